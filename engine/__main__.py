@@ -1,0 +1,89 @@
+"""Command line: `python -m engine generate --prompt TEXT ...` and `python -m engine prepare`."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from engine.config import DTYPES
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m engine", description="A KV-cached inference engine that shows "
+                                "its prefill and decode phases.")
+    sub = p.add_subparsers(dest="command", required=True)
+    sub.add_parser("prepare", help="convert the bundled model once (de-quantise the GGUF to safetensors)")
+    g = sub.add_parser("generate", help="generate from a prompt, streaming tokens tagged with their phase")
+    g.add_argument("--prompt", required=True)
+    g.add_argument("--model", default=None, help="a local folder, a hub id (online only), or 'bundled' (default)")
+    g.add_argument("--max-new-tokens", type=int, default=32)
+    g.add_argument("--no-kv-cache", action="store_true", help="recompute the whole context every step")
+    g.add_argument("--attention", choices=["eager", "sdpa"], default="sdpa")
+    g.add_argument("--dtype", default="float32", help=f"one of {', '.join(DTYPES)} (or fp32/bf16/fp16)")
+    g.add_argument("--device", default="cpu", help="cpu, cuda or auto")
+    g.add_argument("--seed", type=int, default=None)
+    g.add_argument("--temperature", type=float, default=0.0, help="0 (the default) is greedy")
+    g.add_argument("--top-k", type=int, default=0)
+    g.add_argument("--top-p", type=float, default=1.0)
+    g.add_argument("--chat", action="store_true", help="apply the model's chat template")
+    g.add_argument("--json", action="store_true", help="print one JSON object instead of streaming")
+    return p
+
+
+def _progress(stage: str, fraction: float) -> None:
+    print(f"[{fraction:4.0%}] {stage}", file=sys.stderr)
+
+
+def generate(args: argparse.Namespace) -> dict | None:
+    from engine import Engine, EngineConfig, SamplingParams, load_model
+    params = SamplingParams(max_new_tokens=args.max_new_tokens, temperature=args.temperature, top_k=args.top_k,
+                            top_p=args.top_p, seed=args.seed)
+    config = EngineConfig(attention=args.attention, kv_cache=not args.no_kv_cache)
+    bundle = load_model(args.model, dtype=args.dtype, device=args.device,
+                        progress=(lambda *a: None) if args.json else _progress)
+    engine = Engine(bundle.model, bundle.tokenizer, config, name=bundle.name)
+    engine.add_request(args.prompt, params, chat=args.chat)
+    color = {"prefill": "\033[1;35m", "decode": "\033[1;36m"} if sys.stdout.isatty() else {}
+    reset = "\033[0m" if color else ""
+    for event in engine.stream():
+        if args.json:
+            continue
+        for tok in event.tokens:
+            print(f"{color.get(tok.phase, '')}[{tok.phase} step {tok.step}]{reset} {tok.text!r}", flush=True)
+    request = engine.trace.requests[0]
+    m = request.metrics
+    if args.json:
+        return {
+            "model": bundle.name,
+            "prompt_tokens": request.prompt_token_ids,
+            "output_tokens": request.output_token_ids,
+            "text": request.text,
+            "metrics": {"ttft_ms": m.ttft_ms, "tpot_ms": m.tpot_ms, "itl_ms": m.itl_ms, "e2e_ms": m.e2e_ms},
+            "steps": [{"phase": s.phase, "num_tokens": s.num_tokens, "kv_tokens": s.kv_tokens,
+                       "kv_bytes": s.kv_bytes, "score_shape": s.seqs[0].shapes.scores, "ms": s.ms,
+                       "peak_bytes": s.peak_bytes} for s in engine.trace.steps],
+        }
+    tpot = f"{m.tpot_ms:.1f} ms" if m.tpot_ms is not None else "n/a (one token)"
+    print(f"\n{request.text}\n\nprompt {len(request.prompt_token_ids)} tokens, generated {m.num_output_tokens} "
+          f"({request.finish_reason}); TTFT {m.ttft_ms:.1f} ms, TPOT {tpot}, E2E {m.e2e_ms:.1f} ms")
+    return None
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        if args.command == "prepare":
+            from engine.loader import convert_bundled
+            print(convert_bundled(_progress))
+            return 0
+        result = generate(args)
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    if result is not None:
+        print(json.dumps(result, ensure_ascii=False))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

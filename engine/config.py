@@ -1,0 +1,172 @@
+"""Model and engine configuration.
+
+`ModelConfig` describes a Llama-family transformer (Llama, SmolLM, Qwen2, Qwen3, Mistral): enough
+to run it, to size its KV cache and to count its FLOPs. It is read from a Hugging Face
+`config.json`; `PRESETS` holds famous models for the analytic pages (no weights needed).
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import torch
+
+SUPPORTED_MODEL_TYPES = ("llama", "mistral", "qwen2", "qwen3")
+SUPPORTED_ROPE_TYPES = ("default", "linear", "llama3")
+DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
+DTYPE_ALIASES = {"fp32": "float32", "bf16": "bfloat16", "fp16": "float16", "half": "float16"}
+
+
+def parse_dtype(name: str | torch.dtype) -> torch.dtype:
+    """'fp32' / 'float32' / torch.float32 -> torch.float32; a clear ValueError otherwise."""
+    if isinstance(name, torch.dtype):
+        if name not in DTYPES.values():
+            raise ValueError(f"Unsupported dtype {name}; choose one of {', '.join(DTYPES)}.")
+        return name
+    key = DTYPE_ALIASES.get(str(name).lower(), str(name).lower())
+    if key not in DTYPES:
+        raise ValueError(f"Unknown dtype {name!r}; choose one of {', '.join(DTYPES)} (or fp32/bf16/fp16).")
+    return DTYPES[key]
+
+
+def dtype_name(dtype: torch.dtype) -> str:
+    return str(dtype).removeprefix("torch.")
+
+
+@dataclass
+class ModelConfig:
+    name: str
+    num_layers: int
+    hidden_size: int
+    num_heads: int
+    num_kv_heads: int
+    head_dim: int
+    ffn_size: int
+    vocab_size: int
+    max_position: int = 4096
+    rope_theta: float = 10000.0
+    rope_scaling: dict | None = None
+    rms_norm_eps: float = 1e-6
+    qkv_bias: bool = False
+    qk_norm: bool = False  # Qwen3: RMSNorm over head_dim on q and k before RoPE
+    tie_word_embeddings: bool = False
+    model_type: str = "llama"
+    bos_token_id: int | None = None
+    eos_token_ids: list[int] = field(default_factory=list)
+
+    def __post_init__(self):
+        for name in ("num_layers", "hidden_size", "num_heads", "num_kv_heads", "head_dim", "ffn_size",
+                     "vocab_size", "max_position"):
+            if int(getattr(self, name)) <= 0:
+                raise ValueError(f"Model config {self.name!r}: {name} must be positive, got {getattr(self, name)}.")
+        if self.num_heads % self.num_kv_heads:
+            raise ValueError(f"Model config {self.name!r}: num_heads ({self.num_heads}) must be a multiple of "
+                             f"num_kv_heads ({self.num_kv_heads}).")
+        if self.model_type not in SUPPORTED_MODEL_TYPES:
+            raise ValueError(f"Model type {self.model_type!r} is not supported; this engine runs "
+                             f"{', '.join(SUPPORTED_MODEL_TYPES)}.")
+        rope_type = (self.rope_scaling or {}).get("rope_type", "default")
+        if rope_type not in SUPPORTED_ROPE_TYPES:
+            raise ValueError(f"RoPE scaling {rope_type!r} is not supported; supported: {', '.join(SUPPORTED_ROPE_TYPES)}.")
+
+    # Derived sizes used by the KV accounting, the cost model and the UI formulas.
+    @property
+    def q_size(self) -> int:
+        return self.num_heads * self.head_dim
+
+    @property
+    def kv_size(self) -> int:
+        return self.num_kv_heads * self.head_dim
+
+    @property
+    def num_params(self) -> int:
+        attn = self.hidden_size * (self.q_size + 2 * self.kv_size) + self.q_size * self.hidden_size
+        if self.qkv_bias:
+            attn += self.q_size + 2 * self.kv_size
+        if self.qk_norm:
+            attn += 2 * self.head_dim
+        mlp = 3 * self.hidden_size * self.ffn_size
+        per_layer = attn + mlp + 2 * self.hidden_size
+        embed = self.vocab_size * self.hidden_size
+        head = 0 if self.tie_word_embeddings else embed
+        return self.num_layers * per_layer + embed + head + self.hidden_size
+
+    def kv_bytes_per_token(self, dtype_bytes: int) -> int:
+        """2 (K and V) x layers x kv_heads x head_dim x bytes per element."""
+        return 2 * self.num_layers * self.num_kv_heads * self.head_dim * dtype_bytes
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_hf_dict(cls, d: dict, name: str = "model") -> "ModelConfig":
+        """Build from a Hugging Face config.json dict (transformers 4.x or 5.x layout)."""
+        model_type = d.get("model_type", "llama")
+        if model_type not in SUPPORTED_MODEL_TYPES:
+            raise ValueError(f"Model type {model_type!r} is not supported; this engine runs "
+                             f"{', '.join(SUPPORTED_MODEL_TYPES)} (Llama-family) models.")
+        missing = [k for k in ("num_hidden_layers", "hidden_size", "num_attention_heads", "intermediate_size",
+                               "vocab_size") if k not in d]
+        if missing:
+            raise ValueError(f"config.json of {name!r} lacks {', '.join(missing)}.")
+        heads = d["num_attention_heads"]
+        rope = dict(d.get("rope_parameters") or d.get("rope_scaling") or {})
+        rope_theta = rope.pop("rope_theta", None) or d.get("rope_theta", 10000.0)
+        if "type" in rope and "rope_type" not in rope:
+            rope["rope_type"] = rope.pop("type")
+        if rope.get("rope_type", "default") == "default":
+            rope = {}
+        eos = d.get("eos_token_id")
+        eos_ids = [] if eos is None else ([eos] if isinstance(eos, int) else list(eos))
+        return cls(
+            name=name,
+            num_layers=d["num_hidden_layers"],
+            hidden_size=d["hidden_size"],
+            num_heads=heads,
+            num_kv_heads=d.get("num_key_value_heads") or heads,
+            head_dim=d.get("head_dim") or d["hidden_size"] // heads,
+            ffn_size=d["intermediate_size"],
+            vocab_size=d["vocab_size"],
+            max_position=d.get("max_position_embeddings", 4096),
+            rope_theta=float(rope_theta),
+            rope_scaling=rope or None,
+            rms_norm_eps=d.get("rms_norm_eps", 1e-6),
+            qkv_bias=model_type == "qwen2" or bool(d.get("attention_bias", False)),
+            qk_norm=model_type == "qwen3",
+            tie_word_embeddings=bool(d.get("tie_word_embeddings", False)),
+            model_type=model_type,
+            bos_token_id=d.get("bos_token_id"),
+            eos_token_ids=eos_ids,
+        )
+
+    @classmethod
+    def from_json(cls, path: str | Path, name: str | None = None) -> "ModelConfig":
+        path = Path(path)
+        try:
+            d = json.loads(path.read_text())
+        except (OSError, json.JSONDecodeError) as e:
+            raise ValueError(f"Cannot read model config {path}: {e}") from e
+        return cls.from_hf_dict(d, name=name or path.parent.name)
+
+
+def _preset(name, layers, hidden, heads, kv_heads, ffn, vocab, max_pos, theta, tie=False) -> ModelConfig:
+    return ModelConfig(name=name, num_layers=layers, hidden_size=hidden, num_heads=heads, num_kv_heads=kv_heads,
+                       head_dim=hidden // heads, ffn_size=ffn, vocab_size=vocab, max_position=max_pos,
+                       rope_theta=theta, tie_word_embeddings=tie)
+
+
+# Famous models, from their published config.json files; used by the analytic pages only.
+PRESETS: dict[str, ModelConfig] = {
+    c.name: c for c in [
+        _preset("LLaMA-7B", 32, 4096, 32, 32, 11008, 32000, 2048, 10000.0),
+        _preset("Llama-2-7B", 32, 4096, 32, 32, 11008, 32000, 4096, 10000.0),
+        _preset("Llama-3-8B", 32, 4096, 32, 8, 14336, 128256, 8192, 500000.0),
+        _preset("Qwen2.5-7B", 28, 3584, 28, 4, 18944, 152064, 32768, 1000000.0),
+        _preset("Llama-2-70B", 80, 8192, 64, 8, 28672, 32000, 4096, 10000.0),
+        _preset("Llama-3-70B", 80, 8192, 64, 8, 28672, 128256, 8192, 500000.0),
+        _preset("SmolLM2-135M", 30, 576, 9, 3, 1536, 49152, 8192, 100000.0, tie=True),
+    ]
+}
+PRESETS["Qwen2.5-7B"].qkv_bias = True
+PRESETS["Qwen2.5-7B"].model_type = "qwen2"

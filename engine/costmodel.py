@@ -1,0 +1,78 @@
+"""Analytic FLOPs and bytes moved per step, for any ModelConfig.
+
+The same formulas label the measured charts, so they are written to be shown:
+  linear FLOPs    = 2 x T x layers x (hidden x (q + 2 kv) + q x hidden + 3 x hidden x ffn)
+                    + 2 x hidden x vocab per sampled sequence (the LM head sees the last position only)
+  attention FLOPs = 2 x 2 x layers x heads x head_dim x T x C   (Q K^T and P V over the T x C scores)
+  bytes moved     = weights read once per step + KV read (C tokens) + KV written (T tokens)
+where T is the number of new tokens a sequence feeds and C the keys it attends to.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine.config import ModelConfig
+
+
+@dataclass
+class SeqWork:
+    num_tokens: int  # T
+    context_len: int  # C
+    samples: bool = True
+
+
+@dataclass
+class StepCost:
+    flops_linear: float
+    flops_attention: float
+    weight_bytes: float
+    kv_read_bytes: float
+    kv_write_bytes: float
+
+    @property
+    def flops(self) -> float:
+        return self.flops_linear + self.flops_attention
+
+    @property
+    def bytes_moved(self) -> float:
+        return self.weight_bytes + self.kv_read_bytes + self.kv_write_bytes
+
+    @property
+    def intensity(self) -> float:
+        """Arithmetic intensity, FLOPs per byte moved."""
+        return self.flops / self.bytes_moved if self.bytes_moved else 0.0
+
+
+def linear_flops_per_token(c: ModelConfig) -> int:
+    """All layers' projections and MLP for one token (excluding the LM head)."""
+    per_layer = c.hidden_size * (c.q_size + 2 * c.kv_size) + c.q_size * c.hidden_size + 3 * c.hidden_size * c.ffn_size
+    return 2 * c.num_layers * per_layer
+
+
+def lm_head_flops(c: ModelConfig) -> int:
+    return 2 * c.hidden_size * c.vocab_size
+
+
+def attention_flops(c: ModelConfig, num_tokens: int, context_len: int) -> int:
+    return 4 * c.num_layers * c.num_heads * c.head_dim * num_tokens * context_len
+
+
+def layer_weight_bytes(c: ModelConfig, dtype_bytes: int) -> int:
+    """Every weight that every step reads in full: layers, final norm and the LM head matrix."""
+    embed = c.vocab_size * c.hidden_size
+    body = c.num_params - embed - (0 if c.tie_word_embeddings else embed)
+    return (body + embed) * dtype_bytes  # the LM head matrix (tied or not) is read whole
+
+
+def step_cost(c: ModelConfig, work: list[SeqWork], dtype_bytes: int, kv_dtype_bytes: int | None = None) -> StepCost:
+    kv_dtype_bytes = kv_dtype_bytes or dtype_bytes
+    kv_token = c.kv_bytes_per_token(kv_dtype_bytes)
+    tokens = sum(w.num_tokens for w in work)
+    sampled = sum(w.samples for w in work)
+    return StepCost(
+        flops_linear=float(tokens * linear_flops_per_token(c) + sampled * lm_head_flops(c)),
+        flops_attention=float(sum(attention_flops(c, w.num_tokens, w.context_len) for w in work)),
+        weight_bytes=float(layer_weight_bytes(c, dtype_bytes) + tokens * c.hidden_size * dtype_bytes),
+        kv_read_bytes=float(sum(w.context_len for w in work) * kv_token),
+        kv_write_bytes=float(tokens * kv_token),
+    )

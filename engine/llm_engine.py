@@ -1,0 +1,208 @@
+"""The engine: one data path for everything, from a single prompt to a batch of many.
+
+    add_request(prompt, params) -> Sequence (WAITING)
+    step(): schedule -> run the model over the batch -> sample -> postprocess -> StepRecord
+
+The weights (`LlamaModel`) are loaded once and may be shared by many engines; an engine is cheap
+(a scheduler and a lazily touched KV pool), so each run with its own settings gets its own.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Iterator
+
+import torch
+
+from engine.attention import BACKENDS, AttentionCapture
+from engine.config import dtype_name
+from engine.costmodel import SeqWork, step_cost
+from engine.kv_cache import KVCache
+from engine.memory import measure_peak
+from engine.model import LlamaModel
+from engine.runner import ModelRunner
+from engine.sampler import Sampler, SamplingParams
+from engine.scheduler import ScheduledSeq, Scheduler, SchedulerConfig
+from engine.sequence import Sequence
+from engine.trace import LayerShapes, RequestRecord, SeqStep, StepRecord, TokenEvent, Trace
+from engine.detokenizer import Detokenizer
+
+
+@dataclass
+class EngineConfig:
+    attention: str = "sdpa"  # "eager" materialises the scores; "sdpa" never does
+    kv_cache: bool = True
+    block_size: int = 16
+    kv_cache_bytes: int = 1 << 30  # pool budget; at least one max-length sequence always fits
+    max_num_seqs: int = 16
+    max_num_batched_tokens: int = 8192
+    chunked_prefill: bool = False
+    max_model_len: int | None = None  # default: the model's context length
+    trace: bool = True  # build a StepRecord (shapes, KV, cost) every step
+    probe_memory: bool = True  # peak tensor memory per step (part of the trace)
+    capture_attention: bool = False  # eager only: keep attention probabilities of the first sequence
+    capture_layers: list[int] | None = None
+    capture_max_bytes: int = 64 << 20
+
+    def __post_init__(self):
+        if self.attention not in BACKENDS:
+            raise ValueError(f"Unknown attention backend {self.attention!r}; choose one of {', '.join(BACKENDS)}.")
+        if self.capture_attention and self.attention != "eager":
+            raise ValueError("Attention capture needs the eager backend: sdpa never materialises the scores.")
+        if self.block_size <= 0:
+            raise ValueError(f"block_size must be positive, got {self.block_size}.")
+        if self.max_model_len is not None and self.max_model_len <= 0:
+            raise ValueError(f"max_model_len must be positive, got {self.max_model_len}.")
+
+
+@dataclass
+class EngineEvent:
+    """What generate() yields: a finished step and the tokens it produced."""
+    step: StepRecord | None
+    tokens: list[TokenEvent] = field(default_factory=list)
+    finished: list[RequestRecord] = field(default_factory=list)
+
+
+class Engine:
+    def __init__(self, model: LlamaModel, tokenizer, config: EngineConfig | None = None, name: str = "model"):
+        self.model = model
+        self.tokenizer = tokenizer
+        self.config = config = config or EngineConfig()
+        self.name = name
+        mc = model.config
+        self.max_model_len = min(config.max_model_len or mc.max_position, mc.max_position)
+        budget_blocks = config.kv_cache_bytes // (mc.kv_bytes_per_token(self._elem_bytes) * config.block_size)
+        num_blocks = max(budget_blocks, -(-self.max_model_len // config.block_size))
+        self.kv = KVCache(mc, num_blocks, config.block_size, model.dtype, model.device)
+        self.scheduler = Scheduler(SchedulerConfig(config.max_num_seqs, config.max_num_batched_tokens,
+                                                   config.chunked_prefill, config.kv_cache), self.kv.pool)
+        self.runner = ModelRunner(model, self.kv, config.attention)
+        self.sampler = Sampler()
+        self.eos_ids = set(mc.eos_token_ids) | ({tokenizer.eos_token_id} if tokenizer.eos_token_id is not None else set())
+        self.trace = Trace(model=name, settings=self.settings())
+        self._detok: dict[int, Detokenizer] = {}
+        self._num_steps = 0
+
+    @property
+    def _elem_bytes(self) -> int:
+        return torch.empty((), dtype=self.model.dtype).element_size()
+
+    def settings(self) -> dict:
+        return asdict(self.config) | {"dtype": dtype_name(self.model.dtype), "device": str(self.model.device),
+                                      "max_model_len": self.max_model_len}
+
+    # --- requests -------------------------------------------------------------------------
+    def encode(self, prompt: str, chat: bool = False) -> list[int]:
+        if not isinstance(prompt, str) or not prompt.strip():
+            raise ValueError("The prompt is empty: type some text to run.")
+        if chat:
+            if not getattr(self.tokenizer, "chat_template", None):
+                raise ValueError("This model has no chat template; turn the chat template off.")
+            text = self.tokenizer.apply_chat_template([{"role": "user", "content": prompt}],
+                                                      add_generation_prompt=True, tokenize=False)
+            return self.tokenizer(text, add_special_tokens=False).input_ids
+        return self.tokenizer(prompt).input_ids
+
+    def add_request(self, prompt: str | list[int], params: SamplingParams | None = None, chat: bool = False,
+                    arrival: float | None = None) -> Sequence:
+        params = params or SamplingParams()
+        ids = list(prompt) if isinstance(prompt, (list, tuple)) else self.encode(prompt, chat)
+        if not ids:
+            raise ValueError("The prompt is empty: type some text to run.")
+        if any(not 0 <= t < self.model.config.vocab_size for t in ids):
+            raise ValueError(f"Prompt token ids must be in [0, {self.model.config.vocab_size}).")
+        if len(ids) >= self.max_model_len:
+            raise ValueError(f"The prompt is {len(ids)} tokens; this model's context holds {self.max_model_len}, "
+                             f"leaving no room to generate. Shorten the prompt.")
+        if len(ids) + params.max_new_tokens > self.max_model_len:
+            raise ValueError(f"{len(ids)} prompt tokens + max_new_tokens {params.max_new_tokens} exceed the context "
+                             f"of {self.max_model_len} tokens; lower max_new_tokens to at most "
+                             f"{self.max_model_len - len(ids)}.")
+        seq = Sequence(ids, params, arrival if arrival is not None else time.perf_counter())
+        self._detok[seq.seq_id] = Detokenizer(self.tokenizer)
+        self.scheduler.add(seq)
+        return seq
+
+    @property
+    def has_unfinished(self) -> bool:
+        return self.scheduler.has_unfinished
+
+    # --- one step -------------------------------------------------------------------------
+    def step(self) -> EngineEvent:
+        cfg = self.config
+        start = time.perf_counter()
+        capture = AttentionCapture(cfg.capture_layers, cfg.capture_max_bytes) if cfg.capture_attention else None
+        with measure_peak(self.model.device, enabled=cfg.trace and cfg.probe_memory) as mem:
+            batch = self.scheduler.schedule()
+            logits = self.runner.run(batch, capture)
+            sampled = [item for item in batch if item.samples]
+            tokens = self.sampler.sample(logits, [i.seq.params for i in sampled], [i.seq.seq_id for i in sampled])
+            del logits
+        now = time.perf_counter()  # the tokens exist (sampling synchronised the device)
+        token_iter = iter(tokens)
+        per_item = [next(token_iter) if item.samples else None for item in batch]
+        finished = self.scheduler.postprocess(batch, per_item, now, self.eos_ids, self.max_model_len)
+        step_no = self._num_steps
+        self._num_steps += 1
+        events = self._token_events(batch, per_item, step_no, now)
+        record = self._record(step_no, start, now, batch, per_item, events, mem.peak_bytes, capture) \
+            if cfg.trace else None
+        if record is not None:
+            self.trace.steps.append(record)
+        self.trace.tokens.extend(events)
+        done = [self._finish(seq) for seq in finished]
+        return EngineEvent(record, events, done)
+
+    def _token_events(self, batch: list[ScheduledSeq], tokens: list[int | None], step: int,
+                      now: float) -> list[TokenEvent]:
+        events = []
+        for item, tok in zip(batch, tokens):
+            if tok is None:
+                continue
+            text = self._detok[item.seq.seq_id].add(tok)
+            events.append(TokenEvent(item.seq.seq_id, item.seq.num_output_tokens - 1, tok, text,
+                                     item.phase, step, now))
+        return events
+
+    def _record(self, step: int, start: float, now: float, batch: list[ScheduledSeq], tokens: list[int | None],
+                events: list[TokenEvent], peak: int, capture: AttentionCapture | None) -> StepRecord:
+        mc = self.model.config
+        texts = {e.seq_id: e.text for e in events}
+        seqs = [SeqStep(i.seq.seq_id, i.phase, i.num_tokens, i.context_len, i.recompute,
+                        LayerShapes.for_step(mc, i.num_tokens, i.context_len), tok, texts.get(i.seq.seq_id))
+                for i, tok in zip(batch, tokens)]
+        cost = step_cost(mc, [SeqWork(i.num_tokens, i.context_len, i.samples) for i in batch], self._elem_bytes)
+        # KV held at the end of the step (sequences that just finished or recomputed have released theirs)
+        usage = self.kv.usage([s.num_cached_tokens for s in self.scheduler.running if s.block_table])
+        return StepRecord(
+            step=step, start=start, ms=(now - start) * 1e3, seqs=seqs,
+            kv_tokens=usage.tokens, kv_bytes=usage.bytes, kv_blocks=usage.blocks,
+            kv_reserved_bytes=usage.reserved_bytes, kv_wasted_slots=usage.wasted_slots,
+            kv_free_blocks=usage.free_blocks, flops=cost.flops, flops_linear=cost.flops_linear,
+            flops_attention=cost.flops_attention, bytes_moved=cost.bytes_moved,
+            peak_bytes=peak if self.config.probe_memory else None,
+            attention=capture.probs if capture is not None else None,
+        )
+
+    def _finish(self, seq: Sequence) -> RequestRecord:
+        self.sampler.forget(seq.seq_id)
+        self._detok.pop(seq.seq_id, None)
+        text = self.tokenizer.decode(seq.output_token_ids, skip_special_tokens=True)
+        record = RequestRecord(seq.seq_id, seq.prompt_token_ids, list(seq.output_token_ids), text,
+                               seq.arrival_time, list(seq.token_times), seq.finish_reason, seq.num_preemptions)
+        self.trace.requests.append(record)
+        return record
+
+    # --- driving loops ----------------------------------------------------------------------
+    def stream(self) -> Iterator[EngineEvent]:
+        """Step until every request has finished, yielding after each step."""
+        while self.has_unfinished:
+            yield self.step()
+
+    def generate(self, prompt: str | list[int], params: SamplingParams | None = None,
+                 chat: bool = False) -> Trace:
+        """Run one prompt to completion; the trace holds its request, steps and tokens."""
+        self.add_request(prompt, params, chat)
+        for _ in self.stream():
+            pass
+        return self.trace

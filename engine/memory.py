@@ -1,0 +1,102 @@
+"""Memory probes: the peak of tensor memory allocated during one step, above where it started.
+
+On CUDA: the caching allocator's own counters (`max_memory_allocated`). On CPU there are no such
+counters, so a TorchDispatchMode sees every tensor an op returns and a weakref finaliser on its
+storage sees it freed; the running sum's high-water mark is the peak. It sees op outputs, not
+scratch buffers inside a fused kernel (the point of those kernels). Never RSS, and never
+`torch.cuda.*` without CUDA (it silently returns 0).
+"""
+from __future__ import annotations
+
+import weakref
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+import torch
+from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils._pytree import tree_leaves
+
+
+_ALIASING: dict = {}
+
+
+def _returns_alias(func) -> bool:
+    if func not in _ALIASING:
+        _ALIASING[func] = any(r.alias_info is not None for r in func._schema.returns)
+    return _ALIASING[func]
+
+
+class AllocationTracker(TorchDispatchMode):
+    """Counts bytes of live tensor storages created inside the `with` block."""
+
+    def __init__(self):
+        super().__init__()
+        self.current = 0
+        self.peak = 0
+        self._live: dict[int, tuple[weakref.ref, int]] = {}  # storage pointer -> (weakref, bytes)
+
+    def _track(self, t: torch.Tensor) -> None:
+        storage = t.untyped_storage()
+        key = storage.data_ptr()
+        if key in self._live or t.device.type != "cpu":
+            return  # views share their base's storage: counted once
+        nbytes = storage.nbytes()
+        if not nbytes:
+            return
+        self._live[key] = (weakref.ref(storage, lambda _, key=key: self._freed(key)), nbytes)
+        self.current += nbytes
+        if self.current > self.peak:
+            self.peak = self.current
+
+    def _freed(self, key: int) -> None:
+        entry = self._live.pop(key, None)
+        if entry is not None:
+            self.current -= entry[1]
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        out = func(*args, **(kwargs or {}))
+        if _returns_alias(func):  # views and in-place ops allocate nothing new
+            return out
+        if isinstance(out, torch.Tensor):
+            self._track(out)
+        else:
+            for t in tree_leaves(out):
+                if isinstance(t, torch.Tensor):
+                    self._track(t)
+        return out
+
+    def __exit__(self, *exc):
+        self._live.clear()  # tensors that outlive the block are no longer ours to track
+        return super().__exit__(*exc)
+
+
+@dataclass
+class MemoryReading:
+    peak_bytes: int = 0  # high-water mark above the allocation at the start of the step
+    retained_bytes: int = 0  # still allocated at the end (e.g. outputs handed back)
+    method: str = "none"
+
+
+@contextmanager
+def measure_peak(device: torch.device, enabled: bool = True):
+    """with measure_peak(dev) as reading: ...  -> reading.peak_bytes after the block."""
+    reading = MemoryReading()
+    if not enabled:
+        yield reading
+        return
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+        base = torch.cuda.memory_allocated(device)
+        torch.cuda.reset_peak_memory_stats(device)
+        yield reading
+        torch.cuda.synchronize(device)
+        reading.peak_bytes = torch.cuda.max_memory_allocated(device) - base
+        reading.retained_bytes = torch.cuda.memory_allocated(device) - base
+        reading.method = "cuda.max_memory_allocated"
+        return
+    tracker = AllocationTracker()
+    with tracker:
+        yield reading
+    reading.peak_bytes = tracker.peak
+    reading.retained_bytes = tracker.current
+    reading.method = "TorchDispatchMode tensor tracker"

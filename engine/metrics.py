@@ -1,0 +1,46 @@
+"""Latency metrics exactly as vLLM's benchmark defines them.
+
+TTFT = first token time - arrival; TPOT = (E2E - TTFT) / (output tokens - 1);
+ITL = the gaps between consecutive output tokens; E2E = last token time - arrival.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass
+class RequestMetrics:
+    ttft_ms: float
+    tpot_ms: float | None  # None with a single output token
+    itl_ms: list[float]
+    e2e_ms: float
+    num_output_tokens: int
+
+    @classmethod
+    def from_times(cls, arrival: float, token_times: list[float]) -> "RequestMetrics":
+        if not token_times:
+            raise ValueError("A request with no output tokens has no latency metrics.")
+        ttft = token_times[0] - arrival
+        e2e = token_times[-1] - arrival
+        n = len(token_times)
+        return cls(
+            ttft_ms=ttft * 1e3,
+            tpot_ms=(e2e - ttft) / (n - 1) * 1e3 if n > 1 else None,
+            itl_ms=[(b - a) * 1e3 for a, b in zip(token_times, token_times[1:])],
+            e2e_ms=e2e * 1e3,
+            num_output_tokens=n,
+        )
+
+    @property
+    def prefill_share(self) -> float:
+        """Fraction of the request's time spent before the first token (C4, C9)."""
+        return self.ttft_ms / self.e2e_ms if self.e2e_ms else 1.0
+
+
+def percentiles(values: list[float], ps: tuple[int, ...] = (50, 90, 99)) -> dict[str, float]:
+    if not values:
+        return {f"p{p}": float("nan") for p in ps} | {"mean": float("nan")}
+    arr = np.asarray(values, dtype=float)
+    return {f"p{p}": float(np.percentile(arr, p)) for p in ps} | {"mean": float(arr.mean())}

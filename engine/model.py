@@ -1,0 +1,203 @@
+"""Our own forward pass for the Llama family (Llama, SmolLM, Mistral, Qwen2 with qkv bias, Qwen3
+with q/k norm), on Hugging Face weights.
+
+The model sees a flattened batch of new tokens (N, hidden): the linear layers run on all of
+them in one GEMM, attention runs per sequence against the paged KV cache. Only the last
+position of each sequence reaches the LM head (C5): the other positions' logits are never made.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import torch
+import torch.nn.functional as F
+
+from engine.attention import BACKENDS, AttentionCapture, decode_attention, prefill_attention
+from engine.config import ModelConfig
+from engine.kv_cache import KVCache
+from engine.linear import Linear
+
+
+@dataclass
+class Segment:
+    """One sequence's share of a forward: tokens [start, start + num_tokens) of the flat batch."""
+    start: int
+    num_tokens: int  # T: new tokens this step
+    context_len: int  # C: cached prefix + T, the keys each new token can see
+    read_start: int | None  # first slot when the context is contiguous in the pool
+    read_slots: torch.Tensor | None  # otherwise the slot of every context token
+
+    @property
+    def is_prefill(self) -> bool:
+        return self.num_tokens > 1 or self.context_len == 1
+
+
+@dataclass
+class ForwardBatch:
+    input_ids: torch.Tensor  # (N,)
+    positions: torch.Tensor  # (N,)
+    write_slots: torch.Tensor  # (N,) where each new token's K and V go
+    write_start: int | None  # first slot when those slots are consecutive (a slice copy suffices)
+    segments: list[Segment]
+    logits_rows: torch.Tensor  # (S,) flat index of each sampled sequence's last token
+
+
+def rope_inv_freq(config: ModelConfig) -> torch.Tensor:
+    """Inverse frequencies, with the model's RoPE scaling (linear or llama3), as transformers does."""
+    dim = config.head_dim
+    inv_freq = 1.0 / (config.rope_theta ** (torch.arange(0, dim, 2, dtype=torch.int64).float() / dim))
+    scaling = config.rope_scaling or {}
+    kind = scaling.get("rope_type", "default")
+    if kind == "linear":
+        inv_freq = inv_freq / scaling["factor"]
+    elif kind == "llama3":
+        factor, low, high = scaling["factor"], scaling["low_freq_factor"], scaling["high_freq_factor"]
+        old_ctx = scaling["original_max_position_embeddings"]
+        low_wavelen, high_wavelen = old_ctx / low, old_ctx / high
+        wavelen = 2 * math.pi / inv_freq
+        scaled = torch.where(wavelen > low_wavelen, inv_freq / factor, inv_freq)
+        smooth = (old_ctx / wavelen - low) / (high - low)
+        smoothed = (1 - smooth) * scaled / factor + smooth * scaled
+        is_medium = ~(wavelen < high_wavelen) * ~(wavelen > low_wavelen)
+        inv_freq = torch.where(is_medium, smoothed, scaled)
+    return inv_freq
+
+
+def apply_rope(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
+    """x (N, heads, D); cos, sin (N, 1, D). The rotate-half form used by HF Llama checkpoints."""
+    half = x.shape[-1] // 2
+    rotated = torch.cat((-x[..., half:], x[..., :half]), dim=-1)
+    return x * cos + rotated * sin
+
+
+def rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float) -> torch.Tensor:
+    """As HF's LlamaRMSNorm: normalise in fp32, cast back, then scale."""
+    if x.dtype == torch.float32:
+        return F.rms_norm(x, (x.shape[-1],), weight, eps)
+    xf = x.float()
+    xf = xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + eps)
+    return weight * xf.to(x.dtype)
+
+
+class LlamaModel:
+    """Weights plus the forward. Not an nn.Module: inference only, no autograd, no hooks."""
+
+    def __init__(self, config: ModelConfig, state_dict: dict[str, torch.Tensor], dtype: torch.dtype,
+                 device: str | torch.device, pack_weights: bool = True):
+        self.config = config
+        self.pack_weights = pack_weights
+        self.dtype = dtype
+        self.device = torch.device(device)
+        self.scale = config.head_dim ** -0.5
+        self._load(state_dict)
+        inv_freq = rope_inv_freq(config)
+        t = torch.arange(config.max_position, dtype=torch.float32)
+        freqs = torch.outer(t, inv_freq)
+        emb = torch.cat((freqs, freqs), dim=-1)
+        self.cos = emb.cos().to(self.device, dtype)  # (max_pos, D)
+        self.sin = emb.sin().to(self.device, dtype)
+
+    def _w(self, state: dict[str, torch.Tensor], name: str) -> torch.Tensor:
+        if name not in state:
+            raise ValueError(f"Weights lack {name!r}: they do not match the {self.config.model_type} architecture.")
+        return state[name].to(self.device, self.dtype)
+
+    def _load(self, state: dict[str, torch.Tensor]) -> None:
+        c = self.config
+        state = {k.removeprefix("model."): v for k, v in state.items()}
+        self.embed = self._w(state, "embed_tokens.weight")
+        if tuple(self.embed.shape) != (c.vocab_size, c.hidden_size):
+            raise ValueError(f"Embedding is {tuple(self.embed.shape)}, config says ({c.vocab_size}, {c.hidden_size}).")
+        self.final_norm = self._w(state, "norm.weight")
+        tied = c.tie_word_embeddings or "lm_head.weight" not in state
+        self.lm_head = self._linear(self.embed if tied else self._w(state, "lm_head.weight"))
+        self.layers = []
+        for i in range(c.num_layers):
+            p = f"layers.{i}."
+            a = p + "self_attn."
+            qkv_rows = sum(self._w(state, a + f"{n}_proj.weight").shape[0] for n in "qkv")
+            if qkv_rows != c.q_size + 2 * c.kv_size:
+                raise ValueError(f"Layer {i}: q/k/v weights have {qkv_rows} rows; the config implies "
+                                 f"{c.q_size + 2 * c.kv_size}.")
+            layer = {
+                "attn_norm": self._w(state, p + "input_layernorm.weight"),
+                "mlp_norm": self._w(state, p + "post_attention_layernorm.weight"),
+                # q, k, v fused into one GEMM; gate and up into another (fewer, larger matmuls)
+                "qkv": self._linear(torch.cat([self._w(state, a + f"{n}_proj.weight") for n in "qkv"]),
+                                    torch.cat([self._w(state, a + f"{n}_proj.bias") for n in "qkv"])
+                                    if c.qkv_bias else None),
+                "o": self._linear(self._w(state, a + "o_proj.weight")),
+                "gate_up": self._linear(torch.cat([self._w(state, p + "mlp.gate_proj.weight"),
+                                                   self._w(state, p + "mlp.up_proj.weight")])),
+                "down": self._linear(self._w(state, p + "mlp.down_proj.weight")),
+                "q_norm": self._w(state, a + "q_norm.weight") if c.qk_norm else None,
+                "k_norm": self._w(state, a + "k_norm.weight") if c.qk_norm else None,
+            }
+            self.layers.append(layer)
+
+    def _linear(self, weight: torch.Tensor, bias: torch.Tensor | None = None) -> Linear:
+        return Linear(weight, bias, pack=self.pack_weights)
+
+    @property
+    def weight_bytes(self) -> int:
+        """Bytes of every weight (a tied LM head counted once, as in the checkpoint)."""
+        norms = [self.final_norm] + [t for layer in self.layers for t in (layer["attn_norm"], layer["mlp_norm"],
+                                                                         layer["q_norm"], layer["k_norm"])
+                                     if t is not None]
+        linears = [layer[k] for layer in self.layers for k in ("qkv", "o", "gate_up", "down")]
+        if not self.config.tie_word_embeddings:
+            linears.append(self.lm_head)
+        return (sum(t.numel() * t.element_size() for t in [self.embed] + norms)
+                + sum(lin.num_bytes for lin in linears))
+
+    @torch.inference_mode()
+    def forward(self, batch: ForwardBatch, kv: KVCache, backend: str,
+                capture: AttentionCapture | None = None) -> torch.Tensor:
+        """Returns fp32 logits (S, vocab) for the last token of each sampled sequence."""
+        if backend not in BACKENDS:
+            raise ValueError(f"Unknown attention backend {backend!r}; choose one of {', '.join(BACKENDS)}.")
+        c = self.config
+        h = F.embedding(batch.input_ids, self.embed)  # (N, hidden)
+        cos = self.cos[batch.positions].unsqueeze(1)  # (N, 1, D)
+        sin = self.sin[batch.positions].unsqueeze(1)
+        for i, layer in enumerate(self.layers):
+            h = h + self._attention(i, layer, rms_norm(h, layer["attn_norm"], c.rms_norm_eps), cos, sin, batch,
+                                    kv, backend, capture)
+            x = rms_norm(h, layer["mlp_norm"], c.rms_norm_eps)
+            gate, up = layer["gate_up"](x).chunk(2, dim=-1)  # (N, ffn) each
+            h = h + layer["down"](F.silu(gate) * up)
+        last = h[batch.logits_rows]  # (S, hidden): only the last positions go on (C5)
+        return self.lm_head(rms_norm(last, self.final_norm, c.rms_norm_eps)).float()  # (S, vocab)
+
+    def _attention(self, i: int, layer: dict, x: torch.Tensor, cos, sin, batch: ForwardBatch, kv: KVCache,
+                   backend: str, capture: AttentionCapture | None) -> torch.Tensor:
+        c = self.config
+        N, H, n_kv = x.shape[0], c.num_heads, c.num_kv_heads
+        qkv = layer["qkv"](x)  # (N, (H + 2 n_kv) D)
+        qk = qkv[:, :c.q_size + c.kv_size].view(N, H + n_kv, c.head_dim)
+        if layer["q_norm"] is not None:  # Qwen3 normalises q and k per head before RoPE
+            qk = torch.cat([rms_norm(qk[:, :H], layer["q_norm"], c.rms_norm_eps),
+                            rms_norm(qk[:, H:], layer["k_norm"], c.rms_norm_eps)], dim=1)
+        qk = apply_rope(qk, cos, sin).transpose(0, 1).unsqueeze(0)  # (1, H + n_kv, N, D): q and k in one go
+        q, k = qk[:, :H], qk[:, H:]
+        v = qkv[:, c.q_size + c.kv_size:].view(N, n_kv, c.head_dim).transpose(0, 1).unsqueeze(0)  # (1, n_kv, N, D)
+        kv.write(i, batch.write_start, batch.write_slots, k, v)  # the new tokens' K and V enter the cache
+        if len(batch.segments) == 1:  # one sequence: no slicing, no scatter
+            out = self._attend(batch.segments[0], i, q, k, v, kv, backend, capture)
+        else:
+            out = torch.empty_like(q)
+            for n, seg in enumerate(batch.segments):
+                rows = slice(seg.start, seg.start + seg.num_tokens)
+                out[:, :, rows] = self._attend(seg, i, q[:, :, rows], k[:, :, rows], v[:, :, rows], kv, backend,
+                                               capture if n == 0 else None)
+        return layer["o"](out[0].transpose(0, 1).reshape(N, c.q_size))  # (N, hidden)
+
+    def _attend(self, seg: Segment, i: int, q, k, v, kv: KVCache, backend: str,
+                capture: AttentionCapture | None) -> torch.Tensor:
+        """One sequence: q (1, H, T, D) against its context; k, v are its fresh (1, n_kv, T, D)."""
+        if seg.num_tokens != seg.context_len:  # a chunk or a decode: the whole context comes from the cache
+            k, v = kv.read(i, seg.read_start, seg.read_slots, seg.context_len)
+        if seg.num_tokens == 1 and seg.context_len > 1:
+            return decode_attention(q, k, v, backend, self.scale, capture, i)
+        return prefill_attention(q, k, v, backend, self.scale, capture, i)

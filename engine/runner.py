@@ -1,0 +1,54 @@
+"""Turns a scheduled batch into the model's flat input tensors and runs one forward."""
+from __future__ import annotations
+
+import torch
+
+from engine.attention import AttentionCapture
+from engine.kv_cache import KVCache
+from engine.model import ForwardBatch, LlamaModel, Segment
+from engine.scheduler import ScheduledSeq
+
+
+class ModelRunner:
+    def __init__(self, model: LlamaModel, kv: KVCache, backend: str):
+        self.model = model
+        self.kv = kv
+        self.backend = backend
+
+    def prepare(self, batch: list[ScheduledSeq]) -> ForwardBatch:
+        ids, positions, write_slots, segments, logits_rows = [], [], [], [], []
+        offset = 0
+        for item in batch:
+            seq, start, n = item.seq, item.start, item.num_tokens
+            ctx = item.context_len
+            ids.extend(seq.token_ids[start:ctx])
+            positions.append(torch.arange(start, ctx))
+            write_slots.append(self.kv.slots(seq.block_table, start, ctx))
+            read_start = self.kv.contiguous_start(seq.block_table, ctx)
+            read_slots = None if read_start is not None else self.kv.slots(seq.block_table, 0, ctx)
+            segments.append(Segment(offset, n, ctx, read_start, read_slots))
+            if item.samples:
+                logits_rows.append(offset + n - 1)
+            offset += n
+        dev = self.model.device
+        slots = torch.cat(write_slots)
+        first = int(slots[0])
+        consecutive = bool((slots == torch.arange(first, first + len(slots))).all())
+        return ForwardBatch(
+            input_ids=torch.tensor(ids, dtype=torch.long, device=dev),
+            positions=torch.cat(positions).to(dev),
+            write_slots=slots.to(dev),
+            write_start=first if consecutive else None,
+            segments=[self._to_device(s, dev) for s in segments],
+            logits_rows=torch.tensor(logits_rows, dtype=torch.long, device=dev),
+        )
+
+    @staticmethod
+    def _to_device(seg: Segment, dev: torch.device) -> Segment:
+        if seg.read_slots is not None:
+            seg.read_slots = seg.read_slots.to(dev)
+        return seg
+
+    def run(self, batch: list[ScheduledSeq], capture: AttentionCapture | None = None) -> torch.Tensor:
+        """fp32 logits (sampled sequences, vocab), in batch order."""
+        return self.model.forward(self.prepare(batch), self.kv, self.backend, capture)

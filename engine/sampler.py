@@ -1,0 +1,70 @@
+"""Sampling parameters and the sampler: greedy, temperature, top-k, top-p, seeded."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import torch
+
+
+@dataclass
+class SamplingParams:
+    max_new_tokens: int = 32
+    temperature: float = 0.0  # 0 means greedy
+    top_k: int = 0  # 0 means no top-k cut
+    top_p: float = 1.0
+    seed: int | None = None
+    ignore_eos: bool = False  # benchmarks: always generate max_new_tokens
+
+    def __post_init__(self):
+        if not isinstance(self.max_new_tokens, int) or isinstance(self.max_new_tokens, bool) \
+                or self.max_new_tokens <= 0:
+            raise ValueError(f"max_new_tokens must be a positive whole number, got {self.max_new_tokens!r}.")
+        if not (isinstance(self.temperature, (int, float)) and math.isfinite(self.temperature)) \
+                or self.temperature < 0:
+            raise ValueError(f"temperature must be a finite number ≥ 0 (0 = greedy), got {self.temperature!r}.")
+        if not isinstance(self.top_k, int) or self.top_k < 0:
+            raise ValueError(f"top_k must be a whole number ≥ 0 (0 = off), got {self.top_k!r}.")
+        if not (isinstance(self.top_p, (int, float)) and 0 < self.top_p <= 1):
+            raise ValueError(f"top_p must be in (0, 1], got {self.top_p!r}.")
+        if self.seed is not None and (not isinstance(self.seed, int) or self.seed < 0):
+            raise ValueError(f"seed must be a whole number ≥ 0, got {self.seed!r}.")
+
+    @property
+    def is_greedy(self) -> bool:
+        return self.temperature == 0
+
+
+class Sampler:
+    """One token per row of logits; each sequence keeps its own seeded generator."""
+
+    def __init__(self):
+        self._generators: dict[int, torch.Generator] = {}
+
+    def sample(self, logits: torch.Tensor, params: list[SamplingParams], seq_ids: list[int]) -> list[int]:
+        """logits (S, vocab) fp32 -> S token ids."""
+        out = []
+        for row, p, sid in zip(logits, params, seq_ids):
+            out.append(int(row.argmax()) if p.is_greedy else self._sample_one(row, p, sid))
+        return out
+
+    def forget(self, seq_id: int) -> None:
+        self._generators.pop(seq_id, None)
+
+    def _sample_one(self, logits: torch.Tensor, p: SamplingParams, seq_id: int) -> int:
+        logits = logits / p.temperature
+        if p.top_k:
+            kth = torch.topk(logits, min(p.top_k, logits.numel())).values[-1]
+            logits = logits.masked_fill(logits < kth, float("-inf"))
+        if p.top_p < 1.0:
+            sorted_logits, order = torch.sort(logits, descending=True)
+            cum = sorted_logits.softmax(-1).cumsum(-1)
+            drop = cum - sorted_logits.softmax(-1) >= p.top_p  # keep the smallest prefix reaching top_p
+            logits = logits.masked_fill(torch.zeros_like(drop).scatter(0, order, drop), float("-inf"))
+        gen = self._generators.get(seq_id)
+        if gen is None:
+            gen = torch.Generator(device="cpu")
+            gen.manual_seed(p.seed if p.seed is not None else torch.seed())
+            self._generators[seq_id] = gen
+        probs = logits.softmax(-1).cpu()
+        return int(torch.multinomial(probs, 1, generator=gen))

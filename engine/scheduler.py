@@ -1,0 +1,159 @@
+"""Decides, every step, which sequences run and how many of their tokens (nano-vllm's shape).
+
+Continuous batching at iteration level: running decodes first (one token each), then prefills
+(whole prompts, or chunks of them when chunked prefill is on) under a per-step token budget.
+With the KV cache off, every step recomputes each running sequence's whole context.
+"""
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+
+from engine.kv_cache import BlockPool
+from engine.sequence import Sequence, SequenceStatus
+
+
+@dataclass
+class SchedulerConfig:
+    max_num_seqs: int = 16
+    max_num_batched_tokens: int = 8192  # token budget of one step
+    chunked_prefill: bool = False
+    kv_cache: bool = True  # False: the O(N^3) baseline, recompute everything every step (C13)
+
+    def __post_init__(self):
+        if self.max_num_seqs <= 0 or self.max_num_batched_tokens <= 0:
+            raise ValueError("max_num_seqs and max_num_batched_tokens must be positive.")
+
+
+@dataclass
+class ScheduledSeq:
+    seq: Sequence
+    start: int  # position of the first new token
+    num_tokens: int  # new tokens fed this step
+    phase: str  # "prefill" or "decode"
+    samples: bool  # the step ends this sequence's prompt (or is a decode): a token comes out
+    recompute: bool = False  # KV cache off: the whole context, recomputed
+
+    @property
+    def context_len(self) -> int:
+        return self.start + self.num_tokens
+
+
+class Scheduler:
+    def __init__(self, config: SchedulerConfig, pool: BlockPool):
+        self.config = config
+        self.pool = pool
+        self.waiting: deque[Sequence] = deque()
+        self.running: list[Sequence] = []
+        self.num_preemptions = 0
+
+    def add(self, seq: Sequence) -> None:
+        self.waiting.append(seq)
+
+    @property
+    def has_unfinished(self) -> bool:
+        return bool(self.waiting or self.running)
+
+    def schedule(self) -> list[ScheduledSeq]:
+        if not self.config.kv_cache:
+            return self._schedule_recompute()
+        budget = self.config.max_num_batched_tokens
+        batch: list[ScheduledSeq] = []
+        for seq in list(self.running):  # decodes first: they are cheap and latency-critical
+            if seq not in self.running or not self._is_decoding(seq) or budget <= 0:
+                continue
+            if not self._reserve(seq, len(seq), protect=batch):
+                continue  # seq itself was preempted
+            batch.append(ScheduledSeq(seq, seq.num_cached_tokens, 1, "decode", True))
+            budget -= 1
+        prefilling = [s for s in self.running if not self._is_decoding(s)]
+        for seq in prefilling + list(self.waiting):
+            if budget <= 0:
+                break
+            if seq.status == SequenceStatus.WAITING and len(self.running) >= self.config.max_num_seqs:
+                break
+            n = seq.num_uncached_tokens
+            if n > budget:
+                if self.config.chunked_prefill:
+                    n = budget
+                elif batch:
+                    break  # a whole prompt only goes in a step where it fits
+            need = self.pool.blocks_for(seq.num_cached_tokens + n) - len(seq.block_table)
+            if not self.pool.can_allocate(need):
+                break
+            seq.block_table += self.pool.allocate(need)
+            if seq.status == SequenceStatus.WAITING:
+                self.waiting.remove(seq)
+                seq.status = SequenceStatus.RUNNING
+                self.running.append(seq)
+            batch.append(ScheduledSeq(seq, seq.num_cached_tokens, n, "prefill", n == seq.num_uncached_tokens))
+            budget -= n
+        return batch
+
+    def _is_decoding(self, seq: Sequence) -> bool:
+        return seq.num_cached_tokens >= seq.num_prompt_tokens and seq.num_uncached_tokens == 1
+
+    def _reserve(self, seq: Sequence, num_tokens: int, protect: list[ScheduledSeq]) -> bool:
+        """Make room for num_tokens in seq's blocks, preempting the newest others if the pool is full."""
+        need = self.pool.blocks_for(num_tokens) - len(seq.block_table)
+        while not self.pool.can_allocate(need):
+            protected = {s.seq.seq_id for s in protect}
+            victims = [s for s in self.running if s is not seq and s.seq_id not in protected]
+            self._preempt(victims[-1] if victims else seq)
+            if not victims:
+                return False
+        seq.block_table += self.pool.allocate(need)
+        return True
+
+    def _preempt(self, seq: Sequence) -> None:
+        """Recompute-style preemption: drop its KV, requeue it first; its tokens so far are kept."""
+        self.pool.free(seq.block_table)
+        seq.block_table = []
+        seq.num_cached_tokens = 0
+        seq.status = SequenceStatus.WAITING
+        seq.num_preemptions += 1
+        self.num_preemptions += 1
+        self.running.remove(seq)
+        self.waiting.appendleft(seq)
+
+    def _schedule_recompute(self) -> list[ScheduledSeq]:
+        """KV cache off: each running sequence feeds its whole context again, into fresh blocks."""
+        while self.waiting and len(self.running) < self.config.max_num_seqs:
+            seq = self.waiting.popleft()
+            seq.status = SequenceStatus.RUNNING
+            self.running.append(seq)
+        batch = []
+        for seq in self.running:
+            need = self.pool.blocks_for(len(seq))
+            if not self.pool.can_allocate(need):
+                break
+            seq.block_table = self.pool.allocate(need)
+            phase = "decode" if seq.output_token_ids else "prefill"
+            batch.append(ScheduledSeq(seq, 0, len(seq), phase, True, recompute=True))
+        if not batch and self.running:
+            raise ValueError("The KV pool cannot hold even one sequence's context; give the cache more memory.")
+        return batch
+
+    def postprocess(self, batch: list[ScheduledSeq], tokens: list[int | None], now: float,
+                    eos_ids: set[int], max_model_len: int) -> list[Sequence]:
+        """Advance each scheduled sequence; return those that finished (their blocks are freed)."""
+        finished = []
+        for item, token in zip(batch, tokens):
+            seq = item.seq
+            seq.num_cached_tokens = item.context_len
+            if item.samples:
+                seq.output_token_ids.append(token)
+                seq.token_times.append(now)
+                if token in eos_ids and not seq.params.ignore_eos:
+                    seq.finish_reason = "eos"
+                elif seq.num_output_tokens >= seq.params.max_new_tokens or len(seq) >= max_model_len:
+                    seq.finish_reason = "length"
+            if seq.finish_reason or item.recompute:  # KV off keeps nothing between steps
+                self.pool.free(seq.block_table)
+                seq.block_table = []
+                seq.num_cached_tokens = 0
+            if seq.finish_reason:
+                seq.status = SequenceStatus.FINISHED
+                self.running.remove(seq)
+                finished.append(seq)
+        return finished

@@ -1,0 +1,64 @@
+"""A request as the engine sees it: prompt and output token ids, status, KV block table, times."""
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from enum import Enum, auto
+
+from engine.sampler import SamplingParams
+
+
+class SequenceStatus(Enum):
+    WAITING = auto()  # queued; its prompt is not (fully) in the KV cache yet
+    RUNNING = auto()  # prefilled or being prefilled in chunks, or decoding
+    FINISHED = auto()
+
+
+_ids = itertools.count()
+
+
+@dataclass
+class Sequence:
+    prompt_token_ids: list[int]
+    params: SamplingParams
+    arrival_time: float
+    seq_id: int = field(default_factory=lambda: next(_ids))
+    output_token_ids: list[int] = field(default_factory=list)
+    status: SequenceStatus = SequenceStatus.WAITING
+    block_table: list[int] = field(default_factory=list)
+    num_cached_tokens: int = 0  # tokens whose K and V are in the cache
+    token_times: list[float] = field(default_factory=list)  # when each output token was returned
+    finish_reason: str | None = None  # "eos" or "length"
+    num_preemptions: int = 0
+
+    def __post_init__(self):
+        if not self.prompt_token_ids:
+            raise ValueError("The prompt is empty: type at least one token of text.")
+
+    @property
+    def num_prompt_tokens(self) -> int:
+        return len(self.prompt_token_ids)
+
+    @property
+    def num_output_tokens(self) -> int:
+        return len(self.output_token_ids)
+
+    @property
+    def token_ids(self) -> list[int]:
+        return self.prompt_token_ids + self.output_token_ids
+
+    def __len__(self) -> int:
+        return self.num_prompt_tokens + self.num_output_tokens
+
+    @property
+    def is_finished(self) -> bool:
+        return self.status == SequenceStatus.FINISHED
+
+    @property
+    def is_prefilled(self) -> bool:
+        """True once every prompt token's K and V has been computed at least once."""
+        return bool(self.output_token_ids) or self.num_cached_tokens >= self.num_prompt_tokens
+
+    @property
+    def num_uncached_tokens(self) -> int:
+        return len(self) - self.num_cached_tokens

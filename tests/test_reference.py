@@ -1,0 +1,71 @@
+"""Reference tests: our engine against Hugging Face transformers on the same weights (fp32)."""
+from __future__ import annotations
+
+import pytest
+import torch
+from transformers import AutoModelForCausalLM
+
+from engine import Engine, EngineConfig, SamplingParams, load_model
+
+PROMPTS = ["The capital of France is", "def fibonacci(n):", "今天天气"]
+MODES = [dict(attention=a, kv_cache=kv, block_size=bs)
+         for a in ("eager", "sdpa") for kv in (True, False) for bs in (1, 16)]
+
+
+def engine_logits(bundle, prompt_ids: list[int], steps: int, **cfg) -> tuple[list[int], torch.Tensor]:
+    """Greedy tokens and the logits each step sampled from, recorded at the sampler."""
+    engine = Engine(bundle.model, bundle.tokenizer, EngineConfig(**cfg))
+    seen = []
+    sample = engine.sampler.sample
+    engine.sampler.sample = lambda logits, *a: (seen.append(logits.clone()), sample(logits, *a))[1]
+    engine.add_request(prompt_ids, SamplingParams(max_new_tokens=steps, ignore_eos=True))
+    for _ in engine.stream():
+        pass
+    return engine.trace.requests[0].output_token_ids, torch.cat(seen)
+
+
+def hf_logits(folder, ids: list[int]) -> torch.Tensor:
+    model = AutoModelForCausalLM.from_pretrained(folder, dtype=torch.float32)
+    with torch.no_grad():
+        return model(torch.tensor([ids])).logits[0]
+
+
+@pytest.mark.parametrize("family", ["llama", "qwen2", "qwen3", "llama3-rope"])
+@pytest.mark.parametrize("mode", MODES[::3], ids=lambda m: f"{m['attention']}-kv{int(m['kv_cache'])}-bs{m['block_size']}")
+def test_tiny_logits_match_hf(tiny_dirs, family, mode):
+    bundle = load_model(str(tiny_dirs[family]))
+    prompt = bundle.tokenizer("The quick brown fox jumps over the lazy dog").input_ids
+    tokens, ours = engine_logits(bundle, prompt, 12, **mode)
+    ref = hf_logits(tiny_dirs[family], prompt + tokens)[len(prompt) - 1:len(prompt) - 1 + len(tokens)]
+    assert (ours - ref).abs().max().item() <= 1e-4
+
+
+def test_real_model_logits_match_hf(bundled, bundled_dir):
+    prompt = bundled.tokenizer("The capital of France is").input_ids
+    tokens, ours = engine_logits(bundled, prompt, 8, attention="sdpa")
+    ref = hf_logits(bundled_dir, prompt + tokens)[len(prompt) - 1:len(prompt) - 1 + len(tokens)]
+    assert (ours - ref).abs().max().item() <= 1e-4
+
+
+@pytest.fixture(scope="module")
+def hf_greedy(bundled_dir, bundled):
+    model = AutoModelForCausalLM.from_pretrained(bundled_dir, dtype=torch.float32)
+    out = {}
+    for p in PROMPTS:
+        ids = bundled.tokenizer(p).input_ids
+        # eos_token_id=None: HF runs all 64 steps, as our ignore_eos does (min_new_tokens would mask EOS)
+        gen = model.generate(torch.tensor([ids]), max_new_tokens=64, do_sample=False, eos_token_id=None,
+                             pad_token_id=bundled.tokenizer.eos_token_id)
+        out[p] = (ids, gen[0, len(ids):].tolist())
+        assert len(out[p][1]) == 64
+    return out
+
+
+@pytest.mark.parametrize("mode", MODES, ids=lambda m: f"{m['attention']}-kv{int(m['kv_cache'])}-bs{m['block_size']}")
+def test_real_model_greedy_tokens_match_hf(bundled, hf_greedy, mode):
+    for prompt, (ids, expected) in hf_greedy.items():
+        engine = Engine(bundled.model, bundled.tokenizer, EngineConfig(probe_memory=False, **mode))
+        engine.add_request(ids, SamplingParams(max_new_tokens=64, ignore_eos=True))
+        for _ in engine.stream():
+            pass
+        assert engine.trace.requests[0].output_token_ids == expected, prompt
