@@ -3,7 +3,10 @@
 The same formulas label the measured charts, so they are written to be shown:
   linear FLOPs    = 2 x T x layers x (hidden x (q + 2 kv) + q x hidden + 3 x hidden x ffn)
                     + 2 x hidden x vocab per sampled sequence (the LM head sees the last position only)
-  attention FLOPs = 2 x 2 x layers x heads x head_dim x T x C   (Q K^T and P V over the T x C scores)
+  attention FLOPs = 2 x 2 x layers x heads x head_dim x K       (Q K^T and P V over the visible scores)
+                    K = T x P + T (T + 1) / 2 causal query-key pairs, P = C - T cached tokens
+                    (L (L + 1) / 2 for a whole prompt, C for one decode token; the eager backend
+                    computes the full T x C matrix and masks the rest)
   bytes moved     = weights read once per step + KV read (C tokens) + KV written (T tokens)
 where T is the number of new tokens a sequence feeds and C the keys it attends to.
 """
@@ -53,8 +56,14 @@ def lm_head_flops(c: ModelConfig) -> int:
     return 2 * c.hidden_size * c.vocab_size
 
 
+def causal_pairs(num_tokens: int, context_len: int) -> int:
+    """Query-key pairs a causal mask leaves visible: new token i (0-based) sees P + i + 1 keys."""
+    prefix = context_len - num_tokens
+    return num_tokens * prefix + num_tokens * (num_tokens + 1) // 2
+
+
 def attention_flops(c: ModelConfig, num_tokens: int, context_len: int) -> int:
-    return 4 * c.num_layers * c.num_heads * c.head_dim * num_tokens * context_len
+    return 4 * c.num_layers * c.num_heads * c.head_dim * causal_pairs(num_tokens, context_len)
 
 
 def layer_weight_bytes(c: ModelConfig, dtype_bytes: int) -> int:

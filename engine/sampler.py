@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+import secrets
 from dataclasses import dataclass
 
 import torch
@@ -64,7 +65,7 @@ class Sampler:
         gen = self._generators.get(seq_id)
         if gen is None:
             gen = torch.Generator(device="cpu")
-            gen.manual_seed(p.seed if p.seed is not None else torch.seed())
+            gen.manual_seed(p.seed if p.seed is not None else secrets.randbits(63))  # never touch global RNG
             self._generators[seq_id] = gen
         probs = logits.softmax(-1).cpu()
         return int(torch.multinomial(probs, 1, generator=gen))

@@ -69,3 +69,22 @@ def test_real_model_greedy_tokens_match_hf(bundled, hf_greedy, mode):
         for _ in engine.stream():
             pass
         assert engine.trace.requests[0].output_token_ids == expected, prompt
+
+
+@pytest.mark.parametrize("mode", [dict(), dict(chunked_prefill=True, max_num_batched_tokens=7),
+                                  dict(kv_cache=False, attention="eager")], ids=["batched", "chunked", "batched-kv-off"])
+def test_real_model_batched_greedy_tokens_match_hf(bundled, hf_greedy, mode):
+    """All prompts in one engine at once (continuous batching, optionally chunked): still HF's tokens."""
+    engine = Engine(bundled.model, bundled.tokenizer, EngineConfig(probe_memory=False, **mode))
+    seqs = {p: engine.add_request(ids, SamplingParams(max_new_tokens=64, ignore_eos=True))
+            for p, (ids, _) in hf_greedy.items()}
+    for _ in engine.stream():
+        pass
+    for prompt, seq in seqs.items():
+        assert seq.output_token_ids == hf_greedy[prompt][1], prompt
+
+
+def test_real_model_writes_sense_offline(bundled):
+    engine = Engine(bundled.model, bundled.tokenizer)
+    trace = engine.generate("The capital of France is", SamplingParams(max_new_tokens=8))
+    assert "Paris" in trace.requests[0].text

@@ -1,0 +1,120 @@
+"""The engine's one data path on a tiny model: trace contents, KV growth, batching, capture, no leaks."""
+from __future__ import annotations
+
+import pytest
+import torch
+
+from engine import Engine, EngineConfig, SamplingParams
+
+PROMPT = "The quick brown fox jumps over the lazy dog"
+
+
+def run(bundle, prompt=PROMPT, n=6, **cfg):
+    engine = Engine(bundle.model, bundle.tokenizer, EngineConfig(**cfg))
+    engine.add_request(prompt, SamplingParams(max_new_tokens=n, ignore_eos=True))
+    for _ in engine.stream():
+        pass
+    return engine
+
+
+def test_prefill_is_one_step_over_the_whole_prompt_then_one_token_per_step(tiny):
+    engine = run(tiny)
+    c = tiny.model.config
+    L = len(engine.trace.requests[0].prompt_token_ids)
+    steps = engine.trace.steps
+    assert [s.phase for s in steps] == ["prefill"] + ["decode"] * 5
+    pre = steps[0].seqs[0].shapes
+    assert pre.input == [1, L, c.hidden_size] and pre.scores == [1, c.num_heads, L, L]
+    assert pre.kv_cache == [c.num_layers, 2, L, c.num_kv_heads, c.head_dim]
+    for t, s in enumerate(steps[1:], start=1):
+        sh = s.seqs[0].shapes
+        assert sh.input == [1, 1, c.hidden_size] and sh.scores == [1, c.num_heads, 1, L + t]
+        assert sh.k == [1, c.num_kv_heads, L + t, c.head_dim]
+
+
+def test_kv_cache_grows_by_one_token_per_decode_step_and_is_freed_at_the_end(tiny):
+    engine = run(tiny, n=6)
+    L = len(engine.trace.requests[0].prompt_token_ids)
+    kv = [s.kv_tokens for s in engine.trace.steps]
+    assert kv == [L, L + 1, L + 2, L + 3, L + 4, 0]  # the last step finishes the request and frees it
+    per_token = tiny.model.config.kv_bytes_per_token(4)
+    assert engine.trace.steps[2].kv_bytes == (L + 2) * per_token
+    assert engine.trace.steps[2].kv_blocks == -(-(L + 2) // 16)
+
+
+def test_token_events_carry_phase_text_and_times_that_define_the_metrics(tiny):
+    engine = run(tiny, n=5)
+    tokens = engine.trace.tokens
+    req = engine.trace.requests[0]
+    assert [t.phase for t in tokens] == ["prefill"] + ["decode"] * 4
+    assert [t.token_id for t in tokens] == req.output_token_ids
+    assert [t.time for t in tokens] == req.token_times
+    m = req.metrics
+    assert m.ttft_ms == pytest.approx((tokens[0].time - req.arrival) * 1e3)
+    assert m.tpot_ms == pytest.approx((tokens[-1].time - tokens[0].time) * 1e3 / 4)
+    assert len(m.itl_ms) == 4
+
+
+def test_step_cost_and_memory_probe_are_recorded(tiny):
+    engine = run(tiny, n=3)
+    pre, dec = engine.trace.steps[0], engine.trace.steps[1]
+    assert pre.flops > dec.flops > 0 and pre.flops == pre.flops_linear + pre.flops_attention
+    assert pre.peak_bytes > dec.peak_bytes > 0  # the prefill spike
+    assert run(tiny, n=2, probe_memory=False).trace.steps[0].peak_bytes is None
+
+
+@pytest.mark.parametrize("cfg", [dict(), dict(chunked_prefill=True, max_num_batched_tokens=5),
+                                 dict(kv_cache=False), dict(attention="eager", block_size=1)])
+def test_a_batch_of_requests_gives_each_the_tokens_it_gets_alone(tiny, cfg):
+    prompts = [PROMPT, "Hello there", "One two three four five six seven eight nine ten eleven"]
+    alone = [run(tiny, p, n=8).trace.requests[0].output_token_ids for p in prompts]
+    engine = Engine(tiny.model, tiny.tokenizer, EngineConfig(**cfg))
+    seqs = [engine.add_request(p, SamplingParams(max_new_tokens=8, ignore_eos=True)) for p in prompts]
+    for _ in engine.stream():
+        pass
+    assert [s.output_token_ids for s in seqs] == alone
+    assert engine.kv.pool.num_free == engine.kv.pool.num_blocks
+
+
+def test_eager_capture_keeps_the_causal_prefill_matrix_and_the_decode_rows(tiny):
+    engine = run(tiny, n=3, attention="eager", capture_attention=True)
+    L = len(engine.trace.requests[0].prompt_token_ids)
+    H = tiny.model.config.num_heads
+    pre = engine.trace.steps[0].attention
+    assert sorted(pre) == list(range(tiny.model.config.num_layers))
+    p = pre[0].float()
+    assert p.shape == (H, L, L)
+    assert torch.allclose(p.sum(-1), torch.ones(H, L), atol=1e-2)
+    assert torch.all(p.triu(1) == 0)  # nothing attends to the future
+    assert engine.trace.steps[1].attention[1].shape == (H, 1, L + 1)
+
+
+def test_capture_respects_its_byte_budget(tiny):
+    engine = run(tiny, n=2, attention="eager", capture_attention=True, capture_max_bytes=1)
+    assert engine.trace.steps[0].attention == {}
+
+
+def test_seeded_sampling_is_reproducible_and_top_k_1_is_greedy(tiny):
+    def sample(**p):
+        engine = Engine(tiny.model, tiny.tokenizer)
+        engine.add_request(PROMPT, SamplingParams(max_new_tokens=8, ignore_eos=True, **p))
+        for _ in engine.stream():
+            pass
+        return engine.trace.requests[0].output_token_ids
+    greedy = sample()
+    assert sample(temperature=1.0, seed=3) == sample(temperature=1.0, seed=3)
+    assert sample(temperature=5.0, top_k=1, seed=1) == greedy
+    assert sample(temperature=5.0, top_p=1e-6, seed=2) == greedy
+
+
+def test_one_hundred_requests_leave_nothing_behind(tiny):
+    engine = Engine(tiny.model, tiny.tokenizer, EngineConfig(probe_memory=False))
+    pool = engine.kv.pool
+    for i in range(100):
+        engine.add_request(f"request number {i}", SamplingParams(max_new_tokens=3, ignore_eos=True))
+        for _ in engine.stream():
+            pass
+        assert pool.num_free == pool.num_blocks and engine.trace.steps[-1].kv_bytes == 0
+    pool.check_invariants()
+    assert not engine.scheduler.running and not engine.scheduler.waiting
+    assert not engine._detok and not engine.sampler._generators
