@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import torch
 import torch.nn.functional as F
 
-from engine.attention import BACKENDS, AttentionCapture, decode_attention, prefill_attention
+from engine.attention import BACKENDS, AttentionCapture, decode_attention, future_mask, needs_mask, prefill_attention
 from engine.config import ModelConfig
 from engine.kv_cache import KVCache
 from engine.linear import Linear
@@ -27,6 +27,7 @@ class Segment:
     context_len: int  # C: cached prefix + T, the keys each new token can see
     read_start: int | None  # first slot when the context is contiguous in the pool
     read_slots: torch.Tensor | None  # otherwise the slot of every context token
+    mask: torch.Tensor | None = None  # (T, C) future mask, built once per step when the backend needs it
 
     @property
     def is_prefill(self) -> bool:
@@ -158,6 +159,9 @@ class LlamaModel:
         if backend not in BACKENDS:
             raise ValueError(f"Unknown attention backend {backend!r}; choose one of {', '.join(BACKENDS)}.")
         c = self.config
+        for seg in batch.segments:
+            if needs_mask(backend, seg.num_tokens, seg.context_len):
+                seg.mask = future_mask(seg.num_tokens, seg.context_len, self.device)
         h = F.embedding(batch.input_ids, self.embed)  # (N, hidden)
         cos = self.cos[batch.positions].unsqueeze(1)  # (N, 1, D)
         sin = self.sin[batch.positions].unsqueeze(1)
@@ -200,4 +204,4 @@ class LlamaModel:
             k, v = kv.read(i, seg.read_start, seg.read_slots, seg.context_len)
         if seg.num_tokens == 1 and seg.context_len > 1:
             return decode_attention(q, k, v, backend, self.scale, capture, i)
-        return prefill_attention(q, k, v, backend, self.scale, capture, i)
+        return prefill_attention(q, k, v, backend, self.scale, seg.mask, capture, i)

@@ -1,0 +1,154 @@
+"""Batch-1 greedy prefill and decode: our engine beside Hugging Face `generate`, in one run,
+each beside the floors computed from this machine's measured ceilings.
+
+    .venv/bin/python bench/decode.py [--repeats 3] [--new-tokens 64] [--profile]
+
+Prefill floor = FLOPs / measured GEMM rate; decode floor = (weights + KV bytes) / measured read
+bandwidth. Timings are medians of interleaved repeats (ours, HF, ours, HF, ...).
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from engine import Engine, EngineConfig, SamplingParams, load_model  # noqa: E402
+from engine.costmodel import SeqWork, layer_weight_bytes, step_cost  # noqa: E402
+from engine.hardware import measure_ceilings  # noqa: E402
+from engine.loader import convert_bundled  # noqa: E402
+
+TEXT = ("The history of computing is a story of ideas meeting machines. Early calculators were mechanical, "
+        "then electrical relays and vacuum tubes made programmable computers possible. ")
+
+
+def prompt_ids(tokenizer, length: int) -> list[int]:
+    ids = tokenizer(TEXT * (length // 20 + 2)).input_ids
+    return ids[:length]
+
+
+def ours(bundle, ids: list[int], new_tokens: int, **cfg) -> tuple[float, float]:
+    """(prefill ms, TPOT ms) from the engine's own step records and vLLM-style metrics."""
+    engine = Engine(bundle.model, bundle.tokenizer, EngineConfig(probe_memory=False, **cfg))
+    engine.add_request(ids, SamplingParams(max_new_tokens=new_tokens, ignore_eos=True))
+    for _ in engine.stream():
+        pass
+    m = engine.trace.requests[0].metrics
+    return m.ttft_ms, m.tpot_ms or 0.0
+
+
+class TimingStreamer:
+    """HF streamer that timestamps each token as generate() hands it out."""
+
+    def __init__(self):
+        self.times: list[float] = []
+        self.prompt_seen = False
+
+    def put(self, value):
+        if not self.prompt_seen:  # the first put() is the prompt itself
+            self.prompt_seen = True
+            return
+        self.times.append(time.perf_counter())
+
+    def end(self):
+        pass
+
+
+def hf(model, ids: list[int], new_tokens: int, pad_id: int) -> tuple[float, float]:
+    streamer = TimingStreamer()
+    start = time.perf_counter()
+    model.generate(torch.tensor([ids]), max_new_tokens=new_tokens, do_sample=False, eos_token_id=None,
+                   pad_token_id=pad_id, streamer=streamer)
+    t = streamer.times
+    ttft = (t[0] - start) * 1e3
+    return ttft, (t[-1] - t[0]) * 1e3 / (len(t) - 1) if len(t) > 1 else 0.0
+
+
+def median_pairs(runs: list[tuple[float, float]]) -> tuple[float, float]:
+    return statistics.median(r[0] for r in runs), statistics.median(r[1] for r in runs)
+
+
+def row(name: str, mine: float, theirs: float | None, floor: float | None) -> str:
+    theirs_s = f"{theirs:9.1f}" if theirs is not None else "        –"
+    ratio_hf = f"{mine / theirs:6.2f}" if theirs else "     –"
+    floor_s = f"{floor:8.1f}" if floor is not None else "       –"
+    ratio_floor = f"{mine / floor:6.2f}" if floor else "     –"
+    return f"| {name:<34} | {mine:9.1f} | {theirs_s} | {ratio_hf} | {floor_s} | {ratio_floor} |"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--new-tokens", type=int, default=64)
+    ap.add_argument("--lengths", type=int, nargs="+", default=[16, 256, 1024])
+    ap.add_argument("--profile", action="store_true", help="print an op profile of our prefill at the longest L")
+    args = ap.parse_args()
+    from transformers import AutoModelForCausalLM
+
+    bundle = load_model()
+    hf_model = AutoModelForCausalLM.from_pretrained(convert_bundled(), dtype=torch.float32).eval()
+    pad = bundle.tokenizer.eos_token_id
+    ceil = measure_ceilings()
+    c = bundle.model.config
+    weights = layer_weight_bytes(c, 4)
+    kv_token = c.kv_bytes_per_token(4)
+    print(f"# {bundle.name}, fp32, batch 1, greedy, torch {torch.__version__}, {ceil.describe()}")
+    print(f"# weights read per decode step {weights / 1e6:.0f} MB; KV {kv_token / 1e3:.1f} kB per token\n")
+    print("| measurement (ms)                   |      ours |        HF | ours/HF |    floor | ours/floor |")
+    print("|------------------------------------|-----------|-----------|--------|----------|--------|")
+    ours(bundle, prompt_ids(bundle.tokenizer, 8), 4)  # warm both up
+    hf(hf_model, prompt_ids(bundle.tokenizer, 8), 4, pad)
+    for L in args.lengths:
+        ids = prompt_ids(bundle.tokenizer, L)
+        mine, theirs = [], []
+        for _ in range(args.repeats):
+            mine.append(ours(bundle, ids, args.new_tokens))
+            theirs.append(hf(hf_model, ids, args.new_tokens, pad))
+        (m_pre, m_tpot), (h_pre, h_tpot) = median_pairs(mine), median_pairs(theirs)
+        flops = step_cost(c, [SeqWork(L, L)], 4).flops
+        print(row(f"prefill L={L} (TTFT)", m_pre, h_pre, flops / ceil.gemm_gflops / 1e6))
+        mid_ctx = L + args.new_tokens // 2  # the average context a decode step reads
+        print(row(f"TPOT after L={L}, {args.new_tokens} tokens", m_tpot, h_tpot,
+                  (weights + mid_ctx * kv_token) / ceil.read_gbs / 1e6))
+    trace_overhead(bundle, args)
+    if args.profile:
+        profile_prefill(bundle, max(args.lengths))
+
+
+def trace_overhead(bundle, args) -> None:
+    """Tracing on (records, shapes, KV, cost; no capture) vs off, and the memory probe, same run."""
+    ids = prompt_ids(bundle.tokenizer, 16)
+    runs = {"trace off": dict(trace=False), "trace on": dict(trace=True),
+            "trace on + memory probe": dict(trace=True, probe_memory=True)}
+    tpots: dict[str, list[float]] = {k: [] for k in runs}
+    for _ in range(args.repeats):
+        for name, cfg in runs.items():
+            engine = Engine(bundle.model, bundle.tokenizer, EngineConfig(**({"probe_memory": False} | cfg)))
+            engine.add_request(ids, SamplingParams(max_new_tokens=args.new_tokens, ignore_eos=True))
+            for _ in engine.stream():
+                pass
+            tpots[name].append(engine.trace.requests[0].metrics.tpot_ms)
+    base = statistics.median(tpots["trace off"])
+    print("\n| decode TPOT, L=16 (ms)   | median | vs trace off |\n|---|---|---|")
+    for name, values in tpots.items():
+        med = statistics.median(values)
+        print(f"| {name:<24} | {med:6.1f} | {med / base:5.2f} |")
+
+
+def profile_prefill(bundle, L: int) -> None:
+    from torch.profiler import ProfilerActivity, profile
+    ids = prompt_ids(bundle.tokenizer, L)
+    ours(bundle, ids, 1)
+    with profile(activities=[ProfilerActivity.CPU], record_shapes=True) as prof:
+        ours(bundle, ids, 1)
+    print(f"\nOp profile of our prefill at L={L}:")
+    print(prof.key_averages(group_by_input_shape=True).table(sort_by="self_cpu_time_total", row_limit=8,
+                                                             max_name_column_width=45, max_shapes_column_width=60))
+
+
+if __name__ == "__main__":
+    main()
