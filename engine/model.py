@@ -91,7 +91,10 @@ class LlamaModel:
         self.dtype = dtype
         self.device = torch.device(device)
         self.scale = config.head_dim ** -0.5
-        self._load(state_dict)
+        try:
+            self._load(state_dict)
+        except RuntimeError as e:  # e.g. torch.cat over matrices whose sizes disagree with the config
+            raise ValueError(f"The weights do not fit the model's config.json: {e}") from e
         inv_freq = rope_inv_freq(config)
         t = torch.arange(config.max_position, dtype=torch.float32)
         freqs = torch.outer(t, inv_freq)
@@ -117,10 +120,6 @@ class LlamaModel:
         for i in range(c.num_layers):
             p = f"layers.{i}."
             a = p + "self_attn."
-            qkv_rows = sum(self._w(state, a + f"{n}_proj.weight").shape[0] for n in "qkv")
-            if qkv_rows != c.q_size + 2 * c.kv_size:
-                raise ValueError(f"Layer {i}: q/k/v weights have {qkv_rows} rows; the config implies "
-                                 f"{c.q_size + 2 * c.kv_size}.")
             layer = {
                 "attn_norm": self._w(state, p + "input_layernorm.weight"),
                 "mlp_norm": self._w(state, p + "post_attention_layernorm.weight"),
@@ -135,6 +134,9 @@ class LlamaModel:
                 "q_norm": self._w(state, a + "q_norm.weight") if c.qk_norm else None,
                 "k_norm": self._w(state, a + "k_norm.weight") if c.qk_norm else None,
             }
+            if layer["qkv"].out_features != c.q_size + 2 * c.kv_size:
+                raise ValueError(f"Layer {i}: q/k/v weights have {layer['qkv'].out_features} rows; the config "
+                                 f"implies {c.q_size + 2 * c.kv_size}.")
             self.layers.append(layer)
 
     def _linear(self, weight: torch.Tensor, bias: torch.Tensor | None = None) -> Linear:
