@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 import torch
 import torch.nn.functional as F
 
+from engine.memory import label
+
 BACKENDS = ("eager", "sdpa")
 
 
@@ -59,15 +61,16 @@ def _eager(q, k, v, mask, scale, capture: AttentionCapture | None, layer: int) -
     num_kv = k.shape[1]
     group = num_heads // num_kv
     qg = q.reshape(num_kv, group * T, D)  # heads of one KV group stacked along the query axis
-    scores = torch.matmul(qg, k[0].transpose(1, 2))  # (n_kv, group*T, C): the materialised matrix
-    scores.mul_(scale)
-    if mask is not None:
-        scores.view(num_kv, group, T, -1).masked_fill_(mask, float("-inf"))
-    if scores.dtype == torch.float32:  # softmax in place
-        scores.sub_(scores.amax(dim=-1, keepdim=True)).exp_()
-        probs = scores.div_(scores.sum(dim=-1, keepdim=True))
-    else:  # half precision: softmax in fp32 as transformers does (a transient fp32 copy)
-        probs = torch.softmax(scores, dim=-1, dtype=torch.float32).to(q.dtype)
+    with label("attention scores"):
+        scores = torch.matmul(qg, k[0].transpose(1, 2))  # (n_kv, group*T, C): the materialised matrix
+        scores.mul_(scale)
+        if mask is not None:
+            scores.view(num_kv, group, T, -1).masked_fill_(mask, float("-inf"))
+        if scores.dtype == torch.float32:  # softmax in place
+            scores.sub_(scores.amax(dim=-1, keepdim=True)).exp_()
+            probs = scores.div_(scores.sum(dim=-1, keepdim=True))
+        else:  # half precision: softmax in fp32 as transformers does (a transient fp32 copy)
+            probs = torch.softmax(scores, dim=-1, dtype=torch.float32).to(q.dtype)
     if capture is not None and capture.wants(layer):
         capture.add(layer, probs.reshape(num_heads, T, -1))
     return torch.matmul(probs, v[0]).reshape(1, num_heads, T, D)

@@ -17,15 +17,15 @@ import torch
 from engine.attention import BACKENDS, AttentionCapture
 from engine.config import dtype_name
 from engine.costmodel import SeqWork, step_cost
+from engine.detokenizer import Detokenizer
 from engine.kv_cache import KVCache
-from engine.memory import measure_peak
+from engine.memory import MemoryReading, measure_peak
 from engine.model import LlamaModel
 from engine.runner import ModelRunner
 from engine.sampler import Sampler, SamplingParams
 from engine.scheduler import ScheduledSeq, Scheduler, SchedulerConfig
 from engine.sequence import Sequence
 from engine.trace import LayerShapes, RequestRecord, SeqStep, StepRecord, TokenEvent, Trace
-from engine.detokenizer import Detokenizer
 
 
 @dataclass
@@ -145,8 +145,7 @@ class Engine:
         step_no = self._num_steps
         self._num_steps += 1
         events = self._token_events(batch, per_item, step_no, now)
-        record = self._record(step_no, start, now, batch, per_item, events, mem.peak_bytes, capture) \
-            if cfg.trace else None
+        record = self._record(step_no, start, now, batch, per_item, events, mem, capture) if cfg.trace else None
         if record is not None:
             self.trace.steps.append(record)
         self.trace.tokens.extend(events)
@@ -165,7 +164,7 @@ class Engine:
         return events
 
     def _record(self, step: int, start: float, now: float, batch: list[ScheduledSeq], tokens: list[int | None],
-                events: list[TokenEvent], peak: int, capture: AttentionCapture | None) -> StepRecord:
+                events: list[TokenEvent], mem: MemoryReading, capture: AttentionCapture | None) -> StepRecord:
         mc = self.model.config
         texts = {e.seq_id: e.text for e in events}
         seqs = [SeqStep(i.seq.seq_id, i.phase, i.num_tokens, i.context_len, i.recompute,
@@ -180,7 +179,8 @@ class Engine:
             kv_reserved_bytes=usage.reserved_bytes, kv_wasted_slots=usage.wasted_slots,
             kv_free_blocks=usage.free_blocks, flops=cost.flops, flops_linear=cost.flops_linear,
             flops_attention=cost.flops_attention, bytes_moved=cost.bytes_moved,
-            peak_bytes=peak if self.config.probe_memory else None,
+            peak_bytes=mem.peak_bytes if self.config.probe_memory else None,
+            peak_by_label=mem.peak_by_label if self.config.probe_memory else None,
             attention=capture.probs if capture is not None else None,
         )
 

@@ -8,9 +8,11 @@ scratch buffers inside a fused kernel (the point of those kernels). Never RSS, a
 """
 from __future__ import annotations
 
+import contextvars
 import weakref
+from collections import Counter
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
@@ -18,6 +20,17 @@ from torch.utils._pytree import tree_leaves
 
 
 _ALIASING: dict = {}
+_label = contextvars.ContextVar("allocation_label", default="activations")
+
+
+@contextmanager
+def label(name: str):
+    """Tag the tensors allocated inside the block (e.g. "attention scores") for the peak breakdown."""
+    token = _label.set(name)
+    try:
+        yield
+    finally:
+        _label.reset(token)
 
 
 def _returns_alias(func) -> bool:
@@ -33,7 +46,9 @@ class AllocationTracker(TorchDispatchMode):
         super().__init__()
         self.current = 0
         self.peak = 0
-        self._live: dict[int, tuple[weakref.ref, int]] = {}  # storage pointer -> (weakref, bytes)
+        self.by_label: Counter = Counter()  # live bytes per label now
+        self.peak_by_label: dict[str, int] = {}  # live bytes per label at the peak
+        self._live: dict[int, tuple[weakref.ref, int, str]] = {}  # storage pointer -> (weakref, bytes, label)
 
     def _track(self, t: torch.Tensor) -> None:
         storage = t.untyped_storage()
@@ -43,15 +58,19 @@ class AllocationTracker(TorchDispatchMode):
         nbytes = storage.nbytes()
         if not nbytes:
             return
-        self._live[key] = (weakref.ref(storage, lambda _, key=key: self._freed(key)), nbytes)
+        tag = _label.get()
+        self._live[key] = (weakref.ref(storage, lambda _, key=key: self._freed(key)), nbytes, tag)
         self.current += nbytes
+        self.by_label[tag] += nbytes
         if self.current > self.peak:
             self.peak = self.current
+            self.peak_by_label = dict(self.by_label)
 
     def _freed(self, key: int) -> None:
         entry = self._live.pop(key, None)
         if entry is not None:
             self.current -= entry[1]
+            self.by_label[entry[2]] -= entry[1]
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         out = func(*args, **(kwargs or {}))
@@ -75,6 +94,7 @@ class MemoryReading:
     peak_bytes: int = 0  # high-water mark above the allocation at the start of the step
     retained_bytes: int = 0  # still allocated at the end (e.g. outputs handed back)
     method: str = "none"
+    peak_by_label: dict[str, int] = field(default_factory=dict)  # CPU only: what was alive at the peak
 
 
 @contextmanager
@@ -99,4 +119,5 @@ def measure_peak(device: torch.device, enabled: bool = True):
         yield reading
     reading.peak_bytes = tracker.peak
     reading.retained_bytes = tracker.current
+    reading.peak_by_label = {k: v for k, v in tracker.peak_by_label.items() if v}
     reading.method = "TorchDispatchMode tensor tracker"

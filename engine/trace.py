@@ -62,6 +62,7 @@ class StepRecord:
     flops_attention: float
     bytes_moved: float
     peak_bytes: int | None  # transient memory above the step's start; None when not probed
+    peak_by_label: dict[str, int] | None = None  # CPU probe: bytes alive at the peak, e.g. "attention scores"
     attention: dict[int, torch.Tensor] | None = field(default=None, repr=False)  # layer -> (H, T, C), seq 0
 
     @property

@@ -54,6 +54,7 @@ def tiny_dirs(tmp_path_factory, bundled_dir) -> dict[str, Path]:
         "llama": save_tiny_model(root / "llama", "llama", bundled_dir),
         "qwen2": save_tiny_model(root / "qwen2", "qwen2", bundled_dir, seed=1),
         "qwen3": save_tiny_model(root / "qwen3", "qwen3", bundled_dir, seed=2),
+        "llama-4k": save_tiny_model(root / "llama4k", "llama", bundled_dir, seed=4, max_position_embeddings=4096),
         "llama3-rope": save_tiny_model(root / "llama3rope", "llama", bundled_dir, seed=3, rope_parameters={
             "rope_type": "llama3", "rope_theta": 500000.0, "factor": 8.0, "low_freq_factor": 1.0,
             "high_freq_factor": 4.0, "original_max_position_embeddings": 64}),

@@ -39,3 +39,14 @@ def test_disabled_probe_reads_nothing():
     with measure_peak(CPU, enabled=False) as r:
         torch.empty(1000)
     assert r.peak_bytes == 0 and r.method == "none"
+
+
+def test_labels_split_the_peak():
+    from engine.memory import label
+    with measure_peak(CPU) as r:
+        a = torch.empty(250, 1000)  # 1 MB of activations
+        with label("attention scores"):
+            s = torch.empty(500, 1000)  # 2 MB of scores
+        del s
+        del a
+    assert r.peak_by_label == {"activations": 1_000_000, "attention scores": 2_000_000}
