@@ -1,0 +1,127 @@
+"""Complexity lab (C12-C15): generation with and without the KV cache, measured and counted;
+fitted scaling exponents; where attention FLOPs overtake the linear layers; and the worked
+example's tensor shapes for any model, computed by arithmetic (no weights needed).
+
+Per decode step t (context L + t), per the cost model:
+  with the cache     FLOPs = lin + a x (L + t)                  -> total ~ N lin + a (N L + N^2 / 2)
+  without the cache  FLOPs = (L + t) lin + a (L + t)(L + t + 1)/2 -> total ~ N L lin + a N (L + N)^2 / 2
+where lin = linear FLOPs per token and a = 4 x layers x heads x head_dim. The attention term
+overtakes the linear one only past C* = 2 lin / a tokens of context (C* = lin / a with the cache).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from engine.config import ModelConfig
+from engine.costmodel import linear_flops_per_token, lm_head_flops
+from engine.llm_engine import Engine, EngineConfig
+from engine.sampler import SamplingParams
+
+
+def attention_flops_per_key(c: ModelConfig) -> int:
+    """a: FLOPs of Q K^T and P V for one query against one key, over all layers and heads."""
+    return 4 * c.num_layers * c.num_heads * c.head_dim
+
+
+def crossover_context(c: ModelConfig, kv_cache: bool = True) -> int:
+    """Context length past which a step's attention FLOPs exceed its linear-layer FLOPs.
+
+    With the cache a step is one token: lin vs a C. Without it, C tokens: C lin vs a C (C + 1) / 2.
+    """
+    lin, a = linear_flops_per_token(c), attention_flops_per_key(c)
+    return math.ceil(lin / a) if kv_cache else math.ceil(2 * lin / a)
+
+
+def fit_exponent(x: list[float], y: list[float]) -> float:
+    """Slope of log y against log x (least squares): y ~ x^slope."""
+    lx, ly = np.log(np.asarray(x, dtype=float)), np.log(np.asarray(y, dtype=float))
+    return float(np.polyfit(lx, ly, 1)[0])
+
+
+@dataclass
+class CacheRun:
+    """One generation: per decode step, measured time and counted FLOPs."""
+    kv_cache: bool
+    tokens: list[int]
+    step_ms: list[float]  # decode steps only (the prefill is the same with or without the cache)
+    flops_linear: list[float]
+    flops_attention: list[float]
+
+    @property
+    def cumulative_ms(self) -> list[float]:
+        return list(np.cumsum(self.step_ms))
+
+    @property
+    def cumulative_flops(self) -> list[float]:
+        return list(np.cumsum(np.add(self.flops_linear, self.flops_attention)))
+
+
+def run_with_and_without_cache(model, tokenizer, prompt_ids: list[int], max_new_tokens: int,
+                               progress=None) -> dict[bool, CacheRun]:
+    """Greedy generation of max_new_tokens twice, KV cache on and off; progress(fraction) per step."""
+    runs = {}
+    total = 2 * max_new_tokens
+    for n, kv in enumerate((True, False)):
+        engine = Engine(model, tokenizer, EngineConfig(kv_cache=kv, probe_memory=False))
+        engine.add_request(prompt_ids, SamplingParams(max_new_tokens=max_new_tokens, ignore_eos=True))
+        for i, _ in enumerate(engine.stream()):
+            if progress:
+                progress((n * max_new_tokens + i + 1) / total)
+        decode = [s for s in engine.trace.steps if s.phase == "decode"]
+        runs[kv] = CacheRun(kv, engine.trace.requests[0].output_token_ids, [s.ms for s in decode],
+                            [s.flops_linear for s in decode], [s.flops_attention for s in decode])
+    return runs
+
+
+def theory_sums(prompt_len: int, num_steps: int) -> tuple[list[int], list[int]]:
+    """Cumulative Σ(L+t) and Σ(L+t)² for t = 1..N: the document's with/without-cache curves."""
+    ctx = np.arange(prompt_len + 1, prompt_len + num_steps + 1, dtype=np.int64)
+    return list(np.cumsum(ctx)), list(np.cumsum(ctx ** 2))
+
+
+@dataclass
+class ShapeRow:
+    step: int
+    phase: str
+    tokens_in: int  # T
+    context: int  # C, keys attended = KV length after the step
+    embedding: list[int]
+    q: list[int]
+    k: list[int]
+    v: list[int]
+    scores: list[int]
+    scores_per_head: list[int]
+    kv_cache: list[int]
+    hidden_out: list[int]
+    last_position: list[int]
+    logits: list[int]
+
+
+def shape_table(c: ModelConfig, prompt_len: int, max_new_tokens: int, kv_cache: bool = True) -> list[ShapeRow]:
+    """Every tensor shape of the worked example, step by step, by arithmetic (batch 1)."""
+    if prompt_len <= 0 or max_new_tokens <= 0:
+        raise ValueError("The prompt and max_new_tokens must both be at least 1.")
+    rows = []
+    for step in range(max_new_tokens):
+        context = prompt_len + step
+        T = context if (step == 0 or not kv_cache) else 1
+        rows.append(ShapeRow(
+            step=step, phase="prefill" if step == 0 else "decode", tokens_in=T, context=context,
+            embedding=[1, T, c.hidden_size], q=[1, c.num_heads, T, c.head_dim],
+            k=[1, c.num_kv_heads, context, c.head_dim], v=[1, c.num_kv_heads, context, c.head_dim],
+            scores=[1, c.num_heads, T, context], scores_per_head=[T, context],
+            kv_cache=[c.num_layers, 2, context, c.num_kv_heads, c.head_dim],
+            hidden_out=[1, T, c.hidden_size], last_position=[1, c.hidden_size], logits=[1, c.vocab_size],
+        ))
+    return rows
+
+
+def step_flops_split(c: ModelConfig, context: int, kv_cache: bool) -> tuple[float, float]:
+    """(linear, attention) FLOPs of the decode step that ends with `context` tokens in the cache."""
+    a = attention_flops_per_key(c)
+    if kv_cache:
+        return float(linear_flops_per_token(c) + lm_head_flops(c)), float(a * context)
+    return float(context * linear_flops_per_token(c) + lm_head_flops(c)), float(a * context * (context + 1) // 2)
