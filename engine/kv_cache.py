@@ -11,6 +11,7 @@ matmul reads without a copy.
 from __future__ import annotations
 
 import heapq
+from collections import OrderedDict
 from dataclasses import dataclass
 
 import torch
@@ -19,7 +20,14 @@ from engine.config import ModelConfig
 
 
 class BlockPool:
-    """Block ids 0..num_blocks-1 with ref counts; paired can_allocate/allocate, as in nano-vllm."""
+    """Block ids 0..num_blocks-1 with ref counts; paired can_allocate/allocate, as in nano-vllm.
+
+    Prefix caching: a full block whose tokens are known is registered under a hash of its
+    tokens and of every token before it. When its last owner frees it, it keeps its hash and
+    waits on an LRU list, so a later prompt with the same prefix can take it back (`reuse`).
+    `allocate` hands out clean blocks first (lowest id first, which keeps tables contiguous) and
+    evicts the least recently freed cached block only when no clean one is left.
+    """
 
     def __init__(self, num_blocks: int, block_size: int):
         if num_blocks <= 0 or block_size <= 0:
@@ -27,49 +35,100 @@ class BlockPool:
         self.num_blocks = num_blocks
         self.block_size = block_size
         self.ref_counts = [0] * num_blocks
-        self._free = list(range(num_blocks))  # a heap: the lowest free id first keeps tables contiguous
-        heapq.heapify(self._free)
+        self.block_hash: list[int | None] = [None] * num_blocks
+        self.cached: dict[int, int] = {}  # prefix hash -> block holding those tokens
+        self._clean = list(range(num_blocks))  # a heap of free blocks holding nothing reusable
+        self._evictable: OrderedDict[int, None] = OrderedDict()  # free blocks with a hash, oldest first
+        self.num_evictions = 0
 
     @property
     def num_free(self) -> int:
-        return len(self._free)
+        return len(self._clean) + len(self._evictable)
 
     @property
     def num_used(self) -> int:
-        return self.num_blocks - len(self._free)
+        return self.num_blocks - self.num_free
 
     def blocks_for(self, num_tokens: int) -> int:
         return -(-num_tokens // self.block_size)
 
     def can_allocate(self, num_blocks: int) -> bool:
-        return num_blocks <= len(self._free)
+        return num_blocks <= self.num_free
 
     def allocate(self, num_blocks: int) -> list[int]:
         assert self.can_allocate(num_blocks), "allocate() without can_allocate()"
-        ids = [heapq.heappop(self._free) for _ in range(num_blocks)]
-        for b in ids:
+        ids = []
+        for _ in range(num_blocks):
+            if self._clean:
+                b = heapq.heappop(self._clean)
+            else:
+                b, _ = self._evictable.popitem(last=False)
+                self._forget(b)  # its old contents are about to be overwritten
+                self.num_evictions += 1
             assert self.ref_counts[b] == 0
             self.ref_counts[b] = 1
+            ids.append(b)
         return ids
+
+    def _forget(self, b: int) -> None:
+        h = self.block_hash[b]
+        self.block_hash[b] = None
+        if h is not None and self.cached.get(h) == b:
+            del self.cached[h]
 
     def fork(self, block_id: int) -> None:
         """Share a block with one more owner (prefix caching)."""
         assert self.ref_counts[block_id] > 0
         self.ref_counts[block_id] += 1
 
+    def lookup(self, prefix_hash: int) -> int | None:
+        return self.cached.get(prefix_hash)
+
+    def reuse(self, block_id: int) -> None:
+        """Take a cached block for one more owner, off the LRU list if nobody holds it."""
+        if self.ref_counts[block_id] == 0:
+            del self._evictable[block_id]
+            self.ref_counts[block_id] = 1
+        else:
+            self.fork(block_id)
+
+    def register(self, block_id: int, prefix_hash: int) -> None:
+        """Record that block_id now holds the (full) block of tokens with this prefix hash."""
+        assert self.ref_counts[block_id] > 0
+        if prefix_hash not in self.cached and self.block_hash[block_id] is None:
+            self.cached[prefix_hash] = block_id
+            self.block_hash[block_id] = prefix_hash
+
     def free(self, block_ids: list[int]) -> None:
         for b in block_ids:
             assert self.ref_counts[b] > 0, f"double free of block {b}"
             self.ref_counts[b] -= 1
             if self.ref_counts[b] == 0:
-                heapq.heappush(self._free, b)
+                if self.block_hash[b] is not None:
+                    self._evictable[b] = None
+                else:
+                    heapq.heappush(self._clean, b)
 
     def check_invariants(self) -> None:
-        free = set(self._free)
-        assert len(free) == len(self._free), "a block is on the free list twice"
+        clean, evictable = set(self._clean), set(self._evictable)
+        assert len(clean) == len(self._clean), "a block is on the free list twice"
+        assert not clean & evictable, "a block is both clean and cached"
         for b, rc in enumerate(self.ref_counts):
             assert rc >= 0
-            assert (rc == 0) == (b in free), f"block {b}: ref count {rc} disagrees with the free list"
+            assert (rc == 0) == (b in clean or b in evictable), f"block {b}: ref count {rc} disagrees with the free lists"
+        assert all(self.block_hash[b] is not None for b in evictable)
+        assert all(self.block_hash[b] is None for b in clean)
+        for h, b in self.cached.items():
+            assert self.block_hash[b] == h, f"block {b} is cached under a hash it does not hold"
+
+
+def prefix_hashes(token_ids: list[int], block_size: int) -> list[int]:
+    """One hash per full block, each covering every token up to the end of its block."""
+    hashes, h = [], 0
+    for i in range(len(token_ids) // block_size):
+        h = hash((h, tuple(token_ids[i * block_size:(i + 1) * block_size])))
+        hashes.append(h)
+    return hashes
 
 
 @dataclass
@@ -140,9 +199,14 @@ class KVCache:
             return k[:, :, start:start + length], v[:, :, start:start + length]
         return k.index_select(2, slots), v.index_select(2, slots)
 
-    def usage(self, token_counts: list[int]) -> KVUsage:
-        """Accounting for the sequences that currently hold blocks (their cached token counts)."""
-        tokens = sum(token_counts)
+    def usage(self, holders: list[tuple[list[int], int]]) -> KVUsage:
+        """Accounting for the sequences holding blocks, as (block table, cached tokens) pairs.
+        A block shared through the prefix cache is counted once."""
+        filled: dict[int, int] = {}
+        for table, cached in holders:
+            for i, b in enumerate(table):
+                filled[b] = max(filled.get(b, 0), min(self.block_size, max(0, cached - i * self.block_size)))
+        tokens = sum(filled.values())
         blocks = self.pool.num_used
         return KVUsage(
             tokens=tokens,

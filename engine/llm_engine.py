@@ -37,6 +37,8 @@ class EngineConfig:
     max_num_seqs: int = 16
     max_num_batched_tokens: int = 8192
     chunked_prefill: bool = False
+    policy: str = "continuous"  # "sequential", "static" or "continuous" batching
+    prefix_caching: bool = False  # reuse full prompt blocks already in the pool
     max_model_len: int | None = None  # default: the model's context length
     trace: bool = True  # build a StepRecord (shapes, KV, cost) every step
     probe_memory: bool = True  # peak tensor memory per step (part of the trace)
@@ -75,7 +77,8 @@ class Engine:
         num_blocks = max(budget_blocks, -(-self.max_model_len // config.block_size))
         self.kv = KVCache(mc, num_blocks, config.block_size, model.dtype, model.device)
         self.scheduler = Scheduler(SchedulerConfig(config.max_num_seqs, config.max_num_batched_tokens,
-                                                   config.chunked_prefill, config.kv_cache), self.kv.pool)
+                                                   config.chunked_prefill, config.kv_cache, config.policy,
+                                                   config.prefix_caching), self.kv.pool)
         self.runner = ModelRunner(model, self.kv, config.attention)
         self.sampler = Sampler()
         self.eos_ids = set(mc.eos_token_ids) | ({tokenizer.eos_token_id} if tokenizer.eos_token_id is not None else set())
@@ -172,7 +175,8 @@ class Engine:
                 for i, tok in zip(batch, tokens)]
         cost = step_cost(mc, [SeqWork(i.num_tokens, i.context_len, i.samples) for i in batch], self._elem_bytes)
         # KV held at the end of the step (sequences that just finished or recomputed have released theirs)
-        usage = self.kv.usage([s.num_cached_tokens for s in self.scheduler.running if s.block_table])
+        holders = [s for s in self.scheduler.running if s.block_table]
+        usage = self.kv.usage([(s.block_table, s.num_cached_tokens) for s in holders])
         return StepRecord(
             step=step, start=start, ms=(now - start) * 1e3, seqs=seqs,
             kv_tokens=usage.tokens, kv_bytes=usage.bytes, kv_blocks=usage.blocks,
@@ -182,6 +186,9 @@ class Engine:
             peak_bytes=mem.peak_bytes if self.config.probe_memory else None,
             peak_by_label=mem.peak_by_label if self.config.probe_memory else None,
             attention=capture.probs if capture is not None else None,
+            block_tables={s.seq_id: list(s.block_table) for s in holders},
+            prefix_hit_tokens=self.scheduler.num_prefix_hit_tokens,
+            num_waiting=len(self.scheduler.waiting),
         )
 
     def _finish(self, seq: Sequence) -> RequestRecord:

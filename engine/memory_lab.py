@@ -156,6 +156,6 @@ def engine_loop(model, tokenizer, prompts: list[str], max_new_tokens: int) -> li
             for _ in engine.stream():
                 pass
             ms = (time.perf_counter() - start) * 1e3 / max_new_tokens
-            held = engine.kv.usage([s.num_cached_tokens for s in engine.scheduler.running]).tokens
+            held = engine.kv.usage([(s.block_table, s.num_cached_tokens) for s in engine.scheduler.running]).tokens
             points.append(LeakPoint(i, tracker.current, held, ms))
     return points

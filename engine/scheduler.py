@@ -1,16 +1,23 @@
 """Decides, every step, which sequences run and how many of their tokens (nano-vllm's shape).
 
-Continuous batching at iteration level: running decodes first (one token each), then prefills
-(whole prompts, or chunks of them when chunked prefill is on) under a per-step token budget.
-With the KV cache off, every step recomputes each running sequence's whole context.
+Policies, all over the same paged block pool:
+  sequential  one request at a time, to completion
+  static      a batch is admitted together and runs until all of its requests finish
+  continuous  iteration-level: requests join and leave at every step
+Every step runs decodes first (one token each), then prefills (whole prompts, or chunks of them
+with chunked prefill) under a per-step token budget. With prefix caching, full prompt blocks
+already in the pool (same tokens, same prefix) are reused instead of recomputed. With the KV
+cache off, every step recomputes each running sequence's whole context.
 """
 from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass
 
-from engine.kv_cache import BlockPool
+from engine.kv_cache import BlockPool, prefix_hashes
 from engine.sequence import Sequence, SequenceStatus
+
+POLICIES = ("sequential", "static", "continuous")
 
 
 @dataclass
@@ -19,10 +26,16 @@ class SchedulerConfig:
     max_num_batched_tokens: int = 8192  # token budget of one step
     chunked_prefill: bool = False
     kv_cache: bool = True  # False: the O(N^3) baseline, recompute everything every step (C13)
+    policy: str = "continuous"
+    prefix_caching: bool = False
 
     def __post_init__(self):
         if self.max_num_seqs <= 0 or self.max_num_batched_tokens <= 0:
             raise ValueError("max_num_seqs and max_num_batched_tokens must be positive.")
+        if self.policy not in POLICIES:
+            raise ValueError(f"Unknown scheduling policy {self.policy!r}; choose one of {', '.join(POLICIES)}.")
+        if self.prefix_caching and not self.kv_cache:
+            raise ValueError("Prefix caching needs the KV cache on.")
 
 
 @dataclass
@@ -46,6 +59,7 @@ class Scheduler:
         self.waiting: deque[Sequence] = deque()
         self.running: list[Sequence] = []
         self.num_preemptions = 0
+        self.num_prefix_hit_tokens = 0
 
     def add(self, seq: Sequence) -> None:
         self.waiting.append(seq)
@@ -66,29 +80,69 @@ class Scheduler:
                 continue  # seq itself was preempted
             batch.append(ScheduledSeq(seq, seq.num_cached_tokens, 1, "decode", True))
             budget -= 1
+        admit_limit = self._admission_limit()
         prefilling = [s for s in self.running if not self._is_decoding(s)]
         for seq in prefilling + list(self.waiting):
             if budget <= 0:
                 break
-            if seq.status == SequenceStatus.WAITING and len(self.running) >= self.config.max_num_seqs:
+            if seq.status == SequenceStatus.WAITING and len(self.running) >= admit_limit:
                 break
-            n = seq.num_uncached_tokens
-            if n > budget:
-                if self.config.chunked_prefill:
-                    n = budget
-                elif batch:
-                    break  # a whole prompt only goes in a step where it fits
-            need = self.pool.blocks_for(seq.num_cached_tokens + n) - len(seq.block_table)
-            if not self.pool.can_allocate(need):
+            item = self._schedule_prefill(seq, budget, batch_empty=not batch)
+            if item is None:
                 break
-            seq.block_table += self.pool.allocate(need)
-            if seq.status == SequenceStatus.WAITING:
-                self.waiting.remove(seq)
-                seq.status = SequenceStatus.RUNNING
-                self.running.append(seq)
-            batch.append(ScheduledSeq(seq, seq.num_cached_tokens, n, "prefill", n == seq.num_uncached_tokens))
-            budget -= n
+            batch.append(item)
+            budget -= item.num_tokens
         return batch
+
+    def _admission_limit(self) -> int:
+        """How many sequences may be running once new ones are admitted this step."""
+        if self.config.policy == "sequential":
+            return 1
+        if self.config.policy == "static" and any(s.status == SequenceStatus.RUNNING for s in self.running):
+            return 0 if not any(s.num_preemptions for s in self.waiting) else self.config.max_num_seqs
+        return self.config.max_num_seqs
+
+    def _schedule_prefill(self, seq: Sequence, budget: int, batch_empty: bool) -> ScheduledSeq | None:
+        reused = self._match_prefix(seq) if seq.status == SequenceStatus.WAITING else []
+        cached = seq.num_cached_tokens + len(reused) * self.pool.block_size
+        n = len(seq) - cached
+        if n > budget:
+            if self.config.chunked_prefill:
+                n = budget
+            elif not batch_empty:
+                return None  # a whole prompt only goes in a step where it fits
+        need = self.pool.blocks_for(cached + n) - len(seq.block_table) - len(reused)
+        revived = sum(self.pool.ref_counts[b] == 0 for b in reused)  # cached blocks on the free list
+        if not self.pool.can_allocate(need + revived):
+            return None
+        for b in reused:
+            self.pool.reuse(b)
+        seq.block_table += reused + self.pool.allocate(need)
+        if reused:
+            seq.num_cached_tokens = cached
+            seq.num_prefix_hit_tokens += cached
+            self.num_prefix_hit_tokens += cached
+        if seq.status == SequenceStatus.WAITING:
+            self.waiting.remove(seq)
+            seq.status = SequenceStatus.RUNNING
+            self.running.append(seq)
+        return ScheduledSeq(seq, seq.num_cached_tokens, n, "prefill", n == seq.num_uncached_tokens)
+
+    def _match_prefix(self, seq: Sequence) -> list[int]:
+        """Blocks of the pool already holding this prompt's leading full blocks (no side effects)."""
+        if not self.config.prefix_caching or seq.block_table:
+            return []
+        if not seq.prompt_block_hashes:
+            seq.prompt_block_hashes = prefix_hashes(seq.prompt_token_ids, self.pool.block_size)
+        matched = []
+        for h in seq.prompt_block_hashes:
+            b = self.pool.lookup(h)
+            if b is None:
+                break
+            matched.append(b)
+        if len(matched) * self.pool.block_size >= len(seq):
+            matched.pop()  # leave at least one token to compute: its logits give the next token
+        return matched
 
     def _is_decoding(self, seq: Sequence) -> bool:
         return seq.num_cached_tokens >= seq.num_prompt_tokens and seq.num_uncached_tokens == 1
@@ -107,18 +161,22 @@ class Scheduler:
 
     def _preempt(self, seq: Sequence) -> None:
         """Recompute-style preemption: drop its KV, requeue it first; its tokens so far are kept."""
-        self.pool.free(seq.block_table)
-        seq.block_table = []
-        seq.num_cached_tokens = 0
+        self._release(seq)
         seq.status = SequenceStatus.WAITING
         seq.num_preemptions += 1
         self.num_preemptions += 1
         self.running.remove(seq)
         self.waiting.appendleft(seq)
 
+    def _release(self, seq: Sequence) -> None:
+        self.pool.free(seq.block_table)
+        seq.block_table = []
+        seq.num_cached_tokens = 0
+        seq.num_registered_blocks = 0
+
     def _schedule_recompute(self) -> list[ScheduledSeq]:
         """KV cache off: each running sequence feeds its whole context again, into fresh blocks."""
-        while self.waiting and len(self.running) < self.config.max_num_seqs:
+        while self.waiting and len(self.running) < self._admission_limit():
             seq = self.waiting.popleft()
             seq.status = SequenceStatus.RUNNING
             self.running.append(seq)
@@ -141,6 +199,8 @@ class Scheduler:
         for item, token in zip(batch, tokens):
             seq = item.seq
             seq.num_cached_tokens = item.context_len
+            if item.phase == "prefill" and self.config.prefix_caching:
+                self._publish_prompt_blocks(seq)
             if item.samples:
                 seq.output_token_ids.append(token)
                 seq.token_times.append(now)
@@ -149,11 +209,18 @@ class Scheduler:
                 elif seq.num_output_tokens >= seq.params.max_new_tokens or len(seq) >= max_model_len:
                     seq.finish_reason = "length"
             if seq.finish_reason or item.recompute:  # KV off keeps nothing between steps
-                self.pool.free(seq.block_table)
-                seq.block_table = []
-                seq.num_cached_tokens = 0
+                self._release(seq)
             if seq.finish_reason:
                 seq.status = SequenceStatus.FINISHED
                 self.running.remove(seq)
                 finished.append(seq)
         return finished
+
+    def _publish_prompt_blocks(self, seq: Sequence) -> None:
+        """Register the prompt blocks this sequence has now fully computed, for others to reuse."""
+        if not seq.prompt_block_hashes:
+            seq.prompt_block_hashes = prefix_hashes(seq.prompt_token_ids, self.pool.block_size)
+        done = min(seq.num_cached_tokens, seq.num_prompt_tokens) // self.pool.block_size
+        for i in range(seq.num_registered_blocks, min(done, len(seq.prompt_block_hashes))):
+            self.pool.register(seq.block_table[i], seq.prompt_block_hashes[i])
+        seq.num_registered_blocks = max(seq.num_registered_blocks, done)

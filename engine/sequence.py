@@ -30,6 +30,9 @@ class Sequence:
     token_times: list[float] = field(default_factory=list)  # when each output token was returned
     finish_reason: str | None = None  # "eos" or "length"
     num_preemptions: int = 0
+    num_prefix_hit_tokens: int = 0  # prompt tokens whose KV came from the prefix cache
+    prompt_block_hashes: list[int] = field(default_factory=list, repr=False)  # filled when prefix caching
+    num_registered_blocks: int = 0  # prompt blocks already published to the prefix cache
 
     def __post_init__(self):
         if not self.prompt_token_ids:

@@ -64,6 +64,9 @@ class StepRecord:
     peak_bytes: int | None  # transient memory above the step's start; None when not probed
     peak_by_label: dict[str, int] | None = None  # CPU probe: bytes alive at the peak, e.g. "attention scores"
     attention: dict[int, torch.Tensor] | None = field(default=None, repr=False)  # layer -> (H, T, C), seq 0
+    block_tables: dict[int, list[int]] = field(default_factory=dict)  # who owns which blocks after the step
+    prefix_hit_tokens: int = 0  # prompt tokens served from the prefix cache so far in this engine
+    num_waiting: int = 0  # requests queued after the step
 
     @property
     def num_tokens(self) -> int:

@@ -57,8 +57,8 @@ def test_invalid_pool_sizes_raise_value_error():
 
 def test_kv_usage_counts_tokens_bytes_and_waste():
     kv = KVCache(TINY, num_blocks=8, block_size=4, dtype=torch.float32, device="cpu")
-    kv.pool.allocate(2)  # one sequence of 5 tokens: 2 blocks, 3 empty slots
-    usage = kv.usage([5])
+    table = kv.pool.allocate(2)  # one sequence of 5 tokens: 2 blocks, 3 empty slots
+    usage = kv.usage([(table, 5)])
     per_token = 2 * 2 * 1 * 4 * 4  # 2 (K,V) x layers x kv_heads x head_dim x fp32 bytes
     assert (usage.tokens, usage.bytes, usage.blocks) == (5, 5 * per_token, 2)
     assert usage.reserved_bytes == 8 * per_token and usage.wasted_slots == 3 and usage.free_blocks == 6
