@@ -34,7 +34,7 @@ class EngineConfig:
     kv_cache: bool = True
     block_size: int = 16
     kv_cache_bytes: int = 1 << 30  # pool budget; at least one max-length sequence always fits
-    max_num_seqs: int = 16
+    max_num_seqs: int = 64
     max_num_batched_tokens: int = 8192
     chunked_prefill: bool = False
     policy: str = "continuous"  # "sequential", "static" or "continuous" batching

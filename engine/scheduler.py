@@ -22,7 +22,7 @@ POLICIES = ("sequential", "static", "continuous")
 
 @dataclass
 class SchedulerConfig:
-    max_num_seqs: int = 16
+    max_num_seqs: int = 64
     max_num_batched_tokens: int = 8192  # token budget of one step
     chunked_prefill: bool = False
     kv_cache: bool = True  # False: the O(N^3) baseline, recompute everything every step (C13)
