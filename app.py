@@ -1,0 +1,19 @@
+"""The prefill/decode lab: router and shared frame. Pages live in pages/, building blocks in ui/."""
+from pathlib import Path
+
+import pandas  # noqa: F401  - imported before plotly: avoids a fresh-server import race
+import streamlit as st
+
+from ui.i18n import t
+from ui.sidebar import render_sidebar
+from ui.widgets import inject_css
+
+ROOT = Path(__file__).resolve().parent  # absolute page paths: the app runs from any working directory
+
+st.set_page_config(page_title="The prefill/decode lab", page_icon="⚡", layout="wide")
+inject_css()
+page = st.navigation([
+    st.Page(ROOT / "pages" / "playground.py", title=t("nav_playground"), icon=":material/play_circle:", default=True),
+])
+render_sidebar()
+page.run()

@@ -1,0 +1,34 @@
+"""Playground: one prompt through the real engine. The prompt's tokens light up together in one
+prefill step, then each generated token arrives in its own decode step; below, the KV cache,
+attention shapes and probabilities, timings, memory and the worked example of that run."""
+import pandas  # noqa: F401  - before plotly (fresh-server import race)
+import streamlit as st
+
+from ui.controls import render_controls
+from ui.i18n import current_lang, t
+from ui.live import RUN_KEY, run_live
+from ui.models import get_registry, load_for_page
+from ui.results_view import mark_interrupted, render_results
+from ui.run_state import ModelInfo
+from ui.sidebar import CHOICE_KEY
+from ui.widgets import model_summary
+
+lang = current_lang()
+st.title(t("pg_title", lang))
+st.markdown(t("pg_intro", lang))
+
+bundle = load_for_page(st.session_state[CHOICE_KEY], lang)
+if bundle is None:
+    st.stop()
+info = ModelInfo.from_bundle(bundle)
+st.caption(model_summary(info, lang))
+
+settings, run_clicked = render_controls(bool(getattr(bundle.tokenizer, "chat_template", None)),
+                                        info.max_position, lang)
+live_slot, results_slot = st.empty(), st.empty()
+mark_interrupted()
+if run_clicked:
+    results_slot.empty()
+    run_live(bundle, settings, get_registry(), live_slot, lang)
+with results_slot.container():
+    render_results(st.session_state.get(RUN_KEY), lang)

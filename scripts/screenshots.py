@@ -1,0 +1,86 @@
+"""Screenshots of the real app for the README: starts `streamlit run app.py` on the bundled model,
+drives the system Chromium with Playwright, and writes PNGs to docs/screenshots/.
+
+Usage: .venv/bin/python scripts/screenshots.py  (needs /usr/bin/chromium; CJK fonts such as
+fonts-noto-cjk for the Chinese screenshot)
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.browser_utils import (RUN_BUTTON, click_and_wait, free_port, launch_chromium, open_app,  # noqa: E402
+                                 open_tab, set_number, set_prompt, start_app, stop_app, wait_healthy)
+
+OUT = ROOT / "docs" / "screenshots"
+TAB_PANEL = '[data-testid="stTabPanel"]:visible'
+
+
+def shoot_tab(page, tab: str, name: str) -> None:
+    open_tab(page, tab)
+    panel = page.locator(TAB_PANEL)
+    if panel.locator('[data-testid="stPlotlyChart"]').count():
+        panel.locator(".js-plotly-plot .main-svg").first.wait_for(timeout=20_000)
+        page.wait_for_timeout(800)  # let Plotly finish its transitions
+    panel.screenshot(path=str(OUT / name))
+    print("wrote", OUT / name)
+
+
+def main_run(page) -> None:
+    """A chat prompt on eager attention (so the heatmap exists), caught live and then tab by tab."""
+    set_prompt(page, "Why is the sky blue? Answer in two sentences.")
+    set_number(page, "max_new_tokens", 48)
+    page.locator('label:has-text("eager")').click()
+    page.locator(RUN_BUTTON).first.click()
+    page.locator(".pd-live .pd-out").nth(5).wait_for(timeout=60_000)
+    box = page.locator(".pd-live").bounding_box()  # the element is redrawn while we look: clip the page
+    page.screenshot(path=str(OUT / "playground-live.png"), clip=box)
+    page.wait_for_function("() => !document.querySelector('.pd-live')", timeout=120_000)
+    click_and_wait(page, page.get_by_role("tab", name="Tokens & replay"))  # settle
+    page.locator('[data-testid="stMain"]').screenshot(path=str(OUT / "playground.png"))
+    for tab, name in [("Tokens & replay", "tab-tokens.png"), ("KV cache", "tab-kv-cache.png"),
+                      ("Attention", "tab-attention.png"), ("Timings", "tab-timings.png"),
+                      ("Memory", "tab-memory.png")]:
+        shoot_tab(page, tab, name)
+
+
+def worked_example(page) -> None:
+    click_and_wait(page, page.get_by_role("button", name="Load the worked example: 今天天气"))
+    click_and_wait(page, page.locator(RUN_BUTTON).first, 120_000)
+    shoot_tab(page, "Step table (C12)", "tab-step-table.png")
+
+
+def chinese(page) -> None:
+    click_and_wait(page, page.get_by_text("简体中文", exact=True))
+    page.get_by_role("tab", name="Token 与回放").click()
+    page.wait_for_timeout(500)
+    page.screenshot(path=str(OUT / "playground-zh.png"))
+    print("wrote", OUT / "playground-zh.png")
+
+
+def main() -> int:
+    from playwright.sync_api import sync_playwright
+    OUT.mkdir(parents=True, exist_ok=True)
+    port = free_port()
+    proc = start_app(port, env={"PDLAB_MODEL": "bundled"})
+    try:
+        wait_healthy(port, proc)
+        with sync_playwright() as p:
+            browser = launch_chromium(p)
+            page = browser.new_page(viewport={"width": 1280, "height": 2600})
+            open_app(page, port, timeout_ms=300_000)
+            main_run(page)
+            worked_example(page)
+            page.set_viewport_size({"width": 1280, "height": 1300})
+            chinese(page)
+            browser.close()
+    finally:
+        stop_app(proc)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

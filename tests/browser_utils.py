@@ -1,0 +1,155 @@
+"""Start the real app in a subprocess and drive it with Playwright and the system Chromium.
+Shared by tests/test_browser.py and scripts/screenshots.py."""
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_app(port: int, env: dict[str, str] | None = None, log_path: Path | None = None) -> subprocess.Popen:
+    """`streamlit run app.py` on 127.0.0.1:port; its output goes to log_path (or is discarded)."""
+    cmd = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(port),
+           "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false",
+           "--server.fileWatcherType", "none"]
+    out = open(log_path, "w") if log_path else subprocess.DEVNULL
+    return subprocess.Popen(cmd, cwd=ROOT, env={**os.environ, **(env or {})}, stdout=out, stderr=subprocess.STDOUT)
+
+
+def wait_healthy(port: int, proc: subprocess.Popen, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    url = f"http://127.0.0.1:{port}/_stcore/health"
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"streamlit exited with code {proc.returncode} before it was healthy")
+        try:
+            with urllib.request.urlopen(url, timeout=2) as r:
+                if r.status == 200:
+                    return
+        except OSError:
+            pass
+        time.sleep(0.3)
+    raise TimeoutError(f"streamlit on port {port} was not healthy within {timeout:.0f} s")
+
+
+def stop_app(proc: subprocess.Popen) -> None:
+    """Stop the server we started, by its own handle."""
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=10)
+
+
+def launch_chromium(playwright):
+    return playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+
+
+# --- page helpers ------------------------------------------------------------------------------
+RUN_BUTTON = 'button:has-text("Run"), button:has-text("运行")'
+
+
+def open_app(page, port: int, timeout_ms: int = 120_000) -> None:
+    """Load the app and wait until the model is loaded and the prompt box is there."""
+    page.goto(f"http://127.0.0.1:{port}/", wait_until="domcontentloaded")
+    page.locator("textarea").first.wait_for(state="visible", timeout=timeout_ms)
+    wait_idle(page, timeout_ms)
+
+
+SCRIPT_STATE = "() => document.querySelector('[data-testid=\"stApp\"]')?.dataset.testScriptState"
+
+
+def wait_idle(page, timeout_ms: int = 60_000) -> None:
+    """Wait until the app's script is not running (Streamlit marks the state on the app root)."""
+    page.wait_for_function(f"() => ({SCRIPT_STATE})() === 'notRunning'", timeout=timeout_ms)
+    page.wait_for_timeout(100)
+
+
+def click_and_wait(page, locator, timeout_ms: int = 60_000) -> None:
+    """Click something that reruns the script, then wait for that rerun to finish."""
+    act_and_wait(page, locator.click, timeout_ms)
+
+
+def press_and_wait(page, key: str, timeout_ms: int = 60_000) -> None:
+    """Press a key on the focused widget, then wait for the rerun it causes."""
+    act_and_wait(page, lambda: page.keyboard.press(key), timeout_ms)
+
+
+def act_and_wait(page, action, timeout_ms: int = 60_000) -> None:
+    action()
+    try:  # the rerun may start and end before we look: then there is nothing to wait for
+        page.wait_for_function(f"() => ({SCRIPT_STATE})() !== 'notRunning'", timeout=3_000)
+    except Exception:  # noqa: BLE001 - playwright's TimeoutError
+        pass
+    wait_idle(page, timeout_ms)
+
+
+def set_prompt(page, text: str) -> None:
+    box = page.locator("textarea").first
+    box.fill(text)
+
+
+def set_number(page, label: str, value: int | float) -> None:
+    field = page.get_by_label(label, exact=True)
+    field.fill(str(value))
+
+
+def output_chip_texts(page, scope: str = "") -> list[str]:
+    return page.locator(f"{scope} .pd-chips .pd-chip:not(.pd-pending) .pd-tok").all_inner_texts()
+
+
+# Watches the live view: when it first appeared and vanished (epoch ms, comparable across pages),
+# when the first generated token showed, and the most tokens seen at once.
+LIVE_OBSERVER_JS = """() => {
+  const w = {start: null, end: null, first_token: null, max_tokens: 0};
+  const look = () => {
+    const live = document.querySelector('.pd-live');
+    const now = performance.timeOrigin + performance.now();
+    if (live && w.start === null) w.start = now;
+    if (!live && w.start !== null && w.end === null) w.end = now;
+    const n = live ? live.querySelectorAll('.pd-out').length : 0;
+    if (n && w.first_token === null) w.first_token = now;
+    w.max_tokens = Math.max(w.max_tokens, n);
+  };
+  new MutationObserver(look).observe(document.body, {childList: true, subtree: true, characterData: true});
+  window.__live = w;
+}"""
+
+
+def watch_live(page) -> None:
+    page.evaluate(LIVE_OBSERVER_JS)
+
+
+def live_record(page) -> dict:
+    return page.evaluate("() => window.__live")
+
+
+def open_tab(page, name: str) -> None:
+    page.get_by_role("tab", name=name).click()
+    page.wait_for_timeout(300)
+
+
+def final_chip_labels(page, kind: str = "pd-out") -> list[str]:
+    """Chip labels in the replay panel (the finished run), by kind: pd-in (prompt) or pd-out."""
+    return page.locator(f'[data-testid="stTabPanel"] .pd-chips .{kind} .pd-tok').all_inner_texts()
+
+
+def exception_boxes(page) -> int:
+    return page.locator('[data-testid="stException"]').count()

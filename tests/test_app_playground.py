@@ -1,0 +1,177 @@
+"""The playground page under streamlit.testing's AppTest, on a tiny random model."""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from ui.run_state import RunStatus
+from ui.theme import MIB
+
+APP = str(Path(__file__).resolve().parent.parent / "app.py")
+# AppTest re-detects the legacy `pages/` directory before every run and then reruns pages/*.py
+# without app.py (Streamlit's v1 multipage path). An entry script outside the repo root that runs
+# app.py avoids that, so every AppTest run goes through app.py like the real server.
+ENTRY = f"import runpy\nrunpy.run_path({APP!r}, run_name='__main__')\n"
+
+
+def new_app() -> AppTest:
+    return AppTest.from_string(ENTRY, default_timeout=120)
+
+
+@pytest.fixture
+def app(tiny_dirs, monkeypatch) -> AppTest:
+    monkeypatch.setenv("PDLAB_MODEL", str(tiny_dirs["llama"]))
+    at = new_app()
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def run(at: AppTest, prompt: str, **settings) -> AppTest:
+    at.session_state["pg_prompt"] = prompt
+    at.session_state["pg_chat"] = False
+    for key, value in settings.items():
+        at.session_state[f"pg_{key}"] = value
+    at.button(key="pg_run").click()
+    return at.run()
+
+
+def charts(at: AppTest) -> dict[str, dict]:
+    """Every Plotly chart on the page, by title, as the JSON the browser gets."""
+    specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    return {s["layout"]["title"]["text"]: s for s in specs}
+
+
+def html_bodies(at: AppTest) -> str:
+    """The page's HTML elements, without the style sheet."""
+    return "\n".join(h.proto.body for h in at.get("html") if not h.proto.body.startswith("<style>"))
+
+
+def count_chips(body: str, *classes: str) -> int:
+    """Chips whose class attribute has all of `classes`."""
+    attrs = re.findall(r'class="(pd-chip [^"]*)"', body)
+    return sum(all(c in a.split() for c in classes) for a in attrs)
+
+
+def errors(at: AppTest) -> list[str]:
+    """Error messages as the reader sees them (the page backslash-escapes Markdown in them)."""
+    return [re.sub(r"\\(.)", r"\1", e.value) for e in at.error]
+
+
+def test_generation_shows_tokens_metrics_and_charts(app):
+    at = run(app, "The quick brown fox", max_new=5, attention="eager")
+    assert not at.exception and not errors(at)
+    result = at.session_state["pg_result"]
+    assert result.status == RunStatus.DONE and 1 <= len(result.tokens) <= 5
+    body = html_bodies(at)
+    assert count_chips(body, "pd-prefill", "pd-in") == result.num_prompt_tokens  # replay ends lit
+    assert count_chips(body, "pd-out") == len(result.tokens)
+    m = result.metrics
+    shown = {x.label: x.value for x in at.metric}
+    assert shown["TTFT"] == f"{m.ttft_ms:.1f} ms" and shown["E2E"] == f"{m.e2e_ms:.0f} ms"
+    specs = charts(at)
+    assert {"KV cache per step: tokens and blocks", "Latency of each output token",
+            "Peak transient memory per step", "Attention probabilities, layer 1, head 0"} <= set(specs)
+    kv = specs["KV cache per step: tokens and blocks"]
+    prefill = next(d for d in kv["data"] if d["name"] == "prefill")
+    assert prefill["y"] == [result.num_prompt_tokens]
+    latency = specs["Latency of each output token"]
+    assert next(d for d in latency["data"] if d["name"] == "TTFT (prefill)")["y"] == pytest.approx([m.ttft_ms])
+    memory = specs["Peak transient memory per step"]
+    peak = next(d for d in memory["data"] if d["name"] == "peak, prefill")
+    assert peak["y"] == pytest.approx([result.steps[0].peak_bytes / MIB])
+    table = at.dataframe[0].value
+    assert list(table["step"]) == [s.step for s in result.steps]
+
+
+def test_sdpa_run_explains_missing_heatmap(app):
+    at = run(app, "Hello there", max_new=3, attention="sdpa")
+    assert not at.exception and not errors(at)
+    assert any("eager" in i.value for i in at.info)
+    assert not any(title.startswith("Attention probabilities") for title in charts(at))
+
+
+@pytest.mark.parametrize("prompt, settings, expected", [
+    ("", {}, "The prompt is empty"),
+    ("   ", {}, "The prompt is empty"),
+    ("word " * 600, {}, "context"),  # the tiny model's context is 512 tokens
+    ("word " * 450, {"max_new": 100}, "exceed the context"),  # each fits alone, not together
+    ("Hello", {"top_p": 0.0}, "top_p"),
+])
+def test_bad_input_shows_a_message_not_a_traceback(app, prompt, settings, expected):
+    at = run(app, prompt, **settings)
+    assert not at.exception
+    assert any(expected in e for e in errors(at)), errors(at)
+    at = run(at, "Hello", max_new=2, top_p=1.0)  # and the page keeps working
+    assert not at.exception and not errors(at)
+    assert at.session_state["pg_result"].status == RunStatus.DONE
+
+
+def test_unknown_model_is_reported(monkeypatch, tmp_path):
+    monkeypatch.setenv("PDLAB_MODEL", str(tmp_path / "no-such-model"))
+    at = new_app().run()
+    assert not at.exception
+    assert any("not found" in e for e in errors(at)), errors(at)
+    (tmp_path / "pickled").mkdir()
+    (tmp_path / "pickled" / "config.json").write_text("{}")
+    (tmp_path / "pickled" / "pytorch_model.bin").write_bytes(b"not really")
+    monkeypatch.setenv("PDLAB_MODEL", str(tmp_path / "pickled"))
+    at = new_app().run()
+    assert not at.exception and errors(at), "a broken model folder gets a message too"
+
+
+@pytest.mark.parametrize("prompt", ["<script>alert(1)</script>", "<img src=x onerror=alert(1)>"])
+def test_markup_in_prompts_stays_text(app, prompt):
+    at = run(app, prompt, max_new=3)
+    assert not at.exception and not errors(at)
+    body = html_bodies(at)
+    assert "<script" not in body and "<img" not in body and "&lt;" in body
+    result = at.session_state["pg_result"]
+    assert "".join(p.label for p in result.prompt) == prompt
+
+
+def test_replay_slider_steps_through_the_run(app):
+    at = run(app, "One two three", max_new=4, attention="sdpa")
+    result = at.session_state["pg_result"]
+    slider = at.select_slider(key="pg_replay_step")
+    assert slider.value == result.steps[-1].step
+    at = slider.set_value(-1).run()
+    body = html_bodies(at)
+    assert count_chips(body, "pd-pending", "pd-in") == result.num_prompt_tokens  # before the prefill step
+    assert count_chips(body, "pd-out") == 0
+    at = at.select_slider(key="pg_replay_step").set_value(0).run()
+    body = html_bodies(at)
+    assert count_chips(body, "pd-prefill", "pd-in") == result.num_prompt_tokens  # all at once
+    assert count_chips(body, "pd-out") == 1 and count_chips(body, "pd-current") == 1
+    assert any("prefill" in m.value for m in at.markdown)
+    at = at.select_slider(key="pg_replay_step").set_value(2).run()
+    assert count_chips(html_bodies(at), "pd-decode", "pd-out") == 2  # then one per step
+    assert not at.exception
+
+
+def test_interrupted_run_is_marked_stopped(app):
+    at = run(app, "Hello", max_new=3)
+    at.session_state["pg_result"].status = RunStatus.RUNNING  # as if Stop cut the script short
+    at = at.run()
+    assert at.session_state["pg_result"].status == RunStatus.STOPPED
+    assert any("Stopped" in w.value for w in at.warning)
+
+
+def test_language_switch(app):
+    app.sidebar.radio(key="lang").set_value("zh")
+    at = app.run()
+    assert at.title[0].value == "预填充与解码，逐个 token 看"
+    at = run(at, "Hello", max_new=2)
+    assert not at.exception and any("完成" in s.value for s in at.success)
+
+
+def test_worked_example_button(app):
+    at = app.button(key="pg_example").click().run()
+    assert at.session_state["pg_prompt"] == "今天天气" and at.session_state["pg_max_new"] == 3
+    at = at.button(key="pg_run").click().run()
+    result = at.session_state["pg_result"]
+    assert result.num_prompt_tokens == 9 and not errors(at)

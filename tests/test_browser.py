@@ -1,0 +1,192 @@
+"""The real app in Chromium (Playwright, the system browser) on the bundled model: the main flows
+a user clicks through. Screenshots land in test-artifacts/."""
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.browser_utils import (CHROMIUM, RUN_BUTTON, click_and_wait, exception_boxes, final_chip_labels,
+                                 free_port, launch_chromium, live_record, open_app, open_tab, press_and_wait,
+                                 set_number, set_prompt, start_app, stop_app, wait_healthy, wait_idle, watch_live)
+
+ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
+XSS = ["<script>alert(1)</script>", "<img src=x onerror=alert(1)>"]
+
+if not Path(CHROMIUM).exists():
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"{CHROMIUM} is missing; CI must install Debian's chromium", pytrace=False)
+    pytest.skip(f"{CHROMIUM} not installed (the browser tests run in CI)", allow_module_level=True)
+
+sync_api = pytest.importorskip("playwright.sync_api")
+
+
+@pytest.fixture(scope="module")
+def server(bundled_dir):
+    """The app on a free port, on the bundled model (converted beforehand by `bundled_dir`)."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    port = free_port()
+    env = {"PDLAB_MODEL": "bundled", "PDLAB_LIVE_REDRAW_S": "0.05"}
+    proc = start_app(port, env=env, log_path=ARTIFACTS / "browser-server.log")
+    try:
+        wait_healthy(port, proc)
+        yield port
+    finally:
+        stop_app(proc)
+
+
+@pytest.fixture(scope="module")
+def browser(server):
+    with sync_api.sync_playwright() as p:
+        b = launch_chromium(p)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser, server, request):
+    """A fresh browser session on the app; any JavaScript dialog is recorded (and dismissed)."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1100})
+    pg = context.new_page()
+    pg.dialogs = []
+    pg.on("dialog", lambda d: (pg.dialogs.append(d.message), d.dismiss()))
+    open_app(pg, server)
+    yield pg
+    name = re.sub(r"[^\w.-]+", "_", request.node.name)  # parametrised names hold "<", "/", ...
+    pg.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+    context.close()
+
+
+def run_prompt(page, prompt: str, max_new: int, chat: bool | None = None) -> None:
+    set_prompt(page, prompt)
+    set_number(page, "max_new_tokens", max_new)
+    if chat is not None:
+        toggle = page.get_by_role("switch", name="Chat template")
+        if toggle.is_checked() != chat:
+            toggle.click(force=True)  # the styled label sits over the input
+    click_and_wait(page, page.locator(RUN_BUTTON).first, 120_000)
+
+
+def output_text(page) -> str:
+    return page.locator(".pd-output").inner_text()
+
+
+def test_run_streams_tokens_then_draws_charts(page):
+    watch_live(page)
+    run_prompt(page, "What is the capital of France?", 12)
+    live = live_record(page)
+    assert live["first_token"] is not None, "the first token must appear while the run is live"
+    assert exception_boxes(page) == 0
+    assert "Paris" in output_text(page)
+    assert page.get_by_text(re.compile(r"Done: \d+ tokens generated")).is_visible()
+    outputs = final_chip_labels(page)
+    assert 1 <= len(outputs) <= 12 and len(final_chip_labels(page, "pd-in")) > 10
+    for tab in ("KV cache", "Timings", "Memory"):
+        open_tab(page, tab)
+        panel = page.locator('[data-testid="stTabPanel"]:visible')
+        panel.locator(".js-plotly-plot .main-svg").first.wait_for(timeout=20_000)
+        assert panel.locator('[data-testid="stPlotlyChart"]').count() >= 1
+        page.screenshot(path=str(ARTIFACTS / f"run_tab_{tab.replace(' ', '_')}.png"), full_page=True)
+    open_tab(page, "Timings")
+    assert page.get_by_text("TTFT", exact=True).is_visible()
+    assert exception_boxes(page) == 0
+
+
+def test_language_switch(page):
+    click_and_wait(page, page.get_by_text("简体中文", exact=True))
+    assert page.get_by_role("heading", name="预填充与解码，逐个 token 看").is_visible()
+    assert page.locator('button:has-text("运行")').is_visible()
+    run_prompt(page, "你好", 3)
+    assert page.get_by_text(re.compile(r"^完成：")).is_visible() and exception_boxes(page) == 0
+    click_and_wait(page, page.get_by_text("English", exact=True))
+    assert page.get_by_role("heading", name="Prefill vs decode, token by token").is_visible()
+
+
+def _slider(page, label: str):
+    """The focusable input of a Streamlit slider (arrow keys, Home and End move it)."""
+    return page.locator(f'[data-testid="stSlider"] input[aria-label="{label}"]')
+
+
+def test_replay_shows_prefill_at_once_then_one_token_per_step(page):
+    run_prompt(page, "Count from one to ten:", 6, chat=False)
+    total = len(final_chip_labels(page))
+    prompt_len = len(final_chip_labels(page, "pd-in"))
+    step = _slider(page, "Step")
+    step.focus()
+    press_and_wait(page, "Home")
+    assert page.locator('[data-testid="stTabPanel"] .pd-pending.pd-in').count() == prompt_len
+    assert len(final_chip_labels(page)) == 0
+    press_and_wait(page, "ArrowRight")
+    assert page.locator('[data-testid="stTabPanel"] .pd-prefill.pd-in').count() == prompt_len  # all at once
+    assert len(final_chip_labels(page)) == 1
+    speed = _slider(page, "Speed")
+    speed.focus()
+    press_and_wait(page, "End")
+    click_and_wait(page, page.locator('button:has-text("Replay")'), 60_000)
+    assert len(final_chip_labels(page)) == total and exception_boxes(page) == 0
+
+
+@pytest.mark.parametrize("prompt", XSS)
+def test_markup_in_the_prompt_is_shown_as_text(page, prompt):
+    run_prompt(page, prompt, 4, chat=False)
+    assert page.dialogs == [], "a dialog opened: the prompt was executed"
+    assert "".join(final_chip_labels(page, "pd-in")) == prompt.replace(" ", " ")
+    assert page.evaluate("() => document.querySelectorAll('img[src=\"x\"]').length") == 0
+    assert page.evaluate("() => Array.from(document.scripts).some(s => s.text.includes('alert(1)'))") is False
+    assert exception_boxes(page) == 0
+
+
+def test_two_sessions_at_once_get_their_solo_output(browser, server):
+    prompt, n = "List three colours of the rainbow.", 24
+    pages = []
+    for _ in range(2):
+        ctx = browser.new_context(viewport={"width": 1200, "height": 900})
+        pg = ctx.new_page()
+        open_app(pg, server)
+        set_prompt(pg, prompt)
+        set_number(pg, "max_new_tokens", n)
+        pages.append(pg)
+    click_and_wait(pages[0], pages[0].locator(RUN_BUTTON).first, 120_000)
+    solo = output_text(pages[0])
+    for pg in pages:
+        watch_live(pg)
+    for pg in pages:  # start both, then wait for both
+        pg.locator(RUN_BUTTON).first.click()
+    for pg in pages:
+        pg.locator(".pd-live").first.wait_for(state="attached", timeout=30_000)
+    for pg in pages:
+        wait_idle(pg, 120_000)
+    a, b = (live_record(pg) for pg in pages)
+    assert a["start"] < b["end"] and b["start"] < a["end"], "the two runs did not overlap"
+    for i, pg in enumerate(pages):
+        assert output_text(pg) == solo and exception_boxes(pg) == 0
+        pg.screenshot(path=str(ARTIFACTS / f"concurrent_session_{i}.png"))
+        pg.context.close()
+
+
+def test_bad_input_gets_a_message_and_the_app_keeps_serving(page):
+    run_prompt(page, "", 4)
+    alert = page.locator('[data-testid="stAlert"]').filter(has_text="The prompt is empty")
+    assert alert.is_visible() and "\\" not in alert.inner_text()
+    page.get_by_text("Sampling (greedy by default)").click()
+    set_number(page, "top-p", 0)
+    run_prompt(page, "Hello", 4)
+    assert page.locator('[data-testid="stAlert"]').filter(has_text="top_p must be in (0, 1]").is_visible()
+    assert exception_boxes(page) == 0
+    set_number(page, "top-p", 1)
+    run_prompt(page, "Hello", 3)
+    assert page.get_by_text(re.compile(r"Done: \d+ tokens generated")).is_visible()
+
+
+def test_stop_keeps_the_partial_run(page):
+    watch_live(page)
+    set_prompt(page, "Write a long story about a dragon and a knight.")
+    set_number(page, "max_new_tokens", 400)
+    page.locator(RUN_BUTTON).first.click()
+    page.locator(".pd-live .pd-out").first.wait_for(timeout=30_000)
+    page.locator('button:has-text("Stop")').first.click()
+    wait_idle(page, 60_000)
+    assert page.get_by_text(re.compile(r"Stopped after \d+ generated token")).is_visible()
+    assert 1 <= len(final_chip_labels(page)) < 400 and exception_boxes(page) == 0

@@ -1,0 +1,87 @@
+"""Text the app shows: the strings table, token chips and their escaping, the C12 step table."""
+from __future__ import annotations
+
+import string
+
+import pytest
+
+from tests.ui_support import run_to_end
+from ui.chips import chips_html
+from ui.i18n import LANGS, STRINGS, t
+from ui.step_table import produced_labels, step_table, worked_example_md
+from ui.text import md_escape, quoted
+from ui.tokens import piece_for, piece_text
+
+XSS = ["<script>alert(1)</script>", "<img src=x onerror=alert(1)>"]
+
+
+def fields(template: str) -> set[str]:
+    return {name for _, name, _, _ in string.Formatter().parse(template) if name}
+
+
+@pytest.mark.parametrize("key", sorted(STRINGS))
+def test_every_string_has_both_languages_with_the_same_fields(key):
+    en, zh = STRINGS[key]
+    assert en.strip() and zh.strip()
+    assert fields(en) == fields(zh), f"{key}: the two languages fill in different values"
+
+
+def test_t_picks_the_language():
+    assert set(LANGS) == {"en", "zh"}
+    assert t("run", "en") == "Run" and t("run", "zh") == "运行"
+    assert t("replay_speed_fmt", "zh", n=4) == "每秒 4 步"
+
+
+@pytest.fixture(scope="module")
+def xss_runs(tiny):
+    return [run_to_end(tiny, prompt=p, max_new_tokens=3) for p in XSS]
+
+
+def test_chips_escape_the_prompt(xss_runs):
+    for run, prompt in zip(xss_runs, XSS):
+        html = chips_html(run)
+        assert "<script" not in html and "<img" not in html
+        shown = "".join(p.label for p in run.prompt)
+        assert shown == prompt  # the chips spell the prompt exactly, token by token
+        assert "&lt;" in html
+
+
+def test_chip_states_follow_the_steps(xss_runs):
+    run = xss_runs[0]
+    before = chips_html(run, upto_step=-1)
+    assert before.count("pd-pending") == run.num_prompt_tokens and "pd-out" not in before
+    after_prefill = chips_html(run, upto_step=0)
+    assert after_prefill.count("pd-in") == run.num_prompt_tokens and "pd-pending" not in after_prefill
+    assert after_prefill.count("pd-out") == 1 and "step 0 ·" in after_prefill
+    assert chips_html(run).count("pd-out") == len(run.tokens)
+    assert chips_html(run, upto_step=1).count("pd-current") == 1
+
+
+def test_markdown_escape_neutralises_markup():
+    for text in XSS + ["[x](javascript:alert(1))", "**bold** $x$ :material/home:"]:
+        escaped = md_escape(text)
+        assert all(f"\\{c}" in escaped for c in "<[*$:" if c in text)
+
+
+def test_byte_pieces_for_chinese(tiny):
+    ids = tiny.tokenizer("今天天气").input_ids
+    pieces = [piece_for(tiny.tokenizer, i) for i in ids]
+    assert len(ids) == 9 and all(p.is_bytes for p in pieces)  # byte-level BPE: 9 tokens, not 4
+    assert bytes.fromhex(" ".join(p.label for p in pieces)).decode() == "今天天气"
+    assert piece_text(pieces[0]) == "0xe4 0xbb"
+
+
+def test_step_table_reproduces_the_worked_example(tiny):
+    run = run_to_end(tiny, prompt="今天天气", max_new_tokens=3)
+    m, L = run.model, run.num_prompt_tokens
+    table = step_table(run.steps, produced_labels(run))
+    assert list(table["step"]) == [0, 1, 2] and list(table["phase"]) == ["prefill", "decode", "decode"]
+    assert table["input [B, T, hidden]"][0] == f"[1, {L}, {m.hidden_size}]"
+    assert table["scores [B, heads, T, C]"][0] == f"[1, {m.num_heads}, {L}, {L}]"
+    assert table["scores [B, heads, T, C]"][1] == f"[1, {m.num_heads}, 1, {L + 1}]"
+    kv = "KV cache [layers, 2, C, kv_heads, head_dim]"
+    assert table[kv][2] == f"[{m.num_layers}, 2, {L + 2}, {m.num_kv_heads}, {m.head_dim}]"
+    assert list(table["token produced"]) == [quoted(piece_text(p)) for p in run.pieces]
+    text = worked_example_md(run)
+    assert f"**{L} tokens**" in text and f"{L}×{L}" in text and f"1×{L + 1}" in text
+    assert f"kv_heads = {m.num_kv_heads}**" in text  # GQA: the source's num_heads would be wrong here

@@ -1,0 +1,50 @@
+"""Token chips as HTML: the prompt's tokens (grey until the prefill step lights them all at
+once), then each generated token with its phase colour, step number and latency.
+
+Every piece of model or user text goes through `html_text`: nothing here can inject markup.
+"""
+from __future__ import annotations
+
+from ui.i18n import t
+from ui.run_state import RunResult
+from ui.text import html_text, visible
+from ui.tokens import Piece
+
+
+def _chip(piece: Piece, phase: str, title: str, meta: str = "", current: bool = False, kind: str = "") -> str:
+    classes = ["pd-chip", f"pd-{phase}"] + ([kind] if kind else []) + (["pd-bytes"] if piece.is_bytes else []) + \
+        (["pd-current"] if current else [])
+    meta_html = f'<span class="pd-meta">{html_text(meta)}</span>' if meta else ""
+    return (f'<span class="{" ".join(classes)}" title="{html_text(title)}">'
+            f'<span class="pd-tok">{html_text(visible(piece.label))}</span>{meta_html}</span>')
+
+
+def chips_html(result: RunResult, upto_step: int | None = None, lang: str = "en") -> str:
+    """All chips of a run as it stood after step `upto_step` (None: everything so far; -1: before
+    the first step, the prompt tokenised but not yet computed)."""
+    prefilled = bool(result.steps) and (upto_step is None or upto_step >= result.steps[0].step)
+    prompt_phase = "prefill" if prefilled else "pending"
+    parts = [_chip(p, prompt_phase, t("chip_prompt_title", lang, i=i, id=p.token_id), kind="pd-in")
+             for i, p in enumerate(result.prompt)]
+    latencies = result.latencies_ms()
+    shown = [(tok, piece, ms) for tok, piece, ms in zip(result.tokens, result.pieces, latencies)
+             if upto_step is None or tok.step <= upto_step]
+    if shown:
+        parts.append('<span class="pd-arrow">→</span>')
+    for tok, piece, ms in shown:
+        meta = t("chip_meta", lang, step=tok.step, ms=ms)
+        title = t("chip_out_title", lang, i=tok.index, id=piece.token_id, phase=t(f"phase_{tok.phase}", lang))
+        parts.append(_chip(piece, tok.phase, title, meta, current=upto_step is not None and tok.step == upto_step,
+                           kind="pd-out"))
+    return f'<div class="pd-chips">{"".join(parts)}</div>'
+
+
+def legend_html(lang: str = "en") -> str:
+    demo = Piece(0, "tok")
+    items = [("pending", "chip_legend_pending"), ("prefill", "chip_legend_prefill"), ("decode", "chip_legend_decode")]
+    return '<div class="pd-legend">' + "".join(
+        f'{_chip(demo, phase, "")} {html_text(t(key, lang))}' for phase, key in items) + "</div>"
+
+
+def output_html(text: str) -> str:
+    return f'<div class="pd-output">{html_text(text)}</div>'

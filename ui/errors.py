@@ -1,0 +1,42 @@
+"""Errors shown in the page, never as tracebacks: the engine's ValueErrors are written for users;
+anything else gets a short message here and its traceback in the server log."""
+from __future__ import annotations
+
+import logging
+from contextlib import contextmanager
+from typing import Iterator
+
+import streamlit as st
+
+from ui.i18n import t
+from ui.text import md_escape
+
+log = logging.getLogger("pdlab.ui")
+
+
+def error_message(exc: BaseException, lang: str) -> str:
+    """A short message for the page; the traceback of anything unexpected goes to the server log."""
+    if isinstance(exc, ValueError):
+        return t("err_input", lang, msg=str(exc))
+    log.error("unexpected error in the app", exc_info=exc)
+    return t("err_unexpected", lang, kind=type(exc).__name__)
+
+
+def show_message(message: str) -> None:
+    st.error(md_escape(message), icon=":material/error:")  # messages quote user input: keep it literal
+
+
+def show_error(exc: BaseException, lang: str) -> str:
+    message = error_message(exc, lang)
+    show_message(message)
+    return message
+
+
+@contextmanager
+def shown_errors(lang: str) -> Iterator[None]:
+    """with shown_errors(lang): ...  Streamlit's own control flow (reruns, stop) passes through:
+    it derives from BaseException, not Exception."""
+    try:
+        yield
+    except Exception as exc:  # noqa: BLE001 - the point is that nothing reaches the user raw
+        show_error(exc, lang)

@@ -1,0 +1,123 @@
+"""What one playground run keeps in `st.session_state`: plain records, never tensors or models.
+
+The engine's own records (StepRecord, TokenEvent, RequestRecord) are kept as they are, with the
+captured attention moved out of the StepRecords into float16 numpy arrays.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+import numpy as np
+import torch
+
+from engine import EngineConfig, SamplingParams
+from engine.metrics import RequestMetrics
+from engine.trace import RequestRecord, StepRecord, TokenEvent
+from ui.tokens import Piece
+
+CAPTURE_BYTES = 24 << 20  # attention kept per run: enough for every layer of a few-hundred-token prompt
+
+
+class RunStatus(str, Enum):
+    RUNNING = "running"
+    DONE = "done"
+    STOPPED = "stopped"  # interrupted by Stop (or any rerun) before it finished
+    FAILED = "failed"
+
+
+@dataclass
+class RunSettings:
+    """Everything the controls set for one run."""
+    prompt: str
+    chat: bool = False
+    max_new_tokens: int = 32
+    temperature: float = 0.0
+    top_k: int = 0
+    top_p: float = 1.0
+    seed: int | None = None
+    attention: str = "sdpa"
+    kv_cache: bool = True
+    probe_memory: bool = True
+
+    def sampling(self) -> SamplingParams:
+        return SamplingParams(max_new_tokens=int(self.max_new_tokens), temperature=float(self.temperature),
+                              top_k=int(self.top_k), top_p=float(self.top_p), seed=self.seed)
+
+    def engine_config(self) -> EngineConfig:
+        # kv_cache_bytes=0: the pool holds exactly one max-length sequence, all a single prompt needs
+        return EngineConfig(attention=self.attention, kv_cache=self.kv_cache, kv_cache_bytes=0,
+                            probe_memory=self.probe_memory, capture_attention=self.attention == "eager",
+                            capture_max_bytes=CAPTURE_BYTES)
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    """The model's numbers the page shows (formulas, shapes), detached from the weights."""
+    name: str
+    source: str
+    num_layers: int
+    hidden_size: int
+    num_heads: int
+    num_kv_heads: int
+    head_dim: int
+    vocab_size: int
+    max_position: int
+    num_params: int
+    weight_bytes: int
+    dtype: str
+    elem_bytes: int
+    device: str
+
+    @property
+    def kv_bytes_per_token(self) -> int:
+        return 2 * self.num_layers * self.num_kv_heads * self.head_dim * self.elem_bytes
+
+    @classmethod
+    def from_bundle(cls, bundle) -> "ModelInfo":
+        model, c = bundle.model, bundle.model.config
+        return cls(name=bundle.name, source=bundle.source, num_layers=c.num_layers, hidden_size=c.hidden_size,
+                   num_heads=c.num_heads, num_kv_heads=c.num_kv_heads, head_dim=c.head_dim,
+                   vocab_size=c.vocab_size, max_position=c.max_position, num_params=c.num_params,
+                   weight_bytes=model.weight_bytes, dtype=str(model.dtype).removeprefix("torch."),
+                   elem_bytes=torch.empty((), dtype=model.dtype).element_size(), device=str(model.device))
+
+
+@dataclass
+class RunResult:
+    settings: RunSettings
+    model: ModelInfo
+    block_size: int
+    prompt: list[Piece]
+    arrival: float
+    steps: list[StepRecord] = field(default_factory=list)
+    tokens: list[TokenEvent] = field(default_factory=list)
+    pieces: list[Piece] = field(default_factory=list)  # one per output token
+    attention: list[dict[int, np.ndarray]] = field(default_factory=list)  # per step: layer -> (H, rows, C)
+    request: RequestRecord | None = None
+    status: RunStatus = RunStatus.RUNNING
+    error: str | None = None
+
+    @property
+    def num_prompt_tokens(self) -> int:
+        return len(self.prompt)
+
+    @property
+    def text(self) -> str:
+        return self.request.text if self.request else "".join(t.text for t in self.tokens)
+
+    @property
+    def metrics(self) -> RequestMetrics | None:
+        """TTFT, TPOT, ITL, E2E from the tokens so far (a stopped run has metrics too)."""
+        if not self.tokens:
+            return None
+        return RequestMetrics.from_times(self.arrival, [t.time for t in self.tokens])
+
+    @property
+    def has_attention(self) -> bool:
+        return any(self.attention)
+
+    def latencies_ms(self) -> list[float]:
+        """Per output token: TTFT for the first, then the gap since the previous one (ITL)."""
+        times = [self.arrival] + [t.time for t in self.tokens]
+        return [(b - a) * 1e3 for a, b in zip(times, times[1:])]

@@ -1,0 +1,65 @@
+"""Drive one playground run through the engine, step by step, recording into a RunResult.
+
+No Streamlit here: the page consumes `run_steps` and redraws after each step. One process-wide
+lock serialises engine steps across browser sessions: the weights are shared and read-only, and
+on a small CPU two forwards at once only fight over the same cores.
+"""
+from __future__ import annotations
+
+import threading
+from typing import Iterator
+
+import numpy as np
+
+from engine import Engine, EngineEvent
+from engine.trace import StepRecord
+from ui.run_state import ModelInfo, RunResult, RunSettings, RunStatus
+from ui.tokens import piece_for, pieces_for
+
+
+def start_run(bundle, settings: RunSettings) -> tuple[Engine, RunResult]:
+    """A fresh engine with the request added. Bad input raises ValueError with a readable message."""
+    sampling = settings.sampling()
+    engine = Engine(bundle.model, bundle.tokenizer, settings.engine_config(), name=bundle.name)
+    seq = engine.add_request(settings.prompt, sampling, chat=settings.chat)
+    result = RunResult(settings=settings, model=ModelInfo.from_bundle(bundle), block_size=engine.config.block_size,
+                       prompt=pieces_for(bundle.tokenizer, seq.prompt_token_ids), arrival=seq.arrival_time)
+    return engine, result
+
+
+def run_steps(engine: Engine, result: RunResult, lock: threading.Lock | None = None) -> Iterator[EngineEvent]:
+    """Step until the request finishes, recording each step into `result` before yielding it."""
+    while engine.has_unfinished:
+        if lock is None:
+            event = engine.step()
+        else:
+            with lock:
+                event = engine.step()
+        record_event(result, event, engine.tokenizer)
+        yield event
+    result.status = RunStatus.DONE
+
+
+def record_event(result: RunResult, event: EngineEvent, tokenizer) -> None:
+    if event.step is not None:
+        result.attention.append(_detach_attention(event.step))
+        result.steps.append(event.step)
+    for tok in event.tokens:
+        result.tokens.append(tok)
+        result.pieces.append(piece_for(tokenizer, tok.token_id))
+    if event.finished:
+        result.request = event.finished[0]
+
+
+def _detach_attention(step: StepRecord) -> dict[int, np.ndarray]:
+    """Move captured probabilities out of the record, as (heads, rows, C) float16 numpy arrays.
+
+    A decode step that recomputed the whole context (KV cache off) captured C rows; only the
+    last one is the new token's, the row the heatmap appends.
+    """
+    captured, step.attention = step.attention, None
+    if not captured:
+        return {}
+    seq = step.seqs[0]
+    keep_last = seq.phase == "decode" and seq.num_tokens > 1
+    return {layer: (p[:, -1:, :] if keep_last else p).numpy() for layer, p in captured.items()}

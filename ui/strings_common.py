@@ -1,0 +1,49 @@
+"""Strings shared by every page: sidebar, model loading, errors, phases, axes. {key: (en, zh)}."""
+STRINGS: dict[str, tuple[str, str]] = {
+    "lang_label": ("Language", "语言"),
+    "nav_playground": ("Playground", "演练场"),
+    "model_header": ("Model", "模型"),
+    "model_label": ("Model", "模型"),
+    "model_help": ("Pick the bundled model, or type a local folder (config.json + *.safetensors) or a Hugging Face "
+                   "hub id such as org/name and press Enter.",
+                   "选择内置模型，或输入本地文件夹（含 config.json 与 *.safetensors）或 Hugging Face Hub 的 "
+                   "org/name 形式的 id，然后按回车。"),
+    "model_caption": ("Local folders and hub ids can be typed in. Hub ids need internet: offline they fail with "
+                      "a message, and the bundled model always works.",
+                      "可以直接输入本地文件夹或 Hub id。Hub id 需要联网：离线时会给出提示，内置模型始终可用。"),
+    "dtype_label": ("dtype", "数据类型"),
+    "dtype_help": ("Weights and KV cache precision. float32 matches Hugging Face to 1e-4; bfloat16 halves the KV "
+                   "bytes per token.", "权重与 KV 缓存的精度。float32 与 Hugging Face 的误差在 1e-4 以内；"
+                   "bfloat16 让每个 token 的 KV 字节数减半。"),
+    "device_label": ("Device", "设备"),
+    "loading_model": ("Loading model {spec}…", "正在加载模型 {spec}…"),
+    "loading_start": ("Starting", "开始"),
+    "loading_failed": ("The model could not be loaded", "模型加载失败"),
+    "model_summary": ("**{name}** · {layers} layers · hidden {hidden} · {heads} heads · {kv_heads} KV heads · "
+                      "head_dim {head_dim} · {params:.0f} M parameters ({weights}) · context {ctx} · {dtype} on "
+                      "{device}",
+                      "**{name}** · {layers} 层 · hidden {hidden} · {heads} 个注意力头 · {kv_heads} 个 KV 头 · "
+                      "head_dim {head_dim} · {params:.0f} M 参数（{weights}）· 上下文 {ctx} · {dtype} / {device}"),
+    "err_input": ("Cannot run this: {msg}", "无法运行：{msg}"),
+    "err_unexpected": ("Something went wrong inside the app ({kind}). The details are in the server log; "
+                       "try again or change the settings.",
+                       "应用内部出错（{kind}）。详细信息已写入服务器日志；请重试或修改设置。"),
+    "phase_prefill": ("prefill", "预填充"),
+    "phase_decode": ("decode", "解码"),
+    "phase_mixed": ("mixed", "混合"),
+    "phase_pending": ("not yet computed", "尚未计算"),
+    "axis_step": ("engine step", "引擎步"),
+    "axis_tokens": ("tokens", "token 数"),
+    "axis_blocks": ("blocks", "块数"),
+    "axis_mib": ("MiB", "MiB"),
+    "axis_kib_layer": ("KiB per layer", "每层 KiB"),
+    "axis_ms": ("time (ms)", "时间（毫秒）"),
+    "axis_output_token": ("output token (#)", "输出 token（序号）"),
+    "axis_elements": ("elements", "元素"),
+    "axis_probability": ("probability", "概率"),
+    "axis_key": ("key position: token", "键位置：token"),
+    "axis_query": ("query position: token", "查询位置：token"),
+    "finish_eos": ("end-of-sequence token", "结束符（EOS）"),
+    "finish_length": ("max_new_tokens reached", "达到 max_new_tokens"),
+    "finish_none": ("—", "—"),
+}

@@ -1,0 +1,33 @@
+"""Colours and one shared Plotly layout, so every chart in the app reads the same way."""
+from __future__ import annotations
+
+import plotly.graph_objects as go
+
+PHASE_COLORS = {"prefill": "#7c3aed", "decode": "#0d9488", "mixed": "#d97706", "pending": "#94a3b8"}
+MATRIX_COLORS = {"q": "#2563eb", "k": "#ea580c", "scores": "#7c3aed", "v": "#16a34a", "out": "#0891b2"}
+EXTRA_COLORS = {"line": "#334155", "blocks": "#ea580c", "kv": "#2563eb"}
+KIB = 1024
+MIB = 1024 * 1024
+
+
+def style(fig: go.Figure, title: str, x_title: str, y_title: str, height: int = 380) -> go.Figure:
+    """Title, axis titles and a legend under the plot: every chart gets all three."""
+    fig.update_layout(
+        title=dict(text=title, x=0, xanchor="left"),
+        xaxis_title=x_title,
+        yaxis_title=y_title,
+        showlegend=True,
+        legend=dict(orientation="h", yanchor="top", y=-0.22, x=0, xanchor="left"),
+        height=height,
+        margin=dict(l=60, r=60, t=60, b=90),
+        template="plotly_white",
+    )
+    return fig
+
+
+def fmt_bytes(num: float) -> str:
+    """1536 -> '1.5 KiB'. Binary units, as memory is counted."""
+    for unit, size in (("GiB", 1024**3), ("MiB", MIB), ("KiB", KIB)):
+        if abs(num) >= size:
+            return f"{num / size:.1f} {unit}"
+    return f"{int(num)} B"

@@ -1,0 +1,49 @@
+"""How one token is labelled on a chip: its text, or its raw bytes when it is only part of a
+UTF-8 character (byte-level BPE splits 「今」 over several tokens)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+from engine.detokenizer import token_piece
+
+
+@dataclass(frozen=True)
+class Piece:
+    token_id: int
+    label: str  # what the chip shows
+    is_bytes: bool = False  # label is hex bytes of an incomplete character
+
+
+@lru_cache(maxsize=1)
+def _byte_decoder() -> dict[str, int]:
+    """GPT-2's byte <-> printable-character table, inverted: 'Ċ' -> 0x0a, 'ä' -> 0xe4."""
+    printable = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) \
+        + list(range(ord("®"), ord("ÿ") + 1))
+    chars = printable[:]
+    n = 0
+    for b in range(256):
+        if b not in printable:
+            printable.append(b)
+            chars.append(256 + n)
+            n += 1
+    return {chr(c): b for b, c in zip(printable, chars)}
+
+
+def piece_for(tokenizer, token_id: int) -> Piece:
+    text = token_piece(tokenizer, token_id)
+    if "\ufffd" not in tokenizer.decode([token_id], skip_special_tokens=False):
+        return Piece(token_id, text)
+    table = _byte_decoder()
+    if text and all(c in table for c in text):
+        return Piece(token_id, " ".join(f"{table[c]:02x}" for c in text), is_bytes=True)
+    return Piece(token_id, text, is_bytes=True)  # another tokenizer family: show its own spelling
+
+
+def piece_text(piece: Piece) -> str:
+    """A piece for running text and tables: byte pieces as 0x.. so they read as bytes."""
+    return " ".join(f"0x{b}" for b in piece.label.split()) if piece.is_bytes else piece.label
+
+
+def pieces_for(tokenizer, token_ids: list[int]) -> list[Piece]:
+    return [piece_for(tokenizer, t) for t in token_ids]
