@@ -3,8 +3,9 @@ each beside the floors computed from this machine's measured ceilings.
 
     .venv/bin/python bench/decode.py [--repeats 3] [--new-tokens 64] [--profile]
 
-Prefill floor = FLOPs / measured GEMM rate; decode floor = (weights + KV bytes) / measured read
-bandwidth. Timings are medians of interleaved repeats (ours, HF, ours, HF, ...).
+Floor = the roofline: max(FLOPs / measured GEMM rate, bytes moved / measured read bandwidth),
+where bytes are the weights plus the KV cache read and written (engine/costmodel.py). Timings are
+medians of interleaved repeats (ours, HF, ours, HF, ...).
 """
 from __future__ import annotations
 
@@ -68,6 +69,11 @@ def hf(model, ids: list[int], new_tokens: int, pad_id: int) -> tuple[float, floa
     return ttft, (t[-1] - t[0]) * 1e3 / (len(t) - 1) if len(t) > 1 else 0.0
 
 
+def floor_ms(cost, ceil) -> float:
+    """The roofline floor of one step: whichever of compute and memory traffic takes longer."""
+    return max(cost.flops / ceil.gemm_gflops, cost.bytes_moved / ceil.read_gbs) / 1e6
+
+
 def median_pairs(runs: list[tuple[float, float]]) -> tuple[float, float]:
     return statistics.median(r[0] for r in runs), statistics.median(r[1] for r in runs)
 
@@ -94,7 +100,7 @@ def main() -> None:
     pad = bundle.tokenizer.eos_token_id
     ceil = measure_ceilings()
     c = bundle.model.config
-    weights = layer_weight_bytes(c, 4)
+    weights = layer_weight_bytes(c, 4)  # what every step reads, for the header line
     kv_token = c.kv_bytes_per_token(4)
     print(f"# {bundle.name}, fp32, batch 1, greedy, torch {torch.__version__}, {ceil.describe()}")
     print(f"# weights read per decode step {weights / 1e6:.0f} MB; KV {kv_token / 1e3:.1f} kB per token\n")
@@ -109,11 +115,10 @@ def main() -> None:
             mine.append(ours(bundle, ids, args.new_tokens))
             theirs.append(hf(hf_model, ids, args.new_tokens, pad))
         (m_pre, m_tpot), (h_pre, h_tpot) = median_pairs(mine), median_pairs(theirs)
-        flops = step_cost(c, [SeqWork(L, L)], 4).flops
-        print(row(f"prefill L={L} (TTFT)", m_pre, h_pre, flops / ceil.gemm_gflops / 1e6))
+        print(row(f"prefill L={L} (TTFT)", m_pre, h_pre, floor_ms(step_cost(c, [SeqWork(L, L)], 4), ceil)))
         mid_ctx = L + args.new_tokens // 2  # the average context a decode step reads
         print(row(f"TPOT after L={L}, {args.new_tokens} tokens", m_tpot, h_tpot,
-                  (weights + mid_ctx * kv_token) / ceil.read_gbs / 1e6))
+                  floor_ms(step_cost(c, [SeqWork(1, mid_ctx)], 4), ceil)))
     trace_overhead(bundle, args)
     if args.profile:
         profile_prefill(bundle, max(args.lengths))

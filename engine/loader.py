@@ -130,11 +130,13 @@ def _download_from_hub(repo_id: str, progress: ProgressFn) -> Path:
 
 def _read_safetensors(folder: Path, files: list[Path]) -> dict[str, torch.Tensor]:
     from safetensors import SafetensorError
-    from safetensors.torch import load_file
+    from safetensors.torch import load
     state: dict[str, torch.Tensor] = {}
     for f in files:
         try:
-            state.update(load_file(str(f)))
+            # from bytes, not load_file's memory map: weights then live in ordinary memory, which the
+            # kernel cannot silently drop and re-read from disk in the middle of a decode step
+            state.update(load(f.read_bytes()))
         except (SafetensorError, OSError, RuntimeError, ValueError) as e:
             raise ValueError(f"Weights file {f.name} in {folder} is corrupt or unreadable: {e}") from e
     return state
