@@ -1,4 +1,8 @@
-"""The prefill/decode lab: router and shared frame. Pages live in pages/, building blocks in ui/."""
+"""The prefill/decode lab: router and shared frame.
+
+Pages live in views/ (a folder named pages/ would also be run by Streamlit's legacy multipage
+mode, without this frame), building blocks in ui/.
+"""
 from pathlib import Path
 
 import pandas  # noqa: F401  - imported before plotly: avoids a fresh-server import race
@@ -13,7 +17,7 @@ ROOT = Path(__file__).resolve().parent  # absolute page paths: the app runs from
 st.set_page_config(page_title="The prefill/decode lab", page_icon="⚡", layout="wide")
 inject_css()
 page = st.navigation([
-    st.Page(ROOT / "pages" / "playground.py", title=t("nav_playground"), icon=":material/play_circle:", default=True),
+    st.Page(ROOT / "views" / "playground.py", title=t("nav_playground"), icon=":material/play_circle:", default=True),
 ])
 render_sidebar()
 page.run()

@@ -12,14 +12,10 @@ from ui.run_state import RunStatus
 from ui.theme import MIB
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
-# AppTest re-detects the legacy `pages/` directory before every run and then reruns pages/*.py
-# without app.py (Streamlit's v1 multipage path). An entry script outside the repo root that runs
-# app.py avoids that, so every AppTest run goes through app.py like the real server.
-ENTRY = f"import runpy\nrunpy.run_path({APP!r}, run_name='__main__')\n"
 
 
 def new_app() -> AppTest:
-    return AppTest.from_string(ENTRY, default_timeout=120)
+    return AppTest.from_file(APP, default_timeout=120)
 
 
 @pytest.fixture
