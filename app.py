@@ -18,6 +18,8 @@ st.set_page_config(page_title="The prefill/decode lab", page_icon="⚡", layout=
 inject_css()
 page = st.navigation([
     st.Page(ROOT / "views" / "playground.py", title=t("nav_playground"), icon=":material/play_circle:", default=True),
+    st.Page(ROOT / "views" / "memory.py", title=t("nav_memory"), icon=":material/memory:"),
+    st.Page(ROOT / "views" / "complexity.py", title=t("nav_complexity"), icon=":material/functions:"),
 ])
 render_sidebar()
 page.run()

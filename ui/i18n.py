@@ -9,10 +9,12 @@ and a test checks that every key has both languages.
 from __future__ import annotations
 
 from ui.strings_common import STRINGS as _COMMON
+from ui.strings_complexity import STRINGS as _COMPLEXITY
+from ui.strings_memory import STRINGS as _MEMORY
 from ui.strings_playground import STRINGS as _PLAYGROUND
 
 LANGS = {"en": "English", "zh": "简体中文"}
-STRINGS: dict[str, tuple[str, str]] = {**_COMMON, **_PLAYGROUND}
+STRINGS: dict[str, tuple[str, str]] = {**_COMMON, **_PLAYGROUND, **_MEMORY, **_COMPLEXITY}
 _INDEX = {"en": 0, "zh": 1}
 
 
