@@ -20,6 +20,7 @@ page = st.navigation([
     st.Page(ROOT / "views" / "playground.py", title=t("nav_playground"), icon=":material/play_circle:", default=True),
     st.Page(ROOT / "views" / "memory.py", title=t("nav_memory"), icon=":material/memory:"),
     st.Page(ROOT / "views" / "complexity.py", title=t("nav_complexity"), icon=":material/functions:"),
+    st.Page(ROOT / "views" / "serving.py", title=t("nav_serving"), icon=":material/dns:"),
 ])
 render_sidebar()
 page.run()

@@ -31,6 +31,23 @@ def hf_sequential(hf_model, specs: list[RequestSpec], pad: int) -> float:
     return tokens / (time.perf_counter() - start)
 
 
+def hf_static(hf_model, tokenizer, specs: list[RequestSpec], batch: int) -> float:
+    """Output tokens per second of `generate` on batches of `batch` left-padded prompts: each batch
+    runs until its longest request is done, finished rows keep computing padding (static batching
+    as transformers does it); only each request's own tokens are counted."""
+    start, tokens = time.perf_counter(), 0
+    pad = tokenizer.eos_token_id
+    for i in range(0, len(specs), batch):
+        group = specs[i:i + batch]
+        width = max(len(s.prompt_ids) for s in group)
+        ids = torch.tensor([[pad] * (width - len(s.prompt_ids)) + s.prompt_ids for s in group])
+        mask = torch.tensor([[0] * (width - len(s.prompt_ids)) + [1] * len(s.prompt_ids) for s in group])
+        hf_model.generate(ids, attention_mask=mask, max_new_tokens=max(s.max_new_tokens for s in group),
+                          do_sample=False, eos_token_id=None, pad_token_id=pad)
+        tokens += sum(s.max_new_tokens for s in group)
+    return tokens / (time.perf_counter() - start)
+
+
 def hf_continuous(hf_model, specs: list[RequestSpec]) -> float | str:
     """Output tokens per second of transformers' own continuous batching manager."""
     from transformers import GenerationConfig
@@ -67,6 +84,8 @@ def throughput_table(bundle, hf_model, args) -> None:
           f"batch limit {args.batch}\n")
     results = {
         "HF generate, one request at a time": hf_sequential(hf_model, specs, bundle.tokenizer.eos_token_id),
+        f"HF generate, static batches of {args.batch} (left-padded)": hf_static(hf_model, bundle.tokenizer, specs,
+                                                                               args.batch),
         "HF continuous batching (init_continuous_batching)": hf_continuous(hf_model, specs),
     }
     for name, cfg in [("ours: sequential", dict(policy="sequential")),

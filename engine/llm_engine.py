@@ -59,7 +59,7 @@ class EngineConfig:
 
 @dataclass
 class EngineEvent:
-    """What generate() yields: a finished step and the tokens it produced."""
+    """What stream() yields after each step: its record, the tokens it produced, the requests it finished."""
     step: StepRecord | None
     tokens: list[TokenEvent] = field(default_factory=list)
     finished: list[RequestRecord] = field(default_factory=list)
@@ -76,9 +76,10 @@ class Engine:
         budget_blocks = config.kv_cache_bytes // (mc.kv_bytes_per_token(self._elem_bytes) * config.block_size)
         num_blocks = max(budget_blocks, -(-self.max_model_len // config.block_size))
         self.kv = KVCache(mc, num_blocks, config.block_size, model.dtype, model.device)
-        self.scheduler = Scheduler(SchedulerConfig(config.max_num_seqs, config.max_num_batched_tokens,
-                                                   config.chunked_prefill, config.kv_cache, config.policy,
-                                                   config.prefix_caching), self.kv.pool)
+        self.scheduler = Scheduler(SchedulerConfig(
+            max_num_seqs=config.max_num_seqs, max_num_batched_tokens=config.max_num_batched_tokens,
+            chunked_prefill=config.chunked_prefill, kv_cache=config.kv_cache, policy=config.policy,
+            prefix_caching=config.prefix_caching), self.kv.pool)
         self.runner = ModelRunner(model, self.kv, config.attention)
         self.sampler = Sampler()
         self.eos_ids = set(mc.eos_token_ids) | ({tokenizer.eos_token_id} if tokenizer.eos_token_id is not None else set())

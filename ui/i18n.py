@@ -12,9 +12,10 @@ from ui.strings_common import STRINGS as _COMMON
 from ui.strings_complexity import STRINGS as _COMPLEXITY
 from ui.strings_memory import STRINGS as _MEMORY
 from ui.strings_playground import STRINGS as _PLAYGROUND
+from ui.strings_serving import STRINGS as _SERVING
 
 LANGS = {"en": "English", "zh": "简体中文"}
-STRINGS: dict[str, tuple[str, str]] = {**_COMMON, **_PLAYGROUND, **_MEMORY, **_COMPLEXITY}
+STRINGS: dict[str, tuple[str, str]] = {**_COMMON, **_PLAYGROUND, **_MEMORY, **_COMPLEXITY, **_SERVING}
 _INDEX = {"en": 0, "zh": 1}
 
 
