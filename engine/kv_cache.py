@@ -157,17 +157,6 @@ class KVCache:
         self.k_layers = [self.data[i, 0].unsqueeze(0) for i in range(config.num_layers)]
         self.v_layers = [self.data[i, 1].unsqueeze(0) for i in range(config.num_layers)]
 
-    @classmethod
-    def for_budget(cls, config: ModelConfig, budget_bytes: int, block_size: int, dtype: torch.dtype,
-                   device: str | torch.device) -> "KVCache":
-        per_block = config.kv_bytes_per_token(torch.empty((), dtype=dtype).element_size()) * block_size
-        num_blocks = max(1, budget_bytes // per_block)
-        return cls(config, num_blocks, block_size, dtype, device)
-
-    @property
-    def capacity_tokens(self) -> int:
-        return self.pool.num_blocks * self.block_size
-
     def slots(self, block_table: list[int], start: int, end: int) -> torch.Tensor:
         """Slot indices of token positions start..end-1 of a sequence with this block table."""
         pos = torch.arange(start, end)
