@@ -61,6 +61,20 @@ def chinese(page) -> None:
     print("wrote", OUT / "playground-zh.png")
 
 
+def complexity(page, port: int) -> None:
+    """The complexity lab: a cache on/off comparison (L = 32, N = 64), then each tab."""
+    page.set_viewport_size({"width": 1280, "height": 2600})
+    page.goto(f"http://127.0.0.1:{port}/complexity", wait_until="domcontentloaded")
+    page.get_by_role("spinbutton", name="generated tokens N").wait_for(timeout=120_000)
+    page.get_by_role("spinbutton", name="generated tokens N").fill("64")
+    page.keyboard.press("Tab")
+    click_and_wait(page, page.get_by_role("button", name="Run cache on vs off"), 600_000)
+    for tab, name in [("Cache on vs off (C13, C14)", "complexity.png"),
+                      ("Which term dominates (C15)", "complexity-dominance.png"),
+                      ("Worked example (C12)", "complexity-worked.png")]:
+        shoot_tab(page, tab, name)
+
+
 def main() -> int:
     from playwright.sync_api import sync_playwright
     OUT.mkdir(parents=True, exist_ok=True)
@@ -76,6 +90,7 @@ def main() -> int:
             worked_example(page)
             page.set_viewport_size({"width": 1280, "height": 1300})
             chinese(page)
+            complexity(page, port)
             browser.close()
     finally:
         stop_app(proc)
