@@ -75,6 +75,25 @@ def complexity(page, port: int) -> None:
         shoot_tab(page, tab, name)
 
 
+def memory(page, port: int) -> None:
+    """The memory lab: a sweep up to L = 2048 (eager, sdpa, 512-token chunks), then each tab."""
+    page.set_viewport_size({"width": 1280, "height": 2600})
+    page.goto(f"http://127.0.0.1:{port}/memory", wait_until="domcontentloaded")
+    lengths = page.get_by_role("textbox", name="Prompt lengths L")
+    lengths.wait_for(timeout=120_000)
+    lengths.fill("64, 256, 1024, 2048")
+    click_and_wait(page, page.get_by_role("button", name="Run sweep"), 600_000)
+    shoot_tab(page, "Measured sweep", "memory.png")
+    shoot_tab(page, "Will it fit? (C20)", "memory-fit.png")
+    open_tab(page, "Attention heatmaps")
+    click_and_wait(page, page.get_by_role("button", name="Run and capture"), 120_000)
+    click_and_wait(page, page.get_by_text("every layer", exact=True))
+    shoot_tab(page, "Attention heatmaps", "memory-heat.png")
+    open_tab(page, "KV leak (C16)")
+    click_and_wait(page, page.get_by_role("button", name="Run both loops"), 600_000)
+    shoot_tab(page, "KV leak (C16)", "memory-leak.png")
+
+
 def main() -> int:
     from playwright.sync_api import sync_playwright
     OUT.mkdir(parents=True, exist_ok=True)
@@ -91,6 +110,7 @@ def main() -> int:
             page.set_viewport_size({"width": 1280, "height": 1300})
             chinese(page)
             complexity(page, port)
+            memory(page, port)
             browser.close()
     finally:
         stop_app(proc)

@@ -1,0 +1,184 @@
+"""The memory lab page under streamlit.testing's AppTest, on a tiny random model with a 4096-token
+context: the sweep, the predictor, the heatmaps and the leak, checked on the figure JSON."""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from ui.memory_sweep import SweepStatus
+from ui.theme import MIB
+
+APP = str(Path(__file__).resolve().parent.parent / "app.py")
+
+
+@pytest.fixture
+def app(tiny_dirs, monkeypatch) -> AppTest:
+    monkeypatch.setenv("PDLAB_MODEL", str(tiny_dirs["llama-4k"]))
+    at = AppTest.from_file(APP, default_timeout=180)
+    at.run()
+    at.switch_page("views/memory.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def charts(at: AppTest) -> dict[str, dict]:
+    """Every Plotly chart on the page, by title, as the JSON the browser gets."""
+    specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    return {s["layout"]["title"]["text"]: s for s in specs}
+
+
+def chart(at: AppTest, prefix: str) -> dict:
+    return next(spec for title, spec in charts(at).items() if title.startswith(prefix))
+
+
+def trace(spec: dict, name: str) -> dict:
+    return next(d for d in spec["data"] if d.get("name") == name)
+
+
+def table_with(at: AppTest, column: str):
+    """The first table that has this column (AppTest does not expose a dataframe's key)."""
+    return next(d.value for d in at.dataframe if column in d.value.columns)
+
+
+def errors(at: AppTest) -> list[str]:
+    return [re.sub(r"\\(.)", r"\1", e.value) for e in at.error]
+
+
+def test_page_opens_with_four_tabs_and_the_c20_numbers(app):
+    assert app.title[0].value.startswith("Memory lab")
+    assert [t.label for t in app.tabs] == ["Measured sweep", "Will it fit? (C20)", "Attention heatmaps",
+                                           "KV leak (C16)"]
+    shown = {m.label: m.value for m in app.metric}
+    assert shown["Scores, one head"] == "200.0 MB" and shown["Scores, one layer (all heads)"] == "6.4 GB"
+    assert shown["KV cache"] == "5.2 GB" and shown["Weights"] == "13.5 GB"
+    assert any("one head of one layer" in i.value for i in app.info)
+    assert any("24 GB GPU" in w.value and "6.4 GB" in w.value for w in app.warning)
+    fit = table_with(app, "eager (materialised scores)")
+    assert fit.iloc[0]["eager (materialised scores)"].startswith("OOM at attention scores")
+    spec = chart(app, "Predicted prefill peak, LLaMA-7B")
+    assert trace(spec, "attention scores")["x"][0] == pytest.approx(6.4)
+    assert not errors(app) and not app.exception
+
+
+def test_predictor_follows_its_controls(app):
+    at = app.selectbox(key="mem_fit_model").set_value("__loaded__").run()
+    at = at.number_input(key="mem_fit_L").set_value(100).run()
+    assert not at.exception
+    spec = chart(at, "Predicted prefill peak, ")
+    assert "L = 100," in spec["layout"]["title"]["text"]
+    assert at.metric[0].value == "20.0 kB"  # 100 × 100 × 2 bytes, one head
+    assert any("No GPU size here shows C20's trap" in c.value for c in at.caption)
+    at = at.selectbox(key="mem_fit_dtype").set_value("float32").run()
+    assert at.metric[0].value == "40.0 kB"
+
+
+def test_sweep_shows_progress_and_matches_the_formula(app):
+    app.session_state["mem_lengths"] = "64, 1024, 2048"
+    app.session_state["mem_chunks"] = "512"
+    at = app.button(key="mem_run_sweep").click().run()
+    assert not at.exception and not errors(at)
+    result = at.session_state["mem_sweep"]
+    assert result.status == SweepStatus.DONE and len(result.points) == 3 * 2 + 2 * 2
+    assert any(s.label.startswith("Measured 10 prefills") for s in at.status)
+    assert any(p.proto.value == 100 for p in at.progress)  # the progress bar ran to the end
+    peak = chart(at, "Prefill peak above baseline")
+    eager = trace(peak, "measured peak: eager")
+    measured = {p.prompt_len: p for p in result.points if p.backend == "eager" and p.chunk is None}
+    assert eager["y"] == pytest.approx([measured[L].peak_bytes / MIB for L in (64, 1024, 2048)])
+    diff = chart(at, "Eager minus sdpa peak")
+    bars = trace(diff, "measured eager − sdpa (label: ÷ formula)")
+    formula = trace(diff, "formula: heads × L × L × bytes (one layer's scores)")
+    assert bars["y"][-1] == pytest.approx(formula["y"][-1], rel=0.10)  # within 10 % at L = 2048
+    table = table_with(at, "eager − sdpa (MiB)")
+    assert list(table["L"]) == [64, 1024, 2048]
+    assert any("L = 2048" in m.value and "within 10 %" in m.value for m in at.markdown)
+    assert chart(at, "Memory at the prefill peak")["layout"]["barmode"] == "stack"
+
+
+@pytest.mark.parametrize("field, value, expected", [
+    ("mem_lengths", "64, lots", "whole numbers"),
+    ("mem_lengths", "0", "positive"),
+    ("mem_lengths", "99999", "longer than this model's context"),
+    ("mem_chunks", "-5", "positive"),
+    ("mem_backends", [], "at least one attention backend"),
+])
+def test_bad_sweep_input_gets_a_message(app, field, value, expected):
+    app.session_state[field] = value
+    at = app.button(key="mem_run_sweep").click().run()
+    assert not at.exception and any(expected in e for e in errors(at)), errors(at)
+    at.session_state["mem_lengths"], at.session_state["mem_chunks"] = "64", ""
+    at.session_state["mem_backends"] = ["sdpa"]
+    at = at.button(key="mem_run_sweep").click().run()  # and the page keeps working
+    assert not at.exception and not errors(at) and at.session_state["mem_sweep"].status == SweepStatus.DONE
+
+
+def test_interrupted_sweep_is_marked_stopped(app):
+    app.session_state["mem_lengths"] = "64"
+    at = app.button(key="mem_run_sweep").click().run()
+    at.session_state["mem_sweep"].status = SweepStatus.RUNNING  # as if a click cut the script short
+    at = at.run()
+    assert at.session_state["mem_sweep"].status == SweepStatus.STOPPED
+    assert any("stopped after 2 of 2" in w.value for w in at.warning)
+
+
+def test_heatmaps_one_head_mean_and_every_layer(app):
+    at = app.button(key="mem_heat_run").click().run()
+    assert not at.exception and not errors(at)
+    result = at.session_state["mem_heat_result"]
+    rows = result.num_prompt_tokens + len(result.tokens) - 1
+    spec = chart(at, "Attention probabilities, layer 1, head 0")
+    assert len(spec["data"][0]["y"]) == rows
+    assert [b.label for b in at.get("download_button")][-2:] == ["Download PNG", "Download CSV"]
+    at = at.segmented_control(key="mem_heat_mode").set_value("mean").run()
+    assert "Attention probabilities, layer 1, mean over 4 heads" in charts(at)
+    at = at.segmented_control(key="mem_heat_mode").set_value("layers").run()
+    grid = chart(at, "Attention probabilities, mean over heads, 2 layers")
+    assert len([d for d in grid["data"] if d["type"] == "heatmap"]) == 2
+    assert not at.exception
+
+
+def test_heatmap_bad_prompt_gets_a_message(app):
+    app.session_state["mem_heat_prompt"] = "   "
+    at = app.button(key="mem_heat_run").click().run()
+    assert not at.exception and any("The prompt is empty" in e for e in errors(at)), errors(at)
+
+
+def test_leak_grows_for_the_naive_loop_only(app):
+    app.session_state["mem_leak_n"] = 4
+    app.session_state["mem_leak_new"] = 3
+    at = app.button(key="mem_leak_run").click().run()
+    assert not at.exception and not errors(at)
+    spec = chart(at, "Memory left behind after each request")
+    naive = trace(spec, "naive HF loop (cache never released)")["y"]
+    assert len(naive) == 4 and all(b > a for a, b in zip(naive, naive[1:]))
+    assert trace(spec, "engine (blocks freed)")["y"] == [0, 0, 0, 0]
+    assert "Time per generated token, request by request" in charts(at)
+    assert {m.label: m.value for m in at.metric}["Engine after 4 requests"] == "0 B"
+    kv = at.session_state["mem_leak"].kv_bytes_per_token
+    assert kv == 2 * 2 * 2 * 16 * 4  # layers, K and V, kv_heads, head_dim, float32
+    assert any("Memory is where the leak shows" in m.value and "512 B here" in m.value for m in at.markdown)
+
+
+def test_chinese(app):
+    app.sidebar.radio(key="lang").set_value("zh")
+    at = app.run()
+    assert at.title[0].value.startswith("显存实验室")
+    assert [t.label for t in at.tabs][:2] == ["实测扫描", "放得下吗？（C20）"]
+    assert "预测的预填充峰值，LLaMA-7B，L = 10,000，每个值 2 字节" in charts(at)
+    at.session_state["mem_lengths"] = "abc"
+    at = at.button(key="mem_run_sweep").click().run()
+    assert any("必须是用逗号分隔的整数" in e for e in errors(at)) and not at.exception
+
+
+def test_predictor_works_when_no_model_loads(monkeypatch, tmp_path):
+    monkeypatch.setenv("PDLAB_MODEL", str(tmp_path / "no-such-model"))
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.run()
+    at.switch_page("views/memory.py").run()
+    assert not at.exception and any("not found" in e for e in errors(at)), errors(at)
+    assert "Predicted prefill peak, LLaMA-7B, L = 10,000, 2 bytes per value" in charts(at)
+    assert sum("pick one that loads in the sidebar" in i.value for i in at.info) == 3

@@ -1,0 +1,89 @@
+"""The memory lab in Chromium (Playwright, the system browser) on the bundled model: a small sweep
+with its progress seen while it runs, the predictor, and a heatmap downloaded as PNG and CSV.
+Screenshots land in test-artifacts/."""
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.browser_utils import (CHROMIUM, click_and_wait, exception_boxes, free_port, launch_chromium, open_tab,
+                                 start_app, stop_app, wait_healthy, wait_idle)
+
+ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
+
+if not Path(CHROMIUM).exists():
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"{CHROMIUM} is missing; CI must install Debian's chromium", pytrace=False)
+    pytest.skip(f"{CHROMIUM} not installed (the browser tests run in CI)", allow_module_level=True)
+
+sync_api = pytest.importorskip("playwright.sync_api")
+
+# Records every progress text the page shows, so a fast sweep is still seen running.
+PROGRESS_OBSERVER_JS = """() => {
+  window.__progress = [];
+  const look = () => document.querySelectorAll('[data-testid="stProgress"]').forEach(el => {
+    const text = el.innerText.trim();
+    if (text && !window.__progress.includes(text)) window.__progress.push(text);
+  });
+  new MutationObserver(look).observe(document.body, {childList: true, subtree: true, characterData: true});
+}"""
+
+
+@pytest.fixture(scope="module")
+def server(bundled_dir):
+    ARTIFACTS.mkdir(exist_ok=True)
+    port = free_port()
+    proc = start_app(port, env={"PDLAB_MODEL": "bundled"}, log_path=ARTIFACTS / "browser-memory-server.log")
+    try:
+        wait_healthy(port, proc)
+        yield port
+    finally:
+        stop_app(proc)
+
+
+@pytest.fixture
+def page(server, request):
+    with sync_api.sync_playwright() as p:
+        browser = launch_chromium(p)
+        pg = browser.new_page(viewport={"width": 1400, "height": 2400}, accept_downloads=True)
+        pg.goto(f"http://127.0.0.1:{server}/memory", wait_until="domcontentloaded")
+        pg.get_by_role("tab", name="Measured sweep").wait_for(timeout=180_000)
+        wait_idle(pg, 180_000)
+        yield pg
+        pg.screenshot(path=str(ARTIFACTS / f"memory_{request.node.name}.png"))
+        browser.close()
+
+
+def test_small_sweep_shows_progress_then_the_charts(page):
+    page.evaluate(PROGRESS_OBSERVER_JS)
+    page.get_by_role("textbox", name="Prompt lengths L").fill("64, 256")
+    page.get_by_role("textbox", name="Chunk sizes").fill("")
+    click_and_wait(page, page.get_by_role("button", name="Run sweep"), 180_000)
+    seen = page.evaluate("() => window.__progress")
+    assert any(re.search(r"Measuring L = 64, eager \(1/4\)", s) for s in seen), seen
+    assert page.get_by_text(re.compile(r"Measured 4 prefills in \d+ s")).first.is_visible()
+    panel = page.locator('[data-testid="stTabPanel"]:visible')
+    panel.locator(".js-plotly-plot .main-svg").first.wait_for(timeout=20_000)
+    assert panel.locator('[data-testid="stPlotlyChart"]').count() == 3
+    assert page.get_by_text("Prefill peak above baseline vs prompt length").first.is_visible()
+    assert exception_boxes(page) == 0
+
+
+def test_predictor_and_heatmap_downloads(page):
+    open_tab(page, "Will it fit? (C20)")
+    assert page.get_by_text("C20's trap, on a 24 GB GPU:").first.is_visible()
+    open_tab(page, "Attention heatmaps")
+    click_and_wait(page, page.get_by_role("button", name="Run and capture"), 120_000)
+    panel = page.locator('[data-testid="stTabPanel"]:visible')
+    panel.locator(".js-plotly-plot .main-svg").first.wait_for(timeout=20_000)
+    for label, magic in (("Download PNG", b"\x89PNG"), ("Download CSV", b"query \\ key,0: ")):
+        with page.expect_download() as info:
+            panel.get_by_role("button", name=label).click()
+        data = Path(info.value.path()).read_bytes()
+        assert data.startswith(magic), data[:20]
+    click_and_wait(page, panel.get_by_text("every layer", exact=True))
+    assert page.get_by_text(re.compile(r"mean over heads, 30 layers")).first.is_visible()
+    assert exception_boxes(page) == 0
