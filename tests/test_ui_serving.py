@@ -1,0 +1,239 @@
+"""The serving lab's building blocks on real runs of a tiny model: workloads and their checks,
+engine settings per policy, the timeline segments, the block pool grid, waste, metrics, and the
+figures built from them (their JSON)."""
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from engine import Engine
+from engine.workload import summarize
+from ui.figures_serving import composition_figure, gantt_figure
+from ui.serving_blocks import owner_grid, pool_figure, sampled_steps, waste_series, waste_share
+from ui.serving_metrics import groups, label_group, metrics_table, request_table, same_outputs
+from ui.serving_run import ServingSettings, run_policy
+from ui.serving_timeline import batch_rows, request_segments, step_totals
+from ui.serving_workload import (CUSTOM_ROWS, PARAMS, build_custom, build_preset, check_workload, param_values,
+                                 pool_needs)
+
+HOL = dict(num_streams=3, long_prompt=160, stream_output=10, long_arrival_s=0.0)
+XSS = "<img src=x onerror=alert(1)>"
+
+
+def hol_specs(tokenizer):
+    return build_preset("head-of-line", tokenizer, HOL)
+
+
+@pytest.fixture(scope="module")
+def hol_runs(tiny):
+    specs = hol_specs(tiny.tokenizer)
+    settings = ServingSettings("continuous", "chunked", chunk_budget=32)
+    return [run_policy(tiny, specs, settings, slot) for slot in "ab"]
+
+
+# --- workloads ---------------------------------------------------------------------------------
+def test_presets_build_real_text_requests(tiny):
+    for name in PARAMS:
+        values = {k.removeprefix(f"sv_{name}_"): v for k, v in param_values(name).items()}
+        if name == "head-of-line":
+            values["long_prompt"] = 200  # the tiny model's context is 512
+        specs = build_preset(name, tiny.tokenizer, values)
+        check_workload(specs, 512)
+        assert specs and all(s.prompt_ids and s.max_new_tokens >= 1 for s in specs)
+    hol = hol_specs(tiny.tokenizer)
+    assert [s.label for s in hol] == ["chat 1", "chat 2", "chat 3", "long prompt"]
+    assert len(hol[-1].prompt_ids) == 160 and "river" in tiny.tokenizer.decode(hol[-1].prompt_ids)
+
+
+def test_full_sizes_are_the_benchmarks():
+    full = param_values("head-of-line", "full")
+    assert full["sv_head-of-line_num_streams"] == 8 and full["sv_head-of-line_long_prompt"] == 2048
+    assert param_values("random-mix", "full")["sv_random-mix_num_requests"] == 32
+    assert isinstance(full["sv_head-of-line_num_streams"], int) and isinstance(
+        full["sv_head-of-line_long_arrival_s"], float)
+
+
+def test_custom_rows_become_requests(tiny):
+    specs = build_custom(CUSTOM_ROWS + [{"label": None, "arrival_s": None, "prompt_tokens": None,
+                                         "output_tokens": None}], tiny.tokenizer)  # a blank row is skipped
+    assert [len(s.prompt_ids) for s in specs] == [r["prompt_tokens"] for r in CUSTOM_ROWS]
+    assert specs[0].prompt_ids != specs[1].prompt_ids[:48]  # each starts further into the text
+    assert pool_needs(specs, 16) == (25, 5 + 6 + 25 + 4)  # ceil((prompt + output) / 16) each
+
+
+@pytest.mark.parametrize("build, expected", [
+    (lambda tok: build_preset("shared-prefix", tok, dict(num_requests=0, system_tokens=8, output=2, gap_s=0)),
+     "The workload has no requests"),
+    (lambda tok: build_preset("random-mix", tok, dict(num_requests=2, prompt_min=50, prompt_max=10, output_min=1,
+                                                      output_max=2, rate_per_s=0, seed=0)),
+     "shortest prompt (50 tokens) is longer than the longest (10)"),
+    (lambda tok: build_custom([{"label": "x", "arrival_s": 0.0, "prompt_tokens": float("nan"),
+                                "output_tokens": 3}], tok), "Request 'x': the prompt length"),
+    (lambda tok: build_custom([{"label": "y", "arrival_s": -1.0, "prompt_tokens": 3, "output_tokens": 3}], tok),
+     "arrival time must be zero or more"),
+    (lambda tok: check_workload(build_custom([], tok), 512), "The workload has no requests"),
+    (lambda tok: check_workload(build_custom([{"label": "big", "arrival_s": 0, "prompt_tokens": 500,
+                                               "output_tokens": 20}], tok), 512), "exceed this model's context"),
+])
+def test_bad_workloads_raise_readable_errors(tiny, build, expected):
+    with pytest.raises(ValueError, match=None) as err:
+        build(tiny.tokenizer)
+    assert expected in str(err.value)
+
+
+# --- settings ----------------------------------------------------------------------------------
+@pytest.mark.parametrize("kwargs, expected", [
+    (dict(chunk_budget=0), "token budget must be at least 1"),
+    (dict(max_num_seqs=0), "batch limit must be at least 1"),
+    (dict(policy_a="fifo"), "Unknown policy 'fifo'"),
+    (dict(pool_blocks=0), "at least 1 block"),
+])
+def test_bad_settings_raise_readable_errors(kwargs, expected):
+    with pytest.raises(ValueError) as err:
+        ServingSettings(**kwargs)
+    assert expected in str(err.value)
+
+
+def test_engine_config_per_policy(tiny):
+    specs = hol_specs(tiny.tokenizer)
+    settings = ServingSettings("continuous", "chunked", chunk_budget=32, block_size=8)
+    per_token = tiny.model.config.kv_bytes_per_token(4)
+    whole, chunked = (settings.engine_config(p, specs, per_token) for p in ("continuous", "chunked"))
+    assert chunked.chunked_prefill and chunked.max_num_batched_tokens == 32
+    assert not whole.chunked_prefill and whole.max_num_batched_tokens >= 176  # a whole prompt fits one step
+    blocks, max_len = settings.pool(specs)
+    assert max_len == 160 + 16 and blocks == pool_needs(specs, 8)[1]
+    assert Engine(tiny.model, tiny.tokenizer, whole).kv.pool.num_blocks == blocks  # exactly the pool we chart
+    with pytest.raises(ValueError, match="cannot hold the longest request"):
+        ServingSettings(pool_blocks=3, block_size=8).pool(specs)
+
+
+# --- timeline ----------------------------------------------------------------------------------
+def test_segments_cover_every_step_of_every_request(hol_runs):
+    for run in hol_runs:
+        segs = request_segments(run.trace, run.labels)
+        stepped = [s for s in segs if s.kind != "waiting"]
+        assert len(stepped) == sum(len(s.seqs) for s in run.trace.steps)
+        for r in run.trace.requests:
+            mine = [s for s in segs if s.seq_id == r.seq_id]
+            decodes = [s for s in mine if s.kind == "decode"]
+            assert len(decodes) == len(r.output_token_ids) - 1  # the first token comes from the prefill
+            assert mine[0].start_s >= -1e-9 and all(a.end_s <= b.start_s + 1e-9 for a, b in zip(mine, mine[1:]))
+    whole, chunked = hol_runs
+    long_id = {label: sid for sid, label in chunked.labels.items()}["long prompt"]
+    chunks = [s for s in request_segments(chunked.trace, chunked.labels) if s.seq_id == long_id and
+              s.kind == "prefill"]
+    assert len(chunks) >= 160 // 32 and sum(c.num_tokens for c in chunks) == 160
+    assert max(s.num_tokens for s in chunked.trace.steps) <= 32
+    assert max(s.num_tokens for s in whole.trace.steps) >= 160
+
+
+def test_batch_rows_and_totals_are_the_step_records(hol_runs):
+    run = hol_runs[1]
+    for i, step in enumerate(run.trace.steps):
+        rows = batch_rows(run.trace, run.labels, i)
+        assert [(r.seq_id, r.phase, r.num_tokens) for r in rows] == [(q.seq_id, q.phase, q.num_tokens)
+                                                                     for q in step.seqs]
+        assert all(r.context_len - r.first_pos == r.num_tokens for r in rows)
+    for totals, step in zip(step_totals(run.trace), run.trace.steps):
+        assert totals.prefill_tokens + totals.decode_tokens == step.num_tokens and totals.num_seqs == len(step.seqs)
+
+
+def test_gantt_and_composition_figures(hol_runs):
+    whole, chunked = hol_runs
+    fig = gantt_figure(chunked.trace, chunked.labels, "t", highlight=2).to_plotly_json()
+    assert fig["layout"]["barmode"] == "overlay" and fig["layout"]["xaxis"]["title"]["text"]
+    assert list(fig["layout"]["yaxis"]["categoryarray"]) == ["chat 1", "chat 2", "chat 3", "long prompt"]
+    assert len(fig["layout"]["shapes"]) == 1
+    comp = composition_figure(chunked.trace, 32, highlight=0).to_plotly_json()
+    names = [d["name"] for d in comp["data"]]
+    assert names == ["decode tokens", "prefill tokens", "token budget (32)", "sequences in the batch (right axis)"]
+    assert comp["layout"]["yaxis"]["title"]["text"] and comp["layout"]["yaxis2"]["title"]["text"]
+
+
+def test_labels_are_escaped_for_plotly(tiny):
+    specs = build_custom([{"label": XSS, "arrival_s": 0.0, "prompt_tokens": 8, "output_tokens": 3},
+                          {"label": XSS, "arrival_s": 0.0, "prompt_tokens": 9, "output_tokens": 3}], tiny.tokenizer)
+    run = run_policy(tiny, specs, ServingSettings(), "a")
+    fig = gantt_figure(run.trace, run.labels, "t").to_plotly_json()
+    rows = list(fig["layout"]["yaxis"]["categoryarray"])
+    assert len(set(rows)) == 2 and all("<img" not in r and "&lt;img" in r for r in rows)  # distinct, escaped
+    legend = [d["name"] for d in pool_figure(run, "p").to_plotly_json()["data"][1:]]
+    assert not any("<img" in n for n in legend)
+
+
+# --- blocks ------------------------------------------------------------------------------------
+def test_owner_grid_matches_block_tables(hol_runs):
+    for run in hol_runs:
+        grid = owner_grid(run.trace)
+        index = {sid: k + 1 for k, sid in enumerate(grid.owners)}
+        for col, step in enumerate(run.trace.steps):
+            assert sum(row[col] != 0 for row in grid.z) == step.kv_blocks
+            for sid, table in step.block_tables.items():
+                assert all(grid.z[b][col] == index[sid] for b in table)  # no sharing without prefix caching
+
+
+def test_sampled_steps_keep_both_ends():
+    assert sampled_steps(5, 10) == [0, 1, 2, 3, 4]
+    cols = sampled_steps(1000, 300)
+    assert cols[0] == 0 and cols[-1] == 999 and len(cols) <= 300 and cols == sorted(set(cols))
+
+
+def test_waste_of_paged_blocks_against_contiguous(hol_runs):
+    run = hol_runs[0]
+    points = waste_series(run)
+    for p, step in zip(points, run.trace.steps):
+        holders = len(step.block_tables)
+        assert p.stored <= p.paged < p.stored + run.block_size * max(holders, 1)  # at most one partial block each
+        assert p.stored <= p.contiguous <= p.contiguous_max
+        assert p.contiguous_max == holders * run.context_len
+    # paging wastes at most a partial block per request; reserving max_model_len wastes most of the pool
+    # (against an exact prompt + max_new_tokens reservation, short outputs can make paging the worse one)
+    shares = {k: waste_share(points, k) for k in ("paged", "contiguous", "contiguous_max")}
+    assert 0 <= shares["paged"] < shares["contiguous_max"] and shares["contiguous"] < shares["contiguous_max"]
+    assert shares["contiguous_max"] > 0.5
+
+
+def test_shared_prefix_blocks_are_shared(tiny):
+    specs = build_preset("shared-prefix", tiny.tokenizer, dict(num_requests=3, system_tokens=64, output=40,
+                                                               gap_s=0.01))
+    run = run_policy(tiny, specs, ServingSettings("prefix", "prefix"), "a")
+    grid = owner_grid(run.trace)
+    assert any(v == len(grid.owners) + 1 for row in grid.z for v in row)
+    assert run.trace.steps[-1].prefix_hit_tokens >= 64
+
+
+def test_a_small_pool_preempts_and_the_timeline_shows_the_wait(tiny):
+    specs = build_custom([{"label": f"r{i}", "arrival_s": 0.0, "prompt_tokens": 40, "output_tokens": 30}
+                          for i in range(4)], tiny.tokenizer)
+    run = run_policy(tiny, specs, ServingSettings(pool_blocks=6, block_size=16), "a")
+    assert run.num_preemptions > 0 and run.num_blocks == 6
+    segs = request_segments(run.trace, run.labels)
+    preempted = [r.seq_id for r in run.trace.requests if r.num_preemptions]
+    for sid in preempted:
+        kinds = [s.kind for s in segs if s.seq_id == sid]
+        assert "waiting" in kinds[kinds.index("decode"):]  # back in the queue after it had started decoding
+    assert max(s.kv_blocks for s in run.trace.steps) <= 6
+
+
+# --- metrics -----------------------------------------------------------------------------------
+def test_metrics_table_is_summarize(hol_runs):
+    table = metrics_table(hol_runs, "chat")
+    a, b = hol_runs
+    chats = [{sid for sid, lb in r.labels.items() if lb.startswith("chat")} for r in hol_runs]
+    sa, sb = summarize(a.trace, chats[0]), summarize(b.trace, chats[1])
+    row = table[(table["metric"] == "ITL (ms)") & (table["percentile"] == "P99")]
+    assert row["A: continuous batching"].item() == pytest.approx(sa["itl_ms"]["p99"])
+    assert row["B: continuous + chunked prefill"].item() == pytest.approx(sb["itl_ms"]["p99"])
+    assert row["B / A"].item() == pytest.approx(sb["itl_ms"]["p99"] / sa["itl_ms"]["p99"])
+    assert len(table) == 13 and not math.isnan(table.iloc[-1]["A: continuous batching"])
+
+
+def test_groups_outputs_and_request_table(hol_runs):
+    assert label_group("chat 12") == "chat" and label_group("long prompt") == "long prompt"
+    assert groups(hol_runs[0].labels) == ["*", "chat", "long prompt"]
+    assert same_outputs(hol_runs) == (4, 4)  # greedy: the policy never changes a request's tokens
+    table = request_table(hol_runs)
+    assert list(table["request"]) == ["chat 1", "chat 2", "chat 3", "long prompt"]
+    assert {"TTFT A (ms)", "TTFT B (ms)", "preempted B", "output text"} <= set(table.columns)
