@@ -94,6 +94,29 @@ def memory(page, port: int) -> None:
     shoot_tab(page, "KV leak (C16)", "memory-leak.png")
 
 
+def serving(page, port: int) -> None:
+    """The serving lab: the head-of-line preset at its interactive size, continuous batching against
+    continuous + chunked prefill; the timeline stopped at a step where a chunk of the long prompt
+    shares the batch with the chats' decodes, then the block pool and the metrics."""
+    import re
+    page.set_viewport_size({"width": 1280, "height": 2600})
+    page.goto(f"http://127.0.0.1:{port}/serving", wait_until="domcontentloaded")
+    run = page.get_by_role("button", name="Run both policies")
+    run.wait_for(timeout=120_000)
+    click_and_wait(page, run, 600_000)
+    click_and_wait(page, page.get_by_text("B: continuous + chunked prefill", exact=True).first)
+    panel = page.locator(TAB_PANEL)
+    for _ in range(80):
+        caption = panel.get_by_text(re.compile(r"^Step \d+ of 0–\d+")).first.inner_text()
+        m = re.search(r"(\d+) decode \+ (\d+) prefill", caption)
+        if m and int(m[1]) >= 4 and int(m[2]) > 0:  # all four chats decode: the prefill is the long prompt's
+            break
+        click_and_wait(page, panel.get_by_role("button", name="Next"))
+    shoot_tab(page, "Timeline", "serving.png")
+    shoot_tab(page, "KV blocks", "serving-blocks.png")
+    shoot_tab(page, "Metrics A vs B", "serving-metrics.png")
+
+
 def main() -> int:
     from playwright.sync_api import sync_playwright
     OUT.mkdir(parents=True, exist_ok=True)
@@ -111,6 +134,7 @@ def main() -> int:
             chinese(page)
             complexity(page, port)
             memory(page, port)
+            serving(page, port)
             browser.close()
     finally:
         stop_app(proc)

@@ -95,7 +95,7 @@ def test_run_two_policies_and_read_every_chart(app):
         assert sum(row[col] != 0 for row in z) == step.kv_blocks
     legend = {d["name"] for d in pool["data"][1:]}
     assert {"free", "chat 1", "long prompt"} <= legend
-    assert "KV slots: stored tokens against reservations" in specs
+    assert "KV slots: stored tokens against what each allocator reserves" in specs
     assert "Latency percentiles, A against B" in specs
 
 

@@ -19,11 +19,11 @@ TOKEN_COLOR = "#1e293b"
 
 
 def legend_below(fig: go.Figure, height: int, rows: int = 1) -> go.Figure:
-    """Put the legend a fixed ~58 px under the plot, with room for `rows` rows of it. The shared
+    """Put the legend a fixed ~70 px under the plot, with room for `rows` rows of it. The shared
     style places it at a fraction of the plot's height, which collides with the axis title on short
     charts and on legends that wrap onto a second row."""
-    bottom = 100 + 30 * (rows - 1)  # generous: a legend that does not fit grows the margin and shrinks the plot
-    fig.update_layout(height=height, margin=dict(b=bottom), legend=dict(y=-58 / max(height - 60 - bottom, 60)))
+    bottom = 110 + 30 * (rows - 1)  # generous: a legend that does not fit grows the margin and shrinks the plot
+    fig.update_layout(height=height, margin=dict(b=bottom), legend=dict(y=-70 / max(height - 60 - bottom, 60)))
     return fig
 
 

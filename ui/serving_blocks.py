@@ -120,7 +120,7 @@ def waste_figure(run: PolicyRun, lang: str = "en") -> go.Figure:
                                  line=dict(color=color, dash=dash, width=3 if attr == "stored" else 2),
                                  visible="legendonly" if attr == "contiguous_max" else True))
     style(fig, t("sv_waste_title", lang), t("axis_step", lang), t("sv_axis_slots", lang))
-    legend_below(fig, 420, rows=2)
+    legend_below(fig, 400)
     fig.update_yaxes(rangemode="tozero")
     return fig
 

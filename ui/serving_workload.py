@@ -33,9 +33,9 @@ PARAMS: dict[str, tuple[Param, ...]] = {
                      Param("stream_output", 32, 96, 1, 1024, 8), Param("long_arrival_s", 0.3, 0.4, 0.0, 30.0, 0.1)),
     "shared-prefix": (Param("num_requests", 6, 8, 0, MAX_REQUESTS), Param("system_tokens", 256, 256, 1, 4096, 16),
                       Param("output", 16, 32, 1, 1024, 8), Param("gap_s", 0.15, 0.15, 0.0, 10.0, 0.05)),
-    "random-mix": (Param("num_requests", 12, 32, 0, MAX_REQUESTS), Param("prompt_min", 32, 32, 1, 8192, 16),
-                   Param("prompt_max", 256, 512, 1, 8192, 16), Param("output_min", 8, 16, 1, 1024, 8),
-                   Param("output_max", 64, 128, 1, 1024, 8), Param("rate_per_s", 0.0, 0.0, 0.0, 100.0, 0.5),
+    "random-mix": (Param("num_requests", 8, 32, 0, MAX_REQUESTS), Param("prompt_min", 32, 32, 1, 8192, 16),
+                   Param("prompt_max", 192, 512, 1, 8192, 16), Param("output_min", 8, 16, 1, 1024, 8),
+                   Param("output_max", 48, 128, 1, 1024, 8), Param("rate_per_s", 0.0, 0.0, 0.0, 100.0, 0.5),
                    Param("seed", 0, 0, 0, 10_000)),
 }
 
