@@ -9,7 +9,7 @@ import pytest
 
 from engine import Engine
 from engine.workload import summarize
-from ui.figures_serving import composition_figure, gantt_figure
+from ui.figures_serving import composition_figure, gantt_figure, mark_step
 from ui.serving_blocks import owner_grid, pool_figure, sampled_steps, waste_series, waste_share
 from ui.serving_metrics import groups, label_group, metrics_table, request_table, same_outputs
 from ui.serving_run import ServingSettings, run_policy
@@ -146,6 +146,11 @@ def test_gantt_and_composition_figures(hol_runs):
     assert fig["layout"]["barmode"] == "overlay" and fig["layout"]["xaxis"]["title"]["text"]
     assert list(fig["layout"]["yaxis"]["categoryarray"]) == ["chat 1", "chat 2", "chat 3", "long prompt"]
     assert len(fig["layout"]["shapes"]) == 1
+    base = gantt_figure(chunked.trace, chunked.labels, "t")
+    marked = mark_step(base, chunked.trace, 3)
+    assert not base.layout.shapes and len(marked.layout.shapes) == 1  # the cached chart stays unmarked
+    first_arrival = min(r.arrival for r in chunked.trace.requests)
+    assert marked.layout.shapes[0].x0 == pytest.approx(chunked.trace.steps[3].start - first_arrival)
     comp = composition_figure(chunked.trace, 32, highlight=0).to_plotly_json()
     names = [d["name"] for d in comp["data"]]
     assert names == ["decode tokens", "prefill tokens", "token budget (32)", "sequences in the batch (right axis)"]

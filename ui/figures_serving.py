@@ -73,12 +73,19 @@ def gantt_figure(trace: Trace, labels: dict[int, str], title: str, lang: str = "
     fig.update_layout(barmode="overlay", bargap=0.1)
     fig.update_yaxes(categoryorder="array", categoryarray=order, autorange="reversed")
     fig.update_xaxes(rangemode="tozero", range=[0, x_max] if x_max else None)
-    if highlight is not None and trace.steps:
-        x0, x1 = step_window(trace, highlight)
-        fig.add_vrect(x0=x0, x1=x1, fillcolor=HIGHLIGHT, opacity=0.35, line_width=1, line_color=HIGHLIGHT,
-                      annotation_text=t("sv_step_mark", lang, step=trace.steps[highlight].step),
-                      annotation_position="outside top")
-    return fig
+    return mark_step(fig, trace, highlight, lang) if highlight is not None and trace.steps else fig
+
+
+def mark_step(fig: go.Figure, trace: Trace, index: int, lang: str = "en") -> go.Figure:
+    """A copy of a timeline with the index-th step marked across every row. Copying a built chart
+    costs a tenth of building it (Plotly validates every bar), which keeps stepping through a
+    full-size run responsive."""
+    out = go.Figure(fig)
+    x0, x1 = step_window(trace, index)
+    out.add_vrect(x0=x0, x1=x1, fillcolor=HIGHLIGHT, opacity=0.35, line_width=1, line_color=HIGHLIGHT,
+                  annotation_text=t("sv_step_mark", lang, step=trace.steps[index].step),
+                  annotation_position="outside top")
+    return out
 
 
 def run_end_s(trace: Trace) -> float:

@@ -17,7 +17,9 @@ from ui.serving_metrics import run_name
 from ui.serving_run import Progress, ServingResult, ServingSettings, ServingStatus, run_policy
 
 RESULT_KEY = "sv_result"
-INSPECTOR_KEYS = ("sv_tl_step", "sv_tl_run", "sv_bk_run", "sv_mx_group")
+# What a new run resets: the inspectors' choices, and the cached timelines (keyed by the id of a
+# trace, which a new trace could reuse once the old one is gone)
+INSPECTOR_KEYS = ("sv_tl_step", "sv_tl_run", "sv_bk_run", "sv_mx_group", "sv_fig_cache")
 REDRAW_S = 0.25  # progress redraws a second at most 4: each one takes CPU from the engine (see ui/live.py)
 
 
@@ -37,7 +39,7 @@ def run_comparison(bundle, specs: list[RequestSpec], settings: ServingSettings, 
     result = ServingResult(model=bundle.name, preset=preset, settings=settings, num_requests=len(specs),
                            kv_bytes_per_token=bundle.model.config.kv_bytes_per_token(bundle.model.dtype.itemsize))
     st.session_state[RESULT_KEY] = result
-    for key in INSPECTOR_KEYS:  # a new run is inspected from its start
+    for key in INSPECTOR_KEYS:
         st.session_state.pop(key, None)
     slot_box = st.empty()
     with slot_box.container(), st.status(t("sv_running", lang, n=len(specs)), expanded=True) as box:

@@ -4,9 +4,10 @@ fragment: stepping through a run or switching what is shown redraws that tab onl
 from __future__ import annotations
 
 import pandas as pd
+import plotly.graph_objects as go
 import streamlit as st
 
-from ui.figures_serving import composition_figure, gantt_figure, run_end_s
+from ui.figures_serving import composition_figure, gantt_figure, mark_step, run_end_s
 from ui.i18n import t
 from ui.serving_blocks import pool_figure, prefix_figure, waste_figure, waste_series, waste_share
 from ui.serving_metrics import (ALL, groups, metrics_figure, metrics_table, request_table, run_name,
@@ -16,6 +17,7 @@ from ui.serving_timeline import batch_rows, step_window
 from ui.theme import fmt_bytes
 
 STEP_KEY = "sv_tl_step"
+FIG_CACHE = "sv_fig_cache"  # built timelines by (trace, language, time range): plain figures, no tensors
 
 
 def _runs(result: ServingResult) -> list[PolicyRun]:
@@ -49,6 +51,18 @@ def _step_navigator(num_steps: int, lang: str) -> int:
     return st.session_state[STEP_KEY]
 
 
+def _gantt(run: PolicyRun, x_max: float, lang: str) -> go.Figure:
+    """The run's timeline, built once per run and language: every step of the inspector reuses it."""
+    cache = st.session_state.setdefault(FIG_CACHE, {})
+    key = (id(run.trace), lang, x_max)
+    if key not in cache:
+        if len(cache) >= 8:  # old runs' charts: a session only ever shows two
+            cache.clear()
+        cache[key] = gantt_figure(run.trace, run.labels, t("sv_gantt_title", lang, name=run_name(run, lang)), lang,
+                                  x_max=x_max)
+    return cache[key]
+
+
 def _step_caption(run: PolicyRun, index: int, lang: str) -> str:
     step = run.trace.steps[index]
     start, end = step_window(run.trace, index)
@@ -80,16 +94,14 @@ def timeline_panel(result: ServingResult, lang: str) -> None:
         return
     x_max = max(run_end_s(r.trace) for r in _runs(result)) * 1.02  # one time scale for both runs
     index = _step_navigator(len(run.trace.steps), lang)
-    st.plotly_chart(gantt_figure(run.trace, run.labels, t("sv_gantt_title", lang, name=run_name(run, lang)), lang,
-                                 highlight=index, x_max=x_max), key="sv_fig_gantt")
+    st.plotly_chart(mark_step(_gantt(run, x_max, lang), run.trace, index, lang), key="sv_fig_gantt")
     st.markdown(_step_caption(run, index, lang))
     st.dataframe(_batch_frame(run, index, lang), hide_index=True, key="sv_batch_table")
     st.plotly_chart(composition_figure(run.trace, run.step_budget if run.chunked else None, lang, highlight=index),
                     key="sv_fig_comp")
     others = [r for r in _runs(result) if r is not run]
     for other in others:
-        st.plotly_chart(gantt_figure(other.trace, other.labels, t("sv_gantt_title", lang, name=run_name(other, lang)),
-                                     lang, x_max=x_max), key="sv_fig_gantt_other")
+        st.plotly_chart(_gantt(other, x_max, lang), key="sv_fig_gantt_other")
     st.caption(t("sv_timeline_caption", lang))
 
 
