@@ -233,3 +233,19 @@ def test_custom_table_runs(app):
     assert not at.exception and not errors(at)
     gantt = charts(at)["Requests over time, A: continuous batching"]
     assert list(gantt["layout"]["yaxis"]["categoryarray"]) == ["chat A", "chat B", "long", "chat C"]
+
+
+def test_settings_and_result_survive_a_visit_to_another_page(app):
+    at = app.radio(key="sv_preset").set_value("shared-prefix").run()
+    at = set_params(at, "shared-prefix", num_requests=3)
+    at = at.radio(key="sv_preset").set_value("head-of-line").run()
+    at = run_hol(at)
+    at.switch_page("views/playground.py").run()
+    at.switch_page(PAGE).run()
+    assert not at.exception
+    assert at.radio(key="sv_preset").value == "head-of-line"
+    assert at.number_input(key="sv_head-of-line_long_prompt").value == HOL["long_prompt"]
+    assert at.number_input(key="sv_budget").value == 32
+    assert "Requests over time, A: continuous batching" in charts(at)  # the finished comparison is still there
+    at = at.radio(key="sv_preset").set_value("shared-prefix").run()
+    assert at.number_input(key="sv_shared-prefix_num_requests").value == 3  # a hidden preset keeps its numbers

@@ -21,6 +21,7 @@ CUSTOM_BASE = "sv_custom_base"
 # it shows nothing selected, and its next report resets the widget to its default.
 TRANSLATED_WIDGETS = ("sv_preset", "sv_policy_a", "sv_policy_b", "sv_tl_run", "sv_bk_run", "sv_mx_group")
 LANG_SEEN = "sv_lang_seen"
+KEEP = "session"  # persist_state: the settings survive a visit to another page and hidden preset inputs
 
 
 def resend_translated_widgets(lang: str) -> None:
@@ -73,7 +74,8 @@ def _param_inputs(preset: str, lang: str) -> dict[str, float]:
     for col, p in zip(cols, params):
         cast = int if p.is_int else float
         col.number_input(t(f"sv_param_{p.name}", lang), min_value=cast(p.min_value), max_value=cast(p.max_value),
-                         step=cast(p.step), key=param_key(preset, p.name), help=t(f"sv_param_{p.name}_help", lang))
+                         step=cast(p.step), key=param_key(preset, p.name), help=t(f"sv_param_{p.name}_help", lang),
+                         persist_state=KEEP)
     c1, c2, _ = st.columns([1, 1, 3])
     c1.button(t("sv_size_small", lang), key="sv_small", on_click=_set_size, args=("small",),
               icon=":material/bolt:", help=t("sv_size_small_help", lang))
@@ -109,7 +111,7 @@ def workload_controls(bundle, lang: str) -> list[RequestSpec] | None:
     """Draw the workload builder; return its requests, or None (with a message) if they are invalid."""
     init_defaults(bundle.model.config.max_position)
     preset = st.radio(t("sv_preset", lang), PRESETS, key="sv_preset", horizontal=True, on_change=_on_preset,
-                      format_func=lambda p: t(f"sv_preset_{p}", lang))
+                      format_func=lambda p: t(f"sv_preset_{p}", lang), persist_state=KEEP)
     st.caption(t(f"sv_preset_{preset}_help", lang))
     try:
         if preset == "custom":
@@ -133,15 +135,16 @@ def policy_controls(specs: list[RequestSpec] | None, lang: str) -> ServingSettin
     c1, c2 = st.columns(2)
     for col, slot in ((c1, "a"), (c2, "b")):
         col.selectbox(t(f"sv_policy_{slot}_label", lang), list(POLICIES), key=f"sv_policy_{slot}",
-                      format_func=lambda p: t(f"sv_policy_{p}", lang), help=t("sv_policy_help", lang))
+                      format_func=lambda p: t(f"sv_policy_{p}", lang), help=t("sv_policy_help", lang),
+                      persist_state=KEEP)
     c = st.columns(4)
     c[0].number_input(t("sv_batch", lang), min_value=0, max_value=256, step=1, key="sv_batch",
-                      help=t("sv_batch_help", lang))
+                      help=t("sv_batch_help", lang), persist_state=KEEP)
     c[1].number_input(t("sv_budget", lang), min_value=0, max_value=16384, step=16, key="sv_budget",
-                      help=t("sv_budget_help", lang))
-    c[2].selectbox(t("sv_block", lang), BLOCK_SIZES, key="sv_block", help=t("sv_block_help", lang))
+                      help=t("sv_budget_help", lang), persist_state=KEEP)
+    c[2].selectbox(t("sv_block", lang), BLOCK_SIZES, key="sv_block", help=t("sv_block_help", lang), persist_state=KEEP)
     c[3].number_input(t("sv_pool", lang), min_value=0, max_value=1_000_000, step=8, key="sv_pool",
-                      placeholder=t("sv_pool_auto", lang), help=t("sv_pool_help", lang))
+                      placeholder=t("sv_pool_auto", lang), help=t("sv_pool_help", lang), persist_state=KEEP)
     s = st.session_state
     try:
         settings = ServingSettings(policy_a=s["sv_policy_a"], policy_b=s["sv_policy_b"], max_num_seqs=s["sv_batch"],

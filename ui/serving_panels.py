@@ -29,7 +29,7 @@ def _pick_run(result: ServingResult, key: str, lang: str) -> PolicyRun:
     if len(runs) == 1:
         return runs[0]
     slot = st.radio(t("sv_inspect_run", lang), [r.slot for r in runs], key=key, horizontal=True,
-                    format_func=lambda s: run_name(result.runs[s], lang))
+                    format_func=lambda s: run_name(result.runs[s], lang), persist_state="session")
     return result.runs[slot]
 
 
@@ -47,7 +47,7 @@ def _step_navigator(num_steps: int, lang: str) -> int:
     c2.button(t("sv_next", lang), key="sv_next", on_click=_move, args=(1, last), icon=":material/skip_next:",
               disabled=st.session_state[STEP_KEY] >= last)
     if last > 0:
-        c3.slider(t("sv_step_slider", lang), 0, last, key=STEP_KEY)
+        c3.slider(t("sv_step_slider", lang), 0, last, key=STEP_KEY, persist_state="session")
     return st.session_state[STEP_KEY]
 
 
@@ -142,7 +142,7 @@ def metrics_panel(result: ServingResult, lang: str) -> None:
     st.markdown(t("sv_metrics_intro", lang))
     options = groups(runs[0].labels)
     group = st.selectbox(t("sv_group", lang), options, key="sv_mx_group",
-                         format_func=lambda g: t("sv_group_all", lang) if g == ALL else g)
+                         format_func=lambda g: t("sv_group_all", lang) if g == ALL else g, persist_state="session")
     c = st.columns(len(runs) + 1)
     for col, run in zip(c, runs):
         summary = run.summary(None)
