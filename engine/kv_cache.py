@@ -52,6 +52,11 @@ class BlockPool:
     def blocks_for(self, num_tokens: int) -> int:
         return -(-num_tokens // self.block_size)
 
+    @property
+    def cached_free_blocks(self) -> list[int]:
+        """Free blocks that still hold a reusable prompt prefix, least recently freed first."""
+        return list(self._evictable)
+
     def can_allocate(self, num_blocks: int) -> bool:
         return num_blocks <= self.num_free
 

@@ -188,6 +188,7 @@ class Engine:
             peak_by_label=mem.peak_by_label if self.config.probe_memory else None,
             attention=capture.probs if capture is not None else None,
             block_tables={s.seq_id: list(s.block_table) for s in holders},
+            cached_free_blocks=self.kv.pool.cached_free_blocks,
             prefix_hit_tokens=self.scheduler.num_prefix_hit_tokens,
             num_waiting=len(self.scheduler.waiting),
         )

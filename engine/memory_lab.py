@@ -12,7 +12,9 @@ Formulas (all shown in the UI next to the numbers they produce):
 from __future__ import annotations
 
 import time
+from contextlib import nullcontext
 from dataclasses import dataclass
+from typing import Callable
 
 import torch
 
@@ -121,17 +123,25 @@ def measure_prefill_memory(model, tokenizer, prompt_len: int, backend: str,
 @dataclass
 class LeakPoint:
     request: int
-    retained_bytes: int  # tensor bytes still alive after the request, created since the loop began
+    retained_bytes: int | None  # tensor bytes alive after the request, created since the loop began
+    cache_bytes: int  # bytes the loop's KV cache holds after the request (its tensors / the engine's pool)
     context_tokens: int  # tokens the loop's cache holds after the request
     ms_per_token: float
 
 
-def naive_hf_loop(hf_model, tokenizer, prompts: list[str], max_new_tokens: int) -> list[LeakPoint]:
+def _tracker(track_tensors: bool):
+    """The allocation tracker when asked for (it slows every op); otherwise a stand-in."""
+    return AllocationTracker() if track_tensors else nullcontext(None)
+
+
+def naive_hf_loop(hf_model, tokenizer, prompts: list[str], max_new_tokens: int, track_tensors: bool = True,
+                  progress: Callable[[float], None] | None = None) -> list[LeakPoint]:
     """The bug of C16: one Hugging Face cache, created once and never released or reset, so every
-    request appends to it; memory grows and each token attends to all earlier requests."""
+    request appends to it; memory grows and each token attends to all earlier requests.
+    track_tensors=False times the loop without the tracker's overhead (retained_bytes is then None)."""
     from transformers import DynamicCache
     points = []
-    with AllocationTracker() as tracker, torch.inference_mode():
+    with _tracker(track_tensors) as tracker, torch.inference_mode():
         cache = DynamicCache()
         for i, prompt in enumerate(prompts):
             ids = torch.tensor([tokenizer(prompt).input_ids])
@@ -141,21 +151,27 @@ def naive_hf_loop(hf_model, tokenizer, prompts: list[str], max_new_tokens: int) 
                 ids = logits[:, -1:].argmax(-1)
             del logits
             ms = (time.perf_counter() - start) * 1e3 / max_new_tokens
-            points.append(LeakPoint(i, tracker.current, cache.get_seq_length(), ms))
+            held = sum(t.numel() * t.element_size() for layer in cache.layers for t in (layer.keys, layer.values))
+            points.append(LeakPoint(i, tracker.current if tracker else None, held, cache.get_seq_length(), ms))
+            if progress:
+                progress((i + 1) / len(prompts))
     return points
 
 
-def engine_loop(model, tokenizer, prompts: list[str], max_new_tokens: int) -> list[LeakPoint]:
+def engine_loop(model, tokenizer, prompts: list[str], max_new_tokens: int, track_tensors: bool = True,
+                progress: Callable[[float], None] | None = None) -> list[LeakPoint]:
     """The same requests through the engine, which frees each sequence's blocks when it finishes."""
     engine = Engine(model, tokenizer, EngineConfig(probe_memory=False))
     points = []
-    with AllocationTracker() as tracker:
+    with _tracker(track_tensors) as tracker:
         for i, prompt in enumerate(prompts):
             engine.add_request(prompt, SamplingParams(max_new_tokens=max_new_tokens, ignore_eos=True))
             start = time.perf_counter()
             for _ in engine.stream():
                 pass
             ms = (time.perf_counter() - start) * 1e3 / max_new_tokens
-            held = engine.kv.usage([(s.block_table, s.num_cached_tokens) for s in engine.scheduler.running]).tokens
-            points.append(LeakPoint(i, tracker.current, held, ms))
+            usage = engine.kv.usage([(s.block_table, s.num_cached_tokens) for s in engine.scheduler.running])
+            points.append(LeakPoint(i, tracker.current if tracker else None, usage.bytes, usage.tokens, ms))
+            if progress:
+                progress((i + 1) / len(prompts))
     return points

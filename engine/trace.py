@@ -65,6 +65,7 @@ class StepRecord:
     peak_by_label: dict[str, int] | None = None  # CPU probe: bytes alive at the peak, e.g. "attention scores"
     attention: dict[int, torch.Tensor] | None = field(default=None, repr=False)  # layer -> (H, T, C), seq 0
     block_tables: dict[int, list[int]] = field(default_factory=dict)  # who owns which blocks after the step
+    cached_free_blocks: list[int] = field(default_factory=list)  # free, but holding a reusable prefix
     prefix_hit_tokens: int = 0  # prompt tokens served from the prefix cache so far in this engine
     num_waiting: int = 0  # requests queued after the step
 

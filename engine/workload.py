@@ -83,10 +83,11 @@ def preset(name: str, tokenizer, **kwargs) -> list[RequestSpec]:
 
 def run_workload(model, tokenizer, specs: list[RequestSpec], config: EngineConfig,
                  on_event: Callable[[EngineEvent], None] | None = None,
-                 should_stop: Callable[[], bool] | None = None) -> tuple[Trace, dict[int, str]]:
-    """Add each request at its arrival time (wall clock) and step until all finish.
-
-    Returns the trace and a map from sequence id to the request's label."""
+                 should_stop: Callable[[], bool] | None = None,
+                 on_add: Callable[[int, RequestSpec], None] | None = None) -> tuple[Trace, dict[int, str]]:
+    """Add each request at its arrival time (wall clock) and step until all finish, or until
+    should_stop() says so (the trace then holds what ran). on_add(seq_id, spec) reports each request
+    as it enters the engine. Returns the trace and a map from sequence id to the request's label."""
     if not specs:
         raise ValueError("The workload has no requests.")
     engine = Engine(model, tokenizer, config)
@@ -102,6 +103,8 @@ def run_workload(model, tokenizer, specs: list[RequestSpec], config: EngineConfi
             params = SamplingParams(max_new_tokens=spec.max_new_tokens, ignore_eos=True)
             seq = engine.add_request(spec.prompt_ids, params, arrival=t0 + spec.arrival_s)
             labels[seq.seq_id] = spec.label or f"req {seq.seq_id}"
+            if on_add:
+                on_add(seq.seq_id, spec)
         if not engine.has_unfinished:
             time.sleep(max(0.0, pending[0].arrival_s - now))
             continue

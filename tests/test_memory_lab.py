@@ -61,3 +61,16 @@ def test_naive_loop_leaks_and_the_engine_does_not(tiny, tiny_dirs):
     assert all(b > a for a, b in zip(grown, grown[1:]))  # every request leaves its KV behind
     assert naive[-1].context_tokens == sum(len(tiny.tokenizer(p).input_ids) + 3 for p in prompts)
     assert all(p.retained_bytes == 0 and p.context_tokens == 0 for p in ours)
+
+
+def test_leak_loops_untracked_report_cache_bytes_and_progress(tiny, tiny_dirs):
+    hf = AutoModelForCausalLM.from_pretrained(tiny_dirs["llama"])
+    prompts = [f"request number {i} says hello" for i in range(3)]
+    seen = []
+    naive = naive_hf_loop(hf, tiny.tokenizer, prompts, 3, track_tensors=False, progress=seen.append)
+    assert seen == [1 / 3, 2 / 3, 1.0]
+    per_token = tiny.model.config.kv_bytes_per_token(4)
+    assert [p.retained_bytes for p in naive] == [None] * 3
+    assert [p.cache_bytes for p in naive] == [p.context_tokens * per_token for p in naive]
+    ours = engine_loop(tiny.model, tiny.tokenizer, prompts, 3, track_tensors=False)
+    assert all(p.cache_bytes == 0 and p.retained_bytes is None for p in ours)

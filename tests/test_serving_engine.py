@@ -104,3 +104,19 @@ def test_pool_invariants_hold_under_random_workloads(tiny, requests, policy, arr
         assert all(pool.ref_counts[b] == n for b, n in owners.items())
         assert pool.num_used == len(owners)
     assert pool.num_free == pool.num_blocks
+
+
+def test_step_records_show_cached_free_blocks(tiny):
+    engine, seqs = run_all(tiny, POLICIES["prefix"] | dict(max_num_seqs=1), PROMPTS[:1], MAX_NEW[:1])
+    last = engine.trace.steps[-1]
+    assert last.block_tables == {} and len(last.cached_free_blocks) == 2  # the two full prompt blocks
+
+
+def test_run_workload_reports_each_request_as_it_enters(tiny):
+    from engine.workload import RequestSpec, run_workload
+    specs = [RequestSpec(0.0, PROMPTS[0], 3, "a"), RequestSpec(0.05, PROMPTS[2], 3, "b")]
+    added = []
+    trace, labels = run_workload(tiny.model, tiny.tokenizer, specs, EngineConfig(probe_memory=False),
+                                 on_add=lambda sid, spec: added.append((sid, spec.label)))
+    assert [label for _, label in added] == ["a", "b"] and dict(added) == labels
+    assert len(trace.requests) == 2

@@ -224,8 +224,8 @@ def test_leak_settings_and_figures():
     with pytest.raises(ValueError, match="context"):
         check_settings(30, 60, 512)
     check_settings(8, 8, 8192)
-    naive = [LeakPoint(i, (i + 1) * MIB, 10 * (i + 1), 20.0 + i) for i in range(4)]
-    ours = [LeakPoint(i, 0, 0, 18.0) for i in range(4)]
+    naive = [LeakPoint(i, (i + 1) * MIB, (i + 1) * MIB, 10 * (i + 1), 20.0 + i) for i in range(4)]
+    ours = [LeakPoint(i, 0, 0, 0, 18.0) for i in range(4)]
     assert LeakResult(4, 3, naive, ours).growth_per_request == MIB
     mem = as_json(leak_memory_figure(naive, ours))
     assert trace(mem, "naive HF loop (cache never released)")["y"] == [1, 2, 3, 4]
