@@ -4,7 +4,8 @@ decode time and of the counted FLOPs against the number of decode steps, on the 
     .venv/bin/python bench/complexity.py [--prompt-len 32 256] [--new-tokens 128] [--repeats 3]
 
 Each repeat generates N tokens greedily (EOS ignored) with the cache, then without it; a step's time
-is its median over the repeats (so one preempted step does not bend the curve). The slope is the
+is its minimum over the repeats: on a shared CPU noise only ever adds time, so the fastest of a few
+runs is the best estimate of the step's own cost (one preempted step would otherwise bend the curve). The slope is the
 least-squares fit of log(cumulative) on log(n) over log-spaced n from 4 to N - 1, the same fit the
 complexity lab page shows; beside it, the slope of the document's Σ(L+t) / Σ(L+t)² over that range
 and its asymptotic exponent.
@@ -13,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -28,10 +28,10 @@ from engine.loader import convert_bundled  # noqa: E402
 from ui.complexity_math import exponent, fit_steps, measured_exponents, prompt_of_length, scaled_theory  # noqa: E402
 
 
-def median_run(runs: list[CacheRun]) -> CacheRun:
-    """One run whose step times are the per-step medians over the repeats (FLOPs are identical)."""
+def fastest_run(runs: list[CacheRun]) -> CacheRun:
+    """One run whose step times are the per-step minima over the repeats (FLOPs are identical)."""
     first = runs[0]
-    ms = [statistics.median(r.step_ms[i] for r in runs) for i in range(len(first.step_ms))]
+    ms = [min(r.step_ms[i] for r in runs) for i in range(len(first.step_ms))]
     return CacheRun(first.kv_cache, first.tokens, ms, first.flops_linear, first.flops_attention)
 
 
@@ -44,7 +44,7 @@ def measure(bundle, prompt_len: int, new_tokens: int, repeats: int) -> dict[bool
         assert runs[True].tokens == runs[False].tokens, "the cache changed the tokens"
         for kv in (True, False):
             samples[kv].append(runs[kv])
-    return {kv: median_run(samples[kv]) for kv in (True, False)}
+    return {kv: fastest_run(samples[kv]) for kv in (True, False)}
 
 
 def fmt(value: float | None) -> str:
@@ -76,7 +76,7 @@ def main() -> int:
           f"{torch.get_num_threads()} threads, load average {os.getloadavg()[0]:.2f} at start")
     print(f"attention overtakes the linear layers at C* = {crossover_context(c, True):,} tokens with the cache, "
           f"{crossover_context(c, False):,} without")
-    print(f"N = {args.new_tokens} generated tokens ({args.new_tokens - 1} decode steps), median of {args.repeats} "
+    print(f"N = {args.new_tokens} generated tokens ({args.new_tokens - 1} decode steps), fastest of {args.repeats} "
           f"repeats per step; fit over n in {fit_steps(args.new_tokens - 1)}\n")
     print("| L | cache | decode ms | step ms (n=4 → last) | slope: time | slope: FLOPs | "
           "document's curve here | document's exponent |")

@@ -61,7 +61,7 @@ def render_dominance_section(bundle, lang: str) -> None:
     st.caption(t("cx_formula_caption", lang))
     keys = list(model_options(bundle))
     st.dataframe(crossover_frame(named_configs(bundle, keys, lang), lang), hide_index=True, key="cx_crossover_table",
-                 column_config={t("cx_col_model", lang): st.column_config.TextColumn(width="large")})
+                 column_config={t("cx_col_model", lang): st.column_config.TextColumn(width="medium")})
     pick = st.selectbox(t("cx_cross_pick", lang), keys, format_func=lambda k: option_label(k, bundle, lang),
                         key="cx_cross_model")
     st.plotly_chart(crossover_figure(model_options(bundle)[pick], lang, option_label(pick, bundle, lang)),
