@@ -26,6 +26,17 @@ def test_every_string_has_both_languages_with_the_same_fields(key):
     assert fields(en) == fields(zh), f"{key}: the two languages fill in different values"
 
 
+def test_no_key_is_defined_in_two_tables():
+    """The tables are merged into one dict: a key in two of them silently shows the other page's text."""
+    from ui import strings_common, strings_complexity, strings_memory, strings_playground, strings_serving
+    tables = [strings_common, strings_complexity, strings_memory, strings_playground, strings_serving]
+    seen: dict[str, str] = {}
+    for module in tables:
+        for key in module.STRINGS:
+            assert key not in seen, f"{key} is in both {seen[key]} and {module.__name__}"
+            seen[key] = module.__name__
+
+
 def test_t_picks_the_language():
     assert set(LANGS) == {"en", "zh"}
     assert t("run", "en") == "Run" and t("run", "zh") == "运行"

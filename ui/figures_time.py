@@ -70,6 +70,6 @@ def memory_figure(steps: list[StepRecord], block_size: int, bytes_per_token: int
                              mode="lines+markers", name=t("mem_kv", lang), line=dict(color=EXTRA_COLORS["kv"])))
     if all(s.peak_bytes is None for s in steps):
         fig.add_annotation(text=t("mem_probe_off", lang), showarrow=False, xref="paper", yref="paper", x=0.5, y=0.5)
-    style(fig, t("mem_title", lang), t("axis_step", lang), t("axis_mib", lang))
+    style(fig, t("mem_step_title", lang), t("axis_step", lang), t("axis_mib", lang))
     fig.update_yaxes(rangemode="tozero")
     return fig

@@ -182,7 +182,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "m_mem_prefill": ("prefill peak", "预填充峰值"),
     "m_mem_decode": ("decode peak (median)", "解码峰值（中位数）"),
     "m_mem_weights": ("weights (read every step)", "权重（每步都要读）"),
-    "mem_title": ("Peak transient memory per step", "每步的瞬时内存峰值"),
+    "mem_step_title": ("Peak transient memory per step", "每步的瞬时内存峰值"),
     "mem_peak": ("peak, {phase}", "峰值，{phase}"),
     "mem_kv": ("KV cache held (MiB)", "KV 缓存占用（MiB）"),
     "mem_probe_off": ("The memory probe was off for this run.", "本次运行关闭了内存探针。"),
