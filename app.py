@@ -8,8 +8,9 @@ from pathlib import Path
 import pandas  # noqa: F401  - imported before plotly: avoids a fresh-server import race
 import streamlit as st
 
-from ui.i18n import t
+from ui.i18n import current_lang, t
 from ui.sidebar import render_sidebar
+from ui.widget_state import resend_changed_labels
 from ui.widgets import inject_css
 
 ROOT = Path(__file__).resolve().parent  # absolute page paths: the app runs from any working directory
@@ -22,5 +23,6 @@ page = st.navigation([
     st.Page(ROOT / "views" / "complexity.py", title=t("nav_complexity"), icon=":material/functions:"),
     st.Page(ROOT / "views" / "serving.py", title=t("nav_serving"), icon=":material/dns:"),
 ])
-render_sidebar()
+choice = render_sidebar()
+resend_changed_labels(current_lang(), choice.spec)  # before any page widget is drawn
 page.run()

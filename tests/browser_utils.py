@@ -153,3 +153,58 @@ def final_chip_labels(page, kind: str = "pd-out") -> list[str]:
 
 def exception_boxes(page) -> int:
     return page.locator('[data-testid="stException"]').count()
+
+
+# --- keyed widgets and pages (Streamlit puts a widget's key in its container's class: st-key-<key>) ---
+CHOSEN_JS = """root => {
+  const range = root.querySelector('input[type="range"]');  // select_slider
+  if (range) return range.getAttribute('aria-valuetext');
+  const picked = root.querySelector('[data-testid="stRadioOption"][data-selected="true"], '
+                                    + '[role="radio"][aria-checked="true"]');  // radio, segmented control
+  if (picked) return picked.innerText.trim();
+  const combo = root.querySelector('input[role="combobox"]');  // selectbox
+  return combo ? combo.value : null;
+}"""
+
+
+def chosen(page, key: str) -> str | None:
+    """The label a keyed radio, selectbox, segmented control or select slider shows as chosen."""
+    return page.locator(f".st-key-{key}").first.evaluate(CHOSEN_JS)
+
+
+def choose(page, key: str, label: str) -> None:
+    """Pick `label` in a keyed radio, segmented control or selectbox, and wait for the rerun."""
+    box = page.locator(f".st-key-{key}").first
+    combo = box.locator('input[role="combobox"]')
+    if combo.count():
+        combo.click()
+        combo.fill(label)  # filters the list: a long one only draws the options in view
+        click_and_wait(page, page.get_by_role("option", name=label, exact=True))
+    else:
+        click_and_wait(page, box.get_by_text(label, exact=True))
+
+
+def open_page(page, index: int, timeout_ms: int = 180_000) -> None:
+    """Open the index-th page of the sidebar's navigation (in the same session, as a user would)."""
+    click_and_wait(page, page.locator('[data-testid="stSidebarNavLink"]').nth(index), timeout_ms)
+    page.locator("h1").first.wait_for(timeout=timeout_ms)
+    wait_idle(page, timeout_ms)
+
+
+def edit_grid_cell(page, key: str, row: int, column: int, text: str, row_px: int = 35) -> None:
+    """Type `text` into a keyed st.data_editor's cell (0-based row and data column) and commit it.
+    The grid is a canvas: click the row's first cell, move with the arrow keys, edit with Enter."""
+    box = page.locator(f".st-key-{key} canvas").first.bounding_box()
+    page.mouse.click(box["x"] + 60, box["y"] + row_px * (row + 1) + row_px // 2)
+    for _ in range(column):
+        page.keyboard.press("ArrowRight")
+    page.keyboard.press("Enter")
+    page.wait_for_timeout(300)  # the overlay editor opens
+    page.keyboard.press("Control+A")
+    page.keyboard.type(text)
+    act_and_wait(page, lambda: page.keyboard.press("Enter"))
+
+
+def grid_cell(page, key: str, row: int, column: int) -> str:
+    """A data editor cell's text, from the grid's accessible table (column 0 is the row marker)."""
+    return page.locator(f".st-key-{key}").get_by_test_id(f"glide-cell-{column + 1}-{row}").inner_text()

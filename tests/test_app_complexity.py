@@ -149,3 +149,27 @@ def test_language_switch(app):
     assert at.selectbox(key="cx_we_model").value == "LLaMA-7B"
     at = compare(at, 4, 8)
     assert not at.exception and "累计统计 FLOPs（双对数）" in charts(at)
+
+
+def test_settings_and_result_survive_a_visit_to_another_page(app):
+    at = compare(app, 4, 8)
+    result = at.session_state["cx_result"]
+    at.selectbox(key="cx_cross_model").set_value("Llama-3-70B")
+    at.multiselect(key="cx_exp_models").set_value(["LLaMA-7B"])
+    at.selectbox(key="cx_we_model").set_value("Qwen2.5-7B")
+    at.text_input(key="cx_we_prompt").input("你好世界")
+    at.number_input(key="cx_we_max_new").set_value(5)
+    at = at.toggle(key="cx_we_cache").set_value(False).run()
+    at = at.radio(key="cx_we_count").set_value("tokenizer").run()
+    assert not at.exception and not errors(at)
+    at.switch_page("views/serving.py").run()
+    at.switch_page(PAGE).run()
+    assert not at.exception and not errors(at)
+    assert at.number_input(key="cx_L").value == 4 and at.number_input(key="cx_N").value == 8
+    assert at.session_state["cx_result"] is result and "Cumulative counted FLOPs (log-log)" in charts(at)
+    assert at.selectbox(key="cx_cross_model").value == "Llama-3-70B"
+    assert at.multiselect(key="cx_exp_models").value == ["LLaMA-7B"]
+    assert at.selectbox(key="cx_we_model").value == "Qwen2.5-7B"
+    assert at.text_input(key="cx_we_prompt").value == "你好世界"
+    assert at.number_input(key="cx_we_max_new").value == 5 and at.toggle(key="cx_we_cache").value is False
+    assert at.radio(key="cx_we_count").value == "tokenizer"

@@ -182,3 +182,34 @@ def test_predictor_works_when_no_model_loads(monkeypatch, tmp_path):
     assert not at.exception and any("not found" in e for e in errors(at)), errors(at)
     assert "Predicted prefill peak, LLaMA-7B, L = 10,000, 2 bytes per value" in charts(at)
     assert sum("pick one that loads in the sidebar" in i.value for i in at.info) == 3
+
+
+def test_settings_and_results_survive_a_visit_to_another_page(app):
+    app.selectbox(key="mem_fit_model").set_value("Llama-3-70B")
+    app.selectbox(key="mem_fit_dtype").set_value("bfloat16")
+    app.number_input(key="mem_fit_L").set_value(4000)
+    app.text_input(key="mem_lengths").input("64, 128")
+    app.multiselect(key="mem_backends").set_value(["eager"])
+    app.text_input(key="mem_chunks").input("32")
+    at = app.button(key="mem_run_sweep").click().run()
+    at.text_area(key="mem_heat_prompt").input("One two three four")
+    at.number_input(key="mem_heat_new").set_value(2)
+    at = at.button(key="mem_heat_run").click().run()
+    at = at.segmented_control(key="mem_heat_mode").set_value("mean").run()
+    at = at.toggle(key="mem_with_weights").set_value(True).run()
+    assert not at.exception and not errors(at)
+    sweep, heat = at.session_state["mem_sweep"], at.session_state["mem_heat_result"]
+    at.switch_page("views/playground.py").run()
+    at.switch_page("views/memory.py").run()
+    assert not at.exception and not errors(at)
+    assert at.selectbox(key="mem_fit_model").value == "Llama-3-70B"
+    assert at.selectbox(key="mem_fit_dtype").value == "bfloat16" and at.number_input(key="mem_fit_L").value == 4000
+    assert at.text_input(key="mem_lengths").value == "64, 128" and at.multiselect(key="mem_backends").value == ["eager"]
+    assert at.text_input(key="mem_chunks").value == "32" and at.toggle(key="mem_with_weights").value is True
+    assert at.text_area(key="mem_heat_prompt").value == "One two three four"
+    assert at.number_input(key="mem_heat_new").value == 2
+    assert at.segmented_control(key="mem_heat_mode").value == "mean"
+    assert at.session_state["mem_sweep"] is sweep and at.session_state["mem_heat_result"] is heat
+    assert "Predicted prefill peak, Llama-3-70B, L = 4,000, 2 bytes per value" in charts(at)
+    assert any(title.startswith("Prefill peak above baseline") for title in charts(at))
+    assert any("mean over" in title for title in charts(at)), list(charts(at))

@@ -171,3 +171,27 @@ def test_worked_example_button(app):
     at = at.button(key="pg_run").click().run()
     result = at.session_state["pg_result"]
     assert result.num_prompt_tokens == 9 and not errors(at)
+
+
+def test_settings_and_result_survive_a_visit_to_another_page(app):
+    app.text_area(key="pg_prompt").input("Count to five")
+    app.number_input(key="pg_max_new").set_value(4)
+    app.radio(key="pg_attention").set_value("eager")
+    app.toggle(key="pg_chat").set_value(False)
+    app.toggle(key="pg_probe").set_value(False)
+    app.number_input(key="pg_temperature").set_value(0.5)
+    app.number_input(key="pg_seed").set_value(7)
+    at = app.button(key="pg_run").click().run()
+    result = at.session_state["pg_result"]
+    at = at.select_slider(key="pg_speed").set_value(2).run()
+    at = at.selectbox(key="pg_heat_head").set_value(1).run()
+    at.switch_page("views/memory.py").run()
+    at.switch_page("views/playground.py").run()
+    assert not at.exception and not errors(at)
+    assert at.text_area(key="pg_prompt").value == "Count to five"
+    assert at.number_input(key="pg_max_new").value == 4 and at.radio(key="pg_attention").value == "eager"
+    assert at.toggle(key="pg_chat").value is False and at.toggle(key="pg_probe").value is False
+    assert at.number_input(key="pg_temperature").value == 0.5 and at.number_input(key="pg_seed").value == 7
+    assert at.session_state["pg_result"] is result  # the finished run, with its tabs
+    assert at.select_slider(key="pg_speed").value == 2 and at.selectbox(key="pg_heat_head").value == 1
+    assert "Attention probabilities, layer 1, head 1" in charts(at)

@@ -14,7 +14,9 @@ from ui.figures_complexity import crossover_figure, exponent_figure
 from ui.i18n import t
 from ui.text import md_literal, quoted
 from ui.tokens import piece_text, pieces_for
+from ui.widget_state import KEEP, seed
 
+WORKED_DEFAULTS = {"cx_we_model": DOC_MODEL, "cx_we_prompt": DOC_PROMPT, "cx_we_max_new": 3, "cx_we_cache": True}
 ROW_PX = 35  # st.dataframe's row height: the shape table shows every row without scrolling
 LOADED = "__loaded__"  # the option that stands for the sidebar's model, whatever its name
 FORMULAS = [
@@ -62,12 +64,13 @@ def render_dominance_section(bundle, lang: str) -> None:
     keys = list(model_options(bundle))
     st.dataframe(crossover_frame(named_configs(bundle, keys, lang), lang), hide_index=True, key="cx_crossover_table",
                  column_config={t("cx_col_model", lang): st.column_config.TextColumn(width="medium")})
+    seed({"cx_cross_model": LOADED, "cx_exp_models": [LOADED, DOC_MODEL, "Llama-3-70B"]})
     pick = st.selectbox(t("cx_cross_pick", lang), keys, format_func=lambda k: option_label(k, bundle, lang),
-                        key="cx_cross_model")
+                        key="cx_cross_model", persist_state=KEEP)
     st.plotly_chart(crossover_figure(model_options(bundle)[pick], lang, option_label(pick, bundle, lang)),
                     key="cx_fig_cross")
-    chosen = st.multiselect(t("cx_exp_pick", lang), keys, default=[LOADED, DOC_MODEL, "Llama-3-70B"],
-                            format_func=lambda k: option_label(k, bundle, lang), key="cx_exp_models")
+    chosen = st.multiselect(t("cx_exp_pick", lang), keys, format_func=lambda k: option_label(k, bundle, lang),
+                            key="cx_exp_models", persist_state=KEEP)
     if not chosen:
         st.info(t("cx_exp_none", lang))
         return
@@ -83,13 +86,14 @@ def render_dominance_section(bundle, lang: str) -> None:
 
 def worked_controls(bundle, lang: str) -> tuple[str, str, int, bool]:
     keys = list(model_options(bundle))
+    seed(WORKED_DEFAULTS)
     c1, c2, c3, c4 = st.columns([2, 2, 1, 1], vertical_alignment="bottom")
-    key = c1.selectbox(t("cx_we_model", lang), keys, index=keys.index(DOC_MODEL),
-                       format_func=lambda k: option_label(k, bundle, lang), key="cx_we_model")
-    prompt = c2.text_input(t("cx_we_prompt", lang), value=DOC_PROMPT, key="cx_we_prompt", max_chars=20_000)
-    max_new = c3.number_input("max_new_tokens", min_value=1, max_value=MAX_WORKED_TOKENS, value=3, step=1,
-                              key="cx_we_max_new")
-    kv_cache = c4.toggle(t("cx_we_cache", lang), value=True, key="cx_we_cache")
+    key = c1.selectbox(t("cx_we_model", lang), keys, format_func=lambda k: option_label(k, bundle, lang),
+                       key="cx_we_model", persist_state=KEEP)
+    prompt = c2.text_input(t("cx_we_prompt", lang), key="cx_we_prompt", max_chars=20_000, persist_state=KEEP)
+    max_new = c3.number_input("max_new_tokens", min_value=1, max_value=MAX_WORKED_TOKENS, step=1,
+                              key="cx_we_max_new", persist_state=KEEP)
+    kv_cache = c4.toggle(t("cx_we_cache", lang), key="cx_we_cache", persist_state=KEEP)
     return key, prompt, int(max_new), kv_cache
 
 
@@ -101,9 +105,9 @@ def prompt_length(bundle, key: str, prompt: str, lang: str) -> int:
                  tokenizer=md_literal(bundle.name), pieces=md_literal(pieces) or "—", doc=doc_token_count(prompt)))
     if key == LOADED:
         return len(ids)
+    # The labels carry no counts: a label that changed with the prompt would reset the choice.
     counting = st.radio(t("cx_we_count", lang), ["doc", "tokenizer"], horizontal=True, key="cx_we_count",
-                        format_func=lambda k: t(f"cx_we_count_{k}", lang, n=doc_token_count(prompt) if k == "doc"
-                                                else len(ids), name=bundle.name))
+                        format_func=lambda k: t(f"cx_we_count_{k}", lang), persist_state=KEEP)
     return doc_token_count(prompt) if counting == "doc" else len(ids)
 
 

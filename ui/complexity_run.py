@@ -18,6 +18,7 @@ from ui.errors import show_error
 from ui.figures_complexity import cumulative_figure, step_flops_figure, step_time_figure
 from ui.i18n import t
 from ui.text import md_literal
+from ui.widget_state import KEEP, seed
 
 RESULT_KEY = "cx_result"
 DEFAULT_L, DEFAULT_N, MIN_N, MAX_N = 32, 128, 8, 1024
@@ -62,12 +63,13 @@ def run_comparison(bundle, prompt_len: int, max_new_tokens: int, lock, progress)
 
 
 def render_controls(max_position: int, lang: str) -> tuple[int, int, bool]:
+    max_l = max(1, max_position - MIN_N)
+    seed({"cx_L": min(DEFAULT_L, max_l), "cx_N": DEFAULT_N})
     c1, c2, c3 = st.columns([1, 1, 1], vertical_alignment="bottom")
-    prompt_len = c1.number_input(t("cx_L", lang), min_value=1, max_value=max(1, max_position - MIN_N),
-                                 value=min(DEFAULT_L, max(1, max_position - MIN_N)), step=1, key="cx_L",
-                                 help=t("cx_L_help", lang))
-    max_new = c2.number_input(t("cx_N", lang), min_value=MIN_N, max_value=MAX_N, value=DEFAULT_N, step=8,
-                              key="cx_N", help=t("cx_N_help", lang))
+    prompt_len = c1.number_input(t("cx_L", lang), min_value=1, max_value=max_l, step=1, key="cx_L",
+                                 help=t("cx_L_help", lang), persist_state=KEEP)
+    max_new = c2.number_input(t("cx_N", lang), min_value=MIN_N, max_value=MAX_N, step=8, key="cx_N",
+                              help=t("cx_N_help", lang), persist_state=KEEP)
     clicked = c3.button(t("cx_run", lang), type="primary", key="cx_run", icon=":material/speed:")
     return int(prompt_len), int(max_new), clicked
 

@@ -6,6 +6,7 @@ import streamlit as st
 
 from ui.i18n import t
 from ui.run_state import RunSettings
+from ui.widget_state import KEEP, seed
 
 DEFAULTS = {"pg_prompt": "What is the capital of France?", "pg_chat": True, "pg_max_new": 32,
             "pg_temperature": 0.0, "pg_top_k": 0, "pg_top_p": 1.0, "pg_seed": None, "pg_attention": "sdpa",
@@ -16,8 +17,7 @@ WORKED_EXAMPLE = {"pg_prompt": "今天天气", "pg_chat": False, "pg_max_new": 3
 
 def init_defaults(has_chat_template: bool) -> None:
     """Seed the widgets' state once per session (so no widget gets both a default and a state)."""
-    for key, value in DEFAULTS.items():
-        st.session_state.setdefault(key, value)
+    seed(DEFAULTS)
     if not has_chat_template:
         st.session_state["pg_chat"] = False
 
@@ -30,12 +30,13 @@ def _sampling_controls(lang: str) -> None:
     with st.expander(t("sampling", lang)):
         c1, c2, c3, c4 = st.columns(4)
         c1.number_input(t("temperature", lang), min_value=0.0, max_value=5.0, step=0.1, key="pg_temperature",
-                        help=t("temperature_help", lang))
+                        help=t("temperature_help", lang), persist_state=KEEP)
         c2.number_input(t("top_k", lang), min_value=0, max_value=100_000, step=1, key="pg_top_k",
-                        help=t("top_k_help", lang))
+                        help=t("top_k_help", lang), persist_state=KEEP)
         c3.number_input(t("top_p", lang), min_value=0.0, max_value=1.0, step=0.05, key="pg_top_p",
-                        help=t("top_p_help", lang))
-        c4.number_input(t("seed", lang), min_value=0, step=1, key="pg_seed", placeholder=t("seed_placeholder", lang))
+                        help=t("top_p_help", lang), persist_state=KEEP)
+        c4.number_input(t("seed", lang), min_value=0, step=1, key="pg_seed", placeholder=t("seed_placeholder", lang),
+                        persist_state=KEEP)
 
 
 def render_controls(has_chat_template: bool, max_context: int, lang: str) -> tuple[RunSettings, bool]:
@@ -44,15 +45,16 @@ def render_controls(has_chat_template: bool, max_context: int, lang: str) -> tup
     st.button(t("worked_example_btn", lang), on_click=_load_worked_example, key="pg_example",
               help=t("worked_example_help", lang), icon=":material/menu_book:")
     with st.form("pg_form"):
-        st.text_area(t("prompt", lang), key="pg_prompt", height=90)
+        st.text_area(t("prompt", lang), key="pg_prompt", height=90, persist_state=KEEP)
         c1, c2, c3 = st.columns([1.2, 1, 1.3])
         c1.toggle(t("chat_template", lang), key="pg_chat", disabled=not has_chat_template,
-                  help=t("chat_template_help", lang))
-        c1.toggle(t("kv_cache", lang), key="pg_kv", help=t("kv_cache_help", lang))
-        c1.toggle(t("probe", lang), key="pg_probe", help=t("probe_help", lang))
-        c2.number_input(t("max_new_tokens", lang), min_value=1, max_value=max_context, step=1, key="pg_max_new")
+                  help=t("chat_template_help", lang), persist_state=KEEP)
+        c1.toggle(t("kv_cache", lang), key="pg_kv", help=t("kv_cache_help", lang), persist_state=KEEP)
+        c1.toggle(t("probe", lang), key="pg_probe", help=t("probe_help", lang), persist_state=KEEP)
+        c2.number_input(t("max_new_tokens", lang), min_value=1, max_value=max_context, step=1, key="pg_max_new",
+                        persist_state=KEEP)
         c3.radio(t("attention", lang), ["sdpa", "eager"], key="pg_attention", horizontal=True,
-                 captions=[t("attention_sdpa", lang), t("attention_eager", lang)])
+                 captions=[t("attention_sdpa", lang), t("attention_eager", lang)], persist_state=KEEP)
         _sampling_controls(lang)
         run = st.form_submit_button(t("run", lang), type="primary", icon=":material/play_arrow:", key="pg_run")
     s = st.session_state

@@ -13,6 +13,7 @@ from ui.i18n import t
 from ui.memory_fit import (DTYPE_BYTES, fit_figure, fit_table, fit_variants, fmt_si, formulas, max_length_table,
                            predict, score_numbers, term_name)
 from ui.text import md_escape
+from ui.widget_state import KEEP, seed
 
 LOADED = "__loaded__"  # the option standing for the model loaded in the sidebar
 DEFAULTS = {"mem_fit_model": "LLaMA-7B", "mem_fit_dtype": "float16", "mem_fit_L": 10_000, "mem_fit_chunk": 1024,
@@ -27,20 +28,21 @@ def _model_options(bundle) -> dict[str, ModelConfig]:
 
 
 def _controls(bundle, lang: str) -> tuple[ModelConfig, str, int, int, int]:
-    for key, value in DEFAULTS.items():
-        st.session_state.setdefault(key, value)
+    seed(DEFAULTS)
     options = _model_options(bundle)
     if st.session_state["mem_fit_model"] not in options:
         st.session_state["mem_fit_model"] = DEFAULTS["mem_fit_model"]
     loaded_label = t("mem_fit_loaded", lang, name=bundle.name) if bundle is not None else ""
     c1, c2, c3, c4, c5 = st.columns([1.6, 1, 1, 1, 0.8])
     key = c1.selectbox(t("mem_fit_model", lang), list(options), key="mem_fit_model",
-                       format_func=lambda k: loaded_label if k == LOADED else k)
-    dtype = c2.selectbox(t("dtype_label", lang), list(DTYPE_BYTES), key="mem_fit_dtype")
-    L = c3.number_input(t("mem_fit_L", lang), min_value=1, max_value=10_000_000, step=1000, key="mem_fit_L")
+                       format_func=lambda k: loaded_label if k == LOADED else k, persist_state=KEEP)
+    dtype = c2.selectbox(t("dtype_label", lang), list(DTYPE_BYTES), key="mem_fit_dtype", persist_state=KEEP)
+    L = c3.number_input(t("mem_fit_L", lang), min_value=1, max_value=10_000_000, step=1000, key="mem_fit_L",
+                        persist_state=KEEP)
     chunk = c4.number_input(t("mem_fit_chunk", lang), min_value=1, max_value=1_000_000, step=256, key="mem_fit_chunk",
-                            help=t("mem_fit_chunk_help", lang))
-    batch = c5.number_input(t("mem_fit_batch", lang), min_value=1, max_value=4096, step=1, key="mem_fit_batch")
+                            help=t("mem_fit_chunk_help", lang), persist_state=KEEP)
+    batch = c5.number_input(t("mem_fit_batch", lang), min_value=1, max_value=4096, step=1, key="mem_fit_batch",
+                            persist_state=KEEP)
     return options[key], dtype, int(L), int(chunk), int(batch)
 
 

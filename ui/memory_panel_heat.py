@@ -14,6 +14,7 @@ from ui.models import get_registry
 from ui.run_state import RunResult, RunSettings, RunStatus
 from ui.runner import run_steps, start_run
 from ui.text import visible
+from ui.widget_state import KEEP, seed
 
 HEAT_KEY = "mem_heat_result"
 DEFAULTS = {"mem_heat_prompt": "The capital of France is Paris. The capital of Italy is", "mem_heat_new": 6,
@@ -21,13 +22,13 @@ DEFAULTS = {"mem_heat_prompt": "The capital of France is Paris. The capital of I
 
 
 def _controls(lang: str) -> bool:
-    for key, value in DEFAULTS.items():
-        st.session_state.setdefault(key, value)
+    seed(DEFAULTS)
     with st.form("mem_heat_form"):
-        st.text_area(t("prompt", lang), key="mem_heat_prompt", height=80)
+        st.text_area(t("prompt", lang), key="mem_heat_prompt", height=80, persist_state=KEEP)
         c1, c2 = st.columns(2)
-        c1.number_input(t("max_new_tokens", lang), min_value=1, max_value=64, step=1, key="mem_heat_new")
-        c2.toggle(t("chat_template", lang), key="mem_heat_chat", help=t("chat_template_help", lang))
+        c1.number_input(t("max_new_tokens", lang), min_value=1, max_value=64, step=1, key="mem_heat_new",
+                        persist_state=KEEP)
+        c2.toggle(t("chat_template", lang), key="mem_heat_chat", help=t("chat_template_help", lang), persist_state=KEEP)
         return st.form_submit_button(t("mem_heat_run", lang), type="primary", icon=":material/grid_on:",
                                      key="mem_heat_run")
 
@@ -71,10 +72,11 @@ def _show(result: RunResult, lang: str) -> None:
     labels = [visible(p.label) for p in result.prompt + result.pieces]
     c1, c2, c3 = st.columns([1.6, 1, 1])
     mode = c1.segmented_control(t("mem_heat_mode", lang), MODES, key="mem_heat_mode", required=True,
-                                format_func=lambda k: t(f"mem_heat_mode_{k}", lang))
+                                format_func=lambda k: t(f"mem_heat_mode_{k}", lang), persist_state=KEEP)
     layer = c2.selectbox(t("heat_layer", lang), layers, index=len(layers) - 1, key="mem_heat_layer",
-                         disabled=mode == "layers")
-    head = c3.selectbox(t("heat_head", lang), list(range(m.num_heads)), key="mem_heat_head", disabled=mode != "head")
+                         disabled=mode == "layers", persist_state=KEEP)
+    head = c3.selectbox(t("heat_head", lang), list(range(m.num_heads)), key="mem_heat_head", disabled=mode != "head",
+                        persist_state=KEEP)
     if len(layers) < m.num_layers:
         st.caption(t("heat_truncated", lang, n=len(layers), total=m.num_layers))
     first = next(a for a in result.attention if layer in a)

@@ -15,18 +15,20 @@ from ui.memory_leak import (MAX_NEW_TOKENS, MAX_REQUESTS, LeakResult, check_sett
                             run_naive)
 from ui.models import get_registry
 from ui.theme import MIB, fmt_bytes
+from ui.widget_state import KEEP, seed
 
 LEAK_KEY = "mem_leak"
 DEFAULTS = {"mem_leak_n": 8, "mem_leak_new": 8}
 
 
 def _controls(lang: str) -> bool:
-    for key, value in DEFAULTS.items():
-        st.session_state.setdefault(key, value)
+    seed(DEFAULTS)
     with st.form("mem_leak_form"):
         c1, c2 = st.columns(2)
-        c1.number_input(t("mem_leak_n", lang), min_value=2, max_value=MAX_REQUESTS, step=1, key="mem_leak_n")
-        c2.number_input(t("max_new_tokens", lang), min_value=1, max_value=MAX_NEW_TOKENS, step=1, key="mem_leak_new")
+        c1.number_input(t("mem_leak_n", lang), min_value=2, max_value=MAX_REQUESTS, step=1, key="mem_leak_n",
+                        persist_state=KEEP)
+        c2.number_input(t("max_new_tokens", lang), min_value=1, max_value=MAX_NEW_TOKENS, step=1, key="mem_leak_new",
+                        persist_state=KEEP)
         return st.form_submit_button(t("mem_leak_run", lang), type="primary", icon=":material/water_drop:",
                                      key="mem_leak_run")
 

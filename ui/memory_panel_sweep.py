@@ -13,6 +13,7 @@ from ui.memory_sweep import (SweepPlan, SweepResult, SweepStatus, Variant, compa
                              parse_lengths, run_sweep)
 from ui.models import get_registry
 from ui.theme import MIB, fmt_bytes
+from ui.widget_state import KEEP, seed
 
 SWEEP_KEY = "mem_sweep"
 DEFAULT_LENGTHS = (64, 128, 256, 512, 1024, 2048)
@@ -20,19 +21,19 @@ DEFAULT_LENGTHS = (64, 128, 256, 512, 1024, 2048)
 
 def _init_defaults(max_len: int) -> None:
     lengths = [L for L in DEFAULT_LENGTHS if L <= max_len] or [max_len]
-    st.session_state.setdefault("mem_lengths", ", ".join(map(str, lengths)))
-    st.session_state.setdefault("mem_backends", ["eager", "sdpa"])
-    st.session_state.setdefault("mem_chunks", "512")
+    seed({"mem_lengths": ", ".join(map(str, lengths)), "mem_backends": ["eager", "sdpa"], "mem_chunks": "512",
+          "mem_with_weights": False})
 
 
 def _controls(max_len: int, lang: str) -> bool:
     _init_defaults(max_len)
     with st.form("mem_sweep_form"):
         c1, c2, c3 = st.columns([2.2, 1.4, 1])
-        c1.text_input(t("mem_lengths", lang), key="mem_lengths", help=t("mem_lengths_help", lang, max=max_len))
+        c1.text_input(t("mem_lengths", lang), key="mem_lengths", help=t("mem_lengths_help", lang, max=max_len),
+                      persist_state=KEEP)
         c2.multiselect(t("mem_backends", lang), ["eager", "sdpa"], key="mem_backends",
-                       help=t("mem_backends_help", lang))
-        c3.text_input(t("mem_chunks", lang), key="mem_chunks", help=t("mem_chunks_help", lang))
+                       help=t("mem_backends_help", lang), persist_state=KEEP)
+        c3.text_input(t("mem_chunks", lang), key="mem_chunks", help=t("mem_chunks_help", lang), persist_state=KEEP)
         return st.form_submit_button(t("mem_run_sweep", lang), type="primary", icon=":material/play_arrow:",
                                      key="mem_run_sweep")
 
@@ -124,7 +125,7 @@ def _show(result: SweepResult, lang: str) -> None:
     st.caption(t("mem_peak_caption", lang))
     _comparison_table(result, lang)
     st.subheader(t("mem_breakdown_header", lang))
-    with_weights = st.toggle(t("mem_with_weights", lang), value=False, key="mem_with_weights",
+    with_weights = st.toggle(t("mem_with_weights", lang), key="mem_with_weights", persist_state=KEEP,
                              help=t("mem_with_weights_help", lang, weights=fmt_bytes(result.weight_bytes)))
     st.plotly_chart(breakdown_figure(result, lang, with_weights), key="mem_fig_breakdown")
     st.caption(t("mem_breakdown_caption", lang))

@@ -12,6 +12,7 @@ from ui.run_state import RunResult
 from ui.step_table import produced_labels, step_table, worked_example_md
 from ui.text import visible
 from ui.theme import fmt_bytes
+from ui.widget_state import KEEP
 
 
 def kv_panel(result: RunResult, lang: str) -> None:
@@ -36,7 +37,7 @@ def attention_panel(result: RunResult, lang: str) -> None:
     chosen = steps[-1].step
     if len(steps) > 2:
         chosen = st.select_slider(t("shapes_pick", lang), options=[s.step for s in steps[1:]], value=steps[1].step,
-                                  key="pg_shapes_step")
+                                  key="pg_shapes_step", persist_state=KEEP)
     index = next(i for i, s in enumerate(steps) if s.step == chosen)
     st.plotly_chart(shapes_figure(steps, index, result.model.head_dim, lang), key="pg_fig_shapes")
     st.subheader(t("heat_header", lang))
@@ -45,8 +46,10 @@ def attention_panel(result: RunResult, lang: str) -> None:
         return
     layers = sorted({layer for captured in result.attention for layer in captured})
     c1, c2 = st.columns(2)
-    layer = c1.selectbox(t("heat_layer", lang), layers, index=len(layers) - 1, key="pg_heat_layer")
-    head = c2.selectbox(t("heat_head", lang), list(range(result.model.num_heads)), key="pg_heat_head")
+    layer = c1.selectbox(t("heat_layer", lang), layers, index=len(layers) - 1, key="pg_heat_layer",
+                         persist_state=KEEP)
+    head = c2.selectbox(t("heat_head", lang), list(range(result.model.num_heads)), key="pg_heat_head",
+                        persist_state=KEEP)
     if len(layers) < result.model.num_layers:
         st.caption(t("heat_truncated", lang, n=len(layers), total=result.model.num_layers))
     matrix = attention_matrix(result.attention, layer, head)

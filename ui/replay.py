@@ -9,8 +9,10 @@ import streamlit as st
 from ui.chips import chips_html, legend_html
 from ui.i18n import t
 from ui.run_state import RunResult
+from ui.widget_state import KEEP, seed
 
 STEP_KEY = "pg_replay_step"
+SPEED_KEY = "pg_speed"
 SPEEDS = [1, 2, 4, 8, 16, 32]
 
 
@@ -33,10 +35,11 @@ def replay_panel(result: RunResult, lang: str) -> None:
     frames = _frames(result)
     if st.session_state.get(STEP_KEY) not in frames:
         st.session_state[STEP_KEY] = frames[-1]
+    seed({SPEED_KEY: 8})
     c1, c2 = st.columns([1, 3], vertical_alignment="bottom")
     play = c1.button(t("replay_play", lang), key="pg_play", icon=":material/replay:")
-    speed = c2.select_slider(t("replay_speed", lang), options=SPEEDS, value=8, key="pg_speed",
-                             format_func=lambda v: t("replay_speed_fmt", lang, n=v))
+    speed = c2.select_slider(t("replay_speed", lang), options=SPEEDS, key=SPEED_KEY,
+                             format_func=lambda v: t("replay_speed_fmt", lang, n=v), persist_state=KEEP)
     slider_box = st.container()
     caption, chips = st.empty(), st.empty()
     st.html(legend_html(lang))
@@ -48,7 +51,8 @@ def replay_panel(result: RunResult, lang: str) -> None:
         st.session_state[STEP_KEY] = frames[-1]  # the slider is drawn below, after this, so this is allowed
     with slider_box:
         frame = st.select_slider(t("replay_step", lang), options=frames, key=STEP_KEY,
-                                 format_func=lambda f: t("replay_frame_before", lang) if f < 0 else str(f))
+                                 format_func=lambda f: t("replay_frame_before", lang) if f < 0 else str(f),
+                                 persist_state=KEEP)
     if not play:
         caption.markdown(step_caption(result, frame, lang))
         chips.html(chips_html(result, frame, lang))

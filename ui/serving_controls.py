@@ -13,26 +13,10 @@ from ui.serving_run import (DEFAULT_BATCH, DEFAULT_BUDGET, FULL_BUDGET, POLICIES
                             ServingSettings)
 from ui.serving_workload import (CUSTOM_ROWS, PARAMS, PRESETS, build_custom, build_preset, check_workload,
                                  param_key, param_values, pool_needs)
+from ui.widget_state import KEEP
 
 BLOCK_SIZES = [1, 2, 4, 8, 16, 32, 64]
-CUSTOM_BASE = "sv_custom_base"
-# Widgets whose option labels are translated. The browser keeps a radio's or selectbox's choice as
-# its shown label, so after a language switch it holds an English label that is no longer an option:
-# it shows nothing selected, and its next report resets the widget to its default.
-TRANSLATED_WIDGETS = ("sv_preset", "sv_policy_a", "sv_policy_b", "sv_tl_run", "sv_bk_run", "sv_mx_group")
-LANG_SEEN = "sv_lang_seen"
-KEEP = "session"  # persist_state: the settings survive a visit to another page and hidden preset inputs
-
-
-def resend_translated_widgets(lang: str) -> None:
-    """After a language switch, hand each translated widget its value again (assigning it through
-    session state before the widget is drawn makes Streamlit send the value in the new labels)."""
-    s = st.session_state
-    if s.get(LANG_SEEN, lang) != lang:
-        for key in TRANSLATED_WIDGETS:
-            if key in s:
-                s[key] = s[key]
-    s[LANG_SEEN] = lang
+CUSTOM_BASE, CUSTOM_EDITOR, CUSTOM_KEPT = "sv_custom_base", "sv_custom", "sv_custom_kept"
 
 
 def _policy_defaults(preset: str, size: str = "small") -> dict:
@@ -85,9 +69,15 @@ def _param_inputs(preset: str, lang: str) -> dict[str, float]:
 
 
 def _custom_table(lang: str) -> list[dict]:
+    """The table of requests. A data editor has no persist_state: its edits are dropped when it is
+    not drawn (another page or preset). So the rows it returns are kept, and become its base the
+    next time it is drawn afresh, with no edits of its own to apply twice."""
+    s = st.session_state
+    if CUSTOM_EDITOR not in s and CUSTOM_KEPT in s:
+        s[CUSTOM_BASE] = s[CUSTOM_KEPT]
     cfg = st.column_config
     edited = st.data_editor(
-        st.session_state[CUSTOM_BASE], num_rows="dynamic", hide_index=True, key="sv_custom",
+        s[CUSTOM_BASE], num_rows="dynamic", hide_index=True, key=CUSTOM_EDITOR,
         column_config={"label": cfg.TextColumn(t("sv_col_request", lang), max_chars=40),
                        "arrival_s": cfg.NumberColumn(t("sv_col_arrival", lang), min_value=0.0, max_value=600.0,
                                                      step=0.05, format="%.2f"),
@@ -95,6 +85,7 @@ def _custom_table(lang: str) -> list[dict]:
                                                          step=1),
                        "output_tokens": cfg.NumberColumn(t("sv_col_output", lang), min_value=1, max_value=8192,
                                                          step=1)})
+    s[CUSTOM_KEPT] = edited
     return edited.to_dict("records")
 
 

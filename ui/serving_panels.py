@@ -15,6 +15,7 @@ from ui.serving_metrics import (ALL, groups, metrics_figure, metrics_table, requ
 from ui.serving_run import POLICIES, PolicyRun, ServingResult
 from ui.serving_timeline import batch_rows, step_window
 from ui.theme import fmt_bytes
+from ui.widget_state import KEEP
 
 STEP_KEY = "sv_tl_step"
 FIG_CACHE = "sv_fig_cache"  # built timelines by (trace, language, time range): plain figures, no tensors
@@ -29,7 +30,7 @@ def _pick_run(result: ServingResult, key: str, lang: str) -> PolicyRun:
     if len(runs) == 1:
         return runs[0]
     slot = st.radio(t("sv_inspect_run", lang), [r.slot for r in runs], key=key, horizontal=True,
-                    format_func=lambda s: run_name(result.runs[s], lang), persist_state="session")
+                    format_func=lambda s: run_name(result.runs[s], lang), persist_state=KEEP)
     return result.runs[slot]
 
 
@@ -47,7 +48,7 @@ def _step_navigator(num_steps: int, lang: str) -> int:
     c2.button(t("sv_next", lang), key="sv_next", on_click=_move, args=(1, last), icon=":material/skip_next:",
               disabled=st.session_state[STEP_KEY] >= last)
     if last > 0:
-        c3.slider(t("sv_step_slider", lang), 0, last, key=STEP_KEY, persist_state="session")
+        c3.slider(t("sv_step_slider", lang), 0, last, key=STEP_KEY, persist_state=KEEP)
     return st.session_state[STEP_KEY]
 
 
@@ -142,7 +143,7 @@ def metrics_panel(result: ServingResult, lang: str) -> None:
     st.markdown(t("sv_metrics_intro", lang))
     options = groups(runs[0].labels)
     group = st.selectbox(t("sv_group", lang), options, key="sv_mx_group",
-                         format_func=lambda g: t("sv_group_all", lang) if g == ALL else g, persist_state="session")
+                         format_func=lambda g: t("sv_group_all", lang) if g == ALL else g, persist_state=KEEP)
     c = st.columns(len(runs) + 1)
     for col, run in zip(c, runs):
         summary = run.summary(None)

@@ -8,14 +8,13 @@ import streamlit as st
 from ui.i18n import current_lang, t
 from ui.models import load_for_page
 from ui.run_state import ModelInfo
-from ui.serving_controls import policy_controls, resend_translated_widgets, workload_controls
+from ui.serving_controls import policy_controls, workload_controls
 from ui.serving_live import RESULT_KEY, banner, mark_interrupted, run_comparison
 from ui.serving_panels import blocks_panel, metrics_panel, timeline_panel
 from ui.sidebar import CHOICE_KEY
 from ui.widgets import model_summary
 
 lang = current_lang()
-resend_translated_widgets(lang)
 st.title(t("sv_title", lang))
 st.markdown(t("sv_intro", lang))
 

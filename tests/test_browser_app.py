@@ -1,0 +1,201 @@
+"""The whole app in Chromium, across its pages, on the bundled model: every page opens without an
+exception box; a choice among translated labels survives a language switch and back; settings
+and finished results survive a visit to another page; without a model every page says so.
+Screenshots land in test-artifacts/."""
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.browser_utils import (CHROMIUM, RUN_BUTTON, choose, chosen, click_and_wait, edit_grid_cell,
+                                 exception_boxes, free_port, grid_cell, launch_chromium, open_app, open_page, open_tab,
+                                 press_and_wait, set_number, set_prompt, start_app, stop_app, wait_healthy, wait_idle)
+from ui.i18n import t
+
+ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
+PLAYGROUND, MEMORY, COMPLEXITY, SERVING = range(4)  # the order of st.navigation in app.py
+TITLES = ("pg_title", "mem_title", "cx_title", "sv_title")
+
+if not Path(CHROMIUM).exists():
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"{CHROMIUM} is missing; CI must install Debian's chromium", pytrace=False)
+    pytest.skip(f"{CHROMIUM} not installed (the browser tests run in CI)", allow_module_level=True)
+
+sync_api = pytest.importorskip("playwright.sync_api")
+
+
+def serve(env: dict[str, str], log_name: str):
+    ARTIFACTS.mkdir(exist_ok=True)
+    port = free_port()
+    proc = start_app(port, env=env, log_path=ARTIFACTS / log_name)
+    try:
+        wait_healthy(port, proc)
+        yield port
+    finally:
+        stop_app(proc)
+
+
+@pytest.fixture(scope="module")
+def server(bundled_dir):
+    yield from serve({"PDLAB_MODEL": "bundled"}, "browser-app-server.log")
+
+
+@pytest.fixture(scope="module")
+def browser(server):
+    with sync_api.sync_playwright() as p:
+        b = launch_chromium(p)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser, server, request):
+    context = browser.new_context(viewport={"width": 1400, "height": 1100})
+    pg = context.new_page()
+    open_app(pg, server, timeout_ms=180_000)
+    yield pg
+    pg.screenshot(path=str(ARTIFACTS / f"app_{request.node.name}.png"), full_page=True)
+    context.close()
+
+
+def switch_language(page, lang: str) -> None:
+    click_and_wait(page, page.get_by_text("简体中文" if lang == "zh" else "English", exact=True))
+
+
+def title_of(page) -> str:
+    return page.locator("h1").first.inner_text()
+
+
+def test_every_page_opens_without_an_exception_box(page):
+    for index in (MEMORY, COMPLEXITY, SERVING, PLAYGROUND, SERVING, MEMORY):
+        open_page(page, index)
+        assert title_of(page) == t(TITLES[index], "en")
+        assert exception_boxes(page) == 0 and page.locator('[data-testid="stAlert"]').filter(
+            has_text="went wrong").count() == 0, f"page {index}"
+
+
+def _shown(page, key: str, tab: str | None = None):
+    """A reader of what the keyed widget shows as chosen, in either language. The tabs' own labels
+    change with the language, so the first tab is selected again after a switch: reopen this one."""
+    def read(lang: str) -> str | None:
+        if tab:
+            open_tab(page, t(tab, lang))
+        return chosen(page, key)
+    return read
+
+
+def _round_trip(page, read, english: str, chinese: str) -> None:
+    """Switch to Chinese on this page and back: the same option stays chosen, in each language's label."""
+    assert read("en") == english
+    switch_language(page, "zh")
+    assert read("zh") == chinese, "the choice was lost with the English labels"
+    assert exception_boxes(page) == 0
+    switch_language(page, "en")
+    assert read("en") == english
+
+
+def test_translated_choices_survive_a_language_switch(page):
+    set_prompt(page, "Hi")
+    set_number(page, "max_new_tokens", 3)
+    click_and_wait(page, page.locator(RUN_BUTTON).first, 120_000)
+    page.locator('.st-key-pg_speed input[type="range"]').focus()
+    press_and_wait(page, "Home")  # 1 step/s: the slowest, not the default 8
+    _round_trip(page, _shown(page, "pg_speed"), "1 steps/s", "每秒 1 步")
+
+    open_page(page, MEMORY)
+    open_tab(page, "Will it fit? (C20)")
+    choose(page, "mem_fit_model", "loaded: SmolLM2-135M-Instruct")
+    _round_trip(page, _shown(page, "mem_fit_model", "mem_tab_fit"), "loaded: SmolLM2-135M-Instruct",
+                "已加载：SmolLM2-135M-Instruct")
+    open_tab(page, "Attention heatmaps")
+    click_and_wait(page, page.get_by_role("button", name="Run and capture"), 120_000)
+    choose(page, "mem_heat_mode", "every layer")
+    _round_trip(page, _shown(page, "mem_heat_mode", "mem_tab_heat"), "every layer", "所有层")
+
+    open_page(page, COMPLEXITY)
+    open_tab(page, "Worked example (C12)")
+    choose(page, "cx_we_model", "Llama-3-8B")
+    choose(page, "cx_we_count", "as the loaded tokenizer splits it")
+    _round_trip(page, _shown(page, "cx_we_count", "cx_tab_worked"), "as the loaded tokenizer splits it",
+                "按已加载模型的分词器")
+    open_tab(page, "Which term dominates (C15)")
+    choose(page, "cx_cross_model", "Llama-3-70B")
+    choose(page, "cx_cross_model", "SmolLM2-135M-Instruct (loaded)")  # back to the default: a translated label
+    _round_trip(page, _shown(page, "cx_cross_model", "cx_tab_dominance"), "SmolLM2-135M-Instruct (loaded)",
+                "SmolLM2-135M-Instruct（已加载）")
+
+    open_page(page, SERVING)
+    choose(page, "sv_preset", "Shared system prompt")
+    choose(page, "sv_policy_a", "static batching")
+    _round_trip(page, _shown(page, "sv_preset"), "Shared system prompt", "共享系统提示词")
+    _round_trip(page, _shown(page, "sv_policy_a"), "static batching", t("sv_policy_static", "zh"))
+
+    switch_language(page, "zh")  # and the other pages, drawn afresh in Chinese, show the same choices
+    open_page(page, PLAYGROUND)
+    assert chosen(page, "pg_speed") == "每秒 1 步" and exception_boxes(page) == 0
+    open_page(page, MEMORY)
+    assert _shown(page, "mem_heat_mode", "mem_tab_heat")("zh") == "所有层"
+    page.screenshot(path=str(ARTIFACTS / "app_language_zh.png"), full_page=True)
+
+
+def test_settings_and_results_survive_page_visits(page):
+    set_prompt(page, "Name a colour.")
+    set_number(page, "max_new_tokens", 4)
+    click_and_wait(page, page.locator(RUN_BUTTON).first, 120_000)
+    output = page.locator(".pd-output").inner_text()
+    open_page(page, MEMORY)
+    open_tab(page, "Will it fit? (C20)")
+    page.get_by_role("spinbutton", name="Prompt length L", exact=True).fill("4096")
+    press_and_wait(page, "Tab")
+    choose(page, "mem_fit_model", "Llama-3-70B")
+    open_page(page, COMPLEXITY)
+    page.get_by_role("spinbutton", name="generated tokens N", exact=True).fill("16")
+    press_and_wait(page, "Tab")
+    open_page(page, SERVING)
+    choose(page, "sv_preset", "Custom table")
+    edit_grid_cell(page, "sv_custom", 0, 2, "99")  # chat A's prompt tokens, 48 at first
+    assert grid_cell(page, "sv_custom", 0, 2) == "99"
+    choose(page, "sv_preset", "Random mix")  # the table is not drawn under another preset either
+    for index in (PLAYGROUND, MEMORY, COMPLEXITY, SERVING):  # every page again, in a new order
+        open_page(page, (index + 1) % 4)
+    open_page(page, PLAYGROUND)
+    assert page.locator("textarea").first.input_value() == "Name a colour."
+    assert page.get_by_label("max_new_tokens", exact=True).input_value() == "4"
+    assert page.locator(".pd-output").inner_text() == output  # the last result, with its tabs
+    assert page.get_by_text(re.compile(r"Done: \d+ tokens generated")).is_visible()
+    open_page(page, MEMORY)
+    open_tab(page, "Will it fit? (C20)")
+    assert chosen(page, "mem_fit_model") == "Llama-3-70B"
+    assert page.get_by_role("spinbutton", name="Prompt length L", exact=True).input_value() == "4096"
+    open_page(page, COMPLEXITY)
+    assert page.get_by_role("spinbutton", name="generated tokens N", exact=True).input_value() == "16"
+    open_page(page, SERVING)
+    assert chosen(page, "sv_preset") == "Random mix" and exception_boxes(page) == 0
+    choose(page, "sv_preset", "Custom table")
+    assert grid_cell(page, "sv_custom", 0, 2) == "99" and grid_cell(page, "sv_custom", 1, 2) == "64"
+
+
+@pytest.fixture(scope="module")
+def no_model_server(tmp_path_factory):
+    missing = tmp_path_factory.mktemp("models") / "no-such-model"
+    yield from serve({"PDLAB_MODEL": str(missing)}, "browser-app-no-model.log")
+
+
+def test_without_a_model_every_page_says_so(browser, no_model_server):
+    context = browser.new_context(viewport={"width": 1400, "height": 1100})
+    pg = context.new_page()
+    pg.goto(f"http://127.0.0.1:{no_model_server}/", wait_until="domcontentloaded")
+    pg.locator("h1").first.wait_for(timeout=60_000)
+    wait_idle(pg)
+    for index in (PLAYGROUND, MEMORY, COMPLEXITY, SERVING):
+        if index != PLAYGROUND:
+            open_page(pg, index)
+        assert title_of(pg) == t(TITLES[index], "en")
+        alert = pg.locator('[data-testid="stAlert"]').filter(has_text="not found")
+        assert alert.count() >= 1 and alert.first.is_visible(), f"page {index} does not say the model is missing"
+        assert exception_boxes(pg) == 0
+        pg.screenshot(path=str(ARTIFACTS / f"app_no_model_{index}.png"), full_page=True)
+    context.close()

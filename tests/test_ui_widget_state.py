@@ -1,0 +1,60 @@
+"""The shared widget-state rules, checked on the source: every choice widget whose labels can change
+is re-sent after a language switch, and every settings widget keeps its value across page visits."""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from ui.widget_state import TRANSLATED_WIDGETS
+
+ROOT = Path(__file__).resolve().parent.parent
+SOURCES = sorted((ROOT / "ui").glob("*.py")) + sorted((ROOT / "views").glob("*.py"))
+CHOICE_WIDGETS = {"radio", "selectbox", "select_slider", "segmented_control", "pills", "multiselect"}
+SETTINGS_WIDGETS = CHOICE_WIDGETS | {"slider", "number_input", "text_input", "text_area", "toggle", "checkbox"}
+STABLE_LABELS = {"lang", "model_spec"}  # the sidebar's labels read the same in every language
+FRAME = {"sidebar.py"}  # drawn by app.py on every page: Streamlit keeps those values anyway
+
+
+def widget_calls(path: Path) -> list[tuple[str, dict[str, ast.expr]]]:
+    """(widget name, keyword arguments) of every st.<widget>(...) or column.<widget>(...) call."""
+    calls = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in SETTINGS_WIDGETS:
+            calls.append((node.func.attr, {k.arg: k.value for k in node.keywords if k.arg}))
+    return calls
+
+
+def constant_keys(sources: list[Path]) -> set[str]:
+    """Every string literal passed as a widget key, or to a helper that takes one (sv_tl_run, ...)."""
+    found = set()
+    for path in sources:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                found.add(node.value)
+    return found
+
+
+def test_every_translated_key_exists_in_the_app():
+    missing = set(TRANSLATED_WIDGETS) - constant_keys(SOURCES)
+    assert not missing, f"keys listed in ui/widget_state.py but drawn nowhere: {missing}"
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: p.name)
+def test_choice_widgets_with_formatted_labels_are_resent(path):
+    """A format_func makes the browser hold a label; unless that label never changes, the key must
+    be in TRANSLATED_WIDGETS (a key passed in as a variable is covered by the test above)."""
+    for name, kw in widget_calls(path):
+        key = kw.get("key")
+        if name in CHOICE_WIDGETS and "format_func" in kw and isinstance(key, ast.Constant):
+            assert key.value in TRANSLATED_WIDGETS or key.value in STABLE_LABELS, \
+                f"{path.name}: {name}(key={key.value!r}) has formatted labels but is not re-sent on a language switch"
+
+
+@pytest.mark.parametrize("path", [p for p in SOURCES if p.name not in FRAME], ids=lambda p: p.name)
+def test_every_settings_widget_is_kept_across_page_visits(path):
+    for name, kw in widget_calls(path):
+        keep = kw.get("persist_state")
+        assert "key" in kw and isinstance(keep, ast.Name) and keep.id == "KEEP", \
+            f"{path.name}: a {name} without a key and persist_state=KEEP loses its value on a page visit"
