@@ -194,7 +194,8 @@ def test_without_a_model_every_page_says_so(browser, no_model_server):
         if index != PLAYGROUND:
             open_page(pg, index)
         assert title_of(pg) == t(TITLES[index], "en")
-        alert = pg.locator('[data-testid="stAlert"]').filter(has_text="not found")
+        alert = pg.locator('[data-testid="stAlert"]').filter(has_text="not found").filter(
+            has_text="Pick another model in the sidebar")
         assert alert.count() >= 1 and alert.first.is_visible(), f"page {index} does not say the model is missing"
         assert exception_boxes(pg) == 0
         pg.screenshot(path=str(ARTIFACTS / f"app_no_model_{index}.png"), full_page=True)

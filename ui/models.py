@@ -74,7 +74,7 @@ def get_registry() -> ModelRegistry:
 
 def load_for_page(choice: ModelChoice, lang: str) -> ModelBundle | None:
     """The chosen model, with a progress display while it loads; None (and a message) if it can't."""
-    from ui.errors import show_error
+    from ui.errors import show_error, show_message
     from ui.i18n import t
     from ui.text import md_escape
 
@@ -94,7 +94,10 @@ def load_for_page(choice: ModelChoice, lang: str) -> ModelBundle | None:
         bundle = registry.get(choice, progress)
     except Exception as exc:  # noqa: BLE001 - a bad spec or broken files: say so, keep serving
         box.update(label=t("loading_failed", lang), state="error", expanded=False)
-        show_error(exc, lang)
+        if isinstance(exc, ValueError):  # the loader's messages are written for users: add what to do
+            show_message(t("loading_failed_msg", lang, msg=str(exc)))
+        else:
+            show_error(exc, lang)
         return None
     slot.empty()
     return bundle

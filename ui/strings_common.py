@@ -19,6 +19,9 @@ STRINGS: dict[str, tuple[str, str]] = {
     "loading_model": ("Loading model {spec}…", "正在加载模型 {spec}…"),
     "loading_start": ("Starting", "开始"),
     "loading_failed": ("The model could not be loaded", "模型加载失败"),
+    "loading_failed_msg": ("The model could not be loaded. {msg} Pick another model in the sidebar: the bundled one "
+                           "always works offline.",
+                           "模型无法加载。{msg} 请在侧边栏选择其他模型：内置模型离线也始终可用。"),
     "model_summary": ("**{name}** · {layers} layers · hidden {hidden} · {heads} heads · {kv_heads} KV heads · "
                       "head_dim {head_dim} · {params:.0f} M parameters ({weights}) · context {ctx} · {dtype} on "
                       "{device}",
