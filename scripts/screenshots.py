@@ -17,6 +17,20 @@ from tests.browser_utils import (RUN_BUTTON, click_and_wait, free_port, launch_c
 
 OUT = ROOT / "docs" / "screenshots"
 TAB_PANEL = '[data-testid="stTabPanel"]:visible'
+# A tab panel's box ends at its last element's border: a little room below keeps a last button whole.
+SHOT_CSS = '[data-testid="stTabPanel"] { padding-bottom: 12px; }'
+
+
+def settle(page) -> None:
+    """Move the pointer off the page (a hovered chart shows Plotly's toolbar) and let charts finish."""
+    page.mouse.move(1, 1)
+    page.wait_for_timeout(500)
+
+
+def goto(page, url: str) -> None:
+    """Open another page of the app (a new session) with the screenshot CSS."""
+    page.goto(url, wait_until="domcontentloaded")
+    page.add_style_tag(content=SHOT_CSS)
 
 
 def shoot_tab(page, tab: str, name: str) -> None:
@@ -24,7 +38,8 @@ def shoot_tab(page, tab: str, name: str) -> None:
     panel = page.locator(TAB_PANEL)
     if panel.locator('[data-testid="stPlotlyChart"]').count():
         panel.locator(".js-plotly-plot .main-svg").first.wait_for(timeout=20_000)
-        page.wait_for_timeout(800)  # let Plotly finish its transitions
+        page.wait_for_timeout(300)  # let Plotly finish its transitions
+    settle(page)
     panel.screenshot(path=str(OUT / name))
     print("wrote", OUT / name)
 
@@ -40,7 +55,9 @@ def main_run(page) -> None:
     page.screenshot(path=str(OUT / "playground-live.png"), clip=box)
     page.wait_for_function("() => !document.querySelector('.pd-live')", timeout=120_000)
     click_and_wait(page, page.get_by_role("tab", name="Tokens & replay"))  # settle
-    page.locator('[data-testid="stMain"]').screenshot(path=str(OUT / "playground.png"))
+    settle(page)
+    # The block container is as tall as its content (stMain fills the whole, very tall, viewport).
+    page.locator('[data-testid="stMainBlockContainer"]').screenshot(path=str(OUT / "playground.png"))
     for tab, name in [("Tokens & replay", "tab-tokens.png"), ("KV cache", "tab-kv-cache.png"),
                       ("Attention", "tab-attention.png"), ("Timings", "tab-timings.png"),
                       ("Memory", "tab-memory.png")]:
@@ -64,7 +81,7 @@ def chinese(page) -> None:
 def complexity(page, port: int) -> None:
     """The complexity lab: a cache on/off comparison (L = 32, N = 64), then each tab."""
     page.set_viewport_size({"width": 1280, "height": 2600})
-    page.goto(f"http://127.0.0.1:{port}/complexity", wait_until="domcontentloaded")
+    goto(page, f"http://127.0.0.1:{port}/complexity")
     page.get_by_role("spinbutton", name="generated tokens N").wait_for(timeout=120_000)
     page.get_by_role("spinbutton", name="generated tokens N").fill("64")
     page.keyboard.press("Tab")
@@ -78,7 +95,7 @@ def complexity(page, port: int) -> None:
 def memory(page, port: int) -> None:
     """The memory lab: a sweep up to L = 2048 (eager, sdpa, 512-token chunks), then each tab."""
     page.set_viewport_size({"width": 1280, "height": 2600})
-    page.goto(f"http://127.0.0.1:{port}/memory", wait_until="domcontentloaded")
+    goto(page, f"http://127.0.0.1:{port}/memory")
     lengths = page.get_by_role("textbox", name="Prompt lengths L")
     lengths.wait_for(timeout=120_000)
     lengths.fill("64, 256, 1024, 2048")
@@ -100,7 +117,7 @@ def serving(page, port: int) -> None:
     shares the batch with the chats' decodes, then the block pool and the metrics."""
     import re
     page.set_viewport_size({"width": 1280, "height": 2600})
-    page.goto(f"http://127.0.0.1:{port}/serving", wait_until="domcontentloaded")
+    goto(page, f"http://127.0.0.1:{port}/serving")
     run = page.get_by_role("button", name="Run both policies")
     run.wait_for(timeout=120_000)
     click_and_wait(page, run, 600_000)
@@ -128,6 +145,7 @@ def main() -> int:
             browser = launch_chromium(p)
             page = browser.new_page(viewport={"width": 1280, "height": 2600})
             open_app(page, port, timeout_ms=300_000)
+            page.add_style_tag(content=SHOT_CSS)
             main_run(page)
             worked_example(page)
             page.set_viewport_size({"width": 1280, "height": 1300})

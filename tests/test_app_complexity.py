@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.figure_checks import assert_labelled
+
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 PAGE = "views/complexity.py"
 EMB = "embedding [B, T, hidden]"
@@ -26,6 +28,8 @@ def app(tiny_dirs, monkeypatch) -> AppTest:
 
 def charts(at: AppTest) -> dict[str, dict]:
     specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    for spec in specs:
+        assert_labelled(spec)  # every chart read by any test: title, axis titles, legend
     return {s["layout"]["title"]["text"]: s for s in specs}
 
 

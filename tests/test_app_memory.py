@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.figure_checks import assert_labelled
 from ui.memory_sweep import SweepStatus
 from ui.theme import MIB
 
@@ -28,6 +29,8 @@ def app(tiny_dirs, monkeypatch) -> AppTest:
 def charts(at: AppTest) -> dict[str, dict]:
     """Every Plotly chart on the page, by title, as the JSON the browser gets."""
     specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    for spec in specs:
+        assert_labelled(spec)  # every chart read by any test: title, axis titles, legend
     return {s["layout"]["title"]["text"]: s for s in specs}
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.figure_checks import assert_labelled
 from ui.run_state import RunStatus
 from ui.theme import MIB
 
@@ -39,6 +40,8 @@ def run(at: AppTest, prompt: str, **settings) -> AppTest:
 def charts(at: AppTest) -> dict[str, dict]:
     """Every Plotly chart on the page, by title, as the JSON the browser gets."""
     specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    for spec in specs:
+        assert_labelled(spec)  # every chart read by any test: title, axis titles, legend
     return {s["layout"]["title"]["text"]: s for s in specs}
 
 

@@ -11,6 +11,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from engine.workload import summarize
+from tests.figure_checks import assert_labelled
 from ui.serving_run import ServingStatus
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
@@ -31,6 +32,8 @@ def app(tiny_dirs, monkeypatch) -> AppTest:
 def charts(at: AppTest) -> dict[str, dict]:
     """Every Plotly chart on the page, by title, as the JSON the browser gets."""
     specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    for spec in specs:
+        assert_labelled(spec)  # every chart read by any test: title, axis titles, legend
     return {s["layout"]["title"]["text"]: s for s in specs}
 
 

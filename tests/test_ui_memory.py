@@ -194,6 +194,18 @@ def test_mean_over_heads_and_every_layer(captured):
     assert grid.shape == (mean.shape[0], 2 * mean.shape[1] + 1) and np.isnan(grid[:, mean.shape[1]]).all()
 
 
+def test_every_layer_marks_where_prefill_ends(captured):
+    """The caption speaks of the dashed line: each tile has it, the legend names it once, and its
+    colour shows on the white legend (a white line did not)."""
+    mats = layer_matrices(captured.attention, captured.model.num_heads)
+    prefill_rows = captured.attention[0][0].shape[1]
+    fig = as_json(layers_figure(mats, "en", prefill_rows))
+    lines = [d for d in fig["data"] if d["type"] == "scatter"]
+    assert len(lines) == len(mats) and all(d["y"] == [prefill_rows - 0.5] * 2 for d in lines)
+    assert [d.get("showlegend", True) for d in lines] == [True] + [False] * (len(mats) - 1)
+    assert lines[0]["name"] == "prefill ends, decode rows below" and lines[0]["line"]["color"] != "white"
+
+
 def test_png_download_draws_the_matrix(captured):
     matrix = attention_matrix(captured.attention, 0, 0)
     image = Image.open(io.BytesIO(png_bytes(matrix, max_px=400)))

@@ -10,7 +10,7 @@ from plotly.subplots import make_subplots
 
 from engine.trace import StepRecord
 from ui.i18n import t
-from ui.theme import MATRIX_COLORS, style
+from ui.theme import BOUNDARY_COLOR, MATRIX_COLORS, legend_below, style
 
 GAP = 8  # elements between drawn matrices
 
@@ -83,6 +83,12 @@ def attention_matrix(attention: list[dict[int, np.ndarray]], layer: int, head: i
     return out
 
 
+def boundary_line(num_prefill_rows: int, cols: int, lang: str, **kw) -> go.Scatter:
+    """The dashed line where the prefill rows end and the decode rows begin."""
+    return go.Scatter(x=[-0.5, cols - 0.5], y=[num_prefill_rows - 0.5] * 2, mode="lines", hoverinfo="skip",
+                      line=dict(color=BOUNDARY_COLOR, width=2, dash="dash"), name=t("heat_boundary", lang), **kw)
+
+
 def attention_heatmap(matrix: np.ndarray, labels: list[str], num_prefill_rows: int, layer: int, head: int,
                       lang: str = "en") -> go.Figure:
     """labels: every token of the context in order (prompt, then generated); query row i is the
@@ -97,11 +103,11 @@ def attention_heatmap(matrix: np.ndarray, labels: list[str], num_prefill_rows: i
         colorbar=dict(title=dict(text=t("axis_probability", lang))), name=t("heat_trace", lang), showlegend=True,
         customdata=np.array([[f"{ylab[i]} → {xlab[j]}" for j in range(cols)] for i in range(rows)]),
         hovertemplate="%{customdata}<br>p = %{z:.3f}<extra></extra>"))
-    if 0 < num_prefill_rows < rows:  # where prefill ends and the decode rows begin
-        fig.add_trace(go.Scatter(x=[-0.5, cols - 0.5], y=[num_prefill_rows - 0.5] * 2, mode="lines",
-                                 line=dict(color="white", width=2, dash="dash"), name=t("heat_boundary", lang)))
-    style(fig, t("heat_title", lang, layer=layer, head=head), t("axis_key", lang), t("axis_query", lang),
-          height=max(420, min(900, 200 + 9 * rows)))
+    if 0 < num_prefill_rows < rows:
+        fig.add_trace(boundary_line(num_prefill_rows, cols, lang))
+    height = max(420, min(900, 200 + 9 * rows))
+    style(fig, t("heat_title", lang, layer=layer, head=head), t("axis_key", lang), t("axis_query", lang))
+    legend_below(fig, height, offset_px=140 if cols <= 48 else 70)  # under the slanted token labels, if any
     fig.update_yaxes(autorange="reversed")
     if rows <= 48:
         fig.update_yaxes(tickmode="array", tickvals=list(range(rows)), ticktext=ylab)

@@ -69,8 +69,9 @@ def kv_bytes_figure(steps: list[StepRecord], block_size: int, num_layers: int, b
     fig = make_subplots(specs=[[{"secondary_y": True}]])
     fig.add_trace(go.Scatter(x=x, y=[b / MIB for b in total], mode="lines+markers", name=t("kv_total", lang),
                              line=dict(color=EXTRA_COLORS["kv"], width=3)), secondary_y=False)
+    # The same curve on its own scale: it lies on the total, so it is drawn thin, dashed, in a contrasting colour.
     fig.add_trace(go.Scatter(x=x, y=[b / num_layers / KIB for b in total], mode="lines", name=t("kv_per_layer", lang),
-                             line=dict(color=PHASE_COLORS["decode"], dash="dash")), secondary_y=True)
+                             line=dict(color=EXTRA_COLORS["blocks"], dash="dash", width=2)), secondary_y=True)
     style(fig, t("kv_bytes_title", lang), t("axis_step", lang), t("axis_mib", lang))
     fig.update_yaxes(title_text=t("axis_kib_layer", lang), secondary_y=True, rangemode="tozero", showgrid=False)
     fig.update_yaxes(rangemode="tozero", secondary_y=False)

@@ -10,21 +10,12 @@ from engine.trace import Trace
 from ui.i18n import t
 from ui.serving_timeline import origin, ordered_requests, request_segments, row_names, step_totals, step_window
 from ui.text import html_text
-from ui.theme import EXTRA_COLORS, PHASE_COLORS, style
+from ui.theme import EXTRA_COLORS, PHASE_COLORS, legend_below, style
 
 KIND_COLORS = {"waiting": PHASE_COLORS["pending"], "prefill": PHASE_COLORS["prefill"],
                "decode": PHASE_COLORS["decode"]}
 HIGHLIGHT = "#f59e0b"
 TOKEN_COLOR = "#1e293b"
-
-
-def legend_below(fig: go.Figure, height: int, rows: int = 1) -> go.Figure:
-    """Put the legend a fixed ~70 px under the plot, with room for `rows` rows of it. The shared
-    style places it at a fraction of the plot's height, which collides with the axis title on short
-    charts and on legends that wrap onto a second row."""
-    bottom = 110 + 30 * (rows - 1)  # generous: a legend that does not fit grows the margin and shrinks the plot
-    fig.update_layout(height=height, margin=dict(b=bottom), legend=dict(y=-70 / max(height - 60 - bottom, 60)))
-    return fig
 
 
 def _token_marks(trace: Trace, names: dict[int, str], lang: str) -> go.Scatter:

@@ -39,7 +39,8 @@ def time_share_figure(metrics: RequestMetrics, lang: str = "en") -> go.Figure:
         share = value / metrics.e2e_ms if metrics.e2e_ms else 0.0
         fig.add_trace(go.Bar(x=[value], y=[t("share_row", lang)], orientation="h", name=name,
                              marker_color=PHASE_COLORS[phase], text=[f"{share:.0%}"], textposition="inside"))
-    style(fig, t("share_title", lang), t("axis_ms", lang), "", height=260)
+    style(fig, t("share_title", lang), t("axis_ms", lang), t("share_row", lang), height=260)
+    fig.update_yaxes(showticklabels=False)  # one bar: the axis title names it
     fig.update_layout(barmode="stack", legend=dict(y=-0.45, traceorder="normal"))  # clear of the axis title
     return fig
 

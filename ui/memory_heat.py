@@ -17,9 +17,9 @@ import plotly.graph_objects as go
 from PIL import Image
 from plotly.subplots import make_subplots
 
-from ui.figures_attention import attention_heatmap, attention_matrix
+from ui.figures_attention import attention_heatmap, attention_matrix, boundary_line
 from ui.i18n import t
-from ui.theme import style
+from ui.theme import legend_below, style
 
 MODES = ("head", "mean", "layers")
 GRID_COLS = 6
@@ -112,8 +112,9 @@ def mean_heatmap(matrix: np.ndarray, labels: list[str], num_prefill_rows: int, l
     return fig
 
 
-def layers_figure(matrices: dict[int, np.ndarray], lang: str = "en") -> go.Figure:
-    """Small multiples: the mean over heads of every captured layer, one colour scale."""
+def layers_figure(matrices: dict[int, np.ndarray], lang: str = "en", num_prefill_rows: int = 0) -> go.Figure:
+    """Small multiples: the mean over heads of every captured layer, one colour scale; each tile with
+    the line where the prefill rows end, as on the single heatmap."""
     layers = list(matrices)
     cols = min(GRID_COLS, max(1, len(layers)))
     rows = max(1, math.ceil(len(layers) / cols))
@@ -125,10 +126,13 @@ def layers_figure(matrices: dict[int, np.ndarray], lang: str = "en") -> go.Figur
         fig.add_trace(go.Heatmap(z=m, coloraxis="coloraxis", name=t("mem_heat_mean_trace", lang), showlegend=i == 0,
                                  hovertemplate=t("mem_heat_grid_hover", lang, layer=layer) + "<extra></extra>"),
                       row=r + 1, col=c + 1)
-    style(fig, t("mem_heat_layers_title", lang, n=len(layers)), "", "", height=80 + 170 * rows)
+        if 0 < num_prefill_rows < m.shape[0]:
+            fig.add_trace(boundary_line(num_prefill_rows, m.shape[1], lang, legendgroup="boundary",
+                                        showlegend=i == 0), row=r + 1, col=c + 1)
+    style(fig, t("mem_heat_layers_title", lang, n=len(layers)), "", "")
+    legend_below(fig, 80 + 170 * rows)
     fig.update_layout(coloraxis=dict(colorscale="Viridis", cmin=0, cmax=top,
-                                     colorbar=dict(title=dict(text=t("axis_probability", lang)))),
-                      legend=dict(y=-0.08 if rows > 2 else -0.22))
+                                     colorbar=dict(title=dict(text=t("axis_probability", lang)))))
     fig.update_yaxes(autorange="reversed", showticklabels=False, showgrid=False)
     fig.update_xaxes(showticklabels=False, showgrid=False)
     fig.update_xaxes(title_text=t("mem_axis_key_pos", lang), row=rows, col=1)

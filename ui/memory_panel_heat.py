@@ -83,7 +83,7 @@ def _show(result: RunResult, lang: str) -> None:
     prefill_rows = first[layer].shape[1]
     if mode == "layers":
         mats = layer_matrices(result.attention, m.num_heads)
-        st.plotly_chart(layers_figure(mats, lang), key="mem_fig_layers")
+        st.plotly_chart(layers_figure(mats, lang, prefill_rows), key="mem_fig_layers")
         _downloads(png_bytes(tile(list(mats.values()))), layers_csv(mats, labels), "attention-layers-mean", lang)
     elif mode == "mean":
         matrix = mean_matrix(result.attention, layer, m.num_heads)

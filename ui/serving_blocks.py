@@ -9,12 +9,11 @@ from dataclasses import dataclass
 import plotly.graph_objects as go
 
 from engine.trace import Trace
-from ui.figures_serving import legend_below
 from ui.i18n import t
 from ui.serving_run import PolicyRun
 from ui.serving_timeline import ordered_requests, row_names
 from ui.text import html_text
-from ui.theme import EXTRA_COLORS, PHASE_COLORS, style
+from ui.theme import EXTRA_COLORS, PHASE_COLORS, legend_below, style
 
 FREE_COLOR, SHARED_COLOR = "#f1f5f9", "#111827"
 MAX_COLUMNS = 300  # steps drawn in the pool chart; longer runs are sampled evenly (first and last kept)

@@ -6,6 +6,7 @@ import plotly.graph_objects as go
 PHASE_COLORS = {"prefill": "#7c3aed", "decode": "#0d9488", "mixed": "#d97706", "pending": "#94a3b8"}
 MATRIX_COLORS = {"q": "#2563eb", "k": "#ea580c", "scores": "#7c3aed", "v": "#16a34a", "out": "#0891b2"}
 EXTRA_COLORS = {"line": "#334155", "blocks": "#ea580c", "kv": "#2563eb"}
+BOUNDARY_COLOR = "#f97316"  # the prefill/decode line on heatmaps: visible on Viridis and in the white legend
 KIB = 1024
 MIB = 1024 * 1024
 
@@ -22,6 +23,15 @@ def style(fig: go.Figure, title: str, x_title: str, y_title: str, height: int = 
         margin=dict(l=60, r=60, t=60, b=90),
         template="plotly_white",
     )
+    return fig
+
+
+def legend_below(fig: go.Figure, height: int, rows: int = 1, offset_px: int = 70) -> go.Figure:
+    """Put the legend a fixed `offset_px` under the plot, with room for `rows` rows of it. The shared
+    style places it at a fraction of the plot's height, which collides with the axis title on short
+    charts and leaves a wide gap under tall ones (a heatmap of a long prompt)."""
+    bottom = offset_px + 40 + 30 * (rows - 1)  # generous: a legend that does not fit grows the margin
+    fig.update_layout(height=height, margin=dict(b=bottom), legend=dict(y=-offset_px / max(height - 60 - bottom, 60)))
     return fig
 
 

@@ -1,0 +1,18 @@
+"""One rule for every chart the app draws: a title, a titled x and y axis, and a legend."""
+from __future__ import annotations
+
+
+def _text(title) -> str:
+    return (title.get("text") if isinstance(title, dict) else title) or ""
+
+
+def assert_labelled(spec: dict) -> None:
+    """spec: a chart's Plotly JSON (as st.plotly_chart sends it)."""
+    layout = spec["layout"]
+    name = _text(layout.get("title"))
+    assert name.strip(), "a chart without a title"
+    axes = {k: _text(v.get("title")) for k, v in layout.items() if k.startswith(("xaxis", "yaxis"))}
+    for letter in "xy":
+        assert any(v.strip() for k, v in axes.items() if k.startswith(letter)), f"{name}: no {letter} axis title"
+    assert layout.get("showlegend") is True, f"{name}: no legend"
+    assert any(d.get("showlegend", True) and d.get("name") for d in spec["data"]), f"{name}: nothing in the legend"
