@@ -2,11 +2,21 @@
 
 The floors in bench/ and the roofline come from these: a decode step cannot beat
 (weights + KV bytes) / bandwidth, a prefill cannot beat FLOPs / GEMM rate.
+
+`measure_ceilings()` is the quick fp32 CPU pair the benches print. `machine_ceilings()` is the full
+set the roofline page uses: GEMM rate per dtype and read bandwidth, on the CPU or a CUDA device,
+measured once and cached as JSON under ~/.cache/prefill-decode-lab/, keyed by the machine
+(CPU model, threads, torch version, device) so a different machine or torch never reuses it.
 """
 from __future__ import annotations
 
+import json
+import os
+import platform
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Callable
 
 import torch
 
@@ -55,3 +65,190 @@ def measure_ceilings() -> Ceilings:
     gflops, kernel = measure_gemm()
     return Ceilings(read_gbs=measure_read_bandwidth(), gemm_gflops=gflops, gemm_kernel=kernel,
                     threads=torch.get_num_threads())
+
+
+# --- the cached, per-dtype ceilings of one device ---------------------------------------------------
+
+CACHE_ENV = "PDLAB_HARDWARE_CACHE"  # tests point this at a temporary file
+GEMM_DTYPES = ("float32", "bfloat16", "float16")
+ProgressFn = Callable[[str, float], None]
+
+
+def cache_path() -> Path:
+    env = os.environ.get(CACHE_ENV, "").strip()
+    return Path(env) if env else Path.home() / ".cache" / "prefill-decode-lab" / "hardware.json"
+
+
+def cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine() or "unknown CPU"
+
+
+def device_name(device: str) -> str:
+    if device.startswith("cuda"):
+        return torch.cuda.get_device_name(torch.device(device))
+    return cpu_model()
+
+
+def machine_key(device: str = "cpu") -> str:
+    """What a measurement belongs to: another CPU, thread count, torch or device measures again."""
+    return f"{cpu_model()} | threads={torch.get_num_threads()} | torch={torch.__version__} | {device}:{device_name(device)}"
+
+
+@dataclass
+class DeviceCeilings:
+    """Measured roofs of one device: GEMM FLOP/s per dtype (None: not supported there) and read bandwidth."""
+    device: str
+    device_name: str
+    read_bytes_per_s: float
+    gemm_flops_per_s: dict[str, float | None]
+    gemm_kernel: str
+    threads: int
+    torch_version: str
+    measured_at: float = field(default_factory=time.time)
+    key: str = ""
+
+    def peak_flops(self, dtype: str) -> float:
+        """The compute roof for `dtype`; a ValueError when it was not measurable here."""
+        rate = self.gemm_flops_per_s.get(dtype)
+        if not rate:
+            raise ValueError(f"No {dtype} matrix-multiply rate was measured on {self.device_name} "
+                             f"({self.device}); it is not supported there.")
+        return rate
+
+    def ridge_point(self, dtype: str) -> float:
+        """Arithmetic intensity (FLOP/byte) where the bandwidth slope meets the compute roof."""
+        return self.peak_flops(dtype) / self.read_bytes_per_s
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "DeviceCeilings":
+        return cls(**d)
+
+
+def _sync(device: str) -> None:
+    if device.startswith("cuda"):  # never touch torch.cuda on a CPU-only run
+        torch.cuda.synchronize(torch.device(device))
+
+
+def _best_device_time(fn, repeats: int, device: str) -> float:
+    """Fastest of `repeats` runs after one warm-up, in seconds; CUDA timed with events."""
+    fn()
+    _sync(device)
+    best = float("inf")
+    for _ in range(repeats):
+        if device.startswith("cuda"):
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            fn()
+            end.record()
+            end.synchronize()
+            best = min(best, start.elapsed_time(end) / 1e3)
+        else:
+            t = time.perf_counter()
+            fn()
+            best = min(best, time.perf_counter() - t)
+    return best
+
+
+def measure_device_bandwidth(device: str = "cpu", num_bytes: int | None = None, repeats: int = 5) -> float:
+    """Streaming read rate, bytes/s: torch.sum over a buffer far larger than any cache."""
+    num_bytes = num_bytes or ((2 << 30) if device.startswith("cuda") else (1 << 30))
+    buf = torch.ones(num_bytes // 4, dtype=torch.float32, device=device)
+    rate = num_bytes / _best_device_time(buf.sum, repeats, device)
+    del buf
+    return rate
+
+
+def measure_device_gemm(device: str, dtype: str, n: int | None = None, repeats: int = 3) -> tuple[float | None, str]:
+    """Square GEMM rate (FLOP/s) for `dtype` and the kernel that reached it; (None, why) if unsupported."""
+    n = n or (8192 if device.startswith("cuda") else 2048)
+    torch_dtype = getattr(torch, dtype)
+    try:
+        n = min(n, _affordable_size(device, torch_dtype))
+        a = torch.randn(n, n, device=device).to(torch_dtype)
+        w = torch.randn(n, n, device=device).to(torch_dtype)
+        flops = 2 * n ** 3
+        rates = {"torch.mm": flops / _best_device_time(lambda: a @ w, repeats, device)}
+        if device == "cpu" and dtype == "float32":  # the engine's own fp32 CPU path
+            packed = Linear(w)
+            if packed.packed is not None:
+                rates["oneDNN packed linear"] = flops / _best_device_time(lambda: packed(a), repeats, device)
+    except (RuntimeError, TypeError) as e:  # e.g. a dtype this build has no GEMM kernel for
+        return None, f"unsupported: {str(e).splitlines()[0][:80]}"
+    kernel = max(rates, key=rates.get)
+    return rates[kernel], f"{kernel}, {n}x{n}"
+
+
+def _affordable_size(device: str, torch_dtype: torch.dtype, budget_s: float = 0.15) -> int:
+    """The largest n (a multiple of 128, at least 256) whose GEMM takes about `budget_s` at the rate a
+    256x256 probe shows: a dtype without a fast kernel here (fp16 on most CPUs, ~1 GFLOP/s) is then
+    measured in a fraction of a second instead of many."""
+    probe = torch.randn(256, 256, device=device).to(torch_dtype)
+    rate = 2 * 256 ** 3 / _best_device_time(lambda: probe @ probe, 2, device)
+    return max(256, int((budget_s * rate / 2) ** (1 / 3)) // 128 * 128)
+
+
+def measure_device_ceilings(device: str = "cpu", progress: ProgressFn | None = None) -> DeviceCeilings:
+    """Read bandwidth, then a GEMM per dtype; progress(stage, fraction) after each (a few seconds on CPU)."""
+    if device.startswith("cuda") and not torch.cuda.is_available():
+        raise ValueError(f"Device {device!r} asked for, but this PyTorch build sees no CUDA device.")
+    progress = progress or (lambda stage, frac: None)
+    steps = 1 + len(GEMM_DTYPES)
+    progress("read bandwidth", 0.0)
+    bandwidth = measure_device_bandwidth(device)
+    rates: dict[str, float | None] = {}
+    kernels = []
+    for i, dtype in enumerate(GEMM_DTYPES, start=1):
+        progress(f"{dtype} matrix multiply", i / steps)
+        rates[dtype], kernel = measure_device_gemm(device, dtype)
+        kernels.append(f"{dtype}: {kernel}")
+    progress("done", 1.0)
+    return DeviceCeilings(device=device, device_name=device_name(device), read_bytes_per_s=bandwidth,
+                          gemm_flops_per_s=rates, gemm_kernel="; ".join(kernels), threads=torch.get_num_threads(),
+                          torch_version=torch.__version__, key=machine_key(device))
+
+
+def _read_cache(path: Path) -> dict:
+    try:
+        data = json.loads(path.read_text())
+        return data if isinstance(data, dict) else {}
+    except (OSError, json.JSONDecodeError):
+        return {}  # missing or damaged: measure again
+
+
+def cached_ceilings(device: str = "cpu") -> DeviceCeilings | None:
+    """This machine's cached measurement for `device`, or None if it was never measured."""
+    entry = _read_cache(cache_path()).get(machine_key(device))
+    try:
+        return DeviceCeilings.from_dict(entry) if entry else None
+    except TypeError:  # written by an older layout: measure again
+        return None
+
+
+def machine_ceilings(device: str = "cpu", remeasure: bool = False,
+                     progress: ProgressFn | None = None) -> DeviceCeilings:
+    """The cached ceilings of this machine's `device`, measuring (and caching) them when missing or asked."""
+    if not remeasure:
+        cached = cached_ceilings(device)
+        if cached is not None:
+            return cached
+    ceilings = measure_device_ceilings(device, progress)
+    path = cache_path()
+    data = _read_cache(path)
+    data[ceilings.key] = ceilings.to_dict()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(data, indent=1))
+        tmp.replace(path)  # atomic: a reader never sees half a file
+    except OSError:
+        pass  # a read-only home: the measurement still serves this run
+    return ceilings
