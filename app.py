@@ -22,6 +22,7 @@ page = st.navigation([
     st.Page(ROOT / "views" / "memory.py", title=t("nav_memory"), icon=":material/memory:"),
     st.Page(ROOT / "views" / "complexity.py", title=t("nav_complexity"), icon=":material/functions:"),
     st.Page(ROOT / "views" / "serving.py", title=t("nav_serving"), icon=":material/dns:"),
+    st.Page(ROOT / "views" / "compare.py", title=t("nav_compare"), icon=":material/compare:"),
 ])
 choice = render_sidebar()
 resend_changed_labels(current_lang(), choice.spec)  # before any page widget is drawn

@@ -9,13 +9,16 @@ and a test checks that every key has both languages.
 from __future__ import annotations
 
 from ui.strings_common import STRINGS as _COMMON
+from ui.strings_compare import STRINGS as _COMPARE
 from ui.strings_complexity import STRINGS as _COMPLEXITY
 from ui.strings_memory import STRINGS as _MEMORY
 from ui.strings_playground import STRINGS as _PLAYGROUND
 from ui.strings_serving import STRINGS as _SERVING
+from ui.strings_share import STRINGS as _SHARE
 
 LANGS = {"en": "English", "zh": "简体中文"}
-STRINGS: dict[str, tuple[str, str]] = {**_COMMON, **_PLAYGROUND, **_MEMORY, **_COMPLEXITY, **_SERVING}
+STRINGS: dict[str, tuple[str, str]] = {**_COMMON, **_PLAYGROUND, **_MEMORY, **_COMPLEXITY, **_SERVING,
+                                   **_COMPARE, **_SHARE}
 _INDEX = {"en": 0, "zh": 1}
 
 

@@ -1,0 +1,155 @@
+"""The compare page under AppTest on tiny random models: two columns (KV cache on and off) run on the
+engine; the shared charts carry one trace per column whose values are the runs' own metrics; the
+summary table and caption; a column that cannot run (empty prompt, too long, a model that cannot
+load) says so while the others run; settings and results survive a page visit and a language switch."""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from tests.figure_checks import assert_labelled
+from ui.run_state import RunStatus
+from ui.theme import KIB, MIB
+
+APP = str(Path(__file__).resolve().parent.parent / "app.py")
+PAGE = "views/compare.py"
+TITLES = ["TTFT and TPOT per column", "Inter-token latency over decode steps", "KV cache growth per step",
+          "Peak transient memory per step"]
+
+
+@pytest.fixture
+def app(tiny_dirs, monkeypatch, tmp_path) -> AppTest:
+    monkeypatch.setenv("PDLAB_MODEL", str(tiny_dirs["llama"]))
+    broken = tmp_path / "broken-model"  # offered like any local model folder; its config cannot be read
+    broken.mkdir()
+    (broken / "config.json").write_text("{not json")
+    monkeypatch.setenv("PDLAB_MODELS_DIR", str(tmp_path))
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.run()
+    at.switch_page(PAGE).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def set_column(at: AppTest, i: int, **values) -> None:
+    for field, value in values.items():
+        at.session_state[f"cmp_{field}_{i}"] = value
+
+
+def run_all(at: AppTest) -> AppTest:
+    at.button(key="cmp_run").click()
+    return at.run()
+
+
+def charts(at: AppTest) -> dict[str, dict]:
+    specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    for spec in specs:
+        assert_labelled(spec)
+    return {s["layout"]["title"]["text"]: s for s in specs}
+
+
+def errors(at: AppTest) -> list[str]:
+    return [re.sub(r"\\(.)", r"\1", e.value) for e in at.error]
+
+
+def html_bodies(at: AppTest) -> str:
+    return "\n".join(h.proto.body for h in at.get("html") if not h.proto.body.startswith("<style>"))
+
+
+def test_defaults_compare_kv_on_with_kv_off(app):
+    assert app.radio(key="cmp_n").value == 2
+    assert app.toggle(key="cmp_kv_0").value is True and app.toggle(key="cmp_kv_1").value is False
+    assert app.text_area(key="cmp_prompt_0").value == app.text_area(key="cmp_prompt_1").value
+    assert "No comparison yet" in app.info[0].value
+
+
+def test_two_columns_run_into_shared_charts_and_table(app):
+    for i in range(2):
+        set_column(app, i, prompt="The quick brown fox", chat=False, max_new=6)
+    at = run_all(app)
+    assert not at.exception and not errors(at)
+    result = at.session_state["cmp_result"]
+    on, off = (c.result for c in result.columns)
+    assert on.status == off.status == RunStatus.DONE and len(on.tokens) == len(off.tokens) == 6
+    assert on.settings.kv_cache and not off.settings.kv_cache
+    # greedy with and without the cache: the same tokens (the cache changes the cost, not the answer)
+    assert [t.token_id for t in on.tokens] == [t.token_id for t in off.tokens]
+
+    specs = charts(at)
+    assert set(TITLES) <= set(specs)
+    names = ["Column 1 (KV on, sdpa, float32)", "Column 2 (KV off)"]
+    for title in TITLES:
+        assert [d["name"] for d in specs[title]["data"]] == names, title
+    bars = specs["TTFT and TPOT per column"]["data"]
+    for trace, run in zip(bars, (on, off)):
+        assert trace["y"] == pytest.approx([run.metrics.ttft_ms, run.metrics.tpot_ms])
+    itl = specs["Inter-token latency over decode steps"]["data"]
+    for trace, run in zip(itl, (on, off)):
+        assert trace["y"] == pytest.approx(run.metrics.itl_ms)
+        assert trace["x"] == [t.step for t in run.tokens[1:]]
+    kv = specs["KV cache growth per step"]["data"]
+    per_token = on.model.kv_bytes_per_token
+    # with the cache, the last step holds the prompt and every output token but the last (its K, V are never needed)
+    assert kv[0]["y"][-1] == pytest.approx((on.num_prompt_tokens + 5) * per_token / MIB)
+    assert kv[0]["y"][0] == pytest.approx(on.num_prompt_tokens * per_token / MIB)
+    assert set(kv[1]["y"]) == {0}
+    peak = specs["Peak transient memory per step"]["data"]
+    for trace, run in zip(peak, (on, off)):
+        assert trace["y"] == pytest.approx([s.peak_bytes / MIB for s in run.steps])
+    ranges = {tuple(specs[t]["layout"]["xaxis"]["range"]) for t in TITLES[1:]}
+    assert len(ranges) == 1  # the per-step charts share one x axis
+
+    table = at.dataframe[0].value
+    assert list(table["column"]) == names
+    assert list(table["output tokens"]) == [6, 6]
+    assert table["TTFT (ms)"][0] == round(on.metrics.ttft_ms, 1)
+    assert table["TPOT ÷ base (×)"][1] == round(off.metrics.tpot_ms / on.metrics.tpot_ms, 2)
+    assert table["KV at the end (KiB)"][1] == 0 and table["KV − base (KiB)"][1] == -table["KV at the end (KiB)"][0]
+    assert table["KV at the end (KiB)"][0] == round((on.num_prompt_tokens + 5) * per_token / KIB, 1)
+    caption = " ".join(m.value for m in at.markdown).replace("\\", "")
+    assert "Column 2 (KV off):" in caption and "× column 1" in caption
+
+    body = html_bodies(at)  # the replay ends with every token shown, in both columns
+    assert len(re.findall(r'class="pd-chip pd-decode pd-out', body)) == 2 * 5
+    assert len(re.findall(r'class="pd-chip pd-prefill pd-out', body)) == 2
+
+
+def test_a_column_that_cannot_run_says_so_and_the_others_run(app, tmp_path):
+    app.radio(key="cmp_n").set_value(4).run()
+    set_column(app, 0, prompt="Hello there", chat=False, max_new=3)
+    set_column(app, 1, prompt="   ", chat=False, max_new=3)
+    set_column(app, 2, prompt="Hello there", chat=False, max_new=600)  # the tiny model holds 512 tokens
+    set_column(app, 3, prompt="Hello there", chat=False, max_new=3, model=str((tmp_path / "broken-model").resolve()))
+    at = run_all(app)
+    assert not at.exception
+    shown = errors(at)
+    assert any("The prompt is empty" in e for e in shown), shown
+    assert any("exceed the context of 512 tokens" in e for e in shown), shown
+    assert any("broken-model could not be loaded for this column" in e and "no *.safetensors weights" in e
+               for e in shown), shown
+    outcomes = at.session_state["cmp_result"].columns
+    assert [c.ok for c in outcomes] == [True, False, False, False]
+    for title, spec in charts(at).items():
+        assert [d["name"] for d in spec["data"]] == ["Column 1 (KV on, sdpa, float32)"], title
+
+
+def test_settings_and_results_survive_a_page_visit_and_a_language_switch(app):
+    set_column(app, 0, prompt="Hello there", chat=False, max_new=3)
+    set_column(app, 1, prompt="Good morning", chat=False, max_new=4, attention="eager")
+    at = run_all(app)
+    result = at.session_state["cmp_result"]
+    at.switch_page("views/playground.py").run()
+    at.switch_page(PAGE).run()
+    at = at.sidebar.radio(key="lang").set_value("zh").run()
+    assert not at.exception and not errors(at)
+    assert at.session_state["cmp_result"] is result
+    assert at.text_area(key="cmp_prompt_1").value == "Good morning"
+    assert at.radio(key="cmp_attention_1").value == "eager" and at.number_input(key="cmp_max_new_1").value == 4
+    specs = charts(at)
+    assert "各列的 TTFT 与 TPOT" in specs
+    names = [d["name"] for d in specs["各列的 TTFT 与 TPOT"]["data"]]
+    assert names[0].startswith("第 1 列") and "eager" in names[1] and "不同提示词" in names[1]

@@ -1,0 +1,125 @@
+"""Run all: the columns one after another on the same engine code and the same shared weights,
+each streaming its tokens into its own live view, under one progress bar.
+
+One after the other, not at once: on a small CPU (2 cores here) two runs at once would take cores
+from each other and each would measure the other's load. Every engine step also holds the
+registry's step lock, as the playground does, so another browser session cannot interleave.
+
+A column that cannot run (its model fails to load, an empty prompt, a prompt past the context)
+gets its message and the next column runs anyway.
+"""
+from __future__ import annotations
+
+import dataclasses
+import time
+
+import streamlit as st
+
+from engine import Engine
+from ui.compare_state import RESULT_KEY, ColumnOutcome, ColumnSettings, CompareResult, CompareStatus
+from ui.errors import error_message, show_message
+from ui.i18n import t
+from ui.live import redraw_interval
+from ui.live_html import live_html
+from ui.models import ModelRegistry
+from ui.run_state import ModelInfo, RunResult, RunStatus
+from ui.runner import run_steps
+from ui.text import md_escape
+from ui.tokens import pieces_for
+
+REPLAY_PREFIX = "cmp_replay_"  # the replay's per-column step sliders: a new comparison starts them at the end
+
+
+def start_column(bundle, outcome: ColumnOutcome) -> tuple[Engine, RunResult]:
+    """A fresh engine with the column's prompt added; ValueError (readable) on bad input.
+
+    Unlike the playground, attention is never captured: copying the probabilities out costs the
+    eager column time the sdpa column does not pay, which would skew the comparison."""
+    s = outcome.settings
+    outcome.chat_applied = s.run.chat and bool(getattr(bundle.tokenizer, "chat_template", None))
+    settings = dataclasses.replace(s.run, chat=outcome.chat_applied)
+    config = dataclasses.replace(settings.engine_config(), capture_attention=False)
+    engine = Engine(bundle.model, bundle.tokenizer, config, name=bundle.name)
+    seq = engine.add_request(settings.prompt, settings.sampling(), chat=settings.chat)
+    result = RunResult(settings=settings, model=ModelInfo.from_bundle(bundle), block_size=engine.config.block_size,
+                       prompt=pieces_for(bundle.tokenizer, seq.prompt_token_ids), arrival=seq.arrival_time)
+    return engine, result
+
+
+def _load(settings: ColumnSettings, registry: ModelRegistry, box, lang: str):
+    """The column's model, loaded with a progress bar in the column if it is not loaded yet
+    (another model can take a while: it is read from disk and warmed up)."""
+    bundle = registry.loaded(settings.choice)
+    if bundle is not None:
+        return bundle
+    label = t("cmp_loading", lang, spec=md_escape(settings.model), dtype=settings.dtype)
+    load_bar = box.progress(0.0, text=label)
+
+    def progress(stage: str, fraction: float) -> None:
+        load_bar.progress(min(max(float(fraction), 0.0), 1.0), text=f"{label} {md_escape(stage)}")
+
+    bundle = registry.get(settings.choice, progress)
+    box.empty()
+    return bundle
+
+
+def run_column(outcome: ColumnOutcome, k: int, n: int, registry: ModelRegistry, slot, bar, lang: str) -> None:
+    """Load, start and step one column, drawing it live into `slot` and the shared bar."""
+    s = outcome.settings
+    name = t("cmp_column", lang, n=s.index + 1)
+
+    def overall(done_tokens: int) -> float:
+        return min(1.0, (k + done_tokens / max(s.run.max_new_tokens, 1)) / n)
+
+    with slot.container(border=True):
+        st.markdown(f"**{name}**")
+        load_box, view = st.empty(), st.empty()
+    bar.progress(overall(0), text=t("cmp_progress_start", lang, name=name, k=k + 1, n=n))
+    try:
+        bundle = _load(s, registry, load_box, lang)
+    except Exception as exc:  # noqa: BLE001 - a model that cannot load: this column says so, the rest run
+        load_box.empty()
+        why = str(exc) if isinstance(exc, ValueError) else error_message(exc, lang)  # the loader's own words
+        outcome.error = t("cmp_load_failed", lang, spec=s.model, msg=why)
+        with view.container():
+            show_message(outcome.error)
+        return
+    try:
+        engine, result = start_column(bundle, outcome)
+    except Exception as exc:  # noqa: BLE001 - bad input: a clear message in this column only
+        outcome.error = error_message(exc, lang)
+        with view.container():
+            show_message(outcome.error)
+        return
+    outcome.result = result
+    view.html(live_html(result, lang))
+    interval, last_drawn = redraw_interval(), 0.0
+    try:
+        for event in run_steps(engine, result, registry.step_lock):
+            now = time.perf_counter()
+            if (event.step is not None and event.step.phase == "prefill") or now - last_drawn >= interval:
+                view.html(live_html(result, lang))
+                bar.progress(overall(len(result.tokens)), text=t("cmp_progress", lang, name=name, k=k + 1, n=n,
+                                                                 done=len(result.tokens), N=s.run.max_new_tokens))
+                last_drawn = now
+    except Exception as exc:  # noqa: BLE001 - keep what ran, say what failed
+        result.status, outcome.error = RunStatus.FAILED, error_message(exc, lang)
+    view.html(live_html(result, lang))
+
+
+def run_all(columns: list[ColumnSettings], registry: ModelRegistry, status_slot, slots: list, lang: str) -> None:
+    """Every column in turn; the comparison lands in session state before the first step, so Stop
+    (which interrupts this script) leaves the finished columns behind."""
+    result = CompareResult(columns=[ColumnOutcome(settings=c) for c in columns])
+    st.session_state[RESULT_KEY] = result
+    for name in [k for k in st.session_state if str(k).startswith(REPLAY_PREFIX)]:
+        del st.session_state[name]
+    n = len(columns)
+    with status_slot.container(), st.status(t("cmp_running", lang, n=n), expanded=True) as box:
+        st.button(t("stop", lang), key="cmp_stop", icon=":material/stop_circle:")
+        bar = st.progress(0.0, text=t("cmp_progress_start", lang, name=t("cmp_column", lang, n=1), k=1, n=n))
+        for k, outcome in enumerate(result.columns):
+            run_column(outcome, k, n, registry, slots[k], bar, lang)
+        bar.progress(1.0, text=t("cmp_progress_done", lang, n=n))
+        box.update(label=t("cmp_done", lang, ok=len(result.finished), n=n), state="complete", expanded=False)
+    result.status = CompareStatus.DONE
