@@ -97,6 +97,7 @@ class RunResult:
     request: RequestRecord | None = None
     status: RunStatus = RunStatus.RUNNING
     error: str | None = None
+    loaded_from: str | None = None  # the file's name when this run was loaded from a saved trace
 
     @property
     def num_prompt_tokens(self) -> int:
