@@ -103,13 +103,17 @@ def test_two_columns_run_into_shared_charts_and_table(app):
     ranges = {tuple(specs[t]["layout"]["xaxis"]["range"]) for t in TITLES[1:]}
     assert len(ranges) == 1  # the per-step charts share one x axis
 
-    table = at.dataframe[0].value
-    assert list(table["column"]) == names
-    assert list(table["output tokens"]) == [6, 6]
-    assert table["TTFT (ms)"][0] == round(on.metrics.ttft_ms, 1)
-    assert table["TPOT ÷ base (×)"][1] == round(off.metrics.tpot_ms / on.metrics.tpot_ms, 2)
-    assert table["KV at the end (KiB)"][1] == 0 and table["KV − base (KiB)"][1] == -table["KV at the end (KiB)"][0]
-    assert table["KV at the end (KiB)"][0] == round((on.num_prompt_tokens + 5) * per_token / KIB, 1)
+    table = at.dataframe[0].value  # one column per run, one row per metric
+    assert list(table.columns) == names
+    on_col, off_col = table[names[0]], table[names[1]]
+    assert on_col["output tokens"] == off_col["output tokens"] == 6
+    assert on_col["prompt tokens"] == on.num_prompt_tokens
+    assert on_col["TTFT (ms)"] == round(on.metrics.ttft_ms, 1) and off_col["E2E (ms)"] == round(off.metrics.e2e_ms)
+    assert off_col["TPOT ÷ base (×)"] == round(off.metrics.tpot_ms / on.metrics.tpot_ms, 2)
+    assert on_col["TPOT ÷ base (×)"] == 1.0
+    assert off_col["KV at the end (KiB)"] == 0 and off_col["KV − base (KiB)"] == -on_col["KV at the end (KiB)"]
+    assert on_col["KV at the end (KiB)"] == round((on.num_prompt_tokens + 5) * per_token / KIB, 1)
+    assert on_col["peak memory (MiB)"] == round(max(s.peak_bytes for s in on.steps) / MIB, 2)
     caption = " ".join(m.value for m in at.markdown).replace("\\", "")
     assert "Column 2 (KV off):" in caption and "× column 1" in caption
 

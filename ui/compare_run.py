@@ -15,7 +15,7 @@ import time
 
 import streamlit as st
 
-from engine import Engine
+from engine import Engine, SamplingParams
 from ui.compare_state import RESULT_KEY, ColumnOutcome, ColumnSettings, CompareResult, CompareStatus
 from ui.errors import error_message, show_message
 from ui.i18n import t
@@ -40,10 +40,21 @@ def start_column(bundle, outcome: ColumnOutcome) -> tuple[Engine, RunResult]:
     settings = dataclasses.replace(s.run, chat=outcome.chat_applied)
     config = dataclasses.replace(settings.engine_config(), capture_attention=False)
     engine = Engine(bundle.model, bundle.tokenizer, config, name=bundle.name)
-    seq = engine.add_request(settings.prompt, settings.sampling(), chat=settings.chat)
-    result = RunResult(settings=settings, model=ModelInfo.from_bundle(bundle), block_size=engine.config.block_size,
-                       prompt=pieces_for(bundle.tokenizer, seq.prompt_token_ids), arrival=seq.arrival_time)
-    return engine, result
+    seq = engine.add_request(settings.prompt, settings.sampling(), chat=settings.chat)  # bad input fails here
+    return engine, RunResult(settings=settings, model=ModelInfo.from_bundle(bundle),
+                             block_size=engine.config.block_size,
+                             prompt=pieces_for(bundle.tokenizer, seq.prompt_token_ids), arrival=seq.arrival_time)
+
+
+def warm_up_column(bundle, result: RunResult, lock) -> None:
+    """An untimed two-token run of the column's own prompt and settings first. The first forward
+    of new shapes in a process pays one-off costs (oneDNN primitives, allocator growth): without
+    this, whichever column ran first would show a TTFT several times the others'."""
+    config = dataclasses.replace(result.settings.engine_config(), capture_attention=False)
+    ids = [p.token_id for p in result.prompt]
+    params = SamplingParams(max_new_tokens=min(2, result.settings.max_new_tokens), ignore_eos=True)
+    with lock:
+        Engine(bundle.model, bundle.tokenizer, config).generate(ids, params)
 
 
 def _load(settings: ColumnSettings, registry: ModelRegistry, box, lang: str):
@@ -86,6 +97,8 @@ def run_column(outcome: ColumnOutcome, k: int, n: int, registry: ModelRegistry, 
         return
     try:
         engine, result = start_column(bundle, outcome)
+        warm_up_column(bundle, result, registry.step_lock)
+        engine, result = start_column(bundle, outcome)  # arrival after the warm-up: TTFT is the run's own
     except Exception as exc:  # noqa: BLE001 - bad input: a clear message in this column only
         outcome.error = error_message(exc, lang)
         with view.container():

@@ -43,33 +43,37 @@ def _outcome(c: ColumnOutcome, lang: str) -> None:
 
 
 def summary_table(summaries: list[ColumnSummary], names: list[str], lang: str) -> pd.DataFrame:
-    """One row per finished column; the last columns are its ratios to (and KV difference from) the first."""
+    """One column per finished run, one row per metric (narrow enough to read without scrolling);
+    the last rows are each run's ratio to (and KV difference from) the base, the first run."""
     base = summaries[0]
 
     def num(v: float | None, digits: int = 1) -> float | None:
         return None if v is None else round(v, digits)
 
-    rows = []
-    for s, name in zip(summaries, names):
-        rows.append({
-            t("cmp_col_column", lang): name,
-            t("cmp_col_prompt", lang): s.prompt_tokens,
-            t("cmp_col_output", lang): s.output_tokens,
-            t("cmp_col_ttft", lang): num(s.ttft_ms),
-            t("cmp_col_tpot", lang): num(s.tpot_ms),
-            t("cmp_col_itl_mean", lang): num(s.itl_mean_ms),
-            t("cmp_col_itl_p50", lang): num(s.itl_p50_ms),
-            t("cmp_col_itl_p99", lang): num(s.itl_p99_ms),
-            t("cmp_col_e2e", lang): num(s.e2e_ms, 0),
-            t("cmp_col_peak", lang): num(None if s.peak_bytes is None else s.peak_bytes / MIB, 2),
-            t("cmp_col_kv", lang): num(s.kv_end_bytes / KIB),
-            t("cmp_col_ttft_x", lang): num(ratio(s.ttft_ms, base.ttft_ms), 2),
-            t("cmp_col_tpot_x", lang): num(ratio(s.tpot_ms, base.tpot_ms), 2),
-            t("cmp_col_e2e_x", lang): num(ratio(s.e2e_ms, base.e2e_ms), 2),
-            t("cmp_col_peak_x", lang): num(ratio(s.peak_bytes, base.peak_bytes), 2),
-            t("cmp_col_kv_diff", lang): num((s.kv_end_bytes - base.kv_end_bytes) / KIB),
-        })
-    return pd.DataFrame(rows)
+    def mib(b: int | None) -> float | None:
+        return None if b is None else b / MIB
+
+    rows = {
+        "cmp_col_prompt": lambda s: s.prompt_tokens,
+        "cmp_col_output": lambda s: s.output_tokens,
+        "cmp_col_ttft": lambda s: num(s.ttft_ms),
+        "cmp_col_tpot": lambda s: num(s.tpot_ms),
+        "cmp_col_itl_mean": lambda s: num(s.itl_mean_ms),
+        "cmp_col_itl_p50": lambda s: num(s.itl_p50_ms),
+        "cmp_col_itl_p99": lambda s: num(s.itl_p99_ms),
+        "cmp_col_e2e": lambda s: num(s.e2e_ms, 0),
+        "cmp_col_peak": lambda s: num(mib(s.peak_bytes), 2),
+        "cmp_col_kv": lambda s: num(s.kv_end_bytes / KIB),
+        "cmp_col_ttft_x": lambda s: num(ratio(s.ttft_ms, base.ttft_ms), 2),
+        "cmp_col_tpot_x": lambda s: num(ratio(s.tpot_ms, base.tpot_ms), 2),
+        "cmp_col_e2e_x": lambda s: num(ratio(s.e2e_ms, base.e2e_ms), 2),
+        "cmp_col_peak_x": lambda s: num(ratio(s.peak_bytes, base.peak_bytes), 2),
+        "cmp_col_kv_diff": lambda s: num((s.kv_end_bytes - base.kv_end_bytes) / KIB),
+    }
+    table = pd.DataFrame({name: [f(s) for f in rows.values()] for s, name in zip(summaries, names)},
+                         index=[t(k, lang) for k in rows])
+    table.index.name = t("cmp_col_metric", lang)
+    return table
 
 
 def _charts(series: list[Series], lang: str) -> None:
@@ -102,7 +106,7 @@ def render_comparison(result: CompareResult | None, lang: str) -> None:
     _charts([Series(name, c.settings.color, c.result) for name, c in zip(names, done)], lang)
     st.subheader(t("cmp_table_header", lang))
     summaries = [summarise(c) for c in done]
-    st.dataframe(summary_table(summaries, names, lang), hide_index=True, key="cmp_table")
+    st.dataframe(summary_table(summaries, names, lang), key="cmp_table")
     if base.index != 0:
         st.caption(t("cmp_base_moved", lang, n=base.index + 1))
     lines = biggest_differences(summaries, [c.settings for c in done], lang)

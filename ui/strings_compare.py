@@ -23,9 +23,11 @@ STRINGS: dict[str, tuple[str, str]] = {
     "cmp_run": ("Run all", "全部运行"),
     "cmp_sequential_note": (
         "The columns run one after another, never at once: on this 2-core CPU two runs at the same time would "
-        "take cores from each other and each would measure the other's load. Each is a single run, so "
-        "differences of a few percent can be noise.",
+        "take cores from each other and each would measure the other's load. Before its timed run each column "
+        "does an untimed two-token run of the same prompt, so the first column does not pay the process's one-off "
+        "costs alone. Each is a single run: differences of a few percent can be noise.",
         "各列依次运行，从不同时运行：在这台 2 核 CPU 上同时运行会互相抢占核心，各自的测量都会包含对方的负载。"
+        "每列在计时运行前先用同一提示词做一次不计时的两 token 预热，避免第一列独自承担进程的一次性开销。"
         "每列只运行一次，几个百分点的差异可能只是噪声。"),
     # running
     "cmp_running": ("Running {n} columns one after another…", "正在依次运行 {n} 列…"),
@@ -84,12 +86,12 @@ STRINGS: dict[str, tuple[str, str]] = {
     # metrics and table
     "cmp_m_ttft": ("TTFT", "TTFT"),
     "cmp_m_tpot": ("TPOT", "TPOT"),
-    "cmp_m_itl_mean": ("mean ITL", "平均 ITL"),
+    "cmp_m_itl_p99": ("P99 ITL", "P99 ITL"),
     "cmp_m_e2e": ("E2E", "E2E"),
     "cmp_m_peak": ("peak memory", "内存峰值"),
     "cmp_m_kv": ("KV cache at the end", "结束时的 KV 缓存"),
     "cmp_table_header": ("Summary", "汇总"),
-    "cmp_col_column": ("column", "列"),
+    "cmp_col_metric": ("metric", "指标"),
     "cmp_col_prompt": ("prompt tokens", "提示词 token"),
     "cmp_col_output": ("output tokens", "输出 token"),
     "cmp_col_ttft": ("TTFT (ms)", "TTFT（毫秒）"),

@@ -1,0 +1,90 @@
+"""The compare page in Chromium on the bundled model: the default comparison (one prompt, KV cache on
+in column 1 and off in column 2) with a small max_new_tokens, its progress shown, both columns'
+tokens, the shared charts and the summary table, no exception box. Screenshot in test-artifacts/."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.browser_utils import (CHROMIUM, click_and_wait, exception_boxes, free_port, launch_chromium, start_app,
+                                 stop_app, wait_healthy, wait_idle)
+
+ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
+MAX_NEW = 8
+
+if not Path(CHROMIUM).exists():
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"{CHROMIUM} is missing; CI must install Debian's chromium", pytrace=False)
+    pytest.skip(f"{CHROMIUM} not installed (the browser tests run in CI)", allow_module_level=True)
+
+sync_api = pytest.importorskip("playwright.sync_api")
+
+# Records whether a progress bar showed while the script ran, and the texts it carried.
+PROGRESS_OBSERVER_JS = """() => {
+  const w = {seen: false, texts: []};
+  new MutationObserver(() => {
+    for (const bar of document.querySelectorAll('[data-testid="stProgress"]')) {
+      w.seen = true;
+      const text = bar.innerText.trim();
+      if (text && !w.texts.includes(text)) w.texts.push(text);
+    }
+  }).observe(document.body, {childList: true, subtree: true, characterData: true});
+  window.__progress = w;
+}"""
+
+
+@pytest.fixture(scope="module")
+def server(bundled_dir):
+    ARTIFACTS.mkdir(exist_ok=True)
+    port = free_port()
+    proc = start_app(port, env={"PDLAB_MODEL": "bundled"}, log_path=ARTIFACTS / "browser-compare-server.log")
+    try:
+        wait_healthy(port, proc)
+        yield port
+    finally:
+        stop_app(proc)
+
+
+@pytest.fixture(scope="module")
+def page(server):
+    with sync_api.sync_playwright() as p:
+        browser = launch_chromium(p)
+        pg = browser.new_page(viewport={"width": 1400, "height": 1100})
+        pg.goto(f"http://127.0.0.1:{server}/compare", wait_until="domcontentloaded")
+        pg.get_by_role("button", name="Run all").wait_for(state="visible", timeout=180_000)
+        wait_idle(pg, 120_000)
+        yield pg
+        browser.close()
+
+
+def test_default_comparison_shows_both_columns_charts_and_table(page):
+    for i in range(2):
+        page.locator(f".st-key-cmp_max_new_{i} input").fill(str(MAX_NEW))
+    page.evaluate(PROGRESS_OBSERVER_JS)
+    click_and_wait(page, page.get_by_role("button", name="Run all"), 300_000)
+    progress = page.evaluate("() => window.__progress")
+    assert progress["seen"], "no progress bar while the columns ran"
+    assert any("Column 2 (2 of 2)" in t for t in progress["texts"]), progress["texts"]
+    assert exception_boxes(page) == 0
+    assert page.get_by_text("Done: 2 of 2 columns finished").first.is_visible()
+    # the replay: both columns show the prompt lit (prefill) and their generated tokens
+    columns = page.locator('[data-testid="stColumn"]:has(.pd-chips)')
+    assert columns.count() == 2
+    for k in range(2):
+        assert columns.nth(k).locator(".pd-chip.pd-in.pd-prefill").count() > 5
+        assert columns.nth(k).locator(".pd-chip.pd-out").count() == MAX_NEW
+    charts = page.locator('[data-testid="stPlotlyChart"]')
+    charts.first.locator(".main-svg").first.wait_for(timeout=20_000)
+    assert charts.count() == 4
+    for title in ("TTFT and TPOT per column", "Inter-token latency over decode steps", "KV cache growth per step",
+                  "Peak transient memory per step"):
+        assert page.locator(".gtitle", has_text=title).count() == 1, title
+    assert page.locator(".legendtext", has_text="Column 2 (KV off)").count() == 4  # one trace in each chart
+    assert page.locator('[data-testid="stDataFrame"]').count() == 1
+    assert page.get_by_text("Column 2 (KV off): ").first.is_visible()
+    page.set_viewport_size({"width": 1400, "height": 3400})  # the app scrolls inside: a tall window shows it all
+    page.mouse.move(1, 1)
+    page.wait_for_timeout(1200)  # let Plotly redraw and settle before the picture
+    page.locator('[data-testid="stMainBlockContainer"]').screenshot(path=str(ARTIFACTS / "compare_run.png"))
