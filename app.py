@@ -9,6 +9,7 @@ import pandas  # noqa: F401  - imported before plotly: avoids a fresh-server imp
 import streamlit as st
 
 from ui.i18n import current_lang, t
+from ui.share_link import apply_share_link
 from ui.sidebar import render_sidebar
 from ui.widget_state import resend_changed_labels
 from ui.widgets import inject_css
@@ -23,7 +24,9 @@ page = st.navigation([
     st.Page(ROOT / "views" / "complexity.py", title=t("nav_complexity"), icon=":material/functions:"),
     st.Page(ROOT / "views" / "serving.py", title=t("nav_serving"), icon=":material/dns:"),
     st.Page(ROOT / "views" / "compare.py", title=t("nav_compare"), icon=":material/compare:"),
+    st.Page(ROOT / "views" / "roofline.py", title=t("nav_roofline"), icon=":material/roofing:"),
 ])
+apply_share_link(page)  # a shared link's settings, once per session, before any widget is drawn
 choice = render_sidebar()
 resend_changed_labels(current_lang(), choice.spec)  # before any page widget is drawn
 page.run()

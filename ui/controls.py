@@ -8,6 +8,8 @@ from ui.i18n import t
 from ui.run_state import RunSettings
 from ui.widget_state import KEEP, seed
 
+SHARE_KEY = "pg_share"  # the form's "Copy share link" button (ui/share_panel.py shows the link)
+
 DEFAULTS = {"pg_prompt": "What is the capital of France?", "pg_chat": True, "pg_max_new": 32,
             "pg_temperature": 0.0, "pg_top_k": 0, "pg_top_p": 1.0, "pg_seed": None, "pg_attention": "sdpa",
             "pg_kv": True, "pg_probe": True}
@@ -56,7 +58,11 @@ def render_controls(has_chat_template: bool, max_context: int, lang: str) -> tup
         c3.radio(t("attention", lang), ["sdpa", "eager"], key="pg_attention", horizontal=True,
                  captions=[t("attention_sdpa", lang), t("attention_eager", lang)], persist_state=KEEP)
         _sampling_controls(lang)
-        run = st.form_submit_button(t("run", lang), type="primary", icon=":material/play_arrow:", key="pg_run")
+        buttons = st.container(horizontal=True)
+        run = buttons.form_submit_button(t("run", lang), type="primary", icon=":material/play_arrow:", key="pg_run")
+        # A second submit: the share link is built from the settings as typed, without running them
+        buttons.form_submit_button(t("sh_link_button", lang), icon=":material/link:", key=SHARE_KEY,
+                                   help=t("sh_link_help", lang))
     s = st.session_state
     settings = RunSettings(prompt=s["pg_prompt"] or "", chat=bool(s["pg_chat"]), max_new_tokens=int(s["pg_max_new"]),
                            temperature=float(s["pg_temperature"]), top_k=int(s["pg_top_k"]),

@@ -10,6 +10,7 @@ from ui.live import RUN_KEY
 from ui.panels import attention_panel, kv_panel, memory_panel, steps_panel, timings_panel
 from ui.replay import replay_panel
 from ui.run_state import RunResult, RunStatus
+from ui.share_panel import download_buttons, loaded_note
 
 
 def mark_interrupted() -> None:
@@ -36,8 +37,10 @@ def render_results(result: RunResult | None, lang: str) -> None:
         st.info(t("no_run_yet", lang))
         return
     _banner(result, lang)
+    loaded_note(result, lang)
     if not result.steps or not result.tokens:
         return
+    download_buttons(result, lang)
     st.markdown(f"**{t('output_text', lang)}**")
     st.html(output_html(result.text))
     names = ["tab_tokens", "tab_kv", "tab_attention", "tab_timings", "tab_memory", "tab_steps"]

@@ -23,6 +23,9 @@ STRINGS: dict[str, tuple[str, str]] = {
     "sh_load_failed": ("Could not load {file}. {msg}", "无法载入 {file}。{msg}"),
     # share link
     "sh_link_button": ("Copy share link", "复制分享链接"),
+    "sh_link_help": ("Show a link that opens the playground with this prompt and these settings.",
+                     "显示一个链接：打开后会带着这段提示词和这些设置进入演练场。"),
+    "sh_link_hide": ("Hide link", "隐藏链接"),
     "sh_link_explain": ("Opening this link fills in the prompt and these settings: model (unless it is a local "
                         "folder), dtype, chat template, max_new_tokens, sampling, seed, attention backend and KV "
                         "cache. The run itself is not in the link: press Run, or share the trace file.",

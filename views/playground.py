@@ -1,6 +1,10 @@
 """Playground: one prompt through the real engine. The prompt's tokens light up together in one
 prefill step, then each generated token arrives in its own decode step; below, the KV cache,
-attention shapes and probabilities, timings, memory and the worked example of that run."""
+attention shapes and probabilities, timings, memory and the worked example of that run.
+
+A run can be shared: as a link that fills in these controls, as a trace file that the uploader
+shows again without any model (so it works even when no model can be loaded), or as a
+standalone HTML report."""
 import pandas  # noqa: F401  - before plotly (fresh-server import race)
 import streamlit as st
 
@@ -10,6 +14,7 @@ from ui.live import RUN_KEY, run_live
 from ui.models import get_registry, load_for_page
 from ui.results_view import mark_interrupted, render_results
 from ui.run_state import ModelInfo
+from ui.share_panel import forget_link_notes, link_notes, share_link_control, upload_control
 from ui.sidebar import CHOICE_KEY
 from ui.widgets import model_summary
 
@@ -17,17 +22,23 @@ lang = current_lang()
 st.title(t("pg_title", lang))
 st.markdown(t("pg_intro", lang))
 
-bundle = load_for_page(st.session_state[CHOICE_KEY], lang)
-if bundle is None:
-    st.stop()
-info = ModelInfo.from_bundle(bundle)
-st.caption(model_summary(info, lang))
-
-settings, run_clicked = render_controls(bool(getattr(bundle.tokenizer, "chat_template", None)),
-                                        info.max_position, lang)
+choice = st.session_state[CHOICE_KEY]
+bundle = load_for_page(choice, lang)
+run_clicked = False
+if bundle is not None:
+    info = ModelInfo.from_bundle(bundle)
+    st.caption(model_summary(info, lang))
+    link_notes(lang, info.max_position)
+    settings, run_clicked = render_controls(bool(getattr(bundle.tokenizer, "chat_template", None)),
+                                            info.max_position, lang)
+    share_link_control(settings, choice.spec, choice.dtype, lang)
+    upload_control(lang)
+else:
+    upload_control(lang)  # a saved trace needs no model
 live_slot, results_slot = st.empty(), st.empty()
 mark_interrupted()
 if run_clicked:
+    forget_link_notes()
     results_slot.empty()
     run_live(bundle, settings, get_registry(), live_slot, lang)
 with results_slot.container():
