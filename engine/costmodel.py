@@ -85,3 +85,54 @@ def step_cost(c: ModelConfig, work: list[SeqWork], dtype_bytes: int, kv_dtype_by
         kv_read_bytes=float(sum(w.context_len for w in work) * kv_token),
         kv_write_bytes=float(tokens * kv_token),
     )
+
+
+# --- whole phases and the roofline ------------------------------------------------------------------
+# A roofline bounds a step's rate by the slower of two ceilings: attainable FLOP/s = min(peak FLOP/s,
+# intensity x bandwidth). The two meet at the ridge point, intensity = peak / bandwidth; a step left
+# of it is bandwidth-bound, right of it compute-bound.
+
+def prefill_cost(c: ModelConfig, prompt_len: int, dtype_bytes: int, kv_dtype_bytes: int | None = None,
+                 batch: int = 1) -> StepCost:
+    """One step that prefills `batch` prompts of `prompt_len` tokens each."""
+    if prompt_len < 1 or batch < 1:
+        raise ValueError(f"A prefill needs at least one prompt of at least one token (got batch {batch}, "
+                         f"prompt length {prompt_len}).")
+    return step_cost(c, [SeqWork(prompt_len, prompt_len)] * batch, dtype_bytes, kv_dtype_bytes)
+
+
+def decode_cost(c: ModelConfig, batch: int, context_len: int, dtype_bytes: int,
+                kv_dtype_bytes: int | None = None) -> StepCost:
+    """One decode step of `batch` sequences, each attending to `context_len` keys (its new one included)."""
+    if batch < 1 or context_len < 1:
+        raise ValueError(f"A decode step needs batch >= 1 and context >= 1 (got {batch}, {context_len}).")
+    return step_cost(c, [SeqWork(1, context_len)] * batch, dtype_bytes, kv_dtype_bytes)
+
+
+def attainable_flops_per_s(intensity: float, peak_flops_per_s: float, bytes_per_s: float) -> float:
+    """The roofline: min(peak, intensity x bandwidth)."""
+    return min(peak_flops_per_s, intensity * bytes_per_s)
+
+
+def ridge_intensity(peak_flops_per_s: float, bytes_per_s: float) -> float:
+    """FLOP/byte where the bandwidth slope meets the compute roof."""
+    return peak_flops_per_s / bytes_per_s
+
+
+@dataclass
+class Utilisation:
+    """How much of each ceiling a measured step used:
+    compute share   = (FLOPs / t) / peak FLOP/s
+    bandwidth share = (bytes / t) / read bandwidth"""
+    flops_per_s: float
+    bytes_per_s: float
+    compute_share: float
+    bandwidth_share: float
+
+
+def utilisation(cost: StepCost, seconds: float, peak_flops_per_s: float, bytes_per_s: float) -> Utilisation:
+    if seconds <= 0:
+        raise ValueError(f"A measured step time must be positive, got {seconds} s.")
+    achieved_flops, achieved_bytes = cost.flops / seconds, cost.bytes_moved / seconds
+    return Utilisation(achieved_flops, achieved_bytes, achieved_flops / peak_flops_per_s,
+                       achieved_bytes / bytes_per_s)

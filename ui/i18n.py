@@ -13,12 +13,13 @@ from ui.strings_compare import STRINGS as _COMPARE
 from ui.strings_complexity import STRINGS as _COMPLEXITY
 from ui.strings_memory import STRINGS as _MEMORY
 from ui.strings_playground import STRINGS as _PLAYGROUND
+from ui.strings_roofline import STRINGS as _ROOFLINE
 from ui.strings_serving import STRINGS as _SERVING
 from ui.strings_share import STRINGS as _SHARE
 
 LANGS = {"en": "English", "zh": "简体中文"}
 STRINGS: dict[str, tuple[str, str]] = {**_COMMON, **_PLAYGROUND, **_MEMORY, **_COMPLEXITY, **_SERVING,
-                                   **_COMPARE, **_SHARE}
+                                   **_COMPARE, **_SHARE, **_ROOFLINE}
 _INDEX = {"en": 0, "zh": 1}
 
 

@@ -1,0 +1,73 @@
+"""Calibration: the projection's formulas (engine/projection.py) fed with THIS machine's measured
+ceilings (engine/hardware.py, efficiency 1: they are already achievable rates) against the TTFT and
+TPOT the engine really shows here, on the loaded model.
+
+  ratio = measured / predicted      (1.0: the model explains the machine; > 1: overheads it omits)
+"""
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass
+from typing import Callable
+
+from engine.hardware import DeviceCeilings
+from engine.llm_engine import Engine, EngineConfig
+from engine.projection import predict_ttft, predict_tpot
+from engine.sampler import SamplingParams
+
+DTYPE_BYTES = {"float32": 4, "bfloat16": 2, "float16": 2}
+
+
+@dataclass
+class CalibrationRow:
+    metric: str  # "TTFT" or "TPOT"
+    prompt_len: int
+    predicted_ms: float
+    measured_ms: float
+
+    @property
+    def ratio(self) -> float:
+        return self.measured_ms / self.predicted_ms
+
+
+def predicted_ms(c, dtype: str, ceilings: DeviceCeilings, prompt_len: int, new_tokens: int) -> tuple[float, float]:
+    """(TTFT, TPOT) in ms from the ceilings; TPOT averaged over the decode steps' contexts L+2 .. L+N."""
+    peak, bw, nbytes = ceilings.peak_flops(dtype), ceilings.read_bytes_per_s, DTYPE_BYTES[dtype]
+    ttft = predict_ttft(c, prompt_len, peak, bw, nbytes, 1.0, 1.0).seconds
+    contexts = range(prompt_len + 2, prompt_len + new_tokens + 1)
+    tpot = statistics.fmean(predict_tpot(c, 1, ctx, peak, bw, nbytes, None, 1.0, 1.0).seconds for ctx in contexts)
+    return ttft * 1e3, tpot * 1e3
+
+
+def measured_ms(model, tokenizer, prompt_ids: list[int], new_tokens: int) -> tuple[float, float]:
+    """(TTFT, TPOT) in ms of one batch-1 greedy request through the engine (vLLM's definitions)."""
+    engine = Engine(model, tokenizer, EngineConfig(probe_memory=False))
+    engine.add_request(list(prompt_ids), SamplingParams(max_new_tokens=new_tokens, ignore_eos=True))
+    for _ in engine.stream():
+        pass
+    m = engine.trace.requests[0].metrics
+    return m.ttft_ms, m.tpot_ms
+
+
+def calibrate(model, tokenizer, ceilings: DeviceCeilings, prompts: dict[int, list[int]], new_tokens: int = 16,
+              repeats: int = 3, progress: Callable[[int, int], None] | None = None) -> list[CalibrationRow]:
+    """Predicted vs measured TTFT and TPOT per prompt length (medians of `repeats` runs)."""
+    if new_tokens < 2:
+        raise ValueError("TPOT needs at least 2 generated tokens.")
+    if repeats < 1:
+        raise ValueError("Run each length at least once.")
+    dtype = str(model.dtype).removeprefix("torch.")
+    c = model.config
+    measured_ms(model, tokenizer, next(iter(prompts.values()))[:4], 2)  # one-off costs of a fresh process
+    rows, total, done = [], len(prompts) * repeats, 0
+    for length, ids in prompts.items():
+        runs = []
+        for _ in range(repeats):
+            runs.append(measured_ms(model, tokenizer, ids, new_tokens))
+            done += 1
+            if progress:
+                progress(done, total)
+        p_ttft, p_tpot = predicted_ms(c, dtype, ceilings, len(ids), new_tokens)
+        rows.append(CalibrationRow("TTFT", length, p_ttft, statistics.median(r[0] for r in runs)))
+        rows.append(CalibrationRow("TPOT", length, p_tpot, statistics.median(r[1] for r in runs)))
+    return rows

@@ -1,0 +1,128 @@
+"""Measured steps placed on a roofline: run prompts through the real engine at several batch sizes
+(continuous batching: B sequences decode together) and keep, per step, the cost model's FLOPs and
+bytes beside the measured wall time.
+
+  intensity   = FLOPs / bytes moved                 (engine/costmodel.py, per step)
+  achieved    = FLOPs / measured step time          (FLOP/s)
+A decode step of B sequences reads the weights once for all B, so its intensity grows ~B-fold and
+it climbs the bandwidth slope toward the compute roof; a prefill of L tokens starts far right.
+"""
+from __future__ import annotations
+
+import statistics
+import threading
+from contextlib import nullcontext
+from dataclasses import dataclass
+from typing import Callable
+
+from engine.llm_engine import Engine, EngineConfig
+from engine.sampler import SamplingParams
+
+MAX_BATCH = 64
+
+
+@dataclass
+class RooflinePoint:
+    batch: int  # concurrent sequences in the run
+    phase: str  # "prefill", "decode" or "mixed"
+    step: int
+    num_tokens: int
+    flops: float
+    bytes_moved: float
+    ms: float
+
+    @property
+    def intensity(self) -> float:
+        return self.flops / self.bytes_moved
+
+    @property
+    def flops_per_s(self) -> float:
+        return self.flops / (self.ms / 1e3)
+
+    @property
+    def bytes_per_s(self) -> float:
+        return self.bytes_moved / (self.ms / 1e3)
+
+
+def _engine(model, tokenizer, batch: int) -> Engine:
+    # no memory probe: it runs Python on every op and would be timed with the step
+    return Engine(model, tokenizer, EngineConfig(probe_memory=False, max_num_seqs=max(batch, 1),
+                                                 max_num_batched_tokens=1 << 16))
+
+
+def run_batch(model, tokenizer, prompt_ids: list[int], batch: int, decode_steps: int) -> list[RooflinePoint]:
+    """One run of `batch` copies of the prompt: their prefill, then `decode_steps` steps decoding all of them."""
+    engine = _engine(model, tokenizer, batch)
+    params = SamplingParams(max_new_tokens=decode_steps + 1, ignore_eos=True)
+    for _ in range(batch):
+        engine.add_request(list(prompt_ids), params)
+    points = []
+    for event in engine.stream():
+        s = event.step
+        points.append(RooflinePoint(batch, s.phase, s.step, s.num_tokens, s.flops, s.bytes_moved, s.ms))
+    return points
+
+
+def check_settings(prompt_len: int, batch_sizes: list[int], decode_steps: int, max_model_len: int) -> None:
+    if not batch_sizes:
+        raise ValueError("Pick at least one batch size.")
+    if any(not 1 <= b <= MAX_BATCH for b in batch_sizes):
+        raise ValueError(f"Batch sizes must be between 1 and {MAX_BATCH}.")
+    if decode_steps < 1:
+        raise ValueError("Run at least one decode step.")
+    if prompt_len < 1:
+        raise ValueError("The prompt must have at least one token.")
+    if prompt_len + decode_steps + 1 > max_model_len:
+        raise ValueError(f"{prompt_len} prompt tokens + {decode_steps + 1} generated exceed this model's context "
+                         f"of {max_model_len} tokens; shorten one of them.")
+
+
+def run_roofline(model, tokenizer, prompt_ids: list[int], batch_sizes: list[int], decode_steps: int,
+                 progress: Callable[[int, int], None] | None = None,
+                 lock: threading.Lock | None = None) -> list[RooflinePoint]:
+    """Every step of a run per batch size, smallest first; progress(done, total) after each run."""
+    check_settings(len(prompt_ids), batch_sizes, decode_steps, model.config.max_position)
+    sizes = sorted(set(batch_sizes))
+    points: list[RooflinePoint] = []
+    with lock or nullcontext():  # a timing experiment: no other session's steps in between
+        for i, batch in enumerate(sizes):
+            run_batch(model, tokenizer, prompt_ids[:4], batch, 1)  # new shapes pay one-off costs: not timed
+            points += run_batch(model, tokenizer, prompt_ids, batch, decode_steps)
+            if progress:
+                progress(i + 1, len(sizes))
+    return points
+
+
+@dataclass
+class PhaseSummary:
+    phase: str
+    batch: int
+    num_steps: int
+    flops: float  # medians over the phase's steps
+    bytes_moved: float
+    ms: float
+
+    @property
+    def intensity(self) -> float:
+        return self.flops / self.bytes_moved
+
+    @property
+    def flops_per_s(self) -> float:
+        return self.flops / (self.ms / 1e3)
+
+    @property
+    def bytes_per_s(self) -> float:
+        return self.bytes_moved / (self.ms / 1e3)
+
+
+def summarise(points: list[RooflinePoint]) -> list[PhaseSummary]:
+    """Median step per (phase, batch), prefill first: the numbers the utilisation table shows."""
+    groups: dict[tuple[str, int], list[RooflinePoint]] = {}
+    for p in points:
+        groups.setdefault((p.phase, p.batch), []).append(p)
+    order = {"prefill": 0, "mixed": 1, "decode": 2}
+    rows = []
+    for (phase, batch), ps in sorted(groups.items(), key=lambda kv: (order.get(kv[0][0], 3), kv[0][1])):
+        rows.append(PhaseSummary(phase, batch, len(ps), statistics.median(p.flops for p in ps),
+                                 statistics.median(p.bytes_moved for p in ps), statistics.median(p.ms for p in ps)))
+    return rows

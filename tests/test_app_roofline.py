@@ -1,0 +1,150 @@
+"""The roofline lab page under streamlit.testing's AppTest, on a tiny random model. The hardware cache
+points at a temporary file; the first visit measures it (a few seconds, with progress)."""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from engine.hardware import CACHE_ENV
+from tests.figure_checks import assert_labelled
+
+APP = str(Path(__file__).resolve().parent.parent / "app.py")
+PAGE = "views/roofline.py"
+
+
+@pytest.fixture(scope="module")
+def cache_file(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("hw") / "hardware.json"
+
+
+@pytest.fixture
+def app(tiny_dirs, cache_file, monkeypatch) -> AppTest:
+    monkeypatch.setenv("PDLAB_MODEL", str(tiny_dirs["llama"]))
+    monkeypatch.setenv(CACHE_ENV, str(cache_file))
+    at = AppTest.from_file(APP, default_timeout=180)
+    at.run()
+    at.switch_page(PAGE).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def charts(at: AppTest) -> dict[str, dict]:
+    specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    for spec in specs:
+        assert_labelled(spec)  # every chart: title, axis titles, legend
+    return {s["layout"]["title"]["text"]: s for s in specs}
+
+
+def errors(at: AppTest) -> list[str]:
+    return [re.sub(r"\\(.)", r"\1", e.value) for e in at.error]
+
+
+def table_with(at: AppTest, column: str):
+    return next(d.value for d in at.dataframe if column in d.value.columns)
+
+
+def test_ceilings_measured_once_and_cached(app, cache_file):
+    data = json.loads(cache_file.read_text())
+    (key, entry), = data.items()
+    assert "threads=" in key and "torch=" in key and entry["device"] == "cpu"
+    assert entry["read_bytes_per_s"] > 1e8 and entry["gemm_flops_per_s"]["float32"] > 1e8
+    table = table_with(app, "GEMM GFLOP/s")
+    assert list(table["dtype"]) == ["float32", "bfloat16", "float16"]
+    assert table["GEMM GFLOP/s"][0] == pytest.approx(entry["gemm_flops_per_s"]["float32"] / 1e9, abs=0.1)
+    shown = {m.label: m.value for m in app.metric}
+    assert shown["read bandwidth"] == f"{entry['read_bytes_per_s'] / 1e9:.1f} GB/s"
+    # re-measuring writes a new measurement (a later timestamp) under the same key, with progress
+    at = app.button(key="rf_remeasure").click().run()
+    assert not at.exception and not errors(at)
+    fresh = json.loads(cache_file.read_text())[key]
+    assert fresh["measured_at"] > entry["measured_at"]
+    assert any(s.label == "Ceilings measured and cached" for s in at.get("status"))
+
+
+def test_roofline_points_for_both_phases(app):
+    assert any("Run the roofline" in i.value for i in app.info)
+    app.number_input(key="rf_L").set_value(16)
+    app.number_input(key="rf_steps").set_value(3)
+    app.multiselect(key="rf_batches").set_value([1, 4])
+    at = app.button(key="rf_run").click().run()
+    assert not at.exception and not errors(at), errors(at)
+    result = at.session_state["rf_result"]
+    fig = charts(at)["Roofline: measured steps against this machine's ceilings (log-log)"]
+    assert fig["layout"]["xaxis"]["type"] == "log" and fig["layout"]["yaxis"]["type"] == "log"
+    by_name = {d["name"]: d for d in fig["data"]}
+    prefill, decode = by_name["prefill steps"], by_name["decode steps"]
+    assert len(prefill["x"]) == 2 and len(decode["x"]) == 2 * 3  # one prefill + 3 decode steps per batch size
+    # each point is cost-model FLOPs / bytes against FLOPs / measured time
+    p = next(p for p in result.points if p.phase == "decode")
+    assert decode["x"][0] == pytest.approx(p.flops / p.bytes_moved)
+    assert decode["y"][0] == pytest.approx(p.flops / (p.ms / 1e3) / 1e9)
+    # decode at B=4 is ~4x as intense as at B=1 (one weight read shared by 4 tokens)
+    med = by_name["decode: median per batch size"]
+    assert med["text"] == ["B=1", "B=4"] and med["x"][1] / med["x"][0] == pytest.approx(4, rel=0.2)
+    assert any(n.startswith("ridge point") for n in by_name) and any(n.startswith("roof float32") for n in by_name)
+    util = table_with(at, "% of compute roof")
+    assert list(util["phase"]) == ["prefill", "prefill", "decode", "decode"] and list(util["B"]) == [1, 4, 1, 4]
+    assert any("Not available on CPU" in c.value for c in at.caption)
+    assert at.get("status")[-1].label.startswith("Done: 8 steps measured (L = 16)")
+
+
+def test_roofline_bad_settings_say_why(app):
+    app.multiselect(key="rf_batches").set_value([])
+    at = app.button(key="rf_run").click().run()
+    assert not at.exception and any("Pick at least one batch size" in e for e in errors(at))
+    at.multiselect(key="rf_batches").set_value([1])
+    at.number_input(key="rf_L").set_value(505)
+    at.number_input(key="rf_steps").set_value(32)
+    at = at.button(key="rf_run").click().run()
+    assert not at.exception and any("exceed this model's context of 512" in e for e in errors(at)), errors(at)
+
+
+def test_projection_tables_and_figures(app):
+    specs = charts(app)
+    ttft = specs["Projected TTFT vs prompt length, A100 80GB SXM"]
+    assert [d["name"] for d in ttft["data"]] == ["LLaMA-7B", "Llama-3-8B", "Qwen2.5-7B", "Llama-3-70B"]
+    assert ttft["data"][3]["line"]["dash"] == "dot"  # 70B fp16 does not fit in 80 GB
+    assert "Projected TPOT vs batch, A100 80GB SXM, context 4096" in specs
+    assert "Projected TPOT vs context, A100 80GB SXM, batch 1" in specs
+    kv = table_with(app, "seqs fp16")
+    row = {r["model"]: r for r in kv.to_dict("records")}
+    assert row["LLaMA-7B"]["attention"] == "MHA" and row["Llama-3-8B"]["attention"] == "GQA 32/8"
+    assert row["LLaMA-7B"]["seqs fp8"] == 2 * row["LLaMA-7B"]["seqs fp16"] or \
+        abs(row["LLaMA-7B"]["seqs fp8"] - 2 * row["LLaMA-7B"]["seqs fp16"]) <= 1
+    assert row["Llama-3-70B"]["seqs fp16"] == 0
+    published = table_with(app, "published ms")
+    errs = [float(e.rstrip(" %")) for e in published["projection error"]]
+    assert all(abs(e) <= 30 for e in errs), errs
+    at = app.selectbox(key="rf_pj_gpu").set_value("H100 SXM").run()
+    assert "Projected TTFT vs prompt length, H100 SXM" in charts(at)
+    at = at.number_input(key="rf_pj_eff_b").set_value(0.35).run()  # half the bandwidth: decode ~2x slower
+    published = table_with(at, "published ms")
+    assert float(published["projection error"][0].rstrip(" %")) > 80
+
+
+def test_calibration_ratio_shown(app):
+    app.multiselect(key="rf_cal_lengths").set_value([8, 32])
+    app.number_input(key="rf_cal_N").set_value(4)
+    app.number_input(key="rf_cal_repeats").set_value(1)
+    at = app.button(key="rf_cal_run").click().run()
+    assert not at.exception and not errors(at), errors(at)
+    table = table_with(at, "ratio")
+    assert list(table["metric"]) == ["TTFT", "TPOT", "TTFT", "TPOT"] and list(table["L"]) == [8, 8, 32, 32]
+    rows = at.session_state["rf_cal_result"].rows
+    assert list(table["ratio"]) == [round(r.measured_ms / r.predicted_ms, 2) for r in rows]
+    assert all(r.predicted_ms > 0 and r.measured_ms > 0 for r in rows)
+    shown = {m.label: m.value for m in at.metric}
+    assert re.fullmatch(r"\d+\.\d\d–\d+\.\d\d×", shown["TTFT measured / predicted"])
+    assert "Predicted vs measured on this machine" in charts(at)
+
+
+def test_page_in_chinese(app):
+    app.session_state["lang"] = "zh"
+    at = app.run()
+    assert not at.exception
+    assert at.title[0].value.startswith("屋顶线实验室")
+    charts(at)
