@@ -1,0 +1,160 @@
+"""The small set of engine runs the claims page makes when the user clicks "Check all claims", and
+what it keeps of them (plain records, no tensors): engine/claims.py turns these into verdicts.
+
+  run A        one greedy request, eager attention, memory probed: shapes, KV growth, step times,
+               transient peaks, FLOPs/bytes per step, and what reached the LM head (C1-C3, C5-C7, C10,
+               C11, C19, C23)
+  scores       an eager prefill of 512 tokens with the memory probe: the score matrix's bytes (C2, C20)
+  worked       「今天天气」 through the engine, 3 new tokens (C12)
+  mini sweep   engine/sweeps.py at three prompt lengths and two output lengths (C4, C8, C9, C18)
+  cache on/off engine/complexity.py's runs (C13-C15)
+  head of line a few chats and one long prompt, without and with chunked prefill (C17, C21-C23)
+  leak         engine/memory_lab.py's naive Hugging Face loop against the engine (C16), when a
+               Hugging Face copy of the model is given
+  ceilings     engine/hardware.py: this machine's GEMM rate and read bandwidth (C3, C7, C10, C11)
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import torch
+
+from engine.complexity import CacheRun, run_with_and_without_cache
+from engine.config import ModelConfig
+from engine.hardware import Ceilings, measure_ceilings
+from engine.llm_engine import Engine, EngineConfig
+from engine.memory_lab import LeakPoint, PrefillMemory, engine_loop, measure_prefill_memory, naive_hf_loop
+from engine.sampler import SamplingParams
+from engine.sweeps import SweepResult, SweepSettings, run_sweep
+from engine.trace import StepRecord, Trace
+from engine.workload import head_of_line, run_workload, text_tokens
+
+WORKED_PROMPT = "今天天气"
+LEAK_TOPICS = ["the sea", "a mountain", "bread", "the moon", "a river", "winter"]
+
+
+@dataclass(frozen=True)
+class ClaimSettings:
+    prompt_len: int = 128  # run A
+    new_tokens: int = 24
+    sweep: SweepSettings = SweepSettings(prompt_lens=(32, 128, 512), prompt_new_tokens=12, output_prompt_len=64,
+                                         output_lens=(8, 128), repeats=2)
+    cache_prompt_len: int = 16
+    cache_new_tokens: int = 48
+    hol_streams: int = 3
+    hol_long_prompt: int = 512
+    hol_stream_output: int = 24
+    hol_chunk: int = 64
+    scores_len: int = 512  # an eager prefill long enough that the score matrix is its peak
+    leak_requests: int = 4
+    leak_new_tokens: int = 16
+
+    def validate(self, max_position: int) -> None:
+        need = max(self.prompt_len + self.new_tokens, self.hol_long_prompt + 16, self.scores_len + 2,
+                   self.cache_prompt_len + self.cache_new_tokens, self.leak_requests * (self.leak_new_tokens + 24))
+        if need > max_position:
+            raise ValueError(f"The claim checks need {need} tokens of context; this model holds {max_position}.")
+        self.sweep.validate(max_position)
+
+
+@dataclass
+class HeadCall:
+    """One forward: the tokens fed in and the rows of logits that came out of the LM head."""
+    tokens_in: int
+    logits_rows: int
+
+
+@dataclass
+class ClaimData:
+    model: str
+    config: ModelConfig
+    elem_bytes: int
+    settings: ClaimSettings
+    steps: list[StepRecord] = field(default_factory=list)  # run A
+    head_calls: list[HeadCall] = field(default_factory=list)  # run A, one per step
+    finish_reason: str | None = None
+    scores: PrefillMemory | None = None  # an eager prefill of scores_len tokens, memory probed
+    worked_steps: list[StepRecord] = field(default_factory=list)
+    worked_tokens: int = 0
+    worked_text: str = ""
+    sweep: SweepResult | None = None
+    cache_runs: dict[bool, CacheRun] = field(default_factory=dict)
+    hol: dict[bool, tuple[Trace, dict[int, str]]] = field(default_factory=dict)  # chunked? -> trace, labels
+    leak_naive: list[LeakPoint] = field(default_factory=list)
+    leak_engine: list[LeakPoint] = field(default_factory=list)
+    ceilings: Ceilings | None = None
+
+
+def _recorded_engine(model, tokenizer, config: EngineConfig, calls: list[HeadCall]) -> Engine:
+    """An engine whose runner notes each forward's tokens in and logits rows out (this engine only:
+    the shared weights are not touched)."""
+    engine = Engine(model, tokenizer, config)
+    run = engine.runner.run
+
+    def recording_run(batch, capture=None):
+        logits = run(batch, capture)
+        calls.append(HeadCall(sum(item.num_tokens for item in batch), int(logits.shape[0])))
+        return logits
+
+    engine.runner.run = recording_run
+    return engine
+
+
+def measure_run_a(model, tokenizer, s: ClaimSettings, data: ClaimData) -> None:
+    engine = _recorded_engine(model, tokenizer, EngineConfig(attention="eager", probe_memory=True), data.head_calls)
+    engine.add_request(text_tokens(tokenizer, s.prompt_len), SamplingParams(max_new_tokens=s.new_tokens,
+                                                                            ignore_eos=True))
+    for _ in engine.stream():
+        pass
+    data.steps, data.finish_reason = engine.trace.steps, engine.trace.requests[0].finish_reason
+
+
+def measure_worked(model, tokenizer, data: ClaimData) -> None:
+    engine = Engine(model, tokenizer, EngineConfig(probe_memory=False))
+    seq = engine.add_request(WORKED_PROMPT, SamplingParams(max_new_tokens=3, ignore_eos=True))
+    data.worked_tokens = len(seq.prompt_token_ids)
+    for _ in engine.stream():
+        pass
+    data.worked_steps, data.worked_text = engine.trace.steps, engine.trace.requests[0].text
+
+
+def measure_hol(model, tokenizer, s: ClaimSettings, data: ClaimData) -> None:
+    specs = head_of_line(tokenizer, num_streams=s.hol_streams, long_prompt=s.hol_long_prompt,
+                         stream_output=s.hol_stream_output, long_arrival_s=0.15)
+    max_len = max(len(r.prompt_ids) + r.max_new_tokens for r in specs)
+    for chunked in (False, True):
+        config = EngineConfig(probe_memory=False, chunked_prefill=chunked, max_model_len=max_len,
+                              max_num_batched_tokens=s.hol_chunk if chunked else max(8192, max_len))
+        data.hol[chunked] = run_workload(model, tokenizer, specs, config)
+
+
+def measure_all(model, tokenizer, s: ClaimSettings, name: str = "model", hf_model=None,
+                ceilings: Ceilings | None = None,
+                progress: Callable[[int, int, str], None] | None = None) -> ClaimData:
+    """Every run the checks need, in order; progress(done, total, what) after each part."""
+    s.validate(model.config.max_position)
+    data = ClaimData(name, model.config, torch.empty((), dtype=model.dtype).element_size(), s)
+    prompts = [f"Request {i + 1}: write one sentence about {LEAK_TOPICS[i % len(LEAK_TOPICS)]}."
+               for i in range(s.leak_requests)]
+    parts: list[tuple[str, Callable[[], None]]] = [
+        ("ceilings", lambda: setattr(data, "ceilings", ceilings or measure_ceilings())),
+        ("run A", lambda: measure_run_a(model, tokenizer, s, data)),
+        ("scores", lambda: setattr(data, "scores", measure_prefill_memory(model, tokenizer, s.scores_len, "eager"))),
+        ("worked", lambda: measure_worked(model, tokenizer, data)),
+        ("sweep", lambda: setattr(data, "sweep", run_sweep(model, tokenizer, s.sweep, name))),
+        ("cache", lambda: setattr(data, "cache_runs", run_with_and_without_cache(
+            model, tokenizer, text_tokens(tokenizer, s.cache_prompt_len), s.cache_new_tokens))),
+        ("hol", lambda: measure_hol(model, tokenizer, s, data)),
+    ]
+    if hf_model is not None:
+        parts.append(("leak", lambda: (
+            setattr(data, "leak_naive", naive_hf_loop(hf_model, tokenizer, prompts, s.leak_new_tokens, False)),
+            setattr(data, "leak_engine", engine_loop(model, tokenizer, prompts, s.leak_new_tokens, False)))))
+    for i, (what, fn) in enumerate(parts):
+        if progress:
+            progress(i, len(parts), what)
+        fn()
+    if progress:
+        progress(len(parts), len(parts), "done")
+    return data
