@@ -134,6 +134,21 @@ def serving(page, port: int) -> None:
     shoot_tab(page, "Metrics A vs B", "serving-metrics.png")
 
 
+def compare(page, port: int) -> None:
+    """The compare page: its default comparison (one prompt, KV cache on against off), 24 new tokens."""
+    page.set_viewport_size({"width": 1280, "height": 4600})  # the table is a canvas: drawn only when in view
+    goto(page, f"http://127.0.0.1:{port}/compare")
+    run = page.get_by_role("button", name="Run all")
+    run.wait_for(timeout=120_000)
+    for i in range(2):
+        page.locator(f".st-key-cmp_max_new_{i} input").fill("24")
+    click_and_wait(page, run, 600_000)
+    page.locator('[data-testid="stPlotlyChart"] .main-svg').first.wait_for(timeout=20_000)
+    settle(page)
+    page.locator('[data-testid="stMainBlockContainer"]').screenshot(path=str(OUT / "compare.png"))
+    print("wrote", OUT / "compare.png")
+
+
 def main() -> int:
     from playwright.sync_api import sync_playwright
     OUT.mkdir(parents=True, exist_ok=True)
@@ -153,6 +168,7 @@ def main() -> int:
             complexity(page, port)
             memory(page, port)
             serving(page, port)
+            compare(page, port)
             browser.close()
     finally:
         stop_app(proc)

@@ -106,7 +106,9 @@ def render_comparison(result: CompareResult | None, lang: str) -> None:
     _charts([Series(name, c.settings.color, c.result) for name, c in zip(names, done)], lang)
     st.subheader(t("cmp_table_header", lang))
     summaries = [summarise(c) for c in done]
-    st.dataframe(summary_table(summaries, names, lang), key="cmp_table")
+    table = summary_table(summaries, names, lang)
+    st.dataframe(table, key="cmp_table", height=35 * (len(table) + 1) + 3,  # every row, no inner scrolling
+                 column_config={"_index": st.column_config.TextColumn(width="medium")})
     if base.index != 0:
         st.caption(t("cmp_base_moved", lang, n=base.index + 1))
     lines = biggest_differences(summaries, [c.settings for c in done], lang)
