@@ -121,6 +121,14 @@ def test_two_columns_run_into_shared_charts_and_table(app):
     assert len(re.findall(r'class="pd-chip pd-decode pd-out', body)) == 2 * 5
     assert len(re.findall(r'class="pd-chip pd-prefill pd-out', body)) == 2
 
+    at.slider(key="cmp_replay_1").set_value(-1).run()  # scrub column 2 back to before its prefill
+    body = html_bodies(at)
+    assert len(re.findall(r'class="pd-chip pd-pending pd-in', body)) == off.num_prompt_tokens
+    assert len(re.findall(r'pd-chip [^"]*pd-out', body)) == 6  # column 1 still shows all of its tokens
+    at.button(key="cmp_play").click().run()  # the clocked replay of both ends with everything shown again
+    assert not at.exception and at.slider(key="cmp_replay_1").value == off.steps[-1].step
+    assert len(re.findall(r'pd-chip [^"]*pd-out', html_bodies(at))) == 2 * 6
+
 
 def test_a_column_that_cannot_run_says_so_and_the_others_run(app, tmp_path):
     app.radio(key="cmp_n").set_value(4).run()
@@ -143,9 +151,11 @@ def test_a_column_that_cannot_run_says_so_and_the_others_run(app, tmp_path):
 
 def test_settings_and_results_survive_a_page_visit_and_a_language_switch(app):
     set_column(app, 0, prompt="Hello there", chat=False, max_new=3)
-    set_column(app, 1, prompt="Good morning", chat=False, max_new=4, attention="eager")
+    set_column(app, 1, prompt="Good morning", chat=False, max_new=4, attention="eager", dtype="bfloat16")
     at = run_all(app)
     result = at.session_state["cmp_result"]
+    f32, bf16 = (c.result for c in result.columns)
+    assert bf16.model.dtype == "bfloat16" and bf16.model.kv_bytes_per_token * 2 == f32.model.kv_bytes_per_token
     at.switch_page("views/playground.py").run()
     at.switch_page(PAGE).run()
     at = at.sidebar.radio(key="lang").set_value("zh").run()
@@ -156,4 +166,4 @@ def test_settings_and_results_survive_a_page_visit_and_a_language_switch(app):
     specs = charts(at)
     assert "各列的 TTFT 与 TPOT" in specs
     names = [d["name"] for d in specs["各列的 TTFT 与 TPOT"]["data"]]
-    assert names[0].startswith("第 1 列") and "eager" in names[1] and "不同提示词" in names[1]
+    assert names[0].startswith("第 1 列") and names[1] == "第 2 列（KV 关、eager、bfloat16、≤ 4 个 token、不同提示词）"

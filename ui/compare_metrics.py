@@ -97,9 +97,9 @@ def column_name(s: ColumnSettings, base: ColumnSettings, lang: str) -> str:
     """The legend's name: column 1 by its main settings, the others by what they change."""
     if s.index == base.index:
         p = setting_phrases(s, lang)
-        detail = ", ".join([p["kv"], p["attention"], p["dtype"]])
+        detail = t("cmp_sep", lang).join([p["kv"], p["attention"], p["dtype"]])
     else:
-        detail = ", ".join(differences(s, base, lang)) or t("cmp_same_settings", lang)
+        detail = t("cmp_sep", lang).join(differences(s, base, lang)) or t("cmp_same_settings", lang)
     return t("cmp_column_named", lang, n=s.index + 1, detail=detail)
 
 
@@ -123,7 +123,7 @@ def biggest_differences(summaries: list[ColumnSummary], columns: list[ColumnSett
                                base=base_settings.index + 1))
         name = column_name(by_index[s.index], base_settings, lang)
         if parts:
-            lines.append(t("cmp_diff_line", lang, name=name, parts=", ".join(parts)))
+            lines.append(t("cmp_diff_line", lang, name=name, parts=t("cmp_sep", lang).join(parts)))
         if s.kv_end_bytes == 0 and base.kv_end_bytes > 0:
             lines.append(t("cmp_diff_no_kv", lang, name=name))
     return lines
