@@ -25,6 +25,8 @@ page = st.navigation([
     st.Page(ROOT / "views" / "serving.py", title=t("nav_serving"), icon=":material/dns:"),
     st.Page(ROOT / "views" / "compare.py", title=t("nav_compare"), icon=":material/compare:"),
     st.Page(ROOT / "views" / "roofline.py", title=t("nav_roofline"), icon=":material/roofing:"),
+    st.Page(ROOT / "views" / "sweeps.py", title=t("nav_sweeps"), icon=":material/ssid_chart:"),
+    st.Page(ROOT / "views" / "claims.py", title=t("nav_claims"), icon=":material/fact_check:"),
 ])
 apply_share_link(page)  # a shared link's settings, once per session, before any widget is drawn
 choice = render_sidebar()

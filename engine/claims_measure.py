@@ -11,7 +11,7 @@ what it keeps of them (plain records, no tensors): engine/claims.py turns these 
   head of line a few chats and one long prompt, without and with chunked prefill (C17, C21-C23)
   leak         engine/memory_lab.py's naive Hugging Face loop against the engine (C16), when a
                Hugging Face copy of the model is given
-  ceilings     engine/hardware.py: this machine's GEMM rate and read bandwidth (C3, C7, C10, C11)
+  ceilings     engine/hardware.py (cached): this machine's GEMM rate and read bandwidth (C3, C7, C10, C11)
 """
 from __future__ import annotations
 
@@ -21,8 +21,7 @@ from typing import Callable
 import torch
 
 from engine.complexity import CacheRun, run_with_and_without_cache
-from engine.config import ModelConfig
-from engine.hardware import Ceilings, measure_ceilings
+from engine.config import ModelConfig, dtype_name
 from engine.llm_engine import Engine, EngineConfig
 from engine.memory_lab import LeakPoint, PrefillMemory, engine_loop, measure_prefill_memory, naive_hf_loop
 from engine.sampler import SamplingParams
@@ -50,12 +49,35 @@ class ClaimSettings:
     leak_requests: int = 4
     leak_new_tokens: int = 16
 
+    @classmethod
+    def quick(cls) -> "ClaimSettings":
+        """Smaller runs: a few seconds, noisier timings."""
+        return cls(prompt_len=32, new_tokens=8, sweep=SweepSettings(prompt_lens=(16, 128), prompt_new_tokens=4,
+                                                                     output_prompt_len=16, output_lens=(4, 32),
+                                                                     repeats=1),
+                   cache_new_tokens=16, hol_streams=2, hol_long_prompt=128, hol_stream_output=8, hol_chunk=32,
+                   scores_len=256, leak_requests=3, leak_new_tokens=4)
+
     def validate(self, max_position: int) -> None:
         need = max(self.prompt_len + self.new_tokens, self.hol_long_prompt + 16, self.scores_len + 2,
                    self.cache_prompt_len + self.cache_new_tokens, self.leak_requests * (self.leak_new_tokens + 24))
         if need > max_position:
             raise ValueError(f"The claim checks need {need} tokens of context; this model holds {max_position}.")
         self.sweep.validate(max_position)
+
+
+@dataclass
+class MachineRoofs:
+    """This machine's ceilings for the model's dtype, from engine/hardware.py's cached measurement."""
+    gemm_gflops: float
+    read_gbs: float
+    device_name: str
+
+    @classmethod
+    def measure(cls, device: str, dtype: str) -> "MachineRoofs":
+        from engine.hardware import machine_ceilings  # measured once per machine, then read from its cache
+        c = machine_ceilings(device)
+        return cls(c.peak_flops(dtype) / 1e9, c.read_bytes_per_s / 1e9, c.device_name)
 
 
 @dataclass
@@ -83,7 +105,7 @@ class ClaimData:
     hol: dict[bool, tuple[Trace, dict[int, str]]] = field(default_factory=dict)  # chunked? -> trace, labels
     leak_naive: list[LeakPoint] = field(default_factory=list)
     leak_engine: list[LeakPoint] = field(default_factory=list)
-    ceilings: Ceilings | None = None
+    ceilings: MachineRoofs | None = None
 
 
 def _recorded_engine(model, tokenizer, config: EngineConfig, calls: list[HeadCall]) -> Engine:
@@ -130,7 +152,7 @@ def measure_hol(model, tokenizer, s: ClaimSettings, data: ClaimData) -> None:
 
 
 def measure_all(model, tokenizer, s: ClaimSettings, name: str = "model", hf_model=None,
-                ceilings: Ceilings | None = None,
+                ceilings: MachineRoofs | None = None,
                 progress: Callable[[int, int, str], None] | None = None) -> ClaimData:
     """Every run the checks need, in order; progress(done, total, what) after each part."""
     s.validate(model.config.max_position)
@@ -138,7 +160,8 @@ def measure_all(model, tokenizer, s: ClaimSettings, name: str = "model", hf_mode
     prompts = [f"Request {i + 1}: write one sentence about {LEAK_TOPICS[i % len(LEAK_TOPICS)]}."
                for i in range(s.leak_requests)]
     parts: list[tuple[str, Callable[[], None]]] = [
-        ("ceilings", lambda: setattr(data, "ceilings", ceilings or measure_ceilings())),
+        ("ceilings", lambda: setattr(data, "ceilings", ceilings or MachineRoofs.measure(
+            model.device.type, dtype_name(model.dtype)))),
         ("run A", lambda: measure_run_a(model, tokenizer, s, data)),
         ("scores", lambda: setattr(data, "scores", measure_prefill_memory(model, tokenizer, s.scores_len, "eager"))),
         ("worked", lambda: measure_worked(model, tokenizer, data)),

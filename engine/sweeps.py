@@ -11,6 +11,7 @@ the machine spreads over all points instead of bending one end of a curve.
 """
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -75,7 +76,8 @@ class SweepResult:
     settings: SweepSettings
     prompt_points: list[SweepPoint] = field(default_factory=list)
     output_points: list[SweepPoint] = field(default_factory=list)
-    stopped: bool = False
+    complete: bool = False  # False while running, and after Stop: the points are what was measured
+    seconds: float = 0.0
 
     def by_prompt(self, attr: str) -> dict[int, Spread]:
         return _group(self.prompt_points, "prompt_len", attr)
@@ -124,11 +126,15 @@ def measure_request(model, tokenizer, prompt_len: int, max_new_tokens: int, repe
 
 def run_sweep(model, tokenizer, settings: SweepSettings, name: str = "model",
               progress: Callable[[int, int, str], None] | None = None,
-              should_stop: Callable[[], bool] | None = None) -> SweepResult:
-    """Both sweeps, repeated; progress(done, total, what) after each request. should_stop() ends the
-    sweep early: the result keeps what was measured and says it was stopped."""
+              should_stop: Callable[[], bool] | None = None, result: SweepResult | None = None) -> SweepResult:
+    """Both sweeps, repeated; progress(done, total, what) after each request (done = 0: warming up).
+    should_stop() ends the sweep early: the result keeps what was measured, complete=False. Points go
+    into `result` as they are measured (the page keeps it, so an interrupted run leaves them behind)."""
     settings.validate(model.config.max_position)
-    result = SweepResult(name, settings)
+    result = result or SweepResult(name, settings)
+    start = time.perf_counter()
+    if progress:
+        progress(0, settings.num_runs, "warm-up")
     # Warm-up: the first forward of a new shape pays one-off costs (oneDNN primitives, allocator growth)
     for L in sorted(set(settings.prompt_lens) | {settings.output_prompt_len}):
         measure_request(model, tokenizer, L, 2)
@@ -137,10 +143,10 @@ def run_sweep(model, tokenizer, settings: SweepSettings, name: str = "model",
             + [(r, "output", settings.output_prompt_len, N) for N in settings.output_lens]]
     for done, (r, kind, L, N) in enumerate(plan):
         if should_stop and should_stop():
-            result.stopped = True
-            break
+            return result
         point = measure_request(model, tokenizer, L, N, r)
         (result.prompt_points if kind == "prompt" else result.output_points).append(point)
         if progress:
-            progress(done + 1, len(plan), f"{kind} L={L} N={N} repeat {r + 1}")
+            progress(done + 1, len(plan), f"{kind} sweep: L = {L}, N = {N}, repeat {r + 1}")
+    result.complete, result.seconds = True, time.perf_counter() - start
     return result

@@ -16,10 +16,13 @@ from ui.strings_playground import STRINGS as _PLAYGROUND
 from ui.strings_roofline import STRINGS as _ROOFLINE
 from ui.strings_serving import STRINGS as _SERVING
 from ui.strings_share import STRINGS as _SHARE
+from ui.strings_sweeps import STRINGS as _SWEEPS
+from ui.strings_claims import STRINGS as _CLAIMS
+from ui.strings_claims_why import STRINGS as _CLAIMS_WHY
 
 LANGS = {"en": "English", "zh": "简体中文"}
 STRINGS: dict[str, tuple[str, str]] = {**_COMMON, **_PLAYGROUND, **_MEMORY, **_COMPLEXITY, **_SERVING,
-                                   **_COMPARE, **_SHARE, **_ROOFLINE}
+                                   **_COMPARE, **_SHARE, **_ROOFLINE, **_SWEEPS, **_CLAIMS, **_CLAIMS_WHY}
 _INDEX = {"en": 0, "zh": 1}
 
 

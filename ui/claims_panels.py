@@ -1,0 +1,58 @@
+"""The claims page's result: a summary line, one table of all verdicts, then claim by claim the
+statement, the verdict, the measured numbers and a link to the page that shows it in depth."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import streamlit as st
+
+from engine.claims import CLAIM_IDS, CLAIM_PAGES, FALLBACK_PAGES
+from engine.verdicts import FAILS, HOLDS, ROUGHLY, Verdict
+from ui.claims_verdicts import explanation, verdict_label
+from ui.i18n import t
+from ui.text import md_literal
+
+VIEWS = Path(__file__).resolve().parent.parent / "views"
+PAGE_TITLES = {"playground": "nav_playground", "memory": "nav_memory", "complexity": "nav_complexity",
+               "serving": "nav_serving", "sweeps": "nav_sweeps", "compare": "nav_compare", "roofline": "nav_roofline"}
+
+
+def page_for(claim: str) -> str:
+    """The page that shows a claim in depth: views/<name>.py, or its fallback while it does not exist."""
+    name = CLAIM_PAGES[claim]
+    return name if (VIEWS / f"{name}.py").exists() else FALLBACK_PAGES.get(name, "playground")
+
+
+def verdict_table(verdicts: dict[str, Verdict], lang: str) -> pd.DataFrame:
+    return pd.DataFrame([{t("cl_col_claim", lang): c, t("cl_col_text", lang): t(f"claim_{c}", lang),
+                          t("cl_col_verdict", lang): verdict_label(verdicts[c], lang),
+                          t("cl_col_numbers", lang): explanation(verdicts[c], lang)} for c in CLAIM_IDS])
+
+
+def render_summary(model: str, verdicts: dict[str, Verdict], lang: str) -> None:
+    counts = {k: sum(v.verdict == k for v in verdicts.values()) for k in (HOLDS, ROUGHLY, FAILS)}
+    st.markdown(t("cl_summary", lang, model=md_literal(model), holds=counts[HOLDS], roughly=counts[ROUGHLY],
+                  fails=counts[FAILS], other=len(verdicts) - sum(counts.values())))
+
+
+def render_claim(claim: str, v: Verdict, lang: str) -> None:
+    with st.container(border=True):
+        c1, c2, c3 = st.columns([5, 1.3, 1.3], vertical_alignment="center")
+        c1.markdown(f"**{claim}** · {t(f'claim_{claim}', lang)}")
+        c2.markdown(f"**{verdict_label(v, lang)}**")
+        page = page_for(claim)
+        c3.page_link(f"views/{page}.py", label=t("cl_open_page", lang, page=t(PAGE_TITLES[page], lang)),
+                     icon=":material/arrow_forward:")
+        st.caption(explanation(v, lang))
+
+
+def render_result(model: str, verdicts: dict[str, Verdict], lang: str) -> None:
+    render_summary(model, verdicts, lang)
+    st.subheader(t("cl_table_header", lang))
+    st.dataframe(verdict_table(verdicts, lang), hide_index=True, key="cl_table",
+                 column_config={t("cl_col_numbers", lang): st.column_config.TextColumn(width="large"),
+                                t("cl_col_text", lang): st.column_config.TextColumn(width="medium")})
+    st.subheader(t("cl_details_header", lang))
+    for claim in CLAIM_IDS:
+        render_claim(claim, verdicts[claim], lang)

@@ -1,0 +1,26 @@
+"""Verdicts as the sweeps and claims pages show them: a mark and a word, and the sentence with the
+measured numbers filled in (the explanation templates live in ui/strings_sweeps.py and
+ui/strings_claims.py, keyed by Verdict.reason)."""
+from __future__ import annotations
+
+import pandas as pd
+
+from engine.verdicts import FAILS, HOLDS, ROUGHLY, SHOWN, UNMEASURABLE, Verdict
+from ui.i18n import t
+
+MARKS = {HOLDS: "✓", ROUGHLY: "≈", FAILS: "✗", UNMEASURABLE: "–", SHOWN: "→"}
+
+
+def verdict_label(v: Verdict, lang: str) -> str:
+    return f"{MARKS[v.verdict]} {t('verdict_' + v.verdict, lang)}"
+
+
+def explanation(v: Verdict, lang: str) -> str:
+    return t(v.reason, lang, **v.numbers) if v.numbers else t(v.reason, lang)
+
+
+def sweep_frame(verdicts: list[Verdict], lang: str) -> pd.DataFrame:
+    """The sweeps page's table: claim, verdict, the numbers behind it, the rule used."""
+    return pd.DataFrame([{t("sw_col_claim", lang): v.claim, t("sw_col_verdict", lang): verdict_label(v, lang),
+                          t("sw_col_numbers", lang): explanation(v, lang),
+                          t("sw_col_rule", lang): t(f"rule_{v.claim.lower()}", lang)} for v in verdicts])
