@@ -41,15 +41,17 @@ def model_options(current: list[str]) -> list[str]:
     return list(dict.fromkeys([default_model_spec(), "bundled", *local_model_dirs(), *HUB_SUGGESTIONS, *current]))
 
 
-def _column_controls(i: int, options: list[str], lang: str) -> None:
+def _column_controls(i: int, options: list[str], wide: bool, lang: str) -> None:
+    """One column's widgets; in a narrow column (3 or 4 of them) stacked, so no label is cut off."""
     st.markdown(f"**{t('cmp_column', lang, n=i + 1)}**")
     st.text_area(t("prompt", lang), key=key("prompt", i), height=90, persist_state=KEEP)
     st.selectbox(t("model_label", lang), options, key=key("model", i), format_func=_label, accept_new_options=True,
                  help=t("cmp_model_help", lang), persist_state=KEEP)
-    c1, c2 = st.columns(2)
+    c1, c2 = st.columns(2) if wide else (st.container(), st.container())
     c1.selectbox(t("dtype_label", lang), DTYPES, key=key("dtype", i), persist_state=KEEP)
     c2.number_input(t("max_new_tokens", lang), min_value=1, max_value=8192, step=1, key=key("max_new", i),
                     persist_state=KEEP)
+    c1, c2 = st.columns(2) if wide else (st.container(), st.container())
     c1.toggle(t("kv_cache", lang), key=key("kv", i), help=t("kv_cache_help", lang), persist_state=KEEP)
     c2.toggle(t("chat_template", lang), key=key("chat", i), help=t("cmp_chat_help", lang), persist_state=KEEP)
     st.radio(t("attention", lang), ["sdpa", "eager"], key=key("attention", i), horizontal=True, persist_state=KEEP)
@@ -86,7 +88,7 @@ def render_controls(sidebar: ModelChoice, lang: str) -> tuple[list[ColumnSetting
     with st.form("cmp_form", border=False):
         for i, box in enumerate(st.columns(n, border=True)):
             with box:
-                _column_controls(i, options, lang)
+                _column_controls(i, options, n <= 2, lang)
         run = st.form_submit_button(t("cmp_run", lang), type="primary", icon=":material/play_arrow:", key="cmp_run")
     st.caption(t("cmp_sequential_note", lang))
     return [column_settings(i, sidebar.device) for i in range(n)], run
