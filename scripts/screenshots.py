@@ -149,6 +149,28 @@ def compare(page, port: int) -> None:
     print("wrote", OUT / "compare.png")
 
 
+def roofline(page, port: int) -> None:
+    """The roofline lab: the ceilings, a roofline run at its defaults (L = 32, B = 1..16), the
+    projection at its defaults and a calibration at L = 16, 128 and 512."""
+    page.set_viewport_size({"width": 1280, "height": 2600})
+    goto(page, f"http://127.0.0.1:{port}/roofline")
+    page.get_by_role("button", name="Re-measure").wait_for(timeout=240_000)
+    shoot_tab(page, "This machine's ceilings", "roofline-ceilings.png")
+    open_tab(page, "Roofline of the loaded model")
+    click_and_wait(page, page.get_by_role("button", name="Run the roofline"), 600_000)
+    page.get_by_text("Done: ").first.wait_for(timeout=600_000)
+    shoot_tab(page, "Roofline of the loaded model", "roofline.png")
+    shoot_tab(page, "Projection to GPUs", "roofline-projection.png")
+    open_tab(page, "Calibration here")
+    box = page.locator(".st-key-rf_cal_lengths input")
+    box.click()
+    click_and_wait(page, page.get_by_role("option", name="512", exact=True))
+    page.keyboard.press("Escape")
+    click_and_wait(page, page.get_by_role("button", name="Run the calibration"), 600_000)
+    page.get_by_text("Calibration done").first.wait_for(timeout=600_000)
+    shoot_tab(page, "Calibration here", "roofline-calibration.png")
+
+
 def main() -> int:
     from playwright.sync_api import sync_playwright
     OUT.mkdir(parents=True, exist_ok=True)
@@ -169,6 +191,7 @@ def main() -> int:
             memory(page, port)
             serving(page, port)
             compare(page, port)
+            roofline(page, port)
             browser.close()
     finally:
         stop_app(proc)

@@ -108,7 +108,7 @@ def test_projection_tables_and_figures(app):
     ttft = specs["Projected TTFT vs prompt length, A100 80GB SXM"]
     assert [d["name"] for d in ttft["data"]] == ["LLaMA-7B", "Llama-3-8B", "Qwen2.5-7B", "Llama-3-70B"]
     assert ttft["data"][3]["line"]["dash"] == "dot"  # 70B fp16 does not fit in 80 GB
-    assert "Projected TPOT vs batch, A100 80GB SXM, context 4096" in specs
+    assert "Projected TPOT vs batch, A100 80GB SXM, context 2048" in specs
     assert "Projected TPOT vs context, A100 80GB SXM, batch 1" in specs
     kv = table_with(app, "seqs fp16")
     row = {r["model"]: r for r in kv.to_dict("records")}

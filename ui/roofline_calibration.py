@@ -34,7 +34,7 @@ class CalibrationResult:
 
 def render_controls(max_position: int, lang: str) -> tuple[list[int], int, int, bool]:
     seed(DEFAULTS)
-    c1, c2, c3, c4 = st.columns([2, 1, 1, 1], vertical_alignment="bottom")
+    c1, c2, c3, c4 = st.columns([5, 2, 2, 3], vertical_alignment="bottom")
     lengths = c1.multiselect(t("rf_cal_lengths", lang), [x for x in LENGTH_CHOICES if x < max_position - 2],
                              key="rf_cal_lengths", persist_state=KEEP)
     new_tokens = c2.number_input(t("rf_cal_N", lang), 2, 256, step=8, key="rf_cal_N", persist_state=KEEP)
@@ -80,8 +80,10 @@ def calibration_table(r: CalibrationResult, lang: str) -> pd.DataFrame:
 
 def render_calibration_section(bundle, registry, ceilings: DeviceCeilings, lang: str) -> None:
     st.markdown(t("rf_cal_intro", lang))
-    st.latex(r"\widehat{\mathrm{TTFT}}(L) = \frac{\mathrm{FLOPs}_{\text{prefill}}(L)}{P_{\text{here}}} + "
-             r"\frac{W}{B_{\text{here}}} \qquad \widehat{\mathrm{TPOT}} = \operatorname{mean}_{C}\,"
+    c1, c2 = st.columns([2, 3])
+    c1.latex(r"\widehat{\mathrm{TTFT}}(L) = \frac{\mathrm{FLOPs}_{\text{prefill}}(L)}{P_{\text{here}}} + "
+             r"\frac{W}{B_{\text{here}}}")
+    c2.latex(r"\widehat{\mathrm{TPOT}} = \operatorname{mean}_{C}\,"
              r"\max\!\left(\frac{\text{bytes}(C)}{B_{\text{here}}}, \frac{\mathrm{FLOPs}(C)}{P_{\text{here}}}\right)"
              r"\qquad \text{ratio} = \frac{\text{measured}}{\text{predicted}}")
     lengths, new_tokens, repeats, clicked = render_controls(bundle.model.config.max_position, lang)
@@ -96,7 +98,7 @@ def render_calibration_section(bundle, registry, ceilings: DeviceCeilings, lang:
     c1, c2 = st.columns(2)
     c1.metric(t("rf_m_ratio_ttft", lang), f"{min(ttft):.2f}–{max(ttft):.2f}×")
     c2.metric(t("rf_m_ratio_tpot", lang), f"{min(tpot):.2f}–{max(tpot):.2f}×")
-    c1, c2 = st.columns([3, 2])
+    c1, c2 = st.columns([1, 1])
     labels = [f"{row.metric} L={row.prompt_len}" for row in r.rows]
     c1.plotly_chart(calibration_figure(labels, [row.predicted_ms for row in r.rows],
                                        [row.measured_ms for row in r.rows], lang), key="rf_fig_cal")

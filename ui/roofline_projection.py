@@ -14,7 +14,7 @@ from ui.widget_state import KEEP, seed
 
 PROJ_MODELS = ["LLaMA-7B", "Llama-2-7B", "Llama-3-8B", "Qwen2.5-7B", "Llama-2-70B", "Llama-3-70B"]
 DEFAULTS = {"rf_pj_models": ["LLaMA-7B", "Llama-3-8B", "Qwen2.5-7B", "Llama-3-70B"], "rf_pj_gpu": "A100 80GB SXM",
-            "rf_pj_eff_c": 0.7, "rf_pj_eff_b": 0.7, "rf_pj_context": 4096, "rf_pj_batch": 1, "rf_pj_kv": "fp16"}
+            "rf_pj_eff_c": 0.7, "rf_pj_eff_b": 0.7, "rf_pj_context": 2048, "rf_pj_batch": 1, "rf_pj_kv": "fp16"}
 PROMPTS = [128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768]
 BATCHES = [1, 2, 4, 8, 16, 32, 64, 128, 256]
 CONTEXTS = [256, 512, 1024, 2048, 4096, 8192, 16384, 32768]
@@ -102,27 +102,32 @@ def render_projection_section(lang: str) -> None:
         st.warning(t("rf_pj_too_big", lang, models=", ".join(sorted(too_big)), gpu=gpu, mem=g.memory_bytes / 1e9))
     kv_bytes = KV_DTYPE_BYTES[kv]
     args = (g.peak_flops_per_s, g.bytes_per_s, WEIGHT_BYTES)
-    ttft = {m: [predict_ttft(PRESETS[m], L, *args, eff_c, eff_b).seconds * 1e3 for L in PROMPTS] for m in models}
+    def fits(m: str, tokens: int) -> bool:  # no point beyond a model's context window
+        return tokens <= PRESETS[m].max_position
+
+    ttft = {m: [predict_ttft(PRESETS[m], L, *args, eff_c, eff_b).seconds * 1e3 if fits(m, L) else None
+                for L in PROMPTS] for m in models}
     c1, c2 = st.columns([3, 2])
     c1.plotly_chart(ttft_figure(PROMPTS, ttft, gpu, lang, too_big), key="rf_fig_ttft")
     c2.markdown(t("rf_pj_ttft_formula", lang))
     c2.latex(r"\mathrm{TTFT}(L) = \frac{\mathrm{FLOPs}_{\text{prefill}}(L)}{e_c\,P} + \frac{W}{e_b\,B_w}")
     c2.markdown(t("rf_pj_symbols", lang, P=g.peak_flops_per_s / 1e12, Bw=g.bytes_per_s / 1e12, ec=eff_c, eb=eff_b))
-    tpot_b = {m: [predict_tpot(PRESETS[m], b, context, *args, kv_bytes, eff_c, eff_b).seconds * 1e3 for b in BATCHES]
-              for m in models}
-    tpot_c = {m: [predict_tpot(PRESETS[m], batch, c, *args, kv_bytes, eff_c, eff_b).seconds * 1e3 for c in CONTEXTS]
-              for m in models}
+    tpot_b = {m: [predict_tpot(PRESETS[m], b, context, *args, kv_bytes, eff_c, eff_b).seconds * 1e3
+                  if fits(m, context) else None for b in BATCHES] for m in models}
+    tpot_c = {m: [predict_tpot(PRESETS[m], batch, c, *args, kv_bytes, eff_c, eff_b).seconds * 1e3
+                  if fits(m, c) else None for c in CONTEXTS] for m in models}
     c1, c2 = st.columns(2)
     c1.plotly_chart(tpot_batch_figure(BATCHES, tpot_b, gpu, context, lang, too_big), key="rf_fig_tpot_batch")
     c2.plotly_chart(tpot_context_figure(CONTEXTS, tpot_c, gpu, batch, lang, too_big), key="rf_fig_tpot_ctx")
     st.latex(r"\mathrm{TPOT}(B, C) = \max\!\left(\frac{W + B\,C\,k_v + B\,k_v}{e_b\,B_w},\;"
              r"\frac{\mathrm{FLOPs}_{\text{decode}}(B, C)}{e_c\,P}\right)")
     st.markdown(t("rf_pj_tpot_reading", lang, kv=kv))
+    st.caption(t("rf_pj_context_note", lang, models=", ".join(f"{m} {PRESETS[m].max_position:,}" for m in models)))
     st.markdown(t("rf_pj_kv_header", lang, C=context, gpu=gpu))
     st.latex(r"N_{\text{seqs}} = \left\lfloor \frac{0.9\,M - W}{C \cdot 2\,n_{\text{layers}}\,n_{kv}\,d_{\text{head}}\,"
              r"b_{kv}} \right\rfloor")
     table, by_dtype = kv_table(models, gpu, context, lang)
     c1, c2 = st.columns([3, 2])
     c1.plotly_chart(kv_capacity_figure(models, by_dtype, gpu, context, lang), key="rf_fig_kv")
-    c2.dataframe(table, hide_index=True, key="rf_pj_kv_table")
     c2.markdown(t("rf_pj_kv_reading", lang))
+    st.dataframe(table, hide_index=True, key="rf_pj_kv_table")

@@ -38,7 +38,7 @@ class RooflineResult:
 
 def render_controls(max_position: int, lang: str) -> tuple[int, int, list[int], bool]:
     seed(DEFAULTS)
-    c1, c2, c3, c4 = st.columns([1, 1, 2, 1], vertical_alignment="bottom")
+    c1, c2, c3, c4 = st.columns([2, 2, 4, 2], vertical_alignment="bottom")
     prompt_len = c1.number_input(t("rf_L", lang), min_value=1, max_value=max(1, max_position - 2), step=8,
                                  key="rf_L", help=t("rf_L_help", lang), persist_state=KEEP)
     steps = c2.number_input(t("rf_steps", lang), min_value=1, max_value=256, step=4, key="rf_steps",
@@ -82,7 +82,7 @@ def utilisation_table(r: RooflineResult, lang: str) -> pd.DataFrame:
     for s in r.summary:
         rows.append({
             t("rf_col_phase", lang): t(f"rf_phase_{s.phase}", lang), t("rf_col_batch", lang): s.batch,
-            t("rf_col_steps", lang): s.num_steps, t("rf_col_ms", lang): round(s.ms, 2),
+            t("rf_col_steps", lang): s.num_steps, t("rf_col_ms", lang): round(s.ms, 1),
             t("rf_col_gflop", lang): round(s.flops / 1e9, 3), t("rf_col_mb", lang): round(s.bytes_moved / 1e6, 1),
             t("rf_col_intensity", lang): round(s.intensity, 2),
             t("rf_col_achieved", lang): round(s.flops_per_s / 1e9, 1),

@@ -68,9 +68,9 @@ STRINGS: dict[str, tuple[str, str]] = {
     "rf_phase_prefill": ("prefill", "预填充"),
     "rf_phase_decode": ("decode", "解码"),
     "rf_phase_mixed": ("mixed", "混合"),
-    "rf_m_prefill_compute": ("prefill, B={B}: share of compute roof", "预填充，B={B}：占算力屋顶"),
-    "rf_m_decode_bw": ("decode, B={B}: share of bandwidth", "解码，B={B}：占带宽"),
-    "rf_m_decode_compute": ("decode, B={B}: share of compute roof", "解码，B={B}：占算力屋顶"),
+    "rf_m_prefill_compute": ("prefill B={B}: % of compute", "预填充 B={B}：算力占比"),
+    "rf_m_decode_bw": ("decode B={B}: % of bandwidth", "解码 B={B}：带宽占比"),
+    "rf_m_decode_compute": ("decode B={B}: % of compute", "解码 B={B}：算力占比"),
     "rf_result_caption": (
         "{model}, {dtype}, L = {L}, {N} decode steps per batch size, {n} steps in all. Small dots: every step; "
         "large: the median step per phase and batch size.",
@@ -81,7 +81,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "rf_col_phase": ("phase", "阶段"),
     "rf_col_batch": ("B", "B"),
     "rf_col_steps": ("steps", "步数"),
-    "rf_col_ms": ("median ms", "中位 ms"),
+    "rf_col_ms": ("ms (median)", "ms（中位）"),
     "rf_col_gflop": ("GFLOP", "GFLOP"),
     "rf_col_mb": ("MB moved", "搬运 MB"),
     "rf_col_intensity": ("FLOP/byte", "FLOP/字节"),
@@ -186,6 +186,8 @@ STRINGS: dict[str, tuple[str, str]] = {
         "take over; a longer context adds KV to read every step.",
         "**TPOT**：读取（权重 + 每个序列的 KV，{kv} 下每个 token k_v 字节）与计算两者中较慢者。增大 B 让更多 token 分摊"
         "一次权重读取，所以 TPOT 几乎不变，直到 KV 或浮点运算占主导；更长的上下文让每一步都要多读 KV。"),
+    "rf_pj_context_note": ("Lines stop at each model's context window: {models} tokens.",
+                           "每条线止于该模型的上下文窗口：{models} 个 token。"),
     "rf_pj_kv_header": ("**KV capacity**: concurrent sequences of C = {C} tokens that fit in the {gpu}'s memory after "
                         "the fp16 weights (90 % of memory usable, as vLLM's default):",
                         "**KV 容量**：在 {gpu} 显存中放下 fp16 权重之后，还能容纳多少个 C = {C} token 的并发序列"
@@ -196,9 +198,9 @@ STRINGS: dict[str, tuple[str, str]] = {
     "rf_col_seqs": ("seqs {dtype}", "序列数 {dtype}"),
     "rf_pj_kv_reading": (
         "GQA shares each K/V head among several query heads: Llama-3-8B keeps 8 KV heads for 32 query heads, so it "
-        "holds 4× the sequences of LLaMA-7B's MHA (32 KV heads) in the same memory. fp8 or int8 KV halves the bytes "
+        "holds about 4× the sequences of LLaMA-7B's MHA (32 KV heads) in the same memory. fp8 or int8 KV halves the bytes "
         "again.",
-        "GQA 让多个查询头共享一个 K/V 头：Llama-3-8B 的 32 个查询头只保留 8 个 KV 头，所以在同样的显存中能容纳 "
+        "GQA 让多个查询头共享一个 K/V 头：Llama-3-8B 的 32 个查询头只保留 8 个 KV 头，所以在同样的显存中能容纳约 "
         "LLaMA-7B（MHA，32 个 KV 头）4 倍的序列。fp8 或 int8 KV 再把字节数减半。"),
     # --- calibration ---------------------------------------------------------------------------
     "rf_cal_intro": (

@@ -1,0 +1,81 @@
+"""Roofline lab numbers for the README, in one run on the bundled model:
+
+    .venv/bin/python bench/roofline.py [--lengths 16 128 512] [--new-tokens 32] [--repeats 3]
+
+1. this machine's ceilings, measured afresh (engine/hardware.py; the cache is updated);
+2. calibration: TTFT and TPOT predicted from those ceilings (engine/projection.py formulas, efficiency 1)
+   against the engine's measured TTFT and TPOT, batch 1, greedy, memory probe off;
+3. the roofline: median decode and prefill step per batch size, share of each ceiling;
+4. the GPU projection against the published figures it is checked on (engine/projection.py).
+Run it on an otherwise idle machine: another process on the same cores inflates every ratio.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from engine import load_model  # noqa: E402
+from engine.calibration import calibrate  # noqa: E402
+from engine.config import PRESETS  # noqa: E402
+from engine.hardware import machine_ceilings  # noqa: E402
+from engine.projection import GPU_PRESETS, predict_tpot, predict_ttft  # noqa: E402
+from engine.roofline import run_roofline, summarise  # noqa: E402
+from ui.complexity_math import prompt_of_length  # noqa: E402
+from ui.roofline_projection import PUBLISHED  # noqa: E402
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--lengths", type=int, nargs="+", default=[16, 128, 512])
+    ap.add_argument("--new-tokens", type=int, default=32)
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--batches", type=int, nargs="+", default=[1, 2, 4, 8, 16])
+    args = ap.parse_args()
+    bundle = load_model()
+    load = os.getloadavg()[0]
+    ceil = machine_ceilings(remeasure=True)
+    peak, bw = ceil.peak_flops("float32"), ceil.read_bytes_per_s
+    print(f"# {bundle.name}, fp32, torch {torch.__version__}, {ceil.threads} threads, load average before: {load:.2f}")
+    print(f"# ceilings: read {bw / 1e9:.1f} GB/s; GEMM " +
+          ", ".join(f"{d} {v / 1e9:.0f} GFLOP/s" for d, v in ceil.gemm_flops_per_s.items() if v) +
+          f"; fp32 ridge {peak / bw:.1f} FLOP/byte\n")
+
+    prompts = {L: prompt_of_length(bundle.tokenizer, L) for L in args.lengths}
+    t0 = time.perf_counter()
+    rows = calibrate(bundle.model, bundle.tokenizer, ceil, prompts, args.new_tokens, args.repeats)
+    print(f"## Calibration (N = {args.new_tokens}, median of {args.repeats}, {time.perf_counter() - t0:.0f} s)\n")
+    print("| metric | L | predicted ms | measured ms | measured / predicted |")
+    print("|---|---|---|---|---|")
+    for r in rows:
+        print(f"| {r.metric} | {r.prompt_len} | {r.predicted_ms:.1f} | {r.measured_ms:.1f} | **{r.ratio:.2f}** |")
+
+    points = run_roofline(bundle.model, bundle.tokenizer, prompts[args.lengths[0]], args.batches, 16)
+    print(f"\n## Roofline (L = {args.lengths[0]}, 16 decode steps per batch size; medians)\n")
+    print("| phase | B | ms | FLOP/byte | GFLOP/s | GB/s | % compute roof | % bandwidth |")
+    print("|---|---|---|---|---|---|---|---|")
+    for s in summarise(points):
+        print(f"| {s.phase} | {s.batch} | {s.ms:.1f} | {s.intensity:.2f} | {s.flops_per_s / 1e9:.1f} | "
+              f"{s.bytes_per_s / 1e9:.1f} | {100 * s.flops_per_s / peak:.0f} % | {100 * s.bytes_per_s / bw:.0f} % |")
+
+    print("\n## Projection against published figures (efficiency 0.7 / 0.7, fp16 weights)\n")
+    print("| source | model | GPU | metric | published | projected | error |")
+    print("|---|---|---|---|---|---|---|")
+    for source, model, gpu, metric, length, published in PUBLISHED:
+        c, g = PRESETS[model], GPU_PRESETS[gpu]
+        if metric == "TTFT":
+            ms = predict_ttft(c, length, g.peak_flops_per_s, g.bytes_per_s).seconds * 1e3
+        else:
+            ms = predict_tpot(c, 1, length + 1, g.peak_flops_per_s, g.bytes_per_s).seconds * 1e3
+        print(f"| {source} | {model} | {gpu} | {metric} L={length} | {published:.2f} ms | {ms:.2f} ms | "
+              f"{100 * (ms / published - 1):+.0f} % |")
+    print(f"\n# load average after: {os.getloadavg()[0]:.2f}")
+
+
+if __name__ == "__main__":
+    main()
