@@ -1,0 +1,78 @@
+"""The claims page under streamlit.testing's AppTest, on a tiny random model (quick check)."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from engine.claims import CLAIM_IDS
+
+APP = str(Path(__file__).resolve().parent.parent / "app.py")
+PAGE = "views/claims.py"
+
+
+@pytest.fixture(scope="module")
+def checked(tiny_dirs) -> AppTest:
+    """The page after one quick check (module-scoped: the check is the slow part)."""
+    mp = pytest.MonkeyPatch()
+    mp.setenv("PDLAB_MODEL", str(tiny_dirs["llama"]))
+    at = AppTest.from_file(APP, default_timeout=240)
+    at.run()
+    at.switch_page(PAGE).run()
+    assert not at.exception and any("Not checked yet" in i.value for i in at.info)
+    at.toggle(key="cl_quick").set_value(True)
+    at = at.button(key="cl_run").click().run()
+    yield at
+    mp.undo()
+
+
+def table(at: AppTest, column: str = "verdict"):
+    return next(d.value for d in at.dataframe if column in d.value.columns)
+
+
+def test_every_claim_has_a_verdict_numbers_and_a_link(checked):
+    at = checked
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert any(re.match(r"Checked 23 claims in \d+\.\d s", s.value) for s in at.success)
+    t = table(at)
+    assert list(t["claim"]) == CLAIM_IDS
+    assert all(re.match(r"[✓≈✗–→] ", v) for v in t["verdict"])
+    verdicts = at.session_state["cl_result"].verdicts
+    for claim, shown in zip(t["claim"], t["verdict"]):
+        assert shown.endswith(verdicts[claim].verdict)
+    measured = dict(zip(t["claim"], t["measured"]))
+    assert "One prefill step fed all L = 32 prompt tokens" in measured["C1"]
+    assert "its LM head returned 1 row of logits" in measured["C5"]
+    assert "this tokenizer makes 9 tokens of 今天天气, not 4" in measured["C12"]
+    assert "contradicts its own Σ(L+t)²" in measured["C15"]
+    assert "Power and temperature cannot be measured" in measured["C11"] or "Power cannot be measured" in measured["C11"]
+    assert re.search(r"naive loop", measured["C16"])  # the tiny model's Hugging Face copy ran the loop
+    links = [p for p in at.get("page_link")]
+    assert len(links) == 23
+    labels = [link.proto.label for link in links]
+    assert labels[3] == "Open Sweeps" and labels[2] == "Open Roofline lab" and labels[14] == "Open Complexity lab"
+    assert len({link.proto.page_script_hash for link in links}) >= 6  # distinct registered pages
+    summary = next(m.value for m in at.markdown if "hold," in m.value)
+    counts = [int(n) for n in re.findall(r"(\d+) (?:hold|roughly|do not hold|cannot)", summary)]
+    assert sum(counts) == 23
+
+
+def test_chinese(checked):
+    at = checked.sidebar.radio(key="lang").set_value("zh").run()
+    assert not at.exception and at.title[0].value == "逐条核查原文论断"
+    t = table(at, "结论")
+    assert t["内容"][0].startswith("整个提示一次前向传播完成")
+    assert all(v.split(" ", 1)[1] in ("成立", "大致成立", "不成立", "此处无法测量", "见相应页面") for v in t["结论"])
+    at = at.sidebar.radio(key="lang").set_value("en").run()
+    assert table(at)["claim"][0] == "C1"
+
+
+def test_result_survives_a_visit_to_another_page(checked):
+    result = checked.session_state["cl_result"]
+    checked.switch_page("views/sweeps.py").run()
+    at = checked.switch_page(PAGE).run()
+    assert not at.exception and at.session_state["cl_result"] is result
+    assert at.toggle(key="cl_quick").value is True
+    assert len(table(at)) == 23

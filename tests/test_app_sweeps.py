@@ -1,0 +1,108 @@
+"""The sweeps page under streamlit.testing's AppTest, on a tiny random model."""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from tests.figure_checks import assert_labelled
+
+APP = str(Path(__file__).resolve().parent.parent / "app.py")
+PAGE = "views/sweeps.py"
+
+
+@pytest.fixture
+def app(tiny_dirs, monkeypatch) -> AppTest:
+    monkeypatch.setenv("PDLAB_MODEL", str(tiny_dirs["llama"]))
+    at = AppTest.from_file(APP, default_timeout=180)
+    at.run()
+    at.switch_page(PAGE).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def charts(at: AppTest) -> dict[str, dict]:
+    specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    for spec in specs:
+        assert_labelled(spec)
+    return {s["layout"]["title"]["text"]: s for s in specs}
+
+
+def errors(at: AppTest) -> list[str]:
+    return [re.sub(r"\\(.)", r"\1", e.value) for e in at.error]
+
+
+def sweep(at: AppTest, Ls: str = "8, 32", Ns: str = "2, 6", repeats: int = 2) -> AppTest:
+    at.text_input(key="sw_Ls").set_value(Ls)
+    at.text_input(key="sw_Ns").set_value(Ns)
+    at.number_input(key="sw_new").set_value(3)
+    at.number_input(key="sw_out_L").set_value(8)
+    at.number_input(key="sw_repeats").set_value(repeats)
+    return at.button(key="sw_run").click().run()
+
+
+def test_sweep_runs_and_shows_verdicts_and_charts(app):
+    assert any("Not run yet" in i.value for i in app.info)
+    at = sweep(app)
+    assert not at.exception and not errors(at)
+    result = at.session_state["sw_result"]
+    assert result.complete and len(result.prompt_points) == 4 and len(result.output_points) == 4
+    assert any(s.value.startswith("Done: 8 requests") for s in at.success)
+    table = next(d.value for d in at.dataframe if "verdict" in d.value.columns)
+    assert list(table["claim"]) == ["C4", "C8", "C9", "C18"]
+    assert all(re.match(r"[✓≈✗] (holds|roughly|does not hold)$", v) for v in table["verdict"])
+    assert all(re.search(r"\d", m) for m in table["measured"])  # the numbers behind each verdict
+    assert "TTFT(longest L) ≥ 1.5 × TTFT(shortest)" in table["rule"][3]
+    specs = charts(at)
+    ttft = specs["TTFT and prefill step time against prompt length"]
+    assert ttft["layout"]["xaxis"]["type"] == "log"
+    median = next(d for d in ttft["data"] if d["name"] == "TTFT (median)")
+    assert median["x"] == [8, 32]
+    assert median["y"] == pytest.approx([result.by_prompt("ttft_ms")[L].median for L in (8, 32)])
+    band = next(d for d in ttft["data"] if d["name"].endswith("min–max over repeats"))
+    assert band["fill"] == "toself" and len(band["x"]) == 4
+    share = specs["Decode share of the request's time against output length"]
+    assert share["data"][1]["y"] == pytest.approx([100 * result.by_output("decode_share")[N].median for N in (2, 6)])
+    assert {"TPOT against prompt length", "TPOT against output length, and each decode step against its context"} <= set(specs)
+    status = at.get("status")
+    assert not status or status[0].proto.state != 3  # never left in an error state
+
+
+@pytest.mark.parametrize("Ls, Ns, expected", [("8, abc", "2, 6", "is not a list of whole numbers"),
+                                               ("8", "2, 6", "at least two different lengths"),
+                                               ("8, 600", "2, 6", "this model holds 512")])
+def test_bad_input(app, Ls, Ns, expected):
+    at = sweep(app, Ls, Ns, 1)
+    assert not at.exception and any(expected in e for e in errors(at)), errors(at)
+    assert "sw_result" not in at.session_state
+    at = sweep(at, "8, 16", "2, 3", 1)
+    assert not errors(at) and at.session_state["sw_result"].complete
+
+
+def test_stopped_sweep_keeps_its_points(app):
+    from engine.sweeps import SweepResult, SweepSettings
+    done = sweep(app, repeats=1).session_state["sw_result"]
+    partial = SweepResult(done.model, done.settings, done.prompt_points[:1], [], complete=False)
+    app.session_state["sw_result"] = partial
+    at = app.run()
+    assert not at.exception and any("Stopped" in w.value for w in at.warning)
+    assert any("stopped before both sweeps" in i.value for i in at.info)
+    assert "TTFT and prefill step time against prompt length" in charts(at)
+    assert SweepSettings().num_runs == 33
+
+
+def test_language_and_page_visits(app):
+    at = sweep(app, repeats=1)
+    at.text_input(key="sw_Ls").set_value("8, 16, 32")
+    at = at.sidebar.radio(key="lang").set_value("zh").run()
+    assert not at.exception and at.title[0].value == "扫描实验：实测 TTFT、TPOT 与解码占比"
+    table = next(d.value for d in at.dataframe if "结论" in d.value.columns)
+    assert all(v.split(" ", 1)[1] in ("成立", "大致成立", "不成立") for v in table["结论"])
+    assert "TTFT 与预填充步耗时随提示长度的变化" in charts(at)
+    at.switch_page("views/serving.py").run()
+    at.switch_page(PAGE).run()
+    assert not at.exception and at.text_input(key="sw_Ls").value == "8, 16, 32"
+    assert at.session_state["sw_result"].complete
