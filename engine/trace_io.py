@@ -28,20 +28,24 @@ PHASES = ("prefill", "decode")
 class Fields:
     """Typed reads from one JSON object, with the object's path for messages."""
 
-    def __init__(self, data: Any, where: str):
+    def __init__(self, data: Any, where: str = ""):
         if not isinstance(data, dict):
-            raise ValueError(f"Not a valid trace: {where} should be an object, got {_kind(data)}.")
+            raise ValueError(f"Not a valid trace: {where or 'the file'} should be an object, got {_kind(data)}.")
         self.data, self.where = data, where
+
+    def path(self, name: str) -> str:
+        """A field's place in the file, as a reader would write it: steps[3].seqs[0].phase."""
+        return f"{self.where}.{name}" if self.where else name
 
     def _get(self, name: str, optional: bool) -> Any:
         if name not in self.data:
             if optional:
                 return None
-            raise ValueError(f"Not a valid trace: {self.where}.{name} is missing.")
+            raise ValueError(f"Not a valid trace: {self.path(name)} is missing.")
         return self.data[name]
 
     def _bad(self, name: str, want: str) -> ValueError:
-        return ValueError(f"Not a valid trace: {self.where}.{name} should be {want}, "
+        return ValueError(f"Not a valid trace: {self.path(name)} should be {want}, "
                           f"got {_kind(self.data[name])}.")
 
     def int(self, name: str, lo: int = 0, hi: int = MAX_INT, optional: bool = False) -> int | None:
@@ -101,7 +105,7 @@ class Fields:
         v = self._get(name, optional)
         if v is None and optional:
             return None
-        return Fields(v, f"{self.where}.{name}")
+        return Fields(v, self.path(name))
 
 
 def _kind(v: Any) -> str:
@@ -135,7 +139,7 @@ def parse_json(text: str | bytes, max_bytes: int = MAX_TEXT_BYTES) -> Any:
 
 
 def check_header(doc: Any, fmt: str, version: int) -> Fields:
-    f = Fields(doc, "the file")
+    f = Fields(doc)
     if doc.get("format") != fmt:
         raise ValueError(f"Not a valid trace: expected a file with \"format\": \"{fmt}\" (saved by the lab's "
                          f"Download trace button), got {_kind(doc.get('format'))}.")
@@ -171,7 +175,7 @@ def _int_keys(f: Fields | None, name: str) -> dict[int, list[int]]:
 
 
 def step_from_dict(f: Fields) -> StepRecord:
-    seqs = [seq_step_from_dict(Fields(s, f"{f.where}.seqs[{i}]")) for i, s in enumerate(f.list("seqs", 4096))]
+    seqs = [seq_step_from_dict(Fields(s, f.path(f"seqs[{i}]"))) for i, s in enumerate(f.list("seqs", 4096))]
     labels = f.obj("peak_by_label", optional=True)
     peak_by_label = None if labels is None else {k: labels.int(k) for k in labels.data}
     return StepRecord(

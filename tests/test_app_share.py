@@ -161,3 +161,16 @@ def test_copy_share_link_shows_the_current_settings(app):
     assert updates["pg_attention"] == "eager" and updates["model_dtype"] == "float32"
     at = at.button(key="pg_link_hide").click().run()
     assert not at.code
+
+
+def test_link_to_a_hub_model_that_cannot_load_still_offers_the_uploader(tiny_dirs, monkeypatch):
+    monkeypatch.setenv("PDLAB_MODEL", str(tiny_dirs["llama"]))
+    at = new_app()
+    at.query_params.update({"model": "someorg/no-such-model", "dtype": "bfloat16", "prompt": "hi"})
+    at = at.run()
+    assert not at.exception
+    assert at.sidebar.selectbox(key="model_spec").value == "someorg/no-such-model"
+    assert any("could not be loaded" in e for e in errors(at))  # no such repo, online or not
+    assert any("Filled in from the shared link: model, dtype, prompt" in i.value for i in at.info)
+    # AppTest cannot send a typed-in selectbox value back, so the upload itself is tested above
+    assert at.file_uploader(key="pg_trace_upload") is not None

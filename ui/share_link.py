@@ -15,7 +15,7 @@ import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import quote, urlencode
+from urllib.parse import quote, urlencode, urlsplit
 
 import streamlit as st
 
@@ -82,6 +82,8 @@ def link_params(settings: RunSettings, model_spec: str, dtype: str) -> dict[str,
 
 def link_url(base: str | None, params: dict[str, str]) -> str:
     """`base` is the page's address without a query (st.context.url); None gives a relative link."""
+    if base and not urlsplit(base).path:
+        base += "/"  # st.context.url leaves out the root page's slash
     return f"{base or ''}?{urlencode(params, quote_via=quote)}"
 
 

@@ -128,10 +128,10 @@ def loaded_note(result: RunResult, lang: str) -> None:
 
 def download_buttons(result: RunResult, lang: str) -> None:
     """Built only when clicked (deferred data): a report embeds plotly.js, ~5 MB."""
-    c1, c2, _ = st.columns([1, 1, 2])
-    c1.download_button(t("sh_download_json", lang), data=lambda: dump_run(result),
+    row = st.container(horizontal=True)
+    row.download_button(t("sh_download_json", lang), data=lambda: dump_run(result),
                        file_name="prefill-decode-trace.json", mime="application/json", key="pg_dl_trace",
                        help=t("sh_download_json_help", lang), icon=":material/download:", on_click="ignore")
-    c2.download_button(t("sh_download_html", lang), data=lambda: report_html(result, lang),
+    row.download_button(t("sh_download_html", lang), data=lambda: report_html(result, lang),
                        file_name="prefill-decode-report.html", mime="text/html", key="pg_dl_report",
                        help=t("sh_download_html_help", lang), icon=":material/description:", on_click="ignore")

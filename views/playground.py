@@ -24,17 +24,16 @@ st.markdown(t("pg_intro", lang))
 
 choice = st.session_state[CHOICE_KEY]
 bundle = load_for_page(choice, lang)
+info = ModelInfo.from_bundle(bundle) if bundle is not None else None
+if info is not None:
+    st.caption(model_summary(info, lang))
+link_notes(lang, info.max_position if info else None)  # what a shared link filled in or ignored
 run_clicked = False
 if bundle is not None:
-    info = ModelInfo.from_bundle(bundle)
-    st.caption(model_summary(info, lang))
-    link_notes(lang, info.max_position)
     settings, run_clicked = render_controls(bool(getattr(bundle.tokenizer, "chat_template", None)),
                                             info.max_position, lang)
     share_link_control(settings, choice.spec, choice.dtype, lang)
-    upload_control(lang)
-else:
-    upload_control(lang)  # a saved trace needs no model
+upload_control(lang)  # a saved trace needs no model: offered even when none could be loaded
 live_slot, results_slot = st.empty(), st.empty()
 mark_interrupted()
 if run_clicked:

@@ -1,0 +1,177 @@
+"""Sharing in Chromium, on the bundled model: the HTML report downloaded from a real run opens from
+disk with its charts and a working token replay and fetches nothing; a share link fills in the
+controls; a downloaded trace uploaded into a fresh session replays with no run. Screenshots land
+in test-artifacts/ (report.png, uploaded_trace.png, share_link.png)."""
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+
+from tests.browser_utils import (CHROMIUM, RUN_BUTTON, act_and_wait, chosen, click_and_wait, exception_boxes,
+                                 final_chip_labels, free_port, launch_chromium, open_app, open_tab, press_and_wait,
+                                 set_number, set_prompt, start_app, stop_app, wait_healthy, watch_live, live_record)
+
+ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
+PROMPT = "<script>alert(1)</script> Why is the sky blue?"
+MAX_NEW = 8
+
+if not Path(CHROMIUM).exists():
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"{CHROMIUM} is missing; CI must install Debian's chromium", pytrace=False)
+    pytest.skip(f"{CHROMIUM} not installed (the browser tests run in CI)", allow_module_level=True)
+
+sync_api = pytest.importorskip("playwright.sync_api")
+
+
+@pytest.fixture(scope="module")
+def server(bundled_dir):
+    ARTIFACTS.mkdir(exist_ok=True)
+    port = free_port()
+    proc = start_app(port, env={"PDLAB_MODEL": "bundled", "PDLAB_LIVE_REDRAW_S": "0.05"},
+                     log_path=ARTIFACTS / "browser-share-server.log")
+    try:
+        wait_healthy(port, proc)
+        yield port
+    finally:
+        stop_app(proc)
+
+
+@pytest.fixture(scope="module")
+def browser(server):
+    with sync_api.sync_playwright() as p:
+        b = launch_chromium(p)
+        yield b
+        b.close()
+
+
+def new_page(browser, width: int = 1400, height: int = 1100):
+    context = browser.new_context(viewport={"width": width, "height": height}, accept_downloads=True)
+    page = context.new_page()
+    page.dialogs = []
+    page.on("dialog", lambda d: (page.dialogs.append(d.message), d.dismiss()))
+    return page
+
+
+def download(page, key: str, path: Path) -> Path:
+    with page.expect_download(timeout=60_000) as info:
+        page.locator(f".st-key-{key} button").first.click()  # Streamlit draws a hidden twin too
+    info.value.save_as(str(path))
+    return path
+
+
+@pytest.fixture(scope="module")
+def saved(browser, server, tmp_path_factory) -> dict:
+    """One eager run in the app, its report and its trace saved through the download buttons."""
+    folder = tmp_path_factory.mktemp("share")
+    page = new_page(browser)
+    open_app(page, server)
+    set_prompt(page, PROMPT)
+    set_number(page, "max_new_tokens", MAX_NEW)
+    page.locator('label:has-text("eager")').click()
+    click_and_wait(page, page.locator(RUN_BUTTON).first, 120_000)
+    assert exception_boxes(page) == 0 and page.dialogs == []
+    saved = {"report": download(page, "pg_dl_report", folder / "report.html"),
+             "trace": download(page, "pg_dl_trace", folder / "trace.json"),
+             "prompt_len": len(final_chip_labels(page, "pd-in")), "outputs": final_chip_labels(page),
+             "text": page.locator(".pd-output").inner_text(), "folder": folder}
+    page.context.close()
+    return saved
+
+
+def chips(page, selector: str) -> int:
+    return page.locator(f"#pd-replay-chips {selector}").count()
+
+
+def test_report_opens_offline_with_charts_and_replay(browser, saved):
+    page = new_page(browser, 1300, 1000)
+    requests = []
+    page.on("request", lambda r: requests.append(r.url))
+    page.goto(saved["report"].as_uri(), wait_until="load")
+    page.locator(".rp-figure .js-plotly-plot .main-svg").first.wait_for(timeout=30_000)
+    figures = page.locator(".rp-figure").count()
+    assert figures == 8  # timings x3, KV x2, memory, shapes, heatmap (eager captured attention)
+    page.wait_for_function(f"() => document.querySelectorAll('.rp-figure .js-plotly-plot').length === {figures}")
+    n_prompt, n_out = saved["prompt_len"], len(saved["outputs"])
+    assert chips(page, ".pd-out") == n_out  # the replay starts at the end
+    slider = page.locator("#pd-replay-slider")
+    slider.focus()
+    page.keyboard.press("Home")  # before the first step: the prompt tokenised, nothing computed
+    assert chips(page, ".pd-pending.pd-in") == n_prompt and chips(page, ".pd-out") == 0
+    page.keyboard.press("ArrowRight")  # the prefill step: every prompt token at once, and one new token
+    assert chips(page, ".pd-prefill.pd-in") == n_prompt and chips(page, ".pd-out") == 1
+    assert "prefill" in page.locator("#pd-replay-caption").inner_text()
+    page.keyboard.press("ArrowRight")  # then one token per decode step
+    assert chips(page, ".pd-decode.pd-out") == 1 and chips(page, ".pd-out") == 2
+    assert chips(page, ".pd-current") == 1
+    page.locator("#pd-replay-play").click()
+    page.wait_for_function(f"() => document.querySelectorAll('#pd-replay-chips .pd-out').length === {n_out}",
+                           timeout=20_000)
+    labels = page.locator("#pd-replay-chips .pd-out .pd-tok").all_inner_texts()
+    assert labels == saved["outputs"]
+    assert "<script>alert(1)</script>" in page.locator(".rp-prompt").inner_text()  # shown as text
+    assert page.dialogs == []
+    assert requests and all(u.startswith(("file://", "data:")) for u in requests), \
+        [u for u in requests if not u.startswith(("file://", "data:"))]
+    page.mouse.move(1, 1)
+    page.screenshot(path=str(ARTIFACTS / "report.png"), full_page=True)
+    page.context.close()
+
+
+def test_share_link_fills_in_the_settings(browser, server):
+    page = new_page(browser)
+    query = (f"prompt={quote('Tell me a joke about <caches>')}&max_new_tokens=7&attention=eager&kv=0&chat=0"
+             "&temperature=0.5&seed=3&top_p=9")
+    page.goto(f"http://127.0.0.1:{server}/?{query}", wait_until="domcontentloaded")
+    page.locator("textarea").first.wait_for(timeout=120_000)
+    act_and_wait(page, lambda: None, 120_000)
+    assert page.locator("textarea").first.input_value() == "Tell me a joke about <caches>"
+    assert page.get_by_label("max_new_tokens", exact=True).input_value() == "7"
+    assert chosen(page, "pg_attention").startswith("eager")
+    assert not page.get_by_role("switch", name="KV cache").is_checked()
+    assert not page.get_by_role("switch", name="Chat template").is_checked()
+    assert page.get_by_text(re.compile("Filled in from the shared link")).is_visible()
+    assert page.locator('[data-testid="stAlert"]').filter(has_text="top_p").is_visible()  # 9 is ignored
+    assert "prompt=" not in page.url  # applied once: the address bar no longer claims these settings
+    click_and_wait(page, page.locator(".st-key-pg_share button").first)
+    link = page.locator(".st-key-pg_share_box code").inner_text()
+    assert link.startswith(f"http://127.0.0.1:{server}/?") and "max_new_tokens=7" in link and "kv=0" in link
+    assert "model=bundled" in link and exception_boxes(page) == 0
+    page.screenshot(path=str(ARTIFACTS / "share_link.png"), full_page=True)
+    page.context.close()
+
+
+def test_uploaded_trace_replays_without_a_run(browser, server, saved):
+    page = new_page(browser)
+    open_app(page, server)
+    watch_live(page)
+    page.get_by_text("Load a saved trace (JSON)").click()
+    uploader = page.locator('.st-key-pg_trace_upload input[type="file"]')
+    act_and_wait(page, lambda: uploader.set_input_files(str(saved["trace"])), 60_000)
+    assert page.get_by_text(re.compile("No model was run")).is_visible()
+    assert live_record(page)["start"] is None, "no live run may start"
+    assert page.locator(".pd-output").inner_text() == saved["text"]
+    assert len(final_chip_labels(page, "pd-in")) == saved["prompt_len"]
+    assert final_chip_labels(page) == saved["outputs"]
+    step = page.locator('[data-testid="stSlider"] input[aria-label="Step"]')
+    step.focus()
+    press_and_wait(page, "Home")
+    assert page.locator('[data-testid="stTabPanel"] .pd-pending.pd-in').count() == saved["prompt_len"]
+    press_and_wait(page, "ArrowRight")
+    assert page.locator('[data-testid="stTabPanel"] .pd-prefill.pd-in').count() == saved["prompt_len"]
+    assert len(final_chip_labels(page)) == 1
+    page.mouse.move(1, 1)
+    page.screenshot(path=str(ARTIFACTS / "uploaded_trace.png"), full_page=True)
+    open_tab(page, "Attention")
+    panel = page.locator('[data-testid="stTabPanel"]:visible')
+    panel.locator(".js-plotly-plot .main-svg").nth(1).wait_for(timeout=20_000)  # shapes and the heatmap
+    bad = saved["folder"] / "bad.json"
+    bad.write_text('{"format": "pdlab-playground-trace", "version": 1, "model": 3}')
+    act_and_wait(page, lambda: uploader.set_input_files(str(bad)), 60_000)
+    alert = page.locator('[data-testid="stAlert"]').filter(has_text="Could not load bad.json")
+    assert alert.is_visible() and "model should be an object" in alert.inner_text()
+    assert exception_boxes(page) == 0 and page.dialogs == []
+    page.context.close()
