@@ -186,12 +186,22 @@ class KVCache:
             self.k_layers[layer].index_copy_(2, slots, k)
             self.v_layers[layer].index_copy_(2, slots, v)
 
-    def read(self, layer: int, start: int | None, slots: torch.Tensor | None, length: int):
-        """K and V of a sequence's context, each (1, n_kv, C, D): a view when contiguous, else a gather."""
-        k, v = self.k_layers[layer], self.v_layers[layer]
+    def read(self, layer: int, start: int | None, blocks: torch.Tensor | None, length: int):
+        """K and V of a sequence's context, each (1, n_kv, C, D): a view when contiguous, else a
+        gather of whole blocks (block_size x head_dim elements per copy, far cheaper than per token)."""
         if start is not None:
+            k, v = self.k_layers[layer], self.v_layers[layer]
             return k[:, :, start:start + length], v[:, :, start:start + length]
-        return k.index_select(2, slots), v.index_select(2, slots)
+        k, v = self.read_batch(layer, blocks.unsqueeze(0))
+        return k[:, :, :length], v[:, :, :length]
+
+    def read_batch(self, layer: int, tables: torch.Tensor):
+        """tables (B, nb): block ids per sequence (padded with any valid id). One gather of K and V
+        together; returns k, v each (B, n_kv, nb x block_size, D), strided views of it."""
+        c, (B, nb) = self.config, tables.shape
+        blocks = self.data[layer].view(2, c.num_kv_heads, self.pool.num_blocks, self.block_size, c.head_dim)
+        x = blocks.index_select(2, tables.reshape(-1)).view(2, c.num_kv_heads, B, nb * self.block_size, c.head_dim)
+        return x[0].transpose(0, 1), x[1].transpose(0, 1)
 
     def usage(self, holders: list[tuple[list[int], int]]) -> KVUsage:
         """Accounting for the sequences holding blocks, as (block table, cached tokens) pairs.

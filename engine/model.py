@@ -13,7 +13,8 @@ from dataclasses import dataclass
 import torch
 import torch.nn.functional as F
 
-from engine.attention import BACKENDS, AttentionCapture, decode_attention, future_mask, needs_mask, prefill_attention
+from engine.attention import (BACKENDS, AttentionCapture, batched_decode_attention, decode_attention, future_mask,
+                              needs_mask, prefill_attention)
 from engine.config import ModelConfig
 from engine.kv_cache import KVCache
 from engine.linear import Linear
@@ -26,8 +27,9 @@ class Segment:
     num_tokens: int  # T: new tokens this step
     context_len: int  # C: cached prefix + T, the keys each new token can see
     read_start: int | None  # first slot when the context is contiguous in the pool
-    read_slots: torch.Tensor | None  # otherwise the slot of every context token
+    read_blocks: torch.Tensor | None  # otherwise the blocks holding the context, in order
     mask: torch.Tensor | None = None  # (T, C) future mask, built once per step when the backend needs it
+    grouped: bool = False  # a decode row attended with the step's other decode rows in one call
 
     @property
     def is_prefill(self) -> bool:
@@ -42,6 +44,16 @@ class ForwardBatch:
     write_start: int | None  # first slot when those slots are consecutive (a slice copy suffices)
     segments: list[Segment]
     logits_rows: torch.Tensor  # (S,) flat index of each sampled sequence's last token
+    decode_group: "DecodeGroup | None" = None
+
+
+@dataclass
+class DecodeGroup:
+    """The step's decode rows (sdpa, two or more): one padded gather and one attention call for
+    all of them, instead of a gather and a call per sequence per layer."""
+    rows: torch.Tensor  # (B,) flat index of each decode row
+    tables: torch.Tensor  # (B, nb) each sequence's blocks, padded
+    mask: torch.Tensor  # (B, 1, 1, nb x block_size) True where a key is inside that sequence's context
 
 
 def rope_inv_freq(config: ModelConfig) -> torch.Tensor:
@@ -193,7 +205,14 @@ class LlamaModel:
             out = self._attend(batch.segments[0], i, q, k, v, kv, backend, capture)
         else:
             out = torch.empty_like(q)
+            if (group := batch.decode_group) is not None:
+                keys, values = kv.read_batch(i, group.tables)
+                rows = q[0, :, group.rows].transpose(0, 1).unsqueeze(2)  # (B, H, 1, D)
+                out[0, :, group.rows] = batched_decode_attention(rows, keys, values, group.mask,
+                                                                 self.scale).squeeze(2).transpose(0, 1)
             for n, seg in enumerate(batch.segments):
+                if seg.grouped:
+                    continue
                 rows = slice(seg.start, seg.start + seg.num_tokens)
                 out[:, :, rows] = self._attend(seg, i, q[:, :, rows], k[:, :, rows], v[:, :, rows], kv, backend,
                                                capture if n == 0 else None)
@@ -203,7 +222,7 @@ class LlamaModel:
                 capture: AttentionCapture | None) -> torch.Tensor:
         """One sequence: q (1, H, T, D) against its context; k, v are its fresh (1, n_kv, T, D)."""
         if seg.num_tokens != seg.context_len:  # a chunk or a decode: the whole context comes from the cache
-            k, v = kv.read(i, seg.read_start, seg.read_slots, seg.context_len)
+            k, v = kv.read(i, seg.read_start, seg.read_blocks, seg.context_len)
         if seg.num_tokens == 1 and seg.context_len > 1:
             return decode_attention(q, k, v, backend, self.scale, capture, i)
         return prefill_attention(q, k, v, backend, self.scale, seg.mask, capture, i)
