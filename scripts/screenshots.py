@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from tests.browser_utils import (RUN_BUTTON, click_and_wait, free_port, launch_chromium, open_app,  # noqa: E402
-                                 open_tab, set_number, set_prompt, start_app, stop_app, wait_healthy)
+                                 act_and_wait, open_tab, set_number, set_prompt, start_app, stop_app, wait_healthy)
 
 OUT = ROOT / "docs" / "screenshots"
 TAB_PANEL = '[data-testid="stTabPanel"]:visible'
@@ -171,6 +171,49 @@ def roofline(page, port: int) -> None:
     shoot_tab(page, "Calibration here", "roofline-calibration.png")
 
 
+def sharing(page, port: int) -> None:
+    """Sharing a run: a short eager run's HTML report opened from disk (top and replay), and the
+    run's trace uploaded into a fresh session, replayed with no model run."""
+    import tempfile
+    page.set_viewport_size({"width": 1280, "height": 1300})
+    goto(page, f"http://127.0.0.1:{port}/")
+    page.locator("textarea").first.wait_for(timeout=120_000)
+    set_prompt(page, "Why is the sky blue? Answer in one sentence.")
+    set_number(page, "max_new_tokens", 24)
+    page.locator('label:has-text("eager")').click()
+    click_and_wait(page, page.locator(RUN_BUTTON).first, 300_000)
+    folder = Path(tempfile.mkdtemp())
+    files = {}
+    for key, name in (("pg_dl_report", "report.html"), ("pg_dl_trace", "trace.json")):
+        with page.expect_download(timeout=60_000) as info:
+            page.locator(f".st-key-{key} button").first.click()
+        info.value.save_as(str(folder / name))
+        files[name] = folder / name
+    report = page.context.browser.new_page(viewport={"width": 1200, "height": 1450})
+    report.goto(files["report.html"].as_uri(), wait_until="load")
+    report.locator(".rp-figure .js-plotly-plot .main-svg").first.wait_for(timeout=30_000)
+    report.locator("#pd-replay-slider").focus()
+    for i in range(6):  # the replay a few steps in: the prompt lit at once, then token by token
+        report.keyboard.press("Home" if i == 0 else "ArrowRight")
+    settle(report)
+    report.screenshot(path=str(OUT / "share-report.png"))
+    print("wrote", OUT / "share-report.png")
+    report.close()
+    page.set_viewport_size({"width": 1280, "height": 2600})  # the block container is as tall as the viewport
+    goto(page, f"http://127.0.0.1:{port}/")
+    page.locator("textarea").first.wait_for(timeout=120_000)
+    page.get_by_text("Load a saved trace (JSON)").click()
+    uploader = page.locator('.st-key-pg_trace_upload input[type="file"]')
+    act_and_wait(page, lambda: uploader.set_input_files(str(files["trace.json"])), 60_000)
+    settle(page)
+    page.locator('[data-testid="stMainBlockContainer"]').screenshot(path=str(OUT / "share-uploaded.png"))
+    print("wrote", OUT / "share-uploaded.png")
+    click_and_wait(page, page.locator(".st-key-pg_share button").first)
+    settle(page)
+    page.locator(".st-key-pg_share_box").screenshot(path=str(OUT / "share-link.png"))
+    print("wrote", OUT / "share-link.png")
+
+
 def main() -> int:
     from playwright.sync_api import sync_playwright
     OUT.mkdir(parents=True, exist_ok=True)
@@ -191,6 +234,7 @@ def main() -> int:
             memory(page, port)
             serving(page, port)
             compare(page, port)
+            sharing(page, port)
             roofline(page, port)
             browser.close()
     finally:

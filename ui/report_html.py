@@ -74,6 +74,8 @@ def _banner(result: RunResult, lang: str) -> str:
         reason = result.request.finish_reason if result.request else None
         text, kind = t("run_done", lang, n=n, reason=t(f"finish_{reason or 'none'}", lang),
                        L=result.num_prompt_tokens, steps=len(result.steps)), ""
+    elif result.status == RunStatus.FAILED:
+        text, kind = result.error or t("err_unexpected", lang, kind="?"), " rp-stopped"
     else:
         text, kind = t("run_stopped", lang, n=n), " rp-stopped"
     return f'<p class="rp-banner{kind}">{html_text(text)}</p>'

@@ -32,7 +32,8 @@ STRINGS: dict[str, tuple[str, str]] = {
                         "打开此链接会填入提示词和这些设置：模型（本地文件夹除外）、数据类型、对话模板、"
                         "max_new_tokens、采样、随机种子、注意力后端和 KV 缓存。链接中不包含运行结果："
                         "请点击运行，或分享运行记录文件。"),
-    "sh_link_copy_hint": ("Copy it with the button at the right of the box.", "用框右侧的按钮复制。"),
+    "sh_link_copy_hint": ("Point at the box: its copy button appears at the top right.",
+                          "把鼠标移到框上：右上角会出现复制按钮。"),
     "sh_link_local_model": ("The model is a local folder, which others cannot open: the link leaves it out.",
                             "当前模型是本地文件夹，别人无法打开：链接中不包含模型。"),
     "sh_link_too_long": ("The prompt is too long for a link ({n} characters, at most {max}): the link leaves it "
