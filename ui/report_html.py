@@ -35,7 +35,8 @@ table.rp-table th { color: #475569; font-weight: 600; white-space: nowrap; }
 .rp-banner { background: #f0fdf4; border: 1px solid #86efac; border-radius: 6px; padding: 0.5rem 0.8rem; }
 .rp-banner.rp-stopped { background: #fffbeb; border-color: #fcd34d; }
 .rp-replay-controls { display: flex; gap: 1rem; align-items: center; margin: 0.5rem 0; }
-#pd-replay-slider { flex: 1; } .rp-caption { font-size: 0.9rem; min-height: 1.4em; }
+#pd-replay-slider { flex: 1; } #pd-replay-play { font: inherit; padding: 0.2rem 0.9rem; border-radius: 6px;
+  border: 1px solid #cbd5e1; background: #fff; cursor: pointer; } .rp-caption { font-size: 0.9rem; min-height: 1.4em; }
 .rp-help, .rp-muted { color: #475569; font-size: 0.9rem; }
 .rp-figure { margin: 1rem 0 1.5rem; }
 """
@@ -120,6 +121,7 @@ def report_html(result: RunResult, lang: str = "en", created: datetime | None = 
             f"<h2>{html_text(t('rp_replay', lang))}</h2>", legend_html(lang), replay_html(result, lang),
             f"<h2>{html_text(t('rp_charts', lang))}</h2>", _charts(result, lang),
             f'<p class="rp-muted">{html_text(t("rp_footer", lang))}</p>']
+    css = CSS_PATH.read_text(encoding="utf-8") + PAGE_CSS  # the app's chip styles, then the page's own
     return (f'<!DOCTYPE html>\n<html lang="{"zh-Hans" if lang == "zh" else "en"}"><head><meta charset="utf-8">'
             f'<meta name="viewport" content="width=device-width, initial-scale=1"><title>{html_text(title)}</title>'
-            f"<style>{CSS_PATH.read_text(encoding='utf-8')}{PAGE_CSS}</style></head><body>{''.join(body)}</body></html>\n")
+            f"<style>{css}</style></head><body>{''.join(body)}</body></html>\n")
