@@ -214,6 +214,30 @@ def sharing(page, port: int) -> None:
     print("wrote", OUT / "share-link.png")
 
 
+def sweeps(page, port: int) -> None:
+    """The sweeps page at its defaults (7 prompt lengths, 4 output lengths, 3 repeats): verdicts and charts."""
+    page.set_viewport_size({"width": 1280, "height": 2600})
+    goto(page, f"http://127.0.0.1:{port}/sweeps")
+    page.get_by_role("button", name="Run sweeps").wait_for(timeout=240_000)
+    click_and_wait(page, page.get_by_role("button", name="Run sweeps"), 900_000)
+    page.locator(".js-plotly-plot .main-svg").first.wait_for(timeout=20_000)
+    settle(page)
+    page.locator('[data-testid="stMainBlockContainer"]').screenshot(path=str(OUT / "sweeps.png"))
+    print("wrote", OUT / "sweeps.png")
+
+
+def claims(page, port: int) -> None:
+    """The claims page after a full check: the summary, the table and the first claims with their links."""
+    page.set_viewport_size({"width": 1280, "height": 2600})
+    goto(page, f"http://127.0.0.1:{port}/claims")
+    page.get_by_role("button", name="Check all claims").wait_for(timeout=240_000)
+    click_and_wait(page, page.get_by_role("button", name="Check all claims"), 900_000)
+    page.get_by_text("Checked 23 claims").first.wait_for(timeout=60_000)
+    settle(page)
+    page.locator('[data-testid="stMainBlockContainer"]').screenshot(path=str(OUT / "claims.png"))
+    print("wrote", OUT / "claims.png")
+
+
 def main() -> int:
     from playwright.sync_api import sync_playwright
     OUT.mkdir(parents=True, exist_ok=True)
@@ -236,6 +260,8 @@ def main() -> int:
             compare(page, port)
             sharing(page, port)
             roofline(page, port)
+            sweeps(page, port)
+            claims(page, port)
             browser.close()
     finally:
         stop_app(proc)

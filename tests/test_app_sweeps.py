@@ -51,7 +51,7 @@ def test_sweep_runs_and_shows_verdicts_and_charts(app):
     result = at.session_state["sw_result"]
     assert result.complete and len(result.prompt_points) == 4 and len(result.output_points) == 4
     assert any(s.value.startswith("Done: 8 requests") for s in at.success)
-    table = next(d.value for d in at.dataframe if "verdict" in d.value.columns)
+    table = next(d.value for d in at.table if "verdict" in d.value.columns)
     assert list(table["claim"]) == ["C4", "C8", "C9", "C18"]
     assert all(re.match(r"[✓≈✗] (holds|roughly|does not hold)$", v) for v in table["verdict"])
     assert all(re.search(r"\d", m) for m in table["measured"])  # the numbers behind each verdict
@@ -99,7 +99,7 @@ def test_language_and_page_visits(app):
     at.text_input(key="sw_Ls").set_value("8, 16, 32")
     at = at.sidebar.radio(key="lang").set_value("zh").run()
     assert not at.exception and at.title[0].value == "扫描实验：实测 TTFT、TPOT 与解码占比"
-    table = next(d.value for d in at.dataframe if "结论" in d.value.columns)
+    table = next(d.value for d in at.table if "结论" in d.value.columns)
     assert all(v.split(" ", 1)[1] in ("成立", "大致成立", "不成立") for v in table["结论"])
     assert "TTFT 与预填充步耗时随提示长度的变化" in charts(at)
     at.switch_page("views/serving.py").run()

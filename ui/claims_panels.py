@@ -50,9 +50,12 @@ def render_claim(claim: str, v: Verdict, lang: str) -> None:
 def render_result(model: str, verdicts: dict[str, Verdict], lang: str) -> None:
     render_summary(model, verdicts, lang)
     st.subheader(t("cl_table_header", lang))
-    st.dataframe(verdict_table(verdicts, lang), hide_index=True, key="cl_table",
-                 column_config={t("cl_col_numbers", lang): st.column_config.TextColumn(width="large"),
-                                t("cl_col_text", lang): st.column_config.TextColumn(width="medium")})
+    st.dataframe(verdict_table(verdicts, lang), hide_index=True, key="cl_table", height=35 * (len(CLAIM_IDS) + 1) + 3,
+                 column_config={t("cl_col_claim", lang): st.column_config.TextColumn(width="small"),
+                                t("cl_col_verdict", lang): st.column_config.TextColumn(width="small"),
+                                t("cl_col_text", lang): st.column_config.TextColumn(width="medium"),
+                                t("cl_col_numbers", lang): st.column_config.TextColumn(width="large")})
+    st.caption(t("cl_table_note", lang))
     st.subheader(t("cl_details_header", lang))
     for claim in CLAIM_IDS:
         render_claim(claim, verdicts[claim], lang)

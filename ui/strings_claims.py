@@ -38,6 +38,8 @@ STRINGS: dict[str, tuple[str, str]] = {
                    "here or are shown on their page.",
                    "在 **{model}** 上：{holds} 条成立，{roughly} 条大致成立，{fails} 条不成立，{other} 条此处无法测量或见相应页面。"),
     "cl_table_header": ("All verdicts", "全部结论"),
+    "cl_table_note": ("Hover a cell for its whole text; every claim's sentence is below, with a link to its page.",
+                      "将鼠标悬停在单元格上可查看全文；每条论断的完整说明见下方，并附有页面链接。"),
     "cl_details_header": ("Claim by claim", "逐条说明"),
     "cl_col_claim": ("claim", "论断"),
     "cl_col_text": ("statement", "内容"),

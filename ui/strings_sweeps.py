@@ -108,8 +108,8 @@ STRINGS: dict[str, tuple[str, str]] = {
                 "(requests of the longest output)", "|ITL 中位数 / TPOT − 1| ≤ 15 % 且 P90 ITL ≤ 1.5 TPOT → 成立；"
                 "≤ 30 % 且 ≤ 3 TPOT → 大致成立（取最长输出的请求）"),
     # C9
-    "why_c9_holds": ("At N = {N} new tokens decode is {share:.1%} of the request's time (≥ 90 % from N = {crossing}).",
-                     "生成 N = {N} 个 token 时，解码占请求时间的 {share:.1%}（从 N = {crossing} 起 ≥ 90 %）。"),
+    "why_c9_holds": ("At N = {N} new tokens decode is {share:.1%} of the request's time.",
+                     "生成 N = {N} 个 token 时，解码占请求时间的 {share:.1%}。"),
     "why_c9_roughly": ("At N = {N} decode is {share:.1%} of the request's time: most, but not ~90 %.",
                        "N = {N} 时解码占请求时间的 {share:.1%}：占大部分，但不到约 90 %。"),
     "why_c9_fails": ("At N = {N} decode is only {share:.1%} of the request's time: the prompt dominates.",

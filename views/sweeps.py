@@ -45,7 +45,7 @@ st.caption(t("sw_result_caption", lang, model=md_literal(result.model), Ls=", ".
 
 st.subheader(t("sw_verdicts_header", lang))
 try:
-    st.dataframe(sweep_frame(sweep_verdicts(result), lang), hide_index=True, key="sw_verdicts")
+    st.table(sweep_frame(sweep_verdicts(result), lang), hide_index=True)  # a table: the sentences wrap
 except ValueError as exc:
     st.info(str(exc))
 

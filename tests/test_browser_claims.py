@@ -1,0 +1,102 @@
+"""The sweeps and claims pages in Chromium on the bundled model: a tiny sweep with its progress shown,
+then its verdicts and charts; the claims page's quick check with every verdict and its page link; no
+exception box. Screenshots land in test-artifacts/."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.browser_utils import (CHROMIUM, click_and_wait, exception_boxes, free_port, launch_chromium, start_app,
+                                 stop_app, wait_healthy, wait_idle)
+
+ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
+
+if not Path(CHROMIUM).exists():
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"{CHROMIUM} is missing; CI must install Debian's chromium", pytrace=False)
+    pytest.skip(f"{CHROMIUM} not installed (the browser tests run in CI)", allow_module_level=True)
+
+sync_api = pytest.importorskip("playwright.sync_api")
+
+# Records whether a progress bar ever showed while the script ran, and the texts it carried.
+PROGRESS_OBSERVER_JS = """() => {
+  const w = {seen: false, texts: []};
+  new MutationObserver(() => {
+    const bar = document.querySelector('[data-testid="stProgress"]');
+    if (!bar) return;
+    w.seen = true;
+    const text = bar.innerText.trim();
+    if (text && !w.texts.includes(text)) w.texts.push(text);
+  }).observe(document.body, {childList: true, subtree: true, characterData: true});
+  window.__progress = w;
+}"""
+
+
+@pytest.fixture(scope="module")
+def server(bundled_dir):
+    ARTIFACTS.mkdir(exist_ok=True)
+    port = free_port()
+    proc = start_app(port, env={"PDLAB_MODEL": "bundled"}, log_path=ARTIFACTS / "browser-claims-server.log")
+    try:
+        wait_healthy(port, proc)
+        yield port
+    finally:
+        stop_app(proc)
+
+
+@pytest.fixture(scope="module")
+def page(server):
+    with sync_api.sync_playwright() as p:
+        browser = launch_chromium(p)
+        pg = browser.new_page(viewport={"width": 1400, "height": 1100})
+        pg.goto(f"http://127.0.0.1:{server}/sweeps", wait_until="domcontentloaded")
+        pg.get_by_role("button", name="Run sweeps").wait_for(state="visible", timeout=180_000)
+        wait_idle(pg, 120_000)
+        yield pg
+        browser.close()
+
+
+def fill(page, label: str, value: str) -> None:
+    page.get_by_label(label, exact=True).fill(value)
+    page.keyboard.press("Tab")
+    wait_idle(page)
+
+
+def test_tiny_sweep_shows_progress_verdicts_and_charts(page):
+    fill(page, "Prompt lengths L (tokens, comma-separated)", "16, 64")
+    fill(page, "Output lengths N (tokens, comma-separated)", "4, 16")
+    fill(page, "Repeats", "2")
+    page.evaluate(PROGRESS_OBSERVER_JS)
+    click_and_wait(page, page.get_by_role("button", name="Run sweeps"), 180_000)
+    progress = page.evaluate("() => window.__progress")
+    assert progress["seen"], "no progress bar while the sweep ran"
+    assert page.get_by_text("Done: 8 requests").first.is_visible()
+    page.locator(".js-plotly-plot .main-svg").first.wait_for(timeout=20_000)
+    assert page.locator('[data-testid="stPlotlyChart"]').count() == 4
+    assert page.get_by_text("TTFT and prefill step time against prompt length").first.is_visible()
+    assert page.locator('[data-testid="stTable"]').count() == 1 and page.get_by_text("C18").first.is_visible()
+    assert exception_boxes(page) == 0
+    page.wait_for_timeout(800)  # let Plotly settle before the picture
+    page.screenshot(path=str(ARTIFACTS / "sweeps_run.png"), full_page=True)
+
+
+def test_claims_quick_check(page, server):
+    page.goto(f"http://127.0.0.1:{server}/claims", wait_until="domcontentloaded")
+    page.get_by_role("button", name="Check all claims").wait_for(state="visible", timeout=120_000)
+    wait_idle(page)
+    click_and_wait(page, page.get_by_text("Quick check (smaller runs, noisier timings)"))
+    page.evaluate(PROGRESS_OBSERVER_JS)
+    click_and_wait(page, page.get_by_role("button", name="Check all claims"), 300_000)
+    assert page.evaluate("() => window.__progress")["seen"]
+    assert page.get_by_text("Checked 23 claims").first.is_visible()
+    assert page.locator('[data-testid="stPageLink"]').count() == 23
+    assert page.get_by_text("Open Roofline lab").first.is_visible()
+    for word in ("holds", "roughly"):
+        assert page.get_by_text(word).count() > 0
+    assert exception_boxes(page) == 0
+    page.screenshot(path=str(ARTIFACTS / "claims_run.png"), full_page=True)
+    page.get_by_text("Open Sweeps").first.click()
+    page.get_by_role("button", name="Run sweeps").wait_for(state="visible", timeout=60_000)
+    assert exception_boxes(page) == 0
