@@ -27,7 +27,7 @@ from engine.memory_lab import LeakPoint, PrefillMemory, engine_loop, measure_pre
 from engine.sampler import SamplingParams
 from engine.sweeps import SweepResult, SweepSettings, run_sweep
 from engine.trace import StepRecord, Trace
-from engine.workload import head_of_line, run_workload, text_tokens
+from engine.workload import text_tokens
 
 WORKED_PROMPT = "今天天气"
 LEAK_TOPICS = ["the sea", "a mountain", "bread", "the moon", "a river", "winter"]
@@ -43,7 +43,7 @@ class ClaimSettings:
     cache_new_tokens: int = 48
     hol_streams: int = 3
     hol_long_prompt: int = 512
-    hol_stream_output: int = 24
+    hol_stream_output: int = 32
     hol_chunk: int = 64
     scores_len: int = 512  # an eager prefill long enough that the score matrix is its peak
     leak_requests: int = 4
@@ -141,14 +141,25 @@ def measure_worked(model, tokenizer, data: ClaimData) -> None:
     data.worked_steps, data.worked_text = engine.trace.steps, engine.trace.requests[0].text
 
 
-def measure_hol(model, tokenizer, s: ClaimSettings, data: ClaimData) -> None:
-    specs = head_of_line(tokenizer, num_streams=s.hol_streams, long_prompt=s.hol_long_prompt,
-                         stream_output=s.hol_stream_output, long_arrival_s=0.15)
-    max_len = max(len(r.prompt_ids) + r.max_new_tokens for r in specs)
+def measure_hol(model, tokenizer, s: ClaimSettings, data: ClaimData, chat_steps: int = 3) -> None:
+    """A few chats decoding when one long prompt arrives, without and with chunked prefill. The long
+    prompt joins after the chats' first `chat_steps` steps (not at a wall-clock time), so it lands in
+    the middle of their decoding on a fast machine and a slow one alike."""
+    chats = [(text_tokens(tokenizer, 32 + 4 * i, offset=i), f"chat {i + 1}") for i in range(s.hol_streams)]
+    long_ids = text_tokens(tokenizer, s.hol_long_prompt)
+    max_len = max(s.hol_long_prompt + 16, max(len(ids) for ids, _ in chats) + s.hol_stream_output)
     for chunked in (False, True):
         config = EngineConfig(probe_memory=False, chunked_prefill=chunked, max_model_len=max_len,
                               max_num_batched_tokens=s.hol_chunk if chunked else max(8192, max_len))
-        data.hol[chunked] = run_workload(model, tokenizer, specs, config)
+        engine = Engine(model, tokenizer, config)
+        labels = {engine.add_request(ids, SamplingParams(max_new_tokens=s.hol_stream_output, ignore_eos=True)).seq_id:
+                  label for ids, label in chats}
+        for _ in range(chat_steps):
+            engine.step()
+        labels[engine.add_request(long_ids, SamplingParams(max_new_tokens=16, ignore_eos=True)).seq_id] = "long prompt"
+        for _ in engine.stream():
+            pass
+        data.hol[chunked] = (engine.trace, labels)
 
 
 def measure_all(model, tokenizer, s: ClaimSettings, name: str = "model", hf_model=None,

@@ -73,9 +73,9 @@ STRINGS: dict[str, tuple[str, str]] = {
     "verdict_not measurable here": ("not measurable here", "此处无法测量"),
     "verdict_shown on page": ("shown on page", "见相应页面"),
     # C4
-    "why_c4_holds": ("Prefill is ≥ {share:.0%} of TTFT at every prompt length, and TTFT grows {growth:.1f}× from "
+    "why_c4_holds": ("The prefill step is {share:.1%} of TTFT or more at every prompt length, and TTFT grows {growth:.1f}× from "
                      "L = {L0} ({ttft0:.0f} ms) to L = {L1} ({ttft1:.0f} ms), about {slope:.2f} ms per prompt token.",
-                     "每个提示长度下预填充都占 TTFT 的 {share:.0%} 以上；TTFT 从 L = {L0}（{ttft0:.0f} 毫秒）到 "
+                     "每个提示长度下预填充步都占 TTFT 的 {share:.1%} 或更多；TTFT 从 L = {L0}（{ttft0:.0f} 毫秒）到 "
                      "L = {L1}（{ttft1:.0f} 毫秒）增长 {growth:.1f} 倍，约每个提示 token {slope:.2f} 毫秒。"),
     "why_c4_roughly": ("Prefill is at least {share:.0%} of TTFT at every prompt length, and TTFT grows {growth:.2f}× "
                        "from L = {L0} ({ttft0:.0f} ms) to L = {L1} ({ttft1:.0f} ms): mostly prefill, growing, but "
