@@ -21,7 +21,7 @@ CONTEXTS = [256, 512, 1024, 2048, 4096, 8192, 16384, 32768]
 WEIGHT_BYTES = 2  # fp16 / bf16 weights
 
 # Published measurements the projection is checked against (README "Roofline lab" cites each):
-# gpt-fast README, "Llama-2-7B Base 104.9 tok/s" on an A100-80GB (power-limited 330 W), batch 1, bf16, 5-token prompt;
+# gpt-fast README, "Llama-2-7B Base 104.9 tok/s" on an A100-80GB (power-limited 330 W), batch 1, 5-token prompt;
 # TensorRT-LLM docs/source/performance.md (v0.5 low-latency table), A100 FP16, LLaMA 7B, batch 1:
 # 1st-token latency 16 ms at 128 input tokens and 133 ms at 2048.
 PUBLISHED = [
