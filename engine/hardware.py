@@ -112,6 +112,7 @@ class DeviceCeilings:
     torch_version: str
     measured_at: float = field(default_factory=time.time)
     key: str = ""
+    load_average: float | None = None  # 1-minute load when measured: other jobs on the cores lower every roof
 
     def peak_flops(self, dtype: str) -> float:
         """The compute roof for `dtype`; a ValueError when it was not measurable here."""
@@ -202,6 +203,7 @@ def measure_device_ceilings(device: str = "cpu", progress: ProgressFn | None = N
         raise ValueError(f"Device {device!r} asked for, but this PyTorch build sees no CUDA device.")
     progress = progress or (lambda stage, frac: None)
     steps = 1 + len(GEMM_DTYPES)
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
     progress("read bandwidth", 0.0)
     bandwidth = measure_device_bandwidth(device)
     rates: dict[str, float | None] = {}
@@ -213,7 +215,7 @@ def measure_device_ceilings(device: str = "cpu", progress: ProgressFn | None = N
     progress("done", 1.0)
     return DeviceCeilings(device=device, device_name=device_name(device), read_bytes_per_s=bandwidth,
                           gemm_flops_per_s=rates, gemm_kernel="; ".join(kernels), threads=torch.get_num_threads(),
-                          torch_version=torch.__version__, key=machine_key(device))
+                          torch_version=torch.__version__, key=machine_key(device), load_average=load)
 
 
 def _read_cache(path: Path) -> dict:

@@ -63,6 +63,7 @@ def test_ceilings_measured_once_and_cached(app, cache_file):
     fresh = json.loads(cache_file.read_text())[key]
     assert fresh["measured_at"] > entry["measured_at"]
     assert any(s.label == "Ceilings measured and cached" for s in at.get("status"))
+    assert fresh["load_average"] is not None and any("Load average when measured" in c.value for c in at.caption)
 
 
 def test_roofline_points_for_both_phases(app):

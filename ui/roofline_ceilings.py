@@ -3,6 +3,7 @@ bandwidth (engine/hardware.py), measured once with progress and cached; a button
 from __future__ import annotations
 
 import datetime as dt
+import os
 
 import pandas as pd
 import streamlit as st
@@ -71,5 +72,7 @@ def render_ceilings_section(device: str, lang: str) -> DeviceCeilings | None:
     st.caption(t("rf_ceil_caption", lang, device=md_literal(ceilings.device_name), dev=ceilings.device,
                  threads=ceilings.threads, torch=md_literal(ceilings.torch_version), when=when,
                  kernel=md_literal(ceilings.gemm_kernel), path=md_literal(str(cache_path()))))
+    if ceilings.load_average is not None:
+        st.caption(t("rf_ceil_load", lang, load=ceilings.load_average, cores=os.cpu_count() or 1))
     st.latex(r"\text{ridge point} = \frac{\text{peak FLOP/s}}{\text{read bandwidth (B/s)}}")
     return ceilings

@@ -41,6 +41,10 @@ STRINGS: dict[str, tuple[str, str]] = {
         "A dtype without a fast kernel here (fp16 on most CPUs) shows its slow rate.",
         "{device}（{dev}），{threads} 个线程，torch {torch}，测量于 {when}。内核：{kernel}。缓存：{path}。"
         "本机没有快速内核的数据类型（多数 CPU 上的 fp16）显示其较慢的速率。"),
+    "rf_ceil_load": ("Load average when measured: {load:.1f} on {cores} cores. Jobs running beside the measurement "
+                     "lower every roof; if it was busy, press Re-measure on an idle machine.",
+                     "测量时的负载均值：{load:.1f}（共 {cores} 个核）。与测量同时运行的任务会压低所有屋顶；"
+                     "若当时机器繁忙，请在空闲时点击“重新测量”。"),
     # --- roofline run ---------------------------------------------------------------------------
     "rf_run_intro": (
         "Runs the loaded model through the engine: **B** copies of an L-token prompt are prefilled, then decode "
