@@ -50,10 +50,12 @@ def main() -> None:
     t0 = time.perf_counter()
     rows = calibrate(bundle.model, bundle.tokenizer, ceil, prompts, args.new_tokens, args.repeats)
     print(f"## Calibration (N = {args.new_tokens}, median of {args.repeats}, {time.perf_counter() - t0:.0f} s)\n")
-    print("| metric | L | predicted ms | measured ms | measured / predicted |")
-    print("|---|---|---|---|---|")
+    print(f"# per-op overhead {1e6 * (ceil.op_overhead_s or 0):.2f} us\n")
+    print("| metric | L | predicted ms (roofs) | + overhead ms | measured ms | measured / roofs | measured / (roofs + overhead) |")
+    print("|---|---|---|---|---|---|---|")
     for r in rows:
-        print(f"| {r.metric} | {r.prompt_len} | {r.predicted_ms:.1f} | {r.measured_ms:.1f} | **{r.ratio:.2f}** |")
+        print(f"| {r.metric} | {r.prompt_len} | {r.predicted_ms:.1f} | {r.overhead_ms:.1f} | {r.measured_ms:.1f} | "
+              f"**{r.ratio:.2f}** | **{r.ratio_with_overhead:.2f}** |")
 
     points = run_roofline(bundle.model, bundle.tokenizer, prompts[args.lengths[0]], args.batches, 16)
     print(f"\n## Roofline (L = {args.lengths[0]}, 16 decode steps per batch size; medians)\n")

@@ -113,6 +113,7 @@ class DeviceCeilings:
     measured_at: float = field(default_factory=time.time)
     key: str = ""
     load_average: float | None = None  # 1-minute load when measured: other jobs on the cores lower every roof
+    op_overhead_s: float | None = None  # fixed cost of one tiny op (dispatch + launch), the "overhead" regime
 
     def peak_flops(self, dtype: str) -> float:
         """The compute roof for `dtype`; a ValueError when it was not measurable here."""
@@ -197,6 +198,21 @@ def _affordable_size(device: str, torch_dtype: torch.dtype, budget_s: float = 0.
     return max(256, int((budget_s * rate / 2) ** (1 / 3)) // 128 * 128)
 
 
+def measure_op_overhead(device: str = "cpu", num_ops: int = 2000, repeats: int = 5) -> float:
+    """Seconds per op for an op that does almost no work (adding two 1-element tensors): what every
+    op costs before it touches any data. A step of ~1,000 small ops pays it ~1,000 times; neither
+    roof counts it (Horace He, "Making Deep Learning Go Brrrr From First Principles": compute,
+    memory bandwidth and overhead)."""
+    a = torch.ones(1, device=device)
+    b = torch.ones(1, device=device)
+
+    def ops() -> None:
+        for _ in range(num_ops):
+            torch.add(a, b)
+
+    return _best_device_time(ops, repeats, device) / num_ops
+
+
 def measure_device_ceilings(device: str = "cpu", progress: ProgressFn | None = None) -> DeviceCeilings:
     """Read bandwidth, then a GEMM per dtype; progress(stage, fraction) after each (a few seconds on CPU)."""
     if device.startswith("cuda") and not torch.cuda.is_available():
@@ -212,10 +228,13 @@ def measure_device_ceilings(device: str = "cpu", progress: ProgressFn | None = N
         progress(f"{dtype} matrix multiply", i / steps)
         rates[dtype], kernel = measure_device_gemm(device, dtype)
         kernels.append(f"{dtype}: {kernel}")
+    progress("per-op overhead", 0.95)
+    overhead = measure_op_overhead(device)
     progress("done", 1.0)
     return DeviceCeilings(device=device, device_name=device_name(device), read_bytes_per_s=bandwidth,
                           gemm_flops_per_s=rates, gemm_kernel="; ".join(kernels), threads=torch.get_num_threads(),
-                          torch_version=torch.__version__, key=machine_key(device), load_average=load)
+                          torch_version=torch.__version__, key=machine_key(device), load_average=load,
+                          op_overhead_s=overhead)
 
 
 def _read_cache(path: Path) -> dict:

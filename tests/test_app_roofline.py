@@ -137,6 +137,8 @@ def test_calibration_ratio_shown(app):
     assert list(table["metric"]) == ["TTFT", "TPOT", "TTFT", "TPOT"] and list(table["L"]) == [8, 8, 32, 32]
     rows = at.session_state["rf_cal_result"].rows
     assert list(table["ratio"]) == [round(r.measured_ms / r.predicted_ms, 2) for r in rows]
+    assert list(table["ratio with overhead"]) == [round(r.measured_ms / (r.predicted_ms + r.overhead_ms), 2) for r in rows]
+    assert all(r.overhead_ms > 0 for r in rows)  # ops counted x a measured per-op cost
     assert all(r.predicted_ms > 0 and r.measured_ms > 0 for r in rows)
     shown = {m.label: m.value for m in at.metric}
     assert re.fullmatch(r"\d+\.\d\d–\d+\.\d\d×", shown["TTFT measured / predicted"])

@@ -74,8 +74,10 @@ def run_with_progress(bundle, registry, ceilings: DeviceCeilings, lengths: list[
 def calibration_table(r: CalibrationResult, lang: str) -> pd.DataFrame:
     return pd.DataFrame([{t("rf_col_metric", lang): row.metric, "L": row.prompt_len,
                           t("rf_col_predicted", lang): round(row.predicted_ms, 2),
+                          t("rf_col_overhead", lang): round(row.overhead_ms, 2),
                           t("rf_col_measured", lang): round(row.measured_ms, 2),
-                          t("rf_col_ratio", lang): round(row.ratio, 2)} for row in r.rows])
+                          t("rf_col_ratio", lang): round(row.ratio, 2),
+                          t("rf_col_ratio_oh", lang): round(row.ratio_with_overhead, 2)} for row in r.rows])
 
 
 def render_calibration_section(bundle, registry, ceilings: DeviceCeilings, lang: str) -> None:
@@ -86,6 +88,7 @@ def render_calibration_section(bundle, registry, ceilings: DeviceCeilings, lang:
     c2.latex(r"\widehat{\mathrm{TPOT}} = \operatorname{mean}_{C}\,"
              r"\max\!\left(\frac{\text{bytes}(C)}{B_{\text{here}}}, \frac{\mathrm{FLOPs}(C)}{P_{\text{here}}}\right)"
              r"\qquad \text{ratio} = \frac{\text{measured}}{\text{predicted}}")
+    st.latex(r"\text{overhead} = n_{\text{ops}}(\text{step}) \times t_{\text{op}}")
     lengths, new_tokens, repeats, clicked = render_controls(bundle.model.config.max_position, lang)
     if clicked:
         run_with_progress(bundle, registry, ceilings, lengths, new_tokens, repeats, lang)
@@ -95,14 +98,19 @@ def render_calibration_section(bundle, registry, ceilings: DeviceCeilings, lang:
         return
     ttft = [row.ratio for row in r.rows if row.metric == "TTFT"]
     tpot = [row.ratio for row in r.rows if row.metric == "TPOT"]
-    c1, c2 = st.columns(2)
+    ttft_oh = [row.ratio_with_overhead for row in r.rows if row.metric == "TTFT"]
+    tpot_oh = [row.ratio_with_overhead for row in r.rows if row.metric == "TPOT"]
+    c1, c2, c3, c4 = st.columns(4)
     c1.metric(t("rf_m_ratio_ttft", lang), f"{min(ttft):.2f}–{max(ttft):.2f}×")
     c2.metric(t("rf_m_ratio_tpot", lang), f"{min(tpot):.2f}–{max(tpot):.2f}×")
+    c3.metric(t("rf_m_ratio_ttft_oh", lang), f"{min(ttft_oh):.2f}–{max(ttft_oh):.2f}×")
+    c4.metric(t("rf_m_ratio_tpot_oh", lang), f"{min(tpot_oh):.2f}–{max(tpot_oh):.2f}×")
     c1, c2 = st.columns([1, 1])
     labels = [f"{row.metric} L={row.prompt_len}" for row in r.rows]
     c1.plotly_chart(calibration_figure(labels, [row.predicted_ms for row in r.rows],
                                        [row.measured_ms for row in r.rows], lang), key="rf_fig_cal")
     c2.dataframe(calibration_table(r, lang), hide_index=True, key="rf_cal_table")
     c2.caption(t("rf_cal_caption", lang, model=md_literal(r.model), dtype=r.dtype, N=r.new_tokens, k=r.repeats,
-                 P=r.ceilings.peak_flops(r.dtype) / 1e9, B=r.ceilings.read_bytes_per_s / 1e9))
+                 P=r.ceilings.peak_flops(r.dtype) / 1e9, B=r.ceilings.read_bytes_per_s / 1e9,
+                 op=1e6 * (r.ceilings.op_overhead_s or 0.0)))
     st.markdown(t("rf_cal_reading", lang))

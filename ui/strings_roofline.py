@@ -211,11 +211,13 @@ STRINGS: dict[str, tuple[str, str]] = {
         "The projection's formulas with this machine's measured ceilings (P_here, B_here; efficiency 1, they are "
         "already achievable rates) against the engine's TTFT and TPOT on the loaded model, batch 1, greedy, memory "
         "probe off. A ratio near 1 means the roofline explains this machine; above 1, costs it leaves out (Python "
-        "per step, attention kernels slower than the GEMM ceiling). Another process using the CPU shows up as a "
-        "higher ratio.",
+        "per step, attention kernels slower than the GEMM ceiling). A second prediction adds the third regime, "
+        "overhead: the ops each step dispatches (counted, not timed) × the measured cost of one tiny op. Another "
+        "process using the CPU shows up as a higher ratio.",
         "投射所用的公式配上本机实测上限（P_here、B_here；效率为 1，因为它们已是可达速率），与引擎在已加载模型上实测的 "
         "TTFT 和 TPOT 对比：批大小 1，贪心，关闭内存探针。比值接近 1 表示屋顶线能解释本机；大于 1 表示存在公式未计入的"
-        "开销（每步的 Python、比 GEMM 上限慢的注意力内核）。其他进程占用 CPU 会让比值变高。"),
+        "开销（每步的 Python、比 GEMM 上限慢的注意力内核）。第二个预测加入第三种情形——开销：每步分派的算子数（计数而非计时）"
+        "× 单个极小算子的实测耗时。其他进程占用 CPU 会让比值变高。"),
     "rf_cal_lengths": ("prompt lengths L", "提示长度 L"),
     "rf_cal_N": ("generated tokens N", "生成 token 数 N"),
     "rf_cal_repeats": ("repeats (median)", "重复次数（取中位数）"),
@@ -225,11 +227,17 @@ STRINGS: dict[str, tuple[str, str]] = {
     "rf_cal_not_run": ("Choose the prompt lengths and press **Run the calibration**.", "选择提示长度后点击**运行校准**。"),
     "rf_m_ratio_ttft": ("TTFT measured / predicted", "TTFT 实测 / 预测"),
     "rf_m_ratio_tpot": ("TPOT measured / predicted", "TPOT 实测 / 预测"),
-    "rf_col_predicted": ("predicted ms", "预测 ms"),
+    "rf_col_predicted": ("predicted ms (roofs)", "预测 ms（屋顶）"),
+    "rf_col_overhead": ("+ overhead ms", "+ 开销 ms"),
+    "rf_col_ratio_oh": ("ratio with overhead", "计入开销的比值"),
+    "rf_m_ratio_ttft_oh": ("TTFT / (roofs + overhead)", "TTFT / （屋顶 + 开销）"),
+    "rf_m_ratio_tpot_oh": ("TPOT / (roofs + overhead)", "TPOT / （屋顶 + 开销）"),
     "rf_col_measured": ("measured ms", "实测 ms"),
     "rf_col_ratio": ("ratio", "比值"),
-    "rf_cal_caption": ("{model}, {dtype}, N = {N}, median of {k}; ceilings P = {P:.0f} GFLOP/s, B = {B:.1f} GB/s.",
-                       "{model}，{dtype}，N = {N}，{k} 次取中位数；上限 P = {P:.0f} GFLOP/s，B = {B:.1f} GB/s。"),
+    "rf_cal_caption": ("{model}, {dtype}, N = {N}, median of {k}; ceilings P = {P:.0f} GFLOP/s, B = {B:.1f} GB/s; "
+                       "one tiny op t_op = {op:.2f} µs.",
+                       "{model}，{dtype}，N = {N}，{k} 次取中位数；上限 P = {P:.0f} GFLOP/s，B = {B:.1f} GB/s；"
+                       "单个极小算子 t_op = {op:.2f} µs。"),
     "rf_cal_reading": (
         "Decode is predicted from bytes alone (weights + KV over the read bandwidth) and prefill from FLOPs; the "
         "same formulas, with datasheet ceilings, make the GPU projection.",
