@@ -17,6 +17,8 @@ Rules (shown on the page next to the verdicts):
 """
 from __future__ import annotations
 
+import numpy as np
+
 from engine.verdicts import FAILS, HOLDS, ROUGHLY, Verdict, slope, worst
 
 
@@ -99,7 +101,7 @@ def sweep_verdicts(result) -> list[Verdict]:
     med = {k: [s.median for s in v.values()] for k, v in (by_L | {f"N_{a}": b for a, b in by_N.items()}).items()}
     longest = max(Ns)
     last = [p for p in result.output_points if p.max_new_tokens == longest]
-    tpot = sorted(p.tpot_ms for p in last)[len(last) // 2]
+    tpot = float(np.median([p.tpot_ms for p in last]))
     return [
         c4_verdict(Ls, med["ttft_ms"], med["prefill_ms"]),
         c8_verdict(tpot, [g for p in last for g in p.itl_ms]),

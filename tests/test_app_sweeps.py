@@ -66,7 +66,7 @@ def test_sweep_runs_and_shows_verdicts_and_charts(app):
     assert band["fill"] == "toself" and len(band["x"]) == 4
     share = specs["Decode share of the request's time against output length"]
     assert share["data"][1]["y"] == pytest.approx([100 * result.by_output("decode_share")[N].median for N in (2, 6)])
-    assert {"TPOT against prompt length", "TPOT against output length, and each decode step against its context"} <= set(specs)
+    assert {"TPOT against prompt length", "TPOT and decode step time against output length"} <= set(specs)
     status = at.get("status")
     assert not status or status[0].proto.state != 3  # never left in an error state
 

@@ -38,7 +38,7 @@ def render_summary(model: str, verdicts: dict[str, Verdict], lang: str) -> None:
 
 def render_claim(claim: str, v: Verdict, lang: str) -> None:
     with st.container(border=True):
-        c1, c2, c3 = st.columns([5, 1.3, 1.3], vertical_alignment="center")
+        c1, c2, c3 = st.columns([5, 1.4, 2], vertical_alignment="center")
         c1.markdown(f"**{claim}** · {t(f'claim_{claim}', lang)}")
         c2.markdown(f"**{verdict_label(v, lang)}**")
         page = page_for(claim)
@@ -51,9 +51,9 @@ def render_result(model: str, verdicts: dict[str, Verdict], lang: str) -> None:
     render_summary(model, verdicts, lang)
     st.subheader(t("cl_table_header", lang))
     st.dataframe(verdict_table(verdicts, lang), hide_index=True, key="cl_table", height=35 * (len(CLAIM_IDS) + 1) + 3,
-                 column_config={t("cl_col_claim", lang): st.column_config.TextColumn(width="small"),
-                                t("cl_col_verdict", lang): st.column_config.TextColumn(width="small"),
-                                t("cl_col_text", lang): st.column_config.TextColumn(width="medium"),
+                 column_config={t("cl_col_claim", lang): st.column_config.TextColumn(width=60),
+                                t("cl_col_verdict", lang): st.column_config.TextColumn(width=150),
+                                t("cl_col_text", lang): st.column_config.TextColumn(width=330),
                                 t("cl_col_numbers", lang): st.column_config.TextColumn(width="large")})
     st.caption(t("cl_table_note", lang))
     st.subheader(t("cl_details_header", lang))
