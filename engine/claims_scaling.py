@@ -21,7 +21,7 @@ def c13_check(contexts: list[int], ms_off: list[float], attn_flops_off: list[flo
                 cross=crossover)
     if measured >= 1.7:
         return Verdict("C13", HOLDS, "why_c13_holds", nums)
-    if counted >= 1.8 and measured >= 0.6 and ratio > 1.5:
+    if counted >= 1.8 and measured >= 0.3 and ratio > 1.5:  # it grows with the context, if not as C^2
         return Verdict("C13", ROUGHLY, "why_c13_roughly", nums)
     return Verdict("C13", FAILS, "why_c13_fails", nums)
 

@@ -155,7 +155,8 @@ def test_cache_checks_both_ways():
     flat = [15.0 + 0.001 * C for C in ctx]
     assert c13_check(ctx, quad, quad, 100.0, 900.0, 600).verdict == HOLDS
     assert c13_check(ctx, lin, quad, 100.0, 900.0, 600).verdict == ROUGHLY  # linear layers dominate
-    assert c13_check(ctx, flat, quad, 100.0, 110.0, 600).verdict == FAILS
+    assert c13_check(ctx, flat, quad, 100.0, 110.0, 600).verdict == FAILS  # no growth, no cost
+    assert c13_check(ctx, flat, quad, 100.0, 900.0, 600).verdict == FAILS  # slower, but flat in C
     assert c14_check(ctx, lin, lin, 300).verdict == HOLDS
     assert c14_check(ctx, flat, lin, 300).verdict == ROUGHLY  # weights dominate a cached step
     assert c14_check(ctx, quad, lin, 300).verdict == FAILS

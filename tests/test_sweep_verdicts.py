@@ -60,6 +60,18 @@ def test_c18_both_ways():
     assert ttft_moves.verdict == FAILS
 
 
+def test_c8_is_judged_per_request():
+    from engine.sweep_verdicts import c8_median_request
+    from engine.sweeps import SweepPoint
+    fast = [17.5] * 30
+    slow = [64.0] * 30  # a whole repeat slowed by the machine: even, just slower
+    points = [SweepPoint(64, 31, r, 50.0, sum(g) / len(g), 0.0, 50.0, g, []) for r, g in enumerate([fast, fast, slow])]
+    assert c8_median_request(points).verdict == HOLDS  # pooled gaps would read the slow repeat as stalls
+    stalls = [10.0] * 24 + [200.0] * 6
+    points = [SweepPoint(64, 31, r, 50.0, sum(stalls) / 30, 0.0, 50.0, stalls, []) for r in range(3)]
+    assert c8_median_request(points).verdict == FAILS
+
+
 def test_spread():
     s = Spread.of([3.0, 1.0, 2.0, 10.0])
     assert (s.median, s.lo, s.hi, s.n) == (2.5, 1.0, 10.0, 4)

@@ -105,8 +105,8 @@ STRINGS: dict[str, tuple[str, str]] = {
                      "TPOT（{tpot:.1f} 毫秒）与间隔中位数（{itl_median:.1f} 毫秒）相差 {off:.0%}，或 P90 间隔达 "
                      "{tail:.1f} 倍 TPOT：输出不均匀，单看 TPOT 无法描述它。"),
     "rule_c8": ("|median ITL / TPOT − 1| ≤ 15 % and P90 ITL ≤ 1.5 TPOT → holds; ≤ 30 % and ≤ 3 TPOT → roughly "
-                "(requests of the longest output)", "|ITL 中位数 / TPOT − 1| ≤ 15 % 且 P90 ITL ≤ 1.5 TPOT → 成立；"
-                "≤ 30 % 且 ≤ 3 TPOT → 大致成立（取最长输出的请求）"),
+                "(each request of the longest output; the median one shown)", "|ITL 中位数 / TPOT − 1| ≤ 15 % 且 P90 ITL ≤ 1.5 TPOT → 成立；"
+                "≤ 30 % 且 ≤ 3 TPOT → 大致成立（逐个判断最长输出的请求，显示居中的那个）"),
     # C9
     "why_c9_holds": ("At N = {N} new tokens decode is {share:.1%} of the request's time.",
                      "生成 N = {N} 个 token 时，解码占请求时间的 {share:.1%}。"),
