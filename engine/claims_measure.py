@@ -38,7 +38,7 @@ class ClaimSettings:
     prompt_len: int = 128  # run A
     new_tokens: int = 24
     sweep: SweepSettings = SweepSettings(prompt_lens=(32, 128, 512), prompt_new_tokens=12, output_prompt_len=64,
-                                         output_lens=(8, 128), repeats=2)
+                                         output_lens=(8, 128), repeats=3)
     cache_prompt_len: int = 16
     cache_new_tokens: int = 48
     hol_streams: int = 3
