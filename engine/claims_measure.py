@@ -6,7 +6,8 @@ what it keeps of them (plain records, no tensors): engine/claims.py turns these 
                C11, C19, C23)
   scores       an eager prefill of 512 tokens with the memory probe: the score matrix's bytes (C2, C20)
   worked       「今天天气」 through the engine, 3 new tokens (C12)
-  mini sweep   engine/sweeps.py at three prompt lengths and two output lengths (C4, C8, C9, C18)
+  mini sweep   engine/sweeps.py at prompt lengths 32, 256, 1024 and output lengths 8, 128, 3 repeats
+               (C4, C8, C9, C18)
   cache on/off engine/complexity.py's runs (C13-C15)
   head of line a few chats and one long prompt, without and with chunked prefill (C17, C21-C23)
   leak         engine/memory_lab.py's naive Hugging Face loop against the engine (C16), when a
@@ -37,7 +38,7 @@ LEAK_TOPICS = ["the sea", "a mountain", "bread", "the moon", "a river", "winter"
 class ClaimSettings:
     prompt_len: int = 128  # run A
     new_tokens: int = 24
-    sweep: SweepSettings = SweepSettings(prompt_lens=(32, 128, 512), prompt_new_tokens=12, output_prompt_len=64,
+    sweep: SweepSettings = SweepSettings(prompt_lens=(32, 256, 1024), prompt_new_tokens=12, output_prompt_len=64,
                                          output_lens=(8, 128), repeats=3)
     cache_prompt_len: int = 16
     cache_new_tokens: int = 48
