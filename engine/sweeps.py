@@ -85,6 +85,12 @@ class SweepResult:
     def by_output(self, attr: str) -> dict[int, Spread]:
         return _group(self.output_points, "max_new_tokens", attr)
 
+    def noisy_points(self, ratio: float = 2.0) -> int:
+        """Points whose slowest repeat took more than `ratio` x the fastest (TTFT or TPOT): a busy
+        machine, not the model; the page then says the timing verdicts may reflect load."""
+        spreads = [s for a in ("ttft_ms", "tpot_ms") for s in (*self.by_prompt(a).values(), *self.by_output(a).values())]
+        return sum(s.hi > ratio * s.lo for s in spreads if s.lo > 0)
+
     def decode_step_spread(self, bins: int = 12) -> dict[int, Spread]:
         """Decode step time against context, from every output-sweep request, in `bins` context bins
         (keyed by the bin's middle context)."""

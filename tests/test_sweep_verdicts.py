@@ -72,6 +72,17 @@ def test_c8_is_judged_per_request():
     assert c8_median_request(points).verdict == FAILS
 
 
+def test_noisy_points():
+    from engine.sweeps import SweepPoint, SweepResult
+
+    def point(L, r, ttft, tpot):
+        return SweepPoint(L, 16, r, ttft, tpot, 0.0, ttft, [], [])
+    quiet = [point(16, r, 23.0 + r, 17.4) for r in range(3)] + [point(1024, r, 864.0, 21.0 - r / 10) for r in range(3)]
+    assert SweepResult("m", SweepSettings(), quiet).noisy_points() == 0
+    busy = quiet[:5] + [point(1024, 2, 2900.0, 96.0)]  # one repeat while the machine was busy
+    assert SweepResult("m", SweepSettings(), busy).noisy_points() == 2  # its TTFT and its TPOT
+
+
 def test_spread():
     s = Spread.of([3.0, 1.0, 2.0, 10.0])
     assert (s.median, s.lo, s.hi, s.n) == (2.5, 1.0, 10.0, 4)

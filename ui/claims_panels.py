@@ -47,8 +47,10 @@ def render_claim(claim: str, v: Verdict, lang: str) -> None:
         st.caption(explanation(v, lang))
 
 
-def render_result(model: str, verdicts: dict[str, Verdict], lang: str) -> None:
+def render_result(model: str, verdicts: dict[str, Verdict], lang: str, noisy: int = 0) -> None:
     render_summary(model, verdicts, lang)
+    if noisy:
+        st.warning(t("sw_noisy", lang, n=noisy), icon=":material/warning:")
     st.subheader(t("cl_table_header", lang))
     st.dataframe(verdict_table(verdicts, lang), hide_index=True, key="cl_table", height=35 * (len(CLAIM_IDS) + 1) + 3,
                  column_config={t("cl_col_claim", lang): st.column_config.TextColumn(width=60),

@@ -16,8 +16,9 @@ STRINGS: dict[str, tuple[str, str]] = {
     "cl_quick_help": ("A few seconds instead of about a minute: shorter prompts and outputs, one repeat. Shape and "
                       "memory checks are exact either way; timing verdicts are less reliable.",
                       "几秒钟而不是约一分钟：提示与输出更短，只重复一次。形状与内存类核查两种方式都精确；计时类结论则不太可靠。"),
-    "cl_not_run": ("Not checked yet: press Check all claims (on the bundled model about a minute on this CPU).",
-                   "尚未核查：点击“核查全部论断”（内置模型在这台 CPU 上约需一分钟）。"),
+    "cl_not_run": ("Not checked yet: press Check all claims (on the bundled model about half a minute on a 2-core CPU; "
+                   "the first time also loads a Hugging Face copy of the model for C16).",
+                   "尚未核查：点击“核查全部论断”（内置模型在双核 CPU 上约需半分钟；首次还会为 C16 加载模型的 Hugging Face 副本）。"),
     "cl_running": ("Running the checks on {model}…", "正在 {model} 上运行核查…"),
     "cl_stage": ("{done} / {total}: {what}", "{done} / {total}：{what}"),
     "cl_stage_ceilings": ("this machine's ceilings (cached after the first time)", "本机的性能上限（首次测量后缓存）"),

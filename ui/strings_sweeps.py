@@ -41,6 +41,11 @@ STRINGS: dict[str, tuple[str, str]] = {
     "sw_col_verdict": ("verdict", "结论"),
     "sw_col_numbers": ("measured", "测量依据"),
     "sw_col_rule": ("rule", "判定规则"),
+    "sw_noisy": ("{n} measured points had a repeat more than twice as slow as another: the machine was busy "
+                 "during the sweep, and the timing verdicts may reflect that load rather than the model. Run it "
+                 "again when the machine is idle.",
+                 "有 {n} 个测量点的某次重复比另一次慢两倍以上：扫描期间机器较忙，计时类结论可能反映的是负载而非模型本身。"
+                 "请在机器空闲时重新运行。"),
     "sw_charts_header": ("Measurements (median; band = min–max over repeats, or the middle half of all decode steps)",
                          "测量结果（中位数；色带 = 各次重复的最小–最大值，或所有解码步的中间一半）"),
     "sw_metrics_note": ("TTFT = first token − arrival; TPOT = (E2E − TTFT) / (N − 1); ITL = gaps between tokens; "

@@ -28,4 +28,4 @@ result = banner(lang)
 if result is None:
     st.info(t("cl_not_run", lang))
     st.stop()
-render_result(result.model, result.verdicts, lang)
+render_result(result.model, result.verdicts, lang, result.data.sweep.noisy_points())

@@ -44,6 +44,8 @@ st.caption(t("sw_result_caption", lang, model=md_literal(result.model), Ls=", ".
              n=s.prompt_new_tokens, L=s.output_prompt_len, Ns=", ".join(map(str, s.output_lens)), repeats=s.repeats))
 
 st.subheader(t("sw_verdicts_header", lang))
+if noisy := result.noisy_points():
+    st.warning(t("sw_noisy", lang, n=noisy), icon=":material/warning:")
 try:
     st.table(sweep_frame(sweep_verdicts(result), lang), hide_index=True)  # a table: the sentences wrap
 except ValueError as exc:
