@@ -183,3 +183,24 @@ def test_leak_and_serving_checks_both_ways():
 def test_settings_are_checked(tiny):
     with pytest.raises(ValueError, match="need 1040 tokens"):
         ClaimSettings(hol_long_prompt=1024).validate(512)
+
+
+def test_strings_of_both_pages():
+    """Every key of the sweeps and claims tables in both languages, with the same placeholders (a
+    verdict's numbers fill both), and no key shared with another page's table."""
+    import importlib
+    import re
+    from pathlib import Path
+    mine = ["strings_sweeps", "strings_claims", "strings_claims_why"]
+    tables = {m: importlib.import_module(f"ui.{m}").STRINGS for m in mine}
+    others = [importlib.import_module(f"ui.{p.stem}").STRINGS for p in Path("ui").glob("strings_*.py")
+              if p.stem not in mine]
+    for table in tables.values():
+        for key, (en, zh) in table.items():
+            assert en.strip() and zh.strip(), key
+            assert set(re.findall(r"{(\w+)", en)) == set(re.findall(r"{(\w+)", zh)), key
+            assert not any(key in other for other in others), key
+    keys = [k for table in tables.values() for k in table]
+    assert len(keys) == len(set(keys))
+    for claim in CLAIM_IDS:
+        assert f"claim_{claim}" in tables["strings_claims"]
