@@ -63,7 +63,8 @@ class ClaimSettings:
         need = max(self.prompt_len + self.new_tokens, self.hol_long_prompt + 16, self.scores_len + 2,
                    self.cache_prompt_len + self.cache_new_tokens, self.leak_requests * (self.leak_new_tokens + 24))
         if need > max_position:
-            raise ValueError(f"The claim checks need {need} tokens of context; this model holds {max_position}.")
+            raise ValueError(f"The claim checks need {need} tokens of context; this model holds {max_position}. "
+                             f"The quick check needs fewer: turn it on.")
         self.sweep.validate(max_position)
 
 

@@ -16,7 +16,6 @@ from ui.i18n import t
 from ui.widget_state import KEEP, seed
 
 RESULT_KEY = "sw_result"
-RUNNING_KEY = "sw_running_now"
 REDRAW_S = 0.5  # each redraw takes the server and the browser CPU the timed requests then lack
 DEFAULTS = SweepSettings()
 
