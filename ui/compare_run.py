@@ -5,8 +5,9 @@ One after the other, not at once: on a small CPU (2 cores here) two runs at once
 from each other and each would measure the other's load. Every engine step also holds the
 registry's step lock, as the playground does, so another browser session cannot interleave.
 
-A column that cannot run (its model fails to load, an empty prompt, a prompt past the context)
-gets its message and the next column runs anyway.
+First every column is prepared (its model loaded, its input checked, an untimed warm-up), then
+each is timed in turn. A column that cannot run (its model fails to load, an empty prompt, a
+prompt past the context) gets its message and the others run anyway.
 """
 from __future__ import annotations
 
@@ -74,18 +75,15 @@ def _load(settings: ColumnSettings, registry: ModelRegistry, box, lang: str):
     return bundle
 
 
-def run_column(outcome: ColumnOutcome, k: int, n: int, registry: ModelRegistry, slot, bar, lang: str) -> None:
-    """Load, start and step one column, drawing it live into `slot` and the shared bar."""
+def prepare_column(outcome: ColumnOutcome, k: int, n: int, registry: ModelRegistry, slot, bar, lang: str):
+    """Draw the column's box, load its model, check its input and warm it up; the (bundle, live
+    view) to run it with, or None after showing why it cannot run."""
     s = outcome.settings
     name = t("cmp_column", lang, n=s.index + 1)
-
-    def overall(done_tokens: int) -> float:
-        return min(1.0, (k + done_tokens / max(s.run.max_new_tokens, 1)) / n)
-
     with slot.container(border=True):
         st.markdown(f"**{name}**")
         load_box, view = st.empty(), st.empty()
-    bar.progress(overall(0), text=t("cmp_progress_start", lang, name=name, k=k + 1, n=n))
+    bar.progress(0.0, text=t("cmp_progress_warm", lang, name=name, k=k + 1, n=n))
     try:
         bundle = _load(s, registry, load_box, lang)
     except Exception as exc:  # noqa: BLE001 - a model that cannot load: this column says so, the rest run
@@ -94,16 +92,25 @@ def run_column(outcome: ColumnOutcome, k: int, n: int, registry: ModelRegistry, 
         outcome.error = t("cmp_load_failed", lang, spec=s.model, msg=why)
         with view.container():
             show_message(outcome.error)
-        return
+        return None
     try:
-        engine, result = start_column(bundle, outcome)
+        _, result = start_column(bundle, outcome)
         warm_up_column(bundle, result, registry.step_lock)
-        engine, result = start_column(bundle, outcome)  # arrival after the warm-up: TTFT is the run's own
     except Exception as exc:  # noqa: BLE001 - bad input: a clear message in this column only
         outcome.error = error_message(exc, lang)
         with view.container():
             show_message(outcome.error)
-        return
+        return None
+    view.html(live_html(result, lang))  # the prompt's chips, grey until its timed prefill
+    return bundle, view
+
+
+def run_column(outcome: ColumnOutcome, bundle, view, k: int, n: int, registry: ModelRegistry, bar,
+               lang: str) -> None:
+    """The timed run of one prepared column, drawn live into its view and the shared bar."""
+    s = outcome.settings
+    name = t("cmp_column", lang, n=s.index + 1)
+    engine, result = start_column(bundle, outcome)  # checked in prepare_column: arrival is now
     outcome.result = result
     view.html(live_html(result, lang))
     interval, last_drawn = redraw_interval(), 0.0
@@ -112,8 +119,9 @@ def run_column(outcome: ColumnOutcome, k: int, n: int, registry: ModelRegistry, 
             now = time.perf_counter()
             if (event.step is not None and event.step.phase == "prefill") or now - last_drawn >= interval:
                 view.html(live_html(result, lang))
-                bar.progress(overall(len(result.tokens)), text=t("cmp_progress", lang, name=name, k=k + 1, n=n,
-                                                                 done=len(result.tokens), N=s.run.max_new_tokens))
+                done = len(result.tokens)
+                bar.progress(min(1.0, (k + done / max(s.run.max_new_tokens, 1)) / n),
+                             text=t("cmp_progress", lang, name=name, k=k + 1, n=n, done=done, N=s.run.max_new_tokens))
                 last_drawn = now
     except Exception as exc:  # noqa: BLE001 - keep what ran, say what failed
         result.status, outcome.error = RunStatus.FAILED, error_message(exc, lang)
@@ -130,9 +138,13 @@ def run_all(columns: list[ColumnSettings], registry: ModelRegistry, status_slot,
     n = len(columns)
     with status_slot.container(), st.status(t("cmp_running", lang, n=n), expanded=True) as box:
         st.button(t("stop", lang), key="cmp_stop", icon=":material/stop_circle:")
-        bar = st.progress(0.0, text=t("cmp_progress_start", lang, name=t("cmp_column", lang, n=1), k=1, n=n))
-        for k, outcome in enumerate(result.columns):
-            run_column(outcome, k, n, registry, slots[k], bar, lang)
+        bar = st.progress(0.0, text=t("cmp_progress_warm", lang, name=t("cmp_column", lang, n=1), k=1, n=n))
+        # Every column is loaded, checked and warmed up before any is timed: a model loading, or
+        # the page redrawing after the click, then disturbs no column's measurement.
+        prepared = [prepare_column(c, k, n, registry, slots[k], bar, lang) for k, c in enumerate(result.columns)]
+        for k, (outcome, ready) in enumerate(zip(result.columns, prepared)):
+            if ready is not None:
+                run_column(outcome, *ready, k, n, registry, bar, lang)
         bar.progress(1.0, text=t("cmp_progress_done", lang, n=n))
         box.update(label=t("cmp_done", lang, ok=len(result.finished), n=n), state="complete", expanded=False)
     result.status = CompareStatus.DONE

@@ -23,16 +23,17 @@ STRINGS: dict[str, tuple[str, str]] = {
     "cmp_run": ("Run all", "全部运行"),
     "cmp_sequential_note": (
         "The columns run one after another, never at once: on this 2-core CPU two runs at the same time would "
-        "take cores from each other and each would measure the other's load. Before its timed run each column "
-        "does an untimed two-token run of the same prompt, so the first column does not pay the process's one-off "
-        "costs alone. Each is a single run: differences of a few percent can be noise.",
+        "take cores from each other and each would measure the other's load. First every column is loaded and "
+        "warmed up with an untimed two-token run of its own prompt, so the first column does not pay one-off costs "
+        "alone; then each is timed. Each is a single run: differences of a few percent can be noise.",
         "各列依次运行，从不同时运行：在这台 2 核 CPU 上同时运行会互相抢占核心，各自的测量都会包含对方的负载。"
-        "每列在计时运行前先用同一提示词做一次不计时的两 token 预热，避免第一列独自承担进程的一次性开销。"
+        "先为每一列加载模型并用它自己的提示词做一次不计时的两 token 预热，避免第一列独自承担一次性开销；然后逐列计时。"
         "每列只运行一次，几个百分点的差异可能只是噪声。"),
     # running
     "cmp_running": ("Running {n} columns one after another…", "正在依次运行 {n} 列…"),
     "cmp_loading": ("Loading model {spec} ({dtype})…", "正在加载模型 {spec}（{dtype}）…"),
-    "cmp_progress_start": ("{name} ({k} of {n}): starting", "{name}（第 {k} 个，共 {n} 个）：开始"),
+    "cmp_progress_warm": ("{name} ({k} of {n}): loading, checking and warming up (untimed)",
+                          "{name}（第 {k} 个，共 {n} 个）：加载、检查并预热（不计时）"),
     "cmp_progress": ("{name} ({k} of {n}): {done} of at most {N} tokens", "{name}（第 {k} 个，共 {n} 个）："
                      "已生成 {done} 个 token，最多 {N} 个"),
     "cmp_progress_done": ("All {n} columns ran", "{n} 列均已运行"),
