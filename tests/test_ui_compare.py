@@ -9,8 +9,8 @@ import pytest
 from tests.ui_support import run_to_end
 from ui.compare_metrics import ColumnSummary, biggest_differences, column_name, differences, fmt_ratio, summarise
 from ui.compare_replay import step_at
-from ui.compare_state import ColumnOutcome, ColumnSettings
-from ui.run_state import RunSettings
+from ui.compare_state import ColumnOutcome, ColumnSettings, CompareResult, CompareStatus, mark_interrupted
+from ui.run_state import RunSettings, RunStatus
 
 
 def column(i: int, **changes) -> ColumnSettings:
@@ -66,3 +66,14 @@ def test_clocked_replay_shows_the_steps_done_by_then(tiny):
     assert step_at(result, elapsed[0]) == result.tokens[0].step
     assert step_at(result, elapsed[2]) == result.tokens[2].step
     assert step_at(result, elapsed[-1] + 1) == result.tokens[-1].step
+
+
+def test_a_comparison_cut_short_is_marked_stopped(tiny):
+    done = run_to_end(tiny, prompt="Hello", max_new_tokens=2)
+    cut = run_to_end(tiny, prompt="Hello", max_new_tokens=2)
+    cut.status = RunStatus.RUNNING  # as Stop leaves the column it interrupted
+    result = CompareResult(columns=[ColumnOutcome(column(0), done), ColumnOutcome(column(1), cut),
+                                    ColumnOutcome(column(2))])
+    mark_interrupted(result)
+    assert result.status == CompareStatus.STOPPED and cut.status == RunStatus.STOPPED
+    assert [c.ok for c in result.columns] == [True, False, False]
