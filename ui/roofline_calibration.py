@@ -71,6 +71,11 @@ def run_with_progress(bundle, registry, ceilings: DeviceCeilings, lengths: list[
     box.update(label=t("rf_cal_done", lang), state="complete", expanded=False)
 
 
+def ratio_range(ratios: list[float]) -> str:
+    """'1.19–1.49×': three significant digits, so a ratio of 100 on a busy machine still fits its column."""
+    return f"{min(ratios):.3g}–{max(ratios):.3g}×"
+
+
 def calibration_table(r: CalibrationResult, lang: str) -> pd.DataFrame:
     return pd.DataFrame([{t("rf_col_metric", lang): row.metric, "L": row.prompt_len,
                           t("rf_col_predicted", lang): round(row.predicted_ms, 2),
@@ -86,9 +91,9 @@ def render_calibration_section(bundle, registry, ceilings: DeviceCeilings, lang:
     c1.latex(r"\widehat{\mathrm{TTFT}}(L) = \frac{\mathrm{FLOPs}_{\text{prefill}}(L)}{P_{\text{here}}} + "
              r"\frac{W}{B_{\text{here}}}")
     c2.latex(r"\widehat{\mathrm{TPOT}} = \operatorname{mean}_{C}\,"
-             r"\max\!\left(\frac{\text{bytes}(C)}{B_{\text{here}}}, \frac{\mathrm{FLOPs}(C)}{P_{\text{here}}}\right)"
-             r"\qquad \text{ratio} = \frac{\text{measured}}{\text{predicted}}")
-    st.latex(r"\text{overhead} = n_{\text{ops}}(\text{step}) \times t_{\text{op}}")
+             r"\max\!\left(\frac{\text{bytes}(C)}{B_{\text{here}}}, \frac{\mathrm{FLOPs}(C)}{P_{\text{here}}}\right)")
+    st.latex(r"\text{overhead} = n_{\text{ops}}(\text{step}) \times t_{\text{op}} \qquad "
+             r"\text{ratio} = \frac{\text{measured}}{\text{predicted}}")
     lengths, new_tokens, repeats, clicked = render_controls(bundle.model.config.max_position, lang)
     if clicked:
         run_with_progress(bundle, registry, ceilings, lengths, new_tokens, repeats, lang)
@@ -101,16 +106,15 @@ def render_calibration_section(bundle, registry, ceilings: DeviceCeilings, lang:
     ttft_oh = [row.ratio_with_overhead for row in r.rows if row.metric == "TTFT"]
     tpot_oh = [row.ratio_with_overhead for row in r.rows if row.metric == "TPOT"]
     c1, c2, c3, c4 = st.columns(4)
-    c1.metric(t("rf_m_ratio_ttft", lang), f"{min(ttft):.2f}–{max(ttft):.2f}×")
-    c2.metric(t("rf_m_ratio_tpot", lang), f"{min(tpot):.2f}–{max(tpot):.2f}×")
-    c3.metric(t("rf_m_ratio_ttft_oh", lang), f"{min(ttft_oh):.2f}–{max(ttft_oh):.2f}×")
-    c4.metric(t("rf_m_ratio_tpot_oh", lang), f"{min(tpot_oh):.2f}–{max(tpot_oh):.2f}×")
-    c1, c2 = st.columns([1, 1])
+    c1.metric(t("rf_m_ratio_ttft", lang), ratio_range(ttft))
+    c2.metric(t("rf_m_ratio_tpot", lang), ratio_range(tpot))
+    c3.metric(t("rf_m_ratio_ttft_oh", lang), ratio_range(ttft_oh))
+    c4.metric(t("rf_m_ratio_tpot_oh", lang), ratio_range(tpot_oh))
     labels = [f"{row.metric} L={row.prompt_len}" for row in r.rows]
-    c1.plotly_chart(calibration_figure(labels, [row.predicted_ms for row in r.rows],
+    st.plotly_chart(calibration_figure(labels, [row.predicted_ms for row in r.rows],
                                        [row.measured_ms for row in r.rows], lang), key="rf_fig_cal")
-    c2.dataframe(calibration_table(r, lang), hide_index=True, key="rf_cal_table")
-    c2.caption(t("rf_cal_caption", lang, model=md_literal(r.model), dtype=r.dtype, N=r.new_tokens, k=r.repeats,
+    st.dataframe(calibration_table(r, lang), hide_index=True, key="rf_cal_table")
+    st.caption(t("rf_cal_caption", lang, model=md_literal(r.model), dtype=r.dtype, N=r.new_tokens, k=r.repeats,
                  P=r.ceilings.peak_flops(r.dtype) / 1e9, B=r.ceilings.read_bytes_per_s / 1e9,
                  op=1e6 * (r.ceilings.op_overhead_s or 0.0)))
     st.markdown(t("rf_cal_reading", lang))
