@@ -1,5 +1,5 @@
 """The compare page's pure parts: how columns are named by what they change, the caption's biggest
-differences, the summary of a real tiny run, and the clocked replay's step at a given time."""
+differences, the summary of a real tiny run, the clocked replay's step at a given time, a comparison cut short."""
 from __future__ import annotations
 
 import dataclasses
