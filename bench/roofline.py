@@ -51,7 +51,8 @@ def main() -> None:
     rows = calibrate(bundle.model, bundle.tokenizer, ceil, prompts, args.new_tokens, args.repeats)
     print(f"## Calibration (N = {args.new_tokens}, median of {args.repeats}, {time.perf_counter() - t0:.0f} s)\n")
     print(f"# per-op overhead {1e6 * (ceil.op_overhead_s or 0):.2f} us\n")
-    print("| metric | L | predicted ms (roofs) | + overhead ms | measured ms | measured / roofs | measured / (roofs + overhead) |")
+    print("| metric | L | predicted ms (roofs) | + overhead ms | measured ms | measured / roofs "
+          "| measured / (roofs + overhead) |")
     print("|---|---|---|---|---|---|---|")
     for r in rows:
         print(f"| {r.metric} | {r.prompt_len} | {r.predicted_ms:.1f} | {r.overhead_ms:.1f} | {r.measured_ms:.1f} | "

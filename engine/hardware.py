@@ -97,7 +97,8 @@ def device_name(device: str) -> str:
 
 def machine_key(device: str = "cpu") -> str:
     """What a measurement belongs to: another CPU, thread count, torch or device measures again."""
-    return f"{cpu_model()} | threads={torch.get_num_threads()} | torch={torch.__version__} | {device}:{device_name(device)}"
+    return (f"{cpu_model()} | threads={torch.get_num_threads()} | torch={torch.__version__} | "
+            f"{device}:{device_name(device)}")
 
 
 @dataclass

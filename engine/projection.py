@@ -33,16 +33,20 @@ class GpuSpec:
 GPU_PRESETS: dict[str, GpuSpec] = {g.name: g for g in [
     # NVIDIA A100 Tensor Core GPU datasheet (2021): BF16/FP16 tensor 312 TFLOPS (624 with sparsity);
     # A100 80GB SXM: 80 GB HBM2e at 2,039 GB/s.
-    GpuSpec("A100 80GB SXM", 312 * TERA, 2039 * GIGA, 80e9, "NVIDIA A100 datasheet: 312 TFLOPS BF16, 2,039 GB/s, 80 GB"),
+    GpuSpec("A100 80GB SXM", 312 * TERA, 2039 * GIGA, 80e9,
+            "NVIDIA A100 datasheet: 312 TFLOPS BF16, 2,039 GB/s, 80 GB"),
     # NVIDIA H100 Tensor Core GPU datasheet: H100 SXM BF16/FP16 tensor 1,979 TFLOPS with sparsity
     # (989 dense; 989.4 in the H100 whitepaper), 80 GB HBM3 at 3.35 TB/s.
-    GpuSpec("H100 SXM", 989 * TERA, 3350 * GIGA, 80e9, "NVIDIA H100 datasheet: 989 TFLOPS BF16 dense, 3.35 TB/s, 80 GB"),
+    GpuSpec("H100 SXM", 989 * TERA, 3350 * GIGA, 80e9,
+            "NVIDIA H100 datasheet: 989 TFLOPS BF16 dense, 3.35 TB/s, 80 GB"),
     # NVIDIA H200 Tensor Core GPU datasheet: H200 SXM BF16/FP16 1,979 TFLOPS with sparsity (989 dense),
     # 141 GB HBM3e at 4.8 TB/s.
-    GpuSpec("H200 SXM", 989 * TERA, 4800 * GIGA, 141e9, "NVIDIA H200 datasheet: 989 TFLOPS BF16 dense, 4.8 TB/s, 141 GB"),
+    GpuSpec("H200 SXM", 989 * TERA, 4800 * GIGA, 141e9,
+            "NVIDIA H200 datasheet: 989 TFLOPS BF16 dense, 4.8 TB/s, 141 GB"),
     # NVIDIA Ada Lovelace architecture whitepaper, GeForce RTX 4090: peak FP16/BF16 tensor TFLOPS with
     # FP32 accumulate 165.2 (330.4 with sparsity), 24 GB GDDR6X at 1,008 GB/s.
-    GpuSpec("RTX 4090", 165.2 * TERA, 1008 * GIGA, 24e9, "NVIDIA Ada whitepaper: 165.2 TFLOPS FP16 (FP32 acc.), 1,008 GB/s, 24 GB"),
+    GpuSpec("RTX 4090", 165.2 * TERA, 1008 * GIGA, 24e9,
+            "NVIDIA Ada whitepaper: 165.2 TFLOPS FP16 (FP32 acc.), 1,008 GB/s, 24 GB"),
 ]}
 
 KV_DTYPE_BYTES = {"fp16": 2, "fp8": 1, "int8": 1}

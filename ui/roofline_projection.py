@@ -75,8 +75,9 @@ def kv_table(models: list[str], gpu: str, context: int, lang: str) -> tuple[pd.D
     rows, by_dtype = [], {d: [] for d in KV_DTYPE_BYTES}
     for name in models:
         c = PRESETS[name]
-        row = {t("rf_col_model", lang): name, t("rf_col_attn", lang): "MHA" if c.num_kv_heads == c.num_heads
-               else f"GQA {c.num_heads}/{c.num_kv_heads}", t("rf_col_weights_gb", lang): round(c.num_params * 2 / 1e9, 1)}
+        attn = "MHA" if c.num_kv_heads == c.num_heads else f"GQA {c.num_heads}/{c.num_kv_heads}"
+        row = {t("rf_col_model", lang): name, t("rf_col_attn", lang): attn,
+               t("rf_col_weights_gb", lang): round(c.num_params * WEIGHT_BYTES / 1e9, 1)}
         for d, nbytes in KV_DTYPE_BYTES.items():
             cap = kv_capacity(c, g.memory_bytes, context, WEIGHT_BYTES, nbytes)
             row[t("rf_col_kv_token", lang, dtype=d)] = round(c.kv_bytes_per_token(nbytes) / 1024)
