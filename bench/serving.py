@@ -101,24 +101,28 @@ def throughput_table(bundle, hf_model, args) -> None:
         steps[name] = step_counts(r["trace"])
     base = results["HF generate, one request at a time"]
     static = results["ours: static batching"]
-    print("| system | output tokens/s | vs HF sequential | vs our static | engine steps | decode rows per step |")
-    print("|---|---|---|---|---|---|")
+    print("| system | output tokens/s | vs HF sequential | vs our static | engine steps | decode rows per step "
+          "| time in steps with prefill |")
+    print("|---|---|---|---|---|---|---|")
     for name, value in results.items():
-        n, rows = steps.get(name, ("–", None))
-        per_step = "–" if rows is None else f"{rows:.1f}"
+        n, rows, share = steps.get(name, ("–", None, None))
+        extra = f"{n} | – | –" if rows is None else f"{n} | {rows:.1f} | {share:.0%}"
         if isinstance(value, str):
-            print(f"| {name} | {value} | – | – | {n} | {per_step} |")
+            print(f"| {name} | {value} | – | – | {extra} |")
         else:
-            print(f"| {name} | {value:.1f} | {value / base:.2f} | {value / static:.2f} | {n} | {per_step} |")
+            print(f"| {name} | {value:.1f} | {value / base:.2f} | {value / static:.2f} | {extra} |")
     print("\nEngine steps: forwards run. Where a step costs the same whatever its batch (a GPU's weight-bound "
           "decode), throughput goes as 1 / steps; on this CPU a step's cost grows with its batch.")
 
 
-def step_counts(trace) -> tuple[int, float]:
-    """Forwards run, and the mean number of decoding sequences in the steps that decode."""
+def step_counts(trace) -> tuple[int, float, float]:
+    """Forwards run; the mean number of decoding sequences in the steps that decode; the share of
+    step time spent in steps that carry prefill tokens (the same work under every policy)."""
     rows = [sum(1 for s in step.seqs if s.phase == "decode") for step in trace.steps]
     decoding = [r for r in rows if r]
-    return len(rows), sum(decoding) / max(len(decoding), 1)
+    prefill_ms = sum(step.ms for step in trace.steps if any(s.phase == "prefill" for s in step.seqs))
+    total_ms = sum(step.ms for step in trace.steps)
+    return len(rows), sum(decoding) / max(len(decoding), 1), prefill_ms / max(total_ms, 1e-9)
 
 
 def head_of_line_table(bundle, args) -> None:

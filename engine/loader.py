@@ -20,6 +20,7 @@ from typing import Callable
 import torch
 
 from engine.config import ModelConfig
+from engine.model import LlamaModel
 
 BUNDLED_NAME = "SmolLM2-135M-Instruct"
 BUNDLED_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -189,7 +190,7 @@ def resolve_device(device: str | None) -> torch.device:
 @dataclass
 class ModelBundle:
     """Weights ready to run plus their tokenizer: what the app caches once per server."""
-    model: "LlamaModel"
+    model: LlamaModel
     tokenizer: object
     name: str
     path: Path
@@ -200,7 +201,6 @@ def load_model(spec: str | None = None, dtype: str | torch.dtype = "float32", de
                progress: ProgressFn = _noop) -> ModelBundle:
     from engine.config import parse_dtype
     from engine.cpu_tuning import keep_freed_memory_for_reuse
-    from engine.model import LlamaModel
     keep_freed_memory_for_reuse()
     torch_dtype, dev = parse_dtype(dtype), resolve_device(device)
     files = load_model_files(spec, progress)

@@ -217,3 +217,42 @@ def edit_grid_cell(page, key: str, row: int, column: int, text: str, row_px: int
 def grid_cell(page, key: str, row: int, column: int) -> str:
     """A data editor cell's text, from the grid's accessible table (column 0 is the row marker)."""
     return page.locator(f".st-key-{key}").get_by_test_id(f"glide-cell-{column + 1}-{row}").inner_text()
+
+
+ARTIFACTS = ROOT / "test-artifacts"  # screenshots and server logs of the browser tests
+
+# Records whether a progress bar ever showed while the script ran, and the texts it carried.
+PROGRESS_OBSERVER_JS = """() => {
+  const w = {seen: false, texts: []};
+  new MutationObserver(() => {
+    const bar = document.querySelector('[data-testid="stProgress"]');
+    if (!bar) return;
+    w.seen = true;
+    const text = bar.innerText.trim();
+    if (text && !w.texts.includes(text)) w.texts.push(text);
+  }).observe(document.body, {childList: true, subtree: true, characterData: true});
+  window.__progress = w;
+}"""
+
+
+def require_chromium() -> None:
+    """At a browser test module's top: skip it where Chromium is missing, except in CI, where the
+    browser tests must run (a missing browser fails the run)."""
+    import pytest
+    if not Path(CHROMIUM).exists():
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"{CHROMIUM} is missing; CI must install Debian's chromium", pytrace=False)
+        pytest.skip(f"{CHROMIUM} not installed (the browser tests run in CI)", allow_module_level=True)
+
+
+def serve(env: dict[str, str], log_name: str):
+    """A module fixture's body: `yield from serve(env, "x.log")` yields the port of a healthy app
+    server and stops it (by its own handle) when the module is done."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    port = free_port()
+    proc = start_app(port, env=env, log_path=ARTIFACTS / log_name)
+    try:
+        wait_healthy(port, proc)
+        yield port
+    finally:
+        stop_app(proc)

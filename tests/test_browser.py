@@ -2,23 +2,17 @@
 a user clicks through. Screenshots land in test-artifacts/."""
 from __future__ import annotations
 
-import os
 import re
-from pathlib import Path
 
 import pytest
 
-from tests.browser_utils import (CHROMIUM, RUN_BUTTON, click_and_wait, exception_boxes, final_chip_labels,
-                                 free_port, launch_chromium, live_record, open_app, open_tab, press_and_wait,
-                                 set_number, set_prompt, start_app, stop_app, wait_healthy, wait_idle, watch_live)
+from tests.browser_utils import (ARTIFACTS, RUN_BUTTON, click_and_wait, exception_boxes, final_chip_labels,
+                                 launch_chromium, live_record, open_app, open_tab, press_and_wait,
+                                 require_chromium, serve, set_number, set_prompt, wait_idle, watch_live)
 
-ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
 XSS = ["<script>alert(1)</script>", "<img src=x onerror=alert(1)>"]
 
-if not Path(CHROMIUM).exists():
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"{CHROMIUM} is missing; CI must install Debian's chromium", pytrace=False)
-    pytest.skip(f"{CHROMIUM} not installed (the browser tests run in CI)", allow_module_level=True)
+require_chromium()
 
 sync_api = pytest.importorskip("playwright.sync_api")
 
@@ -26,15 +20,7 @@ sync_api = pytest.importorskip("playwright.sync_api")
 @pytest.fixture(scope="module")
 def server(bundled_dir):
     """The app on a free port, on the bundled model (converted beforehand by `bundled_dir`)."""
-    ARTIFACTS.mkdir(exist_ok=True)
-    port = free_port()
-    env = {"PDLAB_MODEL": "bundled", "PDLAB_LIVE_REDRAW_S": "0.05"}
-    proc = start_app(port, env=env, log_path=ARTIFACTS / "browser-server.log")
-    try:
-        wait_healthy(port, proc)
-        yield port
-    finally:
-        stop_app(proc)
+    yield from serve({"PDLAB_MODEL": "bundled", "PDLAB_LIVE_REDRAW_S": "0.05"}, "browser-server.log")
 
 
 @pytest.fixture(scope="module")

@@ -4,38 +4,21 @@ and finished results survive a visit to another page; without a model every page
 Screenshots land in test-artifacts/."""
 from __future__ import annotations
 
-import os
 import re
-from pathlib import Path
 
 import pytest
 
-from tests.browser_utils import (CHROMIUM, RUN_BUTTON, choose, chosen, click_and_wait, edit_grid_cell,
-                                 exception_boxes, free_port, grid_cell, launch_chromium, open_app, open_page, open_tab,
-                                 press_and_wait, set_number, set_prompt, start_app, stop_app, wait_healthy, wait_idle)
+from tests.browser_utils import (ARTIFACTS, RUN_BUTTON, choose, chosen, click_and_wait, edit_grid_cell,
+                                 exception_boxes, grid_cell, launch_chromium, open_app, open_page, open_tab,
+                                 press_and_wait, require_chromium, serve, set_number, set_prompt, wait_idle)
 from ui.i18n import t
 
-ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
 PLAYGROUND, MEMORY, COMPLEXITY, SERVING = range(4)  # the order of st.navigation in app.py
 TITLES = ("pg_title", "mem_title", "cx_title", "sv_title")
 
-if not Path(CHROMIUM).exists():
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"{CHROMIUM} is missing; CI must install Debian's chromium", pytrace=False)
-    pytest.skip(f"{CHROMIUM} not installed (the browser tests run in CI)", allow_module_level=True)
+require_chromium()
 
 sync_api = pytest.importorskip("playwright.sync_api")
-
-
-def serve(env: dict[str, str], log_name: str):
-    ARTIFACTS.mkdir(exist_ok=True)
-    port = free_port()
-    proc = start_app(port, env=env, log_path=ARTIFACTS / log_name)
-    try:
-        wait_healthy(port, proc)
-        yield port
-    finally:
-        stop_app(proc)
 
 
 @pytest.fixture(scope="module")

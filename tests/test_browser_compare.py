@@ -3,21 +3,14 @@ in column 1 and off in column 2) with a small max_new_tokens, its progress shown
 tokens, the shared charts and the summary table, no exception box. Screenshot in test-artifacts/."""
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import pytest
 
-from tests.browser_utils import (CHROMIUM, click_and_wait, exception_boxes, free_port, launch_chromium, start_app,
-                                 stop_app, wait_healthy, wait_idle)
+from tests.browser_utils import (ARTIFACTS, click_and_wait, exception_boxes, launch_chromium, require_chromium,
+                                 serve, wait_idle)
 
-ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
 MAX_NEW = 8
 
-if not Path(CHROMIUM).exists():
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"{CHROMIUM} is missing; CI must install Debian's chromium", pytrace=False)
-    pytest.skip(f"{CHROMIUM} not installed (the browser tests run in CI)", allow_module_level=True)
+require_chromium()
 
 sync_api = pytest.importorskip("playwright.sync_api")
 
@@ -37,14 +30,7 @@ PROGRESS_OBSERVER_JS = """() => {
 
 @pytest.fixture(scope="module")
 def server(bundled_dir):
-    ARTIFACTS.mkdir(exist_ok=True)
-    port = free_port()
-    proc = start_app(port, env={"PDLAB_MODEL": "bundled"}, log_path=ARTIFACTS / "browser-compare-server.log")
-    try:
-        wait_healthy(port, proc)
-        yield port
-    finally:
-        stop_app(proc)
+    yield from serve({"PDLAB_MODEL": "bundled"}, "browser-compare-server.log")
 
 
 @pytest.fixture(scope="module")

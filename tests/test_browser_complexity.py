@@ -3,47 +3,19 @@ progress shown, the charts drawn, the worked example, no exception box. Screensh
 test-artifacts/."""
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import pytest
 
-from tests.browser_utils import (CHROMIUM, click_and_wait, exception_boxes, free_port, launch_chromium, open_tab,
-                                 start_app, stop_app, wait_healthy, wait_idle)
+from tests.browser_utils import (ARTIFACTS, PROGRESS_OBSERVER_JS, click_and_wait, exception_boxes, launch_chromium,
+                                 open_tab, require_chromium, serve, wait_idle)
 
-ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
-
-if not Path(CHROMIUM).exists():
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"{CHROMIUM} is missing; CI must install Debian's chromium", pytrace=False)
-    pytest.skip(f"{CHROMIUM} not installed (the browser tests run in CI)", allow_module_level=True)
+require_chromium()
 
 sync_api = pytest.importorskip("playwright.sync_api")
-
-# Records whether a progress bar ever showed while the script ran, and the texts it carried.
-PROGRESS_OBSERVER_JS = """() => {
-  const w = {seen: false, texts: []};
-  new MutationObserver(() => {
-    const bar = document.querySelector('[data-testid="stProgress"]');
-    if (!bar) return;
-    w.seen = true;
-    const text = bar.innerText.trim();
-    if (text && !w.texts.includes(text)) w.texts.push(text);
-  }).observe(document.body, {childList: true, subtree: true, characterData: true});
-  window.__progress = w;
-}"""
 
 
 @pytest.fixture(scope="module")
 def server(bundled_dir):
-    ARTIFACTS.mkdir(exist_ok=True)
-    port = free_port()
-    proc = start_app(port, env={"PDLAB_MODEL": "bundled"}, log_path=ARTIFACTS / "browser-complexity-server.log")
-    try:
-        wait_healthy(port, proc)
-        yield port
-    finally:
-        stop_app(proc)
+    yield from serve({"PDLAB_MODEL": "bundled"}, "browser-complexity-server.log")
 
 
 @pytest.fixture(scope="module")

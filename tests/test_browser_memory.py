@@ -3,21 +3,15 @@ with its progress seen while it runs, the predictor, and a heatmap downloaded as
 Screenshots land in test-artifacts/."""
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
 import pytest
 
-from tests.browser_utils import (CHROMIUM, click_and_wait, exception_boxes, free_port, launch_chromium, open_tab,
-                                 start_app, stop_app, wait_healthy, wait_idle)
+from tests.browser_utils import (ARTIFACTS, click_and_wait, exception_boxes, launch_chromium, open_tab,
+                                 require_chromium, serve, wait_idle)
 
-ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
-
-if not Path(CHROMIUM).exists():
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"{CHROMIUM} is missing; CI must install Debian's chromium", pytrace=False)
-    pytest.skip(f"{CHROMIUM} not installed (the browser tests run in CI)", allow_module_level=True)
+require_chromium()
 
 sync_api = pytest.importorskip("playwright.sync_api")
 
@@ -34,14 +28,7 @@ PROGRESS_OBSERVER_JS = """() => {
 
 @pytest.fixture(scope="module")
 def server(bundled_dir):
-    ARTIFACTS.mkdir(exist_ok=True)
-    port = free_port()
-    proc = start_app(port, env={"PDLAB_MODEL": "bundled"}, log_path=ARTIFACTS / "browser-memory-server.log")
-    try:
-        wait_healthy(port, proc)
-        yield port
-    finally:
-        stop_app(proc)
+    yield from serve({"PDLAB_MODEL": "bundled"}, "browser-memory-server.log")
 
 
 @pytest.fixture

@@ -4,22 +4,15 @@ charts and the published-figures table, a calibration run; no exception box. Scr
 test-artifacts/."""
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import pytest
 
 from engine.hardware import CACHE_ENV
-from tests.browser_utils import (CHROMIUM, click_and_wait, exception_boxes, free_port, launch_chromium, open_tab,
-                                 start_app, stop_app, wait_healthy, wait_idle)
+from tests.browser_utils import (ARTIFACTS, click_and_wait, exception_boxes, free_port, launch_chromium, open_tab,
+                                 require_chromium, start_app, stop_app, wait_healthy, wait_idle)
 
-ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
 PANEL = '[data-testid="stTabPanel"]:visible'
 
-if not Path(CHROMIUM).exists():
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"{CHROMIUM} is missing; CI must install Debian's chromium", pytrace=False)
-    pytest.skip(f"{CHROMIUM} not installed (the browser tests run in CI)", allow_module_level=True)
+require_chromium()
 
 sync_api = pytest.importorskip("playwright.sync_api")
 

@@ -4,23 +4,17 @@ time (the batch composition changes), the block pool and the metrics, and no exc
 Screenshots land in test-artifacts/."""
 from __future__ import annotations
 
-import os
 import re
-from pathlib import Path
 
 import pytest
 
-from tests.browser_utils import (CHROMIUM, click_and_wait, exception_boxes, free_port, launch_chromium, open_tab,
-                                 press_and_wait, start_app, stop_app, wait_healthy, wait_idle)
+from tests.browser_utils import (ARTIFACTS, click_and_wait, exception_boxes, launch_chromium, open_tab,
+                                 press_and_wait, require_chromium, serve, wait_idle)
 
-ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
 PANEL = '[data-testid="stTabPanel"]:visible'
 SMALL = {"chat streams": 3, "long prompt (tokens)": 256, "chat output (tokens)": 16, "long prompt arrives (s)": 0.1}
 
-if not Path(CHROMIUM).exists():
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"{CHROMIUM} is missing; CI must install Debian's chromium", pytrace=False)
-    pytest.skip(f"{CHROMIUM} not installed (the browser tests run in CI)", allow_module_level=True)
+require_chromium()
 
 sync_api = pytest.importorskip("playwright.sync_api")
 
@@ -40,14 +34,7 @@ PROGRESS_OBSERVER_JS = """() => {
 
 @pytest.fixture(scope="module")
 def server(bundled_dir):
-    ARTIFACTS.mkdir(exist_ok=True)
-    port = free_port()
-    proc = start_app(port, env={"PDLAB_MODEL": "bundled"}, log_path=ARTIFACTS / "browser-serving-server.log")
-    try:
-        wait_healthy(port, proc)
-        yield port
-    finally:
-        stop_app(proc)
+    yield from serve({"PDLAB_MODEL": "bundled"}, "browser-serving-server.log")
 
 
 @pytest.fixture(scope="module")

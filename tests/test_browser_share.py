@@ -4,40 +4,27 @@ controls; a downloaded trace uploaded into a fresh session replays with no run. 
 in test-artifacts/ (report.png, uploaded_trace.png, share_link.png)."""
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 from urllib.parse import quote
 
 import pytest
 
-from tests.browser_utils import (CHROMIUM, RUN_BUTTON, act_and_wait, chosen, click_and_wait, exception_boxes,
-                                 final_chip_labels, free_port, launch_chromium, open_app, open_tab, press_and_wait,
-                                 set_number, set_prompt, start_app, stop_app, wait_healthy, watch_live, live_record)
+from tests.browser_utils import (ARTIFACTS, RUN_BUTTON, act_and_wait, chosen, click_and_wait, exception_boxes,
+                                 final_chip_labels, launch_chromium, live_record, open_app, open_tab,
+                                 press_and_wait, require_chromium, serve, set_number, set_prompt, watch_live)
 
-ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
 PROMPT = "<script>alert(1)</script> Why is the sky blue?"
 MAX_NEW = 8
 
-if not Path(CHROMIUM).exists():
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"{CHROMIUM} is missing; CI must install Debian's chromium", pytrace=False)
-    pytest.skip(f"{CHROMIUM} not installed (the browser tests run in CI)", allow_module_level=True)
+require_chromium()
 
 sync_api = pytest.importorskip("playwright.sync_api")
 
 
 @pytest.fixture(scope="module")
 def server(bundled_dir):
-    ARTIFACTS.mkdir(exist_ok=True)
-    port = free_port()
-    proc = start_app(port, env={"PDLAB_MODEL": "bundled", "PDLAB_LIVE_REDRAW_S": "0.05"},
-                     log_path=ARTIFACTS / "browser-share-server.log")
-    try:
-        wait_healthy(port, proc)
-        yield port
-    finally:
-        stop_app(proc)
+    yield from serve({"PDLAB_MODEL": "bundled", "PDLAB_LIVE_REDRAW_S": "0.05"}, "browser-share-server.log")
 
 
 @pytest.fixture(scope="module")
