@@ -18,14 +18,13 @@ from engine.sweep_verdicts import sweep_verdicts
 from engine.verdicts import SHOWN, Verdict, log_slope
 
 CLAIM_IDS = [f"C{i}" for i in range(1, 24)]
-# The page that shows each claim in depth (views/<name>.py); the claims page links it when it exists.
+# The page that shows each claim in depth (views/<name>.py).
 CLAIM_PAGES = {
     "C1": "playground", "C2": "memory", "C3": "roofline", "C4": "sweeps", "C5": "playground", "C6": "playground",
     "C7": "roofline", "C8": "sweeps", "C9": "sweeps", "C10": "playground", "C11": "roofline", "C12": "complexity",
     "C13": "complexity", "C14": "complexity", "C15": "complexity", "C16": "memory", "C17": "serving",
     "C18": "sweeps", "C19": "roofline", "C20": "memory", "C21": "serving", "C22": "serving", "C23": "serving",
 }
-FALLBACK_PAGES = {"roofline": "playground"}  # while a page does not exist yet
 
 
 def doc_worked_shapes_match() -> bool:

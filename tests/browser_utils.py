@@ -193,23 +193,25 @@ def open_page(page, index: int, timeout_ms: int = 180_000) -> None:
 
 def edit_grid_cell(page, key: str, row: int, column: int, text: str, row_px: int = 35) -> None:
     """Type `text` into a keyed st.data_editor's cell (0-based row and data column) and commit it.
-    The grid is a canvas: click the row's first cell, move with the arrow keys, edit with Enter.
-    A grid drawn a moment ago may not take the first click yet (seen on a slow CI machine), so
-    the edit is retried until the cell reads `text`."""
+    The grid is a canvas: click the row's first cell, move with the arrow keys, open the cell's
+    editor with Enter, fill its input, commit with Enter. Keys typed into a just-opened editor
+    were sometimes lost (the CI machine), so the input is filled and read back before the commit,
+    and the whole edit is retried until the cell reads `text`."""
     canvas = page.locator(f".st-key-{key} canvas").first
     canvas.wait_for(state="visible", timeout=30_000)
-    for _ in range(4):
+    for _attempt in range(4):
         box = canvas.bounding_box()
         page.mouse.click(box["x"] + 60, box["y"] + row_px * (row + 1) + row_px // 2)
         for _ in range(column):
             page.keyboard.press("ArrowRight")
         page.keyboard.press("Enter")
-        page.wait_for_timeout(300)  # the overlay editor opens
-        page.keyboard.press("Control+A")
-        page.keyboard.type(text)
-        act_and_wait(page, lambda: page.keyboard.press("Enter"))
-        if grid_cell(page, key, row, column) == text:
-            return
+        editor = page.locator("#portal input, #portal textarea").first  # glide-data-grid's overlay editor
+        editor.wait_for(state="visible", timeout=10_000)
+        editor.fill(text)
+        if editor.input_value() == text:
+            act_and_wait(page, lambda: page.keyboard.press("Enter"))
+            if grid_cell(page, key, row, column) == text:
+                return
         page.keyboard.press("Escape")
         page.wait_for_timeout(1000)
 

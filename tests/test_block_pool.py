@@ -78,8 +78,13 @@ def test_written_kv_reads_back_through_a_scattered_block_table():
     v = torch.randn(1, 1, 5, 4)
     for layer in range(2):
         kv.write(layer, None, kv.slots(table, 0, 5), k, v)
-        rk, rv = kv.read(layer, None, kv.slots(table, 0, 5), 5)
+        rk, rv = kv.read(layer, None, torch.tensor(table), 5)  # gathered by whole blocks
         assert torch.equal(rk, k) and torch.equal(rv, v)
+    # two sequences in one padded gather: each reads its own blocks, the padding lies past its length
+    kv.write(0, None, kv.slots([2, 5], 0, 3), k[:, :, :3], v[:, :, :3])
+    bk, bv = kv.read_batch(0, torch.tensor([[6, 1, 3], [2, 5, 2]]))
+    assert bk.shape == (2, 1, 6, 4)
+    assert torch.equal(bk[0, :, :5], k[0]) and torch.equal(bv[1, :, :3], v[0, :, :3])
 
 
 @settings(max_examples=60, deadline=None)

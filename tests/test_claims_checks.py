@@ -3,6 +3,8 @@ holds, and not "holds" on a hand-made trace or measurement where it fails; and e
 explanation fills in, in both languages."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from engine.claims import CLAIM_IDS, CLAIM_PAGES, check_all, doc_worked_shapes_match
@@ -50,6 +52,8 @@ def bundled_run_a(bundled) -> ClaimData:
 def test_all_claims_get_a_verdict_and_an_explanation(tiny_data):
     verdicts = check_all(tiny_data)
     assert list(verdicts) == CLAIM_IDS and set(CLAIM_PAGES) == set(CLAIM_IDS)
+    views = Path(__file__).resolve().parent.parent / "views"
+    assert all((views / f"{page}.py").exists() for page in CLAIM_PAGES.values())  # every link leads somewhere
     for v in verdicts.values():
         assert v.verdict in VERDICTS
         for lang in ("en", "zh"):

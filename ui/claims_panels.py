@@ -2,26 +2,22 @@
 statement, the verdict, the measured numbers and a link to the page that shows it in depth."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import pandas as pd
 import streamlit as st
 
-from engine.claims import CLAIM_IDS, CLAIM_PAGES, FALLBACK_PAGES
+from engine.claims import CLAIM_IDS, CLAIM_PAGES
 from engine.verdicts import FAILS, HOLDS, ROUGHLY, Verdict
 from ui.claims_verdicts import explanation, verdict_label
 from ui.i18n import t
 from ui.text import md_literal
 
-VIEWS = Path(__file__).resolve().parent.parent / "views"
 PAGE_TITLES = {"playground": "nav_playground", "memory": "nav_memory", "complexity": "nav_complexity",
                "serving": "nav_serving", "sweeps": "nav_sweeps", "compare": "nav_compare", "roofline": "nav_roofline"}
 
 
 def page_for(claim: str) -> str:
-    """The page that shows a claim in depth: views/<name>.py, or its fallback while it does not exist."""
-    name = CLAIM_PAGES[claim]
-    return name if (VIEWS / f"{name}.py").exists() else FALLBACK_PAGES.get(name, "playground")
+    """The page that shows a claim in depth: views/<name>.py."""
+    return CLAIM_PAGES[claim]
 
 
 def verdict_table(verdicts: dict[str, Verdict], lang: str) -> pd.DataFrame:
