@@ -1,7 +1,7 @@
 """Batch-1 greedy prefill and decode: our engine beside Hugging Face `generate`, in one run,
 each beside the floors computed from this machine's measured ceilings.
 
-    .venv/bin/python bench/decode.py [--repeats 3] [--new-tokens 64] [--profile]
+    .venv/bin/python bench/decode.py [--repeats 3] [--new-tokens 64] [--profile] [--device cuda]
 
 Floor = the roofline: max(FLOPs / measured GEMM rate, bytes moved / measured read bandwidth),
 where bytes are the weights plus the KV cache read and written (engine/costmodel.py). Timings are
@@ -20,7 +20,7 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from engine import Engine, EngineConfig, SamplingParams, load_model  # noqa: E402
 from engine.costmodel import SeqWork, layer_weight_bytes, step_cost  # noqa: E402
-from engine.hardware import measure_ceilings  # noqa: E402
+from engine.hardware import Ceilings, measure_ceilings, measure_device_ceilings  # noqa: E402
 from engine.loader import convert_bundled  # noqa: E402
 
 TEXT = ("The history of computing is a story of ideas meeting machines. Early calculators were mechanical, "
@@ -62,11 +62,18 @@ class TimingStreamer:
 def hf(model, ids: list[int], new_tokens: int, pad_id: int) -> tuple[float, float]:
     streamer = TimingStreamer()
     start = time.perf_counter()
-    model.generate(torch.tensor([ids]), max_new_tokens=new_tokens, do_sample=False, eos_token_id=None,
+    model.generate(torch.tensor([ids], device=model.device), max_new_tokens=new_tokens, do_sample=False, eos_token_id=None,
                    pad_token_id=pad_id, streamer=streamer)
     t = streamer.times
     ttft = (t[0] - start) * 1e3
     return ttft, (t[-1] - t[0]) * 1e3 / (len(t) - 1) if len(t) > 1 else 0.0
+
+
+def device_ceilings(device: str) -> Ceilings:
+    """A GPU's measured fp32 roofs (CUDA events), in the shape the floors below read."""
+    d = measure_device_ceilings(device)
+    return Ceilings(read_gbs=d.read_bytes_per_s / 1e9, gemm_gflops=d.peak_flops("float32") / 1e9,
+                    gemm_kernel=d.gemm_kernel, threads=d.threads)
 
 
 def floor_ms(cost, ceil) -> float:
@@ -92,13 +99,14 @@ def main() -> None:
     ap.add_argument("--new-tokens", type=int, default=64)
     ap.add_argument("--lengths", type=int, nargs="+", default=[16, 256, 1024])
     ap.add_argument("--profile", action="store_true", help="print an op profile of our prefill at the longest L")
+    ap.add_argument("--device", default="cpu", help="cpu or cuda: both models and the ceilings on it")
     args = ap.parse_args()
     from transformers import AutoModelForCausalLM
 
-    bundle = load_model()
-    hf_model = AutoModelForCausalLM.from_pretrained(convert_bundled(), dtype=torch.float32).eval()
+    bundle = load_model(device=args.device)
+    hf_model = AutoModelForCausalLM.from_pretrained(convert_bundled(), dtype=torch.float32).to(args.device).eval()
     pad = bundle.tokenizer.eos_token_id
-    ceil = measure_ceilings()
+    ceil = measure_ceilings() if args.device == "cpu" else device_ceilings(args.device)
     c = bundle.model.config
     weights = layer_weight_bytes(c, 4)  # what every step reads, for the header line
     kv_token = c.kv_bytes_per_token(4)

@@ -1,7 +1,7 @@
 """Serving: many requests through the engine under each scheduling policy, beside Hugging Face's
 sequential `generate` and its own continuous batching, on the same workload, in one run.
 
-    .venv/bin/python bench/serving.py [--requests 32] [--batch 8] [--budget 256]
+    .venv/bin/python bench/serving.py [--requests 32] [--batch 8] [--budget 128] [--repeats 3] [--device cuda]
 
 1. Throughput: N requests (prompts 32-512 tokens, outputs 16-128) all queued at t = 0.
 2. Head-of-line: 8 chats decoding when a 2048-token prompt arrives; chunked prefill vs whole.
@@ -26,7 +26,8 @@ def hf_sequential(hf_model, specs: list[RequestSpec], pad: int) -> float:
     """Output tokens per second of plain `generate`, one request after another."""
     start, tokens = time.perf_counter(), 0
     for s in specs:
-        out = hf_model.generate(torch.tensor([s.prompt_ids]), max_new_tokens=s.max_new_tokens, do_sample=False,
+        out = hf_model.generate(torch.tensor([s.prompt_ids], device=hf_model.device),
+                                max_new_tokens=s.max_new_tokens, do_sample=False,
                                 eos_token_id=None, pad_token_id=pad)
         tokens += out.shape[1] - len(s.prompt_ids)
     return tokens / (time.perf_counter() - start)
@@ -43,7 +44,8 @@ def hf_static(hf_model, tokenizer, specs: list[RequestSpec], batch: int) -> floa
         width = max(len(s.prompt_ids) for s in group)
         ids = torch.tensor([[pad] * (width - len(s.prompt_ids)) + s.prompt_ids for s in group])
         mask = torch.tensor([[0] * (width - len(s.prompt_ids)) + [1] * len(s.prompt_ids) for s in group])
-        hf_model.generate(ids, attention_mask=mask, max_new_tokens=max(s.max_new_tokens for s in group),
+        hf_model.generate(ids.to(hf_model.device), attention_mask=mask.to(hf_model.device),
+                          max_new_tokens=max(s.max_new_tokens for s in group),
                           do_sample=False, eos_token_id=None, pad_token_id=pad)
         tokens += sum(s.max_new_tokens for s in group)
     return tokens / (time.perf_counter() - start)
@@ -161,12 +163,14 @@ def main() -> None:
     ap.add_argument("--budget", type=int, default=128)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--repeats", type=int, default=3, help="head-of-line runs of each mode (medians reported)")
+    ap.add_argument("--device", default="cpu", help="cpu or cuda: our engine and the HF model both run there")
     ap.add_argument("--skip", choices=["throughput", "hol"], default=None)
     args = ap.parse_args()
     from transformers import AutoModelForCausalLM
-    bundle = load_model()
-    hf_model = AutoModelForCausalLM.from_pretrained(convert_bundled(), dtype=torch.float32).eval()
-    print(f"# {bundle.name}, fp32, greedy, torch {torch.__version__}, {torch.get_num_threads()} threads\n")
+    bundle = load_model(device=args.device)
+    hf_model = AutoModelForCausalLM.from_pretrained(convert_bundled(), dtype=torch.float32).to(args.device).eval()
+    print(f"# {bundle.name}, fp32, greedy, torch {torch.__version__}, {args.device}, "
+          f"{torch.get_num_threads()} CPU threads\n")
     if args.skip != "throughput":
         throughput_table(bundle, hf_model, args)
     if args.skip != "hol":
