@@ -22,6 +22,8 @@ def checked(tiny_dirs) -> AppTest:
     at.run()
     at.switch_page(PAGE).run()
     assert not at.exception and any("Not checked yet" in i.value for i in at.info)
+    listed = table(at, "statement")  # every claim is listed before any check, with the page that shows it
+    assert list(listed["claim"]) == CLAIM_IDS and listed["shown in depth on"].iloc[2] == "Roofline lab"
     at.toggle(key="cl_quick").set_value(True)
     at = at.button(key="cl_run").click().run()
     yield at

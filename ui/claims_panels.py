@@ -20,6 +20,22 @@ def page_for(claim: str) -> str:
     return CLAIM_PAGES[claim]
 
 
+TABLE_HEIGHT = 35 * (len(CLAIM_IDS) + 1) + 3  # every row, no inner scroll
+
+
+def claims_table(lang: str) -> pd.DataFrame:
+    """Before any check: every claim with its statement and the page that shows it."""
+    return pd.DataFrame([{t("cl_col_claim", lang): c, t("cl_col_text", lang): t(f"claim_{c}", lang),
+                          t("cl_col_page", lang): t(PAGE_TITLES[page_for(c)], lang)} for c in CLAIM_IDS])
+
+
+def render_claims_list(lang: str) -> None:
+    st.dataframe(claims_table(lang), hide_index=True, key="cl_list", height=TABLE_HEIGHT,
+                 column_config={t("cl_col_claim", lang): st.column_config.TextColumn(width=60),
+                                t("cl_col_text", lang): st.column_config.TextColumn(width=560),
+                                t("cl_col_page", lang): st.column_config.TextColumn(width=150)})
+
+
 def verdict_table(verdicts: dict[str, Verdict], lang: str) -> pd.DataFrame:
     return pd.DataFrame([{t("cl_col_claim", lang): c, t("cl_col_text", lang): t(f"claim_{c}", lang),
                           t("cl_col_verdict", lang): verdict_label(verdicts[c], lang),
@@ -48,7 +64,7 @@ def render_result(model: str, verdicts: dict[str, Verdict], lang: str, noisy: in
     if noisy:
         st.warning(t("sw_noisy", lang, n=noisy), icon=":material/warning:")
     st.subheader(t("cl_table_header", lang))
-    st.dataframe(verdict_table(verdicts, lang), hide_index=True, key="cl_table", height=35 * (len(CLAIM_IDS) + 1) + 3,
+    st.dataframe(verdict_table(verdicts, lang), hide_index=True, key="cl_table", height=TABLE_HEIGHT,
                  column_config={t("cl_col_claim", lang): st.column_config.TextColumn(width=60),
                                 t("cl_col_verdict", lang): st.column_config.TextColumn(width=150),
                                 t("cl_col_text", lang): st.column_config.TextColumn(width=330),

@@ -46,6 +46,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "cl_col_text": ("statement", "内容"),
     "cl_col_verdict": ("verdict", "结论"),
     "cl_col_numbers": ("measured", "测量依据"),
+    "cl_col_page": ("shown in depth on", "详见页面"),
     "cl_open_page": ("Open {page}", "打开{page}"),
     "cl_no_leak": ("The C16 leak loop needs the Hugging Face copy of the model; it could not be loaded ({msg}).",
                    "C16 的泄漏循环需要模型的 Hugging Face 副本，但它无法加载（{msg}）。"),

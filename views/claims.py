@@ -4,7 +4,7 @@ import pandas  # noqa: F401  - before plotly (fresh-server import race)
 import streamlit as st
 
 from engine.claims_measure import ClaimSettings
-from ui.claims_panels import render_result
+from ui.claims_panels import render_claims_list, render_result
 from ui.claims_run import banner, run_checks
 from ui.i18n import current_lang, t
 from ui.models import get_registry, load_for_page
@@ -27,5 +27,6 @@ if clicked:
 result = banner(lang)
 if result is None:
     st.info(t("cl_not_run", lang))
+    render_claims_list(lang)
     st.stop()
 render_result(result.model, result.verdicts, lang, result.data.sweep.noisy_points())
