@@ -2,7 +2,8 @@
 with q/k norm), on Hugging Face weights.
 
 The model sees a flattened batch of new tokens (N, hidden): the linear layers run on all of
-them in one GEMM, attention runs per sequence against the paged KV cache. Only the last
+them in one GEMM, attention runs per sequence against the paged KV cache (with sdpa, a step's
+decode rows share one padded call: see DecodeGroup). Only the last
 position of each sequence reaches the LM head (C5): the other positions' logits are never made.
 """
 from __future__ import annotations
