@@ -21,12 +21,8 @@ from engine.sampler import SamplingParams
 MAX_BATCH = 64
 
 
-@dataclass
-class RooflinePoint:
-    batch: int  # concurrent sequences in the run
-    phase: str  # "prefill", "decode" or "mixed"
-    step: int
-    num_tokens: int
+class _Rates:
+    """Where a step (or a phase's median step) sits on the roofline; needs flops, bytes_moved, ms."""
     flops: float
     bytes_moved: float
     ms: float
@@ -42,6 +38,17 @@ class RooflinePoint:
     @property
     def bytes_per_s(self) -> float:
         return self.bytes_moved / (self.ms / 1e3)
+
+
+@dataclass
+class RooflinePoint(_Rates):
+    batch: int  # concurrent sequences in the run
+    phase: str  # "prefill", "decode" or "mixed"
+    step: int
+    num_tokens: int
+    flops: float
+    bytes_moved: float
+    ms: float
 
 
 def _engine(model, tokenizer, batch: int) -> Engine:
@@ -94,25 +101,13 @@ def run_roofline(model, tokenizer, prompt_ids: list[int], batch_sizes: list[int]
 
 
 @dataclass
-class PhaseSummary:
+class PhaseSummary(_Rates):
     phase: str
     batch: int
     num_steps: int
     flops: float  # medians over the phase's steps
     bytes_moved: float
     ms: float
-
-    @property
-    def intensity(self) -> float:
-        return self.flops / self.bytes_moved
-
-    @property
-    def flops_per_s(self) -> float:
-        return self.flops / (self.ms / 1e3)
-
-    @property
-    def bytes_per_s(self) -> float:
-        return self.bytes_moved / (self.ms / 1e3)
 
 
 def summarise(points: list[RooflinePoint]) -> list[PhaseSummary]:

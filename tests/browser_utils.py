@@ -223,15 +223,15 @@ def grid_cell(page, key: str, row: int, column: int) -> str:
 
 ARTIFACTS = ROOT / "test-artifacts"  # screenshots and server logs of the browser tests
 
-# Records whether a progress bar ever showed while the script ran, and the texts it carried.
+# Records whether a progress bar ever showed while the script ran, and the texts every bar carried.
 PROGRESS_OBSERVER_JS = """() => {
   const w = {seen: false, texts: []};
   new MutationObserver(() => {
-    const bar = document.querySelector('[data-testid="stProgress"]');
-    if (!bar) return;
-    w.seen = true;
-    const text = bar.innerText.trim();
-    if (text && !w.texts.includes(text)) w.texts.push(text);
+    for (const bar of document.querySelectorAll('[data-testid="stProgress"]')) {
+      w.seen = true;
+      const text = bar.innerText.trim();
+      if (text && !w.texts.includes(text)) w.texts.push(text);
+    }
   }).observe(document.body, {childList: true, subtree: true, characterData: true});
   window.__progress = w;
 }"""

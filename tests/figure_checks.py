@@ -16,3 +16,13 @@ def assert_labelled(spec: dict) -> None:
         assert any(v.strip() for k, v in axes.items() if k.startswith(letter)), f"{name}: no {letter} axis title"
     assert layout.get("showlegend") is True, f"{name}: no legend"
     assert any(d.get("showlegend", True) and d.get("name") for d in spec["data"]), f"{name}: nothing in the legend"
+
+
+def charts(at) -> dict[str, dict]:
+    """Every Plotly chart an AppTest page drew, by title, as the JSON the browser gets; each one
+    checked by assert_labelled on the way."""
+    import json
+    specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    for spec in specs:
+        assert_labelled(spec)
+    return {s["layout"]["title"]["text"]: s for s in specs}

@@ -4,14 +4,13 @@ summary table and caption; a column that cannot run (empty prompt, too long, a m
 load) says so while the others run; settings and results survive a page visit and a language switch."""
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.figure_checks import assert_labelled
+from tests.figure_checks import charts
 from ui.run_state import RunStatus
 from ui.theme import KIB, MIB
 
@@ -43,13 +42,6 @@ def set_column(at: AppTest, i: int, **values) -> None:
 def run_all(at: AppTest) -> AppTest:
     at.button(key="cmp_run").click()
     return at.run()
-
-
-def charts(at: AppTest) -> dict[str, dict]:
-    specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
-    for spec in specs:
-        assert_labelled(spec)
-    return {s["layout"]["title"]["text"]: s for s in specs}
 
 
 def errors(at: AppTest) -> list[str]:

@@ -1,14 +1,13 @@
 """The complexity lab page under streamlit.testing's AppTest, on a tiny random model."""
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.figure_checks import assert_labelled
+from tests.figure_checks import charts
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 PAGE = "views/complexity.py"
@@ -24,13 +23,6 @@ def app(tiny_dirs, monkeypatch) -> AppTest:
     at.switch_page(PAGE).run()
     assert not at.exception, [e.value for e in at.exception]
     return at
-
-
-def charts(at: AppTest) -> dict[str, dict]:
-    specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
-    for spec in specs:
-        assert_labelled(spec)  # every chart read by any test: title, axis titles, legend
-    return {s["layout"]["title"]["text"]: s for s in specs}
 
 
 def table_with(at: AppTest, column: str):

@@ -2,14 +2,13 @@
 context: the sweep, the predictor, the heatmaps and the leak, checked on the figure JSON."""
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.figure_checks import assert_labelled
+from tests.figure_checks import charts
 from ui.memory_sweep import SweepStatus
 from ui.theme import MIB
 
@@ -24,14 +23,6 @@ def app(tiny_dirs, monkeypatch) -> AppTest:
     at.switch_page("views/memory.py").run()
     assert not at.exception, [e.value for e in at.exception]
     return at
-
-
-def charts(at: AppTest) -> dict[str, dict]:
-    """Every Plotly chart on the page, by title, as the JSON the browser gets."""
-    specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
-    for spec in specs:
-        assert_labelled(spec)  # every chart read by any test: title, axis titles, legend
-    return {s["layout"]["title"]["text"]: s for s in specs}
 
 
 def chart(at: AppTest, prefix: str) -> dict:

@@ -1,14 +1,13 @@
 """The playground page under streamlit.testing's AppTest, on a tiny random model."""
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.figure_checks import assert_labelled
+from tests.figure_checks import charts
 from ui.run_state import RunStatus
 from ui.theme import MIB
 
@@ -35,14 +34,6 @@ def run(at: AppTest, prompt: str, **settings) -> AppTest:
         at.session_state[f"pg_{key}"] = value
     at.button(key="pg_run").click()
     return at.run()
-
-
-def charts(at: AppTest) -> dict[str, dict]:
-    """Every Plotly chart on the page, by title, as the JSON the browser gets."""
-    specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
-    for spec in specs:
-        assert_labelled(spec)  # every chart read by any test: title, axis titles, legend
-    return {s["layout"]["title"]["text"]: s for s in specs}
 
 
 def html_bodies(at: AppTest) -> str:

@@ -10,7 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from engine.hardware import CACHE_ENV
-from tests.figure_checks import assert_labelled
+from tests.figure_checks import charts
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 PAGE = "views/roofline.py"
@@ -30,13 +30,6 @@ def app(tiny_dirs, cache_file, monkeypatch) -> AppTest:
     at.switch_page(PAGE).run()
     assert not at.exception, [e.value for e in at.exception]
     return at
-
-
-def charts(at: AppTest) -> dict[str, dict]:
-    specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
-    for spec in specs:
-        assert_labelled(spec)  # every chart: title, axis titles, legend
-    return {s["layout"]["title"]["text"]: s for s in specs}
 
 
 def errors(at: AppTest) -> list[str]:

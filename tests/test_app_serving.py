@@ -2,7 +2,6 @@
 run under two policies, the figures' JSON, the step inspector, and bad input."""
 from __future__ import annotations
 
-import json
 import math
 import re
 from pathlib import Path
@@ -11,7 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from engine.workload import summarize
-from tests.figure_checks import assert_labelled
+from tests.figure_checks import charts
 from ui.serving_run import ServingStatus
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
@@ -27,14 +26,6 @@ def app(tiny_dirs, monkeypatch) -> AppTest:
     at.switch_page(PAGE).run()
     assert not at.exception, [e.value for e in at.exception]
     return at
-
-
-def charts(at: AppTest) -> dict[str, dict]:
-    """Every Plotly chart on the page, by title, as the JSON the browser gets."""
-    specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
-    for spec in specs:
-        assert_labelled(spec)  # every chart read by any test: title, axis titles, legend
-    return {s["layout"]["title"]["text"]: s for s in specs}
 
 
 def errors(at: AppTest) -> list[str]:

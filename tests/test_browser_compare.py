@@ -5,27 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser_utils import (ARTIFACTS, click_and_wait, exception_boxes, launch_chromium, require_chromium,
-                                 serve, wait_idle)
+from tests.browser_utils import (ARTIFACTS, PROGRESS_OBSERVER_JS, click_and_wait, exception_boxes, launch_chromium,
+                                 require_chromium, serve, wait_idle)
 
 MAX_NEW = 8
 
 require_chromium()
 
 sync_api = pytest.importorskip("playwright.sync_api")
-
-# Records whether a progress bar showed while the script ran, and the texts it carried.
-PROGRESS_OBSERVER_JS = """() => {
-  const w = {seen: false, texts: []};
-  new MutationObserver(() => {
-    for (const bar of document.querySelectorAll('[data-testid="stProgress"]')) {
-      w.seen = true;
-      const text = bar.innerText.trim();
-      if (text && !w.texts.includes(text)) w.texts.push(text);
-    }
-  }).observe(document.body, {childList: true, subtree: true, characterData: true});
-  window.__progress = w;
-}"""
 
 
 @pytest.fixture(scope="module")

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from engine.hardware import CACHE_ENV
-from tests.browser_utils import (ARTIFACTS, click_and_wait, exception_boxes, free_port, launch_chromium, open_tab,
-                                 require_chromium, start_app, stop_app, wait_healthy, wait_idle)
+from tests.browser_utils import (ARTIFACTS, PROGRESS_OBSERVER_JS, click_and_wait, exception_boxes, launch_chromium,
+                                 open_tab, require_chromium, serve, wait_idle)
 
 PANEL = '[data-testid="stTabPanel"]:visible'
 
@@ -16,31 +16,12 @@ require_chromium()
 
 sync_api = pytest.importorskip("playwright.sync_api")
 
-PROGRESS_OBSERVER_JS = """() => {
-  const w = {seen: false, texts: []};
-  new MutationObserver(() => {
-    const bar = document.querySelector('[data-testid="stProgress"]');
-    if (!bar) return;
-    w.seen = true;
-    const text = bar.innerText.trim();
-    if (text && !w.texts.includes(text)) w.texts.push(text);
-  }).observe(document.body, {childList: true, subtree: true, characterData: true});
-  window.__progress = w;
-}"""
-
 
 @pytest.fixture(scope="module")
 def server(bundled_dir, tmp_path_factory):
-    ARTIFACTS.mkdir(exist_ok=True)
     cache = tmp_path_factory.mktemp("hw") / "hardware.json"  # fresh: the first visit measures
-    port = free_port()
-    proc = start_app(port, env={"PDLAB_MODEL": "bundled", CACHE_ENV: str(cache)},
-                     log_path=ARTIFACTS / "browser-roofline-server.log")
-    try:
-        wait_healthy(port, proc)
+    for port in serve({"PDLAB_MODEL": "bundled", CACHE_ENV: str(cache)}, "browser-roofline-server.log"):
         yield port, cache
-    finally:
-        stop_app(proc)
 
 
 @pytest.fixture(scope="module")

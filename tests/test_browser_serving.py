@@ -8,8 +8,8 @@ import re
 
 import pytest
 
-from tests.browser_utils import (ARTIFACTS, click_and_wait, exception_boxes, launch_chromium, open_tab,
-                                 press_and_wait, require_chromium, serve, wait_idle)
+from tests.browser_utils import (ARTIFACTS, PROGRESS_OBSERVER_JS, click_and_wait, exception_boxes, launch_chromium,
+                                 open_tab, press_and_wait, require_chromium, serve, wait_idle)
 
 PANEL = '[data-testid="stTabPanel"]:visible'
 SMALL = {"chat streams": 3, "long prompt (tokens)": 256, "chat output (tokens)": 16, "long prompt arrives (s)": 0.1}
@@ -17,19 +17,6 @@ SMALL = {"chat streams": 3, "long prompt (tokens)": 256, "chat output (tokens)":
 require_chromium()
 
 sync_api = pytest.importorskip("playwright.sync_api")
-
-# Records whether a progress bar showed while the script ran, and the texts it carried.
-PROGRESS_OBSERVER_JS = """() => {
-  const w = {seen: false, texts: []};
-  new MutationObserver(() => {
-    document.querySelectorAll('[data-testid="stProgress"]').forEach(bar => {
-      w.seen = true;
-      const text = bar.innerText.trim();
-      if (text && !w.texts.includes(text)) w.texts.push(text);
-    });
-  }).observe(document.body, {childList: true, subtree: true, characterData: true});
-  window.__progress = w;
-}"""
 
 
 @pytest.fixture(scope="module")
