@@ -107,9 +107,3 @@ def decode_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, backend:
         return _eager(q, k, v, None, scale, capture, layer)
     return _sdpa(q, k, v, None, scale)
 
-
-def batched_decode_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: torch.Tensor,
-                             scale: float) -> torch.Tensor:
-    """Several sequences' decode rows at once (sdpa): q (B, H, 1, D); k, v (B, n_kv, C_max, D) with
-    each sequence's context padded to the longest; mask (B, 1, 1, C_max) True inside a context."""
-    return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, scale=scale, enable_gqa=True)

@@ -2,8 +2,8 @@
 with q/k norm), on Hugging Face weights.
 
 The model sees a flattened batch of new tokens (N, hidden): the linear layers run on all of
-them in one GEMM, attention runs per sequence against the paged KV cache (with sdpa, a step's
-decode rows share one padded call: see DecodeGroup). Only the last
+them in one GEMM, attention runs per sequence against the paged KV cache (one call per sequence,
+so a sequence's numbers never depend on which others share its step). Only the last
 position of each sequence reaches the LM head (C5): the other positions' logits are never made.
 """
 from __future__ import annotations
@@ -14,8 +14,7 @@ from dataclasses import dataclass
 import torch
 import torch.nn.functional as F
 
-from engine.attention import (BACKENDS, AttentionCapture, batched_decode_attention, decode_attention, future_mask,
-                              needs_mask, prefill_attention)
+from engine.attention import BACKENDS, AttentionCapture, decode_attention, future_mask, needs_mask, prefill_attention
 from engine.config import ModelConfig
 from engine.kv_cache import KVCache
 from engine.linear import Linear
@@ -30,7 +29,6 @@ class Segment:
     read_start: int | None  # first slot when the context is contiguous in the pool
     read_blocks: torch.Tensor | None  # otherwise the blocks holding the context, in order
     mask: torch.Tensor | None = None  # (T, C) future mask, built once per step when the backend needs it
-    grouped: bool = False  # a decode row attended with the step's other decode rows in one call
 
     @property
     def is_prefill(self) -> bool:
@@ -45,16 +43,6 @@ class ForwardBatch:
     write_start: int | None  # first slot when those slots are consecutive (a slice copy suffices)
     segments: list[Segment]
     logits_rows: torch.Tensor  # (S,) flat index of each sampled sequence's last token
-    decode_group: "DecodeGroup | None" = None
-
-
-@dataclass
-class DecodeGroup:
-    """The step's decode rows (sdpa, two or more): one padded gather and one attention call for
-    all of them, instead of a gather and a call per sequence per layer."""
-    rows: torch.Tensor  # (B,) flat index of each decode row
-    tables: torch.Tensor  # (B, nb) each sequence's blocks, padded
-    mask: torch.Tensor  # (B, 1, 1, nb x block_size) True where a key is inside that sequence's context
 
 
 def rope_inv_freq(config: ModelConfig) -> torch.Tensor:
@@ -206,14 +194,7 @@ class LlamaModel:
             out = self._attend(batch.segments[0], i, q, k, v, kv, backend, capture)
         else:
             out = torch.empty_like(q)
-            if (group := batch.decode_group) is not None:
-                keys, values = kv.read_batch(i, group.tables)
-                rows = q[0, :, group.rows].transpose(0, 1).unsqueeze(2)  # (B, H, 1, D)
-                out[0, :, group.rows] = batched_decode_attention(rows, keys, values, group.mask,
-                                                                 self.scale).squeeze(2).transpose(0, 1)
             for n, seg in enumerate(batch.segments):
-                if seg.grouped:
-                    continue
                 rows = slice(seg.start, seg.start + seg.num_tokens)
                 out[:, :, rows] = self._attend(seg, i, q[:, :, rows], k[:, :, rows], v[:, :, rows], kv, backend,
                                                capture if n == 0 else None)

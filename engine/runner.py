@@ -5,7 +5,7 @@ import torch
 
 from engine.attention import AttentionCapture
 from engine.kv_cache import KVCache
-from engine.model import DecodeGroup, ForwardBatch, LlamaModel, Segment
+from engine.model import ForwardBatch, LlamaModel, Segment
 from engine.scheduler import ScheduledSeq
 
 
@@ -16,7 +16,7 @@ class ModelRunner:
         self.backend = backend
 
     def prepare(self, batch: list[ScheduledSeq]) -> ForwardBatch:
-        ids, positions, write_slots, segments, logits_rows, decodes = [], [], [], [], [], []
+        ids, positions, write_slots, segments, logits_rows = [], [], [], [], []
         offset = 0
         for item in batch:
             seq, start, n = item.seq, item.start, item.num_tokens
@@ -28,8 +28,6 @@ class ModelRunner:
             read_blocks = None if read_start is not None else \
                 torch.tensor(seq.block_table[:self.kv.pool.blocks_for(ctx)], dtype=torch.long)
             segments.append(Segment(offset, n, ctx, read_start, read_blocks))
-            if n == 1 and ctx > 1:
-                decodes.append((segments[-1], seq.block_table))
             if item.samples:
                 logits_rows.append(offset + n - 1)
             offset += n
@@ -44,24 +42,7 @@ class ModelRunner:
             write_start=first if consecutive else None,
             segments=[self._to_device(s, dev) for s in segments],
             logits_rows=torch.tensor(logits_rows, dtype=torch.long, device=dev),
-            decode_group=self._decode_group(decodes, dev) if self.backend == "sdpa" and len(decodes) > 1 else None,
         )
-
-    def _decode_group(self, decodes: list[tuple[Segment, list[int]]], dev: torch.device) -> DecodeGroup:
-        """Pads every decode sequence's block list to the longest (with its own first block: any
-        valid id will do, the mask hides it) and marks its segment as handled by the group."""
-        bs = self.kv.block_size
-        nb = max(self.kv.pool.blocks_for(seg.context_len) for seg, _ in decodes)
-        tables, lengths = [], []
-        for seg, table in decodes:
-            used = table[:self.kv.pool.blocks_for(seg.context_len)]
-            tables.append(used + [used[0]] * (nb - len(used)))
-            lengths.append(seg.context_len)
-            seg.grouped = True
-        mask = torch.arange(nb * bs)[None, :] < torch.tensor(lengths)[:, None]
-        return DecodeGroup(rows=torch.tensor([seg.start for seg, _ in decodes], dtype=torch.long, device=dev),
-                           tables=torch.tensor(tables, dtype=torch.long, device=dev),
-                           mask=mask[:, None, None, :].to(dev))
 
     @staticmethod
     def _to_device(seg: Segment, dev: torch.device) -> Segment:

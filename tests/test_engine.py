@@ -119,21 +119,3 @@ def test_one_hundred_requests_leave_nothing_behind(tiny):
     assert not engine.scheduler.running and not engine.scheduler.waiting
     assert not engine._detok and not engine.sampler._generators
 
-
-@pytest.mark.parametrize("block_size", [1, 16])
-def test_grouped_decode_rows_give_each_sequence_its_own_logits(tiny, block_size):
-    """sdpa attends a step's decode rows in one padded call; each row must equal that sequence's
-    decode alone (same K/V read from its own blocks, padding masked out)."""
-    engine = Engine(tiny.model, tiny.tokenizer, EngineConfig(attention="sdpa", block_size=block_size))
-    prompts = [PROMPT, "Hi", "A much longer prompt " * 5, "Two words"]
-    for p in prompts:
-        engine.add_request(p, SamplingParams(max_new_tokens=12, ignore_eos=True))
-    for _ in range(4):  # prefill, then decodes: block tables interleave between sequences
-        engine.step()
-    items = engine.scheduler.schedule()  # the next step: one decode row per sequence, blocks reserved
-    assert [i.phase for i in items] == ["decode"] * len(prompts)
-    prepared = engine.runner.prepare(items)
-    assert prepared.decode_group is not None and all(s.grouped for s in prepared.segments)
-    together = engine.model.forward(prepared, engine.kv, "sdpa")
-    alone = torch.cat([engine.runner.run([item]) for item in items])
-    torch.testing.assert_close(together, alone, atol=1e-5, rtol=1e-5)
