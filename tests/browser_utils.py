@@ -206,7 +206,11 @@ def edit_grid_cell(page, key: str, row: int, column: int, text: str, row_px: int
             page.keyboard.press("ArrowRight")
         page.keyboard.press("Enter")
         editor = page.locator("#portal input, #portal textarea").first  # glide-data-grid's overlay editor
-        editor.wait_for(state="visible", timeout=10_000)
+        try:
+            editor.wait_for(state="visible", timeout=10_000)
+        except Exception:  # noqa: BLE001 - the click did not open the editor this time: try again
+            page.keyboard.press("Escape")
+            continue
         editor.fill(text)
         if editor.input_value() == text:
             act_and_wait(page, lambda: page.keyboard.press("Enter"))
