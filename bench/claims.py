@@ -17,12 +17,13 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from engine import load_model  # noqa: E402
-from engine.claims import check_all  # noqa: E402
-from engine.claims_measure import ClaimSettings, measure_all  # noqa: E402
 from engine.loader import convert_bundled  # noqa: E402
-from engine.sweep_verdicts import sweep_verdicts  # noqa: E402
-from engine.sweeps import SweepSettings, run_sweep  # noqa: E402
-from ui.claims_verdicts import explanation  # noqa: E402
+from lab.claims import check_all  # noqa: E402
+from lab.claims_measure import ClaimSettings, measure_all  # noqa: E402
+from lab.memory_lab import load_hf_model  # noqa: E402
+from lab.sweep_verdicts import sweep_verdicts  # noqa: E402
+from lab.sweeps import SweepSettings, run_sweep  # noqa: E402
+from lab.verdicts import explain  # noqa: E402
 
 
 def sweep_tables(bundle, repeats: int) -> None:
@@ -41,12 +42,11 @@ def sweep_tables(bundle, repeats: int) -> None:
               f"{100 * share[N].median:.1f} % |")
     print("\n| claim | verdict | measured |\n|---|---|---|")
     for v in sweep_verdicts(r):
-        print(f"| {v.claim} | {v.verdict} | {explanation(v, 'en')} |")
+        print(f"| {v.claim} | {v.verdict} | {explain(v)} |")
 
 
 def claims_table(bundle, quick: bool) -> None:
-    from ui.memory_leak import hf_model
-    hf = hf_model.__wrapped__(str(bundle.path)) if hasattr(hf_model, "__wrapped__") else hf_model(str(bundle.path))
+    hf = load_hf_model(str(bundle.path))
     start = time.perf_counter()
     data = measure_all(bundle.model, bundle.tokenizer, ClaimSettings.quick() if quick else ClaimSettings(),
                        bundle.name, hf_model=hf)
@@ -54,7 +54,7 @@ def claims_table(bundle, quick: bool) -> None:
     print(f"\nclaims: measured in {time.perf_counter() - start:.1f} s (Hugging Face model loaded before)\n")
     print("| claim | verdict | measured |\n|---|---|---|")
     for v in verdicts.values():
-        print(f"| {v.claim} | {v.verdict} | {explanation(v, 'en')} |")
+        print(f"| {v.claim} | {v.verdict} | {explain(v)} |")
 
 
 def main() -> int:

@@ -22,9 +22,9 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from engine import load_model  # noqa: E402
-from engine.complexity import CacheRun, crossover_context, run_with_and_without_cache  # noqa: E402
 from engine.loader import convert_bundled  # noqa: E402
-from ui.complexity_math import fit_steps, measured_exponents, prompt_of_length, scaled_theory  # noqa: E402
+from lab.complexity import CacheRun, crossover_context, run_with_and_without_cache  # noqa: E402
+from lab.complexity_math import fit_steps, measured_exponents, prompt_of_length, scaled_theory  # noqa: E402
 
 
 def fastest_run(runs: list[CacheRun]) -> CacheRun:

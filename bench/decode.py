@@ -20,8 +20,8 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from engine import Engine, EngineConfig, SamplingParams, load_model  # noqa: E402
 from engine.costmodel import SeqWork, layer_weight_bytes, step_cost  # noqa: E402
-from engine.hardware import Ceilings, measure_ceilings, measure_device_ceilings  # noqa: E402
 from engine.loader import convert_bundled  # noqa: E402
+from lab.hardware import Ceilings, measure_ceilings, measure_device_ceilings  # noqa: E402
 
 TEXT = ("The history of computing is a story of ideas meeting machines. Early calculators were mechanical, "
         "then electrical relays and vacuum tubes made programmable computers possible. ")

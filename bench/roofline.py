@@ -2,11 +2,11 @@
 
     .venv/bin/python bench/roofline.py [--lengths 16 128 512] [--new-tokens 32] [--repeats 3]
 
-1. this machine's ceilings, measured afresh (engine/hardware.py; the cache is updated);
-2. calibration: TTFT and TPOT predicted from those ceilings (engine/projection.py formulas, efficiency 1)
+1. this machine's ceilings, measured afresh (lab/hardware.py; the cache is updated);
+2. calibration: TTFT and TPOT predicted from those ceilings (lab/projection.py formulas, efficiency 1)
    against the engine's measured TTFT and TPOT, batch 1, greedy, memory probe off;
 3. the roofline: median decode and prefill step per batch size, share of each ceiling;
-4. the GPU projection against the published figures it is checked on (engine/projection.py).
+4. the GPU projection against the published figures it is checked on (lab/projection.py).
 Run it on an otherwise idle machine: another process on the same cores inflates every ratio.
 """
 from __future__ import annotations
@@ -21,13 +21,12 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from engine import load_model  # noqa: E402
-from engine.calibration import calibrate  # noqa: E402
 from engine.config import PRESETS  # noqa: E402
-from engine.hardware import machine_ceilings  # noqa: E402
-from engine.projection import GPU_PRESETS, predict_tpot, predict_ttft  # noqa: E402
-from engine.roofline import run_roofline, summarise  # noqa: E402
-from ui.complexity_math import prompt_of_length  # noqa: E402
-from ui.roofline_projection import PUBLISHED  # noqa: E402
+from lab.calibration import calibrate  # noqa: E402
+from lab.complexity_math import prompt_of_length  # noqa: E402
+from lab.hardware import machine_ceilings  # noqa: E402
+from lab.projection import GPU_PRESETS, PUBLISHED, predict_tpot, predict_ttft  # noqa: E402
+from lab.roofline import run_roofline, summarise  # noqa: E402
 
 
 def main() -> None:

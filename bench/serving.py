@@ -19,7 +19,7 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from engine import EngineConfig, load_model  # noqa: E402
 from engine.loader import convert_bundled  # noqa: E402
-from engine.workload import RequestSpec, head_of_line, random_mix, run_workload, summarize  # noqa: E402
+from lab.workload import RequestSpec, head_of_line, random_mix, run_workload, summarize  # noqa: E402
 
 
 def hf_sequential(hf_model, specs: list[RequestSpec], pad: int) -> float:

@@ -1,4 +1,5 @@
-"""Command line: `python -m engine generate --prompt TEXT ...` and `python -m engine prepare`."""
+"""Command line: `python -m engine generate --prompt TEXT ...` and `python -m engine prepare`; installed
+with the package (`pip install -e .`) the same command is `pdlab`."""
 from __future__ import annotations
 
 import argparse
@@ -9,7 +10,8 @@ from engine.config import DTYPES
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m engine", description="A KV-cached inference engine that shows "
+    prog = "pdlab" if sys.argv[0].endswith("pdlab") else "python -m engine"  # as the user typed it
+    p = argparse.ArgumentParser(prog=prog, description="A KV-cached inference engine that shows "
                                 "its prefill and decode phases.")
     sub = p.add_subparsers(dest="command", required=True)
     sub.add_parser("prepare", help="convert the bundled model once (de-quantise the GGUF to safetensors)")

@@ -12,8 +12,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.browser_utils import (RUN_BUTTON, click_and_wait, free_port, launch_chromium, open_app,  # noqa: E402
-                                 act_and_wait, open_tab, set_number, set_prompt, start_app, stop_app, wait_healthy)
+from tests.browser_utils import (RUN_BUTTON, act_and_wait, click_and_wait, free_port, launch_chromium,  # noqa: E402
+                                 open_app, open_tab, set_number, set_prompt, start_app, stop_app, wait_healthy,
+                                 wait_idle)
 
 OUT = ROOT / "docs" / "screenshots"
 TAB_PANEL = '[data-testid="stTabPanel"]:visible'
@@ -31,6 +32,13 @@ def goto(page, url: str) -> None:
     """Open another page of the app (a new session) with the screenshot CSS."""
     page.goto(url, wait_until="domcontentloaded")
     page.add_style_tag(content=SHOT_CSS)
+
+
+def wait_text(page, text: str) -> None:
+    """Wait for a run's closing message: on a loaded machine its script can start later than
+    click_and_wait looks for it, which would catch the page mid-run."""
+    page.get_by_text(text).first.wait_for(timeout=600_000)
+    wait_idle(page, 600_000)
 
 
 def shoot_tab(page, tab: str, name: str) -> None:
@@ -86,6 +94,7 @@ def complexity(page, port: int) -> None:
     page.get_by_role("spinbutton", name="generated tokens N").fill("64")
     page.keyboard.press("Tab")
     click_and_wait(page, page.get_by_role("button", name="Run cache on vs off"), 600_000)
+    wait_text(page, "Done: 64 tokens after")
     for tab, name in [("Cache on vs off (C13, C14)", "complexity.png"),
                       ("Which term dominates (C15)", "complexity-dominance.png"),
                       ("Worked example (C12)", "complexity-worked.png")]:
@@ -100,6 +109,7 @@ def memory(page, port: int) -> None:
     lengths.wait_for(timeout=120_000)
     lengths.fill("64, 256, 1024, 2048")
     click_and_wait(page, page.get_by_role("button", name="Run sweep"), 600_000)
+    wait_text(page, "prefills in")
     shoot_tab(page, "Measured sweep", "memory.png")
     shoot_tab(page, "Will it fit? (C20)", "memory-fit.png")
     open_tab(page, "Attention heatmaps")
@@ -108,6 +118,7 @@ def memory(page, port: int) -> None:
     shoot_tab(page, "Attention heatmaps", "memory-heat.png")
     open_tab(page, "KV leak (C16)")
     click_and_wait(page, page.get_by_role("button", name="Run both loops"), 600_000)
+    wait_text(page, "Both loops ran")
     shoot_tab(page, "KV leak (C16)", "memory-leak.png")
 
 
@@ -121,6 +132,7 @@ def serving(page, port: int) -> None:
     run = page.get_by_role("button", name="Run both policies")
     run.wait_for(timeout=120_000)
     click_and_wait(page, run, 600_000)
+    wait_text(page, "under both policies")
     click_and_wait(page, page.get_by_text("B: continuous + chunked prefill", exact=True).first)
     panel = page.locator(TAB_PANEL)
     for _ in range(80):
@@ -143,6 +155,7 @@ def compare(page, port: int) -> None:
     for i in range(2):
         page.locator(f".st-key-cmp_max_new_{i} input").fill("24")
     click_and_wait(page, run, 600_000)
+    wait_text(page, "columns finished")
     page.locator('[data-testid="stPlotlyChart"] .main-svg').first.wait_for(timeout=20_000)
     settle(page)
     page.locator('[data-testid="stMainBlockContainer"]').screenshot(path=str(OUT / "compare.png"))

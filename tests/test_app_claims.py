@@ -7,10 +7,11 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from engine.claims import CLAIM_IDS
+from app_pages import page_file
+from lab.claims import CLAIM_IDS
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
-PAGE = "views/claims.py"
+PAGE = page_file("claims")
 
 
 @pytest.fixture(scope="module")
@@ -73,7 +74,7 @@ def test_chinese(checked):
 
 def test_result_survives_a_visit_to_another_page(checked):
     result = checked.session_state["cl_result"]
-    checked.switch_page("views/sweeps.py").run()
+    checked.switch_page(page_file("sweeps")).run()
     at = checked.switch_page(PAGE).run()
     assert not at.exception and at.session_state["cl_result"] is result
     assert at.toggle(key="cl_quick").value is True

@@ -10,12 +10,13 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from app_pages import page_file
 from tests.figure_checks import charts
 from ui.run_state import RunStatus
 from ui.theme import KIB, MIB
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
-PAGE = "views/compare.py"
+PAGE = page_file("compare")
 TITLES = ["TTFT and TPOT per column", "Inter-token latency over decode steps", "KV cache growth per step",
           "Peak transient memory per step"]
 
@@ -148,7 +149,7 @@ def test_settings_and_results_survive_a_page_visit_and_a_language_switch(app):
     result = at.session_state["cmp_result"]
     f32, bf16 = (c.result for c in result.columns)
     assert bf16.model.dtype == "bfloat16" and bf16.model.kv_bytes_per_token * 2 == f32.model.kv_bytes_per_token
-    at.switch_page("views/playground.py").run()
+    at.switch_page(page_file("playground")).run()
     at.switch_page(PAGE).run()
     at = at.sidebar.radio(key="lang").set_value("zh").run()
     assert not at.exception and not errors(at)

@@ -7,10 +7,11 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from app_pages import page_file
 from tests.figure_checks import charts
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
-PAGE = "views/complexity.py"
+PAGE = page_file("complexity")
 EMB = "embedding [B, T, hidden]"
 KV = "KV cache [layers, 2, C, kv_heads, head_dim]"
 
@@ -158,7 +159,7 @@ def test_settings_and_result_survive_a_visit_to_another_page(app):
     at = at.toggle(key="cx_we_cache").set_value(False).run()
     at = at.radio(key="cx_we_count").set_value("tokenizer").run()
     assert not at.exception and not errors(at)
-    at.switch_page("views/serving.py").run()
+    at.switch_page(page_file("serving")).run()
     at.switch_page(PAGE).run()
     assert not at.exception and not errors(at)
     assert at.number_input(key="cx_L").value == 4 and at.number_input(key="cx_N").value == 8

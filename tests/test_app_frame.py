@@ -8,8 +8,10 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from app_pages import page_file
+
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
-PAGES = ["views/playground.py", "views/memory.py", "views/complexity.py", "views/serving.py"]
+PAGES = [page_file("playground"), page_file("memory"), page_file("complexity"), page_file("serving")]
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

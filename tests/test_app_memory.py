@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from app_pages import page_file
+from app_pages.memory.sweep import SweepStatus
 from tests.figure_checks import charts
-from ui.memory_sweep import SweepStatus
 from ui.theme import MIB
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
@@ -20,7 +21,7 @@ def app(tiny_dirs, monkeypatch) -> AppTest:
     monkeypatch.setenv("PDLAB_MODEL", str(tiny_dirs["llama-4k"]))
     at = AppTest.from_file(APP, default_timeout=180)
     at.run()
-    at.switch_page("views/memory.py").run()
+    at.switch_page(page_file("memory")).run()
     assert not at.exception, [e.value for e in at.exception]
     return at
 
@@ -172,7 +173,7 @@ def test_predictor_works_when_no_model_loads(monkeypatch, tmp_path):
     monkeypatch.setenv("PDLAB_MODEL", str(tmp_path / "no-such-model"))
     at = AppTest.from_file(APP, default_timeout=60)
     at.run()
-    at.switch_page("views/memory.py").run()
+    at.switch_page(page_file("memory")).run()
     assert not at.exception and any("not found" in e for e in errors(at)), errors(at)
     assert "Predicted prefill peak, LLaMA-7B, L = 10,000, 2 bytes per value" in charts(at)
     assert sum("pick one that loads in the sidebar" in i.value for i in at.info) == 3
@@ -193,8 +194,8 @@ def test_settings_and_results_survive_a_visit_to_another_page(app):
     at = at.toggle(key="mem_with_weights").set_value(True).run()
     assert not at.exception and not errors(at)
     sweep, heat = at.session_state["mem_sweep"], at.session_state["mem_heat_result"]
-    at.switch_page("views/playground.py").run()
-    at.switch_page("views/memory.py").run()
+    at.switch_page(page_file("playground")).run()
+    at.switch_page(page_file("memory")).run()
     assert not at.exception and not errors(at)
     assert at.selectbox(key="mem_fit_model").value == "Llama-3-70B"
     assert at.selectbox(key="mem_fit_dtype").value == "bfloat16" and at.number_input(key="mem_fit_L").value == 4000

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from app_pages import page_file
 from tests.figure_checks import charts
 from ui.run_state import RunStatus
 from ui.theme import MIB
@@ -179,8 +180,8 @@ def test_settings_and_result_survive_a_visit_to_another_page(app):
     result = at.session_state["pg_result"]
     at = at.select_slider(key="pg_speed").set_value(2).run()
     at = at.selectbox(key="pg_heat_head").set_value(1).run()
-    at.switch_page("views/memory.py").run()
-    at.switch_page("views/playground.py").run()
+    at.switch_page(page_file("memory")).run()
+    at.switch_page(page_file("playground")).run()
     assert not at.exception and not errors(at)
     assert at.text_area(key="pg_prompt").value == "Count to five"
     assert at.number_input(key="pg_max_new").value == 4 and at.radio(key="pg_attention").value == "eager"

@@ -9,11 +9,12 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from engine.hardware import CACHE_ENV
+from app_pages import page_file
+from lab.hardware import CACHE_ENV
 from tests.figure_checks import charts
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
-PAGE = "views/roofline.py"
+PAGE = page_file("roofline")
 
 
 @pytest.fixture(scope="module")

@@ -9,12 +9,13 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from engine.workload import summarize
+from app_pages import page_file
+from app_pages.serving.run import ServingStatus
+from lab.workload import summarize
 from tests.figure_checks import charts
-from ui.serving_run import ServingStatus
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
-PAGE = "views/serving.py"
+PAGE = page_file("serving")
 HOL = {"num_streams": 3, "long_prompt": 160, "stream_output": 10, "long_arrival_s": 0.0}
 
 
@@ -234,7 +235,7 @@ def test_settings_and_result_survive_a_visit_to_another_page(app):
     at = set_params(at, "shared-prefix", num_requests=3)
     at = at.radio(key="sv_preset").set_value("head-of-line").run()
     at = run_hol(at)
-    at.switch_page("views/playground.py").run()
+    at.switch_page(page_file("playground")).run()
     at.switch_page(PAGE).run()
     assert not at.exception
     assert at.radio(key="sv_preset").value == "head-of-line"

@@ -9,9 +9,9 @@ from urllib.parse import parse_qsl, urlsplit
 
 import pytest
 
+from app_pages.playground.share_link import parse_link
+from app_pages.playground.trace_file import dump_run
 from tests.test_app_playground import charts, errors, html_bodies, new_app, run
-from ui.share_link import parse_link
-from ui.trace_file import dump_run
 
 
 @pytest.fixture

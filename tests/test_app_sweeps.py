@@ -7,10 +7,11 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from app_pages import page_file
 from tests.figure_checks import charts
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
-PAGE = "views/sweeps.py"
+PAGE = page_file("sweeps")
 
 
 @pytest.fixture
@@ -75,7 +76,7 @@ def test_bad_input(app, Ls, Ns, expected):
 
 
 def test_stopped_sweep_keeps_its_points(app):
-    from engine.sweeps import SweepResult, SweepSettings
+    from lab.sweeps import SweepResult, SweepSettings
     done = sweep(app, repeats=1).session_state["sw_result"]
     partial = SweepResult(done.model, done.settings, done.prompt_points[:1], [], complete=False)
     app.session_state["sw_result"] = partial
@@ -94,7 +95,7 @@ def test_language_and_page_visits(app):
     table = next(d.value for d in at.table if "结论" in d.value.columns)
     assert all(v.split(" ", 1)[1] in ("成立", "大致成立", "不成立") for v in table["结论"])
     assert "TTFT 与预填充步耗时随提示长度的变化" in charts(at)
-    at.switch_page("views/serving.py").run()
+    at.switch_page(page_file("serving")).run()
     at.switch_page(PAGE).run()
     assert not at.exception and at.text_input(key="sw_Ls").value == "8, 16, 32"
     assert at.session_state["sw_result"].complete

@@ -7,8 +7,8 @@ import re
 import pytest
 
 from tests.browser_utils import (ARTIFACTS, RUN_BUTTON, click_and_wait, exception_boxes, final_chip_labels,
-                                 launch_chromium, live_record, open_app, open_tab, press_and_wait,
-                                 require_chromium, serve, set_number, set_prompt, wait_idle, watch_live)
+                                 launch_chromium, live_record, open_app, open_tab, press_and_wait, require_chromium,
+                                 serve, set_number, set_prompt, wait_idle, watch_live)
 
 XSS = ["<script>alert(1)</script>", "<img src=x onerror=alert(1)>"]
 

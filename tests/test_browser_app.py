@@ -8,13 +8,16 @@ import re
 
 import pytest
 
-from tests.browser_utils import (ARTIFACTS, RUN_BUTTON, choose, chosen, click_and_wait, edit_grid_cell,
-                                 exception_boxes, grid_cell, launch_chromium, open_app, open_page, open_tab,
-                                 press_and_wait, require_chromium, serve, set_number, set_prompt, wait_idle)
-from ui.i18n import t
+from tests.browser_utils import (ARTIFACTS, RUN_BUTTON, choose, chosen, click_and_wait, edit_grid_cell, exception_boxes,
+                                 grid_cell, launch_chromium, open_app, open_page, open_tab, press_and_wait,
+                                 require_chromium, serve, set_number, set_prompt, wait_idle)
+from app_pages import PAGES
+from tests.text_support import t
 
-PLAYGROUND, MEMORY, COMPLEXITY, SERVING = range(4)  # the order of st.navigation in app.py
+PLAYGROUND, MEMORY, COMPLEXITY, SERVING = range(4)  # the order of app_pages.PAGES
 TITLES = ("pg_title", "mem_title", "cx_title", "sv_title")
+PAGE_TITLES = {"playground": "pg_title", "memory": "mem_title", "complexity": "cx_title", "serving": "sv_title",
+               "compare": "cmp_title", "roofline": "rf_title", "sweeps": "sw_title", "claims": "cl_title"}
 
 require_chromium()
 
@@ -58,6 +61,19 @@ def test_every_page_opens_without_an_exception_box(page):
         assert title_of(page) == t(TITLES[index], "en")
         assert exception_boxes(page) == 0 and page.locator('[data-testid="stAlert"]').filter(
             has_text="went wrong").count() == 0, f"page {index}"
+
+
+def test_every_url_opens_its_page(browser, server):
+    """Share links and bookmarks use the URLs: the root and each page's url_path open that page."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1100})
+    pg = context.new_page()
+    for path, name in [("", "playground"), *((p.url_path, p.name) for p in PAGES)]:
+        pg.goto(f"http://127.0.0.1:{server}/{path}", wait_until="domcontentloaded")
+        pg.locator("h1").first.wait_for(timeout=180_000)
+        wait_idle(pg, 180_000)
+        assert title_of(pg) == t(PAGE_TITLES[name], "en"), f"/{path}"
+        assert exception_boxes(pg) == 0, f"/{path}"
+    context.close()
 
 
 def _shown(page, key: str, tab: str | None = None):

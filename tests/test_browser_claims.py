@@ -44,7 +44,7 @@ def test_tiny_sweep_shows_progress_verdicts_and_charts(page):
     click_and_wait(page, page.get_by_role("button", name="Run sweeps"), 180_000)
     progress = page.evaluate("() => window.__progress")
     assert progress["seen"], "no progress bar while the sweep ran"
-    assert page.get_by_text("Done: 8 requests").first.is_visible()
+    page.get_by_text("Done: 8 requests").first.wait_for(state="visible", timeout=30_000)  # drawn once the run ends
     page.locator(".js-plotly-plot .main-svg").first.wait_for(timeout=20_000)
     assert page.locator('[data-testid="stPlotlyChart"]').count() == 4
     assert page.get_by_text("TTFT and prefill step time against prompt length").first.is_visible()

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.hardware import CACHE_ENV
+from lab.hardware import CACHE_ENV
 from tests.browser_utils import (ARTIFACTS, PROGRESS_OBSERVER_JS, click_and_wait, exception_boxes, launch_chromium,
                                  open_tab, require_chromium, serve, wait_idle)
 

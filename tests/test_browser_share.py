@@ -11,8 +11,8 @@ from urllib.parse import quote
 import pytest
 
 from tests.browser_utils import (ARTIFACTS, RUN_BUTTON, act_and_wait, chosen, click_and_wait, exception_boxes,
-                                 final_chip_labels, launch_chromium, live_record, open_app, open_tab,
-                                 press_and_wait, require_chromium, serve, set_number, set_prompt, watch_live)
+                                 final_chip_labels, launch_chromium, live_record, open_app, open_tab, press_and_wait,
+                                 require_chromium, serve, set_number, set_prompt, watch_live)
 
 PROMPT = "<script>alert(1)</script> Why is the sky blue?"
 MAX_NEW = 8

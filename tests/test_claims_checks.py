@@ -1,4 +1,4 @@
-"""Every claim check (engine/claims*.py) tested both ways: "holds" on real engine data where the claim
+"""Every claim check (lab/claims*.py) tested both ways: "holds" on real engine data where the claim
 holds, and not "holds" on a hand-made trace or measurement where it fails; and every verdict's
 explanation fills in, in both languages."""
 from __future__ import annotations
@@ -7,15 +7,16 @@ from pathlib import Path
 
 import pytest
 
-from engine.claims import CLAIM_IDS, CLAIM_PAGES, check_all, doc_worked_shapes_match
-from engine.claims_hardware import StepUse, c3_check, c7_check, c11_check, c19_check, c20_check
-from engine.claims_measure import ClaimSettings, measure_all, measure_run_a, ClaimData
-from engine.claims_scaling import (c13_check, c14_check, c15_check, c16_check, c21_check, c22_check,
-                                   uncached_attention_exponent)
-from engine.claims_shapes import c1_check, c2_check, c5_check, c6_check, c10_check, c12_check, c23_check
+from app_pages import page_file
 from engine.config import PRESETS
 from engine.trace import LayerShapes, SeqStep, StepRecord
-from engine.verdicts import FAILS, HOLDS, ROUGHLY, UNMEASURABLE, VERDICTS
+from lab.claims import CLAIM_IDS, CLAIM_PAGES, check_all, doc_worked_shapes_match
+from lab.claims_hardware import StepUse, c3_check, c7_check, c11_check, c19_check, c20_check
+from lab.claims_measure import ClaimData, ClaimSettings, measure_all, measure_run_a
+from lab.claims_scaling import (c13_check, c14_check, c15_check, c16_check, c21_check, c22_check,
+                                uncached_attention_exponent)
+from lab.claims_shapes import c1_check, c2_check, c5_check, c6_check, c10_check, c12_check, c23_check
+from lab.verdicts import FAILS, HOLDS, ROUGHLY, UNMEASURABLE, VERDICTS
 from ui.claims_verdicts import explanation
 
 LLAMA = PRESETS["LLaMA-7B"]
@@ -52,8 +53,8 @@ def bundled_run_a(bundled) -> ClaimData:
 def test_all_claims_get_a_verdict_and_an_explanation(tiny_data):
     verdicts = check_all(tiny_data)
     assert list(verdicts) == CLAIM_IDS and set(CLAIM_PAGES) == set(CLAIM_IDS)
-    views = Path(__file__).resolve().parent.parent / "views"
-    assert all((views / f"{page}.py").exists() for page in CLAIM_PAGES.values())  # every link leads somewhere
+    root = Path(__file__).resolve().parent.parent
+    assert all((root / page_file(page)).exists() for page in CLAIM_PAGES.values())  # every link leads somewhere
     for v in verdicts.values():
         assert v.verdict in VERDICTS
         for lang in ("en", "zh"):
@@ -195,10 +196,12 @@ def test_strings_of_both_pages():
     import importlib
     import re
     from pathlib import Path
-    mine = ["strings_sweeps", "strings_claims", "strings_claims_why"]
-    tables = {m: importlib.import_module(f"ui.{m}").STRINGS for m in mine}
-    others = [importlib.import_module(f"ui.{p.stem}").STRINGS for p in Path("ui").glob("strings_*.py")
-              if p.stem not in mine]
+    mine = ["app_pages.sweeps.strings", "app_pages.claims.strings", "lab.verdict_texts"]
+    tables = {m: getattr(importlib.import_module(m), "STRINGS", None) or importlib.import_module(m).VERDICT_TEXTS
+              for m in mine}
+    others = [importlib.import_module(f"ui.{p.stem}").STRINGS for p in Path("ui").glob("strings_*.py")]
+    others += [importlib.import_module(f"app_pages.{p.parent.name}.strings").STRINGS
+               for p in Path("app_pages").glob("*/strings.py") if f"app_pages.{p.parent.name}.strings" not in mine]
     for table in tables.values():
         for key, (en, zh) in table.items():
             assert en.strip() and zh.strip(), key
@@ -207,4 +210,4 @@ def test_strings_of_both_pages():
     keys = [k for table in tables.values() for k in table]
     assert len(keys) == len(set(keys))
     for claim in CLAIM_IDS:
-        assert f"claim_{claim}" in tables["strings_claims"]
+        assert f"claim_{claim}" in tables["app_pages.claims.strings"]

@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 from engine.config import PRESETS, ModelConfig
-from engine.complexity import (crossover_context, fit_exponent, run_with_and_without_cache, shape_table,
-                               step_flops_split, theory_sums)
+from lab.complexity import (crossover_context, fit_exponent, run_with_and_without_cache, shape_table, step_flops_split,
+                            theory_sums)
 
 TINY = ModelConfig(name="t", num_layers=2, hidden_size=8, num_heads=2, num_kv_heads=1, head_dim=4, ffn_size=16,
                    vocab_size=10, max_position=64)

@@ -6,7 +6,7 @@ from transformers import AutoModelForCausalLM
 
 from engine import load_model
 from engine.config import PRESETS
-from engine.memory_lab import engine_loop, measure_prefill_memory, naive_hf_loop, predict_fit, score_bytes
+from lab.memory_lab import engine_loop, measure_prefill_memory, naive_hf_loop, predict_fit, score_bytes
 
 
 def test_llama7b_fp16_at_10k_tokens_by_hand():

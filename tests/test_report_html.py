@@ -7,10 +7,10 @@ import re
 
 import pytest
 
+from app_pages.playground.report import report_html
+from app_pages.playground.report_figures import run_figures
+from app_pages.playground.report_replay import replay_data
 from tests.ui_support import run_to_end
-from ui.report_figures import run_figures
-from ui.report_html import report_html
-from ui.report_replay import replay_data
 
 XSS = ["<script>alert(1)</script>", "<img src=x onerror=alert(1)>", "</script><!-- & \u2028"]
 

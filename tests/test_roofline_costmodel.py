@@ -26,9 +26,9 @@ import json
 import pytest
 
 from engine.config import PRESETS
-from engine.costmodel import (attainable_flops_per_s, decode_cost, layer_weight_bytes, prefill_cost,
-                              ridge_intensity, utilisation)
-from engine.projection import GPU_PRESETS, kv_capacity, predict_tpot, predict_ttft
+from engine.costmodel import (attainable_flops_per_s, decode_cost, layer_weight_bytes, prefill_cost, ridge_intensity,
+                              utilisation)
+from lab.projection import GPU_PRESETS, kv_capacity, predict_tpot, predict_ttft
 
 LLAMA = PRESETS["LLaMA-7B"]
 WEIGHT_READ = 13_214_687_232
@@ -111,7 +111,7 @@ def test_kv_capacity_mha_vs_gqa_by_hand():
 
 
 def test_hardware_cache_is_keyed_by_machine(tmp_path, monkeypatch):
-    from engine import hardware
+    from lab import hardware
     monkeypatch.setenv(hardware.CACHE_ENV, str(tmp_path / "hw.json"))
     calls = []
 
@@ -134,7 +134,7 @@ def test_hardware_cache_is_keyed_by_machine(tmp_path, monkeypatch):
 
 
 def test_engine_roofline_run_on_tiny(tiny):
-    from engine.roofline import run_roofline, summarise
+    from lab.roofline import run_roofline, summarise
     points = run_roofline(tiny.model, tiny.tokenizer, list(range(10, 22)), [1, 2], 3)
     assert [(p.batch, p.phase) for p in points] == [(1, "prefill")] + [(1, "decode")] * 3 + \
         [(2, "prefill")] + [(2, "decode")] * 3

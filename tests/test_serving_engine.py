@@ -113,7 +113,7 @@ def test_step_records_show_cached_free_blocks(tiny):
 
 
 def test_run_workload_reports_each_request_as_it_enters(tiny):
-    from engine.workload import RequestSpec, run_workload
+    from lab.workload import RequestSpec, run_workload
     specs = [RequestSpec(0.0, PROMPTS[0], 3, "a"), RequestSpec(0.05, PROMPTS[2], 3, "b")]
     added = []
     trace, labels = run_workload(tiny.model, tiny.tokenizer, specs, EngineConfig(probe_memory=False),

@@ -1,12 +1,12 @@
-"""Sweeps (engine/sweeps.py) and the C4, C8, C9, C18 verdict rules, each tested both ways: on numbers
+"""Sweeps (lab/sweeps.py) and the C4, C8, C9, C18 verdict rules, each tested both ways: on numbers
 measured on the bundled model where the claim holds, and on hand-made numbers where it does not."""
 from __future__ import annotations
 
 import pytest
 
-from engine.sweep_verdicts import c4_verdict, c8_verdict, c9_verdict, c18_verdict, sweep_verdicts
-from engine.sweeps import SweepSettings, run_sweep
-from engine.verdicts import FAILS, HOLDS, ROUGHLY, Spread
+from lab.sweep_verdicts import c4_verdict, c8_verdict, c9_verdict, c18_verdict, sweep_verdicts
+from lab.sweeps import SweepSettings, run_sweep
+from lab.verdicts import FAILS, HOLDS, ROUGHLY, Spread
 from ui.claims_verdicts import explanation
 
 # Medians measured on the bundled SmolLM2-135M (float32, 2 CPU cores, 3 repeats) by bench/claims.py,
@@ -61,8 +61,8 @@ def test_c18_both_ways():
 
 
 def test_c8_is_judged_per_request():
-    from engine.sweep_verdicts import c8_median_request
-    from engine.sweeps import SweepPoint
+    from lab.sweep_verdicts import c8_median_request
+    from lab.sweeps import SweepPoint
     fast = [17.5] * 30
     slow = [64.0] * 30  # a whole repeat slowed by the machine: even, just slower
     points = [SweepPoint(64, 31, r, 50.0, sum(g) / len(g), 0.0, 50.0, g, []) for r, g in enumerate([fast, fast, slow])]
@@ -73,7 +73,7 @@ def test_c8_is_judged_per_request():
 
 
 def test_noisy_points():
-    from engine.sweeps import SweepPoint, SweepResult
+    from lab.sweeps import SweepPoint, SweepResult
 
     def point(L, r, ttft, tpot):
         return SweepPoint(L, 16, r, ttft, tpot, 0.0, ttft, [], [])

@@ -10,13 +10,13 @@ import json
 import numpy as np
 import pytest
 
+from app_pages.playground.report_figures import heatmap_figure, run_figures
+from app_pages.playground.step_table import step_table, worked_example_md
+from app_pages.playground.trace_file import ATTENTION_MAX_BYTES, dump_run, encode_attention, kept_layers, load_run
 from engine import Engine, EngineConfig, SamplingParams
-from engine.trace_io import dump_trace, load_trace
+from lab.trace_io import dump_trace, load_trace
 from tests.ui_support import run_to_end
 from ui.chips import chips_html
-from ui.report_figures import heatmap_figure, run_figures
-from ui.step_table import step_table, worked_example_md
-from ui.trace_file import ATTENTION_MAX_BYTES, dump_run, encode_attention, kept_layers, load_run
 
 
 @pytest.fixture(scope="module")

@@ -6,10 +6,10 @@ import dataclasses
 
 import pytest
 
+from app_pages.compare.metrics import ColumnSummary, biggest_differences, column_name, differences, fmt_ratio, summarise
+from app_pages.compare.replay import step_at
+from app_pages.compare.state import ColumnOutcome, ColumnSettings, CompareResult, CompareStatus, mark_interrupted
 from tests.ui_support import run_to_end
-from ui.compare_metrics import ColumnSummary, biggest_differences, column_name, differences, fmt_ratio, summarise
-from ui.compare_replay import step_at
-from ui.compare_state import ColumnOutcome, ColumnSettings, CompareResult, CompareStatus, mark_interrupted
 from ui.run_state import RunSettings, RunStatus
 
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.complexity import run_with_and_without_cache, step_flops_split
+from app_pages.complexity.figures import (GIGA, crossover_figure, cumulative_figure, exponent_figure, step_flops_figure,
+                                          step_time_figure)
+from app_pages.complexity.table import matches_document, shape_frame, walkthrough_md, worked_rows
 from engine.config import PRESETS, ModelConfig
-from ui.complexity_math import (apparent_exponent, crossover_rows, exponent, first_n_above, fit_steps,
-                                measured_exponents, prompt_of_length, scaled_theory, total_flops)
-from ui.complexity_table import matches_document, shape_frame, walkthrough_md, worked_rows
-from ui.figures_complexity import (GIGA, crossover_figure, cumulative_figure, exponent_figure, step_flops_figure,
-                                   step_time_figure)
+from lab.complexity import run_with_and_without_cache, step_flops_split
+from lab.complexity_math import (apparent_exponent, crossover_rows, exponent, first_n_above, fit_steps,
+                                 measured_exponents, prompt_of_length, scaled_theory, total_flops)
 
 TINY = ModelConfig(name="t", num_layers=2, hidden_size=8, num_heads=2, num_kv_heads=1, head_dim=4, ffn_size=16,
                    vocab_size=10, max_position=64)

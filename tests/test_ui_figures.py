@@ -8,10 +8,10 @@ import math
 import numpy as np
 import pytest
 
+from app_pages.playground.figures import latency_figure, memory_figure, step_time_figure, time_share_figure
 from tests.ui_support import run_to_end
 from ui.figures_attention import attention_heatmap, attention_matrix, shapes_figure
 from ui.figures_kv import kv_bytes_figure, kv_formula, kv_steps, kv_tokens_figure
-from ui.figures_time import latency_figure, memory_figure, step_time_figure, time_share_figure
 from ui.run_state import RunStatus
 from ui.theme import KIB, MIB
 

@@ -7,15 +7,15 @@ import math
 
 import pytest
 
+from app_pages.serving.blocks import owner_grid, pool_figure, sampled_steps, waste_series, waste_share
+from app_pages.serving.figures import composition_figure, gantt_figure, mark_step
+from app_pages.serving.metrics import groups, label_group, metrics_table, request_table, same_outputs
+from app_pages.serving.run import ServingSettings, run_policy
+from app_pages.serving.timeline import batch_rows, request_segments, step_totals
+from app_pages.serving.workload import (CUSTOM_ROWS, PARAMS, build_custom, build_preset, check_workload, param_values,
+                                        pool_needs)
 from engine import Engine
-from engine.workload import summarize
-from ui.figures_serving import composition_figure, gantt_figure, mark_step
-from ui.serving_blocks import owner_grid, pool_figure, sampled_steps, waste_series, waste_share
-from ui.serving_metrics import groups, label_group, metrics_table, request_table, same_outputs
-from ui.serving_run import ServingSettings, run_policy
-from ui.serving_timeline import batch_rows, request_segments, step_totals
-from ui.serving_workload import (CUSTOM_ROWS, PARAMS, build_custom, build_preset, check_workload, param_values,
-                                 pool_needs)
+from lab.workload import summarize
 
 HOL = dict(num_streams=3, long_prompt=160, stream_output=10, long_arrival_s=0.0)
 XSS = "<img src=x onerror=alert(1)>"

@@ -1,14 +1,17 @@
 """Text the app shows: the strings table, token chips and their escaping, the C12 step table."""
 from __future__ import annotations
 
+import importlib
 import string
 
 import pytest
 
+from app_pages import PAGES
+from app_pages.playground.step_table import produced_labels, step_table, worked_example_md
+from app_pages.playground.strings import t
 from tests.ui_support import run_to_end
 from ui.chips import chips_html
-from ui.i18n import LANGS, STRINGS, t
-from ui.step_table import produced_labels, step_table, worked_example_md
+from ui.i18n import LANGS, STRINGS, page_translator
 from ui.text import md_escape, quoted
 from ui.tokens import piece_for, piece_text
 
@@ -19,22 +22,41 @@ def fields(template: str) -> set[str]:
     return {name for _, name, _, _ in string.Formatter().parse(template) if name}
 
 
-@pytest.mark.parametrize("key", sorted(STRINGS))
-def test_every_string_has_both_languages_with_the_same_fields(key):
-    en, zh = STRINGS[key]
+def all_tables() -> dict[str, dict[str, tuple[str, str]]]:
+    """Every strings table by its module: the shared ones (ui/, lab/) and each page's own."""
+    from lab import verdict_texts
+    from ui import strings_common, strings_kit
+    tables = {m.__name__: m.STRINGS for m in (strings_common, strings_kit)}
+    tables["lab.verdict_texts"] = verdict_texts.VERDICT_TEXTS
+    for p in PAGES:
+        module = importlib.import_module(f"app_pages.{p.name}.strings")
+        tables[module.__name__] = module.STRINGS
+    return tables
+
+
+ALL_STRINGS = [(name, key, pair) for name, table in all_tables().items() for key, pair in table.items()]
+
+
+@pytest.mark.parametrize("table, key, pair", ALL_STRINGS, ids=[f"{n}:{k}" for n, k, _ in ALL_STRINGS])
+def test_every_string_has_both_languages_with_the_same_fields(table, key, pair):
+    en, zh = pair
     assert en.strip() and zh.strip()
-    assert fields(en) == fields(zh), f"{key}: the two languages fill in different values"
+    assert fields(en) == fields(zh), f"{table} {key}: the two languages fill in different values"
 
 
 def test_no_key_is_defined_in_two_tables():
-    """The tables are merged into one dict: a key in two of them silently shows the other page's text."""
-    from ui import strings_common, strings_complexity, strings_memory, strings_playground, strings_serving
-    tables = [strings_common, strings_complexity, strings_memory, strings_playground, strings_serving]
+    """A page looks in its own table, then the shared ones: a key in two tables would show the wrong text."""
     seen: dict[str, str] = {}
-    for module in tables:
-        for key in module.STRINGS:
-            assert key not in seen, f"{key} is in both {seen[key]} and {module.__name__}"
-            seen[key] = module.__name__
+    for name, table in all_tables().items():
+        for key in table:
+            assert key not in seen, f"{key} is in both {seen[key]} and {name}"
+            seen[key] = name
+    assert set(STRINGS) == {k for n, tb in all_tables().items() if not n.startswith("app_pages") for k in tb}
+
+
+def test_a_page_table_may_not_shadow_a_shared_key():
+    with pytest.raises(ValueError, match="repeat shared keys: lang_label"):
+        page_translator({"lang_label": ("Language", "语言")})
 
 
 def test_t_picks_the_language():

@@ -3,14 +3,17 @@ is re-sent after a language switch, and every settings widget keeps its value ac
 from __future__ import annotations
 
 import ast
+import importlib
 from pathlib import Path
 
 import pytest
 
-from ui.widget_state import TRANSLATED_WIDGETS
+from app_pages import translated_widgets
+from ui import replay
 
 ROOT = Path(__file__).resolve().parent.parent
-SOURCES = sorted((ROOT / "ui").glob("*.py")) + sorted((ROOT / "views").glob("*.py"))
+SOURCES = sorted((ROOT / "ui").glob("*.py")) + sorted((ROOT / "app_pages").glob("*/*.py"))
+TRANSLATED_WIDGETS = (*replay.TRANSLATED, *translated_widgets())  # what app.py re-sends
 CHOICE_WIDGETS = {"radio", "selectbox", "select_slider", "segmented_control", "pills", "multiselect"}
 SETTINGS_WIDGETS = CHOICE_WIDGETS | {"slider", "number_input", "text_input", "text_area", "toggle", "checkbox"}
 STABLE_LABELS = {"lang", "model_spec"}  # the sidebar's labels read the same in every language
@@ -26,33 +29,45 @@ def widget_calls(path: Path) -> list[tuple[str, dict[str, ast.expr]]]:
     return calls
 
 
+def key_value(path: Path, node: ast.expr | None) -> str | None:
+    """A key written as a literal, or as `keys.NAME` of the page's keys.py (None: made at run time)."""
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "keys":
+        value = getattr(importlib.import_module(f"app_pages.{path.parent.name}.keys"), node.attr)
+        return value if isinstance(value, str) else None  # keys.column(...) and the like: made at run time
+    return None
+
+
 def constant_keys(sources: list[Path]) -> set[str]:
-    """Every string literal passed as a widget key, or to a helper that takes one (sv_tl_run, ...)."""
+    """Every key written in the code: a string literal, or a name of a page's keys.py that is used."""
     found = set()
     for path in sources:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Constant) and isinstance(node.value, str):
                 found.add(node.value)
+            elif isinstance(node, ast.Attribute):
+                found.add(key_value(path, node) or "")
     return found
 
 
 def test_every_translated_key_exists_in_the_app():
     missing = set(TRANSLATED_WIDGETS) - constant_keys(SOURCES)
-    assert not missing, f"keys listed in ui/widget_state.py but drawn nowhere: {missing}"
+    assert not missing, f"keys listed as TRANSLATED but drawn nowhere: {missing}"
 
 
-@pytest.mark.parametrize("path", SOURCES, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_choice_widgets_with_formatted_labels_are_resent(path):
     """A format_func makes the browser hold a label; unless that label never changes, the key must
     be in TRANSLATED_WIDGETS (a key passed in as a variable is covered by the test above)."""
     for name, kw in widget_calls(path):
-        key = kw.get("key")
-        if name in CHOICE_WIDGETS and "format_func" in kw and isinstance(key, ast.Constant):
-            assert key.value in TRANSLATED_WIDGETS or key.value in STABLE_LABELS, \
-                f"{path.name}: {name}(key={key.value!r}) has formatted labels but is not re-sent on a language switch"
+        key = key_value(path, kw.get("key"))
+        if name in CHOICE_WIDGETS and "format_func" in kw and key is not None:
+            assert key in TRANSLATED_WIDGETS or key in STABLE_LABELS, \
+                f"{path.name}: {name}(key={key!r}) has formatted labels but is not re-sent on a language switch"
 
 
-@pytest.mark.parametrize("path", [p for p in SOURCES if p.name not in FRAME], ids=lambda p: p.name)
+@pytest.mark.parametrize("path", [p for p in SOURCES if p.name not in FRAME], ids=lambda p: str(p.relative_to(ROOT)))
 def test_every_settings_widget_is_kept_across_page_visits(path):
     for name, kw in widget_calls(path):
         keep = kw.get("persist_state")

@@ -1,8 +1,8 @@
 """Helpers for the UI tests: real runs of a tiny model through the same code path the page uses."""
 from __future__ import annotations
 
+from ui.run_driver import run_steps, start_run
 from ui.run_state import RunResult, RunSettings
-from ui.runner import run_steps, start_run
 
 
 def run_to_end(bundle, **settings) -> RunResult:

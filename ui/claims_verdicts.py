@@ -1,11 +1,11 @@
 """Verdicts as the sweeps and claims pages show them: a mark and a word, and the sentence with the
-measured numbers filled in (the explanation templates live in ui/strings_sweeps.py and
-ui/strings_claims.py, keyed by Verdict.reason)."""
+measured numbers filled in (the explanation templates live in lab/verdict_texts.py, keyed by
+Verdict.reason)."""
 from __future__ import annotations
 
 import pandas as pd
 
-from engine.verdicts import FAILS, HOLDS, ROUGHLY, SHOWN, UNMEASURABLE, Verdict
+from lab.verdicts import FAILS, HOLDS, ROUGHLY, SHOWN, UNMEASURABLE, Verdict, explain
 from ui.i18n import t
 
 MARKS = {HOLDS: "✓", ROUGHLY: "≈", FAILS: "✗", UNMEASURABLE: "–", SHOWN: "→"}
@@ -16,7 +16,7 @@ def verdict_label(v: Verdict, lang: str) -> str:
 
 
 def explanation(v: Verdict, lang: str) -> str:
-    return t(v.reason, lang, **v.numbers) if v.numbers else t(v.reason, lang)
+    return explain(v, lang)
 
 
 def sweep_frame(verdicts: list[Verdict], lang: str) -> pd.DataFrame:

@@ -1,29 +1,26 @@
-"""UI text in English and Simplified Chinese, from one strings table every page uses.
+"""UI text in English and Simplified Chinese.
 
     t("run")                    -> "Run" or "运行", in the language picked in the sidebar
     t("live_status", lang, step=3, ...)  -> the template filled with str.format
 
-Tables live in ui/strings_*.py as {key: (english, chinese)}; a missing key is a bug (KeyError),
-and a test checks that every key has both languages.
+Shared tables live here in ui/ (strings_common.py: the frame; strings_kit.py: the kit several pages
+use) and in lab/verdict_texts.py (the verdicts' explanations). Each page keeps its own table in
+app_pages/<page>/strings.py, with a `t` made by `page_translator` that looks there first, then here.
+A missing key is a bug (KeyError); a page key that is also a shared one is refused at import, and a
+test checks that every key has both languages.
 """
 from __future__ import annotations
 
+from typing import Callable
+
+from lab.verdict_texts import VERDICT_TEXTS
 from ui.strings_common import STRINGS as _COMMON
-from ui.strings_compare import STRINGS as _COMPARE
-from ui.strings_complexity import STRINGS as _COMPLEXITY
-from ui.strings_memory import STRINGS as _MEMORY
-from ui.strings_playground import STRINGS as _PLAYGROUND
-from ui.strings_roofline import STRINGS as _ROOFLINE
-from ui.strings_serving import STRINGS as _SERVING
-from ui.strings_share import STRINGS as _SHARE
-from ui.strings_sweeps import STRINGS as _SWEEPS
-from ui.strings_claims import STRINGS as _CLAIMS
-from ui.strings_claims_why import STRINGS as _CLAIMS_WHY
+from ui.strings_kit import STRINGS as _KIT
 
 LANGS = {"en": "English", "zh": "简体中文"}
-STRINGS: dict[str, tuple[str, str]] = {**_COMMON, **_PLAYGROUND, **_MEMORY, **_COMPLEXITY, **_SERVING,
-                                   **_COMPARE, **_SHARE, **_ROOFLINE, **_SWEEPS, **_CLAIMS, **_CLAIMS_WHY}
+STRINGS: dict[str, tuple[str, str]] = {**_COMMON, **_KIT, **VERDICT_TEXTS}
 _INDEX = {"en": 0, "zh": 1}
+Translator = Callable[..., str]
 
 
 def current_lang() -> str:
@@ -36,6 +33,22 @@ def current_lang() -> str:
     return lang if lang in LANGS else "en"
 
 
-def t(key: str, lang: str | None = None, **values) -> str:
-    text = STRINGS[key][_INDEX[lang or current_lang()]]
+def _say(pair: tuple[str, str], lang: str | None, values: dict) -> str:
+    text = pair[_INDEX[lang or current_lang()]]
     return text.format(**values) if values else text
+
+
+def t(key: str, lang: str | None = None, **values) -> str:
+    """A shared string (the frame's, the kit's, a verdict's)."""
+    return _say(STRINGS[key], lang, values)
+
+
+def page_translator(page_strings: dict[str, tuple[str, str]]) -> Translator:
+    """The `t` of one page: its own table first, then the shared ones."""
+    clash = sorted(page_strings.keys() & STRINGS.keys())
+    if clash:
+        raise ValueError(f"Page strings repeat shared keys: {', '.join(clash)}.")
+
+    def page_t(key: str, lang: str | None = None, **values) -> str:
+        return _say(page_strings[key] if key in page_strings else STRINGS[key], lang, values)
+    return page_t

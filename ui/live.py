@@ -20,10 +20,12 @@ from ui.errors import error_message, show_error
 from ui.i18n import t
 from ui.live_html import live_html
 from ui.models import ModelRegistry
+from ui.replay import STEP_KEY as REPLAY_STEP_KEY
+from ui.run_driver import run_steps, start_run
 from ui.run_state import RunResult, RunSettings, RunStatus
-from ui.runner import run_steps, start_run
 
 RUN_KEY = "pg_result"
+STOP_KEY = "pg_stop"
 REDRAW_ENV = "PDLAB_LIVE_REDRAW_S"
 DEFAULT_REDRAW_S = 0.25
 
@@ -46,9 +48,9 @@ def run_live(bundle, settings: RunSettings, registry: ModelRegistry, slot, lang:
             show_error(exc, lang)
         return None
     st.session_state[RUN_KEY] = result
-    st.session_state.pop("pg_replay_step", None)  # a new run replays from its own end
+    st.session_state.pop(REPLAY_STEP_KEY, None)  # a new run replays from its own end
     with slot.container(border=True):
-        st.button(t("stop", lang), key="pg_stop", icon=":material/stop_circle:")
+        st.button(t("stop", lang), key=STOP_KEY, icon=":material/stop_circle:")
         view = st.empty()
         st.html(legend_html(lang))
     view.html(live_html(result, lang))

@@ -11,9 +11,8 @@ from contextlib import nullcontext
 from dataclasses import dataclass, field
 
 import streamlit as st
-import torch
 
-from engine.memory_lab import LeakPoint, engine_loop, naive_hf_loop
+from lab.memory_lab import LeakPoint, engine_loop, load_hf_model, naive_hf_loop
 from ui.i18n import t
 
 MAX_REQUESTS = 32
@@ -24,11 +23,8 @@ TOPICS = ["the sea", "a mountain", "bread", "the moon", "a river", "winter", "a 
 
 @st.cache_resource(show_spinner=False, max_entries=1)
 def hf_model(path: str):
-    """transformers' own model on the same safetensors folder (float32, CPU, offline)."""
-    from transformers import AutoModelForCausalLM
-    model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32)
-    model.eval()
-    return model
+    """transformers' own model on the same safetensors folder, once per server."""
+    return load_hf_model(path)
 
 
 def leak_prompts(n: int) -> list[str]:

@@ -13,6 +13,8 @@ from ui.widget_state import KEEP, seed
 
 STEP_KEY = "pg_replay_step"
 SPEED_KEY = "pg_speed"
+PLAY_KEY = "pg_play"
+TRANSLATED = (STEP_KEY, SPEED_KEY)  # their labels follow the language (ui/widget_state.py)
 SPEEDS = [1, 2, 4, 8, 16, 32]
 
 
@@ -37,7 +39,7 @@ def replay_panel(result: RunResult, lang: str) -> None:
         st.session_state[STEP_KEY] = frames[-1]
     seed({SPEED_KEY: 8})
     c1, c2 = st.columns([1, 3], vertical_alignment="bottom")
-    play = c1.button(t("replay_play", lang), key="pg_play", icon=":material/replay:")
+    play = c1.button(t("replay_play", lang), key=PLAY_KEY, icon=":material/replay:")
     speed = c2.select_slider(t("replay_speed", lang), options=SPEEDS, key=SPEED_KEY,
                              format_func=lambda v: t("replay_speed_fmt", lang, n=v), persist_state=KEEP)
     slider_box = st.container()

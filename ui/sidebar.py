@@ -11,6 +11,7 @@ from ui.i18n import LANGS, current_lang, t
 from ui.models import ModelChoice, default_model_spec
 
 CHOICE_KEY = "model_choice"
+SPEC_KEY, DTYPE_KEY = "model_spec", "model_dtype"  # the model box and the dtype box
 DTYPES = ["float32", "bfloat16", "float16"]
 HUB_SUGGESTIONS = ["HuggingFaceTB/SmolLM2-360M-Instruct", "Qwen/Qwen2.5-0.5B-Instruct"]
 
@@ -50,12 +51,12 @@ def render_sidebar() -> ModelChoice:
         st.subheader(t("model_header", lang))
         default = default_model_spec()
         options = list(dict.fromkeys([default, "bundled", *local_model_dirs(), *HUB_SUGGESTIONS]))
-        spec = st.selectbox(t("model_label", lang), options, key="model_spec", accept_new_options=True,
+        spec = st.selectbox(t("model_label", lang), options, key=SPEC_KEY, accept_new_options=True,
                             format_func=_label, help=t("model_help", lang))
         spec = _spec_of(spec, options)
         st.caption(t("model_caption", lang))
         c1, c2 = st.columns(2)
-        dtype = c1.selectbox(t("dtype_label", lang), DTYPES, key="model_dtype", help=t("dtype_help", lang))
+        dtype = c1.selectbox(t("dtype_label", lang), DTYPES, key=DTYPE_KEY, help=t("dtype_help", lang))
         device = c2.selectbox(t("device_label", lang), _devices(), key="model_device")
     choice = ModelChoice(spec=(spec or default).strip(), dtype=dtype, device=device)
     st.session_state[CHOICE_KEY] = choice

@@ -1,4 +1,5 @@
-"""Strings shared by every page: sidebar, model loading, errors, phases, axes. {key: (en, zh)}."""
+"""Strings of the frame, which every page shows: navigation, sidebar, model loading, errors, phases,
+and axes. {key: (en, zh)}; templates use str.format fields."""
 STRINGS: dict[str, tuple[str, str]] = {
     "lang_label": ("Language", "语言"),
     "nav_playground": ("Playground", "演练场"),
@@ -41,7 +42,6 @@ STRINGS: dict[str, tuple[str, str]] = {
     "axis_mib": ("MiB", "MiB"),
     "axis_kib_layer": ("KiB per layer", "每层 KiB"),
     "axis_ms": ("time (ms)", "时间（毫秒）"),
-    "axis_output_token": ("output token (#)", "输出 token（序号）"),
     "axis_elements": ("elements", "元素"),
     "axis_probability": ("probability", "概率"),
     "axis_key": ("key position: token", "键位置：token"),
@@ -49,4 +49,11 @@ STRINGS: dict[str, tuple[str, str]] = {
     "finish_eos": ("end-of-sequence token", "结束符（EOS）"),
     "finish_length": ("max_new_tokens reached", "达到 max_new_tokens"),
     "finish_none": ("—", "—"),
+    "nav_memory": ("Memory lab", "显存实验室"),
+    "nav_complexity": ("Complexity lab", "复杂度实验室"),
+    "nav_serving": ("Serving lab", "服务实验室"),
+    "nav_compare": ("Compare", "对比"),
+    "nav_roofline": ("Roofline lab", "屋顶线实验室"),
+    "nav_sweeps": ("Sweeps", "扫描实验"),
+    "nav_claims": ("Claims", "论断核查"),
 }

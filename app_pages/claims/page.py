@@ -1,0 +1,34 @@
+"""Claims: every claim C1-C23 of the source document with a live check on the loaded model, the
+numbers behind each verdict and a link to the page that shows it in depth."""
+import pandas  # noqa: F401  - before plotly (fresh-server import race)
+import streamlit as st
+
+from app_pages.claims import keys
+from app_pages.claims.panels import render_claims_list, render_result
+from app_pages.claims.run import banner, run_checks
+from app_pages.claims.strings import t
+from lab.claims_measure import ClaimSettings
+from ui.i18n import current_lang
+from ui.models import get_registry, load_for_page
+from ui.sidebar import CHOICE_KEY
+from ui.widget_state import KEEP
+
+lang = current_lang()
+st.title(t("cl_title", lang))
+st.markdown(t("cl_intro", lang))
+
+bundle = load_for_page(st.session_state[CHOICE_KEY], lang)
+if bundle is None:
+    st.stop()
+
+c1, c2 = st.columns([1, 3], vertical_alignment="center")
+clicked = c1.button(t("cl_run", lang), type="primary", key=keys.RUN, icon=":material/fact_check:")
+quick = c2.toggle(t("cl_quick", lang), key=keys.QUICK, help=t("cl_quick_help", lang), persist_state=KEEP)
+if clicked:
+    run_checks(bundle, get_registry(), lang, ClaimSettings.quick() if quick else ClaimSettings())
+result = banner(lang)
+if result is None:
+    st.info(t("cl_not_run", lang))
+    render_claims_list(lang)
+    st.stop()
+render_result(result.model, result.verdicts, lang, result.data.sweep.noisy_points())

@@ -1,0 +1,74 @@
+"""The claims page's result: a summary line, one table of all verdicts, then claim by claim the
+statement, the verdict, the measured numbers and a link to the page that shows it in depth."""
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from app_pages import BY_NAME, PageEntry
+from app_pages.claims import keys
+from app_pages.claims.strings import t
+from lab.claims import CLAIM_IDS, CLAIM_PAGES
+from lab.verdicts import FAILS, HOLDS, ROUGHLY, Verdict
+from ui.claims_verdicts import explanation, verdict_label
+from ui.text import md_literal
+
+
+def page_for(claim: str) -> PageEntry:
+    """The page that shows a claim in depth (lab/claims.py names it, app_pages.PAGES knows it)."""
+    return BY_NAME[CLAIM_PAGES[claim]]
+
+
+TABLE_HEIGHT = 35 * (len(CLAIM_IDS) + 1) + 3  # every row, no inner scroll
+
+
+def claims_table(lang: str) -> pd.DataFrame:
+    """Before any check: every claim with its statement and the page that shows it."""
+    return pd.DataFrame([{t("cl_col_claim", lang): c, t("cl_col_text", lang): t(f"claim_{c}", lang),
+                          t("cl_col_page", lang): t(page_for(c).title_key, lang)} for c in CLAIM_IDS])
+
+
+def render_claims_list(lang: str) -> None:
+    st.dataframe(claims_table(lang), hide_index=True, key=keys.LIST, height=TABLE_HEIGHT,
+                 column_config={t("cl_col_claim", lang): st.column_config.TextColumn(width=60),
+                                t("cl_col_text", lang): st.column_config.TextColumn(width=560),
+                                t("cl_col_page", lang): st.column_config.TextColumn(width=150)})
+
+
+def verdict_table(verdicts: dict[str, Verdict], lang: str) -> pd.DataFrame:
+    return pd.DataFrame([{t("cl_col_claim", lang): c, t("cl_col_text", lang): t(f"claim_{c}", lang),
+                          t("cl_col_verdict", lang): verdict_label(verdicts[c], lang),
+                          t("cl_col_numbers", lang): explanation(verdicts[c], lang)} for c in CLAIM_IDS])
+
+
+def render_summary(model: str, verdicts: dict[str, Verdict], lang: str) -> None:
+    counts = {k: sum(v.verdict == k for v in verdicts.values()) for k in (HOLDS, ROUGHLY, FAILS)}
+    st.markdown(t("cl_summary", lang, model=md_literal(model), holds=counts[HOLDS], roughly=counts[ROUGHLY],
+                  fails=counts[FAILS], other=len(verdicts) - sum(counts.values())))
+
+
+def render_claim(claim: str, v: Verdict, lang: str) -> None:
+    with st.container(border=True):
+        c1, c2, c3 = st.columns([5, 1.4, 2], vertical_alignment="center")
+        c1.markdown(f"**{claim}** · {t(f'claim_{claim}', lang)}")
+        c2.markdown(f"**{verdict_label(v, lang)}**")
+        page = page_for(claim)
+        c3.page_link(page.file, label=t("cl_open_page", lang, page=t(page.title_key, lang)),
+                     icon=":material/arrow_forward:")
+        st.caption(explanation(v, lang))
+
+
+def render_result(model: str, verdicts: dict[str, Verdict], lang: str, noisy: int = 0) -> None:
+    render_summary(model, verdicts, lang)
+    if noisy:
+        st.warning(t("sw_noisy", lang, n=noisy), icon=":material/warning:")
+    st.subheader(t("cl_table_header", lang))
+    st.dataframe(verdict_table(verdicts, lang), hide_index=True, key=keys.TABLE, height=TABLE_HEIGHT,
+                 column_config={t("cl_col_claim", lang): st.column_config.TextColumn(width=60),
+                                t("cl_col_verdict", lang): st.column_config.TextColumn(width=150),
+                                t("cl_col_text", lang): st.column_config.TextColumn(width=330),
+                                t("cl_col_numbers", lang): st.column_config.TextColumn(width="large")})
+    st.caption(t("cl_table_note", lang))
+    st.subheader(t("cl_details_header", lang))
+    for claim in CLAIM_IDS:
+        render_claim(claim, verdicts[claim], lang)

@@ -1,0 +1,77 @@
+"""Running the claim checks from the page: the engine runs of lab/claims_measure.py under the
+registry's step lock (they are timed), a progress bar per part and a Stop button, then one verdict per
+claim (lab/claims.py). The page keeps the measured data and the verdicts in session state."""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import streamlit as st
+
+from app_pages.claims import keys
+from app_pages.claims.strings import t
+from lab.claims import check_all
+from lab.claims_measure import ClaimData, ClaimSettings, measure_all
+from lab.verdicts import Verdict
+from ui.errors import error_message, show_error, show_message
+
+
+@dataclass
+class ClaimsResult:
+    model: str
+    data: ClaimData
+    verdicts: dict[str, Verdict]
+    seconds: float
+    leak_note: str | None = None  # why C16 could not run its loop
+
+
+def load_hf(bundle, lang: str) -> tuple[object | None, str | None]:
+    """transformers' copy of the weights for the C16 loop (cached per server), or why not."""
+    from ui.memory_leak import hf_model
+    try:
+        return hf_model(str(bundle.path)), None
+    except Exception as exc:  # noqa: BLE001 - C16 then points to the memory lab instead
+        return None, error_message(exc, lang)
+
+
+def run_checks(bundle, registry, lang: str, settings: ClaimSettings | None = None) -> None:
+    settings = settings or ClaimSettings()
+    st.session_state.pop(keys.RESULT, None)
+    st.session_state[keys.RUNNING_FLAG] = True  # still set on the next run: Stop (or a rerun) cut it short
+    slot = st.empty()
+    with slot.container(), st.status(t("cl_running", lang, model=bundle.name), expanded=True) as box:
+        st.button(t("stop", lang), key=keys.STOP, icon=":material/stop_circle:")
+        bar = st.progress(0.0, text=t("cl_stage_hf", lang))
+        start = time.perf_counter()
+        hf, leak_note = load_hf(bundle, lang)
+
+        def progress(done: int, total: int, what: str) -> None:
+            bar.progress(done / total, text=t("cl_stage", lang, done=done, total=total,
+                                              what=t(f"cl_stage_{what}", lang, n=settings.scores_len)))
+
+        try:
+            with registry.step_lock:
+                data = measure_all(bundle.model, bundle.tokenizer, settings, bundle.name, hf_model=hf,
+                                   progress=progress)
+            verdicts = check_all(data)
+        except Exception as exc:  # noqa: BLE001 - a message in the page, never a traceback
+            st.session_state.pop(keys.RUNNING_FLAG, None)
+            box.update(label=t("cl_failed", lang), state="error")
+            show_error(exc, lang)
+            return
+    st.session_state[keys.RESULT] = ClaimsResult(bundle.name, data, verdicts, time.perf_counter() - start, leak_note)
+    st.session_state.pop(keys.RUNNING_FLAG, None)
+    slot.empty()
+
+
+def banner(lang: str) -> ClaimsResult | None:
+    """The finished result, or a note that the last run was stopped; None when there is nothing to show."""
+    if st.session_state.pop(keys.RUNNING_FLAG, None):
+        st.warning(t("cl_stopped", lang), icon=":material/stop_circle:")
+    result: ClaimsResult | None = st.session_state.get(keys.RESULT)
+    if result is None:
+        return None
+    st.success(t("cl_done", lang, n=len(result.verdicts), secs=result.seconds), icon=":material/check_circle:")
+    if result.leak_note:
+        show_message(t("cl_no_leak", lang, msg=result.leak_note))
+    return result

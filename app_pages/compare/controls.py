@@ -1,0 +1,90 @@
+"""The compare page's controls: how many columns, then per column a prompt and its own settings
+(model, dtype, KV cache, attention backend, chat template, max_new_tokens, sampling), all in one
+form so typing never starts anything until Run all.
+
+Defaults: two columns on the same prompt, column 1 with the KV cache and column 2 without, so the
+first click shows what generating without a cache costs; columns 3 and 4 try eager attention and
+bfloat16."""
+from __future__ import annotations
+
+import streamlit as st
+
+from app_pages.compare import keys
+from app_pages.compare.state import MAX_COLUMNS, MIN_COLUMNS, ColumnSettings
+from app_pages.compare.strings import t
+from ui.models import ModelChoice, default_model_spec
+from ui.run_state import RunSettings
+from ui.sidebar import DTYPES, HUB_SUGGESTIONS, _label, local_model_dirs
+from ui.widget_state import KEEP, seed
+
+DEFAULT_PROMPT = "Explain in two sentences why the sky is blue."
+# What each column changes from the shared defaults (column 1 is the baseline)
+COLUMN_DEFAULTS = [{}, {"kv": False}, {"attention": "eager"}, {"dtype": "bfloat16"}]
+
+
+def seed_defaults(sidebar: ModelChoice) -> None:
+    """Each column's first values, once per session: the sidebar's model and dtype, greedy."""
+    seed({keys.N: MIN_COLUMNS})
+    for i, changes in enumerate(COLUMN_DEFAULTS):
+        base = {"prompt": DEFAULT_PROMPT, "chat": True, "max_new": 32, "temperature": 0.0, "top_k": 0,
+                "top_p": 1.0, "seed": None, "attention": "sdpa", "kv": True, "model": sidebar.spec,
+                "dtype": sidebar.dtype}
+        seed({keys.column(f, i): v for f, v in {**base, **changes}.items()})
+
+
+def model_options(current: list[str]) -> list[str]:
+    """The models the sidebar offers, plus any a column already holds (typed in earlier)."""
+    return list(dict.fromkeys([default_model_spec(), "bundled", *local_model_dirs(), *HUB_SUGGESTIONS, *current]))
+
+
+def _column_controls(i: int, options: list[str], wide: bool, lang: str) -> None:
+    """One column's widgets; in a narrow column (3 or 4 of them) stacked, so no label is cut off."""
+    st.markdown(f"**{t('cmp_column', lang, n=i + 1)}**")
+    st.text_area(t("prompt", lang), key=keys.column("prompt", i), height=90, persist_state=KEEP)
+    st.selectbox(t("model_label", lang), options, key=keys.column("model", i), format_func=_label, accept_new_options=True,
+                 help=t("cmp_model_help", lang), persist_state=KEEP)
+    c1, c2 = st.columns(2) if wide else (st.container(), st.container())
+    c1.selectbox(t("dtype_label", lang), DTYPES, key=keys.column("dtype", i), persist_state=KEEP)
+    c2.number_input(t("max_new_tokens", lang), min_value=1, max_value=8192, step=1, key=keys.column("max_new", i),
+                    persist_state=KEEP)
+    c1, c2 = st.columns(2) if wide else (st.container(), st.container())
+    c1.toggle(t("kv_cache", lang), key=keys.column("kv", i), help=t("kv_cache_help", lang), persist_state=KEEP)
+    c2.toggle(t("chat_template", lang), key=keys.column("chat", i), help=t("cmp_chat_help", lang), persist_state=KEEP)
+    st.radio(t("attention", lang), ["sdpa", "eager"], key=keys.column("attention", i), horizontal=True, persist_state=KEEP)
+    with st.expander(t("sampling", lang)):
+        st.number_input(t("temperature", lang), min_value=0.0, max_value=5.0, step=0.1, key=keys.column("temperature", i),
+                        help=t("temperature_help", lang), persist_state=KEEP)
+        st.number_input(t("top_k", lang), min_value=0, max_value=100_000, step=1, key=keys.column("top_k", i),
+                        help=t("top_k_help", lang), persist_state=KEEP)
+        st.number_input(t("top_p", lang), min_value=0.0, max_value=1.0, step=0.05, key=keys.column("top_p", i),
+                        help=t("top_p_help", lang), persist_state=KEEP)
+        st.number_input(t("seed", lang), min_value=0, step=1, key=keys.column("seed", i),
+                        placeholder=t("seed_placeholder", lang), persist_state=KEEP)
+
+
+def column_settings(i: int, device: str) -> ColumnSettings:
+    """Column i's settings as its widgets (or their kept values) hold them."""
+    s = st.session_state
+    run = RunSettings(prompt=s[keys.column("prompt", i)] or "", chat=bool(s[keys.column("chat", i)]),
+                      max_new_tokens=int(s[keys.column("max_new", i)]), temperature=float(s[keys.column("temperature", i)]),
+                      top_k=int(s[keys.column("top_k", i)]), top_p=float(s[keys.column("top_p", i)]),
+                      seed=None if s[keys.column("seed", i)] is None else int(s[keys.column("seed", i)]),
+                      attention=s[keys.column("attention", i)], kv_cache=bool(s[keys.column("kv", i)]), probe_memory=True)
+    model = (s[keys.column("model", i)] or default_model_spec()).strip()
+    return ColumnSettings(index=i, run=run, model=model, dtype=s[keys.column("dtype", i)], device=device)
+
+
+def render_controls(sidebar: ModelChoice, lang: str) -> tuple[list[ColumnSettings], bool]:
+    """Draw the controls; return the shown columns' settings and whether Run all was pressed."""
+    seed_defaults(sidebar)
+    st.radio(t("cmp_count", lang), list(range(MIN_COLUMNS, MAX_COLUMNS + 1)), key=keys.N, horizontal=True,
+             persist_state=KEEP)
+    n = int(st.session_state[keys.N])
+    options = model_options([st.session_state[keys.column("model", i)] for i in range(MAX_COLUMNS)])
+    with st.form(keys.FORM, border=False):
+        for i, box in enumerate(st.columns(n, border=True)):
+            with box:
+                _column_controls(i, options, n <= 2, lang)
+        run = st.form_submit_button(t("cmp_run", lang), type="primary", icon=":material/play_arrow:", key=keys.RUN)
+    st.caption(t("cmp_sequential_note", lang))
+    return [column_settings(i, sidebar.device) for i in range(n)], run

@@ -1,0 +1,33 @@
+"""Every st.session_state key of the compare page, widget keys included, named once: the page's
+modules use these names, so a key is renamed in one place."""
+# controls.py
+FORM = "cmp_form"
+N = "cmp_n"
+RUN = "cmp_run"
+
+# replay.py
+PLAY = "cmp_play"
+REPLAY_PREFIX = "cmp_replay_"  # + column index: that column's step slider (a new comparison drops them)
+
+# run.py
+STOP = "cmp_stop"
+
+# state.py
+RESULT = "cmp_result"
+
+# view.py
+FIG_ITL = "cmp_fig_itl"
+FIG_KV = "cmp_fig_kv"
+FIG_LATENCY = "cmp_fig_latency"
+FIG_PEAK = "cmp_fig_peak"
+TABLE = "cmp_table"
+
+
+def column(field: str, i: int) -> str:
+    """A column's setting: cmp_<field>_<column index>."""
+    return f"cmp_{field}_{i}"
+
+
+# Widgets whose option labels change with the language or the model: app.py hands them their value
+# again after such a change (ui/widget_state.py says why).
+TRANSLATED: tuple[str, ...] = ()

@@ -1,0 +1,129 @@
+"""The numbers the compare page puts side by side, computed from each column's own run records:
+TTFT, TPOT, ITL (mean, P50, P99) and E2E from the token times (engine/metrics.py, vLLM's
+definitions), peak memory from the per-step probe, and KV bytes from the cached tokens x the
+model's KV bytes per token. Also how each column's settings differ from column 1, for names."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from app_pages.compare.state import ColumnOutcome, ColumnSettings
+from app_pages.compare.strings import t
+from engine.metrics import percentiles
+from ui.figures_kv import kv_steps
+from ui.run_state import RunResult
+
+
+@dataclass(frozen=True)
+class ColumnSummary:
+    index: int
+    prompt_tokens: int
+    output_tokens: int
+    ttft_ms: float
+    tpot_ms: float | None  # None with a single output token
+    itl_mean_ms: float | None
+    itl_p50_ms: float | None
+    itl_p99_ms: float | None
+    e2e_ms: float
+    peak_bytes: int | None  # the largest per-step peak; None if memory was not probed
+    kv_end_bytes: int  # the cache at the last step (0 with the cache off)
+
+
+# What the caption ranks by ratio to the base, in two families: for each column it names the time
+# metric and the memory metric furthest from the base. (Mean ITL is left out: over one request it
+# equals TPOT by definition.)
+RANKED = ((("ttft_ms", "cmp_m_ttft"), ("tpot_ms", "cmp_m_tpot"), ("itl_p99_ms", "cmp_m_itl_p99"),
+           ("e2e_ms", "cmp_m_e2e")),
+          (("peak_bytes", "cmp_m_peak"), ("kv_end_bytes", "cmp_m_kv")))
+
+
+def kv_bytes_per_step(result: RunResult) -> list[tuple[int, int]]:
+    """(step, bytes of K and V held in the cache during that step)."""
+    per_token = result.model.kv_bytes_per_token
+    return [(r.step, r.cached_tokens * per_token) for r in kv_steps(result.steps, result.block_size)]
+
+
+def summarise(col: ColumnOutcome) -> ColumnSummary:
+    r = col.result
+    m = r.metrics
+    itl = percentiles(m.itl_ms, (50, 99)) if m.itl_ms else None
+    peaks = [s.peak_bytes for s in r.steps if s.peak_bytes is not None]
+    kv = kv_bytes_per_step(r)
+    return ColumnSummary(index=col.settings.index, prompt_tokens=r.num_prompt_tokens, output_tokens=len(r.tokens),
+                         ttft_ms=m.ttft_ms, tpot_ms=m.tpot_ms, itl_mean_ms=itl["mean"] if itl else None,
+                         itl_p50_ms=itl["p50"] if itl else None, itl_p99_ms=itl["p99"] if itl else None,
+                         e2e_ms=m.e2e_ms, peak_bytes=max(peaks) if peaks else None,
+                         kv_end_bytes=kv[-1][1] if kv else 0)
+
+
+def ratio(value: float | None, base: float | None) -> float | None:
+    """value / base, or None where either is missing or the base is zero."""
+    if value is None or base is None or base == 0:
+        return None
+    return value / base
+
+
+def fmt_ratio(q: float) -> str:
+    """3.1 -> '3.10', 12.4 -> '12': two decimals where they matter."""
+    return f"{q:.2f}" if q < 10 else f"{q:.0f}"
+
+
+def _model_name(spec: str) -> str:
+    return "bundled" if spec == "bundled" else spec.rstrip("/").rsplit("/", 1)[-1]
+
+
+def setting_phrases(s: ColumnSettings, lang: str) -> dict[str, str]:
+    """Each setting as a short phrase, by name (the same names for every column, to compare)."""
+    r = s.run
+    sampling = (t("cmp_greedy", lang) if r.temperature == 0 else
+                t("cmp_sampled", lang, temp=r.temperature, k=r.top_k, p=r.top_p,
+                  seed=t("seed_placeholder", lang) if r.seed is None else r.seed))
+    return {"kv": t("cmp_kv_on" if r.kv_cache else "cmp_kv_off", lang), "attention": r.attention,
+            "dtype": s.dtype, "model": _model_name(s.model), "sampling": sampling,
+            "max_new": t("cmp_max_new_short", lang, n=r.max_new_tokens),
+            "chat": t("cmp_chat_on" if r.chat else "cmp_chat_off", lang)}
+
+
+def differences(s: ColumnSettings, base: ColumnSettings, lang: str) -> list[str]:
+    """The settings of `s` that differ from `base`, as short phrases ("KV off", "eager")."""
+    mine, theirs = setting_phrases(s, lang), setting_phrases(base, lang)
+    out = [mine[k] for k in mine if mine[k] != theirs[k]]
+    if s.run.prompt != base.run.prompt:
+        out.append(t("cmp_prompt_other", lang))
+    return out
+
+
+def column_name(s: ColumnSettings, base: ColumnSettings, lang: str) -> str:
+    """The legend's name: column 1 by its main settings, the others by what they change."""
+    if s.index == base.index:
+        p = setting_phrases(s, lang)
+        detail = t("cmp_sep", lang).join([p["kv"], p["attention"], p["dtype"]])
+    else:
+        detail = t("cmp_sep", lang).join(differences(s, base, lang)) or t("cmp_same_settings", lang)
+    return t("cmp_column_named", lang, n=s.index + 1, detail=detail)
+
+
+def biggest_differences(summaries: list[ColumnSummary], columns: list[ColumnSettings], lang: str) -> list[str]:
+    """For each column after the first, its time metric and its memory metric furthest from the
+    first column (by the size of log(ratio)), as sentences: "Column 2 (KV off): TPOT 3.10× column 1, ..."."""
+    base, base_settings = summaries[0], columns[0]
+    by_index = {c.index: c for c in columns}
+    lines = []
+    for s in summaries[1:]:
+        parts = []
+        for family in RANKED:
+            ranked = []
+            for attr, key in family:
+                q = ratio(getattr(s, attr), getattr(base, attr))
+                if q is not None and q > 0:
+                    ranked.append((abs(math.log(q)), key, q))
+            if ranked:
+                _, key, q = max(ranked)
+                parts.append(t("cmp_diff_part", lang, metric=t(key, lang), x=fmt_ratio(q),
+                               base=base_settings.index + 1))
+        name = column_name(by_index[s.index], base_settings, lang)
+        if parts:
+            lines.append(t("cmp_diff_line", lang, name=name, parts=t("cmp_sep", lang).join(parts)))
+        if s.kv_end_bytes == 0 and base.kv_end_bytes > 0:
+            lines.append(t("cmp_diff_no_kv", lang, name=name))
+    return lines

@@ -1,0 +1,155 @@
+"""Section 1 of the complexity lab (C13, C14): generate with and without the KV cache on the loaded
+model, with progress, then per-step and cumulative cost, measured and counted, and fitted exponents.
+
+The whole comparison holds the registry's step lock: it is a timing experiment, and another
+session's steps interleaved with it would show up as noise in both curves.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import pandas as pd
+import streamlit as st
+
+from app_pages.complexity import keys
+from app_pages.complexity.figures import cumulative_figure, step_flops_figure, step_time_figure
+from app_pages.complexity.strings import t
+from lab.complexity import CacheRun, crossover_context, run_with_and_without_cache
+from lab.complexity_math import measured_exponents, prompt_of_length, scaled_theory
+from ui.errors import show_error
+from ui.text import md_literal
+from ui.widget_state import KEEP, seed
+
+DEFAULT_L, DEFAULT_N, MIN_N, MAX_N = 32, 128, 8, 1024
+REDRAW_S = 0.25  # the progress bar's redraw interval
+
+
+@dataclass
+class Comparison:
+    """One finished comparison, as kept in st.session_state (plain lists, no tensors)."""
+    model: str
+    prompt_len: int
+    max_new_tokens: int
+    runs: dict[bool, CacheRun]
+    text: str
+    crossover: int  # C* of the model, with the cache
+
+    @property
+    def tokens_match(self) -> bool:
+        return self.runs[True].tokens == self.runs[False].tokens
+
+    @property
+    def num_steps(self) -> int:
+        return len(self.runs[True].step_ms)
+
+
+def run_comparison(bundle, prompt_len: int, max_new_tokens: int, lock, progress) -> Comparison:
+    """Both runs, KV cache on then off; ValueError (readable) on settings the model cannot run."""
+    if max_new_tokens < MIN_N:
+        raise ValueError(f"N must be at least {MIN_N}: a slope needs a few decode steps to fit on.")
+    c = bundle.model.config
+    if prompt_len + max_new_tokens > c.max_position:
+        raise ValueError(f"L = {prompt_len} + N = {max_new_tokens} exceed this model's context of "
+                         f"{c.max_position} tokens; lower one of them.")
+    ids = prompt_of_length(bundle.tokenizer, prompt_len)
+    with lock:
+        # A two-token pass first: a fresh process pays one-off costs on the first steps of new shapes
+        # (oneDNN primitives, allocator growth) that would otherwise bend the start of both curves.
+        run_with_and_without_cache(bundle.model, bundle.tokenizer, ids, 2)
+        runs = run_with_and_without_cache(bundle.model, bundle.tokenizer, ids, max_new_tokens, progress=progress)
+    text = bundle.tokenizer.decode(runs[True].tokens, skip_special_tokens=True)
+    return Comparison(bundle.name, prompt_len, max_new_tokens, runs, text, crossover_context(c, kv_cache=True))
+
+
+def render_controls(max_position: int, lang: str) -> tuple[int, int, bool]:
+    max_l = max(1, max_position - MIN_N)
+    seed({keys.L: min(DEFAULT_L, max_l), keys.N: DEFAULT_N})
+    c1, c2, c3 = st.columns([1, 1, 1], vertical_alignment="bottom")
+    prompt_len = c1.number_input(t("cx_L", lang), min_value=1, max_value=max_l, step=1, key=keys.L,
+                                 help=t("cx_L_help", lang), persist_state=KEEP)
+    max_new = c2.number_input(t("cx_N", lang), min_value=MIN_N, max_value=MAX_N, step=8, key=keys.N,
+                              help=t("cx_N_help", lang), persist_state=KEEP)
+    clicked = c3.button(t("cx_run", lang), type="primary", key=keys.RUN, icon=":material/speed:")
+    return int(prompt_len), int(max_new), clicked
+
+
+def run_with_progress(bundle, registry, prompt_len: int, max_new: int, lang: str) -> None:
+    """Run the comparison under an st.status with a progress bar; keep the result or show why not."""
+    st.session_state.pop(keys.RESULT, None)
+    box = st.status(t("cx_running", lang, L=prompt_len, N=max_new), expanded=True)
+    bar = box.progress(0.0, text=t("cx_progress_on", lang, done=0, N=max_new))
+
+    last_drawn = [0.0]
+
+    def progress(fraction: float) -> None:
+        # Every redraw costs the server and the browser CPU the measured steps then lack (2 cores):
+        # redraw a few times a second, and at the switch to the second run.
+        done = round(fraction * 2 * max_new)
+        now = time.perf_counter()
+        if now - last_drawn[0] < REDRAW_S and done not in (max_new, max_new + 1, 2 * max_new):
+            return
+        last_drawn[0] = now
+        key, step = ("cx_progress_on", done) if done <= max_new else ("cx_progress_off", done - max_new)
+        bar.progress(min(max(fraction, 0.0), 1.0), text=t(key, lang, done=step, N=max_new))
+
+    try:
+        result = run_comparison(bundle, prompt_len, max_new, registry.step_lock, progress)
+    except Exception as exc:  # noqa: BLE001 - a message in the page, never a traceback
+        box.update(label=t("cx_failed", lang), state="error", expanded=False)
+        show_error(exc, lang)
+        return
+    st.session_state[keys.RESULT] = result
+    box.update(label=t("cx_done", lang, L=prompt_len, N=max_new), state="complete", expanded=False)
+
+
+def exponent_table(r: Comparison, lang: str) -> pd.DataFrame:
+    rows = []
+    for kv in (True, False):
+        run = r.runs[kv]
+        ms_slope, flops_slope = measured_exponents(run)
+        theory = scaled_theory(r.prompt_len, run.cumulative_flops, 1 if kv else 2)
+        rows.append({t("cx_col_mode", lang): t("cx_cache_on" if kv else "cx_cache_off", lang),
+                     t("cx_col_total_ms", lang): round(sum(run.step_ms)),
+                     t("cx_col_slope_ms", lang): None if ms_slope is None else round(ms_slope, 2),
+                     t("cx_col_slope_flops", lang): None if flops_slope is None else round(flops_slope, 2),
+                     t("cx_col_slope_doc_range", lang): None if theory.slope is None else round(theory.slope, 2),
+                     t("cx_col_slope_doc", lang): "2 (C14)" if kv else "3 (C13)"})
+    return pd.DataFrame(rows)
+
+
+def render_result(r: Comparison, lang: str) -> None:
+    on, off = r.runs[True], r.runs[False]
+    c = st.columns(4)
+    c[0].metric(t("cx_m_match", lang), t("cx_yes" if r.tokens_match else "cx_no", lang),
+                help=t("cx_m_match_help", lang))
+    c[1].metric(t("cx_m_on", lang), f"{sum(on.step_ms) / 1e3:.2f} s")
+    c[2].metric(t("cx_m_off", lang), f"{sum(off.step_ms) / 1e3:.2f} s")
+    c[3].metric(t("cx_m_ratio", lang), f"{sum(off.step_ms) / max(sum(on.step_ms), 1e-9):.1f}×")
+    st.caption(t("cx_result_caption", lang, model=md_literal(r.model), L=r.prompt_len, N=r.max_new_tokens,
+                 n=r.num_steps, last=r.prompt_len + r.num_steps))
+    st.dataframe(exponent_table(r, lang), hide_index=True, key=keys.EXPONENTS)
+    last = r.prompt_len + r.num_steps
+    st.markdown(t("cx_reading" if last < r.crossover else "cx_reading_beyond", lang, last=last,
+                  cross=f"{r.crossover:,}", cross2=f"{2 * r.crossover:,}"))
+    c1, c2 = st.columns(2)
+    c1.plotly_chart(cumulative_figure(r.runs, r.prompt_len, "ms", lang), key=keys.FIG_CUM_MS)
+    c2.plotly_chart(cumulative_figure(r.runs, r.prompt_len, "flops", lang), key=keys.FIG_CUM_FLOPS)
+    c1, c2 = st.columns(2)
+    c1.plotly_chart(step_time_figure(r.runs, r.prompt_len, lang), key=keys.FIG_STEP_MS)
+    c2.plotly_chart(step_flops_figure(r.runs, r.prompt_len, lang), key=keys.FIG_STEP_FLOPS)
+    st.caption(t("cx_noise_note", lang))
+    with st.expander(t("cx_text_header", lang)):
+        st.text(r.text)  # st.text shows it literally: model output never becomes markup
+
+
+def render_cache_section(bundle, registry, lang: str) -> None:
+    st.markdown(t("cx_cache_intro", lang))
+    prompt_len, max_new, clicked = render_controls(bundle.model.config.max_position, lang)
+    if clicked:
+        run_with_progress(bundle, registry, prompt_len, max_new, lang)
+    result = st.session_state.get(keys.RESULT)
+    if result is None:
+        st.info(t("cx_not_run", lang))
+        return
+    render_result(result, lang)

@@ -1,0 +1,173 @@
+"""The measured prefill-memory sweep of the memory lab (C20): which prompt lengths and variants
+(eager / sdpa, whole prompt or chunked) to measure, running them one point at a time, and
+comparing the eager-minus-sdpa peak with the score-matrix formula.
+
+No Streamlit here: the panel drives `run_sweep` and redraws its progress after each point.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from contextlib import nullcontext
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Iterator
+
+import torch
+
+from app_pages.memory.strings import t
+from lab.memory_lab import PrefillMemory, measure_prefill_memory
+
+MAX_POINTS = 12  # prompt lengths per sweep: each point is a real prefill, seconds each on a CPU
+AGREE_WITHIN = 0.10  # the issue's tolerance: eager - sdpa within 10 % of the formula
+
+
+class SweepStatus(str, Enum):
+    RUNNING = "running"
+    DONE = "done"
+    STOPPED = "stopped"  # cut short by a rerun (any click) before every point was measured
+    FAILED = "failed"
+
+
+@dataclass(frozen=True)
+class Variant:
+    backend: str  # "eager" or "sdpa"
+    chunk: int | None = None  # chunked prefill: this many prompt tokens per step
+
+    def label(self, lang: str = "en") -> str:
+        if self.chunk is None:
+            return self.backend
+        return t("mem_variant_chunk", lang, backend=self.backend, chunk=self.chunk)
+
+
+def _parse_ints(text: str, what: str, lang: str) -> list[int]:
+    parts = [p for p in text.replace("，", ",").replace(";", ",").replace(" ", ",").split(",") if p]
+    try:
+        values = [int(p.replace("_", "")) for p in parts]
+    except ValueError:
+        raise ValueError(t("mem_err_not_ints", lang, what=what, text=text.strip())) from None
+    if any(v <= 0 for v in values):
+        raise ValueError(t("mem_err_positive", lang, what=what))
+    return sorted(set(values))
+
+
+def parse_lengths(text: str, max_len: int, lang: str = "en") -> list[int]:
+    """'64, 128, 2048' -> [64, 128, 2048]; ValueError (in the page's language) on anything else."""
+    lengths = _parse_ints(text, t("mem_what_lengths", lang), lang)
+    if not lengths:
+        raise ValueError(t("mem_err_no_lengths", lang))
+    if len(lengths) > MAX_POINTS:
+        raise ValueError(t("mem_err_too_many", lang, n=len(lengths), max=MAX_POINTS))
+    if lengths[-1] > max_len:
+        raise ValueError(t("mem_err_too_long", lang, L=lengths[-1], max=max_len))
+    return lengths
+
+
+def parse_chunks(text: str, lang: str = "en") -> list[int]:
+    """Chunk sizes for chunked prefill; an empty field means none."""
+    chunks = _parse_ints(text, t("mem_what_chunks", lang), lang)
+    if len(chunks) > 4:
+        raise ValueError(t("mem_err_too_many_chunks", lang, n=len(chunks)))
+    return chunks
+
+
+@dataclass(frozen=True)
+class SweepPlan:
+    lengths: list[int]
+    backends: list[str]
+    chunks: list[int]
+
+    def __post_init__(self):
+        if not self.backends:
+            raise ValueError(t("mem_err_no_backend"))
+
+    @property
+    def variants(self) -> list[Variant]:
+        return [Variant(b, c) for c in [None, *self.chunks] for b in self.backends]
+
+    def points(self) -> list[tuple[int, Variant]]:
+        """Every (L, variant) to measure; a chunk as long as the prompt is the whole prompt: skipped."""
+        return [(L, v) for L in self.lengths for v in self.variants if v.chunk is None or v.chunk < L]
+
+
+@dataclass
+class SweepResult:
+    """What the page keeps in session state: plain numbers, no tensors."""
+    plan: SweepPlan
+    model_name: str
+    dtype: str
+    elem_bytes: int
+    num_heads: int
+    weight_bytes: int
+    labelled: bool = True  # the CPU tracker tags attention scores; CUDA's counters give totals only
+    points: list[PrefillMemory] = field(default_factory=list)
+    seconds: list[float] = field(default_factory=list)  # wall time of each point
+    status: SweepStatus = SweepStatus.RUNNING
+    error: str | None = None
+
+    def find(self, L: int, variant: Variant) -> PrefillMemory | None:
+        return next((p for p in self.points if p.prompt_len == L and p.backend == variant.backend
+                     and p.chunk == variant.chunk), None)
+
+
+def new_result(bundle, plan: SweepPlan) -> SweepResult:
+    model, c = bundle.model, bundle.model.config
+    return SweepResult(plan=plan, model_name=bundle.name, dtype=str(model.dtype).removeprefix("torch."),
+                       elem_bytes=torch.empty((), dtype=model.dtype).element_size(), num_heads=c.num_heads,
+                       weight_bytes=model.weight_bytes, labelled=str(model.device).startswith("cpu"))
+
+
+def run_sweep(bundle, result: SweepResult, lock: threading.Lock | None = None) -> Iterator[int]:
+    """Measure each point in turn, appending to `result`. Yields how many points are done: 0
+    before the first, then after each one (so the page can say what runs next, and what ran).
+    The lock serialises with other sessions' engine steps (shared weights, two cores)."""
+    yield 0
+    for L, variant in result.plan.points():
+        start = time.perf_counter()
+        with lock or nullcontext():
+            point = measure_prefill_memory(bundle.model, bundle.tokenizer, L, variant.backend, variant.chunk)
+        result.points.append(point)
+        result.seconds.append(time.perf_counter() - start)
+        if len(result.points) == len(result.plan.points()):
+            result.status = SweepStatus.DONE
+        yield len(result.points)
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """One prompt length measured both ways, whole prompt: the spike against its formula."""
+    L: int
+    eager_peak: int
+    sdpa_peak: int
+    formula: int  # heads x L x L x bytes: one layer's score matrix
+    eager_scores: int  # bytes tagged as attention scores alive at eager's peak
+    labelled: bool = True
+
+    @property
+    def difference(self) -> int:
+        return self.eager_peak - self.sdpa_peak
+
+    @property
+    def ratio(self) -> float:
+        return self.difference / self.formula if self.formula else float("nan")
+
+    @property
+    def verdict(self) -> str:
+        """An i18n key: why the two agree or differ at this L."""
+        if not self.labelled:
+            return "mem_why_agree" if abs(self.ratio - 1) <= AGREE_WITHIN else "mem_why_unlabelled"
+        if self.eager_scores == 0:
+            return "mem_why_mlp"  # the scores are smaller than the MLP's activations: not the peak
+        if abs(self.ratio - 1) <= AGREE_WITHIN:
+            return "mem_why_agree"
+        return "mem_why_half" if self.eager_scores > self.formula else "mem_why_gap"
+
+
+def comparisons(result: SweepResult) -> list[Comparison]:
+    rows = []
+    for L in result.plan.lengths:
+        eager, sdpa = result.find(L, Variant("eager")), result.find(L, Variant("sdpa"))
+        if eager and sdpa:
+            rows.append(Comparison(L, eager.peak_bytes, sdpa.peak_bytes, eager.formula_scores, eager.scores_bytes,
+                                   result.labelled))
+    return rows

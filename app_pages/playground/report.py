@@ -1,0 +1,127 @@
+"""One run as a standalone HTML page (the "Download report" button): settings, numbers, the
+generated text, a token replay and the playground's main charts.
+
+Self-contained so it opens offline from disk: plotly.js is embedded once, inline (no CDN), the
+chip styles are the app's own stylesheet, inline too. Every piece of user or model text goes
+through `html_text` (or, in the replay, `textContent`), so a prompt like `<script>` stays text.
+"""
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import plotly.io as pio
+
+from app_pages.playground.report_figures import run_figures
+from app_pages.playground.report_replay import replay_html
+from app_pages.playground.strings import t
+from ui.chips import legend_html
+from ui.run_state import RunResult, RunStatus
+from ui.text import html_text
+from ui.theme import fmt_bytes
+from ui.widgets import CSS_PATH
+
+PAGE_CSS = """
+body { font-family: system-ui, -apple-system, "Segoe UI", "Noto Sans CJK SC", sans-serif; color: #0f172a;
+  max-width: 1150px; margin: 0 auto; padding: 1.5rem 2rem 3rem; line-height: 1.45; }
+h1 { font-size: 1.7rem; margin-bottom: 0.2rem; } h2 { font-size: 1.2rem; margin-top: 2rem;
+  border-bottom: 1px solid #e2e8f0; padding-bottom: 0.2rem; }
+table.rp-table { border-collapse: collapse; font-size: 0.9rem; }
+table.rp-table th, table.rp-table td { text-align: left; padding: 0.25rem 0.9rem 0.25rem 0; vertical-align: top;
+  border-bottom: 1px solid #f1f5f9; }
+table.rp-table th { color: #475569; font-weight: 600; white-space: nowrap; }
+.rp-prompt { white-space: pre-wrap; font-family: ui-monospace, Menlo, monospace; margin: 0; }
+.rp-metrics { display: flex; flex-wrap: wrap; gap: 1.2rem 2.2rem; }
+.rp-metric .rp-label { font-size: 0.8rem; color: #475569; } .rp-metric .rp-value { font-size: 1.5rem; }
+.rp-banner { background: #f0fdf4; border: 1px solid #86efac; border-radius: 6px; padding: 0.5rem 0.8rem; }
+.rp-banner.rp-stopped { background: #fffbeb; border-color: #fcd34d; }
+.rp-replay-controls { display: flex; gap: 1rem; align-items: center; margin: 0.5rem 0; }
+#pd-replay-slider { flex: 1; } #pd-replay-play { font: inherit; padding: 0.2rem 0.9rem; border-radius: 6px;
+  border: 1px solid #cbd5e1; background: #fff; cursor: pointer; } .rp-caption { font-size: 0.9rem; min-height: 1.4em; }
+.rp-help, .rp-muted { color: #475569; font-size: 0.9rem; }
+.rp-figure { margin: 1rem 0 1.5rem; }
+"""
+
+
+def _row(name: str, value: str) -> str:
+    return f"<tr><th>{html_text(name)}</th><td>{html_text(value)}</td></tr>"
+
+
+def _settings_table(result: RunResult, lang: str) -> str:
+    s, m = result.settings, result.model
+    on_off = {True: t("rp_on", lang), False: t("rp_off", lang)}
+    rows = [f'<tr><th>{html_text(t("prompt", lang))}</th><td><pre class="rp-prompt">{html_text(s.prompt)}</pre>'
+            "</td></tr>",
+            _row(t("chat_template", lang), on_off[s.chat]), _row(t("max_new_tokens", lang), str(s.max_new_tokens)),
+            _row(t("temperature", lang), f"{s.temperature:g}"), _row(t("top_k", lang), str(s.top_k)),
+            _row(t("top_p", lang), f"{s.top_p:g}"),
+            _row(t("seed", lang), t("seed_placeholder", lang) if s.seed is None else str(s.seed)),
+            _row(t("attention", lang), s.attention), _row(t("kv_cache", lang), on_off[s.kv_cache]),
+            _row(t("probe", lang), on_off[s.probe_memory]), _row(t("dtype_label", lang), m.dtype),
+            _row(t("device_label", lang), m.device)]
+    return f'<table class="rp-table">{"".join(rows)}</table>'
+
+
+def _model_line(result: RunResult, lang: str) -> str:
+    m = result.model
+    text = t("model_summary", lang, name=m.name, layers=m.num_layers, hidden=m.hidden_size, heads=m.num_heads,
+             kv_heads=m.num_kv_heads, head_dim=m.head_dim, params=m.num_params / 1e6,
+             weights=fmt_bytes(m.weight_bytes), dtype=m.dtype, device=m.device, ctx=m.max_position)
+    return f"<p>{html_text(text.replace('**', ''))}</p>"
+
+
+def _banner(result: RunResult, lang: str) -> str:
+    n = len(result.tokens)
+    if result.status == RunStatus.DONE:
+        reason = result.request.finish_reason if result.request else None
+        text, kind = t("run_done", lang, n=n, reason=t(f"finish_{reason or 'none'}", lang),
+                       L=result.num_prompt_tokens, steps=len(result.steps)), ""
+    elif result.status == RunStatus.FAILED:
+        text, kind = result.error or t("err_unexpected", lang, kind="?"), " rp-stopped"
+    else:
+        text, kind = t("run_stopped", lang, n=n), " rp-stopped"
+    return f'<p class="rp-banner{kind}">{html_text(text)}</p>'
+
+
+def _metrics(result: RunResult, lang: str) -> str:
+    m = result.metrics
+    items = [(t("m_ttft", lang), f"{m.ttft_ms:.1f} ms"),
+             (t("m_tpot", lang), "—" if m.tpot_ms is None else f"{m.tpot_ms:.1f} ms"),
+             (t("m_e2e", lang), f"{m.e2e_ms:.0f} ms"),
+             (t("m_tps", lang), "—" if not m.tpot_ms else f"{1000 / m.tpot_ms:.1f}"),
+             (t("m_share", lang), f"{m.prefill_share:.0%} / {1 - m.prefill_share:.0%}"),
+             (t("rp_prompt_tokens", lang), str(result.num_prompt_tokens)),
+             (t("rp_output_tokens", lang), str(len(result.tokens))), (t("rp_steps", lang), str(len(result.steps)))]
+    return '<div class="rp-metrics">' + "".join(
+        f'<div class="rp-metric"><div class="rp-label">{html_text(k)}</div><div class="rp-value">{html_text(v)}'
+        "</div></div>" for k, v in items) + "</div>"
+
+
+def _charts(result: RunResult, lang: str) -> str:
+    parts = []
+    for i, (name, fig) in enumerate(run_figures(result, lang).items()):
+        div = pio.to_html(fig, include_plotlyjs=i == 0, full_html=False, default_width="100%",
+                          config={"displaylogo": False, "responsive": True})
+        parts.append(f'<div class="rp-figure" data-figure="{name}">{div}</div>')
+    if not result.has_attention:
+        parts.append(f'<p class="rp-muted">{html_text(t("rp_no_heatmap", lang))}</p>')
+    return "".join(parts)
+
+
+def report_html(result: RunResult, lang: str = "en", created: datetime | None = None) -> str:
+    """The whole page. `result` needs at least one step and one token (the page offers it then)."""
+    created_text = (created or datetime.now(timezone.utc)).strftime("%Y-%m-%d %H:%M UTC")
+    title = t("rp_title", lang)
+    body = [f"<h1>{html_text(title)}</h1>",
+            f'<p class="rp-muted">{html_text(t("rp_intro", lang, model=result.model.name, created=created_text))}</p>',
+            _banner(result, lang),
+            f"<h2>{html_text(t('rp_model', lang))}</h2>", _model_line(result, lang),
+            f"<h2>{html_text(t('rp_settings', lang))}</h2>", _settings_table(result, lang),
+            f"<h2>{html_text(t('rp_numbers', lang))}</h2>", _metrics(result, lang),
+            f"<h2>{html_text(t('rp_output', lang))}</h2>", f'<div class="pd-output">{html_text(result.text)}</div>',
+            f"<h2>{html_text(t('rp_replay', lang))}</h2>", legend_html(lang), replay_html(result, lang),
+            f"<h2>{html_text(t('rp_charts', lang))}</h2>", _charts(result, lang),
+            f'<p class="rp-muted">{html_text(t("rp_footer", lang))}</p>']
+    css = CSS_PATH.read_text(encoding="utf-8") + PAGE_CSS  # the app's chip styles, then the page's own
+    return (f'<!DOCTYPE html>\n<html lang="{"zh-Hans" if lang == "zh" else "en"}"><head><meta charset="utf-8">'
+            f'<meta name="viewport" content="width=device-width, initial-scale=1"><title>{html_text(title)}</title>'
+            f"<style>{css}</style></head><body>{''.join(body)}</body></html>\n")

@@ -1,0 +1,59 @@
+"""The finished (or stopped) run: output text, headline numbers and one tab per topic."""
+from __future__ import annotations
+
+import streamlit as st
+
+from app_pages.playground.panels import attention_panel, kv_panel, memory_panel, steps_panel, timings_panel
+from app_pages.playground.share import download_buttons, loaded_note
+from app_pages.playground.strings import t
+from ui.chips import output_html
+from ui.errors import show_message
+from ui.live import RUN_KEY
+from ui.replay import replay_panel
+from ui.run_state import RunResult, RunStatus
+
+
+def mark_interrupted() -> None:
+    """A run still 'running' at the start of a script run was cut short by Stop (or any rerun)."""
+    result: RunResult | None = st.session_state.get(RUN_KEY)
+    if result is not None and result.status == RunStatus.RUNNING:
+        result.status = RunStatus.STOPPED
+
+
+def _banner(result: RunResult, lang: str) -> None:
+    n = len(result.tokens)
+    if result.status == RunStatus.STOPPED:
+        st.warning(t("run_stopped", lang, n=n), icon=":material/stop_circle:")
+    elif result.status == RunStatus.FAILED:
+        show_message(result.error or t("err_unexpected", lang, kind="?"))
+    else:
+        reason = result.request.finish_reason if result.request else None
+        st.success(t("run_done", lang, n=n, reason=t(f"finish_{reason or 'none'}", lang),
+                     L=result.num_prompt_tokens, steps=len(result.steps)), icon=":material/check_circle:")
+
+
+def render_results(result: RunResult | None, lang: str) -> None:
+    if result is None:
+        st.info(t("no_run_yet", lang))
+        return
+    _banner(result, lang)
+    loaded_note(result, lang)
+    if not result.steps or not result.tokens:
+        return
+    download_buttons(result, lang)
+    st.markdown(f"**{t('output_text', lang)}**")
+    st.html(output_html(result.text))
+    names = ["tab_tokens", "tab_kv", "tab_attention", "tab_timings", "tab_memory", "tab_steps"]
+    tabs = st.tabs([t(n, lang) for n in names])
+    with tabs[0]:
+        replay_panel(result, lang)
+    with tabs[1]:
+        kv_panel(result, lang)
+    with tabs[2]:
+        attention_panel(result, lang)
+    with tabs[3]:
+        timings_panel(result, lang)
+    with tabs[4]:
+        memory_panel(result, lang)
+    with tabs[5]:
+        steps_panel(result, lang)

@@ -1,0 +1,201 @@
+"""A playground run as a JSON file (the "Download trace" button) and back (the uploader).
+
+The file holds everything the results view and the replay draw from, so an uploaded trace is
+shown without any model: the model's description, the settings, every step (shapes, timings,
+memory, KV numbers), every token with its text, phase and chip label, the request, and the
+captured attention probabilities (float16, zlib, base64; at most ATTENTION_MAX_BYTES, keeping
+evenly spaced layers, the last always, when a run captured more). Loading checks every field
+and raises ValueError with a message for the user.
+"""
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import zlib
+from dataclasses import asdict, fields
+from datetime import datetime, timezone
+from typing import Any
+
+import numpy as np
+
+from lab.trace_io import (Fields, check_header, parse_json, records, request_from_dict, step_from_dict, step_to_dict,
+                          token_from_dict, token_to_dict)
+from ui.run_state import ModelInfo, RunResult, RunSettings, RunStatus
+from ui.tokens import Piece
+
+FORMAT = "pdlab-playground-trace"
+VERSION = 1
+ATTENTION_MAX_BYTES = 3 << 20  # raw float16 kept in a file: a few MB once base64-encoded
+ATTENTION_LOAD_MAX_BYTES = 16 << 20  # what a loaded file may expand to
+MAX_PROMPT_CHARS = 1 << 20
+
+
+def run_to_dict(result: RunResult, created: datetime | None = None) -> dict:
+    metrics = result.metrics
+    return {
+        "format": FORMAT, "version": VERSION,
+        "created": (created or datetime.now(timezone.utc)).isoformat(timespec="seconds"),
+        "model": asdict(result.model),
+        "settings": asdict(result.settings),
+        "block_size": result.block_size,
+        "status": result.status.value, "error": result.error,
+        "arrival": result.arrival,
+        "prompt": [_piece_dict(p) for p in result.prompt],
+        "steps": [step_to_dict(s) for s in result.steps],
+        "tokens": [token_to_dict(tok) | {"piece": _piece_dict(p)} for tok, p in zip(result.tokens, result.pieces)],
+        "request": result.request.to_dict() if result.request else None,
+        "attention": encode_attention(result.attention, result.model.num_layers),
+        "summary": asdict(metrics) if metrics else None,  # for readers of the file; recomputed on load
+    }
+
+
+def dump_run(result: RunResult) -> str:
+    return json.dumps(run_to_dict(result), ensure_ascii=False, separators=(",", ":"))
+
+
+def load_run(data: str | bytes) -> RunResult:
+    """A RunResult from a trace file's text; ValueError with the reason for anything else."""
+    return run_from_dict(parse_json(data))
+
+
+def run_from_dict(doc: Any) -> RunResult:
+    f = check_header(doc, FORMAT, VERSION)
+    model = _model_from(f.obj("model"))
+    settings = _settings_from(f.obj("settings"))
+    steps = records(f, "steps", step_from_dict)
+    token_fields = [Fields(x, f"tokens[{i}]") for i, x in enumerate(f.list("tokens"))]
+    request = f.obj("request", optional=True)
+    result = RunResult(
+        settings=settings, model=model, block_size=f.int("block_size", lo=1, hi=1 << 16),
+        prompt=[_piece_from(Fields(p, f"prompt[{i}]")) for i, p in enumerate(f.list("prompt"))],
+        arrival=f.float("arrival"), steps=steps, tokens=[token_from_dict(t) for t in token_fields],
+        pieces=[_piece_from(t.obj("piece")) for t in token_fields],
+        request=request_from_dict(request) if request else None,
+        status=RunStatus(f.str("status", choices=tuple(s.value for s in RunStatus))),
+        error=f.str("error", max_len=4096, optional=True))
+    result.attention = decode_attention(f.obj("attention", optional=True), len(steps), model)
+    _check_consistent(result)
+    return result
+
+
+# --- parts ---------------------------------------------------------------------------------------
+def _piece_dict(p: Piece) -> dict:
+    return {"id": p.token_id, "label": p.label, "bytes": p.is_bytes}
+
+
+def _piece_from(f: Fields) -> Piece:
+    return Piece(f.int("id"), f.str("label", max_len=4096), f.bool("bytes"))
+
+
+def _model_from(f: Fields) -> ModelInfo:
+    counts = {"num_layers", "hidden_size", "num_heads", "num_kv_heads", "head_dim", "vocab_size", "max_position"}
+    values: dict[str, Any] = {}
+    for field in fields(ModelInfo):
+        if field.name in counts:
+            values[field.name] = f.int(field.name, lo=1, hi=1 << 24)
+        elif field.name in ("num_params", "weight_bytes"):
+            values[field.name] = f.int(field.name)
+        elif field.name == "elem_bytes":
+            values[field.name] = f.int(field.name, lo=1, hi=8)
+        else:
+            values[field.name] = f.str(field.name, max_len=4096)
+    return ModelInfo(**values)
+
+
+def _settings_from(f: Fields) -> RunSettings:
+    return RunSettings(prompt=f.str("prompt", max_len=MAX_PROMPT_CHARS), chat=f.bool("chat"),
+                       max_new_tokens=f.int("max_new_tokens", lo=1, hi=1 << 20),
+                       temperature=f.float("temperature", lo=0.0, hi=100.0), top_k=f.int("top_k"),
+                       top_p=f.float("top_p", lo=0.0, hi=1.0), seed=f.int("seed", optional=True),
+                       attention=f.str("attention", choices=("sdpa", "eager")), kv_cache=f.bool("kv_cache"),
+                       probe_memory=f.bool("probe_memory"))
+
+
+def _check_consistent(r: RunResult) -> None:
+    """What the views rely on: tokens belong to recorded steps, one label per token, one seq per step."""
+    def bad(why: str) -> ValueError:
+        return ValueError(f"Not a valid trace: {why}.")
+    numbers = [s.step for s in r.steps]
+    if any(b <= a for a, b in zip(numbers, numbers[1:])):
+        raise bad("the step numbers are not increasing")
+    if any(not s.seqs for s in r.steps):
+        raise bad("a step has no sequence in it")
+    if not r.prompt:
+        raise bad("the prompt has no tokens")
+    known = set(numbers)
+    for i, tok in enumerate(r.tokens):
+        if tok.step not in known:
+            raise bad(f"tokens[{i}] names step {tok.step}, which is not in the trace")
+
+
+# --- attention: float16, zlib, base64 ---------------------------------------------------------------
+def kept_layers(attention: list[dict[int, np.ndarray]], budget: int = ATTENTION_MAX_BYTES) -> list[int]:
+    """The layers a file keeps: all if they fit `budget`, else evenly spaced ones with the last."""
+    layers = sorted({layer for step in attention for layer in step})
+    per_layer = {layer: sum(step[layer].size * 2 for step in attention if layer in step) for layer in layers}
+    if sum(per_layer.values()) <= budget:
+        return layers
+    k = min(len(layers), budget // max(per_layer.values()))
+    if k == 0:
+        return []
+    if k == 1:
+        return layers[-1:]
+    return [layers[round(i * (len(layers) - 1) / (k - 1))] for i in range(k)]
+
+
+def encode_attention(attention: list[dict[int, np.ndarray]], num_layers: int,
+                     budget: int = ATTENTION_MAX_BYTES) -> dict | None:
+    if not any(attention):
+        return None
+    keep = set(kept_layers(attention, budget))
+    captured = sorted({layer for step in attention for layer in step})
+    steps = [{str(layer): {"shape": list(a.shape),
+                           "data": base64.b64encode(zlib.compress(np.ascontiguousarray(a, "<f2").tobytes()))
+                           .decode("ascii")}
+              for layer, a in sorted(step.items()) if layer in keep} for step in attention]
+    return {"dtype": "float16", "num_layers": num_layers, "captured_layers": captured, "steps": steps}
+
+
+def decode_attention(f: Fields | None, num_steps: int, model: ModelInfo) -> list[dict[int, np.ndarray]]:
+    if f is None:
+        return []
+    f.str("dtype", choices=("float16",))
+    items = f.list("steps")
+    if len(items) != num_steps:
+        raise ValueError(f"Not a valid trace: attention.steps has {len(items)} entries for {num_steps} steps.")
+    budget = [ATTENTION_LOAD_MAX_BYTES]
+    out = []
+    for i, item in enumerate(items):
+        step = Fields(item, f"attention.steps[{i}]")
+        decoded = {}
+        for key in step.data:
+            if not (key.isdigit() and int(key) < model.num_layers):
+                raise ValueError(f"Not a valid trace: {step.where} has layer {key!r}; the model has "
+                                 f"{model.num_layers} layers.")
+            decoded[int(key)] = _decode_array(step.obj(key), model.num_heads, budget)
+        out.append(decoded)
+    return out
+
+
+def _decode_array(f: Fields, num_heads: int, budget: list[int]) -> np.ndarray:
+    shape = f.ints("shape", max_len=3, lo=1)
+    if len(shape) != 3 or shape[0] != num_heads or shape[1] > shape[2]:
+        raise ValueError(f"Not a valid trace: {f.where}.shape should be [heads={num_heads}, rows, keys] with "
+                         f"rows <= keys, got {shape}.")
+    nbytes = 2 * shape[0] * shape[1] * shape[2]
+    budget[0] -= nbytes
+    if budget[0] < 0:
+        raise ValueError(f"Not a valid trace: its attention probabilities are larger than "
+                         f"{ATTENTION_LOAD_MAX_BYTES >> 20} MiB.")
+    try:
+        raw = zlib.decompressobj().decompress(base64.b64decode(f.str("data", max_len=4 * nbytes + 64),
+                                                               validate=True), nbytes + 1)
+    except (binascii.Error, zlib.error, ValueError):
+        raise ValueError(f"Not a valid trace: {f.where}.data is not base64 of zlib-compressed float16.") from None
+    if len(raw) != nbytes:
+        raise ValueError(f"Not a valid trace: {f.where}.data holds {len(raw)} bytes, its shape needs {nbytes}.")
+    arr = np.frombuffer(raw, dtype="<f2").reshape(shape).astype(np.float16)
+    if not np.isfinite(arr).all() or arr.min() < 0 or arr.max() > 1.001:
+        raise ValueError(f"Not a valid trace: {f.where} holds values that are not probabilities.")
+    return arr

@@ -1,0 +1,77 @@
+"""The ceilings section of the roofline lab: this machine's measured GEMM rate per dtype and read
+bandwidth (lab/hardware.py), measured once with progress and cached; a button measures again."""
+from __future__ import annotations
+
+import datetime as dt
+import os
+
+import pandas as pd
+import streamlit as st
+
+from app_pages.roofline import keys
+from app_pages.roofline.strings import t
+from lab.hardware import DeviceCeilings, cache_path, cached_ceilings, machine_ceilings
+from ui.errors import show_error
+from ui.text import md_literal
+
+
+def _measure(device: str, remeasure: bool, lang: str) -> DeviceCeilings | None:
+    box = st.status(t("rf_measuring", lang), expanded=True)
+    bar = box.progress(0.0, text=t("rf_measuring", lang))
+
+    def progress(stage: str, fraction: float) -> None:
+        bar.progress(min(max(fraction, 0.0), 1.0), text=t("rf_measuring_stage", lang, stage=stage))
+
+    try:
+        ceilings = machine_ceilings(device, remeasure=remeasure, progress=progress)
+    except Exception as exc:  # noqa: BLE001 - a message, never a traceback
+        box.update(label=t("rf_measure_failed", lang), state="error", expanded=False)
+        show_error(exc, lang)
+        return None
+    box.update(label=t("rf_measured", lang), state="complete", expanded=False)
+    return ceilings
+
+
+def current_ceilings(device: str, lang: str) -> DeviceCeilings | None:
+    """The ceilings for `device`: this session's, else the cache's, else measured now (with progress)."""
+    kept = st.session_state.get(keys.CEILINGS)
+    if isinstance(kept, DeviceCeilings) and kept.device == device:
+        return kept
+    ceilings = cached_ceilings(device) or _measure(device, False, lang)
+    if ceilings is not None:
+        st.session_state[keys.CEILINGS] = ceilings
+    return ceilings
+
+
+def ceilings_table(c: DeviceCeilings, lang: str) -> pd.DataFrame:
+    rows = []
+    for dtype, rate in c.gemm_flops_per_s.items():
+        rows.append({t("rf_col_dtype", lang): dtype,
+                     t("rf_col_gemm", lang): None if not rate else round(rate / 1e9, 1),
+                     t("rf_col_ridge", lang): None if not rate else round(rate / c.read_bytes_per_s, 2)})
+    return pd.DataFrame(rows)
+
+
+def render_ceilings_section(device: str, lang: str) -> DeviceCeilings | None:
+    st.markdown(t("rf_ceil_intro", lang))
+    if st.button(t("rf_remeasure", lang), key=keys.REMEASURE, icon=":material/refresh:"):
+        fresh = _measure(device, True, lang)
+        if fresh is not None:
+            st.session_state[keys.CEILINGS] = fresh
+    ceilings = current_ceilings(device, lang)
+    if ceilings is None:
+        return None
+    c1, c2, c3 = st.columns(3)
+    c1.metric(t("rf_m_bandwidth", lang), f"{ceilings.read_bytes_per_s / 1e9:.1f} GB/s")
+    fp32 = ceilings.gemm_flops_per_s.get("float32")
+    c2.metric(t("rf_m_fp32", lang), f"{fp32 / 1e9:.0f} GFLOP/s" if fp32 else "–")
+    c3.metric(t("rf_m_ridge", lang), f"{ceilings.ridge_point('float32'):.1f} FLOP/B" if fp32 else "–")
+    st.dataframe(ceilings_table(ceilings, lang), hide_index=True, key=keys.CEIL_TABLE)
+    when = dt.datetime.fromtimestamp(ceilings.measured_at, dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    st.caption(t("rf_ceil_caption", lang, device=md_literal(ceilings.device_name), dev=ceilings.device,
+                 threads=ceilings.threads, torch=md_literal(ceilings.torch_version), when=when,
+                 kernel=md_literal(ceilings.gemm_kernel), path=md_literal(str(cache_path()))))
+    if ceilings.load_average is not None:
+        st.caption(t("rf_ceil_load", lang, load=ceilings.load_average, cores=os.cpu_count() or 1))
+    st.latex(r"\text{ridge point} = \frac{\text{peak FLOP/s}}{\text{read bandwidth (B/s)}}")
+    return ceilings

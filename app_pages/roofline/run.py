@@ -1,0 +1,147 @@
+"""The roofline section: run the loaded model through the engine at several batch sizes, place every
+prefill and decode step on the measured roofline, and show each phase's share of both ceilings."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+import streamlit as st
+
+from app_pages.roofline import keys
+from app_pages.roofline.figures import nvml_figure, roofline_figure
+from app_pages.roofline.strings import t
+from engine.costmodel import ridge_intensity
+from lab.complexity_math import prompt_of_length
+from lab.hardware import DeviceCeilings
+from lab.nvml import NvmlSampler, NvmlSamples, nvml_status
+from lab.roofline import PhaseSummary, RooflinePoint, run_roofline, summarise
+from ui.errors import show_error
+from ui.text import md_literal
+from ui.widget_state import KEEP, seed
+
+BATCH_CHOICES = [1, 2, 4, 8, 16, 32]
+DEFAULTS = {keys.L: 32, keys.STEPS: 8, keys.BATCHES: [1, 2, 4, 8, 16]}
+
+
+@dataclass
+class RooflineResult:
+    """One finished run, as kept in st.session_state (plain records, no tensors)."""
+    model: str
+    dtype: str
+    prompt_len: int
+    decode_steps: int
+    points: list[RooflinePoint]
+    summary: list[PhaseSummary]
+    ceilings: DeviceCeilings
+    nvml: NvmlSamples | None
+
+
+def render_controls(max_position: int, lang: str) -> tuple[int, int, list[int], bool]:
+    seed(DEFAULTS)
+    c1, c2, c3, c4 = st.columns([2, 2, 4, 2], vertical_alignment="bottom")
+    prompt_len = c1.number_input(t("rf_L", lang), min_value=1, max_value=max(1, max_position - 2), step=8,
+                                 key=keys.L, help=t("rf_L_help", lang), persist_state=KEEP)
+    steps = c2.number_input(t("rf_steps", lang), min_value=1, max_value=256, step=4, key=keys.STEPS,
+                            help=t("rf_steps_help", lang), persist_state=KEEP)
+    batches = c3.multiselect(t("rf_batches", lang), BATCH_CHOICES, key=keys.BATCHES, help=t("rf_batches_help", lang),
+                             persist_state=KEEP)
+    clicked = c4.button(t("rf_run", lang), type="primary", key=keys.RUN, icon=":material/speed:")
+    return int(prompt_len), int(steps), list(batches), clicked
+
+
+def run_with_progress(bundle, registry, ceilings: DeviceCeilings, prompt_len: int, steps: int, batches: list[int],
+                      lang: str) -> None:
+    st.session_state.pop(keys.RESULT, None)
+    box = st.status(t("rf_running", lang, n=len(batches)), expanded=True)
+    bar = box.progress(0.0, text=t("rf_progress", lang, done=0, total=len(batches)))
+
+    def progress(done: int, total: int) -> None:
+        bar.progress(done / total, text=t("rf_progress", lang, done=done, total=total))
+
+    dtype = str(bundle.model.dtype).removeprefix("torch.")
+    try:
+        ceilings.peak_flops(dtype)  # a clear message before the run if this dtype has no measured roof
+        ids = prompt_of_length(bundle.tokenizer, prompt_len)
+        device = str(bundle.model.device)
+        with NvmlSampler(device) as sampler:
+            points = run_roofline(bundle.model, bundle.tokenizer, ids, batches, steps, progress, registry.step_lock)
+    except Exception as exc:  # noqa: BLE001 - a message in the page, never a traceback
+        box.update(label=t("rf_failed", lang), state="error", expanded=False)
+        show_error(exc, lang)
+        return
+    samples = sampler.samples if sampler.samples.times else None
+    st.session_state[keys.RESULT] = RooflineResult(bundle.name, dtype, prompt_len, steps, points, summarise(points),
+                                                  ceilings, samples)
+    box.update(label=t("rf_done", lang, n=len(points), L=prompt_len), state="complete", expanded=False)
+
+
+def utilisation_table(r: RooflineResult, lang: str) -> pd.DataFrame:
+    peak, bw = r.ceilings.peak_flops(r.dtype), r.ceilings.read_bytes_per_s
+    ridge = ridge_intensity(peak, bw)
+    rows = []
+    for s in r.summary:
+        rows.append({
+            t("rf_col_phase", lang): t(f"rf_phase_{s.phase}", lang), t("rf_col_batch", lang): s.batch,
+            t("rf_col_steps", lang): s.num_steps, t("rf_col_ms", lang): round(s.ms, 1),
+            t("rf_col_gflop", lang): round(s.flops / 1e9, 3), t("rf_col_mb", lang): round(s.bytes_moved / 1e6, 1),
+            t("rf_col_intensity", lang): round(s.intensity, 2),
+            t("rf_col_achieved", lang): round(s.flops_per_s / 1e9, 1),
+            t("rf_col_gbs", lang): round(s.bytes_per_s / 1e9, 1),
+            t("rf_col_compute_share", lang): f"{100 * s.flops_per_s / peak:.0f} %",
+            t("rf_col_bw_share", lang): f"{100 * s.bytes_per_s / bw:.0f} %",
+            t("rf_col_bound", lang): t("rf_bound_compute" if s.intensity >= ridge else "rf_bound_memory", lang),
+        })
+    return pd.DataFrame(rows)
+
+
+def _share(r: RooflineResult, phase: str, batch: int) -> PhaseSummary | None:
+    return next((s for s in r.summary if s.phase == phase and s.batch == batch), None)
+
+
+def render_result(r: RooflineResult, lang: str) -> None:
+    peak, bw = r.ceilings.peak_flops(r.dtype), r.ceilings.read_bytes_per_s
+    first = min(s.batch for s in r.summary)
+    last = max(s.batch for s in r.summary)
+    pre, dec1, dec_n = _share(r, "prefill", first), _share(r, "decode", first), _share(r, "decode", last)
+    cols = st.columns(4)
+    if pre:
+        cols[0].metric(t("rf_m_prefill_compute", lang, B=first), f"{100 * pre.flops_per_s / peak:.0f} %")
+    if dec1:
+        cols[1].metric(t("rf_m_decode_bw", lang, B=first), f"{100 * dec1.bytes_per_s / bw:.0f} %")
+        cols[2].metric(t("rf_m_decode_compute", lang, B=first), f"{100 * dec1.flops_per_s / peak:.1f} %")
+    if dec_n and dec1 and last != first:
+        cols[3].metric(t("rf_m_decode_compute", lang, B=last), f"{100 * dec_n.flops_per_s / peak:.1f} %",
+                       delta=f"×{dec_n.flops_per_s / dec1.flops_per_s:.1f}")
+    roofs = {d: v for d, v in r.ceilings.gemm_flops_per_s.items() if v}
+    st.plotly_chart(roofline_figure(r.points, r.summary, roofs, bw, r.dtype, lang), key=keys.FIG_ROOFLINE)
+    st.caption(t("rf_result_caption", lang, model=md_literal(r.model), dtype=r.dtype, L=r.prompt_len,
+                 N=r.decode_steps, n=len(r.points)))
+    st.markdown(t("rf_util_header", lang))
+    st.latex(r"\text{compute share} = \frac{\text{FLOPs}/t}{\text{peak FLOP/s}} \qquad "
+             r"\text{bandwidth share} = \frac{\text{bytes}/t}{\text{read bandwidth}} \qquad "
+             r"I = \frac{\text{FLOPs}}{\text{bytes}}")
+    st.dataframe(utilisation_table(r, lang), hide_index=True, key=keys.UTIL_TABLE)
+    st.markdown(t("rf_reading", lang, ridge=ridge_intensity(peak, bw)))
+    render_nvml(r, lang)
+
+
+def render_nvml(r: RooflineResult, lang: str) -> None:
+    st.markdown(t("rf_nvml_header", lang))
+    if r.nvml is not None:
+        s = r.nvml
+        st.plotly_chart(nvml_figure(s.times, s.utilisation_pct, s.power_w, lang), key=keys.FIG_NVML)
+        return
+    why = nvml_status(r.ceilings.device)
+    st.caption(t("rf_nvml_cpu" if why == "cpu" else "rf_nvml_missing", lang, why=md_literal(why or "")))
+
+
+def render_roofline_section(bundle, registry, ceilings: DeviceCeilings, lang: str) -> None:
+    st.markdown(t("rf_run_intro", lang))
+    prompt_len, steps, batches, clicked = render_controls(bundle.model.config.max_position, lang)
+    if clicked:
+        run_with_progress(bundle, registry, ceilings, prompt_len, steps, batches, lang)
+    result = st.session_state.get(keys.RESULT)
+    if result is None or result.model != bundle.name:
+        st.info(t("rf_not_run", lang))
+        return
+    render_result(result, lang)

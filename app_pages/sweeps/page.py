@@ -1,0 +1,66 @@
+"""Sweeps (C4, C8, C9, C18): TTFT and TPOT against prompt length, TPOT and the decode share against
+output length, repeated on the real engine, with a verdict on each claim from the medians."""
+import pandas  # noqa: F401  - before plotly (fresh-server import race)
+import streamlit as st
+
+from app_pages.sweeps import keys
+from app_pages.sweeps.figures import share_figure, tpot_output_figure, tpot_prompt_figure, ttft_figure
+from app_pages.sweeps.run import render_controls, run_with_progress, settings_from
+from app_pages.sweeps.strings import t
+from lab.sweep_verdicts import sweep_verdicts
+from ui.claims_verdicts import sweep_frame
+from ui.errors import show_error
+from ui.i18n import current_lang
+from ui.models import get_registry, load_for_page
+from ui.sidebar import CHOICE_KEY
+from ui.text import md_literal
+
+lang = current_lang()
+st.title(t("sw_title", lang))
+st.markdown(t("sw_intro", lang))
+
+bundle = load_for_page(st.session_state[CHOICE_KEY], lang)
+if bundle is None:
+    st.stop()
+
+Ls, Ns, new, out_L, repeats, clicked = render_controls(lang)
+if clicked:
+    try:
+        settings = settings_from(Ls, Ns, new, out_L, repeats, bundle.model.config.max_position, lang)
+    except ValueError as exc:
+        show_error(exc, lang)
+    else:
+        run_with_progress(bundle, get_registry(), settings, lang)
+
+result = st.session_state.get(keys.RESULT)
+if result is None:
+    st.info(t("sw_not_run", lang))
+    st.stop()
+s = result.settings
+measured = len(result.prompt_points) + len(result.output_points)
+if result.complete:
+    st.success(t("sw_done", lang, runs=measured, secs=result.seconds), icon=":material/check_circle:")
+else:
+    st.warning(t("sw_stopped", lang, runs=measured), icon=":material/stop_circle:")
+st.caption(t("sw_result_caption", lang, model=md_literal(result.model), Ls=", ".join(map(str, s.prompt_lens)),
+             n=s.prompt_new_tokens, L=s.output_prompt_len, Ns=", ".join(map(str, s.output_lens)), repeats=s.repeats))
+
+st.subheader(t("sw_verdicts_header", lang))
+if noisy := result.noisy_points():
+    st.warning(t("sw_noisy", lang, n=noisy), icon=":material/warning:")
+try:
+    st.table(sweep_frame(sweep_verdicts(result), lang), hide_index=True)  # a table: the sentences wrap
+except ValueError as exc:
+    st.info(str(exc))
+
+st.subheader(t("sw_charts_header", lang))
+if result.prompt_points:
+    c1, c2 = st.columns(2)
+    c1.plotly_chart(ttft_figure(result, lang), key=keys.FIG_TTFT)
+    c2.plotly_chart(tpot_prompt_figure(result, lang), key=keys.FIG_TPOT)
+if result.output_points:
+    c1, c2 = st.columns(2)
+    c1.plotly_chart(tpot_output_figure(result, lang), key=keys.FIG_TPOT_N)
+    c2.plotly_chart(share_figure(result, lang), key=keys.FIG_SHARE)
+st.caption(t("sw_metrics_note", lang))
+st.caption(t("sw_noise_note", lang))

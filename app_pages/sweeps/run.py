@@ -1,0 +1,83 @@
+"""The sweeps page's controls and its run: lengths as comma-separated lists, repeats, then the sweep
+on the real engine under the registry's step lock (a timing experiment: another session's steps
+interleaved with it would be noise), with a progress bar and a Stop button.
+
+The result goes into session state before the first request and fills as points are measured: Stop
+(which interrupts this script) leaves the measured points behind, marked incomplete."""
+from __future__ import annotations
+
+import time
+
+import streamlit as st
+
+from app_pages.sweeps import keys
+from app_pages.sweeps.strings import t
+from lab.sweeps import SweepResult, SweepSettings, run_sweep
+from ui.errors import show_error
+from ui.widget_state import KEEP, seed
+
+REDRAW_S = 0.5  # each redraw takes the server and the browser CPU the timed requests then lack
+DEFAULTS = SweepSettings()
+
+
+def parse_lengths(text: str, lang: str) -> tuple[int, ...]:
+    """'16, 64,256' -> (16, 64, 256); ValueError (readable) for anything else."""
+    try:
+        values = tuple(int(x) for x in text.replace("，", ",").split(",") if x.strip())
+    except ValueError:
+        raise ValueError(t("sw_bad_list", lang, text=text)) from None
+    if not values:
+        raise ValueError(t("sw_bad_list", lang, text=text))
+    return tuple(sorted(set(values)))
+
+
+def render_controls(lang: str) -> tuple[str, str, int, int, int, bool]:
+    seed({keys.LS: ", ".join(map(str, DEFAULTS.prompt_lens)), keys.NEW: DEFAULTS.prompt_new_tokens,
+          keys.OUT_L: DEFAULTS.output_prompt_len, keys.NS: ", ".join(map(str, DEFAULTS.output_lens)),
+          keys.REPEATS: DEFAULTS.repeats})
+    c1, c2, c3 = st.columns([3, 1, 1])
+    Ls = c1.text_input(t("sw_prompt_lens", lang), key=keys.LS, help=t("sw_prompt_lens_help", lang), persist_state=KEEP)
+    new = c2.number_input(t("sw_prompt_new", lang), min_value=2, max_value=256, key=keys.NEW, persist_state=KEEP)
+    repeats = c3.number_input(t("sw_repeats", lang), min_value=1, max_value=10, key=keys.REPEATS,
+                              help=t("sw_repeats_help", lang), persist_state=KEEP)
+    c1, c2, c3 = st.columns([3, 1, 1], vertical_alignment="bottom")
+    Ns = c1.text_input(t("sw_output_lens", lang), key=keys.NS, persist_state=KEEP)
+    out_L = c2.number_input(t("sw_output_L", lang), min_value=1, max_value=8192, key=keys.OUT_L, persist_state=KEEP)
+    clicked = c3.button(t("sw_run", lang), type="primary", key=keys.RUN, icon=":material/speed:")
+    return Ls, Ns, int(new), int(out_L), int(repeats), clicked
+
+
+def settings_from(Ls: str, Ns: str, new: int, out_L: int, repeats: int, max_position: int,
+                  lang: str) -> SweepSettings:
+    s = SweepSettings(prompt_lens=parse_lengths(Ls, lang), prompt_new_tokens=new, output_prompt_len=out_L,
+                      output_lens=parse_lengths(Ns, lang), repeats=repeats)
+    s.validate(max_position)
+    return s
+
+
+def run_with_progress(bundle, registry, settings: SweepSettings, lang: str) -> None:
+    result = SweepResult(bundle.name, settings)
+    st.session_state[keys.RESULT] = result
+    slot = st.empty()
+    with slot.container(), st.status(t("sw_running", lang, runs=settings.num_runs), expanded=True) as box:
+        st.button(t("stop", lang), key=keys.STOP, icon=":material/stop_circle:")
+        bar = st.progress(0.0, text=t("sw_warming", lang))
+        last = [0.0]
+
+        def progress(done: int, total: int, what: str) -> None:
+            now = time.perf_counter()
+            if done and done < total and now - last[0] < REDRAW_S:
+                return  # each redraw takes CPU from the timed requests
+            last[0] = now
+            text = t("sw_warming", lang) if done == 0 else t("sw_progress", lang, done=done, total=total, what=what)
+            bar.progress(done / total, text=text)
+
+        try:
+            with registry.step_lock:
+                run_sweep(bundle.model, bundle.tokenizer, settings, bundle.name, progress=progress, result=result)
+        except Exception as exc:  # noqa: BLE001 - a message in the page, never a traceback
+            st.session_state.pop(keys.RESULT, None)
+            box.update(label=t("sw_failed", lang), state="error")
+            show_error(exc, lang)
+            return
+    slot.empty()

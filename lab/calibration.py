@@ -1,0 +1,111 @@
+"""Calibration: the projection's formulas (lab/projection.py) fed with THIS machine's measured
+ceilings (lab/hardware.py, efficiency 1: they are already achievable rates) against the TTFT and
+TPOT the engine really shows here, on the loaded model.
+
+  ratio = measured / predicted      (1.0: the model explains the machine; > 1: overheads it omits)
+
+A second prediction adds the third regime the two roofs leave out, overhead: each step's op count
+(counted with a TorchDispatchMode, not timed) x the measured cost of one tiny op.
+"""
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass
+from typing import Callable
+
+from torch.utils._python_dispatch import TorchDispatchMode
+
+from engine.llm_engine import Engine, EngineConfig
+from engine.sampler import SamplingParams
+from lab.hardware import DeviceCeilings
+from lab.projection import predict_tpot, predict_ttft
+
+DTYPE_BYTES = {"float32": 4, "bfloat16": 2, "float16": 2}
+
+
+@dataclass
+class CalibrationRow:
+    metric: str  # "TTFT" or "TPOT"
+    prompt_len: int
+    predicted_ms: float  # the two roofs alone
+    measured_ms: float
+    overhead_ms: float = 0.0  # + ops in the step x measured per-op overhead
+
+    @property
+    def ratio(self) -> float:
+        return self.measured_ms / self.predicted_ms
+
+    @property
+    def ratio_with_overhead(self) -> float:
+        return self.measured_ms / (self.predicted_ms + self.overhead_ms)
+
+
+class _OpCounter(TorchDispatchMode):
+    """Counts the aten ops a forward dispatches (no timing)."""
+
+    def __init__(self):
+        super().__init__()
+        self.count = 0
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.count += 1
+        return func(*args, **(kwargs or {}))
+
+
+def ops_per_step(model, tokenizer, prompt_ids: list[int]) -> tuple[int, int]:
+    """(ops in the prefill step, ops in one decode step) of a batch-1 request on this engine."""
+    engine = Engine(model, tokenizer, EngineConfig(probe_memory=False))
+    engine.add_request(list(prompt_ids), SamplingParams(max_new_tokens=2, ignore_eos=True))
+    counts = []
+    while engine.has_unfinished:
+        with _OpCounter() as counter:
+            engine.step()
+        counts.append(counter.count)
+    return counts[0], counts[1]
+
+
+def predicted_ms(c, dtype: str, ceilings: DeviceCeilings, prompt_len: int, new_tokens: int,
+                 ops: tuple[int, int] = (0, 0)) -> tuple[float, float]:
+    """(TTFT, TPOT) in ms from the ceilings; TPOT averaged over the decode steps' contexts L+2 .. L+N.
+    With `ops` (prefill, decode op counts) each step also pays ops x the measured per-op overhead."""
+    peak, bw, nbytes = ceilings.peak_flops(dtype), ceilings.read_bytes_per_s, DTYPE_BYTES[dtype]
+    per_op = ceilings.op_overhead_s or 0.0
+    ttft = predict_ttft(c, prompt_len, peak, bw, nbytes, 1.0, 1.0).seconds + ops[0] * per_op
+    contexts = range(prompt_len + 2, prompt_len + new_tokens + 1)
+    tpot = statistics.fmean(predict_tpot(c, 1, ctx, peak, bw, nbytes, None, 1.0, 1.0).seconds for ctx in contexts)
+    return ttft * 1e3, (tpot + ops[1] * per_op) * 1e3
+
+
+def measured_ms(model, tokenizer, prompt_ids: list[int], new_tokens: int) -> tuple[float, float]:
+    """(TTFT, TPOT) in ms of one batch-1 greedy request through the engine (vLLM's definitions)."""
+    engine = Engine(model, tokenizer, EngineConfig(probe_memory=False))
+    engine.add_request(list(prompt_ids), SamplingParams(max_new_tokens=new_tokens, ignore_eos=True))
+    for _ in engine.stream():
+        pass
+    m = engine.trace.requests[0].metrics
+    return m.ttft_ms, m.tpot_ms
+
+
+def calibrate(model, tokenizer, ceilings: DeviceCeilings, prompts: dict[int, list[int]], new_tokens: int = 16,
+              repeats: int = 3, progress: Callable[[int, int], None] | None = None) -> list[CalibrationRow]:
+    """Predicted vs measured TTFT and TPOT per prompt length (medians of `repeats` runs)."""
+    if new_tokens < 2:
+        raise ValueError("TPOT needs at least 2 generated tokens.")
+    if repeats < 1:
+        raise ValueError("Run each length at least once.")
+    dtype = str(model.dtype).removeprefix("torch.")
+    c = model.config
+    measured_ms(model, tokenizer, next(iter(prompts.values()))[:4], 2)  # one-off costs of a fresh process
+    rows, total, done = [], len(prompts) * repeats, 0
+    for length, ids in prompts.items():
+        runs = []
+        for _ in range(repeats):
+            runs.append(measured_ms(model, tokenizer, ids, new_tokens))
+            done += 1
+            if progress:
+                progress(done, total)
+        p_ttft, p_tpot = predicted_ms(c, dtype, ceilings, len(ids), new_tokens)
+        o_ttft, o_tpot = predicted_ms(c, dtype, ceilings, len(ids), new_tokens, ops_per_step(model, tokenizer, ids))
+        rows.append(CalibrationRow("TTFT", length, p_ttft, statistics.median(r[0] for r in runs), o_ttft - p_ttft))
+        rows.append(CalibrationRow("TPOT", length, p_tpot, statistics.median(r[1] for r in runs), o_tpot - p_tpot))
+    return rows

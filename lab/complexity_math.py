@@ -1,0 +1,142 @@
+"""Pure arithmetic behind the complexity lab page: prompts of a given length, the points an exponent
+is fitted on, the document's curves scaled onto a measurement, closed-form totals and their
+apparent exponents, and the crossover table. No Streamlit, no plotting.
+
+Totals over n decode steps with contexts C = L+1 .. L+n (lab/complexity.py's formulas):
+  with the cache     Σ (lin + head + a C)                   = n (lin + head) + a S1
+  without the cache  Σ (C lin + head + a C (C + 1) / 2)      = lin S1 + n head + a (S2 + S1) / 2
+where S1 = Σ C and S2 = Σ C².
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from engine.config import ModelConfig
+from engine.costmodel import linear_flops_per_token, lm_head_flops
+from lab.complexity import (CacheRun, attention_flops_per_key, crossover_context, fit_exponent, step_flops_split,
+                            theory_sums)
+
+FILLER = ("The history of computing is a story of ideas meeting machines. Early calculators were mechanical, "
+          "then electrical relays and vacuum tubes made programmable computers possible. ")
+MIN_FIT_STEPS = 4  # fewer decode steps than this give no slope worth showing
+
+
+def prompt_of_length(tokenizer, length: int) -> list[int]:
+    """Exactly `length` token ids of ordinary English text (the filler repeated as needed)."""
+    if length < 1:
+        raise ValueError("The prompt length L must be at least 1 token.")
+    ids: list[int] = []
+    repeats = 1
+    while len(ids) < length:
+        ids = list(tokenizer(FILLER * repeats).input_ids)
+        if not ids:
+            raise ValueError("This tokenizer turns the filler text into no tokens.")
+        repeats *= 2
+    return ids[:length]
+
+
+def fit_steps(num_steps: int) -> list[int]:
+    """Decode-step counts n to fit on: log-spaced from 4 to num_steps, so every octave weighs the
+    same (plain 1..n would let the long tail decide the slope)."""
+    if num_steps < MIN_FIT_STEPS:
+        return []
+    grid = np.geomspace(MIN_FIT_STEPS, num_steps, num=min(12, num_steps - MIN_FIT_STEPS + 1))
+    return sorted({int(round(x)) for x in grid})
+
+
+def exponent(values: list[float], steps: list[int]) -> float | None:
+    """Slope of log(values[n-1]) against log n over the fit points; None if there are too few."""
+    if len(steps) < 2:
+        return None
+    ys = [values[n - 1] for n in steps]
+    if min(ys) <= 0:
+        return None
+    return fit_exponent(steps, ys)
+
+
+@dataclass
+class Theory:
+    """The document's curve for one measurement: Σ(L+t) or Σ(L+t)², scaled to meet it at the end."""
+    label: str  # "sum1" or "sum2"
+    values: list[float]
+    slope: float | None  # its own log-log slope over the same fit points
+
+
+def scaled_theory(prompt_len: int, measured: list[float], power: int) -> Theory:
+    """Σ(L+t)^power for t = 1..n, scaled so that its last value equals the measurement's last."""
+    sum1, sum2 = theory_sums(prompt_len, len(measured))
+    curve = np.asarray(sum1 if power == 1 else sum2, dtype=float)
+    scale = measured[-1] / curve[-1] if len(curve) and curve[-1] else 1.0
+    values = list(curve * scale)
+    return Theory(f"sum{power}", values, exponent(values, fit_steps(len(values))))
+
+
+def measured_exponents(run: CacheRun) -> tuple[float | None, float | None]:
+    """(time, FLOPs) exponents of the cumulative cost against the number of decode steps."""
+    steps = fit_steps(len(run.step_ms))
+    return exponent(run.cumulative_ms, steps), exponent(run.cumulative_flops, steps)
+
+
+def _power_sums(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """S1 = Σ C and S2 = Σ C² for C = lo..hi, in closed form (float64: no overflow at 1e6 tokens)."""
+    lo, hi = np.asarray(lo, dtype=float) - 1, np.asarray(hi, dtype=float)
+    s1 = (hi * (hi + 1) - lo * (lo + 1)) / 2
+    s2 = (hi * (hi + 1) * (2 * hi + 1) - lo * (lo + 1) * (2 * lo + 1)) / 6
+    return s1, s2
+
+
+def total_flops(c: ModelConfig, prompt_len: np.ndarray, num_steps: np.ndarray, kv_cache: bool) -> np.ndarray:
+    """Counted FLOPs of num_steps decode steps after a prompt of prompt_len tokens (module docstring)."""
+    lin, head, a = linear_flops_per_token(c), lm_head_flops(c), attention_flops_per_key(c)
+    n, L = np.asarray(num_steps, dtype=float), np.asarray(prompt_len, dtype=float)
+    s1, s2 = _power_sums(L + 1, L + n)
+    if kv_cache:
+        return n * (lin + head) + a * s1
+    return lin * s1 + n * head + a * (s2 + s1) / 2
+
+
+def apparent_exponent(c: ModelConfig, ns: np.ndarray, kv_cache: bool) -> np.ndarray:
+    """Local slope d log(total) / d log N with L = N (the document's "N ≈ L" case), by a central
+    difference in log N (the closed forms are polynomials, so N need not be an integer)."""
+    h = 1e-3
+    up, down = np.asarray(ns, dtype=float) * np.exp(h), np.asarray(ns, dtype=float) * np.exp(-h)
+    return (np.log(total_flops(c, up, up, kv_cache)) - np.log(total_flops(c, down, down, kv_cache))) / (2 * h)
+
+
+def exponent_grid(max_n: int = 1 << 20) -> np.ndarray:
+    return np.unique(np.geomspace(1, max_n, 160).round().astype(np.int64))
+
+
+@dataclass
+class CrossoverRow:
+    name: str
+    linear_per_token: int  # lin, FLOPs
+    attention_per_key: int  # a, FLOPs
+    with_cache: int  # C* = lin / a
+    without_cache: int  # 2 C*
+    max_position: int
+
+
+def crossover_rows(configs: dict[str, ModelConfig]) -> list[CrossoverRow]:
+    return [CrossoverRow(name, linear_flops_per_token(c), attention_flops_per_key(c), crossover_context(c, True),
+                         crossover_context(c, False), c.max_position) for name, c in configs.items()]
+
+
+def per_step_split(c: ModelConfig, contexts: np.ndarray) -> dict[bool, tuple[np.ndarray, np.ndarray]]:
+    """{kv_cache: (linear, attention)} FLOPs of one decode step at each context, from the engine's
+    own step_flops_split so the chart and the measured runs count alike."""
+    out = {}
+    for kv in (True, False):
+        pairs = np.array([step_flops_split(c, int(n), kv) for n in contexts], dtype=float)
+        out[kv] = (pairs[:, 0], pairs[:, 1])
+    return out
+
+
+def first_n_above(c: ModelConfig, level: float, kv_cache: bool = False) -> int | None:
+    """Smallest N (L = N) whose apparent exponent reaches `level`; None within a million tokens."""
+    ns = exponent_grid()
+    slopes = apparent_exponent(c, ns, kv_cache)
+    hit = np.nonzero(slopes >= level)[0]
+    return int(ns[hit[0]]) if len(hit) else None

@@ -1,0 +1,80 @@
+"""Verdicts on the source document's claims (../shared/seed/CLAIMS.md), as the sweeps and claims
+pages show them: a verdict word, the numbers behind it, and the key of the sentence that explains it.
+
+The rules that produce verdicts are pure functions of measured numbers (lab/sweep_verdicts.py,
+lab/claims.py), so each can be tested on real data and on a hand-made counter-example.
+The explanation is a key into lab/verdict_texts.py (English and Chinese), filled in with `numbers`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from lab.verdict_texts import VERDICT_TEXTS
+
+HOLDS = "holds"
+ROUGHLY = "roughly"
+FAILS = "does not hold"
+UNMEASURABLE = "not measurable here"  # e.g. GPU power on a CPU; the verdict says what was checked instead
+SHOWN = "shown on page"  # a description rather than a measurable statement
+VERDICTS = (HOLDS, ROUGHLY, FAILS, UNMEASURABLE, SHOWN)
+LANG_INDEX = {"en": 0, "zh": 1}
+
+
+@dataclass
+class Verdict:
+    claim: str  # "C4"
+    verdict: str  # one of VERDICTS
+    reason: str  # key of the explanation in lab/verdict_texts.py, formatted with `numbers`
+    numbers: dict[str, float | int | str] = field(default_factory=dict)
+
+    def __post_init__(self):
+        if self.verdict not in VERDICTS:
+            raise ValueError(f"Unknown verdict {self.verdict!r}; one of {', '.join(VERDICTS)}.")
+
+
+def explain(v: Verdict, lang: str = "en") -> str:
+    """The verdict's explanation with its measured numbers filled in ('en' or 'zh')."""
+    text = VERDICT_TEXTS[v.reason][LANG_INDEX[lang]]
+    return text.format(**v.numbers) if v.numbers else text
+
+
+def worst(*verdicts: str) -> str:
+    """The weakest of several partial verdicts: every part must hold for the whole to hold."""
+    order = [HOLDS, ROUGHLY, FAILS]
+    return max(verdicts, key=order.index)
+
+
+@dataclass
+class Spread:
+    """Median and spread of repeated measurements."""
+    median: float
+    lo: float  # min
+    hi: float  # max
+    q1: float
+    q3: float
+    n: int
+
+    @classmethod
+    def of(cls, values: list[float]) -> "Spread":
+        if not values:
+            raise ValueError("No measurements to summarise.")
+        a = np.asarray(values, dtype=float)
+        return cls(float(np.median(a)), float(a.min()), float(a.max()), float(np.percentile(a, 25)),
+                   float(np.percentile(a, 75)), len(a))
+
+
+def slope(x: list[float], y: list[float]) -> float:
+    """Least-squares slope of y against x (units of y per unit of x)."""
+    if len(x) < 2:
+        raise ValueError("A slope needs at least two points.")
+    return float(np.polyfit(np.asarray(x, dtype=float), np.asarray(y, dtype=float), 1)[0])
+
+
+def log_slope(x: list[float], y: list[float]) -> float:
+    """Exponent p of y ~ x^p (least squares on logs)."""
+    if len(x) < 2:
+        raise ValueError("An exponent needs at least two points.")
+    lx, ly = np.log(np.asarray(x, dtype=float)), np.log(np.maximum(np.asarray(y, dtype=float), 1e-12))
+    return float(np.polyfit(lx, ly, 1)[0])

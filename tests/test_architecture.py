@@ -1,0 +1,190 @@
+"""The house rules, read from the code itself: imports run one way, engine <- lab <- ui <- app_pages <-
+app.py (bench uses engine and lab only); no page folder imports another; ui/ holds only what more
+than one page (or the frame) uses; every page folder is in the one table of pages."""
+from __future__ import annotations
+
+import ast
+import importlib
+from pathlib import Path
+
+import pytest
+
+from app_pages import PAGES
+
+ROOT = Path(__file__).resolve().parent.parent
+LAYERS = ("engine", "lab", "ui", "app_pages", "bench")
+# What each layer may not import (a package, or a top-level module of a third-party library).
+FORBIDDEN = {
+    "engine": ("lab", "ui", "app_pages", "app", "streamlit", "plotly"),
+    "lab": ("ui", "app_pages", "app", "streamlit", "plotly"),
+    "ui": ("app_pages", "app"),
+    "app_pages": ("app",),
+    "bench": ("ui", "app_pages", "app", "streamlit"),
+}
+
+
+def module_name(path: Path, root: Path) -> str:
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imports_of(path: Path, root: Path) -> set[str]:
+    """Every module a file imports, anywhere in it (functions included), relative imports resolved."""
+    package = module_name(path, root).split(".")
+    if path.name != "__init__.py":
+        package = package[:-1]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = ".".join(package[:len(package) - node.level + 1] + [node.module or ""]) if node.level else node.module
+            base = base.strip(".")
+            found.add(base)
+            found |= {f"{base}.{a.name}" for a in node.names}  # `from pkg import module`
+    return found
+
+
+def layer_files(root: Path) -> list[Path]:
+    files = [p for layer in LAYERS for p in sorted((root / layer).rglob("*.py"))]
+    return files + [root / "app.py"] if (root / "app.py").exists() else files
+
+
+def page_of(module: str, root: Path = ROOT) -> str | None:
+    """The page folder a module is in (None for app_pages itself, or a name imported from it)."""
+    parts = module.split(".")
+    is_page = parts[0] == "app_pages" and len(parts) > 1 and (root / "app_pages" / parts[1]).is_dir()
+    return parts[1] if is_page else None
+
+
+def violations(root: Path) -> list[str]:
+    """Every import edge against the house order, as 'file: imports X'."""
+    found = []
+    for path in layer_files(root):
+        me = module_name(path, root)
+        layer = me.split(".")[0]
+        for imported in sorted(imports_of(path, root)):
+            top = imported.split(".")[0]
+            if top in FORBIDDEN.get(layer, ()):
+                found.append(f"{path.relative_to(root)}: imports {imported}")
+            elif layer == "app_pages" and page_of(me, root) and page_of(imported, root) not in (None, page_of(me, root)):
+                found.append(f"{path.relative_to(root)}: imports another page's {imported}")
+    return found
+
+
+def test_imports_follow_the_layers():
+    assert violations(ROOT) == []
+
+
+@pytest.mark.parametrize("planted, layer_file", [
+    ("import streamlit", "engine/bad.py"),
+    ("from lab.claims import CLAIM_IDS", "engine/bad.py"),
+    ("from ui.i18n import t", "lab/bad.py"),
+    ("import plotly.graph_objects as go", "lab/bad.py"),
+    ("from app_pages.serving.panels import blocks_panel", "ui/bad.py"),
+    ("from app_pages.serving import panels", "app_pages/memory/bad.py"),
+    ("from ..serving import panels", "app_pages/memory/bad.py"),
+    ("from ui.models import load_for_page", "bench/bad.py"),
+    ("def f():\n    import streamlit as st", "bench/bad.py"),
+])
+def test_a_planted_bad_import_is_caught(tmp_path, planted, layer_file):
+    """A test of the test: one wrong edge in an otherwise good tree is reported, by file."""
+    for package in ("engine", "lab", "ui", "app_pages", "app_pages/memory", "app_pages/serving", "bench"):
+        (tmp_path / package).mkdir(parents=True, exist_ok=True)
+        (tmp_path / package / "__init__.py").write_text("")
+    (tmp_path / "app_pages/memory/good.py").write_text("from app_pages import PAGES\nfrom app_pages.memory import x\n"
+                                                       "from ui.i18n import t\nfrom lab.claims import C\n")
+    (tmp_path / "ui/good.py").write_text("import streamlit\nfrom lab.verdicts import Verdict\n")
+    assert violations(tmp_path) == []
+    (tmp_path / layer_file).write_text(planted + "\n")
+    assert {v.split(":")[0] for v in violations(tmp_path)} == {layer_file}
+
+
+def users_by_page() -> dict[str, set[str]]:
+    """For each ui module, the pages (and 'frame' for app.py) that reach it, directly or through ui."""
+    ui_imports = {module_name(p, ROOT): {m for m in imports_of(p, ROOT) if m.startswith("ui.")}
+                  for p in (ROOT / "ui").glob("*.py")}
+    users: dict[str, set[str]] = {m: set() for m in ui_imports}
+
+    def reach(user: str, start: set[str]) -> None:
+        todo, seen = list(start), set()
+        while todo:
+            m = todo.pop()
+            if m in seen or m not in ui_imports:
+                continue
+            seen.add(m)
+            users[m].add(user)
+            todo += ui_imports[m]
+    for path in (ROOT / "app_pages").rglob("*.py"):
+        if page_of(module_name(path, ROOT)):
+            reach(page_of(module_name(path, ROOT)), imports_of(path, ROOT))
+    reach("frame", imports_of(ROOT / "app.py", ROOT))
+    return users
+
+
+def test_ui_holds_only_what_several_pages_share():
+    """A module one page uses lives in that page's folder; it moves to ui/ when a second one needs it."""
+    alone = {m: sorted(u) for m, u in users_by_page().items() if len(u) == 1 and "frame" not in u}
+    unused = sorted(m for m, u in users_by_page().items() if not u and m != "ui" and not m.startswith("ui.strings_"))
+    assert alone == {} and unused == []
+
+
+def test_urls_stay_as_they_were():
+    """Share links and bookmarks use them (the browser test opens each one)."""
+    assert [(p.name, p.url_path) for p in PAGES] == [(n, n) for n in (
+        "playground", "memory", "complexity", "serving", "compare", "roofline", "sweeps", "claims")]
+    assert [p.name for p in PAGES if p.is_default] == ["playground"]
+
+
+def test_every_page_folder_is_in_the_table_and_has_a_page():
+    folders = {p.name for p in (ROOT / "app_pages").iterdir() if p.is_dir() and p.name != "__pycache__"}
+    assert folders == {p.name for p in PAGES}
+    for p in PAGES:
+        assert (ROOT / p.file).is_file() and (ROOT / "app_pages" / p.name / "strings.py").is_file()
+    assert len({p.url_path for p in PAGES}) == len(PAGES) and sum(p.is_default for p in PAGES) == 1
+    assert not (ROOT / "pages").exists()  # a pages/ folder beside app.py: Streamlit's legacy mode
+
+
+def literal_state_keys(path: Path) -> list[str]:
+    """String literals a module uses as a session-state key: key=..., st.session_state[...] or .get(...)
+    (and the same through a local name for st.session_state, such as `s = st.session_state`)."""
+    tree = ast.parse(path.read_text())
+    aliases = {t.id for n in ast.walk(tree) if isinstance(n, ast.Assign) and isinstance(n.value, ast.Attribute)
+               and n.value.attr == "session_state" for t in n.targets if isinstance(t, ast.Name)}
+
+    def is_state(node: ast.expr) -> bool:
+        return (isinstance(node, ast.Attribute) and node.attr == "session_state") or \
+            (isinstance(node, ast.Name) and node.id in aliases)
+    found = []
+    for node in ast.walk(tree):
+        key = None
+        if isinstance(node, ast.keyword) and node.arg == "key":
+            key = node.value
+        elif isinstance(node, ast.Subscript) and is_state(node.value):
+            key = node.slice
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and is_state(node.func.value) \
+                and node.func.attr in ("get", "pop", "setdefault") and node.args:
+            key = node.args[0]
+        if isinstance(key, (ast.Constant, ast.JoinedStr)):
+            found.append(ast.unparse(key))
+    return found
+
+
+def test_a_literal_state_key_is_found(tmp_path):
+    """A test of the test below: each way of writing a key as a literal is caught."""
+    bad = tmp_path / "bad.py"
+    bad.write_text('import streamlit as st\ns = st.session_state\nst.button("x", key="pg_a")\n'
+                   's["pg_b"] = 1\nst.session_state.get("pg_c")\nst.text_input("y", key=f"pg_{1}")\n')
+    assert sorted(literal_state_keys(bad)) == ["'pg_a'", "'pg_b'", "'pg_c'", "f'pg_{1}'"]
+
+
+def test_each_page_names_its_state_keys_in_its_keys_module():
+    """A page's session-state keys are constants in its keys.py, and no two pages share a key."""
+    literal = {str(p.relative_to(ROOT)): literal_state_keys(p) for p in (ROOT / "app_pages").glob("*/*.py")}
+    assert {f: k for f, k in literal.items() if k} == {}
+    owner: dict[str, str] = {}
+    for page in PAGES:
+        module = importlib.import_module(f"app_pages.{page.name}.keys")
+        for name, value in vars(module).items():
+            if name.isupper() and isinstance(value, str):
+                assert owner.setdefault(value, page.name) == page.name, f"{value} is a key of {owner[value]} and {page.name}"
