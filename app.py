@@ -10,7 +10,6 @@ import streamlit as st
 
 from app_pages import PAGES, translated_widgets
 from app_pages.playground.share_link import apply_share_link
-from ui import replay
 from ui.i18n import current_lang, t
 from ui.sidebar import render_sidebar
 from ui.widget_state import resend_changed_labels
@@ -24,5 +23,5 @@ page = st.navigation([st.Page(ROOT / p.file, title=t(p.title_key), icon=p.icon, 
                               default=p.is_default) for p in PAGES])
 apply_share_link(page)  # a shared link's settings, once per session, before any widget is drawn
 choice = render_sidebar()
-resend_changed_labels(current_lang(), choice.spec, (*replay.TRANSLATED, *translated_widgets()))  # before widgets
+resend_changed_labels(current_lang(), choice.spec, translated_widgets())  # before any page widget is drawn
 page.run()

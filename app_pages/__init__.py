@@ -11,6 +11,8 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass
 
+from ui import replay
+
 
 @dataclass(frozen=True)
 class PageEntry:
@@ -45,5 +47,7 @@ def page_file(name: str) -> str:
 
 
 def translated_widgets() -> tuple[str, ...]:
-    """Every page's widgets whose option labels change with the language or the model (keys.py)."""
-    return tuple(k for p in PAGES for k in importlib.import_module(f"app_pages.{p.name}.keys").TRANSLATED)
+    """Every widget whose option labels change with the language or the model: the shared replay's
+    (ui/replay.py) and each page's (its keys.py). app.py re-sends them after such a change."""
+    pages = (k for p in PAGES for k in importlib.import_module(f"app_pages.{p.name}.keys").TRANSLATED)
+    return (*replay.TRANSLATED, *pages)

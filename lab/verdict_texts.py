@@ -3,6 +3,7 @@ Verdict.verdict ("verdict_" + word), Verdict.reason ("why_…") and the rule of 
 ("rule_c4", …). The checks in lab/claims*.py and lab/sweep_verdicts.py fill them with their measured
 numbers; the claims and sweeps pages show them through ui/i18n.py, the bench prints the English ones.
 {key: (en, zh)}."""
+LANG_INDEX = {"en": 0, "zh": 1}  # the place of each language in every (en, zh) pair of the app's tables
 VERDICT_TEXTS: dict[str, tuple[str, str]] = {
     "why_c1_holds": ("One prefill step fed all L = {L} prompt tokens at once; the layer input was {shape}.",
                      "一个预填充步一次输入了全部 L = {L} 个提示 token；层输入形状为 {shape}。"),

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from lab.verdict_texts import VERDICT_TEXTS
+from lab.verdict_texts import LANG_INDEX, VERDICT_TEXTS
 
 HOLDS = "holds"
 ROUGHLY = "roughly"
@@ -19,7 +19,6 @@ FAILS = "does not hold"
 UNMEASURABLE = "not measurable here"  # e.g. GPU power on a CPU; the verdict says what was checked instead
 SHOWN = "shown on page"  # a description rather than a measurable statement
 VERDICTS = (HOLDS, ROUGHLY, FAILS, UNMEASURABLE, SHOWN)
-LANG_INDEX = {"en": 0, "zh": 1}
 
 
 @dataclass

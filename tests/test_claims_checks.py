@@ -16,8 +16,8 @@ from lab.claims_measure import ClaimData, ClaimSettings, measure_all, measure_ru
 from lab.claims_scaling import (c13_check, c14_check, c15_check, c16_check, c21_check, c22_check,
                                 uncached_attention_exponent)
 from lab.claims_shapes import c1_check, c2_check, c5_check, c6_check, c10_check, c12_check, c23_check
-from lab.verdicts import FAILS, HOLDS, ROUGHLY, UNMEASURABLE, VERDICTS
-from ui.claims_verdicts import explanation
+from lab.verdicts import FAILS, HOLDS, ROUGHLY, UNMEASURABLE, VERDICTS, explain
+from tests.text_support import all_tables
 
 LLAMA = PRESETS["LLaMA-7B"]
 
@@ -58,7 +58,7 @@ def test_all_claims_get_a_verdict_and_an_explanation(tiny_data):
     for v in verdicts.values():
         assert v.verdict in VERDICTS
         for lang in ("en", "zh"):
-            assert explanation(v, lang).strip()
+            assert explain(v, lang).strip()
     # exact on any model: shapes, what reaches the LM head, KV growth, the worked example's count
     for claim in ("C1", "C2", "C5", "C6", "C17", "C20", "C23"):
         assert verdicts[claim].verdict == HOLDS, (claim, verdicts[claim])
@@ -193,15 +193,10 @@ def test_settings_are_checked(tiny):
 def test_strings_of_both_pages():
     """Every key of the sweeps and claims tables in both languages, with the same placeholders (a
     verdict's numbers fill both), and no key shared with another page's table."""
-    import importlib
     import re
-    from pathlib import Path
     mine = ["app_pages.sweeps.strings", "app_pages.claims.strings", "lab.verdict_texts"]
-    tables = {m: getattr(importlib.import_module(m), "STRINGS", None) or importlib.import_module(m).VERDICT_TEXTS
-              for m in mine}
-    others = [importlib.import_module(f"ui.{p.stem}").STRINGS for p in Path("ui").glob("strings_*.py")]
-    others += [importlib.import_module(f"app_pages.{p.parent.name}.strings").STRINGS
-               for p in Path("app_pages").glob("*/strings.py") if f"app_pages.{p.parent.name}.strings" not in mine]
+    tables = {name: table for name, table in all_tables().items() if name in mine}
+    others = [table for name, table in all_tables().items() if name not in mine]
     for table in tables.values():
         for key, (en, zh) in table.items():
             assert en.strip() and zh.strip(), key

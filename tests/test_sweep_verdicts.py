@@ -6,8 +6,7 @@ import pytest
 
 from lab.sweep_verdicts import c4_verdict, c8_verdict, c9_verdict, c18_verdict, sweep_verdicts
 from lab.sweeps import SweepSettings, run_sweep
-from lab.verdicts import FAILS, HOLDS, ROUGHLY, Spread
-from ui.claims_verdicts import explanation
+from lab.verdicts import FAILS, HOLDS, ROUGHLY, Spread, explain
 
 # Medians measured on the bundled SmolLM2-135M (float32, 2 CPU cores, 3 repeats) by bench/claims.py,
 # the sweeps page's default sweep (README, "Sweeps"); a subset of its prompt lengths.
@@ -51,7 +50,7 @@ def test_c18_both_ways():
     v = c18_verdict(LS, TTFT, TPOT_L, NS, TTFT_N, TPOT_N)
     assert v.verdict == ROUGHLY  # TPOT grows ~14 % with context: only roughly unchanged
     assert v.numbers["tpot_L"] == pytest.approx(100 * (19.83 / 17.44 - 1))
-    assert "TPOT does grow with context: +14 %" in explanation(v, "en")
+    assert "TPOT does grow with context: +14 %" in explain(v, "en")
     flat = c18_verdict(LS, TTFT, [15.0, 15.1, 15.2, 15.3], NS, TTFT_N, TPOT_N)
     assert flat.verdict == HOLDS
     doubling = c18_verdict(LS, TTFT, [15.0, 18.0, 24.0, 36.0], NS, TTFT_N, TPOT_N)  # TPOT x2.4 with context

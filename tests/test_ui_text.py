@@ -1,14 +1,13 @@
 """Text the app shows: the strings table, token chips and their escaping, the C12 step table."""
 from __future__ import annotations
 
-import importlib
 import string
 
 import pytest
 
-from app_pages import PAGES
 from app_pages.playground.step_table import produced_labels, step_table, worked_example_md
 from app_pages.playground.strings import t
+from tests.text_support import all_tables
 from tests.ui_support import run_to_end
 from ui.chips import chips_html
 from ui.i18n import LANGS, STRINGS, page_translator
@@ -22,22 +21,10 @@ def fields(template: str) -> set[str]:
     return {name for _, name, _, _ in string.Formatter().parse(template) if name}
 
 
-def all_tables() -> dict[str, dict[str, tuple[str, str]]]:
-    """Every strings table by its module: the shared ones (ui/, lab/) and each page's own."""
-    from lab import verdict_texts
-    from ui import strings_common, strings_kit
-    tables = {m.__name__: m.STRINGS for m in (strings_common, strings_kit)}
-    tables["lab.verdict_texts"] = verdict_texts.VERDICT_TEXTS
-    for p in PAGES:
-        module = importlib.import_module(f"app_pages.{p.name}.strings")
-        tables[module.__name__] = module.STRINGS
-    return tables
+TABLE_ENTRIES = [(name, key, pair) for name, table in all_tables().items() for key, pair in table.items()]
 
 
-ALL_STRINGS = [(name, key, pair) for name, table in all_tables().items() for key, pair in table.items()]
-
-
-@pytest.mark.parametrize("table, key, pair", ALL_STRINGS, ids=[f"{n}:{k}" for n, k, _ in ALL_STRINGS])
+@pytest.mark.parametrize("table, key, pair", TABLE_ENTRIES, ids=[f"{n}:{k}" for n, k, _ in TABLE_ENTRIES])
 def test_every_string_has_both_languages_with_the_same_fields(table, key, pair):
     en, zh = pair
     assert en.strip() and zh.strip()

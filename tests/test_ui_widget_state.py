@@ -9,11 +9,10 @@ from pathlib import Path
 import pytest
 
 from app_pages import translated_widgets
-from ui import replay
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = sorted((ROOT / "ui").glob("*.py")) + sorted((ROOT / "app_pages").glob("*/*.py"))
-TRANSLATED_WIDGETS = (*replay.TRANSLATED, *translated_widgets())  # what app.py re-sends
+TRANSLATED_WIDGETS = translated_widgets()  # what app.py re-sends
 CHOICE_WIDGETS = {"radio", "selectbox", "select_slider", "segmented_control", "pills", "multiselect"}
 SETTINGS_WIDGETS = CHOICE_WIDGETS | {"slider", "number_input", "text_input", "text_area", "toggle", "checkbox"}
 STABLE_LABELS = {"lang", "model_spec"}  # the sidebar's labels read the same in every language

@@ -1,6 +1,5 @@
-"""Verdicts as the sweeps and claims pages show them: a mark and a word, and the sentence with the
-measured numbers filled in (the explanation templates live in lab/verdict_texts.py, keyed by
-Verdict.reason)."""
+"""Verdicts as the sweeps and claims pages show them: a mark and a word, and the sweeps page's table (the
+sentence with the measured numbers is lab.verdicts.explain, from lab/verdict_texts.py)."""
 from __future__ import annotations
 
 import pandas as pd
@@ -15,12 +14,8 @@ def verdict_label(v: Verdict, lang: str) -> str:
     return f"{MARKS[v.verdict]} {t('verdict_' + v.verdict, lang)}"
 
 
-def explanation(v: Verdict, lang: str) -> str:
-    return explain(v, lang)
-
-
 def sweep_frame(verdicts: list[Verdict], lang: str) -> pd.DataFrame:
     """The sweeps page's table: claim, verdict, the numbers behind it, the rule used."""
     return pd.DataFrame([{t("sw_col_claim", lang): v.claim, t("sw_col_verdict", lang): verdict_label(v, lang),
-                          t("sw_col_numbers", lang): explanation(v, lang),
+                          t("sw_col_numbers", lang): explain(v, lang),
                           t("sw_col_rule", lang): t(f"rule_{v.claim.lower()}", lang)} for v in verdicts])

@@ -13,13 +13,12 @@ from __future__ import annotations
 
 from typing import Callable
 
-from lab.verdict_texts import VERDICT_TEXTS
+from lab.verdict_texts import LANG_INDEX, VERDICT_TEXTS
 from ui.strings_common import STRINGS as _COMMON
 from ui.strings_kit import STRINGS as _KIT
 
 LANGS = {"en": "English", "zh": "简体中文"}
 STRINGS: dict[str, tuple[str, str]] = {**_COMMON, **_KIT, **VERDICT_TEXTS}
-_INDEX = {"en": 0, "zh": 1}
 Translator = Callable[..., str]
 
 
@@ -34,7 +33,7 @@ def current_lang() -> str:
 
 
 def _say(pair: tuple[str, str], lang: str | None, values: dict) -> str:
-    text = pair[_INDEX[lang or current_lang()]]
+    text = pair[LANG_INDEX[lang or current_lang()]]
     return text.format(**values) if values else text
 
 

@@ -10,7 +10,8 @@ Two Streamlit behaviours would otherwise lose a user's settings:
   selected, and its next report resets the widget to its default. `resend_changed_labels()`, called
   once by app.py before the page runs, hands each such widget its value again, which makes
   Streamlit send it to the browser in the new labels. Which widgets those are, each page's
-  keys.py says (TRANSLATED), and ui/replay.py for the replay's; app.py hands them all over.
+  keys.py says (TRANSLATED), and ui/replay.py for the replay's; app_pages.translated_widgets()
+  gathers them for app.py.
 """
 from __future__ import annotations
 

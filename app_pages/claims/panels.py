@@ -9,8 +9,8 @@ from app_pages import BY_NAME, PageEntry
 from app_pages.claims import keys
 from app_pages.claims.strings import t
 from lab.claims import CLAIM_IDS, CLAIM_PAGES
-from lab.verdicts import FAILS, HOLDS, ROUGHLY, Verdict
-from ui.claims_verdicts import explanation, verdict_label
+from lab.verdicts import FAILS, HOLDS, ROUGHLY, Verdict, explain
+from ui.claims_verdicts import verdict_label
 from ui.text import md_literal
 
 
@@ -38,7 +38,7 @@ def render_claims_list(lang: str) -> None:
 def verdict_table(verdicts: dict[str, Verdict], lang: str) -> pd.DataFrame:
     return pd.DataFrame([{t("cl_col_claim", lang): c, t("cl_col_text", lang): t(f"claim_{c}", lang),
                           t("cl_col_verdict", lang): verdict_label(verdicts[c], lang),
-                          t("cl_col_numbers", lang): explanation(verdicts[c], lang)} for c in CLAIM_IDS])
+                          t("cl_col_numbers", lang): explain(verdicts[c], lang)} for c in CLAIM_IDS])
 
 
 def render_summary(model: str, verdicts: dict[str, Verdict], lang: str) -> None:
@@ -55,7 +55,7 @@ def render_claim(claim: str, v: Verdict, lang: str) -> None:
         page = page_for(claim)
         c3.page_link(page.file, label=t("cl_open_page", lang, page=t(page.title_key, lang)),
                      icon=":material/arrow_forward:")
-        st.caption(explanation(v, lang))
+        st.caption(explain(v, lang))
 
 
 def render_result(model: str, verdicts: dict[str, Verdict], lang: str, noisy: int = 0) -> None:
