@@ -18,6 +18,7 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from engine import load_model  # noqa: E402
 from engine.loader import convert_bundled  # noqa: E402
+from engine.machine import describe_cpu  # noqa: E402
 from lab.claims import check_all  # noqa: E402
 from lab.claims_measure import ClaimSettings, measure_all  # noqa: E402
 from lab.memory_lab import load_hf_model  # noqa: E402
@@ -64,6 +65,7 @@ def main() -> int:
     ap.add_argument("--skip-sweep", action="store_true")
     args = ap.parse_args()
     bundle = load_model(str(convert_bundled()), dtype="float32", device="cpu")
+    print(f"# {describe_cpu()}")
     print(f"model {Path(bundle.name).name}; torch {torch.__version__}, {torch.get_num_threads()} threads, "
           f"load average {os.getloadavg()[0]:.2f} at start\n")
     if not args.skip_sweep:

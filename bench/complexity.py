@@ -23,6 +23,7 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from engine import load_model  # noqa: E402
 from engine.loader import convert_bundled  # noqa: E402
+from engine.machine import describe_cpu  # noqa: E402
 from lab.complexity import CacheRun, crossover_context, run_with_and_without_cache  # noqa: E402
 from lab.complexity_math import fit_steps, measured_exponents, prompt_of_length, scaled_theory  # noqa: E402
 
@@ -71,6 +72,7 @@ def main() -> int:
     args = ap.parse_args()
     bundle = load_model(str(convert_bundled()), dtype="float32", device="cpu")
     c = bundle.model.config
+    print(f"# {describe_cpu()}")
     print(f"model {Path(bundle.name).name}: {c.num_layers} layers, hidden {c.hidden_size}; torch {torch.__version__}, "
           f"{torch.get_num_threads()} threads, load average {os.getloadavg()[0]:.2f} at start")
     print(f"attention overtakes the linear layers at C* = {crossover_context(c, True):,} tokens with the cache, "

@@ -1,5 +1,7 @@
 """Batch-1 greedy prefill and decode: our engine beside Hugging Face `generate`, in one run,
-each beside the floors computed from this machine's measured ceilings.
+each beside the floors computed from this machine's measured ceilings; then what the memory pass
+costs the timings (nothing), where a decode step's time goes, the kernel each layer runs and the
+detokenizer's cost per token (bench/decode_parts.py).
 
     .venv/bin/python bench/decode.py [--repeats 3] [--new-tokens 64] [--profile] [--device cuda]
 
@@ -18,28 +20,13 @@ from pathlib import Path
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from engine import Engine, EngineConfig, SamplingParams, load_model  # noqa: E402
+from bench.decode_parts import (detokenizer_cost, kernel_table, memory_pass_overhead, ours,  # noqa: E402
+                                prompt_ids, step_breakdown)
+from engine import load_model  # noqa: E402
 from engine.costmodel import SeqWork, layer_weight_bytes, step_cost  # noqa: E402
 from engine.loader import convert_bundled  # noqa: E402
+from engine.machine import describe_cpu  # noqa: E402
 from lab.hardware import Ceilings, measure_ceilings, measure_device_ceilings  # noqa: E402
-
-TEXT = ("The history of computing is a story of ideas meeting machines. Early calculators were mechanical, "
-        "then electrical relays and vacuum tubes made programmable computers possible. ")
-
-
-def prompt_ids(tokenizer, length: int) -> list[int]:
-    ids = tokenizer(TEXT * (length // 20 + 2)).input_ids
-    return ids[:length]
-
-
-def ours(bundle, ids: list[int], new_tokens: int, **cfg) -> tuple[float, float]:
-    """(prefill ms, TPOT ms) from the engine's own step records and vLLM-style metrics."""
-    engine = Engine(bundle.model, bundle.tokenizer, EngineConfig(probe_memory=False, **cfg))
-    engine.add_request(ids, SamplingParams(max_new_tokens=new_tokens, ignore_eos=True))
-    for _ in engine.stream():
-        pass
-    m = engine.trace.requests[0].metrics
-    return m.ttft_ms, m.tpot_ms or 0.0
 
 
 class TimingStreamer:
@@ -110,7 +97,7 @@ def main() -> None:
     c = bundle.model.config
     weights = layer_weight_bytes(c, 4)  # what every step reads, for the header line
     kv_token = c.kv_bytes_per_token(4)
-    print(f"# {bundle.name}, fp32, batch 1, greedy, torch {torch.__version__}, {ceil.describe()}")
+    print(f"# {describe_cpu()}\n# {bundle.name}, fp32, batch 1, greedy, {ceil.describe()}")
     print(f"# weights read per decode step {weights / 1e6:.0f} MB; KV {kv_token / 1e3:.1f} kB per token\n")
     print("| measurement (ms)                   |      ours |        HF | ours/HF |    floor | ours/floor |")
     print("|------------------------------------|-----------|-----------|--------|----------|--------|")
@@ -127,29 +114,12 @@ def main() -> None:
         mid_ctx = L + args.new_tokens // 2  # the average context a decode step reads
         print(row(f"TPOT after L={L}, {args.new_tokens} tokens", m_tpot, h_tpot,
                   floor_ms(step_cost(c, [SeqWork(1, mid_ctx)], 4), ceil)))
-    trace_overhead(bundle, args)
+    memory_pass_overhead(bundle, args.repeats, args.new_tokens)
+    step_breakdown(bundle, args.new_tokens)
+    kernel_table(bundle)
+    detokenizer_cost(bundle.tokenizer)
     if args.profile:
         profile_prefill(bundle, max(args.lengths))
-
-
-def trace_overhead(bundle, args) -> None:
-    """Tracing on (records, shapes, KV, cost; no capture) vs off, and the memory probe, same run."""
-    ids = prompt_ids(bundle.tokenizer, 16)
-    runs = {"trace off": dict(trace=False), "trace on": dict(trace=True),
-            "trace on + memory probe": dict(trace=True, probe_memory=True)}
-    tpots: dict[str, list[float]] = {k: [] for k in runs}
-    for _ in range(args.repeats):
-        for name, cfg in runs.items():
-            engine = Engine(bundle.model, bundle.tokenizer, EngineConfig(**({"probe_memory": False} | cfg)))
-            engine.add_request(ids, SamplingParams(max_new_tokens=args.new_tokens, ignore_eos=True))
-            for _ in engine.stream():
-                pass
-            tpots[name].append(engine.trace.requests[0].metrics.tpot_ms)
-    base = statistics.median(tpots["trace off"])
-    print("\n| decode TPOT, L=16 (ms)   | median | vs trace off |\n|---|---|---|")
-    for name, values in tpots.items():
-        med = statistics.median(values)
-        print(f"| {name:<24} | {med:6.1f} | {med / base:5.2f} |")
 
 
 def profile_prefill(bundle, L: int) -> None:

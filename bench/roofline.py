@@ -22,6 +22,7 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from engine import load_model  # noqa: E402
 from engine.config import PRESETS  # noqa: E402
+from engine.machine import describe_cpu  # noqa: E402
 from lab.calibration import calibrate  # noqa: E402
 from lab.complexity_math import prompt_of_length  # noqa: E402
 from lab.hardware import machine_ceilings  # noqa: E402
@@ -40,6 +41,7 @@ def main() -> None:
     load = os.getloadavg()[0]
     ceil = machine_ceilings(remeasure=True)
     peak, bw = ceil.peak_flops("float32"), ceil.read_bytes_per_s
+    print(f"# {describe_cpu()}")
     print(f"# {bundle.name}, fp32, torch {torch.__version__}, {ceil.threads} threads, load average before: {load:.2f}")
     print(f"# ceilings: read {bw / 1e9:.1f} GB/s; GEMM " +
           ", ".join(f"{d} {v / 1e9:.0f} GFLOP/s" for d, v in ceil.gemm_flops_per_s.items() if v) +

@@ -19,6 +19,7 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from engine import EngineConfig, load_model  # noqa: E402
 from engine.loader import convert_bundled  # noqa: E402
+from engine.machine import describe_cpu  # noqa: E402
 from lab.workload import RequestSpec, head_of_line, random_mix, run_workload, summarize  # noqa: E402
 
 
@@ -169,6 +170,7 @@ def main() -> None:
     from transformers import AutoModelForCausalLM
     bundle = load_model(device=args.device)
     hf_model = AutoModelForCausalLM.from_pretrained(convert_bundled(), dtype=torch.float32).to(args.device).eval()
+    print(f"# {describe_cpu()}")
     print(f"# {bundle.name}, fp32, greedy, torch {torch.__version__}, {args.device}, "
           f"{torch.get_num_threads()} CPU threads\n")
     if args.skip != "throughput":

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+from dataclasses import replace
 
 from engine.config import DTYPES
 
@@ -29,6 +31,10 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("--top-p", type=float, default=1.0)
     g.add_argument("--chat", action="store_true", help="apply the model's chat template")
     g.add_argument("--json", action="store_true", help="print one JSON object instead of streaming")
+    g.add_argument("--probe-memory", action="store_true", help="measure each step's peak memory on a second, "
+                   "untimed pass over the same tokens (the timings never include the probe)")
+    for sp in (g, sub.choices["prepare"]):
+        sp.add_argument("--debug", action="store_true", help="print the traceback of an unexpected error")
     return p
 
 
@@ -40,7 +46,7 @@ def generate(args: argparse.Namespace) -> dict | None:
     from engine import Engine, EngineConfig, SamplingParams, load_model
     params = SamplingParams(max_new_tokens=args.max_new_tokens, temperature=args.temperature, top_k=args.top_k,
                             top_p=args.top_p, seed=args.seed)
-    config = EngineConfig(attention=args.attention, kv_cache=not args.no_kv_cache)
+    config = EngineConfig(attention=args.attention, kv_cache=not args.no_kv_cache, probe_memory=False)
     bundle = load_model(args.model, dtype=args.dtype, device=args.device,
                         progress=(lambda *a: None) if args.json else _progress)
     engine = Engine(bundle.model, bundle.tokenizer, config, name=bundle.name)
@@ -53,6 +59,8 @@ def generate(args: argparse.Namespace) -> dict | None:
         for tok in event.tokens:
             print(f"{color.get(tok.phase, '')}[{tok.phase} step {tok.step}]{reset} {tok.text!r}", flush=True)
     request = engine.trace.requests[0]
+    if args.probe_memory:
+        measure_memory(engine, request, params, replace(config, probe_memory=True))
     m = request.metrics
     if args.json:
         return {
@@ -71,20 +79,45 @@ def generate(args: argparse.Namespace) -> dict | None:
     return None
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
-    try:
-        if args.command == "prepare":
-            from engine.loader import convert_bundled
-            print(convert_bundled(_progress))
-            return 0
-        result = generate(args)
-    except ValueError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
+def measure_memory(engine, request, params, config) -> None:
+    """The second pass: the same tokens again with the probe on; its peaks go on the timed steps."""
+    from engine.memory_pass import copy_memory, replay_engine
+    replay = replay_engine(engine, request.prompt_token_ids, request.output_token_ids, params, config)
+    for _ in replay.stream():
+        pass
+    copy_memory(engine.trace.steps, replay.trace.steps)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.command == "prepare":
+        from engine.loader import convert_bundled
+        print(convert_bundled(_progress))
+        return 0
+    result = generate(args)
     if result is not None:
         print(json.dumps(result, ensure_ascii=False))
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Errors the engine can name (ValueError) are one line and exit code 2; anything else is one line
+    and code 1 (--debug shows the traceback); a closed pipe and Ctrl-C end quietly."""
+    args = _parser().parse_args(argv)
+    try:
+        return run(args)
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # `... | head -1`: the reader has what it wanted
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit's flush
+        return 0
+    except KeyboardInterrupt:
+        return 130
+    except Exception as e:  # noqa: BLE001 - one line, never a traceback, unless asked for
+        if args.debug:
+            raise
+        print(f"error: {type(e).__name__}: {e} (run with --debug for the traceback)", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

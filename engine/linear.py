@@ -1,44 +1,81 @@
-"""Linear layers with weights pre-packed for oneDNN on CPU.
+"""Linear layers that run on the kernel chosen for their shape and the size of the call.
 
-Why: on this kind of CPU, MKL's path behind `F.linear` reads weights at ~17 GB/s for one token
-(a GEMV) and runs prefill GEMMs at ~155 GFLOP/s, while oneDNN's packed inner product reaches
-~39 GB/s and ~450 GFLOP/s on the same matrices (`bench/linear_kernels.py`). Decode is a stream
-of GEMVs over every weight (C7), so the kernel choice sets TPOT. On CUDA, or where oneDNN cannot
-pack (fp16 without AVX-512-FP16), it falls back to `F.linear`.
+Two kernels on CPU: "linear" (`F.linear`, MKL's sgemm/sgemv behind it) and "packed" (oneDNN's
+inner product on a weight reordered once at load). Which is faster depends on the machine and the
+shape: on an AVX-512 machine oneDNN was 2-3x MKL everywhere; on an AVX2 one it wins some decode
+shapes by 25 % and loses others by 50 %. So engine/kernels.py times both on the model's own shapes
+and a Linear holds what its choice needs: one kernel for decode-sized calls (few rows, a stream of
+weights) and one for prefill-sized calls (a GEMM); both copies only where the two differ.
 """
 from __future__ import annotations
 
 import torch
 import torch.nn.functional as F
 
+KERNELS = ("linear", "packed")
+DECODE_ROWS = 16  # a call with fewer rows is decode-sized (weights streamed once for a few tokens)
 
-def _can_pack(weight: torch.Tensor) -> bool:
+
+def can_pack(weight: torch.Tensor) -> bool:
     return (weight.device.type == "cpu" and weight.dtype in (torch.float32, torch.bfloat16)
             and torch.backends.mkldnn.is_available() and hasattr(torch.ops.mkldnn, "_linear_pointwise"))
 
 
-class Linear:
-    """y = x W^T + b for x (N, in). Holds W (out, in) packed when it can, else as is."""
+def pack(weight: torch.Tensor) -> torch.Tensor | None:
+    """The oneDNN-reordered copy of `weight`, or None where oneDNN cannot take it (ISA, dtype)."""
+    if not can_pack(weight):
+        return None
+    try:
+        return torch.ops.mkldnn._reorder_linear_weight(weight, None)
+    except RuntimeError:  # e.g. bf16 without AVX-512 or AVX-NE-CONVERT
+        return None
 
-    def __init__(self, weight: torch.Tensor, bias: torch.Tensor | None = None, pack: bool = True):
+
+def run_kernel(kernel: str, x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None) -> torch.Tensor:
+    if kernel == "packed":
+        return torch.ops.mkldnn._linear_pointwise(x, weight, bias, "none", [], "")
+    return F.linear(x, weight, bias)
+
+
+class Linear:
+    """y = x W^T + b for x (N, in), on `decode_kernel` when N < DECODE_ROWS, else `prefill_kernel`."""
+
+    def __init__(self, weight: torch.Tensor, bias: torch.Tensor | None = None,
+                 kernels: tuple[str, str] = ("linear", "linear")):
+        if any(k not in KERNELS for k in kernels):
+            raise ValueError(f"Unknown kernel in {kernels}; choose from {', '.join(KERNELS)}.")
         self.out_features, self.in_features = weight.shape
         self.bias = bias
-        self.weight: torch.Tensor | None = weight
-        self.packed: torch.Tensor | None = None
-        if pack and _can_pack(weight):
-            try:
-                self.packed = torch.ops.mkldnn._reorder_linear_weight(weight, None)
-                self.weight = None  # the packed copy replaces it: no second copy in memory
-            except RuntimeError:  # an unsupported ISA or dtype: keep the plain path
-                self.packed = None
+        packed = pack(weight) if "packed" in kernels else None
+        if packed is None:
+            kernels = ("linear", "linear")  # oneDNN cannot take this weight here
+        self.decode_kernel, self.prefill_kernel = kernels
+        self.weights = {"packed": packed, "linear": weight if "linear" in kernels else None}
+        self._decode_w, self._prefill_w = self.weights[kernels[0]], self.weights[kernels[1]]
 
     def __call__(self, x: torch.Tensor) -> torch.Tensor:
-        if self.packed is not None:
-            return torch.ops.mkldnn._linear_pointwise(x, self.packed, self.bias, "none", [], "")
-        return F.linear(x, self.weight, self.bias)
+        if x.shape[0] < DECODE_ROWS:
+            return run_kernel(self.decode_kernel, x, self._decode_w, self.bias)
+        return run_kernel(self.prefill_kernel, x, self._prefill_w, self.bias)
+
+    @property
+    def kernels(self) -> tuple[str, str]:
+        return self.decode_kernel, self.prefill_kernel
 
     @property
     def num_bytes(self) -> int:
-        t = self.packed if self.packed is not None else self.weight
-        b = self.bias.numel() * self.bias.element_size() if self.bias is not None else 0
-        return self.out_features * self.in_features * t.element_size() + b
+        """Bytes of one copy of the weight (what a forward reads), the bias included."""
+        return self._weight_bytes + self._bias_bytes
+
+    @property
+    def held_bytes(self) -> int:
+        """Bytes held: two copies of the weight where decode and prefill use different kernels."""
+        return sum(w is not None for w in self.weights.values()) * self._weight_bytes + self._bias_bytes
+
+    @property
+    def _weight_bytes(self) -> int:
+        return self.out_features * self.in_features * self._decode_w.element_size()
+
+    @property
+    def _bias_bytes(self) -> int:
+        return self.bias.numel() * self.bias.element_size() if self.bias is not None else 0

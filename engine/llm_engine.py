@@ -9,7 +9,7 @@ The weights (`LlamaModel`) are loaded once and may be shared by many engines; an
 from __future__ import annotations
 
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Iterator
 
 import torch
@@ -19,7 +19,7 @@ from engine.config import dtype_name
 from engine.costmodel import SeqWork, step_cost
 from engine.detokenizer import Detokenizer
 from engine.kv_cache import KVCache
-from engine.memory import MemoryReading, measure_peak
+from engine.memory import MemoryReading, device_memory_bytes, measure_peak
 from engine.model import LlamaModel
 from engine.runner import ModelRunner
 from engine.sampler import Sampler, SamplingParams
@@ -75,6 +75,7 @@ class Engine:
         self.max_model_len = min(config.max_model_len or mc.max_position, mc.max_position)
         budget_blocks = config.kv_cache_bytes // (mc.kv_bytes_per_token(self._elem_bytes) * config.block_size)
         num_blocks = max(budget_blocks, -(-self.max_model_len // config.block_size))
+        self._check_pool_fits(num_blocks * config.block_size)
         self.kv = KVCache(mc, num_blocks, config.block_size, model.dtype, model.device)
         self.scheduler = Scheduler(SchedulerConfig(
             max_num_seqs=config.max_num_seqs, max_num_batched_tokens=config.max_num_batched_tokens,
@@ -86,6 +87,17 @@ class Engine:
         self.trace = Trace(model=name, settings=self.settings())
         self._detok: dict[int, Detokenizer] = {}
         self._num_steps = 0
+
+    def _check_pool_fits(self, num_slots: int) -> None:
+        """The pool always holds one max-length sequence: refuse a context no memory here can hold."""
+        mc, per_token = self.model.config, self.model.config.kv_bytes_per_token(self._elem_bytes)
+        need, have = num_slots * per_token, device_memory_bytes(self.model.device)
+        if have is not None and need > have:
+            raise ValueError(
+                f"A context of {self.max_model_len:,} tokens needs {need / 1e9:,.1f} GB of KV cache for one sequence "
+                f"({per_token / 1e3:.1f} kB per token) and this {self.model.device.type} has {have / 1e9:.1f} GB. "
+                f"Lower max_position_embeddings in the model's config.json (now {mc.max_position:,}), or the "
+                f"engine's max_model_len, to at most {have // per_token:,} tokens.")
 
     @property
     def _elem_bytes(self) -> int:
@@ -108,8 +120,15 @@ class Engine:
         return self.tokenizer(prompt).input_ids
 
     def add_request(self, prompt: str | list[int], params: SamplingParams | None = None, chat: bool = False,
-                    arrival: float | None = None) -> Sequence:
+                    arrival: float | None = None, forced_output: list[int] | None = None) -> Sequence:
+        """forced_output: replay these output tokens instead of the sampled ones (the sampler still
+        runs, so a replayed step does the same work); the request stops after the last of them."""
         params = params or SamplingParams()
+        if forced_output is not None:
+            if not forced_output or any(not 0 <= t < self.model.config.vocab_size for t in forced_output):
+                raise ValueError(f"Forced output tokens must be a non-empty list of ids in "
+                                 f"[0, {self.model.config.vocab_size}).")
+            params = replace(params, max_new_tokens=len(forced_output))
         ids = list(prompt) if isinstance(prompt, (list, tuple)) else self.encode(prompt, chat)
         if not ids:
             raise ValueError("The prompt is empty: type some text to run.")
@@ -122,7 +141,8 @@ class Engine:
             raise ValueError(f"{len(ids)} prompt tokens + max_new_tokens {params.max_new_tokens} exceed the context "
                              f"of {self.max_model_len} tokens; lower max_new_tokens to at most "
                              f"{self.max_model_len - len(ids)}.")
-        seq = Sequence(ids, params, arrival if arrival is not None else time.perf_counter())
+        seq = Sequence(ids, params, arrival if arrival is not None else time.perf_counter(),
+                       forced_output=list(forced_output) if forced_output is not None else None)
         self._detok[seq.seq_id] = Detokenizer(self.tokenizer)
         self.scheduler.add(seq)
         return seq
@@ -141,6 +161,7 @@ class Engine:
             logits = self.runner.run(batch, capture)
             sampled = [item for item in batch if item.samples]
             tokens = self.sampler.sample(logits, [i.seq.params for i in sampled], [i.seq.seq_id for i in sampled])
+            tokens = [_forced(i.seq, tok) for i, tok in zip(sampled, tokens)]
             del logits
         now = time.perf_counter()  # the tokens exist (sampling synchronised the device)
         token_iter = iter(tokens)
@@ -215,3 +236,8 @@ class Engine:
         for _ in self.stream():
             pass
         return self.trace
+
+
+def _forced(seq: Sequence, sampled: int) -> int:
+    """The token a replayed sequence must produce next, or the sampled one."""
+    return sampled if seq.forced_output is None else seq.forced_output[seq.num_output_tokens]

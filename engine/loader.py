@@ -20,7 +20,7 @@ from typing import Callable
 import torch
 
 from engine.config import ModelConfig
-from engine.model import LlamaModel
+from engine.model import LlamaModel, linear_shapes
 
 BUNDLED_NAME = "SmolLM2-135M-Instruct"
 BUNDLED_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -198,11 +198,16 @@ class ModelBundle:
 
 
 def load_model(spec: str | None = None, dtype: str | torch.dtype = "float32", device: str | None = "cpu",
-               progress: ProgressFn = _noop) -> ModelBundle:
+               progress: ProgressFn = _noop, kernels: str | None = None) -> ModelBundle:
+    """kernels: None chooses each linear's kernel by measurement (engine/kernels.py); "linear" or
+    "packed" forces one."""
     from engine.config import parse_dtype
     from engine.cpu_tuning import keep_freed_memory_for_reuse
+    from engine.kernels import plan_kernels
     keep_freed_memory_for_reuse()
     torch_dtype, dev = parse_dtype(dtype), resolve_device(device)
     files = load_model_files(spec, progress)
-    model = LlamaModel(files.config, files.state_dict, torch_dtype, dev)
+    progress("Choosing matmul kernels (timed once per machine)", 0.97)
+    plan = plan_kernels(linear_shapes(files.config), torch_dtype, dev, cache_dir() / "kernels.json", kernels)
+    model = LlamaModel(files.config, files.state_dict, torch_dtype, dev, plan)
     return ModelBundle(model, files.tokenizer, files.config.name, files.path, files.source)

@@ -121,3 +121,14 @@ def measure_peak(device: torch.device, enabled: bool = True):
     reading.retained_bytes = tracker.current
     reading.peak_by_label = {k: v for k, v in tracker.peak_by_label.items() if v}
     reading.method = "TorchDispatchMode tensor tracker"
+
+
+def device_memory_bytes(device: torch.device) -> int | None:
+    """Memory a KV pool can use on this device: a GPU's total memory, or the machine's RAM; None if unknown."""
+    if device.type == "cuda":
+        return torch.cuda.get_device_properties(device).total_memory
+    try:
+        import os
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):  # not POSIX
+        return None

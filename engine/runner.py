@@ -42,6 +42,7 @@ class ModelRunner:
             write_start=first if consecutive else None,
             segments=[self._to_device(s, dev) for s in segments],
             logits_rows=torch.tensor(logits_rows, dtype=torch.long, device=dev),
+            max_position=max(item.context_len for item in batch) - 1,
         )
 
     @staticmethod

@@ -33,6 +33,7 @@ class Sequence:
     num_prefix_hit_tokens: int = 0  # prompt tokens whose KV came from the prefix cache
     prompt_block_hashes: list[int] = field(default_factory=list, repr=False)  # filled when prefix caching
     num_registered_blocks: int = 0  # prompt blocks already published to the prefix cache
+    forced_output: list[int] | None = field(default=None, repr=False)  # a replay: these tokens, not sampled ones
 
     def __post_init__(self):
         if not self.prompt_token_ids:

@@ -23,6 +23,7 @@ import torch
 
 from engine.config import ModelConfig, dtype_name
 from engine.llm_engine import Engine, EngineConfig
+from engine.memory_pass import copy_memory, replay_engine, timed_config
 from engine.sampler import SamplingParams
 from engine.trace import StepRecord, Trace
 from lab.complexity import CacheRun, run_with_and_without_cache
@@ -126,11 +127,17 @@ def _recorded_engine(model, tokenizer, config: EngineConfig, calls: list[HeadCal
 
 
 def measure_run_a(model, tokenizer, s: ClaimSettings, data: ClaimData) -> None:
-    engine = _recorded_engine(model, tokenizer, EngineConfig(attention="eager", probe_memory=True), data.head_calls)
-    engine.add_request(text_tokens(tokenizer, s.prompt_len), SamplingParams(max_new_tokens=s.new_tokens,
-                                                                            ignore_eos=True))
+    """One eager request, timed bare; its memory from a replay of the same tokens with the probe on."""
+    config = EngineConfig(attention="eager", probe_memory=True)
+    engine = _recorded_engine(model, tokenizer, timed_config(config), data.head_calls)
+    ids, params = text_tokens(tokenizer, s.prompt_len), SamplingParams(max_new_tokens=s.new_tokens, ignore_eos=True)
+    engine.add_request(ids, params)
     for _ in engine.stream():
         pass
+    replay = replay_engine(engine, ids, engine.trace.requests[0].output_token_ids, params, config)
+    for _ in replay.stream():
+        pass
+    copy_memory(engine.trace.steps, replay.trace.steps)
     data.steps, data.finish_reason = engine.trace.steps, engine.trace.requests[0].finish_reason
 
 

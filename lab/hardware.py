@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import platform
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -20,7 +19,8 @@ from typing import Callable
 
 import torch
 
-from engine.linear import Linear
+from engine.linear import pack, run_kernel
+from engine.machine import cpu_model, machine_key
 
 
 @dataclass
@@ -54,9 +54,9 @@ def measure_gemm(n: int = 2048, repeats: int = 3) -> tuple[float, str]:
     a, w = torch.randn(n, n), torch.randn(n, n)
     flops = 2 * n ** 3
     rates = {"torch.mm (MKL)": flops / _best_time(lambda: a @ w, repeats) / 1e9}
-    packed = Linear(w)
-    if packed.packed is not None:
-        rates["oneDNN packed linear"] = flops / _best_time(lambda: packed(a), repeats) / 1e9
+    packed = pack(w)
+    if packed is not None:
+        rates["oneDNN packed linear"] = flops / _best_time(lambda: run_kernel("packed", a, packed, None), repeats) / 1e9
     kernel = max(rates, key=rates.get)
     return rates[kernel], kernel
 
@@ -79,26 +79,10 @@ def cache_path() -> Path:
     return Path(env) if env else Path.home() / ".cache" / "prefill-decode-lab" / "hardware.json"
 
 
-def cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine() or "unknown CPU"
-
-
 def device_name(device: str) -> str:
     if device.startswith("cuda"):
         return torch.cuda.get_device_name(torch.device(device))
     return cpu_model()
-
-
-def machine_key(device: str = "cpu") -> str:
-    """What a measurement belongs to: another CPU, thread count, torch or device measures again."""
-    return (f"{cpu_model()} | threads={torch.get_num_threads()} | torch={torch.__version__} | "
-            f"{device}:{device_name(device)}")
 
 
 @dataclass
@@ -181,9 +165,10 @@ def measure_device_gemm(device: str, dtype: str, n: int | None = None, repeats: 
         flops = 2 * n ** 3
         rates = {"torch.mm": flops / _best_device_time(lambda: a @ w, repeats, device)}
         if device == "cpu" and dtype == "float32":  # the engine's own fp32 CPU path
-            packed = Linear(w)
-            if packed.packed is not None:
-                rates["oneDNN packed linear"] = flops / _best_device_time(lambda: packed(a), repeats, device)
+            packed = pack(w)
+            if packed is not None:
+                rates["oneDNN packed linear"] = flops / _best_device_time(lambda: run_kernel("packed", a, packed, None),
+                                                                          repeats, device)
     except (RuntimeError, TypeError) as e:  # e.g. a dtype this build has no GEMM kernel for
         return None, f"unsupported: {str(e).splitlines()[0][:80]}"
     kernel = max(rates, key=rates.get)

@@ -76,10 +76,16 @@ def open_app(page, port: int, timeout_ms: int = 120_000) -> None:
 SCRIPT_STATE = "() => document.querySelector('[data-testid=\"stApp\"]')?.dataset.testScriptState"
 
 
-def wait_idle(page, timeout_ms: int = 60_000) -> None:
-    """Wait until the app's script is not running (Streamlit marks the state on the app root)."""
-    page.wait_for_function(f"() => ({SCRIPT_STATE})() === 'notRunning'", timeout=timeout_ms)
-    page.wait_for_timeout(100)
+def wait_idle(page, timeout_ms: int = 60_000, settle_ms: int = 250) -> None:
+    """Wait until the app's script is not running (Streamlit marks the state on the app root) and stays
+    so for settle_ms: a second rerun may follow the first at once (a widget the first run changed), and
+    a page read in the gap between the two shows half of the second one."""
+    idle = f"() => ({SCRIPT_STATE})() === 'notRunning'"
+    for _ in range(5):
+        page.wait_for_function(idle, timeout=timeout_ms)
+        page.wait_for_timeout(settle_ms)
+        if page.evaluate(idle):
+            return
 
 
 def click_and_wait(page, locator, timeout_ms: int = 60_000) -> None:

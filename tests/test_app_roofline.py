@@ -145,3 +145,17 @@ def test_page_in_chinese(app):
     assert not at.exception
     assert at.title[0].value.startswith("屋顶线实验室")
     charts(at)
+
+
+def test_the_kernel_each_layer_runs_is_shown(app):
+    """engine/kernels.py's choice on the loaded model: five layers, each with its decode and prefill kernel
+    and, where they were timed, the measured times of both candidates and the chosen one's rate."""
+    from engine.linear import KERNELS
+    df = table_with(app, "decode kernel")
+    assert [v.split(" ")[0] for v in df["layer (out × in)"]] == ["qkv", "o", "gate_up", "down", "lm_head"]
+    assert set(df["decode kernel"]) | set(df["prefill kernel"]) <= set(KERNELS)
+    caption = " ".join(c.value for c in app.caption)
+    assert any(w in caption for w in ("Measured just now", "read from the cache", "Forced to", "Nothing to choose"))
+    if "decode GB/s" in df.columns:  # measured (not forced, not a GPU): both candidates' times, the rates
+        assert (df["decode GB/s"] > 0).all() and (df["prefill GFLOP/s"] > 0).all()
+        assert all(len(v.split(" · ")) == 2 for v in df["1 row, µs (linear · packed)"])

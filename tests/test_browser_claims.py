@@ -63,6 +63,7 @@ def test_claims_quick_check(page, server):
     click_and_wait(page, page.get_by_role("button", name="Check all claims"), 300_000)
     assert page.evaluate("() => window.__progress")["seen"]
     assert page.get_by_text("Checked 23 claims").first.is_visible()
+    page.locator('[data-testid="stPageLink"]').nth(22).wait_for(timeout=30_000)  # the last claim's link is drawn
     assert page.locator('[data-testid="stPageLink"]').count() == 23
     assert page.get_by_text("Open Roofline lab").first.is_visible()
     for word in ("holds", "roughly"):

@@ -34,3 +34,49 @@ def test_generate_streams_phases(tiny_dirs):
 def test_bad_input_is_a_message_not_a_traceback(tiny_dirs):
     out = cli("generate", "--model", str(tiny_dirs["llama"]), "--prompt", "", "--max-new-tokens", "3")
     assert out.returncode == 2 and "error: The prompt is empty" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_memory_is_probed_only_when_asked_and_on_a_second_pass(tiny_dirs):
+    base = ("generate", "--model", str(tiny_dirs["llama"]), "--prompt", "Hello world", "--max-new-tokens", "3",
+            "--json")
+    plain, probed = json.loads(cli(*base).stdout), json.loads(cli(*base, "--probe-memory").stdout)
+    assert all(s["peak_bytes"] is None for s in plain["steps"])
+    assert all(s["peak_bytes"] > 0 for s in probed["steps"])
+    assert probed["output_tokens"] == plain["output_tokens"]
+
+
+def test_a_closed_pipe_ends_quietly(tiny_dirs):
+    """`… | head -1`: the reader goes away; no BrokenPipeError traceback, exit 0."""
+    proc = subprocess.Popen([sys.executable, "-m", "engine", "generate", "--model", str(tiny_dirs["llama"]),
+                             "--prompt", "Hello", "--max-new-tokens", "40"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    proc.stdout.close()  # before the engine has written anything (loading takes a moment)
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=300) == 0 and "Traceback" not in err and "BrokenPipe" not in err
+
+
+def test_an_unexpected_error_is_one_line_unless_debug(monkeypatch, capsys):
+    import engine.__main__ as cli_main
+
+    def boom(args):
+        raise RuntimeError("something inside broke")
+    monkeypatch.setattr(cli_main, "generate", boom)
+    assert cli_main.main(["generate", "--prompt", "x"]) == 1
+    err = capsys.readouterr().err
+    assert err.strip() == "error: RuntimeError: something inside broke (run with --debug for the traceback)"
+    try:
+        cli_main.main(["generate", "--prompt", "x", "--debug"])
+    except RuntimeError as e:
+        assert "inside broke" in str(e)
+    else:
+        raise AssertionError("--debug should let the traceback through")
+
+
+def test_ctrl_c_exits_130_without_a_traceback(monkeypatch, capsys):
+    import engine.__main__ as cli_main
+
+    def interrupted(args):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(cli_main, "generate", interrupted)
+    assert cli_main.main(["generate", "--prompt", "x"]) == 130
+    assert "Traceback" not in capsys.readouterr().err

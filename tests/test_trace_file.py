@@ -44,6 +44,7 @@ def test_round_trip_gives_the_same_records_and_figures(eager_run):
     assert loaded.pieces == eager_run.pieces and loaded.prompt == eager_run.prompt
     assert loaded.request == eager_run.request and loaded.settings == eager_run.settings
     assert loaded.model == eager_run.model and loaded.status == eager_run.status
+    assert loaded.memory_pass == eager_run.memory_pass == "replay"  # where the peaks came from
     assert len(loaded.attention) == len(eager_run.attention)
     for a, b in zip(loaded.attention, eager_run.attention):
         assert a.keys() == b.keys() and all(np.array_equal(a[k], b[k]) for k in a)

@@ -21,7 +21,7 @@ from ui.i18n import t
 from ui.live_html import live_html
 from ui.models import ModelRegistry
 from ui.replay import STEP_KEY as REPLAY_STEP_KEY
-from ui.run_driver import run_steps, start_run
+from ui.run_driver import measure_pass, run_steps, start_run
 from ui.run_state import RunResult, RunSettings, RunStatus
 
 RUN_KEY = "pg_result"
@@ -52,6 +52,7 @@ def run_live(bundle, settings: RunSettings, registry: ModelRegistry, slot, lang:
     with slot.container(border=True):
         st.button(t("stop", lang), key=STOP_KEY, icon=":material/stop_circle:")
         view = st.empty()
+        note = st.empty()  # the second pass's progress
         st.html(legend_html(lang))
     view.html(live_html(result, lang))
     interval, last_drawn = redraw_interval(), 0.0
@@ -61,7 +62,16 @@ def run_live(bundle, settings: RunSettings, registry: ModelRegistry, slot, lang:
             if (event.step is not None and event.step.phase == "prefill") or now - last_drawn >= interval:
                 view.html(live_html(result, lang))
                 last_drawn = now
+        view.html(live_html(result, lang))
+        measure_live(engine, result, registry, note, lang)
     except Exception as exc:  # noqa: BLE001 - keep what ran, say what failed
         result.status, result.error = RunStatus.FAILED, error_message(exc, lang)  # shown with the results
     slot.empty()
     return result
+
+
+def measure_live(engine, result: RunResult, registry: ModelRegistry, note, lang: str) -> None:
+    """The untimed second pass (memory, captured attention), its progress under the finished run."""
+    for done, total in measure_pass(engine, result, registry.step_lock):
+        note.caption(t("live_measuring", lang, done=done, total=total))
+    note.empty()

@@ -1,17 +1,23 @@
 """Drive one playground run through the engine, step by step, recording into a RunResult.
 
-No Streamlit here: the page consumes `run_steps` and redraws after each step. One process-wide
+Two passes (engine/memory_pass.py): `run_steps` is the timed run, bare (no memory probe, no
+attention capture), so TTFT, TPOT and ITL are the engine's own; `measure_pass` then replays the
+same tokens with the probe and the capture on and adds their readings to the same steps.
+
+No Streamlit here: the page consumes the generators and redraws after each step. One process-wide
 lock serialises engine steps across browser sessions: the weights are shared and read-only, and
 on a small CPU two forwards at once only fight over the same cores.
 """
 from __future__ import annotations
 
 import threading
+from contextlib import nullcontext
 from typing import Iterator
 
 import numpy as np
 
-from engine import Engine, EngineEvent
+from engine import Engine, EngineConfig, EngineEvent
+from engine.memory_pass import MEMORY_PASS, copy_memory, replay_engine, replay_steps, timed_config
 from engine.trace import StepRecord
 from ui.run_state import ModelInfo, RunResult, RunSettings, RunStatus
 from ui.tokens import piece_for, pieces_for
@@ -20,7 +26,7 @@ from ui.tokens import piece_for, pieces_for
 def start_run(bundle, settings: RunSettings) -> tuple[Engine, RunResult]:
     """A fresh engine with the request added. Bad input raises ValueError with a readable message."""
     sampling = settings.sampling()
-    engine = Engine(bundle.model, bundle.tokenizer, settings.engine_config(), name=bundle.name)
+    engine = Engine(bundle.model, bundle.tokenizer, timed_config(settings.engine_config()), name=bundle.name)
     seq = engine.add_request(settings.prompt, sampling, chat=settings.chat)
     result = RunResult(settings=settings, model=ModelInfo.from_bundle(bundle), block_size=engine.config.block_size,
                        prompt=pieces_for(bundle.tokenizer, seq.prompt_token_ids), arrival=seq.arrival_time)
@@ -38,6 +44,30 @@ def run_steps(engine: Engine, result: RunResult, lock: threading.Lock | None = N
         record_event(result, event, engine.tokenizer)
         yield event
     result.status = RunStatus.DONE
+
+
+def measure_pass(engine: Engine, result: RunResult, lock: threading.Lock | None = None,
+                 config: EngineConfig | None = None) -> Iterator[tuple[int, int]]:
+    """Replay the timed run's tokens with the probe and capture on; yields (steps done, steps to do),
+    then puts the memory readings on the timed steps and the captured attention beside them.
+    config: the instruments to use (default: what the run's settings ask for)."""
+    config = config or result.settings.engine_config()
+    if not result.tokens or not (config.probe_memory or config.capture_attention):
+        return
+    replay = replay_engine(engine, [p.token_id for p in result.prompt], [tok.token_id for tok in result.tokens],
+                           result.settings.sampling(), config)
+    steps, total = [], len(result.steps)
+    events = replay_steps(replay)
+    while True:
+        with lock if lock is not None else nullcontext():
+            event = next(events, None)
+        if event is None:
+            break
+        steps.append(event.step)
+        yield len(steps), total
+    copy_memory(result.steps, steps)
+    result.attention = [_detach_attention(step) for step in steps]
+    result.memory_pass = MEMORY_PASS if config.probe_memory else None
 
 
 def record_event(result: RunResult, event: EngineEvent, tokenizer) -> None:

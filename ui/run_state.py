@@ -45,7 +45,8 @@ class RunSettings:
                               top_k=int(self.top_k), top_p=float(self.top_p), seed=self.seed)
 
     def engine_config(self) -> EngineConfig:
-        # kv_cache_bytes=0: the pool holds exactly one max-length sequence, all a single prompt needs
+        """The instruments these settings ask for; the timed run drops them (ui/run_driver.py).
+        kv_cache_bytes=0: the pool holds exactly one max-length sequence, all a single prompt needs."""
         return EngineConfig(attention=self.attention, kv_cache=self.kv_cache, kv_cache_bytes=0,
                             probe_memory=self.probe_memory, capture_attention=self.attention == "eager",
                             capture_max_bytes=CAPTURE_BYTES)
@@ -98,6 +99,7 @@ class RunResult:
     status: RunStatus = RunStatus.RUNNING
     error: str | None = None
     loaded_from: str | None = None  # the file's name when this run was loaded from a saved trace
+    memory_pass: str | None = None  # "replay": the memory readings come from the untimed second pass
 
     @property
     def num_prompt_tokens(self) -> int:

@@ -31,6 +31,8 @@ STRINGS: dict[str, tuple[str, str]] = {
                     "blocks) · {ms:.1f} ms · {n} generated",
                     "第 {step} 步 · {phase} · 输入 {T} 个 token · KV 缓存 {kv} 个 token（{kv_bytes}，{blocks} "
                     "块）· {ms:.1f} 毫秒 · 已生成 {n} 个"),
+    "live_measuring": ("Timed run done. Measuring memory on a second, untimed pass over the same tokens: step "
+                       "{done} of {total}…", "计时运行已完成。正在用同样的 token 再跑一遍（不计时）测量内存：第 {done}/{total} 步…"),
     "live_kv_blocks": ("KV cache: {n} block(s) of {size} tokens", "KV 缓存：{n} 块，每块 {size} 个 token"),
     "run_done": ("Done: {n} tokens generated in {steps} steps from a {L}-token prompt (stopped by: {reason}).",
                  "完成：{L} 个 token 的提示词，用 {steps} 步生成了 {n} 个 token（停止原因：{reason}）。"),

@@ -20,11 +20,12 @@ from app_pages.compare import keys
 from app_pages.compare.state import ColumnOutcome, ColumnSettings, CompareResult, CompareStatus
 from app_pages.compare.strings import t
 from engine import Engine, SamplingParams
+from engine.memory_pass import timed_config
 from ui.errors import error_message, show_message
 from ui.live import redraw_interval
 from ui.live_html import live_html
 from ui.models import ModelRegistry
-from ui.run_driver import run_steps
+from ui.run_driver import measure_pass, run_steps
 from ui.run_state import ModelInfo, RunResult, RunStatus
 from ui.text import md_escape
 from ui.tokens import pieces_for
@@ -33,13 +34,12 @@ from ui.tokens import pieces_for
 def start_column(bundle, outcome: ColumnOutcome) -> tuple[Engine, RunResult]:
     """A fresh engine with the column's prompt added; ValueError (readable) on bad input.
 
-    Unlike the playground, attention is never captured: copying the probabilities out costs the
-    eager column time the sdpa column does not pay, which would skew the comparison."""
+    The timed run has no instrument; memory comes from a second pass (`measure_column`). Unlike the
+    playground, attention is never captured: the columns compare timings and memory, not heatmaps."""
     s = outcome.settings
     outcome.chat_applied = s.run.chat and bool(getattr(bundle.tokenizer, "chat_template", None))
     settings = dataclasses.replace(s.run, chat=outcome.chat_applied)
-    config = dataclasses.replace(settings.engine_config(), capture_attention=False)
-    engine = Engine(bundle.model, bundle.tokenizer, config, name=bundle.name)
+    engine = Engine(bundle.model, bundle.tokenizer, timed_config(settings.engine_config()), name=bundle.name)
     seq = engine.add_request(settings.prompt, settings.sampling(), chat=settings.chat)  # bad input fails here
     return engine, RunResult(settings=settings, model=ModelInfo.from_bundle(bundle),
                              block_size=engine.config.block_size,
@@ -50,7 +50,7 @@ def warm_up_column(bundle, result: RunResult, lock) -> None:
     """An untimed two-token run of the column's own prompt and settings first. The first forward
     of new shapes in a process pays one-off costs (oneDNN primitives, allocator growth): without
     this, whichever column ran first would show a TTFT several times the others'."""
-    config = dataclasses.replace(result.settings.engine_config(), capture_attention=False)
+    config = timed_config(result.settings.engine_config())
     ids = [p.token_id for p in result.prompt]
     params = SamplingParams(max_new_tokens=min(2, result.settings.max_new_tokens), ignore_eos=True)
     with lock:
@@ -122,9 +122,20 @@ def run_column(outcome: ColumnOutcome, bundle, view, k: int, n: int, registry: M
                 bar.progress(min(1.0, (k + done / max(s.run.max_new_tokens, 1)) / n),
                              text=t("cmp_progress", lang, name=name, k=k + 1, n=n, done=done, N=s.run.max_new_tokens))
                 last_drawn = now
+        view.html(live_html(result, lang))
+        measure_column(engine, result, registry, bar, name, k, n, lang)
     except Exception as exc:  # noqa: BLE001 - keep what ran, say what failed
         result.status, outcome.error = RunStatus.FAILED, error_message(exc, lang)
     view.html(live_html(result, lang))
+
+
+def measure_column(engine, result: RunResult, registry: ModelRegistry, bar, name: str, k: int, n: int,
+                   lang: str) -> None:
+    """The column's memory, from an untimed replay of its tokens with the probe on (no capture)."""
+    config = dataclasses.replace(result.settings.engine_config(), capture_attention=False)
+    for done, total in measure_pass(engine, result, registry.step_lock, config):
+        bar.progress(min(1.0, (k + 1) / n), text=t("cmp_progress_memory", lang, name=name, k=k + 1, n=n,
+                                                   done=done, total=total))
 
 
 def run_all(columns: list[ColumnSettings], registry: ModelRegistry, status_slot, slots: list, lang: str) -> None:

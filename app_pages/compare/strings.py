@@ -38,6 +38,8 @@ STRINGS: dict[str, tuple[str, str]] = {
                           "{name}（第 {k} 个，共 {n} 个）：加载、检查并预热（不计时）"),
     "cmp_progress": ("{name} ({k} of {n}): {done} of at most {N} tokens", "{name}（第 {k} 个，共 {n} 个）："
                      "已生成 {done} 个 token，最多 {N} 个"),
+    "cmp_progress_memory": ("{name} ({k} of {n}): memory on a second, untimed pass, step {done} of {total}",
+                            "{name}（第 {k} 个，共 {n} 个）：第二趟（不计时）测量内存，第 {done}/{total} 步"),
     "cmp_progress_done": ("All {n} columns ran", "{n} 列均已运行"),
     "cmp_done": ("Done: {ok} of {n} columns finished", "完成：{n} 列中有 {ok} 列运行完毕"),
     "cmp_load_failed": ("The model {spec} could not be loaded for this column: {msg} Pick another model here; the "
@@ -83,10 +85,11 @@ STRINGS: dict[str, tuple[str, str]] = {
         "Each column is one trace, in the same colour in every chart; the three per-step charts share one x axis "
         "(step 0 is the prefill). ITL is the gap before each decode token; the KV cache is the tokens whose K and V "
         "are held × the model's KV bytes per token (zero with the cache off); peak memory is what the engine's "
-        "probe measured above each step's start.",
+        "probe measured above each step's start, on a second, untimed pass over the same tokens (the timings come "
+        "from the first pass, which has no probe).",
         "每一列是一条轨迹，在所有图里颜色相同；三张逐步图共用同一个横轴（第 0 步是预填充）。ITL 是每个解码 token "
         "之前的间隔；KV 缓存 = 已缓存 K、V 的 token 数 × 模型每 token 的 KV 字节数（关闭缓存时为零）；内存峰值是"
-        "引擎探针测得的、相对每步开始时的增量。"),
+        "引擎探针测得的、相对每步开始时的增量，来自用同样 token 再跑一遍的第二趟（不计时；时延来自没有探针的第一趟）。"),
     # metrics and table
     "cmp_m_ttft": ("TTFT", "TTFT"),
     "cmp_m_tpot": ("TPOT", "TPOT"),

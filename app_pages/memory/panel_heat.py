@@ -12,7 +12,7 @@ from app_pages.memory.strings import t
 from ui.errors import error_message, show_error, show_message
 from ui.figures_attention import attention_heatmap, attention_matrix
 from ui.models import get_registry
-from ui.run_driver import run_steps, start_run
+from ui.run_driver import measure_pass, run_steps, start_run
 from ui.run_state import RunResult, RunSettings, RunStatus
 from ui.text import visible
 from ui.widget_state import KEEP, seed
@@ -48,6 +48,8 @@ def _run(bundle, lang: str) -> None:
         for _ in run_steps(engine, result, get_registry().step_lock):
             bar.progress(min(1.0, len(result.tokens) / settings.max_new_tokens),
                          text=t("mem_heat_progress", lang, n=len(result.tokens), total=settings.max_new_tokens))
+        for done, total in measure_pass(engine, result, get_registry().step_lock):  # the capture is untimed
+            bar.progress(done / total, text=t("mem_heat_capturing", lang, done=done, total=total))
     except Exception as exc:  # noqa: BLE001
         result.status, result.error = RunStatus.FAILED, error_message(exc, lang)
     bar.empty()

@@ -223,6 +223,8 @@ STRINGS: dict[str, tuple[str, str]] = {
     "mem_heat_none": ("No capture yet: press Run and capture.", "还没有捕获：请点击运行并捕获。"),
     "mem_heat_running": ("Prefilling {L} tokens with eager attention…", "正在用 eager 注意力预填充 {L} 个 token…"),
     "mem_heat_progress": ("{n} of {total} tokens generated", "已生成 {n} / {total} 个 token"),
+    "mem_heat_capturing": ("Capturing the attention on a second pass over the same tokens: step {done} of {total}",
+                           "用同样的 token 再跑一遍以捕获注意力：第 {done}/{total} 步"),
     "mem_heat_mode": ("View", "视图"),
     "mem_heat_mode_head": ("one head", "单个头"),
     "mem_heat_mode_mean": ("mean over heads", "所有头平均"),

@@ -71,8 +71,8 @@ def timings_panel(result: RunResult, lang: str) -> None:
                 help=t("m_tps_help", lang))
     c[4].metric(t("m_share", lang), f"{metrics.prefill_share:.0%} / {1 - metrics.prefill_share:.0%}",
                 help=t("m_share_help", lang))
-    if result.settings.probe_memory:
-        st.caption(t("probe_overhead_note", lang))
+    if result.settings.probe_memory or result.has_attention:
+        st.caption(t("two_pass_note", lang))
     st.plotly_chart(latency_figure(result.tokens, result.arrival, lang), key=keys.FIG_LATENCY)
     c1, c2 = st.columns(2)
     c1.plotly_chart(time_share_figure(metrics, lang), key=keys.FIG_SHARE)
@@ -91,8 +91,10 @@ def memory_panel(result: RunResult, lang: str) -> None:
         c1.metric(t("m_mem_prefill", lang), fmt_bytes(steps[0].peak_bytes or 0))
         c2.metric(t("m_mem_decode", lang), fmt_bytes(decode[len(decode) // 2]) if decode else "—")
         c3.metric(t("m_mem_weights", lang), fmt_bytes(result.model.weight_bytes))
+        if result.memory_pass:
+            st.caption(t("mem_from_pass", lang))
     else:
-        st.info(t("mem_probe_off", lang))
+        st.info(t("mem_pass_missing" if result.settings.probe_memory else "mem_probe_off", lang))
     st.plotly_chart(memory_figure(steps, result.block_size, result.model.kv_bytes_per_token, lang),
                     key=keys.FIG_MEMORY)
 

@@ -14,10 +14,10 @@ STRINGS: dict[str, tuple[str, str]] = {
         "同时点亮；然后 **每个解码（decode）步只生成一个 token**。运行结束后可以查看：KV 缓存如何增长、注意力形状"
         "（L×L 对 1×L）与真实的注意力概率、时延（TTFT、TPOT、ITL）以及每一步的内存。"),
     "probe": ("Measure memory per step", "逐步测量内存"),
-    "probe_help": ("Tracks every tensor allocation to find each step's peak. On CPU it adds about 6 ms to each "
-                   "~20 ms decode step, and the timings include that overhead while it is on.",
-                   "跟踪每一次张量分配以得到每步的峰值内存。在 CPU 上它会给每个约 20 毫秒的解码步增加约 6 毫秒，"
-                   "开启时时延数据包含这部分开销。"),
+    "probe_help": ("Tracks every tensor allocation to find each step's peak. It runs on a second, untimed pass "
+                   "over the same tokens after the timed run, so the timings never include its cost.",
+                   "跟踪每一次张量分配以得到每步的峰值内存。它在计时运行结束后、用同样的 token 再跑一遍（不计时）时测量，"
+                   "所以时延数据从不包含它的开销。"),
     "attention_sdpa": ("fused kernel, never materialises the scores", "融合内核，从不生成完整分数矩阵"),
     "attention_eager": ("materialises the scores: enables the heatmap", "显式计算分数矩阵：可画热力图"),
     "run": ("Run", "运行"),
@@ -77,9 +77,9 @@ STRINGS: dict[str, tuple[str, str]] = {
     "m_share": ("prefill / decode share", "预填充 / 解码 占比"),
     "m_share_help": ("TTFT / E2E and the rest (C9: in long generations decode dominates).",
                      "TTFT / E2E 与其余部分（C9：长生成中解码占主导）。"),
-    "probe_overhead_note": ("The memory probe is on: these timings include its overhead (about 6 ms per decode "
-                            "step on CPU). Turn it off for clean timings.",
-                            "内存探针已开启：这些时延包含它的开销（CPU 上每个解码步约 6 毫秒）。关闭它可得到更干净的时延。"),
+    "two_pass_note": ("Timings come from the timed run, which runs bare; the memory readings (and the captured "
+                      "attention) come from a second, untimed pass over the same tokens.",
+                      "时延来自计时运行（不带任何探针）；内存读数（以及捕获的注意力）来自用同样 token 再跑一遍的第二趟（不计时）。"),
     "lat_title": ("Latency of each output token", "每个输出 token 的时延"),
     "lat_ttft": ("TTFT (prefill)", "TTFT（预填充）"),
     "lat_itl": ("ITL (decode)", "ITL（解码）"),
@@ -112,6 +112,12 @@ STRINGS: dict[str, tuple[str, str]] = {
     "mem_peak": ("peak, {phase}", "峰值，{phase}"),
     "mem_kv": ("KV cache held (MiB)", "KV 缓存占用（MiB）"),
     "mem_probe_off": ("The memory probe was off for this run.", "本次运行关闭了内存探针。"),
+    "mem_pass_missing": ("The second pass that measures memory did not finish (stopped or interrupted), so this run "
+                         "has no memory readings. Run it again and let it finish.",
+                         "测量内存的第二趟没有跑完（被停止或中断），所以本次运行没有内存读数。请重新运行并等它完成。"),
+    "mem_from_pass": ("Memory measured on the second, untimed pass over the same tokens (same schedule, same "
+                      "shapes); the timings on this page come from the first pass, which had no probe.",
+                      "内存来自用同样 token 再跑一遍的第二趟（不计时；调度与形状相同）；本页的时延来自没有探针的第一趟。"),
     # step table (C12)
     "tbl_step": ("step", "步"),
     "tbl_phase": ("phase", "阶段"),

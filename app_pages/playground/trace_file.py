@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from engine.memory_pass import MEMORY_PASS
 from lab.trace_io import (Fields, check_header, parse_json, records, request_from_dict, step_from_dict, step_to_dict,
                           token_from_dict, token_to_dict)
 from ui.run_state import ModelInfo, RunResult, RunSettings, RunStatus
@@ -46,6 +47,7 @@ def run_to_dict(result: RunResult, created: datetime | None = None) -> dict:
         "tokens": [token_to_dict(tok) | {"piece": _piece_dict(p)} for tok, p in zip(result.tokens, result.pieces)],
         "request": result.request.to_dict() if result.request else None,
         "attention": encode_attention(result.attention, result.model.num_layers),
+        "memory_pass": result.memory_pass,  # "replay": the peaks come from the untimed second pass
         "summary": asdict(metrics) if metrics else None,  # for readers of the file; recomputed on load
     }
 
@@ -75,6 +77,7 @@ def run_from_dict(doc: Any) -> RunResult:
         status=RunStatus(f.str("status", choices=tuple(s.value for s in RunStatus))),
         error=f.str("error", max_len=4096, optional=True))
     result.attention = decode_attention(f.obj("attention", optional=True), len(steps), model)
+    result.memory_pass = f.str("memory_pass", choices=(MEMORY_PASS,), optional=True)  # absent in older files
     _check_consistent(result)
     return result
 

@@ -14,6 +14,9 @@ CEILINGS = "rf_ceilings"
 CEIL_TABLE = "rf_ceil_table"
 REMEASURE = "rf_remeasure"
 
+# kernels.py
+KERNEL_TABLE = "rf_kernel_table"
+
 # projection.py
 FIG_KV = "rf_fig_kv"
 FIG_TPOT_BATCH = "rf_fig_tpot_batch"

@@ -5,6 +5,7 @@ import streamlit as st
 
 from app_pages.roofline.calibration import render_calibration_section
 from app_pages.roofline.ceilings import render_ceilings_section
+from app_pages.roofline.kernels import render_kernels_section
 from app_pages.roofline.projection import render_projection_section
 from app_pages.roofline.run import render_roofline_section
 from app_pages.roofline.strings import t
@@ -24,6 +25,7 @@ ceil_tab, roof_tab, proj_tab, cal_tab = st.tabs([t("rf_tab_ceilings", lang), t("
                                                  t("rf_tab_projection", lang), t("rf_tab_calibration", lang)])
 with ceil_tab:  # first: a re-measure here feeds the other tabs in the same run
     ceilings = render_ceilings_section(str(bundle.model.device), lang)
+    render_kernels_section(bundle, lang)
 with roof_tab:
     if ceilings is None:
         st.info(t("rf_need_ceilings", lang))

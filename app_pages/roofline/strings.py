@@ -47,6 +47,33 @@ STRINGS: dict[str, tuple[str, str]] = {
                      "lower every roof; if it was busy, press Re-measure on an idle machine.",
                      "测量时的负载均值：{load:.1f}（共 {cores} 个核）。与测量同时运行的任务会压低所有屋顶；"
                      "若当时机器繁忙，请在空闲时点击“重新测量”。"),
+    # --- kernels -----------------------------------------------------------------------------------
+    "rf_k_header": ("Which kernel each layer runs", "每一层用哪个内核"),
+    "rf_k_intro": (
+        "Two matrix-multiply kernels can run a linear layer on a CPU: `linear` (PyTorch's `F.linear`, MKL behind "
+        "it) and `packed` (oneDNN's inner product on a weight reordered once at load). Neither wins everywhere, "
+        "so the engine times both on the model's own shapes when it first loads on a machine: one row, as in "
+        "decode (the weight streamed from memory), and {rows} rows, as in prefill (a GEMM). Each layer uses the "
+        "faster per regime; a near tie keeps one copy of the weight.",
+        "CPU 上有两种矩阵乘法内核可以跑线性层：`linear`（PyTorch 的 `F.linear`，背后是 MKL）和 `packed`（oneDNN 的"
+        "内积，权重在加载时重排一次）。两者没有谁处处更快，所以引擎第一次在某台机器上加载模型时，会用模型自己的形状"
+        "给两者计时：1 行（如解码，权重从内存流过）和 {rows} 行（如预填充，即 GEMM）。每层在每种情形下用更快的那个；"
+        "差距很小时只保留一份权重。"),
+    "rf_k_layer": ("layer (out × in)", "层（out × in）"),
+    "rf_k_decode": ("decode kernel", "解码内核"),
+    "rf_k_decode_us": ("1 row, µs ({kernels})", "1 行，微秒（{kernels}）"),
+    "rf_k_decode_gbs": ("decode GB/s", "解码 GB/s"),
+    "rf_k_prefill": ("prefill kernel", "预填充内核"),
+    "rf_k_prefill_ms": ("{rows} rows, ms ({kernels})", "{rows} 行，毫秒（{kernels}）"),
+    "rf_k_prefill_gflops": ("prefill GFLOP/s", "预填充 GFLOP/s"),
+    "rf_k_source_measured": ("Measured just now on {cpu}, and cached for this machine.",
+                             "刚刚在 {cpu} 上测得，并为本机缓存。"),
+    "rf_k_source_cached": ("Measured earlier on this machine ({cpu}) and read from the cache.",
+                           "之前在本机（{cpu}）上测得，从缓存读取。"),
+    "rf_k_source_forced": ("Forced to `{forced}` by PDLAB_KERNELS: nothing was timed.",
+                           "由 PDLAB_KERNELS 强制为 `{forced}`：没有计时。"),
+    "rf_k_source_default": ("Nothing to choose on this device or dtype: every layer runs `F.linear`.",
+                            "在这个设备或数据类型上没有可选的：每层都用 `F.linear`。"),
     # --- roofline run ---------------------------------------------------------------------------
     "rf_run_intro": (
         "Runs the loaded model through the engine: **B** copies of an L-token prompt are prefilled, then decode "

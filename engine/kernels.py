@@ -1,0 +1,162 @@
+"""Kernels chosen by measurement: each linear shape of the model, timed with each candidate kernel at
+decode size and at prefill size on this machine, and the fastest used (engine/linear.py).
+
+Decode-sized calls (1 row) stream the weight from memory, so they are timed over enough copies of
+it to overflow the caches, as 30 layers of weights do in a real step; prefill-sized calls
+(PREFILL_ROWS rows) are GEMMs and are timed on one copy. A kernel within TIE of the best is taken
+when it lets the shape keep one copy of its weight. The choice is measured once per machine (CPU,
+ISA, threads, torch, dtype, shape) and cached as JSON beside the converted models
+(engine/loader.py says where).
+
+PDLAB_KERNELS=linear or =packed forces one kernel everywhere (tests check each against HF).
+"""
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import torch
+
+from engine.linear import KERNELS, pack, run_kernel
+from engine.machine import machine_key
+
+FORCE_ENV = "PDLAB_KERNELS"
+PREFILL_ROWS = 256
+STREAM_BYTES = 96 << 20  # decode timing reads at least this much per pass: beyond the caches
+MAX_COPIES = 64  # tiny weights: the caches hold a tiny model whole anyway
+TIE = 0.05
+REPEATS = 5
+
+
+@dataclass
+class ShapeChoice:
+    """One weight shape: the kernel per regime and what each candidate measured (ms per call)."""
+    out_features: int
+    in_features: int
+    decode: str
+    prefill: str
+    decode_ms: dict[str, float]
+    prefill_ms: dict[str, float]
+
+    @property
+    def kernels(self) -> tuple[str, str]:
+        return self.decode, self.prefill
+
+    def decode_gbs(self, elem_bytes: int) -> float:
+        """The chosen decode kernel's weight-read rate (GB/s)."""
+        return self.out_features * self.in_features * elem_bytes / self.decode_ms[self.decode] / 1e6
+
+    def prefill_gflops(self) -> float:
+        return 2 * PREFILL_ROWS * self.out_features * self.in_features / self.prefill_ms[self.prefill] / 1e6
+
+
+@dataclass
+class KernelPlan:
+    source: str  # "measured", "cached", "forced" or "default" (nothing to choose: GPU, or no oneDNN)
+    choices: dict[tuple[int, int], ShapeChoice]
+    forced: str | None = None
+
+    def kernels(self, shape: tuple[int, int]) -> tuple[str, str]:
+        if self.forced:
+            return self.forced, self.forced
+        choice = self.choices.get(tuple(shape))
+        return choice.kernels if choice else ("linear", "linear")
+
+
+def _median_ms(fn, repeats: int = REPEATS) -> float:
+    fn()
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times) * 1e3
+
+
+def time_shape(out_features: int, in_features: int, dtype: torch.dtype) -> ShapeChoice:
+    """Time every candidate on random weights of this shape; pick per regime."""
+    weight = torch.randn(out_features, in_features, dtype=dtype)
+    copies = min(MAX_COPIES, max(1, -(-STREAM_BYTES // (weight.numel() * weight.element_size()))))
+    stream = [weight] + [torch.randn_like(weight) for _ in range(copies - 1)]
+    one, many = torch.randn(1, in_features, dtype=dtype), torch.randn(PREFILL_ROWS, in_features, dtype=dtype)
+    decode_ms, prefill_ms = {}, {}
+    for kernel in KERNELS:
+        ws = stream if kernel == "linear" else [pack(w) for w in stream]
+        if any(w is None for w in ws):
+            continue  # oneDNN cannot take this dtype here
+        decode_ms[kernel] = _median_ms(lambda: [run_kernel(kernel, one, w, None) for w in ws]) / copies
+        prefill_ms[kernel] = _median_ms(lambda: run_kernel(kernel, many, ws[0], None), 3)
+    decode, prefill = _best(decode_ms), _best(prefill_ms)
+    if decode != prefill:  # one copy of the weight if either regime can have the other's kernel for ~free
+        if decode_ms[prefill] <= (1 + TIE) * decode_ms[decode]:
+            decode = prefill
+        elif prefill_ms[decode] <= (1 + TIE) * prefill_ms[prefill]:
+            prefill = decode
+    return ShapeChoice(out_features, in_features, decode, prefill, decode_ms, prefill_ms)
+
+
+def _best(ms: dict[str, float]) -> str:
+    return min(ms, key=ms.get)
+
+
+# --- the plan of one model, cached per machine -------------------------------------------------------
+
+def _key(shape: tuple[int, int], dtype: torch.dtype) -> str:
+    return f"{machine_key('cpu')} | {str(dtype).removeprefix('torch.')} | {shape[0]}x{shape[1]}"
+
+
+def _read_cache(path: Path) -> dict:
+    try:
+        data = json.loads(path.read_text())
+        return data if isinstance(data, dict) else {}
+    except (OSError, ValueError):
+        return {}
+
+
+def _write_cache(path: Path, data: dict) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(data, indent=1))
+        tmp.replace(path)  # atomic: a reader never sees half a file
+    except OSError:  # a read-only cache: measure again next time
+        pass
+
+
+def forced_kernel() -> str | None:
+    value = os.environ.get(FORCE_ENV, "").strip().lower()
+    if value in ("", "auto"):
+        return None
+    if value not in KERNELS:
+        raise ValueError(f"{FORCE_ENV}={value!r}: choose auto, {' or '.join(KERNELS)}.")
+    return value
+
+
+def plan_kernels(shapes: list[tuple[int, int]], dtype: torch.dtype, device: torch.device,
+                 cache: Path | None = None, force: str | None = None) -> KernelPlan:
+    """The kernel of every shape: forced, cached for this machine in `cache`, or measured now (about a
+    second per shape on a 2-core CPU)."""
+    force = force or forced_kernel()
+    if force:
+        return KernelPlan("forced", {}, force)
+    probe = torch.empty(1, 1, dtype=dtype, device=device)
+    if device.type != "cpu" or pack(probe) is None:
+        return KernelPlan("default", {})
+    stored, measured, choices = _read_cache(cache) if cache else {}, False, {}
+    for shape in dict.fromkeys(tuple(s) for s in shapes):
+        entry = stored.get(_key(shape, dtype))
+        try:
+            choices[shape] = ShapeChoice(**entry) if entry else None
+        except TypeError:  # an older cache format
+            choices[shape] = None
+        if choices[shape] is None:
+            choices[shape] = time_shape(*shape, dtype)
+            stored[_key(shape, dtype)] = asdict(choices[shape])
+            measured = True
+    if measured and cache:
+        _write_cache(cache, stored)
+    return KernelPlan("measured" if measured else "cached", choices)

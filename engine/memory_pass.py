@@ -1,0 +1,48 @@
+"""The second pass: memory (and captured attention) measured on a replay of a timed run.
+
+An instrument must not bend what it measures. The memory probe sees every op's output (a Python
+hook per op) and costs ~20 ms per decode step on a 2-core CPU, more than a third of the step; the
+attention capture copies probabilities out. So a run is timed bare, and this pass runs the same
+request again with its outputs forced to the tokens the timed run produced, the probe (and the
+capture) on. Same prompt, same settings, same tokens: the same schedule, so step i of the replay
+is step i of the timed run, and its memory readings are the ones an instrumented run would give.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Iterator
+
+from engine.llm_engine import Engine, EngineConfig, EngineEvent
+from engine.sampler import SamplingParams
+from engine.trace import StepRecord
+
+MEMORY_PASS = "replay"  # what the trace says of where its memory numbers come from
+
+
+def timed_config(config: EngineConfig) -> EngineConfig:
+    """The settings of the timed run: no probe, no capture (the trace's shapes and counts stay)."""
+    return replace(config, probe_memory=False, capture_attention=False)
+
+
+def replay_engine(engine: Engine, prompt_ids: list[int], output_ids: list[int], params: SamplingParams,
+                  config: EngineConfig) -> Engine:
+    """A fresh engine on the same weights with `config` (probe and capture as wanted), its one
+    request forced to produce `output_ids` after `prompt_ids`."""
+    replay = Engine(engine.model, engine.tokenizer, replace(config, trace=True), name=engine.name)
+    replay.add_request(list(prompt_ids), params, forced_output=list(output_ids))
+    return replay
+
+
+def replay_steps(replay: Engine) -> Iterator[EngineEvent]:
+    """The replay's steps, one at a time (the caller shows progress and holds the model lock)."""
+    yield from replay.stream()
+
+
+def copy_memory(timed: list[StepRecord], replayed: list[StepRecord]) -> None:
+    """Give each timed step the replay's memory reading for the same step (same phase, same tokens)."""
+    if len(timed) != len(replayed):
+        raise ValueError(f"The replay took {len(replayed)} steps, the timed run {len(timed)}: they cannot be paired.")
+    for mine, theirs in zip(timed, replayed):
+        if (mine.phase, mine.num_tokens) != (theirs.phase, theirs.num_tokens):
+            raise ValueError(f"Step {mine.step} differs between the timed run and its replay.")
+        mine.peak_bytes, mine.peak_by_label = theirs.peak_bytes, theirs.peak_by_label

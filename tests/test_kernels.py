@@ -1,0 +1,89 @@
+"""Kernels chosen by measurement (engine/kernels.py): the plan is measured once per machine and read
+back from the cache after, a forced kernel wins, a weight keeps one copy unless its two regimes chose
+different kernels, and a Linear runs the kernel its plan names for the size of the call. (Each kernel
+against HF: tests/test_reference.py.)"""
+from __future__ import annotations
+
+import json
+
+import pytest
+import torch
+
+import engine.kernels as kernels
+from engine.kernels import KernelPlan, ShapeChoice, plan_kernels
+from engine.linear import DECODE_ROWS, Linear, can_pack
+
+SHAPES = [(96, 64), (64, 96)]
+needs_onednn = pytest.mark.skipif(not can_pack(torch.ones(1, 1)), reason="oneDNN cannot pack on this CPU")
+
+
+@needs_onednn
+def test_measured_once_then_read_from_the_cache(tmp_path, monkeypatch):
+    monkeypatch.delenv(kernels.FORCE_ENV, raising=False)
+    cache = tmp_path / "kernels.json"
+    first = plan_kernels(SHAPES, torch.float32, torch.device("cpu"), cache)
+    assert first.source == "measured" and set(first.choices) == set(SHAPES)
+    for choice in first.choices.values():
+        assert set(choice.decode_ms) == set(choice.prefill_ms) == {"linear", "packed"}
+        assert all(ms > 0 for ms in choice.decode_ms.values())
+    stored = json.loads(cache.read_text())
+    assert len(stored) == 2 and all("float32" in key and "threads=" in key for key in stored)
+    monkeypatch.setattr(kernels, "time_shape", lambda *a: pytest.fail("measured again"))
+    second = plan_kernels(SHAPES, torch.float32, torch.device("cpu"), cache)
+    assert second.source == "cached" and second.choices == first.choices
+
+
+def test_a_forced_kernel_wins_and_a_bad_one_is_named(monkeypatch):
+    monkeypatch.setenv(kernels.FORCE_ENV, "linear")
+    plan = plan_kernels(SHAPES, torch.float32, torch.device("cpu"))
+    assert plan.source == "forced" and plan.kernels((1, 2)) == ("linear", "linear")
+    monkeypatch.setenv(kernels.FORCE_ENV, "fastest")
+    with pytest.raises(ValueError, match="PDLAB_KERNELS='fastest'"):
+        plan_kernels(SHAPES, torch.float32, torch.device("cpu"))
+
+
+@pytest.mark.parametrize("decode_ms, prefill_ms, expected", [
+    ({"linear": 1.0, "packed": 0.5}, {"linear": 1.0, "packed": 2.0}, ("packed", "linear")),  # each wins one
+    ({"linear": 1.0, "packed": 0.5}, {"linear": 1.0, "packed": 1.03}, ("packed", "packed")),  # a tie: one copy
+    ({"linear": 1.0, "packed": 0.98}, {"linear": 1.0, "packed": 2.0}, ("linear", "linear")),
+])
+def test_two_copies_only_when_both_regimes_gain(monkeypatch, decode_ms, prefill_ms, expected):
+    timings = iter([decode_ms["linear"], prefill_ms["linear"], decode_ms["packed"], prefill_ms["packed"]])
+    monkeypatch.setattr(kernels, "_median_ms", lambda fn, repeats=5: next(timings))
+    monkeypatch.setattr(kernels, "MAX_COPIES", 1)
+    assert kernels.time_shape(8, 8, torch.float32).kernels == expected
+
+
+@needs_onednn
+def test_a_linear_runs_the_kernel_its_size_calls_for(monkeypatch):
+    calls = []
+    real = kernels.run_kernel
+
+    def spy(kernel, x, w, b):
+        calls.append((kernel, x.shape[0]))
+        return real(kernel, x, w, b)
+    import engine.linear as linear
+    monkeypatch.setattr(linear, "run_kernel", spy)
+    w = torch.randn(32, 16)
+    lin = Linear(w, None, ("packed", "linear"))
+    assert lin.held_bytes == 2 * lin.num_bytes  # two copies: one per kernel
+    x1, xn = torch.randn(1, 16), torch.randn(DECODE_ROWS, 16)
+    torch.testing.assert_close(lin(x1), x1 @ w.T)
+    torch.testing.assert_close(lin(xn), xn @ w.T)
+    assert calls == [("packed", 1), ("linear", DECODE_ROWS)]
+    one = Linear(w, None, ("packed", "packed"))
+    assert one.held_bytes == one.num_bytes and one.weights["linear"] is None
+
+
+def test_no_choice_off_the_cpu_path():
+    plan = KernelPlan("default", {})
+    assert plan.kernels((5, 5)) == ("linear", "linear")
+    assert Linear(torch.randn(4, 4), None, ("linear", "linear")).kernels == ("linear", "linear")
+    with pytest.raises(ValueError, match="Unknown kernel"):
+        Linear(torch.randn(4, 4), None, ("fast", "linear"))
+
+
+def test_the_choice_reports_rates():
+    c = ShapeChoice(1000, 1000, "packed", "linear", {"packed": 1.0, "linear": 2.0}, {"packed": 3.0, "linear": 2.0})
+    assert c.decode_gbs(4) == pytest.approx(4.0)  # 4 MB in 1 ms
+    assert c.prefill_gflops() == pytest.approx(2 * kernels.PREFILL_ROWS * 1e6 / 2.0 / 1e6)
