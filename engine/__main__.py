@@ -1,5 +1,6 @@
-"""Command line: `python -m engine generate --prompt TEXT ...` and `python -m engine prepare`; installed
-with the package (`pip install -e .`) the same command is `pdlab`."""
+"""Command line: `python -m engine generate --prompt TEXT ...`, `python -m engine serve` (an
+OpenAI-compatible server) and `python -m engine prepare`; installed with the package
+(`pip install -e .`) the same command is `pdlab`."""
 from __future__ import annotations
 
 import argparse
@@ -33,7 +34,19 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("--json", action="store_true", help="print one JSON object instead of streaming")
     g.add_argument("--probe-memory", action="store_true", help="measure each step's peak memory on a second, "
                    "untimed pass over the same tokens (the timings never include the probe)")
-    for sp in (g, sub.choices["prepare"]):
+    v = sub.add_parser("serve", help="serve the engine over an OpenAI-compatible HTTP API, with Prometheus /metrics")
+    v.add_argument("--model", default=None, help="a local folder, a hub id (online only), or 'bundled' (default)")
+    v.add_argument("--host", default="127.0.0.1", help="127.0.0.1 (default) serves this machine only")
+    v.add_argument("--port", type=int, default=8000)
+    v.add_argument("--dtype", default="float32", help=f"one of {', '.join(DTYPES)} (or fp32/bf16/fp16)")
+    v.add_argument("--device", default="cpu", help="cpu, cuda or auto")
+    v.add_argument("--max-num-seqs", type=int, default=16, help="requests decoded together in one step")
+    v.add_argument("--max-num-batched-tokens", type=int, default=2048, help="token budget of one step")
+    v.add_argument("--chunked-prefill", action="store_true", help="split long prompts over several steps")
+    v.add_argument("--prefix-caching", action="store_true", help="reuse the KV of prompt prefixes seen before")
+    v.add_argument("--served-model-name", default=None, help="the model id clients see (default: the model's "
+                   "name; a local folder's own name, never its path)")
+    for sp in (g, sub.choices["prepare"], v):
         sp.add_argument("--debug", action="store_true", help="print the traceback of an unexpected error")
     return p
 
@@ -88,7 +101,28 @@ def measure_memory(engine, request, params, config) -> None:
     copy_memory(engine.trace.steps, replay.trace.steps)
 
 
+def serve(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from engine import EngineConfig, load_model
+    from engine.server.app import create_app
+    if not 0 < args.port < 65536:
+        raise ValueError(f"--port must be in 1..65535, got {args.port}.")
+    bundle = load_model(args.model, dtype=args.dtype, device=args.device, progress=_progress)
+    config = EngineConfig(probe_memory=False, max_num_seqs=args.max_num_seqs,
+                          max_num_batched_tokens=args.max_num_batched_tokens, chunked_prefill=args.chunked_prefill,
+                          prefix_caching=args.prefix_caching)
+    name = args.served_model_name or (bundle.path.name if bundle.source == "local" else bundle.name)
+    app = create_app(bundle, config, name)
+    print(f"serving {name} on http://{args.host}:{args.port} (OpenAI-compatible /v1/completions, "
+          f"/v1/chat/completions, /v1/models; /health; Prometheus /metrics)", file=sys.stderr, flush=True)
+    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.command == "serve":
+        return serve(args)
     if args.command == "prepare":
         from engine.loader import convert_bundled
         print(convert_bundled(_progress))

@@ -147,6 +147,14 @@ class Engine:
         self.scheduler.add(seq)
         return seq
 
+    def abort(self, seq: Sequence) -> None:
+        """Stop a request between steps; it produces nothing more and leaves no record."""
+        if seq.is_finished:
+            return
+        self.scheduler.abort(seq)
+        self.sampler.forget(seq.seq_id)
+        self._detok.pop(seq.seq_id, None)
+
     @property
     def has_unfinished(self) -> bool:
         return self.scheduler.has_unfinished

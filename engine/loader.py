@@ -59,6 +59,9 @@ def bundled_gguf_path() -> Path:
     return path
 
 
+BUNDLED_ARCHITECTURE = "LlamaForCausalLM"  # SmolLM2 is a Llama
+
+
 def _noop(stage: str, fraction: float) -> None:
     pass
 
@@ -67,10 +70,10 @@ def convert_bundled(progress: ProgressFn = _noop) -> Path:
     """De-quantise the bundled GGUF once into a safetensors folder; return that folder."""
     target = cache_dir() / f"{BUNDLED_NAME}-Q4_1-dequantised"
     if (target / "config.json").is_file():
-        return target
+        return _name_architecture(target)
     with _convert_lock:
         if (target / "config.json").is_file():
-            return target
+            return _name_architecture(target)
         gguf = bundled_gguf_path()
         progress("De-quantising the bundled GGUF (first run only, ~30 s)", 0.05)
         from transformers import AutoModelForCausalLM, AutoTokenizer
@@ -88,12 +91,29 @@ def convert_bundled(progress: ProgressFn = _noop) -> Path:
             cfg = model.config.to_dict()
             cfg.pop("quantization_config", None)
             cfg["_name_or_path"] = BUNDLED_NAME
+            cfg["architectures"] = cfg.get("architectures") or [BUNDLED_ARCHITECTURE]
             (tmp / "config.json").write_text(json.dumps(cfg, indent=2))
             tokenizer.save_pretrained(tmp)
             os.replace(tmp, target)  # atomic: a half-written cache is never seen
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
     return target
+
+
+def _name_architecture(folder: Path) -> Path:
+    """Caches written before 2026-12 have "architectures": null (the GGUF names none), which makes
+    `transformers serve` fail at start-up: name it, once, with an atomic rewrite."""
+    path = folder / "config.json"
+    cfg = json.loads(path.read_text())
+    if not cfg.get("architectures"):
+        cfg["architectures"] = [BUNDLED_ARCHITECTURE]
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        try:
+            tmp.write_text(json.dumps(cfg, indent=2))
+            tmp.replace(path)
+        except OSError:  # a read-only cache still loads here; only transformers serve needs the name
+            tmp.unlink(missing_ok=True)
+    return folder
 
 
 def _is_bundled(spec: str) -> bool:
@@ -164,7 +184,6 @@ def load_model_files(spec: str | None = None, progress: ProgressFn = _noop) -> L
     tokenizer = load_tokenizer(folder)
     if not config.eos_token_ids and tokenizer.eos_token_id is not None:
         config.eos_token_ids = [tokenizer.eos_token_id]
-    progress("Model loaded", 1.0)
     return LoadedModel(config=config, state_dict=state, tokenizer=tokenizer, path=folder, source=source)
 
 
@@ -210,4 +229,5 @@ def load_model(spec: str | None = None, dtype: str | torch.dtype = "float32", de
     progress("Choosing matmul kernels (timed once per machine)", 0.97)
     plan = plan_kernels(linear_shapes(files.config), torch_dtype, dev, cache_dir() / "kernels.json", kernels)
     model = LlamaModel(files.config, files.state_dict, torch_dtype, dev, plan)
+    progress("Model loaded", 1.0)
     return ModelBundle(model, files.tokenizer, files.config.name, files.path, files.source)

@@ -19,12 +19,15 @@ class RequestMetrics:
     num_output_tokens: int
 
     @classmethod
-    def from_times(cls, arrival: float, token_times: list[float]) -> "RequestMetrics":
+    def from_times(cls, arrival: float, token_times: list[float], num_tokens: int | None = None) -> "RequestMetrics":
+        """token_times: when each output arrived (a token here; a streamed chunk from a server, which
+        may hold several tokens). num_tokens: the true output count when it is known and differs
+        (a server's `usage`): TPOT divides by it, ITL stays the gaps between arrivals."""
         if not token_times:
             raise ValueError("A request with no output tokens has no latency metrics.")
         ttft = token_times[0] - arrival
         e2e = token_times[-1] - arrival
-        n = len(token_times)
+        n = num_tokens if num_tokens is not None else len(token_times)
         return cls(
             ttft_ms=ttft * 1e3,
             tpot_ms=(e2e - ttft) / (n - 1) * 1e3 if n > 1 else None,

@@ -64,6 +64,15 @@ class Scheduler:
     def add(self, seq: Sequence) -> None:
         self.waiting.append(seq)
 
+    def abort(self, seq: Sequence) -> None:
+        """Drop a request wherever it is (its client went away): its blocks return to the pool."""
+        if seq in self.waiting:
+            self.waiting.remove(seq)
+        elif seq in self.running:
+            self._release(seq)
+            self.running.remove(seq)
+        seq.status, seq.finish_reason = SequenceStatus.FINISHED, "abort"
+
     @property
     def has_unfinished(self) -> bool:
         return bool(self.waiting or self.running)

@@ -28,7 +28,7 @@ class Sequence:
     block_table: list[int] = field(default_factory=list)
     num_cached_tokens: int = 0  # tokens whose K and V are in the cache
     token_times: list[float] = field(default_factory=list)  # when each output token was returned
-    finish_reason: str | None = None  # "eos" or "length"
+    finish_reason: str | None = None  # "eos", "length", or "abort" (its client went away)
     num_preemptions: int = 0
     num_prefix_hit_tokens: int = 0  # prompt tokens whose KV came from the prefix cache
     prompt_block_hashes: list[int] = field(default_factory=list, repr=False)  # filled when prefix caching

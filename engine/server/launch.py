@@ -1,0 +1,59 @@
+"""Start `python -m engine serve` in a subprocess on a free loopback port, wait until /health answers,
+and stop it by its own handle (never by name). For tests and benches that need a real server."""
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from contextlib import contextmanager
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def stop(proc: subprocess.Popen) -> None:
+    """Stop the server we started, by its own handle."""
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=10)
+
+
+@contextmanager
+def engine_server(model: str, log_path: Path, *extra: str, timeout: float = 240.0):
+    """Yields the base URL (http://127.0.0.1:PORT) of a running server on `model`."""
+    port = free_port()
+    with open(log_path, "w") as log:
+        proc = subprocess.Popen([sys.executable, "-m", "engine", "serve", "--model", model, "--port", str(port),
+                                 *extra], cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        wait_for(f"http://127.0.0.1:{port}/health", proc, timeout, log_path)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        stop(proc)
+
+
+def wait_for(url: str, proc: subprocess.Popen, timeout: float, log_path: Path) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"the server exited with code {proc.returncode}: {log_path.read_text()[-2000:]}")
+        try:
+            with urllib.request.urlopen(url, timeout=2) as r:
+                if r.status == 200:
+                    return
+        except OSError:
+            pass
+        time.sleep(0.3)
+    raise RuntimeError(f"the server did not answer {url} within {timeout:.0f} s")

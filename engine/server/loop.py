@@ -1,0 +1,153 @@
+"""The engine behind the HTTP server: one Engine with continuous batching, stepped by one thread.
+
+The engine is not thread-safe, so the HTTP handlers (on uvicorn's event loop) never touch it: they
+put requests and cancellations on a queue, and the engine thread takes them between steps, steps
+while any request is unfinished (one step serves every running request) and hands each token to
+its request's asyncio queue through the event loop (`call_soon_threadsafe`).
+"""
+from __future__ import annotations
+
+import asyncio
+import queue
+import threading
+import time
+from dataclasses import dataclass, field
+
+from engine.llm_engine import Engine
+from engine.sampler import SamplingParams
+from engine.sequence import Sequence
+from engine.server.metrics import ServerMetrics
+from engine.trace import RequestRecord, StepRecord
+
+
+@dataclass
+class Accepted:
+    num_prompt_tokens: int
+
+
+@dataclass
+class Rejected:
+    message: str  # the engine's own words: why the request cannot run
+
+
+@dataclass
+class Delta:
+    text: str  # what this token adds to the text ("" while a character is incomplete, and for EOS)
+
+
+@dataclass
+class Finished:
+    finish_reason: str  # "stop" or "length", as OpenAI says it
+    num_prompt_tokens: int
+    num_output_tokens: int
+
+
+@dataclass
+class Submission:
+    """One HTTP request as the engine thread sees it."""
+    prompt_ids: list[int]
+    params: SamplingParams
+    events: asyncio.Queue
+    loop: asyncio.AbstractEventLoop
+    arrival: float = field(default_factory=time.perf_counter)
+    seq: Sequence | None = None
+    first_scheduled: float | None = None
+
+    def send(self, item) -> None:
+        self.loop.call_soon_threadsafe(self.events.put_nowait, item)
+
+
+FINISH = {"eos": "stop", "length": "length"}
+
+
+class EngineLoop:
+    def __init__(self, engine: Engine, metrics: ServerMetrics):
+        self.engine = engine
+        self.metrics = metrics
+        self._inbox: queue.Queue = queue.Queue()
+        self._live: dict[int, Submission] = {}  # seq_id -> its submission
+        self._stopping = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="engine-loop", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stopping.set()
+        self._inbox.put(None)
+        self._thread.join(timeout=10)
+
+    def submit(self, prompt_ids: list[int], params: SamplingParams) -> Submission:
+        sub = Submission(prompt_ids, params, asyncio.Queue(), asyncio.get_running_loop())
+        self._inbox.put(("add", sub))
+        return sub
+
+    def cancel(self, sub: Submission) -> None:
+        """The client went away: the engine drops the request before its next step."""
+        self._inbox.put(("cancel", sub))
+
+    # --- the engine thread ----------------------------------------------------------------------
+    def _run(self) -> None:
+        while not self._stopping.is_set():
+            self._take_inbox(block=not self.engine.has_unfinished)
+            if self.engine.has_unfinished:
+                self._step()
+
+    def _take_inbox(self, block: bool) -> None:
+        try:
+            item = self._inbox.get(timeout=0.5) if block else self._inbox.get_nowait()
+            while item is not None:
+                self._handle(*item)
+                item = self._inbox.get_nowait()
+        except queue.Empty:
+            pass
+
+    def _handle(self, kind: str, sub: Submission) -> None:
+        if kind == "cancel":
+            if sub.seq is not None and sub.seq.seq_id in self._live:
+                self.engine.abort(sub.seq)
+                del self._live[sub.seq.seq_id]
+                self._publish_load()
+            return
+        try:
+            sub.seq = self.engine.add_request(sub.prompt_ids, sub.params, arrival=sub.arrival)
+        except ValueError as e:
+            sub.send(Rejected(str(e)))
+            return
+        self._live[sub.seq.seq_id] = sub
+        sub.send(Accepted(len(sub.prompt_ids)))
+
+    def _step(self) -> None:
+        event = self.engine.step()
+        if event.step is not None:
+            self._note_scheduled(event.step)
+        for tok in event.tokens:
+            sub = self._live.get(tok.seq_id)
+            if sub is not None:
+                sub.send(Delta("" if tok.token_id in self.engine.eos_ids else tok.text))
+        for record in event.finished:
+            sub = self._live.pop(record.seq_id, None)
+            if sub is not None:
+                sub.send(Finished(FINISH.get(record.finish_reason, "stop"), len(record.prompt_token_ids),
+                                  len(record.output_token_ids)))
+                self._observe(sub, record)
+        self._publish_load()
+        trace = self.engine.trace  # a server runs for days: keep no history
+        trace.steps.clear(), trace.tokens.clear(), trace.requests.clear()
+
+    def _publish_load(self) -> None:
+        sched = self.engine.scheduler
+        self.metrics.set_load(len(sched.running), len(sched.waiting), sched.pool.num_used / sched.pool.num_blocks)
+
+    def _note_scheduled(self, step: StepRecord) -> None:
+        for s in step.seqs:
+            sub = self._live.get(s.seq_id)
+            if sub is not None and sub.first_scheduled is None:
+                sub.first_scheduled = step.start
+
+    def _observe(self, sub: Submission, record: RequestRecord) -> None:
+        scheduled = sub.first_scheduled if sub.first_scheduled is not None else record.arrival
+        self.metrics.observe_request(record.metrics, queue_s=scheduled - record.arrival,
+                                     prefill_s=record.token_times[0] - scheduled,
+                                     decode_s=record.token_times[-1] - record.token_times[0],
+                                     prompt_tokens=len(record.prompt_token_ids))

@@ -1,0 +1,177 @@
+"""Load on an OpenAI-compatible server: real concurrent streamed requests (asyncio), in GuideLLM's
+modes, or a serving-lab workload replayed at its own arrival times.
+
+    synchronous  one request at a time, each sent when the last one ends
+    concurrent   a fixed number in flight: a new one is sent as soon as one ends
+    constant     sent at a fixed rate (requests per second), however many are in flight
+    poisson      sent at a rate with exponential gaps (seeded: the same schedule every time)
+    workload     sent at the arrival times of a workload (lab/workload.py's presets)
+A sweep runs `constant` at several rates, to find where latency starts to climb.
+
+Every run stops at its request count, its time limit, or when `stop()` says so; stopping cancels
+every request still in flight (the server sees each connection close).
+"""
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+from engine.metrics import percentiles
+from lab.remote_client import Endpoint, RemoteRequest, RemoteResult, stream_one
+from lab.workload import RequestSpec
+
+MODES = ("synchronous", "concurrent", "constant", "poisson", "workload")
+
+
+@dataclass
+class LoadPlan:
+    mode: str
+    requests: list[RemoteRequest]  # sent in order (cycled when max_requests is larger)
+    max_requests: int = 16
+    concurrency: int = 4  # concurrent
+    rate: float = 1.0  # constant and poisson: requests per second
+    arrivals: list[float] | None = None  # workload: seconds after the start, one per request
+    max_duration_s: float = 120.0
+    seed: int = 0
+
+    def __post_init__(self):
+        if self.mode not in MODES:
+            raise ValueError(f"Unknown load mode {self.mode!r}; choose one of {', '.join(MODES)}.")
+        if not self.requests:
+            raise ValueError("A load needs at least one request.")
+        if not 1 <= self.max_requests <= 10_000:
+            raise ValueError(f"Requests must be 1-10,000, got {self.max_requests}.")
+        if not 1 <= self.concurrency <= 256:
+            raise ValueError(f"Concurrency must be 1-256, got {self.concurrency}.")
+        if not 0 < self.rate <= 1000:
+            raise ValueError(f"The rate must be in (0, 1000] requests per second, got {self.rate}.")
+        if not 0 < self.max_duration_s <= 3600:
+            raise ValueError(f"The time limit must be in (0, 3600] seconds, got {self.max_duration_s}.")
+        if self.mode == "workload" and (self.arrivals is None or len(self.arrivals) != len(self.requests)):
+            raise ValueError("A workload needs one arrival time per request.")
+
+    def request(self, i: int) -> RemoteRequest:
+        return self.requests[i % len(self.requests)]
+
+    def send_times(self) -> list[float]:
+        """Seconds after the start at which each request is sent (the rate modes and workloads)."""
+        if self.mode == "workload":
+            return list(self.arrivals)[:self.max_requests]
+        if self.mode == "constant":
+            return [i / self.rate for i in range(self.max_requests)]
+        rng, t, times = random.Random(self.seed), 0.0, []
+        for _ in range(self.max_requests):
+            times.append(t)
+            t += rng.expovariate(self.rate)
+        return times
+
+
+@dataclass
+class LoadRun:
+    plan: LoadPlan
+    start: float
+    results: list[RemoteResult] = field(default_factory=list)
+    end: float | None = None
+    stopped: bool = False  # by stop() or the time limit, before every request was sent and done
+
+    @property
+    def finished(self) -> list[RemoteResult]:
+        return [r for r in self.results if r.error is None and r.metrics is not None]
+
+    def summary(self) -> dict:
+        """TTFT / TPOT / ITL / E2E percentiles (ms) over the finished requests, and throughput."""
+        done = self.finished
+        metrics = [r.metrics for r in done]
+        span = max(1e-9, (self.end or time.perf_counter()) - self.start)
+        return {
+            "requests": len(self.results), "finished": len(done), "failed": len(self.results) - len(done),
+            "ttft_ms": percentiles([m.ttft_ms for m in metrics]),
+            "tpot_ms": percentiles([m.tpot_ms for m in metrics if m.tpot_ms is not None]),
+            "itl_ms": percentiles([g for m in metrics for g in m.itl_ms]),
+            "e2e_ms": percentiles([m.e2e_ms for m in metrics]),
+            "requests_per_s": len(done) / span,
+            "output_tokens_per_s": sum(r.num_output_tokens for r in done) / span,
+            "offered_rate": self.plan.rate if self.plan.mode in ("constant", "poisson") else None,
+        }
+
+
+async def run_load(endpoint: Endpoint, model: str, plan: LoadPlan, stop: Callable[[], bool] | None = None,
+                   on_result: Callable[[RemoteResult], None] | None = None) -> LoadRun:
+    """Send the plan's requests; `on_result` sees each one as it ends (progress), `stop` is polled."""
+    run = LoadRun(plan, start=time.perf_counter())
+    client = endpoint.client()
+
+    async def one(i: int) -> None:
+        result = RemoteResult(plan.request(i), send=time.perf_counter())
+        run.results.append(result)
+        await stream_one(endpoint, model, plan.request(i), client, result)
+        if on_result is not None:
+            on_result(result)
+
+    sender = asyncio.create_task(_send(plan, one))
+    try:
+        while not sender.done():
+            if (stop is not None and stop()) or time.perf_counter() - run.start > plan.max_duration_s:
+                run.stopped = True
+                sender.cancel()
+                break
+            await asyncio.sleep(0.05)
+        try:
+            await sender
+        except asyncio.CancelledError:
+            if not run.stopped:
+                raise
+    finally:
+        run.end = time.perf_counter()
+        await client.close()
+    return run
+
+
+async def _send(plan: LoadPlan, one) -> None:
+    """The plan's schedule; cancelling this cancels every request it started."""
+    tasks: list[asyncio.Task] = []
+    try:
+        if plan.mode == "synchronous":
+            for i in range(plan.max_requests):
+                await one(i)
+        elif plan.mode == "concurrent":
+            queue = iter(range(plan.max_requests))
+
+            async def worker() -> None:
+                for i in queue:
+                    await one(i)
+            tasks = [asyncio.create_task(worker()) for _ in range(min(plan.concurrency, plan.max_requests))]
+            await asyncio.gather(*tasks)
+        else:
+            start = time.perf_counter()
+            for i, at in enumerate(plan.send_times()):
+                await asyncio.sleep(max(0.0, start + at - time.perf_counter()))
+                tasks.append(asyncio.create_task(one(i)))
+            await asyncio.gather(*tasks)
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def workload_plan(tokenizer, specs: list[RequestSpec], chat: bool = False, **kwargs) -> LoadPlan:
+    """A serving-lab workload as remote requests: its prompts as text (another model's tokenizer
+    counts them a little differently), its output lengths, its arrival times."""
+    requests = [RemoteRequest(tokenizer.decode(s.prompt_ids, skip_special_tokens=True), s.max_new_tokens, chat=chat,
+                              ignore_eos=True) for s in specs]
+    return LoadPlan("workload", requests, max_requests=len(specs), arrivals=[s.arrival_s for s in specs], **kwargs)
+
+
+async def sweep(endpoint: Endpoint, model: str, requests: list[RemoteRequest], rates: list[float],
+                per_rate: int, stop: Callable[[], bool] | None = None, **kwargs) -> list[LoadRun]:
+    """`constant` load at each rate in turn (GuideLLM's sweep): throughput against offered rate."""
+    runs = []
+    for rate in rates:
+        runs.append(await run_load(endpoint, model, LoadPlan("constant", requests, max_requests=per_rate, rate=rate,
+                                                               **kwargs), stop))
+        if runs[-1].stopped:
+            break
+    return runs

@@ -1,0 +1,181 @@
+"""A server's own view of a run: its Prometheus /metrics scraped before, during (every ~0.5 s) and
+after a load, parsed with `prometheus_client`'s text parser.
+
+Gauges give the batch over time (running, waiting, KV cache usage); the difference of a latency
+histogram between two scrapes gives the server-side distribution over the run (its quantiles the
+way Prometheus' histogram_quantile reads them). The names are vLLM's (our own server uses them too),
+SGLang's and TGI's as their documentation gives them; a server without /metrics (`transformers
+serve`) is reported, not an error.
+"""
+from __future__ import annotations
+
+import asyncio
+import math
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+
+from prometheus_client.parser import text_string_to_metric_families
+
+from lab.remote_client import Endpoint
+
+MAX_METRICS_BYTES = 8 << 20
+
+
+@dataclass(frozen=True)
+class MetricNames:
+    running: str | None = None
+    waiting: str | None = None
+    kv_usage: str | None = None  # a fraction, 0..1
+    ttft: str | None = None  # histograms, seconds
+    itl: str | None = None
+    e2e: str | None = None
+    queue: str | None = None
+    prefill: str | None = None
+    decode: str | None = None
+
+
+KINDS = {
+    "vllm": MetricNames("vllm:num_requests_running", "vllm:num_requests_waiting", "vllm:kv_cache_usage_perc",
+                        "vllm:time_to_first_token_seconds", "vllm:inter_token_latency_seconds",
+                        "vllm:e2e_request_latency_seconds", "vllm:request_queue_time_seconds",
+                        "vllm:request_prefill_time_seconds", "vllm:request_decode_time_seconds"),
+    "sglang": MetricNames("sglang:num_running_reqs", "sglang:num_queue_reqs", "sglang:token_usage",
+                          "sglang:time_to_first_token_seconds", "sglang:inter_token_latency_seconds",
+                          "sglang:e2e_request_latency_seconds"),
+    "tgi": MetricNames("tgi_batch_current_size", "tgi_queue_size", None, None,
+                       "tgi_request_mean_time_per_token_duration", "tgi_request_duration",
+                       "tgi_request_queue_duration"),
+}
+
+
+@dataclass
+class Histogram:
+    buckets: list[tuple[float, float]]  # (upper bound, cumulative count), +inf last
+    count: float
+    total: float
+
+    def minus(self, earlier: "Histogram | None") -> "Histogram":
+        if earlier is None:
+            return self
+        before = dict(earlier.buckets)
+        return Histogram([(le, c - before.get(le, 0.0)) for le, c in self.buckets], self.count - earlier.count,
+                         self.total - earlier.total)
+
+    def quantile(self, q: float) -> float | None:
+        """Linear within the bucket that holds the q-th observation, as Prometheus does."""
+        if self.count <= 0:
+            return None
+        rank, lower, below = q * self.count, 0.0, 0.0
+        for le, cumulative in self.buckets:
+            if cumulative >= rank:
+                if math.isinf(le):
+                    return lower
+                inside = cumulative - below
+                return lower + (le - lower) * ((rank - below) / inside if inside else 1.0)
+            lower, below = le, cumulative
+        return lower
+
+
+@dataclass
+class Snapshot:
+    time: float  # perf_counter when it was read
+    gauges: dict[str, float] = field(default_factory=dict)
+    histograms: dict[str, Histogram] = field(default_factory=dict)
+
+    def kind(self) -> str | None:
+        """Which server's names these are (vLLM's also for our own server)."""
+        names = set(self.gauges) | set(self.histograms)
+        return next((k for k, n in KINDS.items() if n.running in names), None)
+
+
+def metrics_url(endpoint: Endpoint) -> str:
+    return endpoint.base_url.removesuffix("/v1") + "/metrics"
+
+
+def parse(text: str, when: float) -> Snapshot:
+    snap = Snapshot(when)
+    for family in text_string_to_metric_families(text):
+        if family.type in ("gauge", "counter"):
+            values = [s.value for s in family.samples if s.name in (family.name, family.name + "_total")]
+            if values:
+                snap.gauges[family.name] = sum(values)  # summed over label sets (e.g. several ranks)
+        elif family.type == "histogram":
+            buckets: dict[float, float] = {}
+            count = total = 0.0
+            for s in family.samples:
+                if s.name.endswith("_bucket"):
+                    le = float(s.labels["le"])
+                    buckets[le] = buckets.get(le, 0.0) + s.value
+                elif s.name.endswith("_count"):
+                    count += s.value
+                elif s.name.endswith("_sum"):
+                    total += s.value
+            snap.histograms[family.name] = Histogram(sorted(buckets.items()), count, total)
+    return snap
+
+
+def fetch_text(endpoint: Endpoint) -> str | None:
+    """The /metrics text, or None when the server has none (404). Other failures raise."""
+    request = urllib.request.Request(metrics_url(endpoint),
+                                     headers={"Authorization": f"Bearer {endpoint.api_key}"} if endpoint.api_key else {})
+    try:
+        with urllib.request.urlopen(request, timeout=min(endpoint.timeout_s, 10)) as r:
+            return r.read(MAX_METRICS_BYTES).decode("utf-8", "replace")
+    except urllib.error.HTTPError as e:
+        if e.code == 404:
+            return None
+        raise
+
+
+async def scrape(endpoint: Endpoint) -> Snapshot | None:
+    """One reading, or None when the server publishes no metrics."""
+    text = await asyncio.to_thread(fetch_text, endpoint)
+    if text is None:
+        return None
+    return parse(text, time.perf_counter())
+
+
+@dataclass
+class MetricsWatch:
+    """Readings of one run: before, every `interval_s` during, after; `note` says why there are none."""
+    snapshots: list[Snapshot] = field(default_factory=list)
+    note: str | None = None
+
+    @property
+    def kind(self) -> str | None:
+        return self.snapshots[0].kind() if self.snapshots else None
+
+    def series(self, which: str) -> list[tuple[float, float]]:
+        """(time, value) of one gauge ("running", "waiting" or "kv_usage") over the run."""
+        name = getattr(KINDS.get(self.kind or "", MetricNames()), which)
+        return [(s.time, s.gauges[name]) for s in self.snapshots if name in s.gauges]
+
+    def over_run(self, which: str) -> Histogram | None:
+        """One latency histogram ("ttft", "itl", ...) over the run: the last reading minus the first."""
+        name = getattr(KINDS.get(self.kind or "", MetricNames()), which)
+        if name is None or len(self.snapshots) < 2 or name not in self.snapshots[-1].histograms:
+            return None
+        return self.snapshots[-1].histograms[name].minus(self.snapshots[0].histograms.get(name))
+
+
+async def watch(endpoint: Endpoint, done: asyncio.Event, interval_s: float = 0.5) -> MetricsWatch:
+    """Read /metrics until `done` is set, then once more."""
+    result = MetricsWatch()
+    while True:
+        try:
+            snap = await scrape(endpoint)
+        except Exception as exc:  # noqa: BLE001 - the server's metrics are extra: say why, keep the run
+            result.note = f"Reading {metrics_url(endpoint)} failed: {type(exc).__name__}: {str(exc)[:200]}"
+            return result
+        if snap is None:
+            result.note = f"{metrics_url(endpoint)} answered 404: this server publishes no Prometheus metrics."
+            return result
+        result.snapshots.append(snap)
+        if done.is_set():
+            return result
+        try:
+            await asyncio.wait_for(done.wait(), interval_s)
+        except asyncio.TimeoutError:
+            pass

@@ -1,0 +1,107 @@
+"""A small HTTP server on a free loopback port that misbehaves on purpose, one way per path prefix,
+for the remote client's error tests. Started and stopped by its own handle (a thread in this process)."""
+from __future__ import annotations
+
+import json
+import threading
+import time
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+def sse(payload) -> bytes:
+    return f"data: {json.dumps(payload) if not isinstance(payload, str) else payload}\n\n".encode()
+
+
+def chat_chunk(content: str | None = None, role: bool = False, finish: str | None = None, usage=None) -> dict:
+    delta = {"role": "assistant"} if role else ({"content": content} if content is not None else {})
+    chunk = {"id": "x", "object": "chat.completion.chunk", "created": 0, "model": "m",
+             "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+    if usage:
+        chunk["usage"] = usage
+    return chunk
+
+
+class Handler(BaseHTTPRequestHandler):
+    def log_message(self, *args):  # quiet
+        pass
+
+    def _send(self, code: int, body: bytes, kind: str = "application/json") -> None:
+        self.send_response(code)
+        self.send_header("Content-Type", kind)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _stream_start(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.end_headers()
+
+    def do_GET(self):
+        mode = self.path.split("/")[1]
+        if self.path.endswith("/metrics"):  # like transformers serve: no Prometheus endpoint
+            return self._send(404, b'{"detail": "Not Found"}')
+        if mode == "notjson":
+            return self._send(200, b"<html>hello</html>", "text/html")
+        if mode == "html404":
+            return self._send(404, b"<html><body><h1>404 Not Found</h1>" + b"x" * 5000 + b"</body></html>",
+                              "text/html")
+        self._send(200, json.dumps({"object": "list", "data": [{"id": "m", "object": "model"}]}).encode())
+
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        mode = self.path.split("/")[1]
+        if mode == "html404":
+            return self._send(404, b"<html><body><h1>404 Not Found</h1></body></html>", "text/html")
+        if mode == "error500":
+            return self._send(500, json.dumps({"error": {"message": "model crashed", "type": "server_error"}}).encode())
+        if mode == "auth":
+            return self._send(401, json.dumps({"error": {"message": "bad key", "type": "auth"}}).encode())
+        self._stream_start()
+        if mode == "stall":  # headers, then nothing
+            time.sleep(30)
+            return
+        if mode == "cut":  # two chunks, then the connection drops without an end
+            for word in ("Hello", " world"):
+                self.wfile.write(sse(chat_chunk(word)))
+                self.wfile.flush()
+                time.sleep(0.05)
+            self.wfile.write(b"data: {\"id\": \"x\", \"choi")  # half a chunk
+            self.wfile.flush()
+            self.connection.shutdown(2)
+            return
+        if mode == "huge":
+            piece = sse(chat_chunk("y" * 65536))
+            for _ in range(40):  # 2.6 M characters
+                self.wfile.write(piece)
+            return
+        if mode == "quirks":  # transformers serve 5.24's shape: role-only first delta, usage on the finish
+            self.wfile.write(sse(chat_chunk(role=True)))  # chunk, no [DONE]
+            for word in ("One", " two", " three"):
+                self.wfile.write(sse(chat_chunk(word)))
+                self.wfile.flush()
+                time.sleep(0.02)
+            self.wfile.write(sse(chat_chunk(finish="stop", usage={"prompt_tokens": 4, "completion_tokens": 5,
+                                                                  "total_tokens": 9})))
+            return
+        if mode == "nousage":  # a server that never sends usage, chunks of two words
+            for word in ("a b", " c d"):
+                self.wfile.write(sse(chat_chunk(word)))
+            self.wfile.write(sse(chat_chunk(finish="length")))
+            self.wfile.write(sse("[DONE]"))
+            return
+
+
+@contextmanager
+def fault_server():
+    """Yields http://127.0.0.1:PORT; each mode is a path prefix: {url}/{mode}/v1."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()

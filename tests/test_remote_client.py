@@ -1,0 +1,100 @@
+"""lab/remote_client.py against our own server (real HTTP, the bundled model) and against a small
+server that misbehaves in each way a real one can: every failure is one clear sentence, within the
+timeout the user set, and what arrived before it is kept."""
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+
+import pytest
+
+from engine.server.launch import engine_server
+from lab.remote_client import Endpoint, RemoteError, RemoteRequest, list_models, stream_one
+from tests.browser_utils import free_port
+from tests.fault_server import fault_server
+
+ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
+
+
+@pytest.fixture(scope="module")
+def served():
+    ARTIFACTS.mkdir(exist_ok=True)
+    with engine_server("bundled", ARTIFACTS / "engine-serve-client.log") as base:
+        yield base
+
+
+@pytest.fixture(scope="module")
+def faulty():
+    with fault_server() as base:
+        yield base
+
+
+def run(coro):
+    return asyncio.run(coro)
+
+
+def test_endpoint_is_checked_and_never_shows_its_key():
+    e = Endpoint("http://127.0.0.1:8000/", api_key="sk-secret")
+    assert e.base_url == "http://127.0.0.1:8000/v1" and "sk-secret" not in repr(e)
+    with pytest.raises(ValueError, match="http:// or https://"):
+        Endpoint("ftp://x")
+    with pytest.raises(ValueError, match="timeout"):
+        Endpoint("http://x", timeout_s=0)
+
+
+@pytest.mark.parametrize("chat", [True, False])
+def test_a_stream_from_our_server_is_timed_per_chunk(served, chat):
+    e = Endpoint(served)
+    (model,) = run(list_models(e))
+    r = run(stream_one(e, model, RemoteRequest("The capital of France is", max_tokens=10, chat=chat,
+                                               ignore_eos=True)))
+    assert r.error is None and r.finish_reason == "length" and r.text
+    assert r.usage_output_tokens == 10 and not r.tokens_counted_from_chunks
+    assert r.send < r.chunk_times[0] <= r.chunk_times[-1] <= r.done
+    m = r.metrics
+    assert m.num_output_tokens == 10 and m.ttft_ms > 0 and len(m.itl_ms) == len(r.chunk_times) - 1
+    assert m.tpot_ms == pytest.approx((r.chunk_times[-1] - r.chunk_times[0]) * 1e3 / 9)
+
+
+def test_transformers_serve_quirks(faulty):
+    """No [DONE], usage on the finish chunk, a role-only first delta: read right."""
+    r = run(stream_one(Endpoint(f"{faulty}/quirks"), "m", RemoteRequest("x")))
+    assert r.error is None and r.text == "One two three" and len(r.chunk_times) == 3
+    assert (r.usage_prompt_tokens, r.usage_output_tokens, r.finish_reason) == (4, 5, "stop")
+    assert r.chunks_hold_several_tokens and r.metrics.num_output_tokens == 5
+
+
+def test_without_usage_the_chunks_are_counted_and_said_so(faulty):
+    r = run(stream_one(Endpoint(f"{faulty}/nousage"), "m", RemoteRequest("x")))
+    assert r.error is None and r.text == "a b c d" and r.tokens_counted_from_chunks
+    assert r.num_output_tokens == 2 and r.finish_reason == "length"
+
+
+@pytest.mark.parametrize("mode, expected", [
+    ("html404", "404 Not Found"),
+    ("error500", "answered 500: "),
+    ("auth", "check the API key"),
+    ("cut", "was cut after 2 chunks"),
+    ("huge", "characters; the lab stopped reading"),
+])
+def test_each_failure_is_one_sentence(faulty, mode, expected):
+    r = run(stream_one(Endpoint(f"{faulty}/{mode}", timeout_s=5), "m", RemoteRequest("x")))
+    assert r.error and expected in r.error, r.error
+    assert len(r.error) < 500 and "<html" not in r.error.lower()
+    if mode == "cut":
+        assert r.text == "Hello world"  # what arrived is kept
+
+
+def test_a_stall_after_headers_ends_at_the_timeout(faulty):
+    start = time.perf_counter()
+    r = run(stream_one(Endpoint(f"{faulty}/stall", timeout_s=1), "m", RemoteRequest("x")))
+    assert "did not answer within 1 s" in r.error and time.perf_counter() - start < 8
+
+
+def test_a_closed_port_and_a_non_json_models_list(faulty):
+    closed = Endpoint(f"http://127.0.0.1:{free_port()}", timeout_s=3)
+    with pytest.raises(RemoteError, match="Cannot connect to"):
+        run(list_models(closed))
+    with pytest.raises(RemoteError, match="not an OpenAI-compatible model list"):
+        run(list_models(Endpoint(f"{faulty}/notjson", timeout_s=3)))
