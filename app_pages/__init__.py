@@ -37,6 +37,7 @@ PAGES: tuple[PageEntry, ...] = (
     PageEntry("roofline", "nav_roofline", ":material/roofing:", "roofline"),
     PageEntry("sweeps", "nav_sweeps", ":material/ssid_chart:", "sweeps"),
     PageEntry("claims", "nav_claims", ":material/fact_check:", "claims"),
+    PageEntry("remote", "nav_remote", ":material/cloud:", "remote"),
 )
 BY_NAME = {p.name: p for p in PAGES}
 

@@ -99,9 +99,11 @@ class LoadRun:
 
 
 async def run_load(endpoint: Endpoint, model: str, plan: LoadPlan, stop: Callable[[], bool] | None = None,
-                   on_result: Callable[[RemoteResult], None] | None = None) -> LoadRun:
-    """Send the plan's requests; `on_result` sees each one as it ends (progress), `stop` is polled."""
-    run = LoadRun(plan, start=time.perf_counter())
+                   on_result: Callable[[RemoteResult], None] | None = None, run: LoadRun | None = None) -> LoadRun:
+    """Send the plan's requests; `on_result` sees each one as it ends (progress), `stop` is polled.
+    Pass `run` to watch it fill (a page keeps it, so an interrupted run keeps what it measured)."""
+    run = run or LoadRun(plan, start=time.perf_counter())
+    run.start = time.perf_counter()
     client = endpoint.client()
 
     async def one(i: int) -> None:

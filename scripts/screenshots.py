@@ -259,10 +259,34 @@ def ceilings(page, port: int) -> None:
     shoot_tab(page, "This machine's ceilings", "roofline-ceilings.png")
 
 
+def remote(page, port: int) -> None:
+    """The remote-server page against our own `python -m engine serve` (the bundled model): one prompt,
+    then a concurrent load of 8 requests."""
+    from engine.server.launch import engine_server
+    page.set_viewport_size({"width": 1280, "height": 2400})
+    with engine_server("bundled", OUT.parent.parent / "test-artifacts" / "screenshot-engine-serve.log") as url:
+        goto(page, f"http://127.0.0.1:{port}/remote")
+        box = page.get_by_label("Base URL", exact=True)
+        box.wait_for(timeout=120_000)
+        box.fill(url)
+        click_and_wait(page, page.get_by_role("button", name="Connect"))
+        page.get_by_text("Connected to").first.wait_for(timeout=60_000)
+        click_and_wait(page, page.get_by_role("button", name="Send"), 300_000)
+        page.get_by_text("When each chunk arrived").first.wait_for(timeout=300_000)
+        shoot_tab(page, "One prompt", "remote-one.png")
+        open_tab(page, "Load")
+        page.locator('label:has-text("concurrent: a fixed number in flight")').click()
+        requests = page.get_by_label("Requests", exact=True)
+        requests.fill("8")
+        click_and_wait(page, page.get_by_role("button", name="Run the load"), 600_000)
+        page.get_by_text("requests finished").first.wait_for(timeout=600_000)
+        shoot_tab(page, "Load", "remote-load.png")
+
+
 PLAYGROUND = ("main_run", "worked_example", "chinese")  # these run on the first page, in this order
 SHOTS = {"main_run": main_run, "worked_example": worked_example, "chinese": chinese, "complexity": complexity,
          "memory": memory, "serving": serving, "compare": compare, "sharing": sharing, "roofline": roofline,
-         "sweeps": sweeps, "claims": claims, "ceilings": ceilings}
+         "sweeps": sweeps, "claims": claims, "ceilings": ceilings, "remote": remote}
 DEFAULT = [name for name in SHOTS if name != "ceilings"]  # roofline takes the ceilings too
 
 

@@ -56,4 +56,5 @@ STRINGS: dict[str, tuple[str, str]] = {
     "nav_roofline": ("Roofline lab", "屋顶线实验室"),
     "nav_sweeps": ("Sweeps", "扫描实验"),
     "nav_claims": ("Claims", "论断核查"),
+    "nav_remote": ("Remote server", "远程服务器"),
 }

@@ -1,0 +1,10 @@
+"""Remote server: the lab's views on a real OpenAI-compatible server (vLLM, SGLang, TGI,
+`transformers serve`, or our own `python -m engine serve`).
+
+    page.py     connect, then one prompt or a load
+    connect.py  base URL, API key (this session only), timeout; the model list; the server's kind
+    one.py      one streamed prompt: the text as it arrives, TTFT / TPOT / ITL per chunk
+    load.py     a load (GuideLLM's modes): progress, percentiles, per-request timeline, server gauges
+    figures.py  the charts
+    keys.py, strings.py
+"""

@@ -1,0 +1,62 @@
+"""Connecting: the base URL, an API key (this session only), a timeout; the server's model list and
+whether it publishes Prometheus metrics (and whose names they are)."""
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+
+import streamlit as st
+
+from app_pages.remote import keys
+from app_pages.remote.strings import t
+from lab.remote_client import Endpoint, list_models
+from lab.remote_metrics import scrape
+from ui.errors import show_message
+from ui.text import md_literal
+
+DEFAULT_URL = "http://127.0.0.1:8000"
+
+
+@dataclass
+class Connection:
+    endpoint: Endpoint
+    models: list[str]
+    kind: str | None  # "vllm", "sglang", "tgi" or None (no /metrics)
+
+
+async def _probe(endpoint: Endpoint) -> Connection:
+    models = await list_models(endpoint)
+    try:
+        snapshot = await scrape(endpoint)
+    except Exception:  # noqa: BLE001 - metrics are extra: a server without them still serves
+        snapshot = None
+    return Connection(endpoint, models, snapshot.kind() if snapshot else None)
+
+
+def render_connect(lang: str) -> Connection | None:
+    """The connection form; the current connection (this session's), or None."""
+    with st.form(keys.CONNECT + "_form", border=True):
+        c1, c2, c3 = st.columns([4, 3, 1.2])
+        url = c1.text_input(t("rm_url", lang), value=DEFAULT_URL, key=keys.URL, help=t("rm_url_help", lang))
+        api_key = c2.text_input(t("rm_key", lang), type="password", key=keys.API_KEY, help=t("rm_key_help", lang))
+        timeout = c3.number_input(t("rm_timeout", lang), 1, 600, 30, key=keys.TIMEOUT, help=t("rm_timeout_help", lang))
+        clicked = st.form_submit_button(t("rm_connect", lang), type="primary", icon=":material/link:")
+    if clicked:
+        try:
+            endpoint = Endpoint(url, api_key or None, float(timeout))
+            with st.spinner(t("rm_connecting", lang, url=md_literal(endpoint.base_url))):
+                st.session_state[keys.CONNECTION] = asyncio.run(_probe(endpoint))
+        except Exception as exc:  # noqa: BLE001 - one sentence, the page keeps serving
+            st.session_state.pop(keys.CONNECTION, None)
+            show_message(str(exc))
+            return None
+    conn: Connection | None = st.session_state.get(keys.CONNECTION)
+    if conn is None:
+        st.info(t("rm_not_connected", lang))
+        return None
+    st.caption(t("rm_connected", lang, url=md_literal(conn.endpoint.base_url), n=len(conn.models),
+                 kind=conn.kind or t("rm_kind_none", lang)))
+    if not conn.models:
+        return None
+    st.selectbox(t("rm_model", lang), conn.models, key=keys.MODEL)
+    return conn

@@ -1,0 +1,33 @@
+"""Every st.session_state key of the remote-server page, widget keys included, named once."""
+# connect.py
+URL = "rm_url"
+API_KEY = "rm_api_key"  # this session only: never in share links, traces, reports or logs
+TIMEOUT = "rm_timeout"
+CONNECT = "rm_connect"
+CONNECTION = "rm_connection"
+MODEL = "rm_model"
+
+# one.py
+PROMPT = "rm_prompt"
+MAX_TOKENS = "rm_max_tokens"
+CHAT = "rm_chat"
+RUN_ONE = "rm_run_one"
+ONE_RESULT = "rm_one_result"
+FIG_CHUNKS = "rm_fig_chunks"
+
+# load.py
+MODE = "rm_mode"
+REQUESTS = "rm_requests"
+CONCURRENCY = "rm_concurrency"
+RATE = "rm_rate"
+DURATION = "rm_duration"
+LOAD_TOKENS = "rm_load_tokens"
+RUN_LOAD = "rm_run_load"
+STOP = "rm_stop"
+LOAD_RESULT = "rm_load_result"
+SUMMARY_TABLE = "rm_summary_table"
+FIG_GANTT = "rm_fig_gantt"
+FIG_SERVER = "rm_fig_server"
+
+# Widgets whose option labels change with the language: app.py re-sends their value after a change.
+TRANSLATED: tuple[str, ...] = (MODE,)

@@ -1,0 +1,66 @@
+"""One streamed prompt: the reply drawn as it arrives (every ~0.2 s), then TTFT, TPOT and E2E from
+the client's own timestamps, how many tokens the chunks carried, and the gap before each chunk."""
+from __future__ import annotations
+
+import asyncio
+
+import streamlit as st
+
+from app_pages.remote import keys
+from app_pages.remote.connect import Connection
+from app_pages.remote.figures import chunks_figure
+from app_pages.remote.strings import t
+from lab.remote_client import RemoteRequest, RemoteResult, stream_one
+from ui.text import md_escape
+
+REDRAW_S = 0.2
+
+
+async def _stream_live(conn: Connection, model: str, req: RemoteRequest, view, lang: str) -> RemoteResult:
+    result = RemoteResult(req, send=0.0)
+    task = asyncio.create_task(stream_one(conn.endpoint, model, req, result=result))
+    while not task.done():
+        view.markdown(f"{md_escape(result.text)}\n\n_{t('rm_streaming', lang, n=len(result.chunk_times))}_")
+        await asyncio.wait([task], timeout=REDRAW_S)
+    return task.result()
+
+
+def render_one(conn: Connection, lang: str) -> None:
+    with st.form(keys.RUN_ONE + "_form", border=False):
+        st.text_area(t("rm_prompt", lang), "Explain in two sentences why the sky is blue.", key=keys.PROMPT)
+        c1, c2 = st.columns([1, 2], vertical_alignment="bottom")
+        c1.number_input(t("rm_max_tokens", lang), 1, 4096, 64, key=keys.MAX_TOKENS)
+        c2.toggle(t("rm_chat", lang), True, key=keys.CHAT)
+        clicked = st.form_submit_button(t("rm_run_one", lang), type="primary", icon=":material/send:")
+    if clicked:
+        s = st.session_state
+        req = RemoteRequest(s[keys.PROMPT], int(s[keys.MAX_TOKENS]), chat=bool(s[keys.CHAT]))
+        view = st.empty()
+        s[keys.ONE_RESULT] = asyncio.run(_stream_live(conn, s[keys.MODEL], req, view, lang))
+        view.empty()
+    result: RemoteResult | None = st.session_state.get(keys.ONE_RESULT)
+    if result is not None:
+        render_result(result, lang)
+
+
+def render_result(r: RemoteResult, lang: str) -> None:
+    if r.error:
+        st.error(md_escape(t("rm_one_failed", lang, msg=r.error)), icon=":material/error:")
+    if r.text:
+        with st.container(border=True):
+            st.markdown(md_escape(r.text))
+    m = r.metrics
+    if m is None:
+        return
+    c = st.columns(4)
+    c[0].metric(t("rm_m_ttft", lang), f"{m.ttft_ms:.1f} ms")
+    c[1].metric(t("rm_m_tpot", lang), "—" if m.tpot_ms is None else f"{m.tpot_ms:.1f} ms")
+    c[2].metric(t("rm_m_e2e", lang), f"{m.e2e_ms:.0f} ms")
+    c[3].metric(t("rm_m_tokens", lang), r.num_output_tokens,
+                help=t("rm_tokens_counted" if r.tokens_counted_from_chunks else "rm_tokens_usage", lang))
+    if r.chunks_hold_several_tokens:
+        st.caption(t("rm_chunks_note", lang, chunks=len(r.chunk_times), tokens=r.num_output_tokens))
+    elif r.tokens_counted_from_chunks:
+        st.caption(t("rm_tokens_counted", lang))
+    st.plotly_chart(chunks_figure(r, lang), key=keys.FIG_CHUNKS)
+    st.caption(t("rm_no_views", lang))

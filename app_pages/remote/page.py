@@ -1,0 +1,23 @@
+"""Remote server: connect to an OpenAI-compatible server, then stream one prompt or run a load, timed
+on arrival, with the server's own metrics beside the client's view."""
+import pandas  # noqa: F401  - before plotly (fresh-server import race)
+import streamlit as st
+
+from app_pages.remote.connect import render_connect
+from app_pages.remote.load import render_load
+from app_pages.remote.one import render_one
+from app_pages.remote.strings import t
+from ui.i18n import current_lang
+
+lang = current_lang()
+st.title(t("rm_title", lang))
+st.markdown(t("rm_intro", lang))
+
+conn = render_connect(lang)
+if conn is None:
+    st.stop()
+one_tab, load_tab = st.tabs([t("rm_tab_one", lang), t("rm_tab_load", lang)])
+with one_tab:
+    render_one(conn, lang)
+with load_tab:
+    render_load(conn, lang)

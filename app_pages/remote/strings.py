@@ -1,0 +1,95 @@
+"""Strings of the remote-server page, and its `t`: this table first, then the shared ones.
+{key: (en, zh)}; templates use str.format fields."""
+from ui.i18n import page_translator
+
+STRINGS: dict[str, tuple[str, str]] = {
+    "rm_title": ("Remote server: prefill and decode on a real server", "远程服务器：真实服务器上的预填充与解码"),
+    "rm_intro": (
+        "Point the lab at an OpenAI-compatible server (vLLM, SGLang, TGI, `transformers serve`, or this lab's own "
+        "`python -m engine serve`). Every streamed chunk is timed where it arrives, so TTFT is the prefill as a "
+        "user feels it and the gaps after it are decode. The server's KV cache and attention stay inside it: this "
+        "page shows what its API and its Prometheus metrics expose.",
+        "把实验室指向一个兼容 OpenAI 的服务器（vLLM、SGLang、TGI、`transformers serve`，或本实验室自带的 "
+        "`python -m engine serve`）。每个流式分块在到达时计时：TTFT 就是用户感受到的预填充，之后的间隔就是解码。"
+        "服务器的 KV 缓存与注意力留在服务器内部：本页只展示它的 API 与 Prometheus 指标公开的内容。"),
+    "rm_url": ("Base URL", "基础 URL"),
+    "rm_url_help": ("The server's address; /v1 is added if missing. e.g. http://127.0.0.1:8000",
+                    "服务器地址；缺少 /v1 时会自动补上。例如 http://127.0.0.1:8000"),
+    "rm_key": ("API key (optional)", "API 密钥（可选）"),
+    "rm_key_help": ("Kept in this browser session only: never in share links, traces, reports or logs.",
+                    "只保存在本浏览器会话中：不会进入分享链接、轨迹文件、报告或日志。"),
+    "rm_timeout": ("Timeout (s)", "超时（秒）"),
+    "rm_timeout_help": ("How long to wait to connect and for each next piece of a reply.",
+                        "连接以及等待回复下一部分的最长时间。"),
+    "rm_connect": ("Connect", "连接"),
+    "rm_connecting": ("Asking {url} for its models…", "正在向 {url} 查询模型…"),
+    "rm_connected": ("Connected to {url}: {n} model(s). Server metrics: {kind}.",
+                     "已连接 {url}：{n} 个模型。服务器指标：{kind}。"),
+    "rm_kind_none": ("none (no /metrics)", "无（没有 /metrics）"),
+    "rm_not_connected": ("Connect to a server first.", "请先连接一个服务器。"),
+    "rm_model": ("Model", "模型"),
+    "rm_tab_one": ("One prompt", "单个提示"),
+    "rm_tab_load": ("Load", "负载"),
+    "rm_prompt": ("Prompt", "提示词"),
+    "rm_max_tokens": ("max_tokens", "max_tokens"),
+    "rm_chat": ("Chat API (/v1/chat/completions)", "对话接口（/v1/chat/completions）"),
+    "rm_run_one": ("Send", "发送"),
+    "rm_streaming": ("Streaming: {n} chunks so far…", "流式接收中：已收到 {n} 个分块…"),
+    "rm_one_failed": ("The request failed: {msg}", "请求失败：{msg}"),
+    "rm_m_ttft": ("TTFT", "TTFT"),
+    "rm_m_tpot": ("TPOT", "TPOT"),
+    "rm_m_e2e": ("E2E", "E2E"),
+    "rm_m_tokens": ("output tokens", "输出 token"),
+    "rm_tokens_usage": ("from the server's usage", "来自服务器的 usage"),
+    "rm_tokens_counted": ("counted from chunks: the server sent no usage", "按分块计数：服务器没有返回 usage"),
+    "rm_chunks_note": ("{chunks} chunks carried {tokens} tokens: a chunk may hold several tokens, so ITL is the gap "
+                       "between chunks and TPOT = (E2E − TTFT) / (tokens − 1).",
+                       "{chunks} 个分块承载了 {tokens} 个 token：一个分块可能含多个 token，所以 ITL 是分块之间的间隔，"
+                       "TPOT = (E2E − TTFT) / (token 数 − 1)。"),
+    "rm_no_views": ("No KV cache or attention views here: a server does not expose them over its API.",
+                    "这里没有 KV 缓存和注意力视图：服务器不会通过 API 公开它们。"),
+    "rm_chunks_title": ("When each chunk arrived", "每个分块的到达时间"),
+    "rm_chunks_x": ("chunk (#)", "分块（#）"),
+    "rm_chunks_y": ("gap before it (ms)", "与前一个的间隔（毫秒）"),
+    "rm_chunks_ttft": ("first chunk (TTFT)", "第一个分块（TTFT）"),
+    "rm_chunks_itl": ("later chunks (ITL)", "之后的分块（ITL）"),
+    "rm_mode": ("Mode", "模式"),
+    "rm_mode_synchronous": ("synchronous: one at a time", "同步：一次一个"),
+    "rm_mode_concurrent": ("concurrent: a fixed number in flight", "并发：固定数量同时进行"),
+    "rm_mode_constant": ("constant rate", "恒定速率"),
+    "rm_mode_poisson": ("Poisson rate (seeded)", "泊松速率（固定种子）"),
+    "rm_requests": ("Requests", "请求数"),
+    "rm_concurrency": ("Concurrency", "并发数"),
+    "rm_rate": ("Rate (requests/s)", "速率（请求/秒）"),
+    "rm_duration": ("Time limit (s)", "时间上限（秒）"),
+    "rm_load_tokens": ("max_tokens per request", "每个请求的 max_tokens"),
+    "rm_run_load": ("Run the load", "运行负载"),
+    "rm_load_running": ("{done} of {total} requests done ({failed} failed)…", "已完成 {done}/{total} 个请求（失败 {failed} 个）…"),
+    "rm_load_done": ("{finished} of {requests} requests finished in {secs:.1f} s{stopped}.",
+                     "{requests} 个请求中完成 {finished} 个，用时 {secs:.1f} 秒{stopped}。"),
+    "rm_load_stopped": (" (stopped: the rest were cancelled)", "（已停止：其余请求已取消）"),
+    "rm_load_errors": ("{n} request(s) failed; the first: {msg}", "{n} 个请求失败；第一个：{msg}"),
+    "rm_col_metric": ("metric (ms)", "指标（毫秒）"),
+    "rm_throughput": ("Throughput: {rps:.2f} requests/s, {tps:.1f} output tokens/s (client side).",
+                      "吞吐：{rps:.2f} 请求/秒，{tps:.1f} 输出 token/秒（客户端侧）。"),
+    "rm_gantt_title": ("Each request: waiting for its first chunk, then streaming", "每个请求：等待首个分块，然后流式输出"),
+    "rm_gantt_x": ("time since the load started (s)", "负载开始后的时间（秒）"),
+    "rm_gantt_y": ("request", "请求"),
+    "rm_gantt_wait": ("sent → first chunk (queue + prefill)", "发送 → 首个分块（排队 + 预填充）"),
+    "rm_gantt_stream": ("first → last chunk (decode)", "首个 → 最后一个分块（解码）"),
+    "rm_server_title": ("The server's own view during the load", "负载期间服务器自己的视图"),
+    "rm_server_y": ("requests", "请求数"),
+    "rm_server_kv": ("KV cache in use (%)", "KV 缓存占用（%）"),
+    "rm_series_running": ("running", "运行中"),
+    "rm_series_waiting": ("waiting", "等待中"),
+    "rm_server_none": ("No server metrics: {note}", "没有服务器指标：{note}"),
+    "rm_server_hist": ("The server's own TTFT over this load: P50 ≈ {p50:.0f} ms, P99 ≈ {p99:.0f} ms from {n} "
+                       "requests: its histogram's change over the run, read as Prometheus reads it (linear inside a "
+                       "bucket, so only as fine as the buckets: vLLM's bucket from 1 to 2.5 s is 1.5 s wide). The "
+                       "client's TTFT adds the network and the API.",
+                       "本次负载中服务器自己统计的 TTFT：P50 ≈ {p50:.0f} 毫秒，P99 ≈ {p99:.0f} 毫秒，共 {n} 个请求："
+                       "取其直方图在运行前后的差值，并按 Prometheus 的方式读取（桶内线性插值，精度只到桶的宽度："
+                       "vLLM 从 1 到 2.5 秒的桶宽 1.5 秒）。客户端的 TTFT 还包含网络与 API 开销。"),
+}
+
+t = page_translator(STRINGS)

@@ -1,0 +1,87 @@
+"""The remote-server page under AppTest, against a real `python -m engine serve` on loopback (a tiny
+model): it opens with nothing connected, refuses a dead address with one sentence, connects, streams
+one prompt with its timings, runs a concurrent load with percentiles, a timeline and the server's
+own metrics, and keeps serving after each."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from app_pages import page_file
+from engine.server.launch import engine_server, free_port
+from tests.figure_checks import charts
+
+APP = str(Path(__file__).resolve().parent.parent / "app.py")
+ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
+
+
+@pytest.fixture(scope="module")
+def served(tiny_dirs):
+    ARTIFACTS.mkdir(exist_ok=True)
+    with engine_server(str(tiny_dirs["llama"]), ARTIFACTS / "engine-serve-apptest.log") as base:
+        yield base
+
+
+@pytest.fixture
+def app(tiny_dirs, monkeypatch) -> AppTest:
+    monkeypatch.setenv("PDLAB_MODEL", str(tiny_dirs["llama"]))
+    at = AppTest.from_file(APP, default_timeout=180)
+    at.run()
+    at.switch_page(page_file("remote")).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def submit(at: AppTest, label: str) -> AppTest:
+    next(b for b in at.button if b.label == label).click()
+    return at.run()
+
+
+def connect(at: AppTest, url: str) -> AppTest:
+    at.text_input(key="rm_url").set_value(url)
+    at.number_input(key="rm_timeout").set_value(10)
+    return submit(at, "Connect")
+
+
+def test_nothing_connected_yet(app):
+    assert any("Connect to a server first" in i.value for i in app.info)
+
+
+def test_a_dead_address_is_one_sentence(app):
+    at = connect(app, f"http://127.0.0.1:{free_port()}")
+    assert not at.exception
+    assert any("Cannot connect to" in e.value for e in at.error), [e.value for e in at.error]
+    at = connect(at, "ftp://nowhere")
+    assert any("must start with http" in e.value for e in at.error), [e.value for e in at.error]
+
+
+def test_connect_stream_one_prompt_and_run_a_load(app, served, tiny_dirs):
+    at = connect(app, served)
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert any("Server metrics: vllm" in c.value for c in at.caption)
+    assert at.selectbox(key="rm_model").value == Path(tiny_dirs["llama"]).name
+
+    at.text_area(key="rm_prompt").set_value("Hello there")
+    at.number_input(key="rm_max_tokens").set_value(8)
+    at.toggle(key="rm_chat").set_value(False)
+    at = submit(at, "Send")
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    shown = {m.label: m.value for m in at.metric}
+    assert shown["TTFT"].endswith(" ms") and shown["output tokens"] in ("8", 8)
+    assert at.session_state["rm_one_result"].text and "When each chunk arrived" in charts(at)
+
+    at.radio(key="rm_mode").set_value("concurrent")
+    at.number_input(key="rm_requests").set_value(6)
+    at.number_input(key="rm_concurrency").set_value(3)
+    at.number_input(key="rm_load_tokens").set_value(8)
+    at = submit(at, "Run the load")
+    assert not at.exception, [e.value for e in at.exception]
+    assert any("6 of 6 requests finished" in s.value for s in at.success), [s.value for s in at.success]
+    table = next(d.value for d in at.dataframe if "P50" in d.value.columns)
+    assert list(table.iloc[:, 0]) == ["TTFT", "TPOT", "ITL", "E2E"] and (table["P99"] >= table["P50"]).all()
+    titles = list(charts(at))  # each checked for its title, axis titles and legend
+    assert any("waiting for its first chunk" in x for x in titles)
+    assert any("server's own view" in x for x in titles)
+    assert any("The server's own TTFT over this load" in c.value for c in at.caption)

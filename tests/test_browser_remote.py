@@ -1,0 +1,56 @@
+"""The remote-server page in Chromium against a real `python -m engine serve` (a tiny model): connect,
+run a concurrency-4 load, and see the percentiles, the per-request timeline and the server's gauges;
+no exception box. A screenshot lands in test-artifacts/."""
+from __future__ import annotations
+
+import pytest
+
+from engine.server.launch import engine_server
+from tests.browser_utils import (ARTIFACTS, click_and_wait, exception_boxes, launch_chromium, open_tab,
+                                 require_chromium, serve, wait_idle)
+
+require_chromium()
+
+sync_api = pytest.importorskip("playwright.sync_api")
+
+
+@pytest.fixture(scope="module")
+def app_port(tiny_dirs):
+    yield from serve({"PDLAB_MODEL": str(tiny_dirs["llama"])}, "browser-remote-server.log")
+
+
+@pytest.fixture(scope="module")
+def engine_url(tiny_dirs):
+    ARTIFACTS.mkdir(exist_ok=True)
+    with engine_server(str(tiny_dirs["llama"]), ARTIFACTS / "browser-remote-engine.log") as url:
+        yield url
+
+
+def test_connect_and_run_a_concurrent_load(app_port, engine_url):
+    with sync_api.sync_playwright() as p:
+        browser = launch_chromium(p)
+        page = browser.new_page(viewport={"width": 1400, "height": 2200})
+        page.goto(f"http://127.0.0.1:{app_port}/remote", wait_until="domcontentloaded")
+        box = page.get_by_label("Base URL", exact=True)
+        box.wait_for(timeout=120_000)
+        wait_idle(page)
+        box.fill(engine_url)
+        click_and_wait(page, page.get_by_role("button", name="Connect"))
+        page.get_by_text("Connected to").first.wait_for(timeout=60_000)
+        assert page.get_by_text("1 model(s). Server metrics: vllm").count() == 1
+        open_tab(page, "Load")
+        page.locator('label:has-text("concurrent: a fixed number in flight")').click()
+        page.get_by_label("Requests", exact=True).fill("8")
+        page.get_by_label("Concurrency", exact=True).fill("4")
+        page.get_by_label("max_tokens per request", exact=True).fill("12")
+        click_and_wait(page, page.get_by_role("button", name="Run the load"), 300_000)
+        page.get_by_text("8 of 8 requests finished").first.wait_for(timeout=300_000)
+        wait_idle(page)
+        panel = page.locator('[data-testid="stTabPanel"]:visible')
+        panel.locator(".js-plotly-plot .main-svg").first.wait_for(timeout=20_000)
+        assert panel.get_by_text("Each request: waiting for its first chunk, then streaming").count() == 1
+        assert panel.get_by_text("The server's own view during the load").count() == 1
+        assert panel.locator('[data-testid="stDataFrame"]').count() == 1
+        assert exception_boxes(page) == 0
+        page.screenshot(path=str(ARTIFACTS / "remote_load.png"), full_page=True)
+        browser.close()
