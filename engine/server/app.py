@@ -92,6 +92,10 @@ def create_app(bundle, config: EngineConfig | None = None, served_name: str | No
                     if item.text:
                         yield sse(names.chunk(item.text))
                     continue
+                if isinstance(item, Rejected):  # the engine failed mid-stream: say so, then end
+                    done = True
+                    yield sse(error_body(item.message, "server_error", 500))
+                    return
                 assert isinstance(item, Finished)
                 done = True
                 yield sse(names.chunk(finish=item.finish_reason))
@@ -103,7 +107,7 @@ def create_app(bundle, config: EngineConfig | None = None, served_name: str | No
             if not done:  # the client went away (or the server is stopping): free the engine's slot
                 loop.cancel(sub)
 
-    async def whole(sub: Submission, names: ResponseIds) -> dict:
+    async def whole(sub: Submission, names: ResponseIds):
         parts = []
         try:
             while True:
@@ -111,6 +115,8 @@ def create_app(bundle, config: EngineConfig | None = None, served_name: str | No
                 if isinstance(item, Delta):
                     parts.append(item.text)
                     continue
+                if isinstance(item, Rejected):
+                    return JSONResponse(error_body(item.message, "server_error", 500), 500)
                 return names.whole("".join(parts), item.finish_reason, item.num_prompt_tokens,
                                    item.num_output_tokens)
         except BaseException:

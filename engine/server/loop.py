@@ -91,7 +91,17 @@ class EngineLoop:
         while not self._stopping.is_set():
             self._take_inbox(block=not self.engine.has_unfinished)
             if self.engine.has_unfinished:
-                self._step()
+                try:
+                    self._step()
+                except Exception as exc:  # noqa: BLE001 - fail the requests in flight, keep serving
+                    self._fail_all(f"The engine failed: {type(exc).__name__}: {exc}")
+
+    def _fail_all(self, message: str) -> None:
+        for sub in list(self._live.values()):
+            self.engine.abort(sub.seq)
+            sub.send(Rejected(message))
+        self._live.clear()
+        self._publish_load()
 
     def _take_inbox(self, block: bool) -> None:
         try:

@@ -1,0 +1,61 @@
+"""The server's engine thread on its own (no HTTP): requests in, tokens out to each request's queue,
+and an engine failure mid-run fails the requests in flight with the reason while the loop keeps
+serving the next ones."""
+from __future__ import annotations
+
+import asyncio
+
+from engine import Engine, EngineConfig, SamplingParams
+from engine.server.loop import Accepted, Delta, EngineLoop, Finished, Rejected
+from engine.server.metrics import ServerMetrics
+
+
+async def collect(loop: EngineLoop, ids: list[int], n: int) -> list:
+    sub = loop.submit(ids, SamplingParams(max_new_tokens=n, ignore_eos=True))
+    items = []
+    while True:
+        item = await asyncio.wait_for(sub.events.get(), 60)
+        items.append(item)
+        if isinstance(item, (Finished, Rejected)):
+            return items
+
+
+def test_tokens_flow_and_a_failure_is_contained(tiny):
+    engine = Engine(tiny.model, tiny.tokenizer, EngineConfig(probe_memory=False))
+    loop = EngineLoop(engine, ServerMetrics("tiny"))
+    loop.start()
+    real_step, calls = engine.step, []
+
+    def failing_step():
+        calls.append(1)
+        if len(calls) == 2:  # the first decode step
+            raise RuntimeError("device lost")
+        return real_step()
+
+    async def scenario():
+        ok = await collect(loop, [5, 6, 7], 4)
+        engine.step = failing_step
+        failed = await collect(loop, [5, 6, 7], 4)
+        engine.step = real_step
+        again = await collect(loop, [8, 9], 3)
+        return ok, failed, again
+    try:
+        ok, failed, again = asyncio.run(scenario())
+    finally:
+        loop.stop()
+    assert isinstance(ok[0], Accepted) and sum(isinstance(i, Delta) for i in ok) == 4
+    assert ok[-1].finish_reason == "length" and ok[-1].num_output_tokens == 4
+    assert isinstance(failed[-1], Rejected) and "device lost" in failed[-1].message
+    assert isinstance(again[-1], Finished) and again[-1].num_output_tokens == 3
+    assert not engine.has_unfinished
+
+
+def test_a_request_the_engine_refuses_is_rejected_with_its_words(tiny):
+    engine = Engine(tiny.model, tiny.tokenizer, EngineConfig(probe_memory=False))
+    loop = EngineLoop(engine, ServerMetrics("tiny"))
+    loop.start()
+    try:
+        items = asyncio.run(collect(loop, [], 3))
+    finally:
+        loop.stop()
+    assert isinstance(items[0], Rejected) and "empty" in items[0].message
