@@ -118,8 +118,8 @@ def parse(text: str, when: float) -> Snapshot:
 
 def fetch_text(endpoint: Endpoint) -> str | None:
     """The /metrics text, or None when the server has none (404). Other failures raise."""
-    request = urllib.request.Request(metrics_url(endpoint),
-                                     headers={"Authorization": f"Bearer {endpoint.api_key}"} if endpoint.api_key else {})
+    headers = {"Authorization": f"Bearer {endpoint.api_key}"} if endpoint.api_key else {}
+    request = urllib.request.Request(metrics_url(endpoint), headers=headers)
     try:
         with urllib.request.urlopen(request, timeout=min(endpoint.timeout_s, 10)) as r:
             return r.read(MAX_METRICS_BYTES).decode("utf-8", "replace")

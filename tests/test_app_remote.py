@@ -85,3 +85,26 @@ def test_connect_stream_one_prompt_and_run_a_load(app, served, tiny_dirs):
     assert any("waiting for its first chunk" in x for x in titles)
     assert any("server's own view" in x for x in titles)
     assert any("The server's own TTFT over this load" in c.value for c in at.caption)
+
+
+def test_a_sweep_and_a_workload(app, served):
+    at = connect(app, served)
+    at.radio(key="rm_mode").set_value("sweep")
+    at.text_input(key="rm_rates").set_value("8, 2")
+    at.number_input(key="rm_requests").set_value(3)
+    at.number_input(key="rm_load_tokens").set_value(4)
+    at = submit(at, "Run the load")
+    assert not at.exception, [e.value for e in at.exception]
+    table = next(d.value for d in at.dataframe if "offered (req/s)" in d.value.columns)
+    assert list(table["offered (req/s)"]) == [2.0, 8.0] and list(table["finished"]) == ["3 / 3", "3 / 3"]
+    assert "Throughput and TTFT against the offered rate" in charts(at)
+
+    at.text_input(key="rm_rates").set_value("fast, faster")
+    at = submit(at, "Run the load")
+    assert any("is not a list of" in e.value and "faster" in e.value for e in at.error)
+
+    at.radio(key="rm_mode").set_value("workload")
+    at.selectbox(key="rm_preset").set_value("shared-prefix")
+    at = submit(at, "Run the load")
+    assert not at.exception, [e.value for e in at.exception]
+    assert any("8 of 8 requests finished" in s.value for s in at.success), [s.value for s in at.success]

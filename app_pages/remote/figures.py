@@ -60,3 +60,19 @@ def server_figure(seen: MetricsWatch, start: float, lang: str) -> go.Figure:
                                       range=[0, 100], dtick=25, showgrid=False))
     style(fig, t("rm_server_title", lang), t("rm_gantt_x", lang), t("rm_server_y", lang))
     return legend_below(fig, 380)
+
+
+def sweep_figure(runs: list[LoadRun], lang: str) -> go.Figure:
+    """Achieved against offered rate (with the line where they are equal), and TTFT P50 on a second axis."""
+    offered = [r.plan.rate for r in runs]
+    summaries = [r.summary() for r in runs]
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=offered, y=offered, mode="lines", name=t("rm_sweep_ideal", lang),
+                             line=dict(dash="dot", color=PHASE_COLORS["pending"])))
+    fig.add_trace(go.Scatter(x=offered, y=[s["requests_per_s"] for s in summaries], mode="lines+markers",
+                             name=t("rm_col_achieved", lang), marker_color=PHASE_COLORS["decode"]))
+    fig.add_trace(go.Scatter(x=offered, y=[s["ttft_ms"]["p50"] for s in summaries], mode="lines+markers",
+                             name=t("rm_sweep_ttft", lang), yaxis="y2", marker_color=PHASE_COLORS["prefill"]))
+    fig.update_layout(yaxis2=dict(title=t("rm_sweep_ttft", lang), overlaying="y", side="right", showgrid=False))
+    style(fig, t("rm_sweep_title", lang), t("rm_sweep_x", lang), t("rm_sweep_y", lang))
+    return legend_below(fig, 380)

@@ -22,12 +22,16 @@ CONCURRENCY = "rm_concurrency"
 RATE = "rm_rate"
 DURATION = "rm_duration"
 LOAD_TOKENS = "rm_load_tokens"
+PRESET = "rm_preset"
+RATES = "rm_rates"
 RUN_LOAD = "rm_run_load"
 STOP = "rm_stop"
 LOAD_RESULT = "rm_load_result"
 SUMMARY_TABLE = "rm_summary_table"
 FIG_GANTT = "rm_fig_gantt"
 FIG_SERVER = "rm_fig_server"
+SWEEP_TABLE = "rm_sweep_table"
+FIG_SWEEP = "rm_fig_sweep"
 
 # Widgets whose option labels change with the language: app.py re-sends their value after a change.
 TRANSLATED: tuple[str, ...] = (MODE,)

@@ -11,16 +11,23 @@ import streamlit as st
 
 from app_pages.remote import keys
 from app_pages.remote.connect import Connection
-from app_pages.remote.figures import gantt_figure, server_figure
+from app_pages.remote.figures import gantt_figure, server_figure, sweep_figure
 from app_pages.remote.strings import t
 from lab.remote_client import RemoteRequest
-from lab.remote_load import MODES, LoadPlan, LoadRun, run_load
+from engine.loader import convert_bundled, load_tokenizer
+from lab.remote_load import MODES, LoadPlan, LoadRun, run_load, workload_plan
 from lab.remote_metrics import MetricsWatch, watch
-from lab.workload import QUESTIONS
+from lab.workload import PRESET_NAMES, QUESTIONS, preset
 from ui.errors import show_message
 from ui.text import md_escape
 
-PAGE_MODES = tuple(m for m in MODES if m != "workload")
+PAGE_MODES = (*MODES, "sweep")  # sweep: constant load at each rate in turn
+
+
+@st.cache_resource(show_spinner=False)
+def workload_tokenizer():
+    """The bundled model's tokenizer, to cut the serving lab's workloads into text prompts."""
+    return load_tokenizer(convert_bundled())
 
 
 def _controls(lang: str) -> bool:
@@ -28,22 +35,43 @@ def _controls(lang: str) -> bool:
         st.radio(t("rm_mode", lang), PAGE_MODES, key=keys.MODE, horizontal=True,
                  format_func=lambda m: t(f"rm_mode_{m}", lang))
         c = st.columns(5)
-        c[0].number_input(t("rm_requests", lang), 1, 1000, 16, key=keys.REQUESTS)
+        c[0].number_input(t("rm_requests", lang), 1, 1000, 16, key=keys.REQUESTS, help=t("rm_requests_help", lang))
         c[1].number_input(t("rm_concurrency", lang), 1, 256, 4, key=keys.CONCURRENCY)
         c[2].number_input(t("rm_rate", lang), 0.1, 1000.0, 2.0, step=0.5, key=keys.RATE)
         c[3].number_input(t("rm_duration", lang), 1, 3600, 120, key=keys.DURATION)
         c[4].number_input(t("rm_load_tokens", lang), 1, 4096, 32, key=keys.LOAD_TOKENS)
+        c1, c2 = st.columns(2)
+        c1.selectbox(t("rm_preset", lang), PRESET_NAMES, key=keys.PRESET, help=t("rm_preset_help", lang))
+        c2.text_input(t("rm_rates", lang), "0.5, 1, 2, 4", key=keys.RATES, help=t("rm_rates_help", lang))
         return st.form_submit_button(t("rm_run_load", lang), type="primary", icon=":material/speed:")
 
 
-def _plan() -> LoadPlan:
+def _requests() -> list[RemoteRequest]:
+    return [RemoteRequest(q, int(st.session_state[keys.LOAD_TOKENS]), chat=True) for q in QUESTIONS]
+
+
+def _plan(rate: float | None = None) -> LoadPlan:
     s = st.session_state
-    requests = [RemoteRequest(q, int(s[keys.LOAD_TOKENS]), chat=True) for q in QUESTIONS]
-    return LoadPlan(s[keys.MODE], requests, max_requests=int(s[keys.REQUESTS]), concurrency=int(s[keys.CONCURRENCY]),
-                    rate=float(s[keys.RATE]), max_duration_s=float(s[keys.DURATION]))
+    if s[keys.MODE] == "workload":
+        return workload_plan(workload_tokenizer(), preset(s[keys.PRESET], workload_tokenizer()),
+                             max_duration_s=float(s[keys.DURATION]))
+    mode = "constant" if rate is not None else s[keys.MODE]
+    return LoadPlan(mode, _requests(), max_requests=int(s[keys.REQUESTS]), concurrency=int(s[keys.CONCURRENCY]),
+                    rate=rate or float(s[keys.RATE]), max_duration_s=float(s[keys.DURATION]))
 
 
-async def _run_live(conn: Connection, model: str, run: LoadRun, seen: MetricsWatch, bar, lang: str) -> None:
+def sweep_rates(text: str, lang: str) -> list[float]:
+    try:
+        rates = [float(x) for x in text.replace(";", ",").split(",") if x.strip()]
+    except ValueError:
+        rates = []
+    if not rates or len(rates) > 12 or any(not 0 < r <= 1000 for r in rates):
+        raise ValueError(t("rm_bad_rates", lang, text=text))
+    return sorted(set(rates))
+
+
+async def _run_live(conn: Connection, model: str, run: LoadRun, seen: MetricsWatch, bar, label: str,
+                    lang: str) -> None:
     done = asyncio.Event()
     watcher = asyncio.create_task(watch(conn.endpoint, done)) if conn.kind else None
     load = asyncio.create_task(run_load(conn.endpoint, model, run.plan, run=run))
@@ -52,7 +80,8 @@ async def _run_live(conn: Connection, model: str, run: LoadRun, seen: MetricsWat
             finished = sum(1 for r in run.results if r.done)
             failed = sum(1 for r in run.results if r.error)
             bar.progress(min(1.0, finished / run.plan.max_requests),
-                         text=t("rm_load_running", lang, done=finished, total=run.plan.max_requests, failed=failed))
+                         text=label + t("rm_load_running", lang, done=finished, total=run.plan.max_requests,
+                                        failed=failed))
             await asyncio.wait([load], timeout=0.25)
         load.result()
     finally:
@@ -65,21 +94,28 @@ async def _run_live(conn: Connection, model: str, run: LoadRun, seen: MetricsWat
 def render_load(conn: Connection, lang: str) -> None:
     if _controls(lang):
         try:
-            plan = _plan()
+            plans = ([_plan(rate) for rate in sweep_rates(st.session_state[keys.RATES], lang)]
+                     if st.session_state[keys.MODE] == "sweep" else [_plan()])
         except ValueError as exc:
             show_message(str(exc))
             return
-        run, seen = LoadRun(plan, start=time.perf_counter()), MetricsWatch()
-        st.session_state[keys.LOAD_RESULT] = (run, seen)  # kept as it fills: Stop leaves what ran
+        runs = [(LoadRun(plan, start=time.perf_counter()), MetricsWatch()) for plan in plans]
+        st.session_state[keys.LOAD_RESULT] = runs  # kept as they fill: Stop leaves what ran
         slot = st.empty()
         with slot.container():
             st.button(t("stop", lang), key=keys.STOP, icon=":material/stop_circle:")
             bar = st.progress(0.0)
-        asyncio.run(_run_live(conn, st.session_state[keys.MODEL], run, seen, bar, lang))
+        for i, (run, seen) in enumerate(runs):
+            label = t("rm_sweep_step", lang, rate=run.plan.rate, k=i + 1, n=len(runs)) if len(runs) > 1 else ""
+            asyncio.run(_run_live(conn, st.session_state[keys.MODEL], run, seen, bar, label, lang))
         slot.empty()
     kept = st.session_state.get(keys.LOAD_RESULT)
-    if kept is not None:
-        render_run(*kept, lang)
+    if not kept:
+        return
+    if len(kept) > 1:
+        render_sweep([run for run, _ in kept], lang)
+    for run, seen in kept[-1:]:  # the last (the highest rate of a sweep) in detail
+        render_run(run, seen, lang)
 
 
 def summary_table(run: LoadRun, lang: str) -> pd.DataFrame:
@@ -96,7 +132,8 @@ def render_run(run: LoadRun, seen: MetricsWatch, lang: str) -> None:
     summary = run.summary()
     end = run.end or (max((r.done or 0) for r in run.results) if run.results else run.start)
     stopped = run.stopped or run.end is None
-    st.success(t("rm_load_done", lang, finished=summary["finished"], requests=summary["requests"], secs=max(0.0, end - run.start),
+    st.success(t("rm_load_done", lang, finished=summary["finished"], requests=summary["requests"],
+                 secs=max(0.0, end - run.start),
                  stopped=t("rm_load_stopped", lang) if stopped else ""), icon=":material/check_circle:")
     errors = [r.error for r in run.results if r.error]
     if errors:
@@ -114,3 +151,23 @@ def render_run(run: LoadRun, seen: MetricsWatch, lang: str) -> None:
                          n=int(ttft.count)))
     else:
         st.caption(md_escape(t("rm_server_none", lang, note=seen.note or t("rm_kind_none", lang))))
+
+
+def sweep_table(runs: list[LoadRun], lang: str) -> pd.DataFrame:
+    rows = []
+    for run in runs:
+        summary = run.summary()
+        rows.append({t("rm_col_rate", lang): run.plan.rate,
+                     t("rm_col_achieved", lang): round(summary["requests_per_s"], 2),
+                     t("rm_col_tokens", lang): round(summary["output_tokens_per_s"], 1),
+                     "TTFT P50": round(summary["ttft_ms"]["p50"], 1), "TTFT P99": round(summary["ttft_ms"]["p99"], 1),
+                     "TPOT P50": round(summary["tpot_ms"]["p50"], 1),
+                     t("rm_col_finished", lang): f"{summary['finished']} / {summary['requests']}"})
+    return pd.DataFrame(rows)
+
+
+def render_sweep(runs: list[LoadRun], lang: str) -> None:
+    st.subheader(t("rm_sweep_header", lang))
+    st.dataframe(sweep_table(runs, lang), hide_index=True, key=keys.SWEEP_TABLE)
+    st.plotly_chart(sweep_figure(runs, lang), key=keys.FIG_SWEEP)
+    st.caption(t("rm_sweep_caption", lang))
