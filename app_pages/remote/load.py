@@ -109,8 +109,8 @@ def render_load(conn: Connection, lang: str) -> None:
             label = t("rm_sweep_step", lang, rate=run.plan.rate, k=i + 1, n=len(runs)) if len(runs) > 1 else ""
             asyncio.run(_run_live(conn, st.session_state[keys.MODEL], run, seen, bar, label, lang))
         slot.empty()
-    kept = st.session_state.get(keys.LOAD_RESULT)
-    if not kept:
+    kept = [(run, seen) for run, seen in st.session_state.get(keys.LOAD_RESULT) or [] if run.results]
+    if not kept:  # nothing was sent (a Stop before the first request, or no run yet)
         return
     if len(kept) > 1:
         render_sweep([run for run, _ in kept], lang)
