@@ -108,3 +108,18 @@ def test_a_sweep_and_a_workload(app, served):
     at = submit(at, "Run the load")
     assert not at.exception, [e.value for e in at.exception]
     assert any("8 of 8 requests finished" in s.value for s in at.success), [s.value for s in at.success]
+
+
+def test_beside_our_engine(app, served):
+    """The same requests in process (the sidebar's tiny model) and on the server (the same tiny model):
+    one table of P50s with the server/ours ratio."""
+    at = connect(app, served)
+    at.number_input(key="rm_beside_requests").set_value(3)
+    at.number_input(key="rm_beside_tokens").set_value(6)
+    at = submit(at, "Run on both")
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    table = next(d.value for d in at.dataframe if "server / ours" in d.value.columns)
+    assert list(table.iloc[:, 0]) == ["TTFT P50 (ms)", "TPOT P50 (ms)", "E2E P50 (ms)", "output tokens/s"]
+    assert (table["our engine (in process)"] > 0).all() and (table["server"] > 0).all()
+    ratio = table["server"] / table["our engine (in process)"]  # of the rounded values shown: within rounding
+    assert (abs(table["server / ours"] - ratio) < 0.02 * ratio + 0.01).all()

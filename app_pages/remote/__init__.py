@@ -4,7 +4,8 @@
     page.py     connect, then one prompt or a load
     connect.py  base URL, API key (this session only), timeout; the model list; the server's kind
     one.py      one streamed prompt: the text as it arrives, TTFT / TPOT / ITL per chunk
-    load.py     a load (GuideLLM's modes): progress, percentiles, per-request timeline, server gauges
+    load.py     a load (GuideLLM's modes, workloads, a rate sweep): percentiles, timeline, server gauges
+    beside.py   the same requests on our engine in this process and on the server: one table of ratios
     figures.py  the charts
     keys.py, strings.py
 """

@@ -33,5 +33,12 @@ FIG_SERVER = "rm_fig_server"
 SWEEP_TABLE = "rm_sweep_table"
 FIG_SWEEP = "rm_fig_sweep"
 
+# beside.py
+BESIDE_REQUESTS = "rm_beside_requests"
+BESIDE_TOKENS = "rm_beside_tokens"
+RUN_BESIDE = "rm_run_beside"
+BESIDE_RESULT = "rm_beside_result"
+BESIDE_TABLE = "rm_beside_table"
+
 # Widgets whose option labels change with the language: app.py re-sends their value after a change.
 TRANSLATED: tuple[str, ...] = (MODE,)

@@ -3,6 +3,7 @@ on arrival, with the server's own metrics beside the client's view."""
 import pandas  # noqa: F401  - before plotly (fresh-server import race)
 import streamlit as st
 
+from app_pages.remote.beside import render_beside
 from app_pages.remote.connect import render_connect
 from app_pages.remote.load import render_load
 from app_pages.remote.one import render_one
@@ -16,8 +17,10 @@ st.markdown(t("rm_intro", lang))
 conn = render_connect(lang)
 if conn is None:
     st.stop()
-one_tab, load_tab = st.tabs([t("rm_tab_one", lang), t("rm_tab_load", lang)])
+one_tab, load_tab, beside_tab = st.tabs([t("rm_tab_one", lang), t("rm_tab_load", lang), t("rm_tab_beside", lang)])
 with one_tab:
     render_one(conn, lang)
 with load_tab:
     render_load(conn, lang)
+with beside_tab:
+    render_beside(conn, lang)

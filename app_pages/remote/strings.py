@@ -53,6 +53,27 @@ STRINGS: dict[str, tuple[str, str]] = {
     "rm_chunks_y": ("gap before it (ms)", "与前一个的间隔（毫秒）"),
     "rm_chunks_ttft": ("first chunk (TTFT)", "第一个分块（TTFT）"),
     "rm_chunks_itl": ("later chunks (ITL)", "之后的分块（ITL）"),
+    "rm_tab_beside": ("Beside our engine", "与本地引擎对照"),
+    "rm_beside_intro": (
+        "The same requests, all sent at once, first on this lab's engine in this process (the sidebar's model, "
+        "continuous batching), then on the server. One table of P50s and the server/local ratio: below 1 the "
+        "server is faster.",
+        "同样的请求同时发出：先在本进程中的本实验室引擎上运行（侧边栏选中的模型，连续批处理），再在服务器上运行。"
+        "一张表列出 P50 与服务器/本地之比：小于 1 表示服务器更快。"),
+    "rm_run_beside": ("Run on both", "两边都运行"),
+    "rm_beside_running": ("Running on our engine, then on the server…", "先在本地引擎上运行，再在服务器上运行…"),
+    "rm_beside_failed": ("{n} request(s) failed on the server; see the Load tab for the reasons.",
+                         "服务器上有 {n} 个请求失败；原因请在“负载”标签页查看。"),
+    "rm_col_local": ("our engine (in process)", "本地引擎（本进程）"),
+    "rm_col_server": ("server", "服务器"),
+    "rm_col_ratio": ("server / ours", "服务器 / 本地"),
+    "rm_beside_caption": (
+        "Ours: {model} in this process, prompts as token ids, no HTTP. Server: its own model and hardware, the same "
+        "prompts as text through /v1/completions (greedy, EOS ignored), timed where each chunk arrives. A different "
+        "model or tokenizer on the server changes what is compared: say so when you show it.",
+        "本地：本进程中的 {model}，提示为 token id，不经 HTTP。服务器：它自己的模型和硬件，同样的提示以文本形式经 "
+        "/v1/completions 发送（贪心，忽略 EOS），在每个分块到达时计时。服务器上的模型或分词器不同，比较的内容也就不同："
+        "展示时请说明。"),
     "rm_mode": ("Mode", "模式"),
     "rm_mode_synchronous": ("synchronous: one at a time", "同步：一次一个"),
     "rm_mode_concurrent": ("concurrent: a fixed number in flight", "并发：固定数量同时进行"),
