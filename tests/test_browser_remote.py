@@ -39,14 +39,14 @@ def test_connect_and_run_a_concurrent_load(app_port, engine_url):
         page.get_by_text("Connected to").first.wait_for(timeout=60_000)
         assert page.get_by_text("1 model(s). Server metrics: vllm").count() == 1
         open_tab(page, "Load")
-        page.locator('label:has-text("concurrent: a fixed number in flight")').click()
-        page.get_by_label("Requests", exact=True).fill("8")
-        page.get_by_label("Concurrency", exact=True).fill("4")
-        page.get_by_label("max_tokens per request", exact=True).fill("12")
-        click_and_wait(page, page.get_by_role("button", name="Run the load"), 300_000)
+        panel = page.locator('[data-testid="stTabPanel"]:visible')  # other tabs have fields of the same names
+        panel.locator('label:has-text("concurrent: a fixed number in flight")').click()
+        panel.get_by_label("Requests", exact=True).fill("8")
+        panel.get_by_label("Concurrency", exact=True).fill("4")
+        panel.get_by_label("max_tokens per request", exact=True).fill("12")
+        click_and_wait(page, panel.get_by_role("button", name="Run the load"), 300_000)
         page.get_by_text("8 of 8 requests finished").first.wait_for(timeout=300_000)
         wait_idle(page)
-        panel = page.locator('[data-testid="stTabPanel"]:visible')
         panel.locator(".js-plotly-plot .main-svg").first.wait_for(timeout=20_000)
         assert panel.get_by_text("Each request: waiting for its first chunk, then streaming").count() == 1
         assert panel.get_by_text("The server's own view during the load").count() == 1

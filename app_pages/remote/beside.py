@@ -18,6 +18,7 @@ from lab.workload import QUESTIONS, RequestSpec, run_workload, summarize
 from ui.errors import show_message
 from ui.models import get_registry, load_for_page
 from ui.sidebar import CHOICE_KEY
+from ui.widget_state import KEEP
 
 METRICS = (("ttft_ms", "TTFT P50 (ms)"), ("tpot_ms", "TPOT P50 (ms)"), ("e2e_ms", "E2E P50 (ms)"))
 
@@ -33,8 +34,8 @@ class Beside:
 def _controls(lang: str) -> bool:
     with st.form(keys.RUN_BESIDE + "_form", border=False):
         c1, c2 = st.columns(2)
-        c1.number_input(t("rm_requests", lang), 1, 64, 8, key=keys.BESIDE_REQUESTS)
-        c2.number_input(t("rm_load_tokens", lang), 1, 512, 16, key=keys.BESIDE_TOKENS)
+        c1.number_input(t("rm_requests", lang), 1, 64, 8, key=keys.BESIDE_REQUESTS, persist_state=KEEP)
+        c2.number_input(t("rm_load_tokens", lang), 1, 512, 16, key=keys.BESIDE_TOKENS, persist_state=KEEP)
         return st.form_submit_button(t("rm_run_beside", lang), type="primary", icon=":material/compare_arrows:")
 
 

@@ -13,6 +13,7 @@ from lab.remote_client import Endpoint, list_models
 from lab.remote_metrics import scrape
 from ui.errors import show_message
 from ui.text import md_literal
+from ui.widget_state import KEEP
 
 DEFAULT_URL = "http://127.0.0.1:8000"
 
@@ -37,9 +38,12 @@ def render_connect(lang: str) -> Connection | None:
     """The connection form; the current connection (this session's), or None."""
     with st.form(keys.CONNECT + "_form", border=True):
         c1, c2, c3 = st.columns([4, 3, 1.2])
-        url = c1.text_input(t("rm_url", lang), value=DEFAULT_URL, key=keys.URL, help=t("rm_url_help", lang))
-        api_key = c2.text_input(t("rm_key", lang), type="password", key=keys.API_KEY, help=t("rm_key_help", lang))
-        timeout = c3.number_input(t("rm_timeout", lang), 1, 600, 30, key=keys.TIMEOUT, help=t("rm_timeout_help", lang))
+        url = c1.text_input(t("rm_url", lang), value=DEFAULT_URL, key=keys.URL, help=t("rm_url_help", lang),
+                            persist_state=KEEP)
+        api_key = c2.text_input(t("rm_key", lang), type="password", key=keys.API_KEY, help=t("rm_key_help", lang),
+                                persist_state=KEEP)
+        timeout = c3.number_input(t("rm_timeout", lang), 1, 600, 30, key=keys.TIMEOUT, help=t("rm_timeout_help", lang),
+                                  persist_state=KEEP)
         clicked = st.form_submit_button(t("rm_connect", lang), type="primary", icon=":material/link:")
     if clicked:
         try:
@@ -58,5 +62,5 @@ def render_connect(lang: str) -> Connection | None:
                  kind=conn.kind or t("rm_kind_none", lang)))
     if not conn.models:
         return None
-    st.selectbox(t("rm_model", lang), conn.models, key=keys.MODEL)
+    st.selectbox(t("rm_model", lang), conn.models, key=keys.MODEL, persist_state=KEEP)
     return conn

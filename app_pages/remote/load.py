@@ -20,6 +20,7 @@ from lab.remote_metrics import MetricsWatch, watch
 from lab.workload import PRESET_NAMES, QUESTIONS, preset
 from ui.errors import show_message
 from ui.text import md_escape
+from ui.widget_state import KEEP
 
 PAGE_MODES = (*MODES, "sweep")  # sweep: constant load at each rate in turn
 
@@ -33,16 +34,19 @@ def workload_tokenizer():
 def _controls(lang: str) -> bool:
     with st.form(keys.RUN_LOAD + "_form", border=False):
         st.radio(t("rm_mode", lang), PAGE_MODES, key=keys.MODE, horizontal=True,
-                 format_func=lambda m: t(f"rm_mode_{m}", lang))
+                 format_func=lambda m: t(f"rm_mode_{m}", lang), persist_state=KEEP)
         c = st.columns(5)
-        c[0].number_input(t("rm_requests", lang), 1, 1000, 16, key=keys.REQUESTS, help=t("rm_requests_help", lang))
-        c[1].number_input(t("rm_concurrency", lang), 1, 256, 4, key=keys.CONCURRENCY)
-        c[2].number_input(t("rm_rate", lang), 0.1, 1000.0, 2.0, step=0.5, key=keys.RATE)
-        c[3].number_input(t("rm_duration", lang), 1, 3600, 120, key=keys.DURATION)
-        c[4].number_input(t("rm_load_tokens", lang), 1, 4096, 32, key=keys.LOAD_TOKENS)
+        c[0].number_input(t("rm_requests", lang), 1, 1000, 16, key=keys.REQUESTS, help=t("rm_requests_help", lang),
+                          persist_state=KEEP)
+        c[1].number_input(t("rm_concurrency", lang), 1, 256, 4, key=keys.CONCURRENCY, persist_state=KEEP)
+        c[2].number_input(t("rm_rate", lang), 0.1, 1000.0, 2.0, step=0.5, key=keys.RATE, persist_state=KEEP)
+        c[3].number_input(t("rm_duration", lang), 1, 3600, 120, key=keys.DURATION, persist_state=KEEP)
+        c[4].number_input(t("rm_load_tokens", lang), 1, 4096, 32, key=keys.LOAD_TOKENS, persist_state=KEEP)
         c1, c2 = st.columns(2)
-        c1.selectbox(t("rm_preset", lang), PRESET_NAMES, key=keys.PRESET, help=t("rm_preset_help", lang))
-        c2.text_input(t("rm_rates", lang), "0.5, 1, 2, 4", key=keys.RATES, help=t("rm_rates_help", lang))
+        c1.selectbox(t("rm_preset", lang), PRESET_NAMES, key=keys.PRESET, help=t("rm_preset_help", lang),
+                     persist_state=KEEP)
+        c2.text_input(t("rm_rates", lang), "0.5, 1, 2, 4", key=keys.RATES, help=t("rm_rates_help", lang),
+                      persist_state=KEEP)
         return st.form_submit_button(t("rm_run_load", lang), type="primary", icon=":material/speed:")
 
 

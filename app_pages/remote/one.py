@@ -12,6 +12,7 @@ from app_pages.remote.figures import chunks_figure
 from app_pages.remote.strings import t
 from lab.remote_client import RemoteRequest, RemoteResult, stream_one
 from ui.text import md_escape
+from ui.widget_state import KEEP
 
 REDRAW_S = 0.2
 
@@ -27,10 +28,11 @@ async def _stream_live(conn: Connection, model: str, req: RemoteRequest, view, l
 
 def render_one(conn: Connection, lang: str) -> None:
     with st.form(keys.RUN_ONE + "_form", border=False):
-        st.text_area(t("rm_prompt", lang), "Explain in two sentences why the sky is blue.", key=keys.PROMPT)
+        st.text_area(t("rm_prompt", lang), "Explain in two sentences why the sky is blue.", key=keys.PROMPT,
+                     persist_state=KEEP)
         c1, c2 = st.columns([1, 2], vertical_alignment="bottom")
-        c1.number_input(t("rm_max_tokens", lang), 1, 4096, 64, key=keys.MAX_TOKENS)
-        c2.toggle(t("rm_chat", lang), True, key=keys.CHAT)
+        c1.number_input(t("rm_max_tokens", lang), 1, 4096, 64, key=keys.MAX_TOKENS, persist_state=KEEP)
+        c2.toggle(t("rm_chat", lang), True, key=keys.CHAT, persist_state=KEEP)
         clicked = st.form_submit_button(t("rm_run_one", lang), type="primary", icon=":material/send:")
     if clicked:
         s = st.session_state

@@ -56,20 +56,20 @@ def create_app(bundle, config: EngineConfig | None = None, served_name: str | No
     async def completions(body: CompletionRequest):
         try:
             ids = list(body.prompt) if isinstance(body.prompt, list) else engine.encode(body.prompt)
+            params = body.sampling(COMPLETION_DEFAULT_MAX_TOKENS)
         except ValueError as e:
             return JSONResponse(error_body(str(e)), 400)
-        return await respond(ResponseIds(False, name), ids, body,
-                             body.sampling(COMPLETION_DEFAULT_MAX_TOKENS))
+        return await respond(ResponseIds(False, name), ids, body, params)
 
     @app.post("/v1/chat/completions")
     async def chat(body: ChatRequest):
         try:
             ids = chat_ids(bundle.tokenizer, [m.model_dump() for m in body.messages])
+            body.max_tokens = body.max_tokens or body.max_completion_tokens
+            params = body.sampling(max(1, engine.max_model_len - len(ids)))
         except ValueError as e:
             return JSONResponse(error_body(str(e)), 400)
-        body.max_tokens = body.max_tokens or body.max_completion_tokens
-        return await respond(ResponseIds(True, name), ids, body,
-                             body.sampling(max(1, engine.max_model_len - len(ids))))
+        return await respond(ResponseIds(True, name), ids, body, params)
 
     async def respond(names: ResponseIds, ids: list[int], body, params):
         sub = loop.submit(ids, params)
