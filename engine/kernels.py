@@ -12,7 +12,6 @@ PDLAB_KERNELS=linear or =packed forces one kernel everywhere (tests check each a
 """
 from __future__ import annotations
 
-import json
 import os
 import statistics
 import time
@@ -22,7 +21,7 @@ from pathlib import Path
 import torch
 
 from engine.linear import KERNELS, pack, run_kernel
-from engine.machine import machine_key
+from engine.machine import machine_key, read_cache, write_cache
 
 FORCE_ENV = "PDLAB_KERNELS"
 PREFILL_ROWS = 256
@@ -109,24 +108,6 @@ def _key(shape: tuple[int, int], dtype: torch.dtype) -> str:
     return f"{machine_key('cpu')} | {str(dtype).removeprefix('torch.')} | {shape[0]}x{shape[1]}"
 
 
-def _read_cache(path: Path) -> dict:
-    try:
-        data = json.loads(path.read_text())
-        return data if isinstance(data, dict) else {}
-    except (OSError, ValueError):
-        return {}
-
-
-def _write_cache(path: Path, data: dict) -> None:
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(data, indent=1))
-        tmp.replace(path)  # atomic: a reader never sees half a file
-    except OSError:  # a read-only cache: measure again next time
-        pass
-
-
 def forced_kernel() -> str | None:
     value = os.environ.get(FORCE_ENV, "").strip().lower()
     if value in ("", "auto"):
@@ -146,7 +127,7 @@ def plan_kernels(shapes: list[tuple[int, int]], dtype: torch.dtype, device: torc
     probe = torch.empty(1, 1, dtype=dtype, device=device)
     if device.type != "cpu" or pack(probe) is None:
         return KernelPlan("default", {})
-    stored, measured, choices = _read_cache(cache) if cache else {}, False, {}
+    stored, measured, choices = read_cache(cache) if cache else {}, False, {}
     for shape in dict.fromkeys(tuple(s) for s in shapes):
         entry = stored.get(_key(shape, dtype))
         try:
@@ -158,5 +139,5 @@ def plan_kernels(shapes: list[tuple[int, int]], dtype: torch.dtype, device: torc
             stored[_key(shape, dtype)] = asdict(choices[shape])
             measured = True
     if measured and cache:
-        _write_cache(cache, stored)
+        write_cache(cache, stored)
     return KernelPlan("measured" if measured else "cached", choices)

@@ -1,7 +1,10 @@
 """What machine this is, in the words every measurement is printed and cached with: the CPU's
-model and the instruction set torch dispatches to (AVX2, AVX512, ...), the thread count, torch."""
+model and the instruction set torch dispatches to (AVX2, AVX512, ...), the thread count, torch;
+and the JSON files such measurements are cached in, keyed by it."""
 from __future__ import annotations
 
+import json
+import os
 import platform
 from pathlib import Path
 
@@ -30,8 +33,34 @@ def describe_cpu() -> str:
     return f"{cpu_model()}, {cpu_capability()}, {torch.get_num_threads()} threads, torch {torch.__version__}"
 
 
+def device_name(device: str) -> str:
+    if device.startswith("cuda"):
+        return torch.cuda.get_device_name(torch.device(device))
+    return cpu_model()
+
+
 def machine_key(device: str = "cpu") -> str:
     """What a measurement belongs to: another CPU, ISA, thread count, torch or device measures again."""
-    name = torch.cuda.get_device_name(torch.device(device)) if device.startswith("cuda") else cpu_model()
     return (f"{cpu_model()} | {cpu_capability()} | threads={torch.get_num_threads()} | torch={torch.__version__} | "
-            f"{device}:{name}")
+            f"{device}:{device_name(device)}")
+
+
+def read_cache(path: Path) -> dict:
+    """A measurement cache's entries; {} when it is missing or damaged (measure again)."""
+    try:
+        data = json.loads(path.read_text())
+        return data if isinstance(data, dict) else {}
+    except (OSError, ValueError):
+        return {}
+
+
+def write_cache(path: Path, data: dict) -> None:
+    """Write atomically (a reader never sees half a file); a read-only place is skipped: the
+    measurement still serves this run and is taken again next time."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(data, indent=1))
+        tmp.replace(path)
+    except OSError:
+        pass

@@ -10,7 +10,6 @@ measured once and cached as JSON under ~/.cache/prefill-decode-lab/, keyed by th
 """
 from __future__ import annotations
 
-import json
 import os
 import time
 from dataclasses import asdict, dataclass, field
@@ -20,7 +19,7 @@ from typing import Callable
 import torch
 
 from engine.linear import pack, run_kernel
-from engine.machine import cpu_model, machine_key
+from engine.machine import device_name, machine_key, read_cache, write_cache
 
 
 @dataclass
@@ -77,12 +76,6 @@ ProgressFn = Callable[[str, float], None]
 def cache_path() -> Path:
     env = os.environ.get(CACHE_ENV, "").strip()
     return Path(env) if env else Path.home() / ".cache" / "prefill-decode-lab" / "hardware.json"
-
-
-def device_name(device: str) -> str:
-    if device.startswith("cuda"):
-        return torch.cuda.get_device_name(torch.device(device))
-    return cpu_model()
 
 
 @dataclass
@@ -223,17 +216,9 @@ def measure_device_ceilings(device: str = "cpu", progress: ProgressFn | None = N
                           op_overhead_s=overhead)
 
 
-def _read_cache(path: Path) -> dict:
-    try:
-        data = json.loads(path.read_text())
-        return data if isinstance(data, dict) else {}
-    except (OSError, json.JSONDecodeError):
-        return {}  # missing or damaged: measure again
-
-
 def cached_ceilings(device: str = "cpu") -> DeviceCeilings | None:
     """This machine's cached measurement for `device`, or None if it was never measured."""
-    entry = _read_cache(cache_path()).get(machine_key(device))
+    entry = read_cache(cache_path()).get(machine_key(device))
     try:
         return DeviceCeilings.from_dict(entry) if entry else None
     except TypeError:  # written by an older layout: measure again
@@ -249,13 +234,5 @@ def machine_ceilings(device: str = "cpu", remeasure: bool = False,
             return cached
     ceilings = measure_device_ceilings(device, progress)
     path = cache_path()
-    data = _read_cache(path)
-    data[ceilings.key] = ceilings.to_dict()
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(data, indent=1))
-        tmp.replace(path)  # atomic: a reader never sees half a file
-    except OSError:
-        pass  # a read-only home: the measurement still serves this run
+    write_cache(path, read_cache(path) | {ceilings.key: ceilings.to_dict()})
     return ceilings

@@ -3,23 +3,16 @@ Shared by tests/test_browser.py and scripts/screenshots.py."""
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
-import time
-import urllib.request
 from pathlib import Path
+
+from engine.server.launch import free_port, stop, wait_for
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def start_app(port: int, env: dict[str, str] | None = None, log_path: Path | None = None) -> subprocess.Popen:
@@ -32,30 +25,10 @@ def start_app(port: int, env: dict[str, str] | None = None, log_path: Path | Non
 
 
 def wait_healthy(port: int, proc: subprocess.Popen, timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    url = f"http://127.0.0.1:{port}/_stcore/health"
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"streamlit exited with code {proc.returncode} before it was healthy")
-        try:
-            with urllib.request.urlopen(url, timeout=2) as r:
-                if r.status == 200:
-                    return
-        except OSError:
-            pass
-        time.sleep(0.3)
-    raise TimeoutError(f"streamlit on port {port} was not healthy within {timeout:.0f} s")
+    wait_for(f"http://127.0.0.1:{port}/_stcore/health", proc, timeout)
 
 
-def stop_app(proc: subprocess.Popen) -> None:
-    """Stop the server we started, by its own handle."""
-    if proc.poll() is None:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=10)
+stop_app = stop  # stop the server we started, by its own handle
 
 
 def launch_chromium(playwright):

@@ -9,9 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from engine.server.launch import engine_server
+from engine.server.launch import engine_server, free_port
 from lab.remote_client import Endpoint, RemoteError, RemoteRequest, list_models, stream_one
-from tests.browser_utils import free_port
 from tests.fault_server import fault_server
 
 ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"

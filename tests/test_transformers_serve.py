@@ -11,10 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from engine.server.launch import wait_for
+from engine.server.launch import free_port, stop, wait_for
 from lab.remote_client import Endpoint, RemoteRequest, list_models, stream_one
 from lab.remote_metrics import watch
-from tests.browser_utils import free_port, stop_app
 
 ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
 CLI = Path(sys.executable).parent / "transformers"
@@ -33,7 +32,7 @@ def hf_server(bundled_dir):
         wait_for(f"http://127.0.0.1:{port}/health", proc, 240, log_path)
         yield f"http://127.0.0.1:{port}"
     finally:
-        stop_app(proc)
+        stop(proc)
 
 
 @pytest.mark.parametrize("chat", [True, False])

@@ -44,11 +44,13 @@ def engine_server(model: str, log_path: Path, *extra: str, timeout: float = 240.
         stop(proc)
 
 
-def wait_for(url: str, proc: subprocess.Popen, timeout: float, log_path: Path) -> None:
+def wait_for(url: str, proc: subprocess.Popen, timeout: float, log_path: Path | None = None) -> None:
+    """Poll `url` until it answers 200; fail at once if the process exits (with its log's tail)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            raise RuntimeError(f"the server exited with code {proc.returncode}: {log_path.read_text()[-2000:]}")
+            tail = log_path.read_text()[-2000:] if log_path and log_path.is_file() else ""
+            raise RuntimeError(f"the server exited with code {proc.returncode}: {tail}")
         try:
             with urllib.request.urlopen(url, timeout=2) as r:
                 if r.status == 200:
@@ -56,4 +58,4 @@ def wait_for(url: str, proc: subprocess.Popen, timeout: float, log_path: Path) -
         except OSError:
             pass
         time.sleep(0.3)
-    raise RuntimeError(f"the server did not answer {url} within {timeout:.0f} s")
+    raise TimeoutError(f"the server did not answer {url} within {timeout:.0f} s")
