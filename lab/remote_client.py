@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import ssl
 import time
 from dataclasses import dataclass, field
 
@@ -75,6 +76,7 @@ class RemoteResult:
     finish_reason: str | None = None
     error: str | None = None
     done: float | None = None  # perf_counter when the stream ended
+    response_id: str | None = None  # the id the server gave its response
 
     @property
     def text(self) -> str:
@@ -148,6 +150,7 @@ async def _read(client: AsyncOpenAI, model: str, req: RemoteRequest, result: Rem
     size = 0
     async for chunk in stream:
         now = time.perf_counter()
+        result.response_id = result.response_id or getattr(chunk, "id", None)
         if chunk.usage:  # its own chunk with empty choices, or on the finish chunk (transformers serve)
             result.usage_prompt_tokens = chunk.usage.prompt_tokens
             result.usage_output_tokens = chunk.usage.completion_tokens
@@ -188,10 +191,28 @@ def explain(exc: BaseException, endpoint: Endpoint, chunks: int = 0) -> str:
         return f"{url} sent something that is not OpenAI-compatible JSON: {_short(exc)}"
     if isinstance(exc, openai.APIConnectionError):
         cause = exc.__cause__ or exc
+        tls = _tls_failure(exc)
+        if tls is not None and not chunks:
+            return tls.replace("{url}", url)
         if chunks:
             return f"The stream from {url} was cut after {chunks} chunks ({type(cause).__name__})."
         return f"Cannot connect to {url}: {_short(cause)}"
     return f"{type(exc).__name__} while talking to {url}: {_short(exc)}"
+
+
+def _tls_failure(exc: BaseException) -> str | None:
+    """A sentence for a failed TLS handshake found anywhere in the exception's causes ({url} left open)."""
+    seen = exc
+    while seen is not None:
+        text = str(seen)
+        if isinstance(seen, ssl.SSLCertVerificationError) or "CERTIFICATE_VERIFY_FAILED" in text:
+            return (f"The TLS certificate of {{url}} did not verify ({_short(seen, 160)}): a self-signed or "
+                    f"private CA certificate needs SSL_CERT_FILE pointing at that CA.")
+        if isinstance(seen, ssl.SSLError) or "WRONG_VERSION_NUMBER" in text or "SSL" in type(seen).__name__:
+            return (f"The TLS handshake with {{url}} failed ({_short(seen, 160)}): does the server speak plain "
+                    f"HTTP? Then write http:// instead of https://.")
+        seen = seen.__cause__ or seen.__context__
+    return None
 
 
 def _short(exc: BaseException, limit: int = 300) -> str:

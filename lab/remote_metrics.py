@@ -10,9 +10,11 @@ serve`) is reported, not an error.
 from __future__ import annotations
 
 import asyncio
+import json
 import math
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from dataclasses import dataclass, field
 
@@ -116,10 +118,10 @@ def parse(text: str, when: float) -> Snapshot:
     return snap
 
 
-def fetch_text(endpoint: Endpoint) -> str | None:
-    """The /metrics text, or None when the server has none (404). Other failures raise."""
+def fetch_text(endpoint: Endpoint, url: str | None = None) -> str | None:
+    """The /metrics text (or another page of the server's), or None on a 404. Other failures raise."""
     headers = {"Authorization": f"Bearer {endpoint.api_key}"} if endpoint.api_key else {}
-    request = urllib.request.Request(metrics_url(endpoint), headers=headers)
+    request = urllib.request.Request(url or metrics_url(endpoint), headers=headers)
     try:
         with urllib.request.urlopen(request, timeout=min(endpoint.timeout_s, 10)) as r:
             return r.read(MAX_METRICS_BYTES).decode("utf-8", "replace")
@@ -135,6 +137,20 @@ async def scrape(endpoint: Endpoint) -> Snapshot | None:
     if text is None:
         return None
     return parse(text, time.perf_counter())
+
+
+async def server_request_view(endpoint: Endpoint, response_id: str | None) -> dict | None:
+    """Our own server's timing of one finished request (GET /pdlab/requests/<id>: ttft_ms, tpot_ms,
+    e2e_ms, queue_ms, prefill_ms, decode_ms, output_tokens), or None from any other server."""
+    if not response_id:
+        return None
+    url = endpoint.base_url.removesuffix("/v1") + "/pdlab/requests/" + urllib.parse.quote(response_id, safe="")
+    try:
+        text = await asyncio.to_thread(fetch_text, endpoint, url)
+        view = json.loads(text) if text else None
+    except Exception:  # noqa: BLE001 - an extra view: a server without it simply has none
+        return None
+    return view if isinstance(view, dict) and view.get("id") == response_id else None
 
 
 @dataclass

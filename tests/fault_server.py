@@ -3,9 +3,13 @@ for the remote client's error tests. Started and stopped by its own handle (a th
 from __future__ import annotations
 
 import json
+import ssl
+import subprocess
+import tempfile
 import threading
 import time
 from contextlib import contextmanager
+from pathlib import Path
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
@@ -93,15 +97,31 @@ class Handler(BaseHTTPRequestHandler):
             return
 
 
+def self_signed(folder: Path) -> tuple[Path, Path]:
+    """A throwaway certificate for 127.0.0.1 that no client trusts (openssl's CLI, as a real admin makes one)."""
+    cert, key = folder / "cert.pem", folder / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj",
+                    "/CN=127.0.0.1", "-keyout", str(key), "-out", str(cert)], check=True, capture_output=True)
+    return cert, key
+
+
 @contextmanager
-def fault_server():
-    """Yields http://127.0.0.1:PORT; each mode is a path prefix: {url}/{mode}/v1."""
+def fault_server(tls: bool = False):
+    """Yields http://127.0.0.1:PORT (https:// with a self-signed certificate when `tls`); each mode
+    is a path prefix: {url}/{mode}/v1."""
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    scheme = "http"
+    if tls:
+        with tempfile.TemporaryDirectory() as folder:
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(*self_signed(Path(folder)))
+        server.socket = context.wrap_socket(server.socket, server_side=True)
+        scheme = "https"
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
+        yield f"{scheme}://127.0.0.1:{server.server_address[1]}"
     finally:
         server.shutdown()
         server.server_close()

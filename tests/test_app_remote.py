@@ -11,6 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from app_pages import page_file
 from engine.server.launch import engine_server, free_port
+from lab.remote_trace import Saved, dump_saved
 from tests.figure_checks import charts
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
@@ -71,6 +72,8 @@ def test_connect_stream_one_prompt_and_run_a_load(app, served, tiny_dirs):
     shown = {m.label: m.value for m in at.metric}
     assert shown["TTFT"].endswith(" ms") and shown["output tokens"] in ("8", 8)
     assert at.session_state["rm_one_result"].text and "When each chunk arrived" in charts(at)
+    assert any("The server's own clock" in c.value for c in at.caption), [c.value for c in at.caption]
+    assert {b.proto.label for b in at.get("download_button")} == {"Download trace (JSON)", "Download report (HTML)"}
 
     at.radio(key="rm_mode").set_value("concurrent")
     at.number_input(key="rm_requests").set_value(6)
@@ -85,6 +88,7 @@ def test_connect_stream_one_prompt_and_run_a_load(app, served, tiny_dirs):
     assert any("waiting for its first chunk" in x for x in titles)
     assert any("server's own view" in x for x in titles)
     assert any("The server's own TTFT over this load" in c.value for c in at.caption)
+    assert len(at.get("download_button")) == 4  # the one prompt's two and the load's two
 
 
 def test_a_sweep_and_a_workload(app, served):
@@ -123,3 +127,34 @@ def test_beside_our_engine(app, served):
     assert (table["our engine (in process)"] > 0).all() and (table["server"] > 0).all()
     ratio = table["server"] / table["our engine (in process)"]  # of the rounded values shown: within rounding
     assert (abs(table["server / ours"] - ratio) < 0.02 * ratio + 0.01).all()
+
+
+def test_a_saved_run_opens_without_a_server(app, served, tiny_dirs):
+    """A load saved as the page saves it, opened in a fresh session that never connected: the same
+    table and charts; a bad file gets one sentence and the page keeps serving."""
+    at = connect(app, served)
+    at.radio(key="rm_mode").set_value("concurrent")
+    at.number_input(key="rm_requests").set_value(4)
+    at.number_input(key="rm_load_tokens").set_value(5)
+    at = submit(at, "Run the load")
+    run, seen = at.session_state["rm_load_result"][-1]
+    saved = Saved(served, Path(tiny_dirs["llama"]).name, "vllm", [(run, seen)])
+    table = next(d.value for d in at.dataframe if "P50" in d.value.columns)
+
+    fresh = AppTest.from_file(APP, default_timeout=180)
+    fresh.run()
+    fresh.switch_page(page_file("remote")).run()
+    fresh.file_uploader(key="rm_upload").set_value(("my load.json", dump_saved(saved).encode(), "application/json"))
+    fresh.run()
+    assert not fresh.exception and not fresh.error, [e.value for e in fresh.error]
+    assert any("my load.json" in i.value.replace("\\", "") and "model llama" in i.value for i in fresh.info)
+    shown = next(d.value for d in fresh.dataframe if "P50" in d.value.columns)
+    assert shown.equals(table)
+    assert "Each request: waiting for its first chunk, then streaming" in charts(fresh)
+
+    fresh.file_uploader(key="rm_upload").set_value(("bad.json", b'{"format": "pdlab-remote-trace", "version": 1}',
+                                                    "application/json"))
+    fresh.run()
+    assert not fresh.exception
+    shown = [e.value.replace("\\", "") for e in fresh.error]  # the page escapes Markdown in messages
+    assert any("Could not open bad.json" in e and "server is missing" in e for e in shown), shown

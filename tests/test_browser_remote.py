@@ -1,12 +1,13 @@
 """The remote-server page in Chromium against a real `python -m engine serve` (a tiny model): connect,
 run a concurrency-4 load, and see the percentiles, the per-request timeline and the server's gauges;
-no exception box. A screenshot lands in test-artifacts/."""
+save the run's trace and report as Chromium downloads them, and open the trace again on the page; no
+exception box. A screenshot lands in test-artifacts/."""
 from __future__ import annotations
 
 import pytest
 
 from engine.server.launch import engine_server
-from tests.browser_utils import (ARTIFACTS, click_and_wait, exception_boxes, launch_chromium, open_tab,
+from tests.browser_utils import (ARTIFACTS, act_and_wait, click_and_wait, exception_boxes, launch_chromium, open_tab,
                                  require_chromium, serve, wait_idle)
 
 require_chromium()
@@ -53,4 +54,20 @@ def test_connect_and_run_a_concurrent_load(app_port, engine_url):
         assert panel.locator('[data-testid="stDataFrame"]').count() == 1
         assert exception_boxes(page) == 0
         page.screenshot(path=str(ARTIFACTS / "remote_load.png"), full_page=True)
+        saved = {}
+        for name in ("Download trace (JSON)", "Download report (HTML)"):  # built when clicked, saved by Chromium
+            with page.expect_download(timeout=60_000) as download:
+                panel.get_by_role("button", name=name).click()
+            saved[name] = ARTIFACTS / download.value.suggested_filename
+            download.value.save_as(saved[name])
+        html = saved["Download report (HTML)"].read_text(encoding="utf-8")
+        assert "8 of 8 requests finished" in html and html.count("Plotly.newPlot") == 2
+        page.get_by_text("Open a saved remote run").click()
+        uploader = page.locator('.st-key-rm_upload input[type="file"]')
+        act_and_wait(page, lambda: uploader.set_input_files(str(saved["Download trace (JSON)"])), 60_000)
+        page.get_by_text("Showing remote-run-trace.json").wait_for(timeout=30_000)
+        opened = page.locator('[data-testid="stExpander"]').filter(has_text="Showing remote-run-trace.json")
+        assert opened.locator('[data-testid="stDataFrame"]').count() == 1
+        assert opened.locator(".js-plotly-plot").count() == 2 and exception_boxes(page) == 0
+        opened.screenshot(path=str(ARTIFACTS / "remote_opened.png"))
         browser.close()

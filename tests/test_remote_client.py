@@ -11,6 +11,7 @@ import pytest
 
 from engine.server.launch import engine_server, free_port
 from lab.remote_client import Endpoint, RemoteError, RemoteRequest, list_models, stream_one
+from lab.remote_metrics import server_request_view
 from tests.fault_server import fault_server
 
 ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
@@ -97,3 +98,39 @@ def test_a_closed_port_and_a_non_json_models_list(faulty):
         run(list_models(closed))
     with pytest.raises(RemoteError, match="not an OpenAI-compatible model list"):
         run(list_models(Endpoint(f"{faulty}/notjson", timeout_s=3)))
+
+
+def test_tls_failures_say_what_to_check(faulty):
+    """https:// to a plain-HTTP server, and a server whose certificate is self-signed."""
+    plain = Endpoint(faulty.replace("http://", "https://") + "/quirks", timeout_s=5)
+    with pytest.raises(RemoteError, match="TLS handshake .* write http:// instead of https://"):
+        run(list_models(plain))
+    r = run(stream_one(plain, "m", RemoteRequest("x")))
+    assert r.error and "TLS handshake" in r.error
+    with fault_server(tls=True) as secure:
+        with pytest.raises(RemoteError, match="certificate of https://127.0.0.1.* did not verify.*SSL_CERT_FILE"):
+            run(list_models(Endpoint(secure + "/quirks", timeout_s=5)))
+
+
+def test_the_clients_timing_matches_our_servers_own_view(served):
+    """Same request, two clocks: the server's (arrival = request parsed, from its engine's trace) and
+    the client's (send and chunk arrival). Token counts are equal; the client's TTFT is the server's
+    plus loopback HTTP; TPOT agrees within a few ms (both ends shift by about the same delay)."""
+    e = Endpoint(served)
+    (model,) = run(list_models(e))
+    for chat in (True, False):
+        r = run(stream_one(e, model, RemoteRequest("Tell me about the sea.", max_tokens=12, chat=chat,
+                                                   ignore_eos=True)))
+        view = run(server_request_view(e, r.response_id))
+        assert r.error is None and view is not None, r.error
+        m = r.metrics
+        assert view["output_tokens"] == r.num_output_tokens == 12 and view["prompt_tokens"] == r.usage_prompt_tokens
+        assert view["ttft_ms"] <= m.ttft_ms < view["ttft_ms"] + 500
+        assert view["e2e_ms"] <= m.e2e_ms < view["e2e_ms"] + 500
+        assert abs(m.tpot_ms - view["tpot_ms"]) < 0.25 * view["tpot_ms"] + 5
+        assert view["queue_ms"] + view["prefill_ms"] == pytest.approx(view["ttft_ms"], abs=0.01)
+    assert run(server_request_view(e, "chatcmpl-unknown")) is None
+
+
+def test_a_server_without_our_view_has_none(faulty):
+    assert run(server_request_view(Endpoint(f"{faulty}/quirks"), "x")) is None

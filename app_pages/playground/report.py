@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-import plotly.io as pio
-
 from app_pages.playground.report_figures import run_figures
 from app_pages.playground.report_replay import replay_html
 from app_pages.playground.strings import t
@@ -18,28 +16,8 @@ from ui.chips import legend_html
 from ui.run_state import RunResult, RunStatus
 from ui.text import html_text
 from ui.theme import fmt_bytes
-from ui.widgets import CSS_PATH
+from ui.report_page import figures_html, html_document
 
-PAGE_CSS = """
-body { font-family: system-ui, -apple-system, "Segoe UI", "Noto Sans CJK SC", sans-serif; color: #0f172a;
-  max-width: 1150px; margin: 0 auto; padding: 1.5rem 2rem 3rem; line-height: 1.45; }
-h1 { font-size: 1.7rem; margin-bottom: 0.2rem; } h2 { font-size: 1.2rem; margin-top: 2rem;
-  border-bottom: 1px solid #e2e8f0; padding-bottom: 0.2rem; }
-table.rp-table { border-collapse: collapse; font-size: 0.9rem; }
-table.rp-table th, table.rp-table td { text-align: left; padding: 0.25rem 0.9rem 0.25rem 0; vertical-align: top;
-  border-bottom: 1px solid #f1f5f9; }
-table.rp-table th { color: #475569; font-weight: 600; white-space: nowrap; }
-.rp-prompt { white-space: pre-wrap; font-family: ui-monospace, Menlo, monospace; margin: 0; }
-.rp-metrics { display: flex; flex-wrap: wrap; gap: 1.2rem 2.2rem; }
-.rp-metric .rp-label { font-size: 0.8rem; color: #475569; } .rp-metric .rp-value { font-size: 1.5rem; }
-.rp-banner { background: #f0fdf4; border: 1px solid #86efac; border-radius: 6px; padding: 0.5rem 0.8rem; }
-.rp-banner.rp-stopped { background: #fffbeb; border-color: #fcd34d; }
-.rp-replay-controls { display: flex; gap: 1rem; align-items: center; margin: 0.5rem 0; }
-#pd-replay-slider { flex: 1; } #pd-replay-play { font: inherit; padding: 0.2rem 0.9rem; border-radius: 6px;
-  border: 1px solid #cbd5e1; background: #fff; cursor: pointer; } .rp-caption { font-size: 0.9rem; min-height: 1.4em; }
-.rp-help, .rp-muted { color: #475569; font-size: 0.9rem; }
-.rp-figure { margin: 1rem 0 1.5rem; }
-"""
 
 
 def _row(name: str, value: str) -> str:
@@ -97,11 +75,7 @@ def _metrics(result: RunResult, lang: str) -> str:
 
 
 def _charts(result: RunResult, lang: str) -> str:
-    parts = []
-    for i, (name, fig) in enumerate(run_figures(result, lang).items()):
-        div = pio.to_html(fig, include_plotlyjs=i == 0, full_html=False, default_width="100%",
-                          config={"displaylogo": False, "responsive": True})
-        parts.append(f'<div class="rp-figure" data-figure="{name}">{div}</div>')
+    parts = [figures_html(run_figures(result, lang))]
     if not result.has_attention:
         parts.append(f'<p class="rp-muted">{html_text(t("rp_no_heatmap", lang))}</p>')
     return "".join(parts)
@@ -121,7 +95,4 @@ def report_html(result: RunResult, lang: str = "en", created: datetime | None = 
             f"<h2>{html_text(t('rp_replay', lang))}</h2>", legend_html(lang), replay_html(result, lang),
             f"<h2>{html_text(t('rp_charts', lang))}</h2>", _charts(result, lang),
             f'<p class="rp-muted">{html_text(t("rp_footer", lang))}</p>']
-    css = CSS_PATH.read_text(encoding="utf-8") + PAGE_CSS  # the app's chip styles, then the page's own
-    return (f'<!DOCTYPE html>\n<html lang="{"zh-Hans" if lang == "zh" else "en"}"><head><meta charset="utf-8">'
-            f'<meta name="viewport" content="width=device-width, initial-scale=1"><title>{html_text(title)}</title>'
-            f"<style>{css}</style></head><body>{''.join(body)}</body></html>\n")
+    return html_document(title, body, lang)

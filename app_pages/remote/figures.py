@@ -27,7 +27,7 @@ def chunks_figure(r: RemoteResult, lang: str) -> go.Figure:
 def gantt_figure(run: LoadRun, lang: str) -> go.Figure:
     """One row per request, in send order: waiting (sent → first chunk), then streaming."""
     fig = go.Figure()
-    rows = [r for r in run.results if r.send]
+    rows = run.results
     labels = [f"#{i + 1}" for i in range(len(rows))]
     for name, color, part in ((t("rm_gantt_wait", lang), PHASE_COLORS["prefill"], "wait"),
                               (t("rm_gantt_stream", lang), PHASE_COLORS["decode"], "stream")):

@@ -13,6 +13,7 @@ MAX_TOKENS = "rm_max_tokens"
 CHAT = "rm_chat"
 RUN_ONE = "rm_run_one"
 ONE_RESULT = "rm_one_result"
+ONE_VIEW = "rm_one_view"  # our server's own timing of that request, when the server is ours
 FIG_CHUNKS = "rm_fig_chunks"
 
 # load.py
@@ -32,6 +33,17 @@ FIG_GANTT = "rm_fig_gantt"
 FIG_SERVER = "rm_fig_server"
 SWEEP_TABLE = "rm_sweep_table"
 FIG_SWEEP = "rm_fig_sweep"
+
+# saving.py: download buttons (each key gets _trace / _report)
+DL_ONE = "rm_dl_one"
+DL_LOAD = "rm_dl_load"
+
+# opened.py
+UPLOAD = "rm_upload"
+UPLOAD_SEEN = "rm_upload_seen"  # the file id already read, so a rerun does not parse it again
+UPLOAD_ERROR = "rm_upload_error"
+OPENED = "rm_opened"  # (file name, Saved)
+SAVED_PREFIX = "rm_saved_"  # before the element keys of an opened run, apart from the live tabs' own
 
 # beside.py
 BESIDE_REQUESTS = "rm_beside_requests"

@@ -12,11 +12,13 @@ import streamlit as st
 from app_pages.remote import keys
 from app_pages.remote.connect import Connection
 from app_pages.remote.figures import gantt_figure, server_figure, sweep_figure
+from app_pages.remote.saving import download_buttons
 from app_pages.remote.strings import t
 from lab.remote_client import RemoteRequest
 from engine.loader import convert_bundled, load_tokenizer
 from lab.remote_load import MODES, LoadPlan, LoadRun, run_load, workload_plan
 from lab.remote_metrics import MetricsWatch, watch
+from lab.remote_trace import Saved
 from lab.workload import PRESET_NAMES, QUESTIONS, preset
 from ui.errors import show_message
 from ui.text import md_escape
@@ -116,10 +118,17 @@ def render_load(conn: Connection, lang: str) -> None:
     kept = [(run, seen) for run, seen in st.session_state.get(keys.LOAD_RESULT) or [] if run.results]
     if not kept:  # nothing was sent (a Stop before the first request, or no run yet)
         return
+    render_runs(kept, lang)
+    download_buttons(Saved(conn.endpoint.base_url, st.session_state[keys.MODEL], conn.kind, kept), lang,
+                     keys.DL_LOAD)
+
+
+def render_runs(kept: list[tuple[LoadRun, MetricsWatch]], lang: str, prefix: str = "") -> None:
+    """A sweep's table and curve when there are several runs, then the last one in detail."""
     if len(kept) > 1:
-        render_sweep([run for run, _ in kept], lang)
-    for run, seen in kept[-1:]:  # the last (the highest rate of a sweep) in detail
-        render_run(run, seen, lang)
+        render_sweep([run for run, _ in kept], lang, prefix)
+    run, seen = kept[-1]  # the last (the highest rate of a sweep)
+    render_run(run, seen, lang, prefix)
 
 
 def summary_table(run: LoadRun, lang: str) -> pd.DataFrame:
@@ -132,7 +141,8 @@ def summary_table(run: LoadRun, lang: str) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def render_run(run: LoadRun, seen: MetricsWatch, lang: str) -> None:
+def render_run(run: LoadRun, seen: MetricsWatch, lang: str, prefix: str = "") -> None:
+    """One load's results; `prefix` keeps element keys apart when a saved run is shown too."""
     summary = run.summary()
     end = run.end or (max((r.done or 0) for r in run.results) if run.results else run.start)
     stopped = run.stopped or run.end is None
@@ -144,11 +154,11 @@ def render_run(run: LoadRun, seen: MetricsWatch, lang: str) -> None:
         st.warning(md_escape(t("rm_load_errors", lang, n=len(errors), msg=errors[0])), icon=":material/warning:")
     if not summary["finished"]:
         return
-    st.dataframe(summary_table(run, lang), hide_index=True, key=keys.SUMMARY_TABLE)
+    st.dataframe(summary_table(run, lang), hide_index=True, key=prefix + keys.SUMMARY_TABLE)
     st.caption(t("rm_throughput", lang, rps=summary["requests_per_s"], tps=summary["output_tokens_per_s"]))
-    st.plotly_chart(gantt_figure(run, lang), key=keys.FIG_GANTT)
+    st.plotly_chart(gantt_figure(run, lang), key=prefix + keys.FIG_GANTT)
     if seen.snapshots:
-        st.plotly_chart(server_figure(seen, run.start, lang), key=keys.FIG_SERVER)
+        st.plotly_chart(server_figure(seen, run.start, lang), key=prefix + keys.FIG_SERVER)
         ttft = seen.over_run("ttft")
         if ttft is not None and ttft.count:
             st.caption(t("rm_server_hist", lang, p50=1e3 * ttft.quantile(0.5), p99=1e3 * ttft.quantile(0.99),
@@ -170,8 +180,8 @@ def sweep_table(runs: list[LoadRun], lang: str) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def render_sweep(runs: list[LoadRun], lang: str) -> None:
+def render_sweep(runs: list[LoadRun], lang: str, prefix: str = "") -> None:
     st.subheader(t("rm_sweep_header", lang))
-    st.dataframe(sweep_table(runs, lang), hide_index=True, key=keys.SWEEP_TABLE)
-    st.plotly_chart(sweep_figure(runs, lang), key=keys.FIG_SWEEP)
+    st.dataframe(sweep_table(runs, lang), hide_index=True, key=prefix + keys.SWEEP_TABLE)
+    st.plotly_chart(sweep_figure(runs, lang), key=prefix + keys.FIG_SWEEP)
     st.caption(t("rm_sweep_caption", lang))

@@ -9,8 +9,11 @@ import streamlit as st
 from app_pages.remote import keys
 from app_pages.remote.connect import Connection
 from app_pages.remote.figures import chunks_figure
+from app_pages.remote.saving import download_buttons
 from app_pages.remote.strings import t
 from lab.remote_client import RemoteRequest, RemoteResult, stream_one
+from lab.remote_metrics import MetricsWatch, server_request_view
+from lab.remote_trace import Saved, single_run
 from ui.text import md_escape
 from ui.widget_state import KEEP
 
@@ -38,14 +41,18 @@ def render_one(conn: Connection, lang: str) -> None:
         s = st.session_state
         req = RemoteRequest(s[keys.PROMPT], int(s[keys.MAX_TOKENS]), chat=bool(s[keys.CHAT]))
         view = st.empty()
-        s[keys.ONE_RESULT] = asyncio.run(_stream_live(conn, s[keys.MODEL], req, view, lang))
+        s[keys.ONE_RESULT] = result = asyncio.run(_stream_live(conn, s[keys.MODEL], req, view, lang))
+        s[keys.ONE_VIEW] = asyncio.run(server_request_view(conn.endpoint, result.response_id))
         view.empty()
     result: RemoteResult | None = st.session_state.get(keys.ONE_RESULT)
     if result is not None:
-        render_result(result, lang)
+        render_result(result, lang, st.session_state.get(keys.ONE_VIEW))
+        if result.chunk_times:
+            download_buttons(Saved(conn.endpoint.base_url, st.session_state[keys.MODEL], conn.kind,
+                                   [(single_run(result), MetricsWatch())]), lang, keys.DL_ONE)
 
 
-def render_result(r: RemoteResult, lang: str) -> None:
+def render_result(r: RemoteResult, lang: str, server_view: dict | None = None, prefix: str = "") -> None:
     if r.error:
         st.error(md_escape(t("rm_one_failed", lang, msg=r.error)), icon=":material/error:")
     if r.text:
@@ -64,5 +71,10 @@ def render_result(r: RemoteResult, lang: str) -> None:
         st.caption(t("rm_chunks_note", lang, chunks=len(r.chunk_times), tokens=r.num_output_tokens))
     elif r.tokens_counted_from_chunks:
         st.caption(t("rm_tokens_counted", lang))
-    st.plotly_chart(chunks_figure(r, lang), key=keys.FIG_CHUNKS)
+    if server_view is not None:
+        tpot = server_view.get("tpot_ms")
+        st.caption(t("rm_server_view", lang, ttft=server_view["ttft_ms"], queue=server_view["queue_ms"],
+                     prefill=server_view["prefill_ms"], tpot="—" if tpot is None else f"{tpot:.1f}",
+                     n=server_view["output_tokens"], extra=m.ttft_ms - server_view["ttft_ms"]))
+    st.plotly_chart(chunks_figure(r, lang), key=prefix + keys.FIG_CHUNKS)
     st.caption(t("rm_no_views", lang))

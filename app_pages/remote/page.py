@@ -7,6 +7,7 @@ from app_pages.remote.beside import render_beside
 from app_pages.remote.connect import render_connect
 from app_pages.remote.load import render_load
 from app_pages.remote.one import render_one
+from app_pages.remote.opened import render_opened
 from app_pages.remote.strings import t
 from ui.i18n import current_lang
 
@@ -14,6 +15,7 @@ lang = current_lang()
 st.title(t("rm_title", lang))
 st.markdown(t("rm_intro", lang))
 
+render_opened(lang)
 conn = render_connect(lang)
 if conn is None:
     st.stop()

@@ -46,6 +46,13 @@ STRINGS: dict[str, tuple[str, str]] = {
                        "between chunks and TPOT = (E2E − TTFT) / (tokens − 1).",
                        "{chunks} 个分块承载了 {tokens} 个 token：一个分块可能含多个 token，所以 ITL 是分块之间的间隔，"
                        "TPOT = (E2E − TTFT) / (token 数 − 1)。"),
+    "rm_server_view": (
+        "The server's own clock (this lab's engine, GET /pdlab/requests): TTFT {ttft:.1f} ms (queue {queue:.1f} + "
+        "prefill {prefill:.1f}), TPOT {tpot} ms over {n} tokens. The client's TTFT above is {extra:+.1f} ms more: "
+        "HTTP, the stream's framing and this page's own reading.",
+        "服务器自己的时钟（本实验室的引擎，GET /pdlab/requests）：TTFT {ttft:.1f} ms（排队 {queue:.1f} + 预填充 "
+        "{prefill:.1f}），TPOT {tpot} ms，共 {n} 个 token。上面客户端测得的 TTFT 多出 {extra:+.1f} ms：HTTP、"
+        "流的分帧以及本页自身的读取。"),
     "rm_no_views": ("No KV cache or attention views here: a server does not expose them over its API.",
                     "这里没有 KV 缓存和注意力视图：服务器不会通过 API 公开它们。"),
     "rm_chunks_title": ("When each chunk arrived", "每个分块的到达时间"),
@@ -140,6 +147,37 @@ STRINGS: dict[str, tuple[str, str]] = {
                        "本次负载中服务器自己统计的 TTFT：P50 ≈ {p50:.0f} 毫秒，P99 ≈ {p99:.0f} 毫秒，共 {n} 个请求："
                        "取其直方图在运行前后的差值，并按 Prometheus 的方式读取（桶内线性插值，精度只到桶的宽度："
                        "vLLM 从 1 到 2.5 秒的桶宽 1.5 秒）。客户端的 TTFT 还包含网络与 API 开销。"),
+    "rm_plan_line": ("Plan: {mode}, {n} request(s){detail}, time limit {limit:g} s.",
+                     "计划：{mode}，{n} 个请求{detail}，时间上限 {limit:g} 秒。"),
+    "rm_plan_concurrency": (", concurrency {n}", "，并发数 {n}"),
+    "rm_plan_rate": (", {rate:g} requests/s", "，{rate:g} 请求/秒"),
+    "rm_report_title": ("Remote server run", "远程服务器运行记录"),
+    "rm_report_intro": ("Server {url}, model {model}, server metrics: {kind}. Saved {created} by the prefill/decode "
+                        "lab.", "服务器 {url}，模型 {model}，服务器指标：{kind}。由 prefill/decode 实验室于 {created} 保存。"),
+    "rm_report_run": ("The run", "本次运行"),
+    "rm_report_reply": ("The reply", "回复"),
+    "rm_report_footer": (
+        "Times are the client's: time.perf_counter() when the request was sent and when each chunk arrived "
+        "(TTFT = first chunk − send; TPOT = (E2E − TTFT) / (tokens − 1); ITL = gaps between chunks). The server's "
+        "gauges and histograms are its own Prometheus /metrics. The API key is not in this file.",
+        "时间来自客户端：发送请求时与每个分块到达时的 time.perf_counter()（TTFT = 首个分块 − 发送；TPOT = "
+        "(E2E − TTFT) / (token 数 − 1)；ITL = 分块之间的间隔）。服务器的仪表与直方图来自它自己的 Prometheus "
+        "/metrics。本文件不含 API 密钥。"),
+    "rm_download_trace": ("Download trace (JSON)", "下载轨迹（JSON）"),
+    "rm_download_trace_help": ("Every request's send and chunk times, texts and usage, the plan and the server's "
+                               "metrics; open it again above, without a server. No API key.",
+                               "每个请求的发送与分块时间、文本与 usage、负载计划以及服务器指标；之后可在上方重新打开，"
+                               "无需服务器。不含 API 密钥。"),
+    "rm_download_report": ("Download report (HTML)", "下载报告（HTML）"),
+    "rm_download_report_help": ("One page that opens offline: the numbers, the tables and the charts as shown here.",
+                                "一个可离线打开的页面：与这里一样的数字、表格与图表。"),
+    "rm_open_header": ("Open a saved remote run", "打开已保存的远程运行"),
+    "rm_open_label": ("A trace file saved by this page", "本页保存的轨迹文件"),
+    "rm_open_help": ("Drawn here as it was run, with no server and no connection.",
+                     "按运行时的样子在这里绘制，无需服务器，也无需连接。"),
+    "rm_open_failed": ("Could not open {file}: {msg}", "无法打开 {file}：{msg}"),
+    "rm_opened": ("Showing {file}: {url}, model {model}, saved {created}.",
+                  "正在显示 {file}：{url}，模型 {model}，保存于 {created}。"),
 }
 
 t = page_translator(STRINGS)

@@ -12,7 +12,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 
 from engine.llm_engine import Engine, EngineConfig
-from engine.server.loop import Accepted, Delta, EngineLoop, Finished, Rejected, Submission
+from engine.server.loop import RECENT_MAX, Accepted, Delta, EngineLoop, Finished, Rejected, Submission
 from engine.server.metrics import ServerMetrics
 from engine.server.protocol import ChatRequest, CompletionRequest, ResponseIds, error_body
 
@@ -52,6 +52,20 @@ def create_app(bundle, config: EngineConfig | None = None, served_name: str | No
     async def prometheus() -> Response:
         return Response(metrics.exposition(), media_type="text/plain; version=0.0.4; charset=utf-8")
 
+    @app.get("/pdlab/requests")
+    async def recent() -> dict:
+        """Our own extension: the server's timing of its last finished requests (arrival = the
+        request parsed; the client's TTFT adds HTTP and its own parsing on top)."""
+        return {"object": "list", "data": loop.recent()}
+
+    @app.get("/pdlab/requests/{response_id}")
+    async def one_request(response_id: str):
+        found = next((r for r in reversed(loop.recent()) if r["id"] == response_id), None)
+        if found is None:
+            return JSONResponse(error_body(f"No finished request {response_id!r} among the last {RECENT_MAX}.",
+                                           "not_found_error", 404), 404)
+        return found
+
     @app.post("/v1/completions")
     async def completions(body: CompletionRequest):
         try:
@@ -72,7 +86,7 @@ def create_app(bundle, config: EngineConfig | None = None, served_name: str | No
         return await respond(ResponseIds(True, name), ids, body, params)
 
     async def respond(names: ResponseIds, ids: list[int], body, params):
-        sub = loop.submit(ids, params)
+        sub = loop.submit(ids, params, names.id)
         first = await sub.events.get()
         if isinstance(first, Rejected):
             return JSONResponse(error_body(first.message), 400)

@@ -8,6 +8,7 @@ its request's asyncio queue through the event loop (`call_soon_threadsafe`).
 from __future__ import annotations
 
 import asyncio
+import collections
 import queue
 import threading
 import time
@@ -49,6 +50,7 @@ class Submission:
     params: SamplingParams
     events: asyncio.Queue
     loop: asyncio.AbstractEventLoop
+    response_id: str = ""  # the id every chunk of its response carries
     arrival: float = field(default_factory=time.perf_counter)
     seq: Sequence | None = None
     first_scheduled: float | None = None
@@ -58,6 +60,7 @@ class Submission:
 
 
 FINISH = {"eos": "stop", "length": "length"}
+RECENT_MAX = 1024  # finished requests kept for GET /pdlab/requests (a server runs for days)
 
 
 class EngineLoop:
@@ -67,6 +70,8 @@ class EngineLoop:
         self._inbox: queue.Queue = queue.Queue()
         self._live: dict[int, Submission] = {}  # seq_id -> its submission
         self._stopping = threading.Event()
+        self._recent: collections.deque[dict] = collections.deque(maxlen=RECENT_MAX)
+        self._recent_lock = threading.Lock()
         self._thread = threading.Thread(target=self._run, name="engine-loop", daemon=True)
 
     def start(self) -> None:
@@ -77,10 +82,15 @@ class EngineLoop:
         self._inbox.put(None)
         self._thread.join(timeout=10)
 
-    def submit(self, prompt_ids: list[int], params: SamplingParams) -> Submission:
-        sub = Submission(prompt_ids, params, asyncio.Queue(), asyncio.get_running_loop())
+    def submit(self, prompt_ids: list[int], params: SamplingParams, response_id: str = "") -> Submission:
+        sub = Submission(prompt_ids, params, asyncio.Queue(), asyncio.get_running_loop(), response_id)
         self._inbox.put(("add", sub))
         return sub
+
+    def recent(self) -> list[dict]:
+        """The server's own timing of its last finished requests, newest last."""
+        with self._recent_lock:
+            return list(self._recent)
 
     def cancel(self, sub: Submission) -> None:
         """The client went away: the engine drops the request before its next step."""
@@ -157,7 +167,14 @@ class EngineLoop:
 
     def _observe(self, sub: Submission, record: RequestRecord) -> None:
         scheduled = sub.first_scheduled if sub.first_scheduled is not None else record.arrival
-        self.metrics.observe_request(record.metrics, queue_s=scheduled - record.arrival,
-                                     prefill_s=record.token_times[0] - scheduled,
-                                     decode_s=record.token_times[-1] - record.token_times[0],
+        m = record.metrics
+        queue_s, prefill_s = scheduled - record.arrival, record.token_times[0] - scheduled
+        decode_s = record.token_times[-1] - record.token_times[0]
+        self.metrics.observe_request(m, queue_s=queue_s, prefill_s=prefill_s, decode_s=decode_s,
                                      prompt_tokens=len(record.prompt_token_ids))
+        view = {"id": sub.response_id, "prompt_tokens": len(record.prompt_token_ids),
+                "output_tokens": m.num_output_tokens, "finish_reason": FINISH.get(record.finish_reason, "stop"),
+                "ttft_ms": m.ttft_ms, "tpot_ms": m.tpot_ms, "e2e_ms": m.e2e_ms, "queue_ms": 1e3 * max(0.0, queue_s),
+                "prefill_ms": 1e3 * max(0.0, prefill_s), "decode_ms": 1e3 * decode_s}
+        with self._recent_lock:
+            self._recent.append(view)
