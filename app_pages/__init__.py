@@ -38,6 +38,7 @@ PAGES: tuple[PageEntry, ...] = (
     PageEntry("sweeps", "nav_sweeps", ":material/ssid_chart:", "sweeps"),
     PageEntry("claims", "nav_claims", ":material/fact_check:", "claims"),
     PageEntry("remote", "nav_remote", ":material/cloud:", "remote"),
+    PageEntry("precision", "nav_precision", ":material/tune:", "precision"),
 )
 BY_NAME = {p.name: p for p in PAGES}
 

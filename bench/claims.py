@@ -49,8 +49,9 @@ def sweep_tables(bundle, repeats: int) -> None:
 def claims_table(bundle, quick: bool) -> None:
     hf = load_hf_model(str(bundle.path))
     start = time.perf_counter()
+    quantized = load_model(str(bundle.path), dtype="bfloat16", weights="int8").model  # C19, measured
     data = measure_all(bundle.model, bundle.tokenizer, ClaimSettings.quick() if quick else ClaimSettings(),
-                       bundle.name, hf_model=hf)
+                       bundle.name, hf_model=hf, quantized=quantized)
     verdicts = check_all(data)
     print(f"\nclaims: measured in {time.perf_counter() - start:.1f} s (Hugging Face model loaded before)\n")
     print("| claim | verdict | measured |\n|---|---|---|")

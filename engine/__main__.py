@@ -10,6 +10,8 @@ import sys
 from dataclasses import replace
 
 from engine.config import DTYPES
+from engine.kv_cache import KV_DTYPES
+from engine.quant import WEIGHT_FORMATS
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -26,6 +28,9 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("--attention", choices=["eager", "sdpa"], default="sdpa")
     g.add_argument("--dtype", default="float32", help=f"one of {', '.join(DTYPES)} (or fp32/bf16/fp16)")
     g.add_argument("--device", default="cpu", help="cpu, cuda or auto")
+    g.add_argument("--weights", choices=WEIGHT_FORMATS, default="native",
+                    help="native (the dtype's own), int8 (weight-only) or w8a8 (int8 weights and activations)")
+    g.add_argument("--kv-dtype", choices=KV_DTYPES, default="auto", help="how the KV cache stores K and V")
     g.add_argument("--seed", type=int, default=None)
     g.add_argument("--temperature", type=float, default=0.0, help="0 (the default) is greedy")
     g.add_argument("--top-k", type=int, default=0)
@@ -40,6 +45,9 @@ def _parser() -> argparse.ArgumentParser:
     v.add_argument("--port", type=int, default=8000)
     v.add_argument("--dtype", default="float32", help=f"one of {', '.join(DTYPES)} (or fp32/bf16/fp16)")
     v.add_argument("--device", default="cpu", help="cpu, cuda or auto")
+    v.add_argument("--weights", choices=WEIGHT_FORMATS, default="native",
+                    help="native (the dtype's own), int8 (weight-only) or w8a8 (int8 weights and activations)")
+    v.add_argument("--kv-dtype", choices=KV_DTYPES, default="auto", help="how the KV cache stores K and V")
     v.add_argument("--max-num-seqs", type=int, default=16, help="requests decoded together in one step")
     v.add_argument("--max-num-batched-tokens", type=int, default=2048, help="token budget of one step")
     v.add_argument("--chunked-prefill", action="store_true", help="split long prompts over several steps")
@@ -59,8 +67,9 @@ def generate(args: argparse.Namespace) -> dict | None:
     from engine import Engine, EngineConfig, SamplingParams, load_model
     params = SamplingParams(max_new_tokens=args.max_new_tokens, temperature=args.temperature, top_k=args.top_k,
                             top_p=args.top_p, seed=args.seed)
-    config = EngineConfig(attention=args.attention, kv_cache=not args.no_kv_cache, probe_memory=False)
-    bundle = load_model(args.model, dtype=args.dtype, device=args.device,
+    config = EngineConfig(attention=args.attention, kv_cache=not args.no_kv_cache, probe_memory=False,
+                          kv_dtype=args.kv_dtype)
+    bundle = load_model(args.model, dtype=args.dtype, device=args.device, weights=args.weights,
                         progress=(lambda *a: None) if args.json else _progress)
     engine = Engine(bundle.model, bundle.tokenizer, config, name=bundle.name)
     engine.add_request(args.prompt, params, chat=args.chat)
@@ -108,8 +117,8 @@ def serve(args: argparse.Namespace) -> int:
     from engine.server.app import create_app
     if not 0 < args.port < 65536:
         raise ValueError(f"--port must be in 1..65535, got {args.port}.")
-    bundle = load_model(args.model, dtype=args.dtype, device=args.device, progress=_progress)
-    config = EngineConfig(probe_memory=False, max_num_seqs=args.max_num_seqs,
+    bundle = load_model(args.model, dtype=args.dtype, device=args.device, weights=args.weights, progress=_progress)
+    config = EngineConfig(probe_memory=False, max_num_seqs=args.max_num_seqs, kv_dtype=args.kv_dtype,
                           max_num_batched_tokens=args.max_num_batched_tokens, chunked_prefill=args.chunked_prefill,
                           prefix_caching=args.prefix_caching)
     name = args.served_model_name or (bundle.path.name if bundle.source == "local" else bundle.name)

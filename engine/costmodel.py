@@ -73,15 +73,20 @@ def layer_weight_bytes(c: ModelConfig, dtype_bytes: int) -> int:
     return (body + embed) * dtype_bytes  # the LM head matrix (tied or not) is read whole
 
 
-def step_cost(c: ModelConfig, work: list[SeqWork], dtype_bytes: int, kv_dtype_bytes: int | None = None) -> StepCost:
+def step_cost(c: ModelConfig, work: list[SeqWork], dtype_bytes: int, kv_dtype_bytes: int | None = None,
+              weight_dtype_bytes: float | None = None, kv_token_bytes: int | None = None) -> StepCost:
+    """dtype_bytes: the activations' element size; weight_dtype_bytes: the weights' when they are stored
+    otherwise (1 for int8); kv_token_bytes: one token's K and V as the pool stores them (int8's
+    scales included), else from kv_dtype_bytes."""
     kv_dtype_bytes = kv_dtype_bytes or dtype_bytes
-    kv_token = c.kv_bytes_per_token(kv_dtype_bytes)
+    kv_token = kv_token_bytes or c.kv_bytes_per_token(kv_dtype_bytes)
     tokens = sum(w.num_tokens for w in work)
     sampled = sum(w.samples for w in work)
     return StepCost(
         flops_linear=float(tokens * linear_flops_per_token(c) + sampled * lm_head_flops(c)),
         flops_attention=float(sum(attention_flops(c, w.num_tokens, w.context_len) for w in work)),
-        weight_bytes=float(layer_weight_bytes(c, dtype_bytes) + tokens * c.hidden_size * dtype_bytes),
+        weight_bytes=float(layer_weight_bytes(c, weight_dtype_bytes or dtype_bytes)
+                           + tokens * c.hidden_size * dtype_bytes),
         kv_read_bytes=float(sum(w.context_len for w in work) * kv_token),
         kv_write_bytes=float(tokens * kv_token),
     )

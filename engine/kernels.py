@@ -8,7 +8,9 @@ when it lets the shape keep one copy of its weight. The choice is measured once 
 ISA, threads, torch, dtype, shape) and cached as JSON beside the converted models
 (engine/loader.py says where).
 
-PDLAB_KERNELS=linear or =packed forces one kernel everywhere (tests check each against HF).
+PDLAB_KERNELS=linear or =packed forces one kernel everywhere (tests check each against HF); with int8
+weights, =int8pack or =dequant. The int8 weight format (engine/quant.py) chooses between its own two
+kernels the same way.
 """
 from __future__ import annotations
 
@@ -17,10 +19,12 @@ import statistics
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Callable
 
 import torch
 
 from engine.linear import KERNELS, pack, run_kernel
+from engine.quant import INT8_KERNELS, int8_kernel, quantize_int8
 from engine.machine import machine_key, read_cache, write_cache
 
 FORCE_ENV = "PDLAB_KERNELS"
@@ -66,8 +70,14 @@ class KernelPlan:
         return choice.kernels if choice else ("linear", "linear")
 
 
-def _median_ms(fn, repeats: int = REPEATS) -> float:
+def _median_ms(fn, repeats: int = REPEATS, give_up_ms: float | None = None) -> float:
+    """Median of `repeats` timed calls after one warm-up; a warm-up slower than `give_up_ms` is
+    taken as the answer (a kernel 5x behind the best needs no median to lose)."""
+    start = time.perf_counter()
     fn()
+    first = (time.perf_counter() - start) * 1e3
+    if give_up_ms is not None and first > give_up_ms:
+        return first
     times = []
     for _ in range(repeats):
         start = time.perf_counter()
@@ -76,19 +86,31 @@ def _median_ms(fn, repeats: int = REPEATS) -> float:
     return statistics.median(times) * 1e3
 
 
-def time_shape(out_features: int, in_features: int, dtype: torch.dtype) -> ShapeChoice:
+def _candidates(fmt: str) -> dict[str, tuple[Callable, Callable]]:
+    """Kernel name -> (prepare(weight) -> what it runs on or None, run(x, prepared))."""
+    if fmt == "int8":
+        # dequant first: the baseline, so a far slower int8pack (fp32 activations on AVX2) gives up early
+        return {k: (quantize_int8, lambda x, qs, k=k: int8_kernel(k, x, *qs)) for k in sorted(INT8_KERNELS)}
+    return {"linear": (lambda w: w, lambda x, w: run_kernel("linear", x, w, None)),
+            "packed": (pack, lambda x, w: run_kernel("packed", x, w, None))}
+
+
+def time_shape(out_features: int, in_features: int, dtype: torch.dtype, fmt: str = "native") -> ShapeChoice:
     """Time every candidate on random weights of this shape; pick per regime."""
     weight = torch.randn(out_features, in_features, dtype=dtype)
-    copies = min(MAX_COPIES, max(1, -(-STREAM_BYTES // (weight.numel() * weight.element_size()))))
+    stored_bytes = weight.numel() * (1 if fmt == "int8" else weight.element_size())
+    copies = min(MAX_COPIES, max(1, -(-STREAM_BYTES // stored_bytes)))
     stream = [weight] + [torch.randn_like(weight) for _ in range(copies - 1)]
     one, many = torch.randn(1, in_features, dtype=dtype), torch.randn(PREFILL_ROWS, in_features, dtype=dtype)
     decode_ms, prefill_ms = {}, {}
-    for kernel in KERNELS:
-        ws = stream if kernel == "linear" else [pack(w) for w in stream]
+    for kernel, (prepare, run) in _candidates(fmt).items():
+        ws = [prepare(w) for w in stream]
         if any(w is None for w in ws):
             continue  # oneDNN cannot take this dtype here
-        decode_ms[kernel] = _median_ms(lambda: [run_kernel(kernel, one, w, None) for w in ws]) / copies
-        prefill_ms[kernel] = _median_ms(lambda: run_kernel(kernel, many, ws[0], None), 3)
+        slowest = {name: 5 * min(ms.values()) if ms else None for name, ms in (("d", decode_ms), ("p", prefill_ms))}
+        decode_ms[kernel] = _median_ms(lambda: [run(one, w) for w in ws], REPEATS,
+                                       slowest["d"] and slowest["d"] * copies) / copies
+        prefill_ms[kernel] = _median_ms(lambda: run(many, ws[0]), 3, slowest["p"])
     decode, prefill = _best(decode_ms), _best(prefill_ms)
     if decode != prefill:  # one copy of the weight if either regime can have the other's kernel for ~free
         if decode_ms[prefill] <= (1 + TIE) * decode_ms[decode]:
@@ -104,8 +126,9 @@ def _best(ms: dict[str, float]) -> str:
 
 # --- the plan of one model, cached per machine -------------------------------------------------------
 
-def _key(shape: tuple[int, int], dtype: torch.dtype) -> str:
-    return f"{machine_key('cpu')} | {str(dtype).removeprefix('torch.')} | {shape[0]}x{shape[1]}"
+def _key(shape: tuple[int, int], dtype: torch.dtype, fmt: str = "native") -> str:
+    weights = "" if fmt == "native" else f" | {fmt}"  # native keys stay as earlier caches wrote them
+    return f"{machine_key('cpu')} | {str(dtype).removeprefix('torch.')}{weights} | {shape[0]}x{shape[1]}"
 
 
 def forced_kernel() -> str | None:
@@ -118,25 +141,29 @@ def forced_kernel() -> str | None:
 
 
 def plan_kernels(shapes: list[tuple[int, int]], dtype: torch.dtype, device: torch.device,
-                 cache: Path | None = None, force: str | None = None) -> KernelPlan:
+                 cache: Path | None = None, force: str | None = None, fmt: str = "native") -> KernelPlan:
     """The kernel of every shape: forced, cached for this machine in `cache`, or measured now (about a
-    second per shape on a 2-core CPU)."""
+    second per shape on a 2-core CPU). `fmt`: the weight format (engine/quant.py); w8a8 has one kernel."""
+    if fmt == "w8a8":
+        return KernelPlan("default", {}, "fbgemm")
     force = force or forced_kernel()
-    if force:
+    if force and fmt == "native":
+        return KernelPlan("forced", {}, force)
+    if force and force in INT8_KERNELS:
         return KernelPlan("forced", {}, force)
     probe = torch.empty(1, 1, dtype=dtype, device=device)
-    if device.type != "cpu" or pack(probe) is None:
-        return KernelPlan("default", {})
+    if device.type != "cpu" or (fmt == "native" and pack(probe) is None):
+        return KernelPlan("default", {}, None if fmt == "native" else "dequant")
     stored, measured, choices = read_cache(cache) if cache else {}, False, {}
     for shape in dict.fromkeys(tuple(s) for s in shapes):
-        entry = stored.get(_key(shape, dtype))
+        entry = stored.get(_key(shape, dtype, fmt))
         try:
             choices[shape] = ShapeChoice(**entry) if entry else None
         except TypeError:  # an older cache format
             choices[shape] = None
         if choices[shape] is None:
-            choices[shape] = time_shape(*shape, dtype)
-            stored[_key(shape, dtype)] = asdict(choices[shape])
+            choices[shape] = time_shape(*shape, dtype, fmt)
+            stored[_key(shape, dtype, fmt)] = asdict(choices[shape])
             measured = True
     if measured and cache:
         write_cache(cache, stored)

@@ -12,13 +12,11 @@ import time
 from dataclasses import asdict, dataclass, field, replace
 from typing import Iterator
 
-import torch
-
 from engine.attention import BACKENDS, AttentionCapture
 from engine.config import dtype_name
 from engine.costmodel import SeqWork, step_cost
 from engine.detokenizer import Detokenizer
-from engine.kv_cache import KVCache
+from engine.kv_cache import KV_DTYPES, KVCache, kv_bytes_per_token, kv_storage
 from engine.memory import MemoryReading, device_memory_bytes, measure_peak
 from engine.model import LlamaModel
 from engine.runner import ModelRunner
@@ -45,6 +43,7 @@ class EngineConfig:
     capture_attention: bool = False  # eager only: keep attention probabilities of the first sequence
     capture_layers: list[int] | None = None
     capture_max_bytes: int = 64 << 20
+    kv_dtype: str = "auto"  # how the pool stores K and V (engine/kv_cache.KV_DTYPES); "auto": the model's dtype
 
     def __post_init__(self):
         if self.attention not in BACKENDS:
@@ -55,6 +54,8 @@ class EngineConfig:
             raise ValueError(f"block_size must be positive, got {self.block_size}.")
         if self.max_model_len is not None and self.max_model_len <= 0:
             raise ValueError(f"max_model_len must be positive, got {self.max_model_len}.")
+        if self.kv_dtype not in KV_DTYPES:
+            raise ValueError(f"Unknown KV cache dtype {self.kv_dtype!r}; choose one of {', '.join(KV_DTYPES)}.")
 
 
 @dataclass
@@ -73,10 +74,11 @@ class Engine:
         self.name = name
         mc = model.config
         self.max_model_len = min(config.max_model_len or mc.max_position, mc.max_position)
-        budget_blocks = config.kv_cache_bytes // (mc.kv_bytes_per_token(self._elem_bytes) * config.block_size)
+        self.kv_bytes_per_token = kv_bytes_per_token(mc, kv_storage(config.kv_dtype, model.dtype))
+        budget_blocks = config.kv_cache_bytes // (self.kv_bytes_per_token * config.block_size)
         num_blocks = max(budget_blocks, -(-self.max_model_len // config.block_size))
         self._check_pool_fits(num_blocks * config.block_size)
-        self.kv = KVCache(mc, num_blocks, config.block_size, model.dtype, model.device)
+        self.kv = KVCache(mc, num_blocks, config.block_size, model.dtype, model.device, config.kv_dtype)
         self.scheduler = Scheduler(SchedulerConfig(
             max_num_seqs=config.max_num_seqs, max_num_batched_tokens=config.max_num_batched_tokens,
             chunked_prefill=config.chunked_prefill, kv_cache=config.kv_cache, policy=config.policy,
@@ -90,7 +92,7 @@ class Engine:
 
     def _check_pool_fits(self, num_slots: int) -> None:
         """The pool always holds one max-length sequence: refuse a context no memory here can hold."""
-        mc, per_token = self.model.config, self.model.config.kv_bytes_per_token(self._elem_bytes)
+        mc, per_token = self.model.config, self.kv_bytes_per_token
         need, have = num_slots * per_token, device_memory_bytes(self.model.device)
         if have is not None and need > have:
             raise ValueError(
@@ -99,13 +101,9 @@ class Engine:
                 f"Lower max_position_embeddings in the model's config.json (now {mc.max_position:,}), or the "
                 f"engine's max_model_len, to at most {have // per_token:,} tokens.")
 
-    @property
-    def _elem_bytes(self) -> int:
-        return torch.empty((), dtype=self.model.dtype).element_size()
-
     def settings(self) -> dict:
         return asdict(self.config) | {"dtype": dtype_name(self.model.dtype), "device": str(self.model.device),
-                                      "max_model_len": self.max_model_len}
+                                      "max_model_len": self.max_model_len, "weights": self.model.weight_format}
 
     # --- requests -------------------------------------------------------------------------
     def encode(self, prompt: str, chat: bool = False) -> list[int]:
@@ -203,7 +201,9 @@ class Engine:
         seqs = [SeqStep(i.seq.seq_id, i.phase, i.num_tokens, i.context_len, i.recompute,
                         LayerShapes.for_step(mc, i.num_tokens, i.context_len), tok, texts.get(i.seq.seq_id))
                 for i, tok in zip(batch, tokens)]
-        cost = step_cost(mc, [SeqWork(i.num_tokens, i.context_len, i.samples) for i in batch], self._elem_bytes)
+        cost = step_cost(mc, [SeqWork(i.num_tokens, i.context_len, i.samples) for i in batch],
+                         self.model.dtype.itemsize, weight_dtype_bytes=self.model.weight_elem_bytes,
+                         kv_token_bytes=self.kv_bytes_per_token)
         # KV held at the end of the step (sequences that just finished or recomputed have released theirs)
         holders = [s for s in self.scheduler.running if s.block_table]
         usage = self.kv.usage([(s.block_table, s.num_cached_tokens) for s in holders])

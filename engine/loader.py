@@ -217,17 +217,22 @@ class ModelBundle:
 
 
 def load_model(spec: str | None = None, dtype: str | torch.dtype = "float32", device: str | None = "cpu",
-               progress: ProgressFn = _noop, kernels: str | None = None) -> ModelBundle:
+               progress: ProgressFn = _noop, kernels: str | None = None, weights: str = "native") -> ModelBundle:
     """kernels: None chooses each linear's kernel by measurement (engine/kernels.py); "linear" or
-    "packed" forces one."""
+    "packed" forces one. weights: "native" (the dtype's own), "int8" or "w8a8", quantised here from
+    the model's own weights (engine/quant.py)."""
     from engine.config import parse_dtype
     from engine.cpu_tuning import keep_freed_memory_for_reuse
     from engine.kernels import plan_kernels
+    from engine.quant import check_format
     keep_freed_memory_for_reuse()
     torch_dtype, dev = parse_dtype(dtype), resolve_device(device)
+    check_format(weights, torch_dtype, dev)
     files = load_model_files(spec, progress)
     progress("Choosing matmul kernels (timed once per machine)", 0.97)
-    plan = plan_kernels(linear_shapes(files.config), torch_dtype, dev, cache_dir() / "kernels.json", kernels)
-    model = LlamaModel(files.config, files.state_dict, torch_dtype, dev, plan)
+    plan = plan_kernels(linear_shapes(files.config), torch_dtype, dev, cache_dir() / "kernels.json", kernels, weights)
+    if weights != "native":
+        progress(f"Quantising the weights to {weights}", 0.98)
+    model = LlamaModel(files.config, files.state_dict, torch_dtype, dev, plan, weights)
     progress("Model loaded", 1.0)
     return ModelBundle(model, files.tokenizer, files.config.name, files.path, files.source)

@@ -19,6 +19,7 @@ from engine.config import ModelConfig
 from engine.kv_cache import KVCache
 from engine.kernels import KernelPlan
 from engine.linear import Linear
+from engine.quant import QuantLinear, check_format, quantize_int8
 
 ROPE_START = 4096  # positions of RoPE table built at load; it grows when a longer context comes
 
@@ -90,10 +91,12 @@ class LlamaModel:
     """Weights plus the forward. Not an nn.Module: inference only, no autograd, no hooks."""
 
     def __init__(self, config: ModelConfig, state_dict: dict[str, torch.Tensor], dtype: torch.dtype,
-                 device: str | torch.device, kernels: KernelPlan | None = None):
+                 device: str | torch.device, kernels: KernelPlan | None = None, weight_format: str = "native"):
         self.config = config
         self.dtype = dtype
         self.device = torch.device(device)
+        check_format(weight_format, dtype, self.device)
+        self.weight_format = weight_format  # "native" (the dtype's own weights), "int8" or "w8a8" (engine/quant.py)
         self.kernel_plan = kernels or KernelPlan("default", {})  # F.linear everywhere unless a plan says else
         self.scale = config.head_dim ** -0.5
         try:
@@ -131,7 +134,16 @@ class LlamaModel:
             raise ValueError(f"Embedding is {tuple(self.embed.shape)}, config says ({c.vocab_size}, {c.hidden_size}).")
         self.final_norm = self._w(state, "norm.weight")
         tied = c.tie_word_embeddings or "lm_head.weight" not in state
-        self.lm_head = self._linear(self.embed if tied else self._w(state, "lm_head.weight"))
+        self.embed_q = None  # quantised formats hold the table as int8 rows (the tied LM head's own numbers)
+        if self.weight_format != "native":
+            self.embed_q = quantize_int8(self.embed)
+            head = self.embed_q if tied and self.weight_format == "int8" else None
+            self.lm_head = QuantLinear(self.embed if tied else self._w(state, "lm_head.weight"), None,
+                                       self.weight_format, self.kernel_plan.kernels((c.vocab_size, c.hidden_size)),
+                                       quantized=head)
+            self.embed = None
+        else:
+            self.lm_head = self._linear(self.embed if tied else self._w(state, "lm_head.weight"))
         self.layers = []
         for i in range(c.num_layers):
             p = f"layers.{i}."
@@ -155,10 +167,13 @@ class LlamaModel:
                                  f"implies {c.q_size + 2 * c.kv_size}.")
             self.layers.append(layer)
 
-    def _linear(self, weight: torch.Tensor, bias: torch.Tensor | None = None) -> Linear:
-        return Linear(weight, bias, self.kernel_plan.kernels(tuple(weight.shape)))
+    def _linear(self, weight: torch.Tensor, bias: torch.Tensor | None = None) -> Linear | QuantLinear:
+        kernels = self.kernel_plan.kernels(tuple(weight.shape))
+        if self.weight_format == "native":
+            return Linear(weight, bias, kernels)
+        return QuantLinear(weight, bias, self.weight_format, kernels)
 
-    def linears(self) -> dict[str, Linear]:
+    def linears(self) -> dict[str, Linear | QuantLinear]:
         """One linear of each kind (every layer has the same shapes), for the kernel report."""
         first = self.layers[0]
         return {"qkv": first["qkv"], "o": first["o"], "gate_up": first["gate_up"], "down": first["down"],
@@ -171,10 +186,23 @@ class LlamaModel:
                                                                          layer["q_norm"], layer["k_norm"])
                                      if t is not None]
         linears = [layer[k] for layer in self.layers for k in ("qkv", "o", "gate_up", "down")]
-        if not self.config.tie_word_embeddings:
+        if not self.config.tie_word_embeddings or self.weight_format != "native":  # a quantised head is its own copy
             linears.append(self.lm_head)
-        return (sum(t.numel() * t.element_size() for t in [self.embed] + norms)
-                + sum(lin.num_bytes for lin in linears))
+        embed = [self.embed] if self.embed is not None else list(self.embed_q)
+        shared = self.embed_q is not None and self.lm_head.q is self.embed_q[0]  # int8's tied head: one copy
+        return (sum(t.numel() * t.element_size() for t in embed + norms)
+                + sum(lin.num_bytes for lin in linears) - (self.lm_head.num_bytes if shared else 0))
+
+    @property
+    def weight_elem_bytes(self) -> int:
+        """Bytes per element of the linear weights as a forward reads them (1 for int8 formats)."""
+        return self.dtype.itemsize if self.weight_format == "native" else 1
+
+    def embed_tokens(self, ids: torch.Tensor) -> torch.Tensor:
+        if self.embed_q is None:
+            return F.embedding(ids, self.embed)
+        q, scale = self.embed_q
+        return (F.embedding(ids, q).float() * scale[ids, None]).to(self.dtype)
 
     @torch.inference_mode()
     def forward(self, batch: ForwardBatch, kv: KVCache, backend: str,
@@ -187,7 +215,7 @@ class LlamaModel:
             if needs_mask(backend, seg.num_tokens, seg.context_len):
                 seg.mask = future_mask(seg.num_tokens, seg.context_len, self.device)
         self.ensure_rope(batch.max_position + 1)
-        h = F.embedding(batch.input_ids, self.embed)  # (N, hidden)
+        h = self.embed_tokens(batch.input_ids)  # (N, hidden)
         cos = self.cos[batch.positions].unsqueeze(1)  # (N, 1, D)
         sin = self.sin_rot[batch.positions].unsqueeze(1)
         for i, layer in enumerate(self.layers):

@@ -23,7 +23,7 @@ CLAIM_PAGES = {
     "C1": "playground", "C2": "memory", "C3": "roofline", "C4": "sweeps", "C5": "playground", "C6": "playground",
     "C7": "roofline", "C8": "sweeps", "C9": "sweeps", "C10": "playground", "C11": "roofline", "C12": "complexity",
     "C13": "complexity", "C14": "complexity", "C15": "complexity", "C16": "memory", "C17": "serving",
-    "C18": "sweeps", "C19": "roofline", "C20": "memory", "C21": "serving", "C22": "serving", "C23": "serving",
+    "C18": "sweeps", "C19": "precision", "C20": "memory", "C21": "serving", "C22": "serving", "C23": "serving",
 }
 
 
@@ -100,7 +100,7 @@ def check_all(d: ClaimData) -> dict[str, Verdict]:
         (c16_check([p.cache_bytes for p in d.leak_naive], [p.ms_per_token for p in d.leak_naive],
                    [p.cache_bytes for p in d.leak_engine]) if d.leak_naive else Verdict("C16", SHOWN, "why_c16_shown")),
         sweep["C18"],
-        c19_check(share[max(share)].median, c, last_ctx, d.elem_bytes, dec_use, balance),
+        c19_check(share[max(share)].median, c, last_ctx, d.elem_bytes, dec_use, balance, d.precision),
         c20_check(PRESETS["LLaMA-7B"], measured_ratio=c2.numbers["ratio"]),
     ]
     serving = _serving_checks(d)

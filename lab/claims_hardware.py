@@ -7,8 +7,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import torch
+
 from engine.config import ModelConfig
 from engine.costmodel import SeqWork, step_cost
+from engine.kv_cache import kv_bytes_per_token
 from engine.trace import StepRecord
 from lab.memory_lab import GPU_SIZES_GB, predict_fit, score_bytes
 from lab.verdicts import FAILS, HOLDS, ROUGHLY, UNMEASURABLE, Verdict
@@ -60,16 +63,28 @@ def c11_check(prefill: StepUse, decode: StepUse) -> Verdict:
 
 
 def c19_check(decode_share: float, c: ModelConfig, context: int, elem_bytes: int, decode: StepUse,
-              balance: float) -> Verdict:
+              balance: float, precision=None) -> Verdict:
     """Decode is most of the time (so speeding it matters most), it is bandwidth-bound (so cutting bytes
     helps it), and the KV techniques act on the KV bytes: their share of a decode step's bytes at this
-    context says how much they can win here."""
+    context says how much they can win here. With `precision` (lab/claims_measure.PrecisionTiming)
+    the quantisation lever is measured: int8 weights must speed decode (>= 1.25x) and more than they
+    speed prefill."""
     cost = step_cost(c, [SeqWork(1, context)], elem_bytes)
     kv_share = (cost.kv_read_bytes + cost.kv_write_bytes) / cost.bytes_moved
+    kv_int8 = kv_bytes_per_token(c, torch.int8) / c.kv_bytes_per_token(elem_bytes)
     nums = dict(share=100 * decode_share, kv=100 * kv_share, C=context, gqa=c.num_heads / c.num_kv_heads,
-                i=decode.intensity, balance=balance)
+                i=decode.intensity, balance=balance, kv8=kv_int8)
     if decode_share < 0.5 or decode.intensity >= balance:
         return Verdict("C19", FAILS, "why_c19_fails", nums)
+    if precision is not None:
+        dec = precision.tpot_ms[0] / precision.tpot_ms[1]
+        pre = precision.prefill_ms[0] / precision.prefill_ms[1]
+        nums |= dict(fmt=precision.fmt, dec=dec, pre=pre, L=precision.prompt_len,
+                     wb=precision.weight_bytes[1] / precision.weight_bytes[0],
+                     tpot0=precision.tpot_ms[0], tpot1=precision.tpot_ms[1])
+        ok = decode_share >= 0.8 and dec >= 1.25 and dec > pre
+        return Verdict("C19", HOLDS if ok else ROUGHLY, "why_c19_measured_holds" if ok else "why_c19_measured_roughly",
+                       nums)
     if decode_share >= 0.8 and kv_share >= 0.5:
         return Verdict("C19", HOLDS, "why_c19_holds", nums)
     return Verdict("C19", ROUGHLY, "why_c19_roughly", nums)

@@ -13,9 +13,12 @@ what it keeps of them (plain records, no tensors): lab/claims.py turns these int
   leak         lab/memory_lab.py's naive Hugging Face loop against the engine (C16), when a
                Hugging Face copy of the model is given
   ceilings     lab/hardware.py (cached): this machine's GEMM rate and read bandwidth (C3, C7, C10, C11)
+  precision    the same model with int8 weights beside it, decode and prefill timed in turn (C19), when
+               a quantised copy is given (engine/quant.py)
 """
 from __future__ import annotations
 
+import statistics
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -109,6 +112,17 @@ class ClaimData:
     leak_naive: list[LeakPoint] = field(default_factory=list)
     leak_engine: list[LeakPoint] = field(default_factory=list)
     ceilings: MachineRoofs | None = None
+    precision: "PrecisionTiming | None" = None
+
+
+@dataclass
+class PrecisionTiming:
+    """The model beside a quantised copy: medians of interleaved runs (ms), and what each holds."""
+    fmt: str  # e.g. "int8 + bfloat16"
+    tpot_ms: tuple[float, float]  # (as loaded, quantised)
+    prefill_ms: tuple[float, float]
+    weight_bytes: tuple[int, int]
+    prompt_len: int
 
 
 def _recorded_engine(model, tokenizer, config: EngineConfig, calls: list[HeadCall]) -> Engine:
@@ -171,10 +185,37 @@ def measure_hol(model, tokenizer, s: ClaimSettings, data: ClaimData, chat_steps:
         data.hol[chunked] = (engine.trace, labels)
 
 
+def _timed(model, tokenizer, ids: list[int], new_tokens: int) -> tuple[float, float]:
+    engine = Engine(model, tokenizer, EngineConfig(probe_memory=False))
+    engine.add_request(ids, SamplingParams(max_new_tokens=new_tokens, ignore_eos=True))
+    for _ in engine.stream():
+        pass
+    m = engine.trace.requests[0].metrics
+    return m.ttft_ms, m.tpot_ms or 0.0
+
+
+def measure_precision(model, quantized, tokenizer, s: ClaimSettings, repeats: int = 2) -> PrecisionTiming:
+    """Decode (a short prompt, batch 1) and prefill (a long prompt) of both models, interleaved."""
+    short, long = text_tokens(tokenizer, s.cache_prompt_len), text_tokens(tokenizer, s.hol_long_prompt)
+    for m in (model, quantized):
+        _timed(m, tokenizer, short, 2)  # warm-up: a fresh format's first step pays for its kernels' set-up
+    tpot: dict[int, list[float]] = {0: [], 1: []}
+    prefill: dict[int, list[float]] = {0: [], 1: []}
+    for _ in range(repeats):
+        for i, m in enumerate((model, quantized)):
+            tpot[i].append(_timed(m, tokenizer, short, s.cache_new_tokens)[1])
+            prefill[i].append(_timed(m, tokenizer, long, 1)[0])
+    fmt = f"{quantized.weight_format} + {dtype_name(quantized.dtype)}"
+    return PrecisionTiming(fmt, (statistics.median(tpot[0]), statistics.median(tpot[1])),
+                           (statistics.median(prefill[0]), statistics.median(prefill[1])),
+                           (model.weight_bytes, quantized.weight_bytes), len(long))
+
+
 def measure_all(model, tokenizer, s: ClaimSettings, name: str = "model", hf_model=None,
                 ceilings: MachineRoofs | None = None,
-                progress: Callable[[int, int, str], None] | None = None) -> ClaimData:
-    """Every run the checks need, in order; progress(done, total, what) after each part."""
+                progress: Callable[[int, int, str], None] | None = None, quantized=None) -> ClaimData:
+    """Every run the checks need, in order; progress(done, total, what) after each part. `quantized`:
+    the same model with int8 weights (engine/quant.py), for C19's measured verdict."""
     s.validate(model.config.max_position)
     data = ClaimData(name, model.config, torch.empty((), dtype=model.dtype).element_size(), s)
     prompts = [f"Request {i + 1}: write one sentence about {LEAK_TOPICS[i % len(LEAK_TOPICS)]}."
@@ -194,6 +235,9 @@ def measure_all(model, tokenizer, s: ClaimSettings, name: str = "model", hf_mode
         parts.append(("leak", lambda: (
             setattr(data, "leak_naive", naive_hf_loop(hf_model, tokenizer, prompts, s.leak_new_tokens, False)),
             setattr(data, "leak_engine", engine_loop(model, tokenizer, prompts, s.leak_new_tokens, False)))))
+    if quantized is not None:
+        parts.append(("precision", lambda: setattr(data, "precision", measure_precision(model, quantized, tokenizer,
+                                                                                        s))))
     for i, (what, fn) in enumerate(parts):
         if progress:
             progress(i, len(parts), what)

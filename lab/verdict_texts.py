@@ -170,6 +170,25 @@ VERDICT_TEXTS: dict[str, tuple[str, str]] = {
                         "前提成立（解码占 {share:.0f} % 的时间，{i:.2f} FLOP/B 受带宽限制），但 C = {C} 时 KV 缓存只占解码步"
                         "字节的 {kv:.1f} %：权重占主导，所以权重量化对解码帮助最大；KV 压缩、GQA（此处 ÷{gqa:.0f}）和 "
                         "PagedAttention 在长上下文和大批量时才见效（PagedAttention 关乎容量而非单步速度），而量化同样加速预填充。"),
+    "why_c19_measured_holds": (
+        "Decode is {share:.0f} % of the time and bandwidth-bound ({i:.2f} FLOP/B < {balance:.1f}). Measured here: "
+        "{fmt} weights ({wb:.2f}× the bytes) made decode {dec:.2f}× faster (TPOT {tpot0:.1f} → {tpot1:.1f} ms) "
+        "and prefill of L = {L} {pre:.2f}×: the lever acts on decode. The KV levers shrink the KV bytes (int8 "
+        "{kv8:.2f}×, GQA ÷{gqa:.0f}), which are {kv:.1f} % of a decode step's bytes at C = {C}: they pay at long "
+        "contexts and big batches (the precision lab measures both).",
+        "解码占 {share:.0f} % 的时间且受带宽限制（{i:.2f} FLOP/B < {balance:.1f}）。此处实测：{fmt} 权重（字节数为 "
+        "{wb:.2f}×）使解码快 {dec:.2f}×（TPOT {tpot0:.1f} → {tpot1:.1f} 毫秒），L = {L} 的预填充为 {pre:.2f}×："
+        "这一杠杆作用于解码。KV 相关杠杆缩小 KV 字节（int8 {kv8:.2f}×，GQA ÷{gqa:.0f}），而 C = {C} 时它们只占解码步"
+        "字节的 {kv:.1f} %：在长上下文与大批量时才见效（精度实验室对两者都做了测量）。"),
+    "why_c19_measured_roughly": (
+        "Decode is {share:.0f} % of the time and bandwidth-bound ({i:.2f} FLOP/B), but measured here {fmt} weights "
+        "({wb:.2f}× the bytes) changed decode only {dec:.2f}× (TPOT {tpot0:.1f} → {tpot1:.1f} ms) against prefill "
+        "{pre:.2f}× at L = {L}: fewer bytes help decode only as far as this machine's int8 kernel streams them. "
+        "KV levers: int8 {kv8:.2f}× the KV bytes, GQA ÷{gqa:.0f}, on {kv:.1f} % of a step's bytes at C = {C}.",
+        "解码占 {share:.0f} % 的时间且受带宽限制（{i:.2f} FLOP/B），但此处实测 {fmt} 权重（字节数为 {wb:.2f}×）只使解码"
+        "变为 {dec:.2f}×（TPOT {tpot0:.1f} → {tpot1:.1f} 毫秒），L = {L} 的预填充为 {pre:.2f}×：字节减少只在本机 int8 "
+        "内核能以相应速率读取时才帮助解码。KV 杠杆：int8 为 {kv8:.2f}× 的 KV 字节，GQA ÷{gqa:.0f}，C = {C} 时占每步字节的 "
+        "{kv:.1f} %。"),
     "why_c19_fails": ("Decode is only {share:.0f} % of the time, or not bandwidth-bound ({i:.2f} FLOP/B vs {balance:.1f}): "
                       "the premise does not hold here.", "解码只占 {share:.0f} % 的时间，或并非带宽受限（{i:.2f} FLOP/B 对 "
                       "{balance:.1f}）：前提在此不成立。"),

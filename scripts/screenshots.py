@@ -283,10 +283,27 @@ def remote(page, port: int) -> None:
         shoot_tab(page, "Load", "remote-load.png")
 
 
+def precision(page, port: int) -> None:
+    """The precision lab on the bundled model at its defaults (float32, bfloat16, int8 + bfloat16, w8a8 and
+    an int8 KV cache; 512 text tokens), the context set to 4,096 at batch 8."""
+    page.set_viewport_size({"width": 1280, "height": 3800})  # all of it: a table below the fold is not painted
+    goto(page, f"http://127.0.0.1:{port}/precision")
+    page.get_by_role("button", name="Measure").wait_for(timeout=240_000)
+    click_and_wait(page, page.get_by_role("button", name="Measure"), 900_000)
+    wait_text(page, "Measured 5 configurations")
+    batch = page.get_by_label("Batch", exact=True)
+    batch.fill("8")
+    click_and_wait(page, page.get_by_text("Speed and memory").first)  # blur: the number is sent
+    page.locator(".js-plotly-plot .main-svg").first.wait_for(timeout=20_000)
+    settle(page)
+    page.locator('[data-testid="stMainBlockContainer"]').screenshot(path=str(OUT / "precision.png"))
+    print("wrote", OUT / "precision.png")
+
+
 PLAYGROUND = ("main_run", "worked_example", "chinese")  # these run on the first page, in this order
 SHOTS = {"main_run": main_run, "worked_example": worked_example, "chinese": chinese, "complexity": complexity,
          "memory": memory, "serving": serving, "compare": compare, "sharing": sharing, "roofline": roofline,
-         "sweeps": sweeps, "claims": claims, "ceilings": ceilings, "remote": remote}
+         "sweeps": sweeps, "claims": claims, "ceilings": ceilings, "remote": remote, "precision": precision}
 DEFAULT = [name for name in SHOTS if name != "ceilings"]  # roofline takes the ceilings too
 
 

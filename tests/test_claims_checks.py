@@ -12,7 +12,9 @@ from engine.config import PRESETS
 from engine.trace import LayerShapes, SeqStep, StepRecord
 from lab.claims import CLAIM_IDS, CLAIM_PAGES, check_all, doc_worked_shapes_match
 from lab.claims_hardware import StepUse, c3_check, c7_check, c11_check, c19_check, c20_check
-from lab.claims_measure import ClaimData, ClaimSettings, measure_all, measure_run_a
+from engine import load_model
+from lab.claims_measure import (ClaimData, ClaimSettings, PrecisionTiming, measure_all, measure_precision,
+                                 measure_run_a)
 from lab.claims_scaling import (c13_check, c14_check, c15_check, c16_check, c21_check, c22_check,
                                 uncached_attention_exponent)
 from lab.claims_shapes import c1_check, c2_check, c5_check, c6_check, c10_check, c12_check, c23_check
@@ -143,6 +145,23 @@ def test_hardware_checks_both_ways():
     assert long_ctx.verdict == HOLDS  # at 32k context the KV cache outweighs LLaMA-7B's weights
     assert c19_check(0.95, LLAMA, 200, 2, StepUse(0.5, 0.02, 0.6), 10.0).verdict == ROUGHLY
     assert c19_check(0.3, LLAMA, 200, 2, StepUse(0.5, 0.02, 0.6), 10.0).verdict == FAILS
+
+
+def test_c19_from_a_measured_int8_copy(tiny):
+    """Measured: int8 weights must speed decode (>= 1.25x) and more than prefill for "holds"."""
+    use = StepUse(0.5, 0.02, 0.6)
+    fast = PrecisionTiming("int8 + bfloat16", (60.0, 36.0), (700.0, 1200.0), (538, 135), 512)
+    v = c19_check(0.95, LLAMA, 200, 2, use, 10.0, fast)
+    assert v.verdict == HOLDS and v.numbers["dec"] == pytest.approx(60 / 36) and v.reason == "why_c19_measured_holds"
+    slow = PrecisionTiming("int8 + float32", (60.0, 150.0), (700.0, 800.0), (538, 135), 512)
+    assert c19_check(0.95, LLAMA, 200, 2, use, 10.0, slow).verdict == ROUGHLY
+    both = PrecisionTiming("w8a8 + float32", (60.0, 40.0), (700.0, 300.0), (538, 164), 512)  # prefill gains more
+    assert c19_check(0.95, LLAMA, 200, 2, use, 10.0, both).verdict == ROUGHLY
+    assert c19_check(0.3, LLAMA, 200, 2, use, 10.0, fast).verdict == FAILS  # the premise first
+    q = load_model(str(tiny.path), dtype="bfloat16", weights="int8").model
+    timing = measure_precision(tiny.model, q, tiny.tokenizer, ClaimSettings.quick(), repeats=1)
+    assert timing.fmt == "int8 + bfloat16" and min(timing.tpot_ms + timing.prefill_ms) > 0
+    assert timing.weight_bytes[1] < timing.weight_bytes[0] / 2
 
 
 def test_c20_both_ways():

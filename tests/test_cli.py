@@ -80,3 +80,15 @@ def test_ctrl_c_exits_130_without_a_traceback(monkeypatch, capsys):
     monkeypatch.setattr(cli_main, "generate", interrupted)
     assert cli_main.main(["generate", "--prompt", "x"]) == 130
     assert "Traceback" not in capsys.readouterr().err
+
+
+def test_quantised_weights_and_kv_cache_from_the_command_line(tiny_dirs):
+    base = ("generate", "--model", str(tiny_dirs["llama"]), "--prompt", "Hello world", "--max-new-tokens", "4", "--json")
+    plain = json.loads(cli(*base).stdout)
+    out = cli(*base, "--weights", "int8", "--kv-dtype", "int8")
+    assert out.returncode == 0, out.stderr
+    quant = json.loads(out.stdout)
+    assert len(quant["output_tokens"]) == 4
+    assert quant["steps"][0]["kv_bytes"] < plain["steps"][0]["kv_bytes"] / 3  # int8 K and V plus their scales
+    bad = cli(*base, "--weights", "w8a8", "--dtype", "bf16")
+    assert bad.returncode == 2 and "float32 only" in bad.stderr and "Traceback" not in bad.stderr

@@ -49,7 +49,7 @@ def test_a_forced_kernel_wins_and_a_bad_one_is_named(monkeypatch):
 ])
 def test_two_copies_only_when_both_regimes_gain(monkeypatch, decode_ms, prefill_ms, expected):
     timings = iter([decode_ms["linear"], prefill_ms["linear"], decode_ms["packed"], prefill_ms["packed"]])
-    monkeypatch.setattr(kernels, "_median_ms", lambda fn, repeats=5: next(timings))
+    monkeypatch.setattr(kernels, "_median_ms", lambda fn, repeats=5, give_up_ms=None: next(timings))
     monkeypatch.setattr(kernels, "MAX_COPIES", 1)
     assert kernels.time_shape(8, 8, torch.float32).kernels == expected
 
@@ -87,3 +87,20 @@ def test_the_choice_reports_rates():
     c = ShapeChoice(1000, 1000, "packed", "linear", {"packed": 1.0, "linear": 2.0}, {"packed": 3.0, "linear": 2.0})
     assert c.decode_gbs(4) == pytest.approx(4.0)  # 4 MB in 1 ms
     assert c.prefill_gflops() == pytest.approx(2 * kernels.PREFILL_ROWS * 1e6 / 2.0 / 1e6)
+
+
+def test_int8_weights_choose_between_their_own_kernels_and_cache_apart(tmp_path):
+    """The int8 format times int8pack against dequant (the same numbers) and stores its choice under
+    its own key, beside the float kernels' choice for the same shape."""
+    cache = tmp_path / "kernels.json"
+    native = kernels.plan_kernels([(24, 16)], torch.float32, torch.device("cpu"), cache, force=None)
+    int8 = kernels.plan_kernels([(24, 16)], torch.float32, torch.device("cpu"), cache, force=None, fmt="int8")
+    choice = int8.choices[(24, 16)]
+    assert set(choice.decode_ms) == {"int8pack", "dequant"} and set(choice.kernels) <= {"int8pack", "dequant"}
+    stored = json.loads(cache.read_text())
+    assert any(k.endswith("| int8 | 24x16") for k in stored) and int8.source == "measured"
+    if native.source != "default":  # no oneDNN: nothing to choose for floats
+        assert any(k.endswith("float32 | 24x16") for k in stored)
+    again = kernels.plan_kernels([(24, 16)], torch.float32, torch.device("cpu"), cache, force=None, fmt="int8")
+    assert again.source == "cached" and again.choices[(24, 16)].kernels == choice.kernels
+    assert kernels.plan_kernels([(24, 16)], torch.float32, torch.device("cpu"), cache, fmt="w8a8").forced == "fbgemm"

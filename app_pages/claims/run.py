@@ -34,6 +34,16 @@ def load_hf(bundle, lang: str) -> tuple[object | None, str | None]:
         return None, error_message(exc, lang)
 
 
+def int8_copy(bundle):
+    """The same model with int8 weights (bfloat16 activations, where this CPU's int8 kernel is fast) for
+    C19's measured verdict; None where the format cannot run (then C19 argues from the roofline)."""
+    from engine import load_model
+    try:
+        return load_model(str(bundle.path), dtype="bfloat16", device=str(bundle.model.device), weights="int8").model
+    except ValueError:
+        return None
+
+
 def run_checks(bundle, registry, lang: str, settings: ClaimSettings | None = None) -> None:
     settings = settings or ClaimSettings()
     st.session_state.pop(keys.RESULT, None)
@@ -50,9 +60,10 @@ def run_checks(bundle, registry, lang: str, settings: ClaimSettings | None = Non
                                               what=t(f"cl_stage_{what}", lang, n=settings.scores_len)))
 
         try:
+            quantized = int8_copy(bundle)
             with registry.step_lock:
                 data = measure_all(bundle.model, bundle.tokenizer, settings, bundle.name, hf_model=hf,
-                                   progress=progress)
+                                   progress=progress, quantized=quantized)
             verdicts = check_all(data)
         except Exception as exc:  # noqa: BLE001 - a message in the page, never a traceback
             st.session_state.pop(keys.RUNNING_FLAG, None)

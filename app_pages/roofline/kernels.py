@@ -15,7 +15,7 @@ from ui.text import md_literal
 
 def kernel_table(model, lang: str) -> pd.DataFrame:
     plan, rows = model.kernel_plan, []
-    elem = model.embed.element_size()
+    elem = model.weight_elem_bytes
     for name, lin in model.linears().items():
         choice = plan.choices.get((lin.out_features, lin.in_features))
         row = {t("rf_k_layer", lang): f"{name} ({lin.out_features}×{lin.in_features})",

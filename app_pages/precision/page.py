@@ -1,0 +1,55 @@
+"""Precision lab (C19): weight formats and KV cache dtypes of the loaded model, each loaded, timed and
+scored against float32; the bytes a decode step reads at any context and batch; what fits on a GPU."""
+import pandas  # noqa: F401  - before plotly (fresh-server import race)
+import streamlit as st
+
+from app_pages.precision import keys
+from app_pages.precision.capacity import render_capacity
+from app_pages.precision.figures import bytes_figure, tpot_figure
+from app_pages.precision.run import current, render_controls, run_with_progress
+from app_pages.precision.strings import t
+from app_pages.precision.tables import quality_table, samples_table, speed_table
+from ui.i18n import current_lang
+from ui.models import get_registry, load_for_page
+from ui.sidebar import CHOICE_KEY
+from ui.text import md_literal
+from ui.widget_state import KEEP
+
+lang = current_lang()
+st.title(t("pr_title", lang))
+st.markdown(t("pr_intro", lang))
+
+choice = st.session_state[CHOICE_KEY]
+bundle = load_for_page(choice, lang)
+if render_controls(lang) and bundle is not None:
+    reference = bundle if bundle.model.dtype.itemsize == 4 and bundle.model.weight_format == "native" else None
+    run_with_progress(choice.spec, reference, get_registry(), lang)
+
+run = current()
+if run is None or not run.results:
+    st.info(t("pr_not_run", lang))
+else:
+    if run.stopped or len(run.results) < len(run.settings.configs):
+        st.warning(t("pr_stopped", lang, n=len(run.results)), icon=":material/stop_circle:")
+    else:
+        st.success(t("pr_done", lang, n=len(run.results), model=md_literal(run.model.name)),
+                   icon=":material/check_circle:")
+    st.subheader(t("pr_speed_header", lang))
+    c1, c2 = st.columns(2)
+    context = int(c1.number_input(t("pr_context", lang), 1, run.model.max_position, min(4096, run.model.max_position),
+                                  key=keys.CONTEXT, persist_state=KEEP))
+    batch = int(c2.number_input(t("pr_batch", lang), 1, 1024, 1, key=keys.BATCH, persist_state=KEEP))
+    st.dataframe(speed_table(run, context, batch, lang), hide_index=True, key=keys.SPEED_TABLE)
+    s = run.settings
+    st.caption(t("pr_speed_caption", lang, n=s.new_tokens, L=s.prompt_len, r=s.repeats))
+    st.plotly_chart(tpot_figure(run, lang), key=keys.FIG_TPOT)
+    st.plotly_chart(bytes_figure(run, context, batch, lang), key=keys.FIG_BYTES)
+    if any(r.text is not None or r.greedy is not None for r in run.results):
+        st.subheader(t("pr_quality_header", lang))
+        st.dataframe(quality_table(run, lang), hide_index=True, key=keys.QUALITY_TABLE)
+        st.caption(t("pr_quality_caption", lang, n=s.quality_tokens, p=s.greedy_prompts,
+                     ppl=f"{run.reference_ppl:.3f}" if run.reference_ppl else "—"))
+        st.subheader(t("pr_samples_header", lang))
+        st.table(samples_table(run, lang), hide_index=True)
+
+render_capacity(bundle.model.config if bundle is not None else None, lang)

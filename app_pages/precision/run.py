@@ -1,0 +1,63 @@
+"""The precision lab's controls and its measurement: which weights and KV dtypes to try, how much of
+the text to score, then each configuration loaded, timed and scored against float32 under the
+registry's step lock (a timing experiment), with progress and a Stop that keeps what was measured."""
+from __future__ import annotations
+
+import streamlit as st
+
+from app_pages.precision import keys
+from app_pages.precision.strings import t
+from lab.precision_formats import KV_CHOICES, WEIGHT_CHOICES, FormatConfig, PrecisionRun, RunSettings, measure
+from ui.errors import show_error
+from ui.text import md_escape
+from ui.widget_state import KEEP
+
+DEFAULT_WEIGHTS = ["float32", "bfloat16", "int8 + bfloat16", "w8a8"]
+DEFAULT_KV = ["int8"]
+
+
+def render_controls(lang: str) -> bool:
+    with st.form(keys.RUN + "_form", border=False):
+        c1, c2 = st.columns(2)
+        c1.multiselect(t("pr_weights", lang), WEIGHT_CHOICES, DEFAULT_WEIGHTS, key=keys.WEIGHTS,
+                       help=t("pr_weights_help", lang), persist_state=KEEP)
+        c2.multiselect(t("pr_kv", lang), KV_CHOICES[1:], DEFAULT_KV, key=keys.KV, help=t("pr_kv_help", lang),
+                       persist_state=KEEP)
+        c1, c2, c3 = st.columns([1, 1, 1], vertical_alignment="bottom")
+        c1.number_input(t("pr_quality_tokens", lang), 0, 4096, 512, step=128, key=keys.QUALITY_TOKENS,
+                        help=t("pr_quality_tokens_help", lang), persist_state=KEEP)
+        c2.number_input(t("pr_repeats", lang), 1, 5, 2, key=keys.REPEATS, persist_state=KEEP)
+        return c3.form_submit_button(t("pr_run", lang), type="primary", icon=":material/speed:")
+
+
+def configs_from_state() -> list[FormatConfig]:
+    """float32 first (the reference row), then each chosen weights format, then float32 weights with
+    each chosen KV dtype."""
+    s = st.session_state
+    weights = ["float32"] + [w for w in s[keys.WEIGHTS] if w != "float32"]
+    return [FormatConfig(w) for w in weights] + [FormatConfig("float32", kv) for kv in s[keys.KV]]
+
+
+def run_with_progress(spec: str, reference, registry, lang: str) -> None:
+    s = st.session_state
+    settings = RunSettings(spec, configs_from_state(), repeats=int(s[keys.REPEATS]),
+                           quality_tokens=int(s[keys.QUALITY_TOKENS]))
+    run = PrecisionRun(settings)
+    s[keys.RESULT] = run  # fills as it goes: a Stop (a rerun) leaves what was measured
+    slot = st.empty()
+    with slot.container(), st.status(t("pr_running", lang, n=len(settings.configs)), expanded=True) as box:
+        st.button(t("stop", lang), key=keys.STOP, icon=":material/stop_circle:")
+        bar = st.progress(0.0)
+        try:
+            with registry.step_lock:
+                measure(settings, lambda stage, f: bar.progress(min(1.0, f), text=md_escape(stage)), run=run,
+                        reference=reference)
+        except Exception as exc:  # noqa: BLE001 - a message in the page, never a traceback
+            box.update(label=t("pr_failed", lang), state="error")
+            show_error(exc, lang)
+            return
+    slot.empty()
+
+
+def current() -> PrecisionRun | None:
+    return st.session_state.get(keys.RESULT)

@@ -1,0 +1,118 @@
+"""Quantised weights: int8 per output channel, made at load from the model's own weights.
+
+Two formats, each with its own numbers (quality is measured per format, lab/precision.py):
+
+    int8   weight-only: W ≈ q · s (q int8, s one scale per output row); activations stay in the
+           model's dtype. Kernels: "int8pack" (torch._weight_int8pack_mm: x @ q^T, then · s) and
+           "dequant" (q · s in the model's dtype, then F.linear); the same weights, so engine/kernels.py
+           chooses between them by timing, per shape and per regime (decode vs prefill).
+    w8a8   int8 weights and int8 activations, quantised per call (one scale for the call's rows,
+           7-bit range as fbgemm needs on AVX2), int32 accumulation: torch.ops.quantized.linear_dynamic
+           (fbgemm on x86). Float32 activations only; CPU only. torch 2.13 marks the quantised tensors
+           this packing goes through as deprecated (pytorch#184982): the pin keeps it working, and a
+           later torch needs another kernel here.
+
+A QuantLinear is called like engine/linear.Linear (y = x W^T + b); the model's forward is one path.
+"""
+from __future__ import annotations
+
+import warnings
+
+import torch
+import torch.nn.functional as F
+
+WEIGHT_FORMATS = ("native", "int8", "w8a8")
+INT8_KERNELS = ("int8pack", "dequant")
+DECODE_ROWS = 16  # as engine/linear.py: fewer rows is a decode-sized call
+
+
+def quantize_int8(weight: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Symmetric per-output-channel int8: q = round(W / s), s = max|row| / 127 (1 for a zero row).
+    Returns (q int8 (out, in), s float32 (out,)); |W - q·s| <= s/2 elementwise."""
+    w = weight.float()
+    scale = w.abs().amax(dim=1) / 127.0
+    scale = torch.where(scale > 0, scale, torch.ones_like(scale))
+    q = torch.round(w / scale[:, None]).clamp_(-127, 127).to(torch.int8)
+    return q, scale
+
+
+def dequantize_int8(q: torch.Tensor, scale: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+    return (q.to(torch.float32) * scale[:, None]).to(dtype)
+
+
+def can_int8pack(dtype: torch.dtype, device: torch.device) -> bool:
+    return device.type == "cpu" and dtype in (torch.float32, torch.bfloat16, torch.float16) \
+        and hasattr(torch, "_weight_int8pack_mm")
+
+
+def can_w8a8(dtype: torch.dtype, device: torch.device) -> bool:
+    return device.type == "cpu" and dtype == torch.float32 and "fbgemm" in torch.backends.quantized.supported_engines
+
+
+def check_format(fmt: str, dtype: torch.dtype, device: torch.device) -> None:
+    """A ValueError that says why a weight format cannot run with this dtype on this device."""
+    if fmt not in WEIGHT_FORMATS:
+        raise ValueError(f"Unknown weight format {fmt!r}; choose one of {', '.join(WEIGHT_FORMATS)}.")
+    if fmt == "w8a8" and not can_w8a8(dtype, device):
+        raise ValueError(f"w8a8 (int8 weights and activations) runs on fbgemm: CPU and float32 only, not "
+                         f"{str(dtype).removeprefix('torch.')} on {device.type}.")
+    if fmt == "int8" and device.type != "cpu":
+        raise ValueError(f"int8 weight-only runs on the CPU here; {device.type} is not supported yet.")
+
+
+def int8_kernel(kernel: str, x: torch.Tensor, q: torch.Tensor, scale: torch.Tensor) -> torch.Tensor:
+    if kernel == "int8pack":
+        return torch._weight_int8pack_mm(x, q, scale.to(x.dtype))
+    return F.linear(x, dequantize_int8(q, scale, x.dtype))
+
+
+class QuantLinear:
+    """y = x W^T + b with W held as int8 (see the module docstring); the same interface as Linear."""
+
+    def __init__(self, weight: torch.Tensor, bias: torch.Tensor | None, fmt: str,
+                 kernels: tuple[str, str] = ("dequant", "dequant"),
+                 quantized: tuple[torch.Tensor, torch.Tensor] | None = None):
+        """quantized: (q, scale) already made from `weight` (a tied LM head shares the embedding's)."""
+        self.format = fmt
+        self.out_features, self.in_features = weight.shape
+        self.bias = bias
+        self.q, self.scale = quantized if quantized is not None else quantize_int8(weight)
+        if fmt == "w8a8":
+            with warnings.catch_warnings():  # torch 2.13 marks quantised tensors deprecated; torch is pinned
+                warnings.filterwarnings("ignore", message=".*quantized tensor creation functions.*")
+                qw = torch.quantize_per_channel(weight.float(), self.scale.double(),
+                                                torch.zeros(self.out_features, dtype=torch.long), 0, torch.qint8)
+            self._packed = torch.ops.quantized.linear_prepack(qw, bias.float() if bias is not None else None)
+            self.q = None  # fbgemm keeps its own packed copy: hold one
+            self.decode_kernel = self.prefill_kernel = "fbgemm"
+        else:
+            if any(k not in INT8_KERNELS for k in kernels):
+                raise ValueError(f"Unknown int8 kernel in {kernels}; choose from {', '.join(INT8_KERNELS)}.")
+            self.decode_kernel, self.prefill_kernel = kernels
+
+    def __call__(self, x: torch.Tensor) -> torch.Tensor:
+        if self.format == "w8a8":
+            return torch.ops.quantized.linear_dynamic(x, self._packed, True)  # reduce_range: 7-bit activations
+        kernel = self.decode_kernel if x.shape[0] < DECODE_ROWS else self.prefill_kernel
+        y = int8_kernel(kernel, x, self.q, self.scale)
+        return y + self.bias if self.bias is not None else y
+
+    def dequantized(self, dtype: torch.dtype) -> torch.Tensor:
+        """The weight these int8 numbers stand for (the reference a test compares against)."""
+        if self.q is None:
+            return torch.ops.quantized.linear_unpack(self._packed)[0].dequantize().to(dtype)
+        return dequantize_int8(self.q, self.scale, dtype)
+
+    @property
+    def kernels(self) -> tuple[str, str]:
+        return self.decode_kernel, self.prefill_kernel
+
+    @property
+    def num_bytes(self) -> int:
+        """What a forward reads: one byte per weight, a float32 scale per row, the bias."""
+        bias = self.bias.numel() * self.bias.element_size() if self.bias is not None else 0
+        return self.out_features * self.in_features + 4 * self.out_features + bias
+
+    @property
+    def held_bytes(self) -> int:
+        return self.num_bytes

@@ -1,0 +1,44 @@
+"""The precision lab in Chromium on a tiny model: measure float32 beside int8 weights and an int8 KV
+cache, see the speed table, both charts, the quality table and the generations, then the capacity
+table on a preset; no exception box. A screenshot lands in test-artifacts/."""
+from __future__ import annotations
+
+import pytest
+
+from tests.browser_utils import (ARTIFACTS, click_and_wait, exception_boxes, launch_chromium, require_chromium, serve,
+                                 wait_idle)
+
+require_chromium()
+
+sync_api = pytest.importorskip("playwright.sync_api")
+
+
+@pytest.fixture(scope="module")
+def app_port(tiny_dirs):
+    yield from serve({"PDLAB_MODEL": str(tiny_dirs["llama"])}, "browser-precision-server.log")
+
+
+def test_measure_and_read_the_tables(app_port):
+    with sync_api.sync_playwright() as p:
+        browser = launch_chromium(p)
+        page = browser.new_page(viewport={"width": 1400, "height": 2600})
+        page.goto(f"http://127.0.0.1:{app_port}/precision", wait_until="domcontentloaded")
+        button = page.get_by_role("button", name="Measure")
+        button.wait_for(timeout=120_000)
+        wait_idle(page)
+        page.get_by_label("Text tokens to score", exact=True).fill("128")
+        page.get_by_label("Timing repeats", exact=True).fill("1")
+        click_and_wait(page, button, 600_000)
+        page.get_by_text("Measured 5 configurations").first.wait_for(timeout=600_000)
+        wait_idle(page)
+        page.locator(".js-plotly-plot .main-svg").first.wait_for(timeout=20_000)
+        main = page.locator('[data-testid="stMainBlockContainer"]')
+        assert main.get_by_text("TPOT against the bytes a decode step reads").count() == 1
+        assert main.get_by_text("Bytes a decode step reads at batch 1").count() == 1
+        assert main.locator('[data-testid="stDataFrame"]').count() == 3  # speed, quality, capacity
+        assert main.get_by_text("Quality against float32").count() == 1
+        assert main.locator('[data-testid="stTable"]').count() == 1  # the generations
+        assert exception_boxes(page) == 0
+        page.mouse.move(1, 1)
+        page.screenshot(path=str(ARTIFACTS / "precision.png"), full_page=True)
+        browser.close()

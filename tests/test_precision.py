@@ -1,0 +1,88 @@
+"""The precision lab's numbers (lab/precision.py, lab/precision_formats.py): float32 perplexity equals
+Hugging Face's loss on the same text; the quality bounds hold on the bundled model (int8 weights
+within 3 % of float32's perplexity, an int8 KV cache within 1 %); the capacity arithmetic; a small
+measurement on a tiny model fills every field."""
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+from transformers import AutoModelForCausalLM
+
+from engine import load_model
+from engine.config import PRESETS
+from lab.precision import chunk_logits, read_text, text_agreement
+from lab.precision_formats import (FormatConfig, RunSettings, capacity, kv_token_bytes, measure, mha_twin,
+                                   parse_weights, read_bytes)
+
+
+def test_float32_perplexity_equals_hugging_faces_loss(tiny_dirs):
+    bundle = load_model(str(tiny_dirs["llama"]))
+    ids = bundle.tokenizer(read_text()).input_ids[:300]
+    ours = text_agreement(bundle.model, bundle.model, ids)
+    hf = AutoModelForCausalLM.from_pretrained(tiny_dirs["llama"], dtype=torch.float32)
+    with torch.no_grad():
+        loss = hf(torch.tensor([ids]), labels=torch.tensor([ids])).loss.item()
+    assert ours.tokens == len(ids) - 1
+    assert ours.perplexity == pytest.approx(math.exp(loss), rel=1e-4)
+    assert ours.kl_mean == pytest.approx(0.0, abs=1e-6) and ours.top1_share == 1.0
+
+
+def test_chunks_read_earlier_chunks_through_the_cache(tiny_dirs):
+    """Logits fed 32 at a time equal one forward over everything (a float32 cache changes nothing)."""
+    bundle = load_model(str(tiny_dirs["llama"]))
+    ids = bundle.tokenizer(read_text()).input_ids[:100]
+    chunked = torch.cat(list(chunk_logits(bundle.model, ids, chunk=32)))
+    whole = torch.cat(list(chunk_logits(bundle.model, ids, chunk=100)))
+    assert chunked.shape == (100, bundle.model.config.vocab_size)
+    assert (chunked - whole).abs().max() < 1e-4
+
+
+@pytest.fixture(scope="module")
+def text_ids(bundled):
+    ids = bundled.tokenizer(read_text()).input_ids
+    assert len(ids) > 2000  # English and Chinese: "a few thousand tokens"
+    return ids
+
+
+def test_int8_weights_stay_within_3_percent_of_float32_perplexity(bundled, text_ids):
+    for dtype in ("float32", "bfloat16"):
+        q = load_model("bundled", dtype=dtype, weights="int8")
+        a = text_agreement(bundled.model, q.model, text_ids)
+        assert abs(a.perplexity / a.perplexity_ref - 1) < 0.03, (dtype, a.perplexity, a.perplexity_ref)
+        assert a.top1_share > 0.9 and a.kl_mean < 0.05
+
+
+def test_an_int8_kv_cache_stays_within_1_percent_of_float32_perplexity(bundled, text_ids):
+    a = text_agreement(bundled.model, bundled.model, text_ids, kv_dtype="int8")
+    assert abs(a.perplexity / a.perplexity_ref - 1) < 0.01, (a.perplexity, a.perplexity_ref)
+    assert a.top1_share > 0.95
+
+
+def test_capacity_and_gqa_arithmetic():
+    llama3 = PRESETS["Llama-3-8B"]  # 32 query heads, 8 KV heads
+    fp16 = kv_token_bytes(llama3, "float16")
+    assert fp16 == 2 * 32 * 8 * 128 * 2 and kv_token_bytes(mha_twin(llama3), "float16") == 4 * fp16
+    assert kv_token_bytes(llama3, "int8") == 2 * 32 * 8 * 128 + 2 * 32 * 8 * 4  # one float32 scale per token/head
+    c = capacity(llama3, 16e9, 80e9, fp16, 4096, "x")
+    assert c.tokens == int(64e9 // fp16) and c.sequences == c.tokens // 4096
+    assert capacity(llama3, 90e9, 80e9, fp16, 4096, "x").tokens == 0  # weights alone do not fit
+    with pytest.raises(ValueError, match="Unknown weights 'int3'"):
+        parse_weights("int3")
+
+
+def test_a_measurement_fills_every_row(tiny_dirs):
+    configs = [FormatConfig("float32"), FormatConfig("int8 + float32"), FormatConfig("float32", "int8")]
+    seen = []
+    run = measure(RunSettings(str(tiny_dirs["llama"]), configs, new_tokens=6, prefill_len=32, repeats=1,
+                              quality_tokens=96, greedy_prompts=2), progress=lambda s, f: seen.append(f))
+    assert [r.config for r in run.results] == configs and not run.stopped
+    ref, int8, kv8 = run.results
+    assert ref.text.kl_mean == pytest.approx(0, abs=1e-6) and run.reference_ppl == pytest.approx(ref.text.perplexity)
+    assert int8.weight_bytes < ref.weight_bytes / 2 and int8.weight_elem_bytes == 1
+    assert kv8.kv_token_bytes < ref.kv_token_bytes / 3 and kv8.weight_bytes == ref.weight_bytes
+    for r in run.results:
+        assert r.tpot_ms > 0 and r.prefill_ms > 0 and r.greedy.tokens == 2 * 24 and r.sample
+    assert read_bytes(run.model, kv8, 4096, 8) < read_bytes(run.model, ref, 4096, 8)
+    assert seen[-1] == 1.0 and seen == sorted(seen)
