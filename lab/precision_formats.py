@@ -24,7 +24,7 @@ from engine.kv_cache import kv_bytes_per_token, kv_storage
 from lab.precision import GREEDY_TOKENS, PROMPTS, Agreement, greedy_agreement, read_text, text_agreement
 from lab.workload import text_tokens
 
-WEIGHT_CHOICES = ("float32", "bfloat16", "int8 + float32", "int8 + bfloat16", "w8a8")  # what the page offers
+WEIGHT_CHOICES = ("float32", "bfloat16", "float16", "int8 + float32", "int8 + bfloat16", "w8a8")  # the page's
 KV_CHOICES = ("auto", "bfloat16", "float16", "float8_e4m3fn", "int8")
 
 
