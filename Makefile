@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 PORT ?= 8501
 
-.PHONY: run test bench screenshots clean
+.PHONY: run dev test bench screenshots clean
 
 $(STAMP): requirements.txt pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -16,9 +16,18 @@ $(STAMP): requirements.txt pyproject.toml
 	$(PY) -m pip install -q --no-deps -e .
 	touch $(STAMP)
 
+# A server for users: no file watcher (it would watch .venv/ too, and cost CPU under activity).
+# PDLAB_PUBLIC=1 make run shares it safely with strangers (README: "Share it").
 run: $(STAMP)
 	$(PY) -m engine prepare
-	$(PY) -m streamlit run app.py --server.port $(PORT) --server.headless true --browser.gatherUsageStats false
+	$(PY) -m streamlit run app.py --server.port $(PORT) --server.headless true --browser.gatherUsageStats false \
+		--server.fileWatcherType none --server.runOnSave false
+
+# For development: reload pages as their files change.
+dev: $(STAMP)
+	$(PY) -m engine prepare
+	$(PY) -m streamlit run app.py --server.port $(PORT) --server.headless true --browser.gatherUsageStats false \
+		--server.fileWatcherType auto
 
 test: $(STAMP)
 	$(PY) -m pytest

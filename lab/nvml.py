@@ -16,7 +16,7 @@ def nvml_status(device: str) -> str | None:
     try:
         import pynvml  # noqa: F401
     except ImportError:
-        return "no pynvml"
+        return "no pynvml (pip install nvidia-ml-py, or pip install -e '.[gpu]')"
     try:
         pynvml.nvmlInit()
     except Exception as e:  # noqa: BLE001 - any NVML failure just means no samples

@@ -9,6 +9,7 @@ import torch
 
 from ui.i18n import LANGS, current_lang, t
 from ui.models import ModelChoice, default_model_spec
+from ui.public import model_label, public_settings, settings_problem
 
 CHOICE_KEY = "model_choice"
 SPEC_KEY, DTYPE_KEY = "model_spec", "model_dtype"  # the model box and the dtype box
@@ -49,12 +50,23 @@ def render_sidebar() -> ModelChoice:
         st.radio(t("lang_label"), list(LANGS), format_func=LANGS.get, key="lang", horizontal=True)
         lang = current_lang()
         st.subheader(t("model_header", lang))
-        default = default_model_spec()
-        options = list(dict.fromkeys([default, "bundled", *local_model_dirs(), *HUB_SUGGESTIONS]))
-        spec = st.selectbox(t("model_label", lang), options, key=SPEC_KEY, accept_new_options=True,
-                            format_func=_label, help=t("model_help", lang))
-        spec = _spec_of(spec, options)
-        st.caption(t("model_caption", lang))
+        public = public_settings()
+        if public.enabled:  # the owner's list only: nothing typed, nothing that shows a server path
+            default = public.models[0]
+            if st.session_state.get(SPEC_KEY) not in public.models:
+                st.session_state[SPEC_KEY] = default
+            spec = st.selectbox(t("model_label", lang), list(public.models), key=SPEC_KEY,
+                                format_func=lambda o: _label(model_label(o)),
+                                help=t("model_help_public", lang))
+            if problem := settings_problem():
+                st.warning(t("settings_invalid", lang, msg=problem), icon=":material/warning:")
+        else:
+            default = default_model_spec()
+            options = list(dict.fromkeys([default, "bundled", *local_model_dirs(), *HUB_SUGGESTIONS]))
+            spec = st.selectbox(t("model_label", lang), options, key=SPEC_KEY, accept_new_options=True,
+                                format_func=_label, help=t("model_help", lang))
+            spec = _spec_of(spec, options)
+            st.caption(t("model_caption", lang))
         c1, c2 = st.columns(2)
         dtype = c1.selectbox(t("dtype_label", lang), DTYPES, key=DTYPE_KEY, help=t("dtype_help", lang))
         device = c2.selectbox(t("device_label", lang), _devices(), key="model_device")

@@ -5,6 +5,9 @@ STRINGS: dict[str, tuple[str, str]] = {
     "nav_playground": ("Playground", "演练场"),
     "model_header": ("Model", "模型"),
     "model_label": ("Model", "模型"),
+    "model_help_public": ("This public server offers these models.", "这台公开服务器提供这些模型。"),
+    "settings_invalid": ("The server's settings file is not valid ({msg}): running in public mode with safe defaults.",
+                         "服务器的设置文件无效（{msg}）：以公开模式和安全的默认值运行。"),
     "model_help": ("Pick the bundled model, or type a local folder (config.json + *.safetensors) or a Hugging Face "
                    "hub id such as org/name and press Enter.",
                    "选择内置模型，或输入本地文件夹（含 config.json 与 *.safetensors）或 Hugging Face Hub 的 "

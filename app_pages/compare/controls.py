@@ -13,6 +13,7 @@ from app_pages.compare import keys
 from app_pages.compare.state import MAX_COLUMNS, MIN_COLUMNS, ColumnSettings
 from app_pages.compare.strings import t
 from ui.models import ModelChoice, default_model_spec
+from ui.public import model_label, public_settings
 from ui.run_state import RunSettings
 from ui.sidebar import DTYPES, HUB_SUGGESTIONS, _label, local_model_dirs
 from ui.widget_state import KEEP, seed
@@ -33,20 +34,33 @@ def seed_defaults(sidebar: ModelChoice) -> None:
 
 
 def model_options(current: list[str]) -> list[str]:
-    """The models the sidebar offers, plus any a column already holds (typed in earlier)."""
+    """The models the sidebar offers, plus any a column already holds (typed in earlier); on a public
+    server, its owner's list only."""
+    public = public_settings()
+    if public.enabled:
+        return list(public.models)
     return list(dict.fromkeys([default_model_spec(), "bundled", *local_model_dirs(), *HUB_SUGGESTIONS, *current]))
 
 
 def _column_controls(i: int, options: list[str], wide: bool, lang: str) -> None:
     """One column's widgets; in a narrow column (3 or 4 of them) stacked, so no label is cut off."""
+    public = public_settings()
     st.markdown(f"**{t('cmp_column', lang, n=i + 1)}**")
-    st.text_area(t("prompt", lang), key=keys.column("prompt", i), height=90, persist_state=KEEP)
-    st.selectbox(t("model_label", lang), options, key=keys.column("model", i), format_func=_label, accept_new_options=True,
-                 help=t("cmp_model_help", lang), persist_state=KEEP)
+    st.text_area(t("prompt", lang), key=keys.column("prompt", i), height=90, persist_state=KEEP,
+                 max_chars=public.max_prompt_chars if public.enabled else None)
+    if public.enabled:  # values kept from before the caps (or a crafted session) come back inside them
+        if st.session_state.get(keys.column("model", i)) not in options:
+            st.session_state[keys.column("model", i)] = options[0]
+        kept = st.session_state.get(keys.column("max_new", i))
+        if isinstance(kept, int) and kept > public.max_new_tokens:
+            st.session_state[keys.column("max_new", i)] = public.max_new_tokens
+    st.selectbox(t("model_label", lang), options, key=keys.column("model", i), persist_state=KEEP,
+                 format_func=lambda o: _label(model_label(o)), accept_new_options=not public.enabled,
+                 help=t("cmp_model_help", lang))
     c1, c2 = st.columns(2) if wide else (st.container(), st.container())
     c1.selectbox(t("dtype_label", lang), DTYPES, key=keys.column("dtype", i), persist_state=KEEP)
-    c2.number_input(t("max_new_tokens", lang), min_value=1, max_value=8192, step=1, key=keys.column("max_new", i),
-                    persist_state=KEEP)
+    c2.number_input(t("max_new_tokens", lang), min_value=1, max_value=public.max_new_tokens if public.enabled else 8192,
+                    step=1, key=keys.column("max_new", i), persist_state=KEEP)
     c1, c2 = st.columns(2) if wide else (st.container(), st.container())
     c1.toggle(t("kv_cache", lang), key=keys.column("kv", i), help=t("kv_cache_help", lang), persist_state=KEEP)
     c2.toggle(t("chat_template", lang), key=keys.column("chat", i), help=t("cmp_chat_help", lang), persist_state=KEEP)

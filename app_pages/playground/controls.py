@@ -40,13 +40,15 @@ def _sampling_controls(lang: str) -> None:
                         persist_state=KEEP)
 
 
-def render_controls(has_chat_template: bool, max_context: int, lang: str) -> tuple[RunSettings, bool]:
-    """Draw the controls; return the settings and whether Run was pressed in this script run."""
+def render_controls(has_chat_template: bool, max_context: int, lang: str,
+                    max_prompt_chars: int | None = None) -> tuple[RunSettings, bool]:
+    """Draw the controls; return the settings and whether Run was pressed in this script run.
+    max_context: the most max_new_tokens may be (a public server caps it below the model's context)."""
     init_defaults(has_chat_template)
     st.button(t("worked_example_btn", lang), on_click=_load_worked_example, key=keys.EXAMPLE,
               help=t("worked_example_help", lang), icon=":material/menu_book:")
     with st.form(keys.FORM):
-        st.text_area(t("prompt", lang), key=keys.PROMPT, height=90, persist_state=KEEP)
+        st.text_area(t("prompt", lang), key=keys.PROMPT, height=90, max_chars=max_prompt_chars, persist_state=KEEP)
         c1, c2, c3 = st.columns([1.2, 1, 1.3])
         c1.toggle(t("chat_template", lang), key=keys.CHAT, disabled=not has_chat_template,
                   help=t("chat_template_help", lang), persist_state=KEEP)

@@ -12,9 +12,11 @@ from app_pages.playground.controls import render_controls
 from app_pages.playground.results import mark_interrupted, render_results
 from app_pages.playground.share import forget_link_notes, link_notes, share_link_control, upload_control
 from app_pages.playground.strings import t
+from ui.errors import show_message
 from ui.i18n import current_lang
 from ui.live import RUN_KEY, run_live
 from ui.models import get_registry, load_for_page
+from ui.public import public_settings
 from ui.run_state import ModelInfo
 from ui.sidebar import CHOICE_KEY
 from ui.widgets import model_summary
@@ -28,11 +30,20 @@ bundle = load_for_page(choice, lang)
 info = ModelInfo.from_bundle(bundle) if bundle is not None else None
 if info is not None:
     st.caption(model_summary(info, lang))
-link_notes(lang, info.max_position if info else None)  # what a shared link filled in or ignored
+public = public_settings()
+max_new = None  # the most max_new_tokens may be: the context, or a public server's cap
+if info is not None:
+    max_new = min(info.max_position, public.max_new_tokens) if public.enabled else info.max_position
+link_notes(lang, max_new)  # what a shared link filled in or ignored
 run_clicked = False
 if bundle is not None:
-    settings, run_clicked = render_controls(bool(getattr(bundle.tokenizer, "chat_template", None)),
-                                            info.max_position, lang)
+    settings, run_clicked = render_controls(bool(getattr(bundle.tokenizer, "chat_template", None)), max_new, lang,
+                                            public.max_prompt_chars if public.enabled else None)
+    if public.enabled:
+        st.caption(t("public_caps", lang, chars=public.max_prompt_chars, tokens=public.max_new_tokens))
+        if run_clicked and len(settings.prompt) > public.max_prompt_chars:  # the box caps typing; this, the rest
+            show_message(t("public_prompt_capped", lang, n=len(settings.prompt), cap=public.max_prompt_chars))
+            run_clicked = False
     share_link_control(settings, choice.spec, choice.dtype, lang)
 upload_control(lang)  # a saved trace needs no model: offered even when none could be loaded
 live_slot, results_slot = st.empty(), st.empty()

@@ -18,7 +18,7 @@ from ui.run_state import RunResult, RunSettings
 from ui.text import md_escape, md_literal
 
 log = logging.getLogger("pdlab.ui")
-MAX_UPLOAD_MB = 32
+MAX_UPLOAD_MB = 16  # the browser refuses a bigger file at once, before sending it
 
 
 def link_notes(lang: str, max_position: int | None = None) -> None:
@@ -105,7 +105,7 @@ def upload_control(lang: str) -> None:
     s = st.session_state
     with st.expander(t("sh_upload_header", lang), icon=":material/upload_file:"):
         file = st.file_uploader(t("sh_upload_label", lang), type=["json"], key=keys.TRACE_UPLOAD,
-                                help=t("sh_upload_help", lang), max_upload_size=MAX_UPLOAD_MB)
+                                help=t("sh_upload_help", lang, mb=MAX_UPLOAD_MB), max_upload_size=MAX_UPLOAD_MB)
         if file is None:
             s.pop(keys.TRACE_UPLOAD_SEEN, None)
             s.pop(keys.TRACE_UPLOAD_ERROR, None)

@@ -20,6 +20,7 @@ from urllib.parse import quote, urlencode, urlsplit
 import streamlit as st
 
 from app_pages.playground import keys
+from ui.public import public_settings
 from ui.run_state import RunSettings
 from ui.sidebar import DTYPE_KEY, SPEC_KEY
 
@@ -90,8 +91,10 @@ def link_url(base: str | None, params: dict[str, str]) -> str:
 def parse_value(p: Param, raw: str) -> tuple[object, tuple[str, dict] | None]:
     """(value, None) or (None, (reason key, its format values))."""
     text = raw.strip()
+    public = public_settings()
     if p.kind == "text":
-        return (raw, None) if len(raw) <= p.hi else (None, ("sh_bad_text", {"max": int(p.hi)}))
+        most = min(int(p.hi), public.max_prompt_chars) if public.enabled else int(p.hi)
+        return (raw, None) if len(raw) <= most else (None, ("sh_bad_text", {"max": most}))
     if p.kind == "bool":
         flags = {"1": True, "true": True, "on": True, "0": False, "false": False, "off": False}
         return (flags[text.lower()], None) if text.lower() in flags else (None, ("sh_bad_bool", {}))
@@ -109,6 +112,8 @@ def parse_value(p: Param, raw: str) -> tuple[object, tuple[str, dict] | None]:
         return None, ("sh_bad_float", {"lo": f"{p.lo:g}", "hi": f"{p.hi:g}"})
     if p.kind == "choice":
         return (text, None) if text in p.choices else (None, ("sh_bad_choice", {"choices": ", ".join(p.choices)}))
+    if public.enabled:  # the owner's list only: a link never makes a public server load or read anything else
+        return (text, None) if text in public.models else (None, ("sh_model_not_offered", {}))
     return (text, None) if shareable_model(text) else (None, ("sh_bad_model", {}))
 
 

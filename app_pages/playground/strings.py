@@ -165,8 +165,10 @@ STRINGS: dict[str, tuple[str, str]] = {
     # upload
     "sh_upload_header": ("Load a saved trace (JSON)", "载入已保存的运行记录（JSON）"),
     "sh_upload_label": ("Trace file, saved with “Download trace (JSON)”", "运行记录文件（用“下载运行记录（JSON）”保存）"),
-    "sh_upload_help": ("The run is shown below, with its replay and charts, without running any model.",
-                       "运行结果会显示在下方（含回放与图表），不会运行任何模型。"),
+    "sh_upload_help": ("The run is shown below, with its replay and charts, without running any model. At most "
+                       "{mb} MB: a trace of the longest run with its attention is a few MB.",
+                       "运行结果会显示在下方（含回放与图表），不会运行任何模型。最大 {mb} MB：最长的运行连同注意力数据也只有"
+                       "几 MB。"),
     "sh_loaded": ("Showing the trace loaded from **{file}** ({model}). No model was run: this is what was "
                   "recorded. Press Run to replace it with a new run.",
                   "正在显示从 **{file}** 载入的运行记录（{model}）。没有运行任何模型：这是当时记录的内容。"
@@ -225,6 +227,12 @@ STRINGS: dict[str, tuple[str, str]] = {
     "sh_bad_choice": ("not one of {choices}", "不是 {choices} 之一"),
     "sh_bad_bool": ("not 1 or 0", "不是 1 或 0"),
     "sh_bad_model": ("not 'bundled' or a hub id of the form org/name", "不是 'bundled' 或 org/name 形式的 Hub id"),
+    "public_caps": ("This public server caps a prompt at {chars:,} characters and a run at {tokens:,} new tokens, so "
+                    "every visitor gets a turn.", "这台公开服务器把提示词限制为 {chars:,} 个字符、每次运行最多生成 "
+                    "{tokens:,} 个 token，让每位访客都能轮到。"),
+    "public_prompt_capped": ("The prompt is {n:,} characters; this public server takes at most {cap:,}. Shorten it.",
+                             "提示词有 {n:,} 个字符；这台公开服务器最多接受 {cap:,} 个。请缩短。"),
+    "sh_model_not_offered": ("not a model this public server offers", "不是这台公开服务器提供的模型"),
     "sh_bad_text": ("longer than {max} characters", "超过 {max} 个字符"),
     "sh_unknown_param": ("not a setting the link can carry", "不是链接可以携带的设置"),
 }

@@ -34,12 +34,17 @@ async def _probe(endpoint: Endpoint) -> Connection:
     return Connection(endpoint, models, snapshot.kind() if snapshot else None)
 
 
-def render_connect(lang: str) -> Connection | None:
-    """The connection form; the current connection (this session's), or None."""
+def render_connect(lang: str, allowed_urls: tuple[str, ...] | None = None) -> Connection | None:
+    """The connection form; the current connection (this session's), or None. `allowed_urls`: a
+    public server's list, the only addresses offered (no typed URL)."""
     with st.form(keys.CONNECT + "_form", border=True):
         c1, c2, c3 = st.columns([4, 3, 1.2])
-        url = c1.text_input(t("rm_url", lang), value=DEFAULT_URL, key=keys.URL, help=t("rm_url_help", lang),
-                            persist_state=KEEP)
+        if allowed_urls:
+            url = c1.selectbox(t("rm_url", lang), allowed_urls, key=keys.URL_CHOICE, help=t("rm_url_public", lang),
+                               persist_state=KEEP)
+        else:
+            url = c1.text_input(t("rm_url", lang), value=DEFAULT_URL, key=keys.URL, help=t("rm_url_help", lang),
+                                persist_state=KEEP)
         api_key = c2.text_input(t("rm_key", lang), type="password", key=keys.API_KEY, help=t("rm_key_help", lang),
                                 persist_state=KEEP)
         timeout = c3.number_input(t("rm_timeout", lang), 1, 600, 30, key=keys.TIMEOUT, help=t("rm_timeout_help", lang),

@@ -1,6 +1,7 @@
 """Every st.session_state key of the remote-server page, widget keys included, named once."""
 # connect.py
 URL = "rm_url"
+URL_CHOICE = "rm_url_choice"  # a public server's list of allowed base URLs
 API_KEY = "rm_api_key"  # this session only: never in share links, traces, reports or logs
 TIMEOUT = "rm_timeout"
 CONNECT = "rm_connect"

@@ -9,9 +9,10 @@ from app_pages.remote.load import render_runs
 from app_pages.remote.one import render_result
 from app_pages.remote.strings import t
 from lab.remote_trace import Saved, load_saved
-from lab.trace_io import MAX_TEXT_BYTES
 from ui.errors import show_message
 from ui.text import md_literal
+
+MAX_UPLOAD_MB = 16  # a load of 1,000 requests with their texts is a few MB; the browser refuses more at once
 
 
 def _read(file) -> None:
@@ -29,7 +30,7 @@ def render_opened(lang: str) -> None:
     s = st.session_state
     with st.expander(t("rm_open_header", lang), icon=":material/upload_file:"):
         file = st.file_uploader(t("rm_open_label", lang), type=["json"], key=keys.UPLOAD,
-                                help=t("rm_open_help", lang), max_upload_size=MAX_TEXT_BYTES >> 20)
+                                help=t("rm_open_help", lang), max_upload_size=MAX_UPLOAD_MB)
         if file is None:
             for key in (keys.UPLOAD_SEEN, keys.UPLOAD_ERROR, keys.OPENED):
                 s.pop(key, None)

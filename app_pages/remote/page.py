@@ -10,13 +10,18 @@ from app_pages.remote.one import render_one
 from app_pages.remote.opened import render_opened
 from app_pages.remote.strings import t
 from ui.i18n import current_lang
+from ui.public import public_settings
 
 lang = current_lang()
 st.title(t("rm_title", lang))
 st.markdown(t("rm_intro", lang))
 
+public = public_settings()
+if public.enabled and not public.remote_urls:  # a visitor-chosen URL would make this server fetch it
+    st.info(t("rm_public_off", lang), icon=":material/lock:")
+    st.stop()
 render_opened(lang)
-conn = render_connect(lang)
+conn = render_connect(lang, public.remote_urls if public.enabled else None)
 if conn is None:
     st.stop()
 one_tab, load_tab, beside_tab = st.tabs([t("rm_tab_one", lang), t("rm_tab_load", lang), t("rm_tab_beside", lang)])

@@ -13,6 +13,12 @@ STRINGS: dict[str, tuple[str, str]] = {
         "`python -m engine serve`）。每个流式分块在到达时计时：TTFT 就是用户感受到的预填充，之后的间隔就是解码。"
         "服务器的 KV 缓存与注意力留在服务器内部：本页只展示它的 API 与 Prometheus 指标公开的内容。"),
     "rm_url": ("Base URL", "基础 URL"),
+    "rm_public_off": ("This page is off on this public server: it would make the server fetch any address a "
+                      "visitor types. Its owner can list the servers it may reach (remote_urls in lab.toml).",
+                      "这台公开服务器关闭了本页：否则服务器会去访问访客输入的任意地址。服务器所有者可以列出允许访问的服务器"
+                      "（lab.toml 中的 remote_urls）。"),
+    "rm_url_public": ("The servers this public lab may reach, as its owner listed them.",
+                      "这台公开实验室所有者列出的、允许访问的服务器。"),
     "rm_url_help": ("The server's address; /v1 is added if missing. e.g. http://127.0.0.1:8000",
                     "服务器地址；缺少 /v1 时会自动补上。例如 http://127.0.0.1:8000"),
     "rm_key": ("API key (optional)", "API 密钥（可选）"),

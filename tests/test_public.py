@@ -1,0 +1,120 @@
+"""Public mode (ui/public.py): the settings file and its switch, then the app with public mode on
+under AppTest: the model box offers the owner's list only and shows no server path; a share link
+naming /etc or an unlisted hub id is refused with a note and the listed model stays; max_new_tokens
+and the prompt are capped and say so; the remote page is off unless the owner lists servers, and
+then offers only those. With public mode off nothing changes (the rest of the suite)."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from app_pages import page_file
+from ui.live import RUN_KEY
+from ui.public import PUBLIC_ENV, SETTINGS_ENV, PublicSettings, parse_settings, read_settings
+
+APP = str(Path(__file__).resolve().parent.parent / "app.py")
+
+
+def test_settings_defaults_switch_and_bad_fields(tmp_path):
+    assert parse_settings({}) == PublicSettings()
+    assert parse_settings({}, env_public="1").enabled and not parse_settings({"public": {"enabled": True}}, "0").enabled
+    s = parse_settings({"public": {"enabled": True, "models": ["bundled", "/srv/models/x"], "max_new_tokens": 64}})
+    assert s.models == ("bundled", "/srv/models/x") and s.max_new_tokens == 64 and s.remote_urls == ()
+    for doc, message in [({"public": {"models": []}}, "lists no model"),
+                         ({"public": {"models": "bundled"}}, "public.models should be a list"),
+                         ({"public": {"max_prompt_chars": 0}}, "max_prompt_chars should be a whole number"),
+                         ({"public": {"enabled": "yes"}}, "public.enabled should be true or false"),
+                         ({"public": {"max_tokens": 3}}, "Unknown setting"),
+                         ({"public": 3}, "should be a table")]:
+        with pytest.raises(ValueError, match=message):
+            parse_settings(doc)
+    bad = tmp_path / "lab.toml"
+    bad.write_text("[public\nenabled = true")
+    with pytest.raises(ValueError, match="not valid TOML"):
+        read_settings(env={SETTINGS_ENV: str(bad)})
+    with pytest.raises(ValueError, match="not a file"):
+        read_settings(env={SETTINGS_ENV: str(tmp_path / "none.toml")})
+    example = Path(__file__).resolve().parent.parent / "lab.example.toml"
+    assert read_settings(env={SETTINGS_ENV: str(example)}) == PublicSettings(enabled=True)  # the sample is valid
+
+
+@pytest.fixture
+def public(tiny_dirs, tmp_path, monkeypatch):
+    """Public mode on, the tiny model the owner's only listed model, small caps."""
+    settings = tmp_path / "lab.toml"
+    settings.write_text(f'[public]\nmodels = ["{tiny_dirs["llama"]}"]\nmax_new_tokens = 12\nmax_prompt_chars = 40\n')
+    monkeypatch.setenv(PUBLIC_ENV, "1")
+    monkeypatch.setenv(SETTINGS_ENV, str(settings))
+    monkeypatch.setenv("PDLAB_MODEL", str(tiny_dirs["llama"]))
+    return settings
+
+
+def texts(elements) -> list[str]:
+    return [re.sub(r"\\(.)", r"\1", e.value) for e in elements]
+
+
+def test_the_model_box_offers_the_list_and_no_path(public, tiny_dirs):
+    at = AppTest.from_file(APP, default_timeout=180).run()
+    assert not at.exception, [e.value for e in at.exception]
+    box = at.sidebar.selectbox(key="model_spec")
+    assert box.options == ["llama"]  # the folder's name, not its path
+    assert box.value == str(tiny_dirs["llama"])
+    assert str(Path(tiny_dirs["llama"]).parent) not in " ".join(c.value for c in at.caption)
+    assert any("caps a prompt at 40 characters and a run at 12 new tokens" in c.value for c in at.caption)
+    assert at.number_input(key="pg_max_new").max == 12
+
+
+@pytest.mark.parametrize("model", ["/etc", "someorg/unlisted-model", "bundled"])
+def test_a_link_cannot_name_another_model(public, tiny_dirs, model):
+    at = AppTest.from_file(APP, default_timeout=180)
+    at.query_params.update({"model": model, "max_new_tokens": "500", "prompt": "hi"})
+    at = at.run()
+    assert not at.exception
+    assert at.sidebar.selectbox(key="model_spec").value == str(tiny_dirs["llama"])
+    notes = " ".join(texts(at.info) + texts(at.warning))
+    assert "not a model this public server offers" in notes, notes
+    assert at.number_input(key="pg_max_new").value == 12  # 500 lowered to the cap, and said so
+    assert "12" in notes
+
+
+def test_a_prompt_over_the_cap_never_runs_whole(public):
+    """The box stops typing at the cap and Streamlit cuts a longer value on the server too; a link's
+    longer prompt is refused with a note, before anything is tokenised."""
+    at = AppTest.from_file(APP, default_timeout=180).run()
+    at.session_state["pg_prompt"] = "x" * 41
+    at = at.button(key="pg_run").click().run()
+    assert not at.exception and at.session_state["pg_prompt"] == "x" * 40
+    assert len(at.session_state[RUN_KEY].settings.prompt) == 40
+    at = AppTest.from_file(APP, default_timeout=180)
+    at.query_params.update({"prompt": "y" * 41})
+    at = at.run()
+    assert at.session_state["pg_prompt"] != "y" * 41
+    assert any("longer than 40 characters" in n for n in texts(at.info) + texts(at.warning))
+
+
+def test_the_remote_page_is_off_unless_servers_are_listed(public):
+    at = AppTest.from_file(APP, default_timeout=180).run()
+    at.switch_page(page_file("remote")).run()
+    assert any("This page is off on this public server" in i.value for i in at.info)
+    assert not at.text_input  # no URL box at all
+    public.write_text(public.read_text() + 'remote_urls = ["http://127.0.0.1:9"]\n')
+    from ui.public import _loaded
+    _loaded.cache_clear()  # the owner restarted the server with the new file
+    at = AppTest.from_file(APP, default_timeout=180).run()
+    at.switch_page(page_file("remote")).run()
+    assert at.selectbox(key="rm_url_choice").options == ["http://127.0.0.1:9"]
+    assert not [b for b in at.text_input if b.key == "rm_url"]
+
+
+def test_a_broken_settings_file_still_means_public(tmp_path, monkeypatch, tiny_dirs):
+    broken = tmp_path / "broken.toml"
+    broken.write_text("[public]\nmodels = 3\n")
+    monkeypatch.setenv(SETTINGS_ENV, str(broken))
+    monkeypatch.delenv(PUBLIC_ENV, raising=False)
+    monkeypatch.setenv("PDLAB_MODEL", str(tiny_dirs["llama"]))
+    at = AppTest.from_file(APP, default_timeout=180).run()
+    assert at.sidebar.selectbox(key="model_spec").options == ["SmolLM2-135M-Instruct (bundled, offline)"]
+    assert any("settings file is not valid" in w.value for w in at.sidebar.warning)
