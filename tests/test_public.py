@@ -118,3 +118,18 @@ def test_a_broken_settings_file_still_means_public(tmp_path, monkeypatch, tiny_d
     at = AppTest.from_file(APP, default_timeout=180).run()
     assert at.sidebar.selectbox(key="model_spec").options == ["SmolLM2-135M-Instruct (bundled, offline)"]
     assert any("settings file is not valid" in w.value for w in at.sidebar.warning)
+
+
+def test_every_page_sizes_its_runs_within_the_public_context(public, tiny_dirs):
+    """One cap holds the lengths of every page: the loaded model's context is lowered to max_context."""
+    public.write_text(public.read_text() + "max_context = 96\n")
+    from ui.public import _loaded
+    _loaded.cache_clear()
+    at = AppTest.from_file(APP, default_timeout=180).run()
+    for page, key in (("roofline", "rf_L"), ("complexity", "cx_L")):
+        at.switch_page(page_file(page)).run()
+        assert not at.exception, [e.value for e in at.exception]
+        assert at.number_input(key=key).max <= 96, page
+    at.switch_page(page_file("claims")).run()
+    quick = at.toggle(key="cl_quick")
+    assert quick.value and quick.disabled

@@ -6,12 +6,13 @@ from __future__ import annotations
 import os
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable
 
 import streamlit as st
 
 from engine import Engine, EngineConfig, ModelBundle, SamplingParams, load_model
+from ui.public import public_settings
 
 DEFAULT_SPEC_ENV = "PDLAB_MODEL"  # tests point this at a tiny model folder
 ProgressFn = Callable[[str, float], None]
@@ -33,25 +34,34 @@ class ModelRegistry:
 
     def __init__(self, max_models: int = 2):
         self.max_models = max_models
-        self._models: OrderedDict[ModelChoice, ModelBundle] = OrderedDict()
+        self._models: OrderedDict[tuple[ModelChoice, int | None], ModelBundle] = OrderedDict()
         self._load_lock = threading.Lock()
         self.step_lock = threading.Lock()  # one engine step at a time across sessions
 
+    @staticmethod
+    def _key(choice: ModelChoice) -> tuple[ModelChoice, int | None]:
+        public = public_settings()
+        return choice, public.max_context if public.enabled else None
+
     def loaded(self, choice: ModelChoice) -> ModelBundle | None:
-        return self._models.get(choice)  # a plain dict read: no lock, never waits for a load
+        return self._models.get(self._key(choice))  # a plain dict read: no lock, never waits for a load
 
     def get(self, choice: ModelChoice, progress: ProgressFn | None = None) -> ModelBundle:
         """The bundle for `choice`, loading and warming it up on first use. ValueError on bad specs."""
+        key = self._key(choice)
         with self._load_lock:
-            if choice in self._models:
-                self._models.move_to_end(choice)
-                return self._models[choice]
+            if key in self._models:
+                self._models.move_to_end(key)
+                return self._models[key]
             bundle = load_model(choice.spec, dtype=choice.dtype, device=choice.device,
                                 progress=progress or (lambda stage, frac: None))
+            if key[1] is not None:  # public: every page sizes its runs by the model's context, so one cap holds all
+                c = bundle.model.config
+                bundle.model.config = replace(c, max_position=min(c.max_position, key[1]))
             if progress:
                 progress("Warming up", 0.98)
             warm_up(bundle)
-            self._models[choice] = bundle
+            self._models[key] = bundle
             while len(self._models) > self.max_models:
                 self._models.popitem(last=False)
             return bundle

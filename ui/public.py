@@ -6,7 +6,9 @@ repository root, or the file `PDLAB_SETTINGS` names), read once when the server 
     models        a visitor picks from the owner's list only (default: the bundled model); no typed
                   path or hub id, none through a share link; local folders are shown by name, never path
     remote_urls   the remote-server page reaches only these base URLs; none listed: the page is off
-    caps          prompt characters (checked before tokenising) and max_new_tokens per run
+    caps          prompt characters (checked before tokenising) and max_new_tokens per run; max_context,
+                  the tokens any run may hold, lowers each loaded model's context, so every page's
+                  lengths (sweeps, memory, roofline, complexity, serving) stop there; claims: quick only
 
 See lab.example.toml. Off, the app behaves as before.
 """
@@ -31,6 +33,7 @@ class PublicSettings:
     remote_urls: tuple[str, ...] = ()
     max_prompt_chars: int = 4000
     max_new_tokens: int = 256
+    max_context: int = 2048  # tokens any run may hold (prompt + output): every page's lengths stop here
 
     def allows_model(self, spec: str) -> bool:
         return not self.enabled or spec in self.models
@@ -41,7 +44,7 @@ def parse_settings(doc: dict, env_public: str | None = None) -> PublicSettings:
     table = doc.get("public", {})
     if not isinstance(table, dict):
         raise ValueError("[public] in the settings file should be a table.")
-    unknown = set(table) - {"enabled", "models", "remote_urls", "max_prompt_chars", "max_new_tokens"}
+    unknown = set(table) - {"enabled", "models", "remote_urls", "max_prompt_chars", "max_new_tokens", "max_context"}
     if unknown:
         raise ValueError(f"Unknown setting(s) under [public]: {', '.join(sorted(unknown))}.")
 
@@ -66,7 +69,7 @@ def parse_settings(doc: dict, env_public: str | None = None) -> PublicSettings:
     if not models:
         raise ValueError("public.models lists no model: a public server needs at least one.")
     return PublicSettings(enabled, models, texts("remote_urls", ()), count("max_prompt_chars", 4000, 1 << 20),
-                          count("max_new_tokens", 256, 1 << 16))
+                          count("max_new_tokens", 256, 1 << 16), count("max_context", 2048, 1 << 20))
 
 
 def read_settings(path: Path | None = None, env: dict | None = None) -> PublicSettings:

@@ -10,6 +10,7 @@ from app_pages.claims.strings import t
 from lab.claims_measure import ClaimSettings
 from ui.i18n import current_lang
 from ui.models import get_registry, load_for_page
+from ui.public import public_settings
 from ui.sidebar import CHOICE_KEY
 from ui.widget_state import KEEP
 
@@ -23,7 +24,11 @@ if bundle is None:
 
 c1, c2 = st.columns([1, 3], vertical_alignment="center")
 clicked = c1.button(t("cl_run", lang), type="primary", key=keys.RUN, icon=":material/fact_check:")
-quick = c2.toggle(t("cl_quick", lang), key=keys.QUICK, help=t("cl_quick_help", lang), persist_state=KEEP)
+public = public_settings().enabled  # a public server runs the quick check only: a full one takes minutes
+if public:
+    st.session_state[keys.QUICK] = True
+quick = c2.toggle(t("cl_quick", lang), key=keys.QUICK, persist_state=KEEP, disabled=public,
+                  help=t("cl_quick_public" if public else "cl_quick_help", lang))
 if clicked:
     run_checks(bundle, get_registry(), lang, ClaimSettings.quick() if quick else ClaimSettings())
 result = banner(lang)

@@ -31,6 +31,8 @@ STRINGS: dict[str, tuple[str, str]] = {
     "cl_stage_cache": ("KV cache on and off", "KV 缓存开与关"),
     "cl_stage_hol": ("head-of-line workload, without and with chunked prefill", "队头阻塞负载，不分块与分块预填充"),
     "cl_stage_leak": ("the naive Hugging Face loop against the engine", "朴素 Hugging Face 循环对比引擎"),
+    "cl_quick_public": ("This public server runs the quick check only, so every visitor gets a turn.",
+                        "这台公开服务器只运行快速检查，让每位访客都能轮到。"),
     "cl_stage_precision": ("int8 weights beside the model: decode and prefill timed", "int8 权重与原模型对照：解码与预填充计时"),
     "cl_stage_hf": ("loading the Hugging Face copy of the model (once per server)", "加载模型的 Hugging Face 副本（每个服务器一次）"),
     "cl_stage_done": ("verdicts", "得出结论"),
