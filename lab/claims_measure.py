@@ -31,6 +31,7 @@ from engine.sampler import SamplingParams
 from engine.trace import StepRecord, Trace
 from lab.complexity import CacheRun, run_with_and_without_cache
 from lab.memory_lab import LeakPoint, PrefillMemory, engine_loop, measure_prefill_memory, naive_hf_loop
+from lab.precision_formats import timed_request
 from lab.sweeps import SweepResult, SweepSettings, run_sweep
 from lab.workload import text_tokens
 
@@ -185,26 +186,17 @@ def measure_hol(model, tokenizer, s: ClaimSettings, data: ClaimData, chat_steps:
         data.hol[chunked] = (engine.trace, labels)
 
 
-def _timed(model, tokenizer, ids: list[int], new_tokens: int) -> tuple[float, float]:
-    engine = Engine(model, tokenizer, EngineConfig(probe_memory=False))
-    engine.add_request(ids, SamplingParams(max_new_tokens=new_tokens, ignore_eos=True))
-    for _ in engine.stream():
-        pass
-    m = engine.trace.requests[0].metrics
-    return m.ttft_ms, m.tpot_ms or 0.0
-
-
 def measure_precision(model, quantized, tokenizer, s: ClaimSettings, repeats: int = 2) -> PrecisionTiming:
     """Decode (a short prompt, batch 1) and prefill (a long prompt) of both models, interleaved."""
     short, long = text_tokens(tokenizer, s.cache_prompt_len), text_tokens(tokenizer, s.hol_long_prompt)
     for m in (model, quantized):
-        _timed(m, tokenizer, short, 2)  # warm-up: a fresh format's first step pays for its kernels' set-up
+        timed_request(m, tokenizer, short, 2)  # warm-up: a fresh format's first step pays for its kernels' set-up
     tpot: dict[int, list[float]] = {0: [], 1: []}
     prefill: dict[int, list[float]] = {0: [], 1: []}
     for _ in range(repeats):
         for i, m in enumerate((model, quantized)):
-            tpot[i].append(_timed(m, tokenizer, short, s.cache_new_tokens)[1])
-            prefill[i].append(_timed(m, tokenizer, long, 1)[0])
+            tpot[i].append(timed_request(m, tokenizer, short, s.cache_new_tokens)[1])
+            prefill[i].append(timed_request(m, tokenizer, long, 1)[0])
     fmt = f"{quantized.weight_format} + {dtype_name(quantized.dtype)}"
     return PrecisionTiming(fmt, (statistics.median(tpot[0]), statistics.median(tpot[1])),
                            (statistics.median(prefill[0]), statistics.median(prefill[1])),

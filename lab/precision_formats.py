@@ -122,14 +122,19 @@ class PrecisionRun:
     stopped: bool = False
 
 
+def timed_request(model, tokenizer, ids: list[int], new_tokens: int, kv_dtype: str = "auto") -> tuple[float, float]:
+    """(TTFT ms, TPOT ms) of one greedy request, memory probe off (the engine's own token times)."""
+    engine = Engine(model, tokenizer, EngineConfig(probe_memory=False, kv_dtype=kv_dtype))
+    engine.add_request(ids, SamplingParams(max_new_tokens=new_tokens, ignore_eos=True))
+    for _ in engine.stream():
+        pass
+    m = engine.trace.requests[0].metrics
+    return m.ttft_ms, m.tpot_ms or 0.0
+
+
 def _timing(bundle, kv_dtype: str, settings: RunSettings) -> tuple[float, float]:
     def once(ids: list[int], new: int) -> tuple[float, float]:
-        engine = Engine(bundle.model, bundle.tokenizer, EngineConfig(probe_memory=False, kv_dtype=kv_dtype))
-        engine.add_request(ids, SamplingParams(max_new_tokens=new, ignore_eos=True))
-        for _ in engine.stream():
-            pass
-        m = engine.trace.requests[0].metrics
-        return m.ttft_ms, m.tpot_ms or 0.0
+        return timed_request(bundle.model, bundle.tokenizer, ids, new, kv_dtype)
     short = text_tokens(bundle.tokenizer, settings.prompt_len)
     long = text_tokens(bundle.tokenizer, settings.prefill_len)
     once(short, 2)  # warm-up: the first step of a fresh format pays for oneDNN primitives
