@@ -169,8 +169,23 @@ def test_link_to_a_hub_model_that_cannot_load_still_offers_the_uploader(tiny_dir
     at.query_params.update({"model": "someorg/no-such-model", "dtype": "bfloat16", "prompt": "hi"})
     at = at.run()
     assert not at.exception
+    # the link's model waits for a yes (a hub id would be downloaded); the rest is filled in
+    assert at.sidebar.selectbox(key="model_spec").value == str(tiny_dirs["llama"])
+    assert any("This link was made with the model someorg/no-such-model" in i.value.replace("\\", "")
+               for i in at.info)
+    assert any("Filled in from the shared link: dtype, prompt" in i.value for i in at.info)
+    at = at.button(key="pg_share_model_load").click().run()
     assert at.sidebar.selectbox(key="model_spec").value == "someorg/no-such-model"
     assert any("could not be loaded" in e for e in errors(at))  # no such repo, online or not
-    assert any("Filled in from the shared link: model, dtype, prompt" in i.value for i in at.info)
     # AppTest cannot send a typed-in selectbox value back, so the upload itself is tested above
     assert at.file_uploader(key="pg_trace_upload") is not None
+
+
+def test_keeping_the_current_model_drops_the_question(tiny_dirs, monkeypatch):
+    monkeypatch.setenv("PDLAB_MODEL", str(tiny_dirs["llama"]))
+    at = new_app()
+    at.query_params.update({"model": "bundled"})
+    at = at.run()
+    at = at.button(key="pg_share_model_keep").click().run()
+    assert not any("This link was made with the model" in i.value for i in at.info)
+    assert at.sidebar.selectbox(key="model_spec").value == str(tiny_dirs["llama"])

@@ -43,6 +43,9 @@ TRACE_UPLOAD_SEEN = "pg_trace_upload_seen"  # the file id already loaded: a reru
 # share_link.py
 SHARE_LINK_CHECKED = "share_link_checked"  # the session's first run has looked at the address bar
 SHARE_LINK_NOTES = "share_link_notes"  # (applied names, ignored [(name, value, reason key, values)])
+SHARE_MODEL_PENDING = "share_model_pending"  # a model a link named, waiting for the visitor's yes
+SHARE_MODEL_LOAD = "pg_share_model_load"
+SHARE_MODEL_KEEP = "pg_share_model_keep"
 
 # Widgets whose option labels change with the language or the model: app.py hands them their value
 # again after such a change (ui/widget_state.py says why).

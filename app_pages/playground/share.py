@@ -15,14 +15,38 @@ from ui.errors import show_message
 from ui.live import RUN_KEY
 from ui.replay import STEP_KEY as REPLAY_STEP_KEY
 from ui.run_state import RunResult, RunSettings
+from ui.sidebar import SPEC_KEY
 from ui.text import md_escape, md_literal
 
 log = logging.getLogger("pdlab.ui")
 MAX_UPLOAD_MB = 16  # the browser refuses a bigger file at once, before sending it
 
 
+def _load_linked_model() -> None:
+    s = st.session_state
+    s[SPEC_KEY] = s.pop(keys.SHARE_MODEL_PENDING)  # a callback runs before the sidebar's box is drawn
+
+
+def _keep_model() -> None:
+    st.session_state.pop(keys.SHARE_MODEL_PENDING, None)
+
+
+def ask_linked_model(lang: str) -> None:
+    """A link named another model: load it only when the visitor says so (a hub id downloads)."""
+    pending = st.session_state.get(keys.SHARE_MODEL_PENDING)
+    if not pending:
+        return
+    with st.container(border=True):
+        st.info(t("sh_model_ask", lang, model=md_literal(pending)), icon=":material/help:")
+        row = st.container(horizontal=True)
+        row.button(t("sh_model_load", lang), key=keys.SHARE_MODEL_LOAD, on_click=_load_linked_model, type="primary",
+                   icon=":material/download:")
+        row.button(t("sh_model_keep", lang), key=keys.SHARE_MODEL_KEEP, on_click=_keep_model)
+
+
 def link_notes(lang: str, max_position: int | None = None) -> None:
     """What a shared link filled in and what it ignored, until the next run."""
+    ask_linked_model(lang)
     lowered = fit_to_model(max_position) if max_position else None
     notes = st.session_state.get(keys.SHARE_LINK_NOTES)
     if lowered:

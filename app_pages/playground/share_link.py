@@ -20,6 +20,7 @@ from urllib.parse import quote, urlencode, urlsplit
 import streamlit as st
 
 from app_pages.playground import keys
+from ui.models import default_model_spec
 from ui.public import public_settings
 from ui.run_state import RunSettings
 from ui.sidebar import DTYPE_KEY, SPEC_KEY
@@ -147,6 +148,14 @@ def apply_share_link(page) -> None:
         return
     query = {name: st.query_params[name] for name in st.query_params}  # the last value of each
     updates, applied, ignored = parse_link(query)
+    spec = updates.pop(SPEC_KEY, None)
+    if spec is not None:
+        current = s.get(SPEC_KEY) or default_model_spec()  # the sidebar is not drawn yet: its default
+        if public_settings().enabled or spec == current:  # public: already on the owner's list
+            updates[SPEC_KEY] = spec
+        else:  # a link must not make this server read or download a model unasked: the page asks
+            s[keys.SHARE_MODEL_PENDING] = spec
+            applied.remove("model")
     s.update(updates)
     if applied or ignored:
         s[keys.SHARE_LINK_NOTES] = (applied, ignored)

@@ -232,6 +232,11 @@ STRINGS: dict[str, tuple[str, str]] = {
                     "{tokens:,} 个 token，让每位访客都能轮到。"),
     "public_prompt_capped": ("The prompt is {n:,} characters; this public server takes at most {cap:,}. Shorten it.",
                              "提示词有 {n:,} 个字符；这台公开服务器最多接受 {cap:,} 个。请缩短。"),
+    "sh_model_ask": ("This link was made with the model {model}. Load it? (A hub id is downloaded: it may be "
+                     "large.) Until then the page keeps the current model.",
+                     "这个链接使用的模型是 {model}。要加载它吗？（Hub id 需要下载，可能很大。）在此之前页面保持当前模型。"),
+    "sh_model_load": ("Load that model", "加载该模型"),
+    "sh_model_keep": ("Keep the current model", "保持当前模型"),
     "sh_model_not_offered": ("not a model this public server offers", "不是这台公开服务器提供的模型"),
     "sh_bad_text": ("longer than {max} characters", "超过 {max} 个字符"),
     "sh_unknown_param": ("not a setting the link can carry", "不是链接可以携带的设置"),
