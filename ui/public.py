@@ -82,7 +82,7 @@ def read_settings(path: Path | None = None, env: dict | None = None) -> PublicSe
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
             raise ValueError(f"The settings file {path.name} is not valid TOML: {e}") from None
     elif env.get(SETTINGS_ENV):
-        raise ValueError(f"{SETTINGS_ENV} names {path}, which is not a file.")
+        raise ValueError(f"{SETTINGS_ENV} names {path.name}, which is not a file.")  # a name: no server path shown
     return parse_settings(doc, env.get(PUBLIC_ENV))
 
 
