@@ -12,6 +12,9 @@ from ui.text import md_literal
 from ui.theme import fmt_bytes
 
 CSS_PATH = Path(__file__).resolve().parent.parent / "assets" / "style.css"
+# Every uploader takes a trace file, a few MB at most; the browser refuses a bigger one at once, before
+# sending it. The same number is server.maxUploadSize in .streamlit/config.toml.
+UPLOAD_MAX_MB = 16
 
 
 @lru_cache(maxsize=1)

@@ -17,9 +17,9 @@ from ui.replay import STEP_KEY as REPLAY_STEP_KEY
 from ui.run_state import RunResult, RunSettings
 from ui.sidebar import SPEC_KEY
 from ui.text import md_escape, md_literal
+from ui.widgets import UPLOAD_MAX_MB
 
 log = logging.getLogger("pdlab.ui")
-MAX_UPLOAD_MB = 16  # the browser refuses a bigger file at once, before sending it
 
 
 def _load_linked_model() -> None:
@@ -129,7 +129,7 @@ def upload_control(lang: str) -> None:
     s = st.session_state
     with st.expander(t("sh_upload_header", lang), icon=":material/upload_file:"):
         file = st.file_uploader(t("sh_upload_label", lang), type=["json"], key=keys.TRACE_UPLOAD,
-                                help=t("sh_upload_help", lang, mb=MAX_UPLOAD_MB), max_upload_size=MAX_UPLOAD_MB)
+                                help=t("sh_upload_help", lang, mb=UPLOAD_MAX_MB), max_upload_size=UPLOAD_MAX_MB)
         if file is None:
             s.pop(keys.TRACE_UPLOAD_SEEN, None)
             s.pop(keys.TRACE_UPLOAD_ERROR, None)

@@ -11,8 +11,7 @@ from app_pages.remote.strings import t
 from lab.remote_trace import Saved, load_saved
 from ui.errors import show_message
 from ui.text import md_literal
-
-MAX_UPLOAD_MB = 16  # a load of 1,000 requests with their texts is a few MB; the browser refuses more at once
+from ui.widgets import UPLOAD_MAX_MB
 
 
 def _read(file) -> None:
@@ -30,7 +29,7 @@ def render_opened(lang: str) -> None:
     s = st.session_state
     with st.expander(t("rm_open_header", lang), icon=":material/upload_file:"):
         file = st.file_uploader(t("rm_open_label", lang), type=["json"], key=keys.UPLOAD,
-                                help=t("rm_open_help", lang), max_upload_size=MAX_UPLOAD_MB)
+                                help=t("rm_open_help", lang), max_upload_size=UPLOAD_MAX_MB)
         if file is None:
             for key in (keys.UPLOAD_SEEN, keys.UPLOAD_ERROR, keys.OPENED):
                 s.pop(key, None)
