@@ -9,6 +9,7 @@ from engine import Engine, EngineConfig, SamplingParams
 from engine.detokenizer import Detokenizer
 from engine.kernels import PREFILL_ROWS
 from engine.memory_pass import replay_engine, timed_config
+from lab.precision_formats import timed_request
 
 TEXT = ("The history of computing is a story of ideas meeting machines. Early calculators were mechanical, "
         "then electrical relays and vacuum tubes made programmable computers possible. ")
@@ -22,12 +23,7 @@ def prompt_ids(tokenizer, length: int) -> list[int]:
 
 def ours(bundle, ids: list[int], new_tokens: int, **cfg) -> tuple[float, float]:
     """(prefill ms, TPOT ms) from the engine's own step records and vLLM-style metrics."""
-    engine = Engine(bundle.model, bundle.tokenizer, EngineConfig(probe_memory=False, **cfg))
-    engine.add_request(ids, SamplingParams(max_new_tokens=new_tokens, ignore_eos=True))
-    for _ in engine.stream():
-        pass
-    m = engine.trace.requests[0].metrics
-    return m.ttft_ms, m.tpot_ms or 0.0
+    return timed_request(bundle.model, bundle.tokenizer, ids, new_tokens, **cfg)
 
 
 

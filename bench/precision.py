@@ -19,21 +19,19 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.decode_parts import ours, prompt_ids  # noqa: E402
 from engine import Engine, EngineConfig, SamplingParams, load_model  # noqa: E402
-from engine.costmodel import SeqWork, step_cost  # noqa: E402
 from engine.machine import describe_cpu  # noqa: E402
 from lab.precision import PROMPTS, GREEDY_TOKENS, greedy_agreement, read_text, text_agreement  # noqa: E402
+from lab.precision_formats import decode_step_cost, kv_token_bytes  # noqa: E402
 
 WEIGHTS = [("float32", "native"), ("bfloat16", "native"), ("float32", "int8"), ("bfloat16", "int8"),
            ("float32", "w8a8")]
 KV_DTYPES = ["auto", "bfloat16", "float8_e4m3fn", "int8"]
 
 
-def read_per_step(bundle, engine: Engine, context: int) -> float:
+def read_per_step(bundle, kv_token: int, context: int) -> float:
     """Bytes one decode step at this context reads: weights as stored, then the KV as stored."""
     m = bundle.model
-    cost = step_cost(m.config, [SeqWork(1, context)], m.dtype.itemsize,
-                     weight_dtype_bytes=m.weight_elem_bytes if m.weight_format != "native" else None,
-                     kv_token_bytes=engine.kv_bytes_per_token)
+    cost = decode_step_cost(m.config, m.dtype.itemsize, m.weight_elem_bytes, kv_token, context, 1)
     return cost.weight_bytes + cost.kv_read_bytes
 
 
@@ -63,8 +61,7 @@ def weights_table(args) -> dict:
     print(f"{'weights / activations':<24}{'held MB':>9}{'read/step MB':>14}{'TPOT ms':>10}{'vs fp32':>9}"
           f"{'reached GB/s':>14}{'prefill ms':>12}")
     for name, b in bundles.items():
-        e = Engine(b.model, b.tokenizer, EngineConfig(probe_memory=False))
-        read = read_per_step(b, e, 16 + args.new_tokens // 2)
+        read = read_per_step(b, kv_token_bytes(b.model.config, "auto", b.model.dtype), 16 + args.new_tokens // 2)
         tpot = short[name][1]
         print(f"{name:<24}{b.model.weight_bytes / 1e6:>9.0f}{read / 1e6:>14.0f}{tpot:>10.1f}{tpot / base:>9.2f}"
               f"{read / tpot / 1e6:>14.1f}{prefill[name][0]:>12.0f}")
@@ -79,11 +76,11 @@ def kv_table(fp32, args) -> None:
     print(f"{'KV dtype':<16}{'bytes/token':>12}{'KV read/step MB':>17}{'vs fp32':>9}{'TPOT ms':>10}{'vs fp32':>9}")
     base_kv = base_tpot = None
     for kv in KV_DTYPES:
-        e = Engine(fp32.model, fp32.tokenizer, EngineConfig(probe_memory=False, kv_dtype=kv))
-        kv_read = e.kv_bytes_per_token * args.long
+        per_token = kv_token_bytes(fp32.model.config, kv, fp32.model.dtype)
+        kv_read = per_token * args.long
         tpot = got[kv][1]
         base_kv, base_tpot = base_kv or kv_read, base_tpot or tpot
-        print(f"{kv:<16}{e.kv_bytes_per_token:>12,}{kv_read / 1e6:>17.1f}{kv_read / base_kv:>9.2f}{tpot:>10.1f}"
+        print(f"{kv:<16}{per_token:>12,}{kv_read / 1e6:>17.1f}{kv_read / base_kv:>9.2f}{tpot:>10.1f}"
               f"{tpot / base_tpot:>9.2f}")
 
 

@@ -8,9 +8,9 @@ when it lets the shape keep one copy of its weight. The choice is measured once 
 ISA, threads, torch, dtype, shape) and cached as JSON beside the converted models
 (engine/loader.py says where).
 
-PDLAB_KERNELS=linear or =packed forces one kernel everywhere (tests check each against HF); with int8
-weights, =int8pack or =dequant. The int8 weight format (engine/quant.py) chooses between its own two
-kernels the same way.
+PDLAB_KERNELS=linear or =packed forces one kernel on float weights (tests check each against HF);
+=int8pack or =dequant, on int8 weights (engine/quant.py), which choose between those two the same way.
+A kernel of one family leaves the other's weights to the measurement.
 """
 from __future__ import annotations
 
@@ -131,13 +131,16 @@ def _key(shape: tuple[int, int], dtype: torch.dtype, fmt: str = "native") -> str
     return f"{machine_key('cpu')} | {str(dtype).removeprefix('torch.')}{weights} | {shape[0]}x{shape[1]}"
 
 
-def forced_kernel() -> str | None:
+def forced_kernel(fmt: str = "native") -> str | None:
+    """The kernel PDLAB_KERNELS forces on weights of this format; a kernel of the other family (int8's
+    on float weights, or the reverse) forces nothing here."""
     value = os.environ.get(FORCE_ENV, "").strip().lower()
     if value in ("", "auto"):
         return None
-    if value not in KERNELS:
-        raise ValueError(f"{FORCE_ENV}={value!r}: choose auto, {' or '.join(KERNELS)}.")
-    return value
+    if value not in KERNELS + INT8_KERNELS:
+        raise ValueError(f"{FORCE_ENV}={value!r}: choose auto, {' or '.join(KERNELS)} (float weights), or "
+                         f"{' or '.join(INT8_KERNELS)} (int8 weights).")
+    return value if value in (INT8_KERNELS if fmt == "int8" else KERNELS) else None
 
 
 def plan_kernels(shapes: list[tuple[int, int]], dtype: torch.dtype, device: torch.device,
@@ -146,10 +149,8 @@ def plan_kernels(shapes: list[tuple[int, int]], dtype: torch.dtype, device: torc
     second per shape on a 2-core CPU). `fmt`: the weight format (engine/quant.py); w8a8 has one kernel."""
     if fmt == "w8a8":
         return KernelPlan("default", {}, "fbgemm")
-    force = force or forced_kernel()
-    if force and fmt == "native":
-        return KernelPlan("forced", {}, force)
-    if force and force in INT8_KERNELS:
+    force = force or forced_kernel(fmt)
+    if force:
         return KernelPlan("forced", {}, force)
     probe = torch.empty(1, 1, dtype=dtype, device=device)
     if device.type != "cpu" or (fmt == "native" and pack(probe) is None):

@@ -19,7 +19,7 @@ import torch
 
 from engine import Engine, EngineConfig, SamplingParams, load_model
 from engine.config import ModelConfig
-from engine.costmodel import SeqWork, step_cost
+from engine.costmodel import SeqWork, StepCost, step_cost
 from engine.kv_cache import kv_bytes_per_token, kv_storage
 from lab.precision import GREEDY_TOKENS, PROMPTS, Agreement, greedy_agreement, read_text, text_agreement
 from lab.workload import text_tokens
@@ -64,13 +64,22 @@ class FormatResult:
     text: Agreement | None = None
     greedy: Agreement | None = None
     sample: str = ""  # greedy continuation of PROMPTS[0]
-    error: str | None = None
+
+
+def decode_step_cost(model: ModelConfig, act_bytes: int, weight_elem_bytes: int, kv_token: int, context: int,
+                     batch: int) -> StepCost:
+    """One decode step of `batch` sequences at this context, weights and KV as stored (engine/costmodel)."""
+    return step_cost(model, [SeqWork(1, context)] * batch, act_bytes, weight_dtype_bytes=weight_elem_bytes,
+                     kv_token_bytes=kv_token)
+
+
+def format_cost(model: ModelConfig, r: FormatResult, context: int, batch: int) -> StepCost:
+    return decode_step_cost(model, r.act_bytes, r.weight_elem_bytes, r.kv_token_bytes, context, batch)
 
 
 def read_bytes(model: ModelConfig, r: FormatResult, context: int, batch: int) -> float:
-    """Bytes one decode step reads at this context and batch (engine/costmodel.step_cost)."""
-    cost = step_cost(model, [SeqWork(1, context)] * batch, r.act_bytes,
-                     weight_dtype_bytes=r.weight_elem_bytes, kv_token_bytes=r.kv_token_bytes)
+    """Bytes one decode step reads at this context and batch: the weights, then the KV of the context."""
+    cost = format_cost(model, r, context, batch)
     return cost.weight_bytes + cost.kv_read_bytes
 
 
@@ -122,9 +131,10 @@ class PrecisionRun:
     stopped: bool = False
 
 
-def timed_request(model, tokenizer, ids: list[int], new_tokens: int, kv_dtype: str = "auto") -> tuple[float, float]:
-    """(TTFT ms, TPOT ms) of one greedy request, memory probe off (the engine's own token times)."""
-    engine = Engine(model, tokenizer, EngineConfig(probe_memory=False, kv_dtype=kv_dtype))
+def timed_request(model, tokenizer, ids: list[int], new_tokens: int, **config) -> tuple[float, float]:
+    """(TTFT ms, TPOT ms) of one greedy request, memory probe off (the engine's own token times);
+    `config`: more EngineConfig fields (kv_dtype, attention, ...)."""
+    engine = Engine(model, tokenizer, EngineConfig(probe_memory=False, **config))
     engine.add_request(ids, SamplingParams(max_new_tokens=new_tokens, ignore_eos=True))
     for _ in engine.stream():
         pass
@@ -134,7 +144,7 @@ def timed_request(model, tokenizer, ids: list[int], new_tokens: int, kv_dtype: s
 
 def _timing(bundle, kv_dtype: str, settings: RunSettings) -> tuple[float, float]:
     def once(ids: list[int], new: int) -> tuple[float, float]:
-        return timed_request(bundle.model, bundle.tokenizer, ids, new, kv_dtype)
+        return timed_request(bundle.model, bundle.tokenizer, ids, new, kv_dtype=kv_dtype)
     short = text_tokens(bundle.tokenizer, settings.prompt_len)
     long = text_tokens(bundle.tokenizer, settings.prefill_len)
     once(short, 2)  # warm-up: the first step of a fresh format pays for oneDNN primitives
@@ -180,11 +190,10 @@ def _one(ref, config: FormatConfig, settings: RunSettings, text_ids, prompts, re
     bundle = ref if config.is_reference or (dtype == "float32" and weights == "native") else \
         load_model(settings.spec, dtype=dtype, weights=weights)
     m = bundle.model
-    engine = Engine(m, bundle.tokenizer, EngineConfig(probe_memory=False, kv_dtype=config.kv_dtype, kv_cache_bytes=0))
     progress("timing", 0.1)
     prefill_ms, tpot_ms = _timing(bundle, config.kv_dtype, settings)
-    result = FormatResult(config, m.weight_bytes, m.weight_elem_bytes, m.dtype.itemsize, engine.kv_bytes_per_token,
-                          prefill_ms, tpot_ms)
+    result = FormatResult(config, m.weight_bytes, m.weight_elem_bytes, m.dtype.itemsize,
+                          kv_token_bytes(m.config, config.kv_dtype, m.dtype), prefill_ms, tpot_ms)
     if text_ids:
         progress("perplexity", 0.4)
         result.text = text_agreement(ref.model, m, text_ids, config.kv_dtype)

@@ -78,6 +78,18 @@ class LoadRun:
     stopped: bool = False  # by stop() or the time limit, before every request was sent and done
 
     @property
+    def cut_short(self) -> bool:
+        """Stopped, or never reached its end (an interrupted page run, a file saved mid-run)."""
+        return self.stopped or self.end is None
+
+    @property
+    def seconds(self) -> float:
+        """From the start to the end, or to the last request that ended when the run was cut short."""
+        end = self.end if self.end is not None else max((r.done or self.start for r in self.results),
+                                                        default=self.start)
+        return max(0.0, end - self.start)
+
+    @property
     def finished(self) -> list[RemoteResult]:
         return [r for r in self.results if r.error is None and r.metrics is not None]
 

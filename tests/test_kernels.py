@@ -42,6 +42,15 @@ def test_a_forced_kernel_wins_and_a_bad_one_is_named(monkeypatch):
         plan_kernels(SHAPES, torch.float32, torch.device("cpu"))
 
 
+def test_a_forced_kernel_acts_on_its_own_family_only(monkeypatch, tmp_path):
+    """int8pack forces int8 weights and leaves float weights to be measured; linear, the reverse."""
+    monkeypatch.setenv(kernels.FORCE_ENV, "int8pack")
+    assert plan_kernels(SHAPES, torch.float32, torch.device("cpu"), fmt="int8").forced == "int8pack"
+    assert plan_kernels(SHAPES, torch.float32, torch.device("cpu"), tmp_path / "k.json").forced is None
+    monkeypatch.setenv(kernels.FORCE_ENV, "linear")
+    assert plan_kernels([(24, 16)], torch.float32, torch.device("cpu"), tmp_path / "k.json", fmt="int8").forced is None
+
+
 @pytest.mark.parametrize("decode_ms, prefill_ms, expected", [
     ({"linear": 1.0, "packed": 0.5}, {"linear": 1.0, "packed": 2.0}, ("packed", "linear")),  # each wins one
     ({"linear": 1.0, "packed": 0.5}, {"linear": 1.0, "packed": 1.03}, ("packed", "packed")),  # a tie: one copy

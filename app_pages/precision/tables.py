@@ -5,8 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from app_pages.precision.strings import t
-from engine.costmodel import SeqWork, step_cost
-from lab.precision_formats import FormatResult, PrecisionRun, read_bytes
+from lab.precision_formats import FormatResult, PrecisionRun, format_cost, read_bytes
 
 
 def _ratio(x: float, base: float | None) -> float | None:
@@ -19,12 +18,12 @@ def speed_table(run: PrecisionRun, context: int, batch: int, lang: str) -> pd.Da
     measured_ctx = run.settings.prompt_len + run.settings.new_tokens // 2  # the timed decode's mean context
     for r in run.results:
         at_run = read_bytes(model, r, measured_ctx, 1)
-        cost = step_cost(model, [SeqWork(1, context)] * batch, r.act_bytes, weight_dtype_bytes=r.weight_elem_bytes,
-                         kv_token_bytes=r.kv_token_bytes)
+        cost = format_cost(model, r, context, batch)
         rows.append({t("pr_col_config", lang): r.config.name,
                      t("pr_col_weights_mb", lang): round(r.weight_bytes / 1e6),
                      t("pr_col_kv_token", lang): r.kv_token_bytes,
-                     t("pr_col_read", lang, L=context, B=batch): round(read_bytes(model, r, context, batch) / 1e6, 1),
+                     t("pr_col_read", lang, L=context, B=batch):
+                         round((cost.weight_bytes + cost.kv_read_bytes) / 1e6, 1),
                      t("pr_col_intensity", lang): round(cost.intensity, 2),
                      t("pr_col_tpot", lang): round(r.tpot_ms, 1), t("pr_col_vs", lang): _ratio(r.tpot_ms, base),
                      t("pr_col_gbs", lang): round(at_run / r.tpot_ms / 1e6, 1) if r.tpot_ms else None,

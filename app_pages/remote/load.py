@@ -144,11 +144,8 @@ def summary_table(run: LoadRun, lang: str) -> pd.DataFrame:
 def render_run(run: LoadRun, seen: MetricsWatch, lang: str, prefix: str = "") -> None:
     """One load's results; `prefix` keeps element keys apart when a saved run is shown too."""
     summary = run.summary()
-    end = run.end or (max((r.done or 0) for r in run.results) if run.results else run.start)
-    stopped = run.stopped or run.end is None
-    st.success(t("rm_load_done", lang, finished=summary["finished"], requests=summary["requests"],
-                 secs=max(0.0, end - run.start),
-                 stopped=t("rm_load_stopped", lang) if stopped else ""), icon=":material/check_circle:")
+    st.success(t("rm_load_done", lang, finished=summary["finished"], requests=summary["requests"], secs=run.seconds,
+                 stopped=t("rm_load_stopped", lang) if run.cut_short else ""), icon=":material/check_circle:")
     errors = [r.error for r in run.results if r.error]
     if errors:
         st.warning(md_escape(t("rm_load_errors", lang, n=len(errors), msg=errors[0])), icon=":material/warning:")

@@ -63,12 +63,10 @@ def _server_note(seen: MetricsWatch, lang: str) -> str:
 
 def _run(run: LoadRun, seen: MetricsWatch, lang: str, with_plotly_js: bool) -> list[str]:
     summary = run.summary()
-    end = run.end if run.end is not None else max((r.done or run.start) for r in run.results)
-    stopped = run.stopped or run.end is None
     parts = [heading(t("rm_report_run", lang)), f"<p>{html_text(plan_line(run, lang))}</p>",
              _banner(t("rm_load_done", lang, finished=summary["finished"], requests=summary["requests"],
-                       secs=max(0.0, end - run.start), stopped=t("rm_load_stopped", lang) if stopped else ""),
-                     stopped)]
+                       secs=run.seconds, stopped=t("rm_load_stopped", lang) if run.cut_short else ""),
+                     run.cut_short)]
     errors = [r.error for r in run.results if r.error]
     if errors:
         parts.append(_banner(t("rm_load_errors", lang, n=len(errors), msg=errors[0]), True))
