@@ -227,7 +227,7 @@ class KVCache:
     def write(self, layer: int, start: int | None, slots: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> None:
         """k, v (1, n_kv, T, D) of the new tokens into their slots (a slice copy when consecutive)."""
         for kind, x, layers in ((0, k, self.k_layers), (1, v, self.v_layers)):
-            stored, scale = self._encode(x) if self.storage != self.dtype else (x, None)
+            stored, scale = self._encode(x)  # the model's own dtype: x itself, no copy
             if start is not None:
                 T = x.shape[2]
                 layers[layer][:, :, start:start + T].copy_(stored)
