@@ -76,6 +76,7 @@ def worked_example(page) -> None:
     click_and_wait(page, page.get_by_role("button", name="Load the worked example: 今天天气"))
     click_and_wait(page, page.locator(RUN_BUTTON).first, 120_000)
     shoot_tab(page, "Step table (C12)", "tab-step-table.png")
+    shoot_tab(page, "Tokens & replay", "worked-example-chips.png")  # byte tokens boxed under 今, 天, 气
 
 
 def chinese(page) -> None:

@@ -57,9 +57,21 @@ def test_every_claim_has_a_verdict_numbers_and_a_link(checked):
     labels = [link.proto.label for link in links]
     assert labels[3] == "Open Sweeps" and labels[2] == "Open Roofline lab" and labels[14] == "Open Complexity lab"
     assert len({link.proto.page_script_hash for link in links}) >= 6  # distinct registered pages
-    summary = next(m.value for m in at.markdown if "hold," in m.value)
-    counts = [int(n) for n in re.findall(r"(\d+) (?:hold|roughly|do not hold|cannot)", summary)]
+    summary = next(m.value for m in at.markdown if m.value.startswith("On **"))
+    counts = [int(n) for n in re.findall(r"(\d+) (?:holds?|do(?:es)? not hold|cannot|is shown|are shown)", summary)]
     assert sum(counts) == 23
+
+
+def test_the_summary_counts_each_kind_in_good_english():
+    """Issue 16.4: "1 cannot be measured here or are shown on their page" merged two kinds, in bad grammar."""
+    from app_pages.claims.panels import summary_text
+    from lab.verdicts import FAILS, HOLDS, SHOWN, UNMEASURABLE, Verdict
+    kinds = [HOLDS] * 2 + [FAILS] + [UNMEASURABLE] + [SHOWN] * 2
+    verdicts = {f"C{i}": Verdict(f"C{i}", k, "r") for i, k in enumerate(kinds)}
+    assert summary_text("m", verdicts, "en") == ("On **m**: 2 hold, 1 does not hold, 1 cannot be measured here, "
+                                                 "2 are shown on their pages rather than measured.")
+    one = summary_text("m", {"C1": Verdict("C1", HOLDS, "r"), "C2": Verdict("C2", SHOWN, "r")}, "en")
+    assert one == "On **m**: 1 holds, 1 is shown on its page rather than measured."
 
 
 def test_chinese(checked):

@@ -159,4 +159,4 @@ def test_settings_and_results_survive_a_page_visit_and_a_language_switch(app):
     specs = charts(at)
     assert "各列的 TTFT 与 TPOT" in specs
     names = [d["name"] for d in specs["各列的 TTFT 与 TPOT"]["data"]]
-    assert names[0].startswith("第 1 列") and names[1] == "第 2 列（KV 关、eager、bfloat16、≤ 4 个 token、不同提示词）"
+    assert names[0].startswith("第 1 列") and names[1] == "第 2 列（KV 关、eager、bfloat16、≤ 4 个 token、«Good morning»（12 个字符））"

@@ -91,8 +91,7 @@ def test_sdpa_run_explains_missing_heatmap(app):
     ("   ", {}, "The prompt is empty"),
     ("word " * 600, {}, "context"),  # the tiny model's context is 512 tokens
     ("word " * 450, {"max_new": 100}, "exceed the context"),  # each fits alone, not together
-    ("Hello", {"top_p": 0.0}, "top_p"),
-])
+])  # top-p 0 cannot be typed any more: the box's minimum is above 0 (tests/test_browser.py)
 def test_bad_input_shows_a_message_not_a_traceback(app, prompt, settings, expected):
     at = run(app, prompt, **settings)
     assert not at.exception
@@ -100,6 +99,15 @@ def test_bad_input_shows_a_message_not_a_traceback(app, prompt, settings, expect
     at = run(at, "Hello", max_new=2, top_p=1.0)  # and the page keeps working
     assert not at.exception and not errors(at)
     assert at.session_state["pg_result"].status == RunStatus.DONE
+
+
+def test_the_sampling_panel_says_what_is_active(app):
+    """Issue 16.9: the closed panel read "greedy by default" while temperature 0.7 was in use."""
+    assert app.expander[0].label == "Sampling: greedy (temperature 0)"
+    at = run(app, "Hello", max_new=2, temperature=0.7, top_k=40, seed=3)
+    assert not at.exception
+    labels = [e.label for e in at.expander]
+    assert "Sampling: temperature 0.7, top-k 40, seed 3" in labels, labels
 
 
 def test_unknown_model_is_reported(monkeypatch, tmp_path):

@@ -146,7 +146,7 @@ def test_link_asking_more_tokens_than_the_context_is_lowered(tiny_dirs, monkeypa
     assert any("5000" in w.value for w in at.warning)
 
 
-def test_copy_share_link_shows_the_current_settings(app):
+def test_show_share_link_shows_the_current_settings(app):
     app.text_area(key="pg_prompt").input("Ünïcode & spaces?")
     app.number_input(key="pg_max_new").set_value(9)
     app.radio(key="pg_attention").set_value("eager")
@@ -159,6 +159,9 @@ def test_copy_share_link_shows_the_current_settings(app):
     updates, applied, ignored = parse_link(query)
     assert not ignored and updates["pg_prompt"] == "Ünïcode & spaces?" and updates["pg_max_new"] == 9
     assert updates["pg_attention"] == "eager" and updates["model_dtype"] == "float32"
+    # issue 16.8: the button said "Copy share link" and copied nothing; it says what it does
+    assert at.button(key="pg_share").label == "Show share link"
+    assert any("press the copy button" in c.value for c in at.caption)
     at = at.button(key="pg_link_hide").click().run()
     assert not at.code
 

@@ -65,8 +65,10 @@ def test_connect_and_run_a_concurrent_load(app_port, engine_url):
         page.get_by_text("Open a saved remote run").click()
         uploader = page.locator('.st-key-rm_upload input[type="file"]')
         act_and_wait(page, lambda: uploader.set_input_files(str(saved["Download trace (JSON)"])), 60_000)
-        page.get_by_text("Showing remote-run-trace.json").wait_for(timeout=30_000)
-        opened = page.locator('[data-testid="stExpander"]').filter(has_text="Showing remote-run-trace.json")
+        name = saved["Download trace (JSON)"].name  # named by what it holds and when (issue 16.16)
+        assert name.startswith("remote-trace_") and name.endswith(".json"), name
+        page.get_by_text(f"Showing {name}").wait_for(timeout=30_000)
+        opened = page.locator('[data-testid="stExpander"]').filter(has_text=f"Showing {name}")
         assert opened.locator('[data-testid="stDataFrame"]').count() == 1
         assert opened.locator(".js-plotly-plot").count() == 2 and exception_boxes(page) == 0
         opened.screenshot(path=str(ARTIFACTS / "remote_opened.png"))

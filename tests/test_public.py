@@ -63,7 +63,7 @@ def test_the_model_box_offers_the_list_and_no_path(public, tiny_dirs):
     assert box.options == ["llama"]  # the folder's name, not its path
     assert box.value == str(tiny_dirs["llama"])
     assert str(Path(tiny_dirs["llama"]).parent) not in " ".join(c.value for c in at.caption)
-    assert any("caps a prompt at 40 characters and a run at 12 new tokens" in c.value for c in at.caption)
+    assert any("caps a prompt at 40 characters and 1,024 tokens, a run at 12 new tokens" in c.value for c in at.caption)
     assert at.number_input(key="pg_max_new").max == 12
 
 

@@ -59,3 +59,28 @@ def test_a_request_the_engine_refuses_is_rejected_with_its_words(tiny):
     finally:
         loop.stop()
     assert isinstance(items[0], Rejected) and "empty" in items[0].message
+
+
+def test_metrics_are_current_before_a_client_hears_it_finished(tiny, monkeypatch):
+    """A client that reads /metrics as soon as its stream ends must see its KV blocks freed and its
+    request counted: the loop updates both before it sends the step's events."""
+    from engine.server.loop import Submission
+    metrics = ServerMetrics("tiny")
+    loop = EngineLoop(Engine(tiny.model, tiny.tokenizer, EngineConfig(probe_memory=False)), metrics)
+    seen, send = [], Submission.send
+
+    def spy(self, item):
+        if isinstance(item, Finished):
+            labels = {"model_name": "tiny"}
+            seen.append((metrics.registry.get_sample_value("vllm:kv_cache_usage_perc", labels),
+                         metrics.registry.get_sample_value("vllm:time_to_first_token_seconds_count", labels)))
+        send(self, item)
+
+    monkeypatch.setattr(Submission, "send", spy)
+    loop.start()
+    try:
+        asyncio.run(collect(loop, [5, 6, 7], 3))
+        asyncio.run(collect(loop, [8, 9], 2))
+    finally:
+        loop.stop()
+    assert seen == [(0.0, 1.0), (0.0, 2.0)]

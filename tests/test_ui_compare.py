@@ -33,7 +33,11 @@ def test_columns_are_named_by_what_they_change():
     assert differences(changed, base, "en") == ["eager", "bfloat16", "Qwen2.5-0.5B",
                                                 "temperature 0.7, top-k 0, top-p 1, seed 3"]
     other = dataclasses.replace(column(3), run=RunSettings(prompt="Another"))
-    assert column_name(other, base, "en") == "Column 4 (other prompt)"
+    assert column_name(other, base, "en") == "Column 4 («Another» (7 chars))"  # issue 16.10: its prompt
+    long = dataclasses.replace(column(2), run=RunSettings(prompt="Explain  the KV cache in one long paragraph"))
+    assert column_name(long, base, "en") == "Column 3 («Explain the KV cache in…» (43 chars))"
+    named = column_name(base, base, "en", prompts_differ=True)
+    assert named == f"Column 1 (KV on, sdpa, float32, «{base.run.prompt}» ({len(base.run.prompt)} chars))"
     assert column_name(column(1), base, "en") == "Column 2 (same settings)"
     assert column_name(column(1, kv_cache=False), base, "zh") == "第 2 列（KV 关）"
 

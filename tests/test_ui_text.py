@@ -105,3 +105,49 @@ def test_step_table_reproduces_the_worked_example(tiny):
     text = worked_example_md(run)
     assert f"**{L} tokens**" in text and f"{L}×{L}" in text and f"1×{L + 1}" in text
     assert f"kv_heads = {m.num_kv_heads}**" in text  # GQA: the source's num_heads would be wrong here
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_worked_example_follows_the_kv_cache_setting(tiny, lang):
+    """Issue 16.1: with the cache off the walk-through said "goes in as [1, 1, hidden]; the KV cache grows"
+    while the step table's rows said [1, L+1, hidden] (recomputed)."""
+    run = run_to_end(tiny, prompt="今天天气", max_new_tokens=3, kv_cache=False)
+    m, L = run.model, run.num_prompt_tokens
+    table = step_table(run.steps, produced_labels(run), lang)
+    shown = next(iter(v for k, v in table.items() if "[B, T, hidden]" in k or "hidden" in k))
+    assert shown[1] == f"[1, {L + 1}, {m.hidden_size}]"  # the row: the whole context again
+    text = worked_example_md(run, lang)
+    assert f"[1, {L + 1}, {m.hidden_size}]" in text and f"{L + 1}×{L + 1}" in text
+    assert f"[1, 1, {m.hidden_size}]" not in text and f"{L} → {L + 1}" not in text
+    cached = worked_example_md(run_to_end(tiny, prompt="今天天气", max_new_tokens=3), lang)
+    assert f"[1, 1, {m.hidden_size}]" in cached and f"{L} → {L + 1}" in cached
+
+
+def test_byte_tokens_are_grouped_under_the_character_they_make(tiny):
+    """Issue 16.5: the worked example's chips showed raw bytes ("e4 bb", "8a", …) with nothing to say they
+    spell 今天天气; now each run of byte tokens is boxed under its text, with "N tokens → 今" on hover."""
+    import re
+    ids = tiny.tokenizer("今天天气").input_ids
+    pieces = [piece_for(tiny.tokenizer, i) for i in ids]
+    from ui.tokens import byte_groups
+    groups = byte_groups(pieces)
+    assert "".join(text for _, text in groups.values()) == "今天天气"
+    assert sum(end - start for start, (end, _) in groups.items()) == len(ids)  # every byte token in a group
+    run = run_to_end(tiny, prompt="今天天气", max_new_tokens=2, chat=False)
+    html = chips_html(run)
+    shown = re.findall(r'class="pd-group-text">([^<]*)<', html)
+    assert "".join(shown).startswith("今天天气")
+    assert re.search(r'title="\d tokens → 今', html)
+    assert "pd-group" not in chips_html(run_to_end(tiny, prompt="Hello there", max_new_tokens=2, chat=False))
+
+
+def test_downloads_are_named_by_what_they_hold_and_when():
+    """Issue 16.16: every download had one fixed name, so a second one collided with the first."""
+    from ui.text import download_name, slug
+    assert slug("Why is the sky blue?") == "why-is-the-sky-blue"
+    assert slug("今天天气 <script>") == "今天天气-script"
+    a = download_name("trace", "SmolLM2-135M-Instruct", "Why is the sky blue?", ext="json", when=0)
+    assert a.startswith("trace_smollm2-135m-instruct_why-is-the-sky-blue_19700101-") and a.endswith(".json")
+    assert download_name("trace", "m", "Hello", ext="json", when=0) != download_name("trace", "m", "Hello", ext="json",
+                                                                                       when=1)
+    assert "/" not in download_name("x", "../../etc/passwd", ext="csv")

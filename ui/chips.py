@@ -8,7 +8,7 @@ from __future__ import annotations
 from ui.i18n import t
 from ui.run_state import RunResult
 from ui.text import html_text, visible
-from ui.tokens import Piece
+from ui.tokens import Piece, byte_groups
 
 
 def _chip(piece: Piece, phase: str, title: str, meta: str = "", current: bool = False, kind: str = "") -> str:
@@ -24,19 +24,39 @@ def chips_html(result: RunResult, upto_step: int | None = None, lang: str = "en"
     the first step, the prompt tokenised but not yet computed)."""
     prefilled = bool(result.steps) and (upto_step is None or upto_step >= result.steps[0].step)
     prompt_phase = "prefill" if prefilled else "pending"
-    parts = [_chip(p, prompt_phase, t("chip_prompt_title", lang, i=i, id=p.token_id), kind="pd-in")
-             for i, p in enumerate(result.prompt)]
+    prompt = [_chip(p, prompt_phase, t("chip_prompt_title", lang, i=i, id=p.token_id), kind="pd-in")
+              for i, p in enumerate(result.prompt)]
+    parts = grouped(result.prompt, prompt, lang)
     latencies = result.latencies_ms()
     shown = [(tok, piece, ms) for tok, piece, ms in zip(result.tokens, result.pieces, latencies)
              if upto_step is None or tok.step <= upto_step]
     if shown:
         parts.append('<span class="pd-arrow">→</span>')
+    out = []
     for tok, piece, ms in shown:
         meta = t("chip_meta", lang, step=tok.step, ms=ms)
         title = t("chip_out_title", lang, i=tok.index, id=piece.token_id, phase=t(f"phase_{tok.phase}", lang))
-        parts.append(_chip(piece, tok.phase, title, meta, current=upto_step is not None and tok.step == upto_step,
-                           kind="pd-out"))
+        out.append(_chip(piece, tok.phase, title, meta, current=upto_step is not None and tok.step == upto_step,
+                         kind="pd-out"))
+    parts += grouped([piece for _, piece, _ in shown], out, lang)
     return f'<div class="pd-chips">{"".join(parts)}</div>'
+
+
+def grouped(pieces: list[Piece], chips: list[str], lang: str) -> list[str]:
+    """The chips, with each run of byte tokens that spells whole characters boxed under them
+    ("3 tokens → 今"), so a byte-level tokenizer's pieces read as the text they make."""
+    groups, out, i = byte_groups(pieces), [], 0
+    while i < len(chips):
+        if i not in groups:
+            out.append(chips[i])
+            i += 1
+            continue
+        end, text = groups[i]
+        title = html_text(t("chip_group_title", lang, n=end - i, text=text))
+        out.append(f'<span class="pd-group" title="{title}"><span class="pd-group-text">{html_text(visible(text))}'
+                   f'</span><span class="pd-group-chips">{"".join(chips[i:end])}</span></span>')
+        i = end
+    return out
 
 
 def legend_html(lang: str = "en") -> str:

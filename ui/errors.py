@@ -9,6 +9,7 @@ from typing import Iterator
 import streamlit as st
 
 from ui.i18n import t
+from ui.public import CappedError
 from ui.text import md_escape
 
 log = logging.getLogger("pdlab.ui")
@@ -16,6 +17,8 @@ log = logging.getLogger("pdlab.ui")
 
 def error_message(exc: BaseException, lang: str) -> str:
     """A short message for the page; the traceback of anything unexpected goes to the server log."""
+    if isinstance(exc, CappedError):
+        return t(exc.key, lang, **exc.values)
     if isinstance(exc, ValueError):
         return t("err_input", lang, msg=str(exc))
     log.error("unexpected error in the app", exc_info=exc)

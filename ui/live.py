@@ -50,6 +50,7 @@ def run_live(bundle, settings: RunSettings, registry: ModelRegistry, slot, lang:
     st.session_state[RUN_KEY] = result
     st.session_state.pop(REPLAY_STEP_KEY, None)  # a new run replays from its own end
     with slot.container(border=True):
+        scroll_here()
         st.button(t("stop", lang), key=STOP_KEY, icon=":material/stop_circle:")
         view = st.empty()
         note = st.empty()  # the second pass's progress
@@ -68,6 +69,14 @@ def run_live(bundle, settings: RunSettings, registry: ModelRegistry, slot, lang:
         result.status, result.error = RunStatus.FAILED, error_message(exc, lang)  # shown with the results
     slot.empty()
     return result
+
+
+def scroll_here() -> None:
+    """Bring this place to the top of the window: a run's live view, drawn below the controls, would
+    otherwise play out of sight (at 1400×900 it began below the fold). A fixed script, no user text."""
+    st.html('<div id="pd-run-top"></div>'
+            '<script>document.getElementById("pd-run-top")?.scrollIntoView({block: "start"});</script>',
+            unsafe_allow_javascript=True)
 
 
 def measure_live(engine, result: RunResult, registry: ModelRegistry, note, lang: str) -> None:

@@ -13,6 +13,7 @@ import streamlit as st
 
 from engine import Engine, EngineConfig, ModelBundle, SamplingParams, load_model
 from ui.public import public_settings
+from ui.run_queue import FairLock, RunQueue
 
 DEFAULT_SPEC_ENV = "PDLAB_MODEL"  # tests point this at a tiny model folder
 ProgressFn = Callable[[str, float], None]
@@ -36,7 +37,13 @@ class ModelRegistry:
         self.max_models = max_models
         self._models: OrderedDict[tuple[ModelChoice, int | None], ModelBundle] = OrderedDict()
         self._load_lock = threading.Lock()
-        self.step_lock = threading.Lock()  # one engine step at a time across sessions
+        self.step_lock = FairLock()  # one engine step at a time across sessions, in arrival order
+        self._queues: dict[int, RunQueue] = {}
+
+    def run_queue(self, slots: int) -> RunQueue:
+        """The queue public mode's runs wait in (one per size: tests change the settings in one process)."""
+        with self._load_lock:
+            return self._queues.setdefault(slots, RunQueue(slots))
 
     @staticmethod
     def _key(choice: ModelChoice) -> tuple[ModelChoice, int | None]:

@@ -8,7 +8,14 @@ repository root, or the file `PDLAB_SETTINGS` names), read once when the server 
     remote_urls   the remote-server page reaches only these base URLs; none listed: the page is off
     caps          prompt characters (checked before tokenising) and max_new_tokens per run; max_context,
                   the tokens any run may hold, lowers each loaded model's context, so every page's
-                  lengths (sweeps, memory, roofline, complexity, serving) stop there; claims: quick only
+                  lengths (sweeps, memory, roofline, complexity, serving) stop there; counts (repeats,
+                  requests, batch sizes, compare columns, sweep points); claims: quick only
+    work per step max_step_tokens bounds one step's token rows (a prompt; without the KV cache, the
+                  whole context); max_uncached_work bounds a run without the cache (n·P + n(n−1)/2
+                  rows): no one run holds the engine long. Prompts over the cap are refused, not
+                  chunked, so the playground's prefill stays the one L×L pass it teaches.
+    turns         runs take turns (max_active_runs at once, the rest queue in order and see their
+                  place); runs_per_minute per browser session (ui/turn.py, ui/run_queue.py)
 
 See lab.example.toml. Off, the app behaves as before.
 """
@@ -34,9 +41,25 @@ class PublicSettings:
     max_prompt_chars: int = 4000
     max_new_tokens: int = 256
     max_context: int = 2048  # tokens any run may hold (prompt + output): every page's lengths stop here
+    max_repeats: int = 3  # timing repeats (sweeps, calibration, precision)
+    max_requests: int = 16  # requests in one workload (serving lab, memory leak, remote load)
+    max_batch: int = 8  # sequences stepped together (roofline, serving, precision)
+    max_columns: int = 2  # compare columns
+    max_sweep_points: int = 12  # lengths one sweep measures (prompt and output lists together)
+    max_step_tokens: int = 1024  # the most token rows one step may compute (a prompt, or a no-cache context)
+    max_uncached_work: int = 16384  # token rows a run without the KV cache may compute, all steps together
+    max_active_runs: int = 1  # runs on the engine at once; the rest wait their turn in order
+    runs_per_minute: int = 6  # per browser session
 
     def allows_model(self, spec: str) -> bool:
         return not self.enabled or spec in self.models
+
+
+COUNTS = {  # the whole-number settings and the most each may be set to
+    "max_prompt_chars": 1 << 20, "max_new_tokens": 1 << 16, "max_context": 1 << 20, "max_repeats": 100,
+    "max_requests": 10_000, "max_batch": 1024, "max_columns": 4, "max_sweep_points": 1000, "max_step_tokens": 1 << 20,
+    "max_uncached_work": 1 << 30, "max_active_runs": 64, "runs_per_minute": 10_000,
+}
 
 
 def parse_settings(doc: dict, env_public: str | None = None) -> PublicSettings:
@@ -44,7 +67,7 @@ def parse_settings(doc: dict, env_public: str | None = None) -> PublicSettings:
     table = doc.get("public", {})
     if not isinstance(table, dict):
         raise ValueError("[public] in the settings file should be a table.")
-    unknown = set(table) - {"enabled", "models", "remote_urls", "max_prompt_chars", "max_new_tokens", "max_context"}
+    unknown = set(table) - {"enabled", "models", "remote_urls", *COUNTS}
     if unknown:
         raise ValueError(f"Unknown setting(s) under [public]: {', '.join(sorted(unknown))}.")
 
@@ -68,8 +91,8 @@ def parse_settings(doc: dict, env_public: str | None = None) -> PublicSettings:
     models = texts("models", ("bundled",))
     if not models:
         raise ValueError("public.models lists no model: a public server needs at least one.")
-    return PublicSettings(enabled, models, texts("remote_urls", ()), count("max_prompt_chars", 4000, 1 << 20),
-                          count("max_new_tokens", 256, 1 << 16), count("max_context", 2048, 1 << 20))
+    counts = {name: count(name, getattr(PublicSettings, name), hi) for name, hi in COUNTS.items()}
+    return PublicSettings(enabled, models, texts("remote_urls", ()), **counts)
 
 
 def read_settings(path: Path | None = None, env: dict | None = None) -> PublicSettings:
@@ -110,3 +133,32 @@ def model_label(spec: str) -> str:
     """What a visitor sees for an allowed model: a local folder by its name only."""
     path = Path(spec)
     return path.name if spec != "bundled" and (path.is_absolute() or spec.startswith(".")) else spec
+
+
+class CappedError(ValueError):
+    """A run over a public server's cap: `key` names the UI text that says which cap and why."""
+
+    def __init__(self, key: str, **values):
+        super().__init__(f"{key}: {values}")
+        self.key, self.values = key, values
+
+
+def uncached_work(prompt_tokens: int, new_tokens: int) -> int:
+    """Token rows a run without the KV cache computes: the prefill's P, then each decode step recomputes
+    the whole context (P+1, …, P+n−1): n·P + n(n−1)/2 in all."""
+    return new_tokens * prompt_tokens + new_tokens * (new_tokens - 1) // 2
+
+
+def check_run_work(prompt_tokens: int, new_tokens: int, kv_cache: bool, public: PublicSettings | None = None) -> None:
+    """On a public server, refuse a run whose one step or whole no-cache pass would hold the engine long
+    (CappedError with the arithmetic). Off: nothing."""
+    public = public or public_settings()
+    if not public.enabled:
+        return
+    step = prompt_tokens if kv_cache else prompt_tokens + new_tokens - 1  # the largest step's token rows
+    if step > public.max_step_tokens:
+        raise CappedError("public_step_capped", n=step, cap=public.max_step_tokens, P=prompt_tokens, N=new_tokens)
+    work = uncached_work(prompt_tokens, new_tokens)
+    if not kv_cache and work > public.max_uncached_work:
+        raise CappedError("public_work_capped", n=work, cap=public.max_uncached_work, P=prompt_tokens, N=new_tokens,
+                          N1=new_tokens - 1)

@@ -19,6 +19,7 @@ import numpy as np
 from engine import Engine, EngineConfig, EngineEvent
 from engine.memory_pass import MEMORY_PASS, copy_memory, replay_engine, replay_steps, timed_config
 from engine.trace import StepRecord
+from ui.public import check_run_work
 from ui.run_state import ModelInfo, RunResult, RunSettings, RunStatus
 from ui.tokens import piece_for, pieces_for
 
@@ -28,6 +29,7 @@ def start_run(bundle, settings: RunSettings) -> tuple[Engine, RunResult]:
     sampling = settings.sampling()
     engine = Engine(bundle.model, bundle.tokenizer, timed_config(settings.engine_config()), name=bundle.name)
     seq = engine.add_request(settings.prompt, sampling, chat=settings.chat)
+    check_run_work(len(seq.prompt_token_ids), settings.max_new_tokens, settings.kv_cache)  # public caps; off: nothing
     result = RunResult(settings=settings, model=ModelInfo.from_bundle(bundle), block_size=engine.config.block_size,
                        prompt=pieces_for(bundle.tokenizer, seq.prompt_token_ids), arrival=seq.arrival_time)
     return engine, result

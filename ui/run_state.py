@@ -5,6 +5,7 @@ captured attention moved out of the StepRecords into float16 numpy arrays.
 """
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from enum import Enum
 
@@ -100,6 +101,7 @@ class RunResult:
     error: str | None = None
     loaded_from: str | None = None  # the file's name when this run was loaded from a saved trace
     memory_pass: str | None = None  # "replay": the memory readings come from the untimed second pass
+    started: float = field(default_factory=time.time)  # wall clock, for download names
 
     @property
     def num_prompt_tokens(self) -> int:

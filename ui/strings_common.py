@@ -8,6 +8,32 @@ STRINGS: dict[str, tuple[str, str]] = {
     "model_help_public": ("This public server offers these models.", "这台公开服务器提供这些模型。"),
     "settings_invalid": ("The server's settings file is not valid ({msg}): running in public mode with safe defaults.",
                          "服务器的设置文件无效（{msg}）：以公开模式和安全的默认值运行。"),
+    "public_step_capped": ("This run's largest step would compute {n:,} token rows ({P:,} prompt tokens, {N:,} new); this "
+                           "public server allows {cap:,} per step so that no visitor's step holds the others up. "
+                           "Shorten the prompt or ask for fewer tokens.",
+                           "这次运行最大的一步要计算 {n:,} 行 token（提示 {P:,} 个，新生成 {N:,} 个）；这台公开服务器每步"
+                           "最多允许 {cap:,} 行，以免一位访客的一步拖住其他人。请缩短提示或减少生成的 token。"),
+    "public_work_capped": ("Without the KV cache every step recomputes the whole context: n·P + n(n−1)/2 = {N:,}·{P:,} + "
+                           "{N:,}·{N1:,}/2 = {n:,} token rows; this public server allows {cap:,} per run. Turn the "
+                           "cache on, shorten the prompt or ask for fewer tokens.",
+                           "没有 KV 缓存时每一步都重算整个上下文：n·P + n(n−1)/2 = {N:,}·{P:,} + {N:,}·{N1:,}/2 = "
+                           "{n:,} 行 token；这台公开服务器每次运行最多允许 {cap:,} 行。请打开缓存、缩短提示或减少生成的 "
+                           "token。"),
+    "public_capped_help": ("Capped at {cap:,} on this public server, so every visitor gets a turn.",
+                           "这台公开服务器上限为 {cap:,}，让每位访客都能轮到。"),
+    "public_count_capped": ("This run has {n:,} {what}; this public server takes at most {cap:,}, so every visitor "
+                            "gets a turn.",
+                            "这次运行有 {n:,} 个{what}；这台公开服务器最多接受 {cap:,} 个，让每位访客都能轮到。"),
+    "public_size_capped": ("{what}: {n:,} is over this public server's cap of {cap:,}, so every visitor gets a turn.",
+                           "{what}：{n:,} 超过了这台公开服务器的上限 {cap:,}，让每位访客都能轮到。"),
+    "public_what_requests": ("requests", "请求"),
+    "queue_ahead": ("Waiting for the engine: {n} run(s) ahead of you ({s:.0f} s so far). Runs take turns on this "
+                    "public server.",
+                    "等待引擎：前面还有 {n} 个运行（已等 {s:.0f} 秒）。在这台公开服务器上，运行依次轮流。"),
+    "queue_cancel": ("Cancel", "取消"),
+    "queue_rate_limited": ("This public server starts at most {n} runs a minute per visitor; the next can start in "
+                           "{s:.0f} s.",
+                           "这台公开服务器每位访客每分钟最多开始 {n} 次运行；{s:.0f} 秒后可以开始下一次。"),
     "model_help": ("Pick the bundled model, or type a local folder (config.json + *.safetensors) or a Hugging Face "
                    "hub id such as org/name and press Enter.",
                    "选择内置模型，或输入本地文件夹（含 config.json 与 *.safetensors）或 Hugging Face Hub 的 "

@@ -1,8 +1,9 @@
-"""Making model and user text safe to show: in HTML, in Markdown, and on a chip."""
+"""Making model and user text safe to show: in HTML, in Markdown, on a chip, and in a file name."""
 from __future__ import annotations
 
 import html
 import re
+import time
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~&$:])")
 
@@ -31,3 +32,16 @@ def md_literal(text: str) -> str:
 def quoted(text: str) -> str:
     """A token for a table cell: visible whitespace, in corner quotes so leading spaces show."""
     return f"「{visible(text)}」"
+
+
+def slug(text: str, most: int = 24) -> str:
+    """Letters and digits of any script, the rest as single dashes: "Why is the sky blue?" -> why-is-the-sky-blue."""
+    return re.sub(r"[\W_]+", "-", text.lower()).strip("-")[:most].strip("-")
+
+
+def download_name(*parts: str, ext: str, when: float | None = None) -> str:
+    """A download's file name from what it holds and when, so a second download does not take the
+    first one's name: ("trace", "SmolLM2-135M", "Why is the sky…")
+    -> trace_smollm2-135m_why-is-the-sky_20261201-221503Z.json"""
+    stamp = time.strftime("%Y%m%d-%H%M%SZ", time.gmtime(when))  # the server's clock, in UTC
+    return "_".join([s for s in map(slug, parts) if s] + [stamp]) + f".{ext}"

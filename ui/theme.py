@@ -1,6 +1,7 @@
 """Colours and one shared Plotly layout, so every chart in the app reads the same way."""
 from __future__ import annotations
 
+import numpy as np
 import plotly.graph_objects as go
 
 PHASE_COLORS = {"prefill": "#7c3aed", "decode": "#0d9488", "mixed": "#d97706", "pending": "#94a3b8"}
@@ -41,3 +42,30 @@ def fmt_bytes(num: float) -> str:
         if abs(num) >= size:
             return f"{num / size:.1f} {unit}"
     return f"{int(num)} B"
+
+
+def _tick_text(v: float) -> str:
+    for size, unit in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if v >= size:
+            return f"{v / size:g}{unit}"
+    return f"{v:g}"
+
+
+def log_axis(fig: go.Figure, axis: str, lo: float, hi: float, max_ticks: int = 9) -> None:
+    """A log axis labelled 1-2-5 (or by decades when that is too many), written out in full: Plotly's
+    own log ticks label the in-between ones as bare digits ("2", "5"), which reads as a wrong scale."""
+    lo, hi = max(float(lo), 1e-12), max(float(hi), float(lo) * 10)
+    first, last = int(np.floor(np.log10(lo))), int(np.ceil(np.log10(hi)))
+    marks = [(m, m * 10.0 ** e) for e in range(first, last + 1) for m in (1, 2, 5) if lo <= m * 10.0 ** e <= hi]
+    if len(marks) > max_ticks:
+        marks = [(m, v) for m, v in marks if m == 1]
+        marks = marks[::max(1, int(np.ceil(len(marks) / max_ticks)))]
+    ticks = [v for _, v in marks]
+    update = fig.update_xaxes if axis == "x" else fig.update_yaxes
+    update(type="log", tickvals=ticks, ticktext=[_tick_text(v) for v in ticks])
+
+
+def log_span(fig: go.Figure, axis: str) -> tuple[float, float]:
+    """The smallest and largest positive value the figure's traces have on `axis`."""
+    values = [float(v) for d in fig.data for v in getattr(d, axis) if v is not None and float(v) > 0]
+    return min(values), max(values)

@@ -47,3 +47,37 @@ def piece_text(piece: Piece) -> str:
 
 def pieces_for(tokenizer, token_ids: list[int]) -> list[Piece]:
     return [piece_for(tokenizer, t) for t in token_ids]
+
+
+def _raw_bytes(piece: Piece) -> bytes | None:
+    """A byte piece's bytes ("e4 bb" -> b"\\xe4\\xbb"); None for text, or another tokenizer's spelling."""
+    if not piece.is_bytes:
+        return None
+    try:
+        return bytes.fromhex(piece.label)
+    except ValueError:
+        return None
+
+
+def byte_groups(pieces: list[Piece]) -> dict[int, tuple[int, str]]:
+    """Runs of byte pieces that together spell whole characters: {first index: (end index, text)}.
+    「今天天气」 in byte-level BPE is 9 tokens; grouped, they read 今 · 天 · 天气 again. A run still
+    waiting for its last byte (a stream mid-character) is not grouped yet."""
+    groups, start, buf = {}, None, b""
+    for i, piece in enumerate(pieces):
+        raw = _raw_bytes(piece)
+        if raw is None:
+            start, buf = None, b""
+            continue
+        if start is None:
+            start, buf = i, b""
+        buf += raw
+        try:
+            text = buf.decode("utf-8")
+        except UnicodeDecodeError as e:
+            if e.end < len(buf) or e.reason != "unexpected end of data":  # not a character at all: give up
+                start, buf = None, b""
+            continue
+        groups[start] = (i + 1, text)
+        start, buf = None, b""
+    return groups

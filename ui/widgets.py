@@ -32,3 +32,17 @@ def model_summary(info: ModelInfo, lang: str) -> str:
              heads=info.num_heads, kv_heads=info.num_kv_heads, head_dim=info.head_dim,
              params=info.num_params / 1e6, weights=fmt_bytes(info.weight_bytes), dtype=info.dtype,
              device=info.device, ctx=info.max_position)
+
+
+def sampling_label(temperature, top_k, top_p, seed, lang: str) -> str:
+    """The sampling expander's title: what is active now, so a closed panel does not hide a temperature."""
+    if not temperature:
+        return t("sampling_greedy", lang)
+    parts = [t("sampling_temperature", lang, v=float(temperature))]
+    if top_k:
+        parts.append(f"top-k {int(top_k)}")
+    if top_p is not None and top_p < 1:
+        parts.append(f"top-p {float(top_p):g}")
+    if seed is not None:
+        parts.append(t("sampling_seed", lang, v=int(seed)))
+    return t("sampling_active", lang, what=", ".join(parts))

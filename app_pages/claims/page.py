@@ -12,6 +12,7 @@ from ui.i18n import current_lang
 from ui.models import get_registry, load_for_page
 from ui.public import public_settings
 from ui.sidebar import CHOICE_KEY
+from ui.turn import take_turn
 from ui.widget_state import KEEP
 
 lang = current_lang()
@@ -30,7 +31,9 @@ if public:
 quick = c2.toggle(t("cl_quick", lang), key=keys.QUICK, persist_state=KEEP, disabled=public,
                   help=t("cl_quick_public" if public else "cl_quick_help", lang))
 if clicked:
-    run_checks(bundle, get_registry(), lang, ClaimSettings.quick() if quick else ClaimSettings())
+    with take_turn(lang) as go:
+        if go:
+            run_checks(bundle, get_registry(), lang, ClaimSettings.quick() if quick else ClaimSettings())
 result = banner(lang)
 if result is None:
     st.info(t("cl_not_run", lang))

@@ -9,7 +9,7 @@ from app_pages import BY_NAME, PageEntry
 from app_pages.claims import keys
 from app_pages.claims.strings import t
 from lab.claims import CLAIM_IDS, CLAIM_PAGES
-from lab.verdicts import FAILS, HOLDS, ROUGHLY, Verdict, explain
+from lab.verdicts import FAILS, HOLDS, ROUGHLY, SHOWN, UNMEASURABLE, Verdict, explain
 from ui.claims_verdicts import verdict_label
 from ui.text import md_literal
 
@@ -41,10 +41,21 @@ def verdict_table(verdicts: dict[str, Verdict], lang: str) -> pd.DataFrame:
                           t("cl_col_numbers", lang): explain(verdicts[c], lang)} for c in CLAIM_IDS])
 
 
+SUMMARY_KINDS = {HOLDS: "holds", ROUGHLY: "roughly", FAILS: "fails", UNMEASURABLE: "unmeasurable", SHOWN: "shown"}
+
+
+def summary_text(model: str, verdicts: dict[str, Verdict], lang: str) -> str:
+    """"On X: 14 hold, 7 hold roughly, 1 does not hold, 1 cannot be measured here." (kinds with none left out)."""
+    parts = []
+    for kind, name in SUMMARY_KINDS.items():
+        n = sum(v.verdict == kind for v in verdicts.values())
+        if n:
+            parts.append(t(f"cl_n_{name}_1" if n == 1 else f"cl_n_{name}", lang, n=n))
+    return t("cl_summary", lang, model=md_literal(model), parts=t("cl_and", lang).join(parts))
+
+
 def render_summary(model: str, verdicts: dict[str, Verdict], lang: str) -> None:
-    counts = {k: sum(v.verdict == k for v in verdicts.values()) for k in (HOLDS, ROUGHLY, FAILS)}
-    st.markdown(t("cl_summary", lang, model=md_literal(model), holds=counts[HOLDS], roughly=counts[ROUGHLY],
-                  fails=counts[FAILS], other=len(verdicts) - sum(counts.values())))
+    st.markdown(summary_text(model, verdicts, lang))
 
 
 def render_claim(claim: str, v: Verdict, lang: str) -> None:

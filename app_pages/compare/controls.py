@@ -12,11 +12,13 @@ import streamlit as st
 from app_pages.compare import keys
 from app_pages.compare.state import MAX_COLUMNS, MIN_COLUMNS, ColumnSettings
 from app_pages.compare.strings import t
+from ui.capped import cap_help, capped
 from ui.models import ModelChoice, default_model_spec
 from ui.public import model_label, public_settings
 from ui.run_state import RunSettings
 from ui.sidebar import DTYPES, HUB_SUGGESTIONS, _label, local_model_dirs
 from ui.widget_state import KEEP, seed
+from ui.widgets import sampling_label
 
 DEFAULT_PROMPT = "Explain in two sentences why the sky is blue."
 # What each column changes from the shared defaults (column 1 is the baseline)
@@ -65,12 +67,14 @@ def _column_controls(i: int, options: list[str], wide: bool, lang: str) -> None:
     c1.toggle(t("kv_cache", lang), key=keys.column("kv", i), help=t("kv_cache_help", lang), persist_state=KEEP)
     c2.toggle(t("chat_template", lang), key=keys.column("chat", i), help=t("cmp_chat_help", lang), persist_state=KEEP)
     st.radio(t("attention", lang), ["sdpa", "eager"], key=keys.column("attention", i), horizontal=True, persist_state=KEEP)
-    with st.expander(t("sampling", lang)):
+    s = st.session_state
+    label = sampling_label(*(s.get(keys.column(name, i)) for name in ("temperature", "top_k", "top_p", "seed")), lang)
+    with st.expander(label):
         st.number_input(t("temperature", lang), min_value=0.0, max_value=5.0, step=0.1, key=keys.column("temperature", i),
                         help=t("temperature_help", lang), persist_state=KEEP)
         st.number_input(t("top_k", lang), min_value=0, max_value=100_000, step=1, key=keys.column("top_k", i),
                         help=t("top_k_help", lang), persist_state=KEEP)
-        st.number_input(t("top_p", lang), min_value=0.0, max_value=1.0, step=0.05, key=keys.column("top_p", i),
+        st.number_input(t("top_p", lang), min_value=0.01, max_value=1.0, step=0.05, key=keys.column("top_p", i),
                         help=t("top_p_help", lang), persist_state=KEEP)
         st.number_input(t("seed", lang), min_value=0, step=1, key=keys.column("seed", i),
                         placeholder=t("seed_placeholder", lang), persist_state=KEEP)
@@ -91,8 +95,9 @@ def column_settings(i: int, device: str) -> ColumnSettings:
 def render_controls(sidebar: ModelChoice, lang: str) -> tuple[list[ColumnSettings], bool]:
     """Draw the controls; return the shown columns' settings and whether Run all was pressed."""
     seed_defaults(sidebar)
-    st.radio(t("cmp_count", lang), list(range(MIN_COLUMNS, MAX_COLUMNS + 1)), key=keys.N, horizontal=True,
-             persist_state=KEEP)
+    most = capped("max_columns", MAX_COLUMNS, keys.N, MIN_COLUMNS)
+    st.radio(t("cmp_count", lang), list(range(MIN_COLUMNS, most + 1)), key=keys.N, horizontal=True,
+             help=cap_help("max_columns", lang), persist_state=KEEP)
     n = int(st.session_state[keys.N])
     options = model_options([st.session_state[keys.column("model", i)] for i in range(MAX_COLUMNS)])
     with st.form(keys.FORM, border=False):

@@ -68,6 +68,9 @@ def fmt_ratio(q: float) -> str:
     return f"{q:.2f}" if q < 10 else f"{q:.0f}"
 
 
+PROMPT_SHOWN = 24  # characters of a prompt shown in a column's name
+
+
 def _model_name(spec: str) -> str:
     return "bundled" if spec == "bundled" else spec.rstrip("/").rsplit("/", 1)[-1]
 
@@ -89,15 +92,28 @@ def differences(s: ColumnSettings, base: ColumnSettings, lang: str) -> list[str]
     mine, theirs = setting_phrases(s, lang), setting_phrases(base, lang)
     out = [mine[k] for k in mine if mine[k] != theirs[k]]
     if s.run.prompt != base.run.prompt:
-        out.append(t("cmp_prompt_other", lang))
+        out.append(prompt_phrase(s, lang))
     return out
 
 
-def column_name(s: ColumnSettings, base: ColumnSettings, lang: str) -> str:
-    """The legend's name: column 1 by its main settings, the others by what they change."""
+def prompt_phrase(s: ColumnSettings, lang: str) -> str:
+    """A column's prompt, shortened, and its length: «Why is the sky…» (52 chars)."""
+    text = " ".join(s.run.prompt.split())
+    short = text if len(text) <= PROMPT_SHOWN else text[:PROMPT_SHOWN - 1].rstrip() + "…"
+    return t("cmp_prompt_named", lang, text=short, n=len(s.run.prompt))
+
+
+def prompts_differ(columns: list[ColumnSettings]) -> bool:
+    return len({c.run.prompt for c in columns}) > 1
+
+
+def column_name(s: ColumnSettings, base: ColumnSettings, lang: str, prompts_differ: bool = False) -> str:
+    """The legend's name: column 1 by its main settings (and its prompt, when the columns' prompts
+    differ), the others by what they change."""
     if s.index == base.index:
         p = setting_phrases(s, lang)
-        detail = t("cmp_sep", lang).join([p["kv"], p["attention"], p["dtype"]])
+        detail = t("cmp_sep", lang).join([p["kv"], p["attention"], p["dtype"]] +
+                                         ([prompt_phrase(s, lang)] if prompts_differ else []))
     else:
         detail = t("cmp_sep", lang).join(differences(s, base, lang)) or t("cmp_same_settings", lang)
     return t("cmp_column_named", lang, n=s.index + 1, detail=detail)
@@ -121,7 +137,7 @@ def biggest_differences(summaries: list[ColumnSummary], columns: list[ColumnSett
                 _, key, q = max(ranked)
                 parts.append(t("cmp_diff_part", lang, metric=t(key, lang), x=fmt_ratio(q),
                                base=base_settings.index + 1))
-        name = column_name(by_index[s.index], base_settings, lang)
+        name = column_name(by_index[s.index], base_settings, lang, prompts_differ(columns))
         if parts:
             lines.append(t("cmp_diff_line", lang, name=name, parts=t("cmp_sep", lang).join(parts)))
         if s.kv_end_bytes == 0 and base.kv_end_bytes > 0:

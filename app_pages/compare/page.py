@@ -13,6 +13,7 @@ from app_pages.compare.view import render_comparison
 from ui.i18n import current_lang
 from ui.models import get_registry
 from ui.sidebar import CHOICE_KEY
+from ui.turn import take_turn
 
 lang = current_lang()
 st.title(t("cmp_title", lang))
@@ -25,7 +26,9 @@ results_slot = st.empty()
 mark_interrupted(st.session_state.get(keys.RESULT))
 if run_clicked:
     results_slot.empty()
-    run_all(columns, get_registry(), status_slot, live_slots, lang)
+    with take_turn(lang) as go:
+        if go:
+            run_all(columns, get_registry(), status_slot, live_slots, lang)
     for slot in live_slots:
         slot.empty()
 with results_slot.container():

@@ -22,9 +22,10 @@ from app_pages.compare.strings import t
 from engine import Engine, SamplingParams
 from engine.memory_pass import timed_config
 from ui.errors import error_message, show_message
-from ui.live import redraw_interval
+from ui.live import redraw_interval, scroll_here
 from ui.live_html import live_html
 from ui.models import ModelRegistry
+from ui.public import check_run_work
 from ui.run_driver import measure_pass, run_steps
 from ui.run_state import ModelInfo, RunResult, RunStatus
 from ui.text import md_escape
@@ -41,6 +42,7 @@ def start_column(bundle, outcome: ColumnOutcome) -> tuple[Engine, RunResult]:
     settings = dataclasses.replace(s.run, chat=outcome.chat_applied)
     engine = Engine(bundle.model, bundle.tokenizer, timed_config(settings.engine_config()), name=bundle.name)
     seq = engine.add_request(settings.prompt, settings.sampling(), chat=settings.chat)  # bad input fails here
+    check_run_work(len(seq.prompt_token_ids), settings.max_new_tokens, settings.kv_cache)  # public caps; off: nothing
     return engine, RunResult(settings=settings, model=ModelInfo.from_bundle(bundle),
                              block_size=engine.config.block_size,
                              prompt=pieces_for(bundle.tokenizer, seq.prompt_token_ids), arrival=seq.arrival_time)
@@ -147,6 +149,7 @@ def run_all(columns: list[ColumnSettings], registry: ModelRegistry, status_slot,
         del st.session_state[name]
     n = len(columns)
     with status_slot.container(), st.status(t("cmp_running", lang, n=n), expanded=True) as box:
+        scroll_here()
         st.button(t("stop", lang), key=keys.STOP, icon=":material/stop_circle:")
         bar = st.progress(0.0, text=t("cmp_progress_warm", lang, name=t("cmp_column", lang, n=1), k=1, n=n))
         # Every column is loaded, checked and warmed up before any is timed: a model loading, or

@@ -58,7 +58,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "cmp_chat_on": ("chat template", "对话模板"),
     "cmp_chat_off": ("plain prompt", "纯提示词"),
     "cmp_chat_missing": ("plain prompt (the model has no chat template)", "纯提示词（模型没有对话模板）"),
-    "cmp_prompt_other": ("other prompt", "不同提示词"),
+    "cmp_prompt_named": ("«{text}» ({n} chars)", "«{text}»（{n} 个字符）"),
     "cmp_same_settings": ("same settings", "设置相同"),
     "cmp_sep": (", ", "、"),  # between the phrases of a name or a caption line
     "cmp_column_named": ("Column {n} ({detail})", "第 {n} 列（{detail}）"),

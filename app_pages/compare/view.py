@@ -8,7 +8,8 @@ import streamlit as st
 
 from app_pages.compare import keys
 from app_pages.compare.figures import Series, itl_figure, kv_growth_figure, latency_bars_figure, peak_memory_figure
-from app_pages.compare.metrics import ColumnSummary, biggest_differences, column_name, ratio, setting_phrases, summarise
+from app_pages.compare.metrics import (ColumnSummary, biggest_differences, column_name, prompts_differ, ratio,
+                                      setting_phrases, summarise)
 from app_pages.compare.replay import replay_section
 from app_pages.compare.state import ColumnOutcome, CompareResult, CompareStatus
 from app_pages.compare.strings import t
@@ -99,7 +100,8 @@ def render_comparison(result: CompareResult | None, lang: str) -> None:
     if not done:
         return
     base = done[0].settings
-    names = [column_name(c.settings, base, lang) for c in done]
+    differ = prompts_differ([c.settings for c in done])
+    names = [column_name(c.settings, base, lang, differ) for c in done]
     st.subheader(t("cmp_replay_header", lang))
     replay_section(done, lang)
     st.subheader(t("cmp_charts_header", lang))

@@ -14,38 +14,12 @@ from engine.config import ModelConfig
 from lab.complexity import CacheRun
 from lab.complexity_math import (apparent_exponent, crossover_rows, exponent_grid, measured_exponents, per_step_split,
                                  scaled_theory)
-from ui.theme import style
+from ui.theme import log_axis, log_span, style
 
 CACHE_COLORS = {True: "#2563eb", False: "#dc2626"}
 THEORY_COLOR = "#334155"
 MODEL_PALETTE = ["#7c3aed", "#0d9488", "#d97706", "#2563eb", "#db2777", "#16a34a", "#64748b", "#b45309"]
 GIGA = 1e9
-
-
-def _tick_text(v: float) -> str:
-    for size, unit in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
-        if v >= size:
-            return f"{v / size:g}{unit}"
-    return f"{v:g}"
-
-
-def log_axis(fig: go.Figure, axis: str, lo: float, hi: float, max_ticks: int = 9) -> None:
-    """A log axis labelled 1-2-5 (or by decades when that is too many), written out in full: Plotly's
-    own log ticks label the in-between ones as bare digits ("2", "5"), which reads as a wrong scale."""
-    lo, hi = max(float(lo), 1e-12), max(float(hi), float(lo) * 10)
-    first, last = int(np.floor(np.log10(lo))), int(np.ceil(np.log10(hi)))
-    marks = [(m, m * 10.0 ** e) for e in range(first, last + 1) for m in (1, 2, 5) if lo <= m * 10.0 ** e <= hi]
-    if len(marks) > max_ticks:
-        marks = [(m, v) for m, v in marks if m == 1]
-        marks = marks[::max(1, int(np.ceil(len(marks) / max_ticks)))]
-    ticks = [v for _, v in marks]
-    update = fig.update_xaxes if axis == "x" else fig.update_yaxes
-    update(type="log", tickvals=ticks, ticktext=[_tick_text(v) for v in ticks])
-
-
-def _span(fig: go.Figure, axis: str) -> tuple[float, float]:
-    values = [float(v) for d in fig.data for v in getattr(d, axis) if v is not None and float(v) > 0]
-    return min(values), max(values)
 
 
 def _cache_name(kv: bool, lang: str) -> str:
@@ -79,7 +53,7 @@ def step_flops_figure(runs: dict[bool, CacheRun], prompt_len: int, lang: str = "
                                      dash=dash), name=t(f"cx_term_{term}", lang, cache=_cache_name(kv, lang))))
     style(fig, t("cx_fig_step_flops", lang), t("cx_axis_context", lang), t("cx_axis_gflop", lang), height=420)
     fig.update_layout(legend=dict(y=-0.28))
-    log_axis(fig, "y", *_span(fig, "y"))
+    log_axis(fig, "y", *log_span(fig, "y"))
     return fig
 
 
@@ -100,8 +74,8 @@ def cumulative_figure(runs: dict[bool, CacheRun], prompt_len: int, kind: str, la
                                  name=t(f"cx_theory_{theory.label}", lang, slope=_slope(theory.slope))))
     title, y_title = ("cx_fig_cum_ms", "axis_ms") if kind == "ms" else ("cx_fig_cum_flops", "cx_axis_gflop")
     style(fig, t(title, lang), t("cx_axis_steps", lang), t(y_title, lang), height=420)
-    log_axis(fig, "x", *_span(fig, "x"))
-    log_axis(fig, "y", *_span(fig, "y"))
+    log_axis(fig, "x", *log_span(fig, "x"))
+    log_axis(fig, "y", *log_span(fig, "y"))
     fig.update_layout(legend=dict(y=-0.25))
     return fig
 
@@ -134,8 +108,8 @@ def crossover_figure(c: ModelConfig, lang: str = "en", name: str | None = None) 
     _vline(fig, c.max_position, y_range, t("cx_max_ctx", lang, n=f"{c.max_position:,}"), THEORY_COLOR, "dashdot")
     style(fig, t("cx_fig_cross", lang, model=name or c.name), t("cx_axis_context_c", lang), t("cx_axis_gflop", lang),
           height=460)
-    log_axis(fig, "x", *_span(fig, "x"))
-    log_axis(fig, "y", *_span(fig, "y"))
+    log_axis(fig, "x", *log_span(fig, "x"))
+    log_axis(fig, "y", *log_span(fig, "y"))
     fig.update_layout(legend=dict(y=-0.2))
     return fig
 

@@ -17,8 +17,11 @@ from app_pages.complexity.figures import cumulative_figure, step_flops_figure, s
 from app_pages.complexity.strings import t
 from lab.complexity import CacheRun, crossover_context, run_with_and_without_cache
 from lab.complexity_math import measured_exponents, prompt_of_length, scaled_theory
+from ui.capped import cap_help, capped
 from ui.errors import show_error
+from ui.public import check_run_work
 from ui.text import md_literal
+from ui.turn import take_turn
 from ui.widget_state import KEEP, seed
 
 DEFAULT_L, DEFAULT_N, MIN_N, MAX_N = 32, 128, 8, 1024
@@ -68,14 +71,20 @@ def render_controls(max_position: int, lang: str) -> tuple[int, int, bool]:
     c1, c2, c3 = st.columns([1, 1, 1], vertical_alignment="bottom")
     prompt_len = c1.number_input(t("cx_L", lang), min_value=1, max_value=max_l, step=1, key=keys.L,
                                  help=t("cx_L_help", lang), persist_state=KEEP)
-    max_new = c2.number_input(t("cx_N", lang), min_value=MIN_N, max_value=MAX_N, step=8, key=keys.N,
-                              help=t("cx_N_help", lang), persist_state=KEEP)
+    most = capped("max_new_tokens", MAX_N, keys.N, MIN_N)
+    max_new = c2.number_input(t("cx_N", lang), min_value=MIN_N, max_value=most, step=8, key=keys.N, help=cap_help("max_new_tokens", lang, t("cx_N_help", lang)),
+                              persist_state=KEEP)
     clicked = c3.button(t("cx_run", lang), type="primary", key=keys.RUN, icon=":material/speed:")
     return int(prompt_len), int(max_new), clicked
 
 
 def run_with_progress(bundle, registry, prompt_len: int, max_new: int, lang: str) -> None:
     """Run the comparison under an st.status with a progress bar; keep the result or show why not."""
+    try:
+        check_run_work(prompt_len, max_new, kv_cache=False)  # its second pass runs without the cache
+    except ValueError as exc:
+        show_error(exc, lang)
+        return
     st.session_state.pop(keys.RESULT, None)
     box = st.status(t("cx_running", lang, L=prompt_len, N=max_new), expanded=True)
     bar = box.progress(0.0, text=t("cx_progress_on", lang, done=0, N=max_new))
@@ -147,7 +156,9 @@ def render_cache_section(bundle, registry, lang: str) -> None:
     st.markdown(t("cx_cache_intro", lang))
     prompt_len, max_new, clicked = render_controls(bundle.model.config.max_position, lang)
     if clicked:
-        run_with_progress(bundle, registry, prompt_len, max_new, lang)
+        with take_turn(lang) as go:
+            if go:
+                run_with_progress(bundle, registry, prompt_len, max_new, lang)
     result = st.session_state.get(keys.RESULT)
     if result is None:
         st.info(t("cx_not_run", lang))

@@ -14,7 +14,8 @@ from ui.figures_attention import attention_heatmap, attention_matrix
 from ui.models import get_registry
 from ui.run_driver import measure_pass, run_steps, start_run
 from ui.run_state import RunResult, RunSettings, RunStatus
-from ui.text import visible
+from ui.text import download_name, visible
+from ui.turn import take_turn
 from ui.widget_state import KEEP, seed
 
 DEFAULTS = {keys.HEAT_PROMPT: "The capital of France is Paris. The capital of Italy is", keys.HEAT_NEW: 6,
@@ -55,12 +56,13 @@ def _run(bundle, lang: str) -> None:
     bar.empty()
 
 
-def _downloads(png: bytes, csv: str, stem: str, lang: str) -> None:
+def _downloads(png: bytes, csv: str, stem: str, result: RunResult, lang: str) -> None:
+    name = (stem, result.model.name, result.settings.prompt)
     c1, c2, _ = st.columns([1, 1, 3])
-    c1.download_button(t("mem_download_png", lang), png, file_name=f"{stem}.png", mime="image/png",
-                       on_click="ignore", key=keys.HEAT_PNG, icon=":material/image:")
-    c2.download_button(t("mem_download_csv", lang), csv, file_name=f"{stem}.csv", mime="text/csv",
-                       on_click="ignore", key=keys.HEAT_CSV, icon=":material/table:")
+    c1.download_button(t("mem_download_png", lang), png, file_name=download_name(*name, ext="png", when=result.started),
+                       mime="image/png", on_click="ignore", key=keys.HEAT_PNG, icon=":material/image:")
+    c2.download_button(t("mem_download_csv", lang), csv, file_name=download_name(*name, ext="csv", when=result.started),
+                       mime="text/csv", on_click="ignore", key=keys.HEAT_CSV, icon=":material/table:")
 
 
 @st.fragment  # switching the view, layer or head redraws this part only
@@ -86,22 +88,25 @@ def _show(result: RunResult, lang: str) -> None:
     if mode == "layers":
         mats = layer_matrices(result.attention, m.num_heads)
         st.plotly_chart(layers_figure(mats, lang, prefill_rows), key=keys.FIG_LAYERS)
-        _downloads(png_bytes(tile(list(mats.values()))), layers_csv(mats, labels), "attention-layers-mean", lang)
+        _downloads(png_bytes(tile(list(mats.values()))), layers_csv(mats, labels), "attention-layers-mean", result,
+                   lang)
     elif mode == "mean":
         matrix = mean_matrix(result.attention, layer, m.num_heads)
         st.plotly_chart(mean_heatmap(matrix, labels, prefill_rows, layer, m.num_heads, lang), key=keys.FIG_HEAT)
-        _downloads(png_bytes(matrix), csv_text(matrix, labels), f"attention-layer{layer}-mean", lang)
+        _downloads(png_bytes(matrix), csv_text(matrix, labels), f"attention-layer{layer}-mean", result, lang)
     else:
         matrix = attention_matrix(result.attention, layer, head)
         st.plotly_chart(attention_heatmap(matrix, labels, prefill_rows, layer, head, lang), key=keys.FIG_HEAT)
-        _downloads(png_bytes(matrix), csv_text(matrix, labels), f"attention-layer{layer}-head{head}", lang)
+        _downloads(png_bytes(matrix), csv_text(matrix, labels), f"attention-layer{layer}-head{head}", result, lang)
     st.caption(t("mem_heat_caption", lang, L=result.num_prompt_tokens, n=len(result.tokens)))
 
 
 def heat_panel(bundle, lang: str) -> None:
     st.markdown(t("mem_heat_explain", lang))
     if _controls(lang):
-        _run(bundle, lang)
+        with take_turn(lang) as go:
+            if go:
+                _run(bundle, lang)
     result: RunResult | None = st.session_state.get(keys.HEAT_RESULT)
     if result is None:
         st.info(t("mem_heat_none", lang))

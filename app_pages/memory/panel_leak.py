@@ -11,10 +11,12 @@ import streamlit as st
 from app_pages.memory import keys
 from app_pages.memory.figures import leak_memory_figure, leak_speed_figure
 from app_pages.memory.strings import t
+from ui.capped import cap_help, capped
 from ui.errors import show_error
 from ui.memory_leak import MAX_NEW_TOKENS, MAX_REQUESTS, LeakResult, check_settings, hf_model, run_engine, run_naive
 from ui.models import get_registry
 from ui.theme import MIB, fmt_bytes
+from ui.turn import take_turn
 from ui.widget_state import KEEP, seed
 
 DEFAULTS = {keys.LEAK_N: 8, keys.LEAK_NEW: 8}
@@ -24,10 +26,11 @@ def _controls(lang: str) -> bool:
     seed(DEFAULTS)
     with st.form(keys.LEAK_FORM):
         c1, c2 = st.columns(2)
-        c1.number_input(t("mem_leak_n", lang), min_value=2, max_value=MAX_REQUESTS, step=1, key=keys.LEAK_N,
-                        persist_state=KEEP)
-        c2.number_input(t("max_new_tokens", lang), min_value=1, max_value=MAX_NEW_TOKENS, step=1, key=keys.LEAK_NEW,
-                        persist_state=KEEP)
+        most = capped("max_requests", MAX_REQUESTS, keys.LEAK_N, 2)
+        c1.number_input(t("mem_leak_n", lang), min_value=2, max_value=most, step=1, key=keys.LEAK_N, help=cap_help("max_requests", lang), persist_state=KEEP)
+        c2.number_input(t("max_new_tokens", lang), min_value=1, step=1, key=keys.LEAK_NEW,
+                        max_value=capped("max_new_tokens", MAX_NEW_TOKENS, keys.LEAK_NEW),
+                        help=cap_help("max_new_tokens", lang), persist_state=KEEP)
         return st.form_submit_button(t("mem_leak_run", lang), type="primary", icon=":material/water_drop:",
                                      key=keys.LEAK_RUN)
 
@@ -96,7 +99,9 @@ def _show(result: LeakResult, lang: str) -> None:
 def leak_panel(bundle, lang: str) -> None:
     st.markdown(t("mem_leak_explain", lang))
     if _controls(lang):
-        _run(bundle, lang)
+        with take_turn(lang) as go:
+            if go:
+                _run(bundle, lang)
     result: LeakResult | None = st.session_state.get(keys.LEAK)
     if result is None or not result.naive or not result.engine:
         st.info(t("mem_leak_none", lang))

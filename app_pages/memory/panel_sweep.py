@@ -13,7 +13,9 @@ from app_pages.memory.sweep import (SweepPlan, SweepResult, SweepStatus, Variant
                                     parse_lengths, run_sweep)
 from ui.errors import error_message, show_error, show_message
 from ui.models import get_registry
+from ui.text import download_name
 from ui.theme import MIB, fmt_bytes
+from ui.turn import take_turn
 from ui.widget_state import KEEP, seed
 
 DEFAULT_LENGTHS = (64, 128, 256, 512, 1024, 2048)
@@ -129,7 +131,8 @@ def _show(result: SweepResult, lang: str) -> None:
                              help=t("mem_with_weights_help", lang, weights=fmt_bytes(result.weight_bytes)))
     st.plotly_chart(breakdown_figure(result, lang, with_weights), key=keys.FIG_BREAKDOWN)
     st.caption(t("mem_breakdown_caption", lang))
-    st.download_button(t("mem_download_csv", lang), _points_csv(result), file_name="prefill-memory-sweep.csv",
+    st.download_button(t("mem_download_csv", lang), _points_csv(result),
+                       file_name=download_name("memory-sweep", result.model_name, ext="csv"),
                        mime="text/csv", on_click="ignore", key=keys.SWEEP_CSV, icon=":material/download:")
 
 
@@ -141,7 +144,9 @@ def sweep_panel(bundle, lang: str) -> None:
     if result is not None and result.status == SweepStatus.RUNNING:
         result.status = SweepStatus.STOPPED  # still running at the start of a script run: cut short
     if run:
-        _run(bundle, max_len, lang)
+        with take_turn(lang) as go:
+            if go:
+                _run(bundle, max_len, lang)
     result = st.session_state.get(keys.SWEEP)
     if result is None:
         st.info(t("mem_sweep_none", lang))

@@ -8,6 +8,7 @@ from app_pages.playground import keys
 from app_pages.playground.strings import t
 from ui.run_state import RunSettings
 from ui.widget_state import KEEP, seed
+from ui.widgets import sampling_label
 
 DEFAULTS = {keys.PROMPT: "What is the capital of France?", keys.CHAT: True, keys.MAX_NEW: 32,
             keys.TEMPERATURE: 0.0, keys.TOP_K: 0, keys.TOP_P: 1.0, keys.SEED: None, keys.ATTENTION: "sdpa",
@@ -28,13 +29,15 @@ def _load_worked_example() -> None:
 
 
 def _sampling_controls(lang: str) -> None:
-    with st.expander(t("sampling", lang)):
+    s = st.session_state
+    with st.expander(sampling_label(s.get(keys.TEMPERATURE), s.get(keys.TOP_K), s.get(keys.TOP_P), s.get(keys.SEED),
+                                    lang)):
         c1, c2, c3, c4 = st.columns(4)
         c1.number_input(t("temperature", lang), min_value=0.0, max_value=5.0, step=0.1, key=keys.TEMPERATURE,
                         help=t("temperature_help", lang), persist_state=KEEP)
         c2.number_input(t("top_k", lang), min_value=0, max_value=100_000, step=1, key=keys.TOP_K,
                         help=t("top_k_help", lang), persist_state=KEEP)
-        c3.number_input(t("top_p", lang), min_value=0.0, max_value=1.0, step=0.05, key=keys.TOP_P,
+        c3.number_input(t("top_p", lang), min_value=0.01, max_value=1.0, step=0.05, key=keys.TOP_P,
                         help=t("top_p_help", lang), persist_state=KEEP)
         c4.number_input(t("seed", lang), min_value=0, step=1, key=keys.SEED, placeholder=t("seed_placeholder", lang),
                         persist_state=KEEP)

@@ -19,6 +19,7 @@ from ui.models import get_registry, load_for_page
 from ui.public import public_settings
 from ui.run_state import ModelInfo
 from ui.sidebar import CHOICE_KEY
+from ui.turn import take_turn
 from ui.widgets import model_summary
 
 lang = current_lang()
@@ -40,7 +41,8 @@ if bundle is not None:
     settings, run_clicked = render_controls(bool(getattr(bundle.tokenizer, "chat_template", None)), max_new, lang,
                                             public.max_prompt_chars if public.enabled else None)
     if public.enabled:
-        st.caption(t("public_caps", lang, chars=public.max_prompt_chars, tokens=public.max_new_tokens))
+        st.caption(t("public_caps", lang, chars=public.max_prompt_chars, tokens=public.max_new_tokens,
+                     step=public.max_step_tokens, work=public.max_uncached_work))
         if run_clicked and len(settings.prompt) > public.max_prompt_chars:  # the box caps typing; this, the rest
             show_message(t("public_prompt_capped", lang, n=len(settings.prompt), cap=public.max_prompt_chars))
             run_clicked = False
@@ -51,6 +53,8 @@ mark_interrupted()
 if run_clicked:
     forget_link_notes()
     results_slot.empty()
-    run_live(bundle, settings, get_registry(), live_slot, lang)
+    with take_turn(lang, live_slot) as go:
+        if go:
+            run_live(bundle, settings, get_registry(), live_slot, lang)
 with results_slot.container():
     render_results(st.session_state.get(RUN_KEY), lang)

@@ -16,7 +16,7 @@ from ui.live import RUN_KEY
 from ui.replay import STEP_KEY as REPLAY_STEP_KEY
 from ui.run_state import RunResult, RunSettings
 from ui.sidebar import SPEC_KEY
-from ui.text import md_escape, md_literal
+from ui.text import download_name, md_escape, md_literal
 from ui.widgets import UPLOAD_MAX_MB
 
 log = logging.getLogger("pdlab.ui")
@@ -75,8 +75,9 @@ def _hide_link() -> None:
 
 
 def share_link_control(settings: RunSettings, model_spec: str, dtype: str, lang: str) -> None:
-    """The link for the settings as last submitted, shown from a click on the form's "Copy share
-    link" until Hide or the next Run."""
+    """The link for the settings as last submitted, shown from a click on the form's "Show share
+    link" until Hide or the next Run (the box's own copy button copies it: the server cannot reach
+    the visitor's clipboard)."""
     s = st.session_state
     if s.get(keys.SHARE):
         s[keys.LINK_OPEN] = True
@@ -151,8 +152,10 @@ def download_buttons(result: RunResult, lang: str) -> None:
     """Built only when clicked (deferred data): a report embeds plotly.js, ~5 MB."""
     row = st.container(horizontal=True)
     row.download_button(t("sh_download_json", lang), data=lambda: dump_run(result),
-                       file_name="prefill-decode-trace.json", mime="application/json", key=keys.DL_TRACE,
+                       file_name=download_name("trace", result.model.name, result.settings.prompt, ext="json",
+                                               when=result.started), mime="application/json", key=keys.DL_TRACE,
                        help=t("sh_download_json_help", lang), icon=":material/download:", on_click="ignore")
     row.download_button(t("sh_download_html", lang), data=lambda: report_html(result, lang),
-                       file_name="prefill-decode-report.html", mime="text/html", key=keys.DL_REPORT,
+                       file_name=download_name("report", result.model.name, result.settings.prompt, ext="html",
+                                               when=result.started), mime="text/html", key=keys.DL_REPORT,
                        help=t("sh_download_html_help", lang), icon=":material/description:", on_click="ignore")

@@ -43,15 +43,16 @@ def produced_labels(result: RunResult) -> dict[int, str]:
 def worked_example_md(result: RunResult, lang: str = "en") -> str:
     """The C12 walk-through filled in with this model and this prompt (all text escaped)."""
     m, L = result.model, result.num_prompt_tokens
+    mode = "" if result.settings.kv_cache else "_nocache"  # the words follow the run: no cache, nothing grows
     labels = [md_literal(quoted(piece_text(p))) for p in result.pieces]
     first = labels[0] if labels else "—"
     parts = [t("c12_intro", lang, model=md_literal(m.name), layers=m.num_layers, hidden=m.hidden_size,
                heads=m.num_heads, kv_heads=m.num_kv_heads, head_dim=m.head_dim, L=L),
-             t("c12_prefill", lang, L=L, hidden=m.hidden_size, layers=m.num_layers, kv_heads=m.num_kv_heads,
+             t(f"c12_prefill{mode}", lang, L=L, hidden=m.hidden_size, layers=m.num_layers, kv_heads=m.num_kv_heads,
                head_dim=m.head_dim, tok=first)]
     if len(labels) > 1:
-        parts.append(t("c12_decode", lang, hidden=m.hidden_size, prev=first, L=L, L1=L + 1, tok=labels[1]))
-        parts.append(t("c12_more", lang, L2=L + 2, L3=L + 3))
+        parts.append(t(f"c12_decode{mode}", lang, hidden=m.hidden_size, prev=first, L=L, L1=L + 1, tok=labels[1]))
+        parts.append(t(f"c12_more{mode}", lang, L2=L + 2, L3=L + 3))
     if m.num_kv_heads != m.num_heads:
         parts.append(t("c12_gqa", lang, kv_heads=m.num_kv_heads, heads=m.num_heads))
     return "\n".join(parts)

@@ -146,6 +146,19 @@ STRINGS: dict[str, tuple[str, str]] = {
     "c12_decode": ("- **Decode (step 1):** {prev} goes in as [1, 1, {hidden}]; the KV cache grows {L} → {L1}; "
                    "attention is 1×{L1} → {tok}.",
                    "- **解码（第 1 步）：** {prev} 以 [1, 1, {hidden}] 输入；KV 缓存 {L} → {L1}；注意力为 1×{L1} → {tok}。"),
+    "c12_prefill_nocache": ("- **Prefill (step 0), KV cache off:** input [1, {L}, {hidden}]; per head a {L}×{L} causal "
+                            "score matrix; K and V are computed and thrown away (nothing is cached); only the last "
+                            "position's hidden state [1, {hidden}] goes to the LM head → first token {tok}.",
+                            "- **预填充（第 0 步），KV 缓存关闭：** 输入 [1, {L}, {hidden}]；每个头一个 {L}×{L} 的因果分数矩阵；"
+                            "K、V 算完即丢弃（不缓存）；只有最后一个位置的隐藏状态 [1, {hidden}] 进入 LM head → 第一个 "
+                            "token {tok}。"),
+    "c12_decode_nocache": ("- **Decode (step 1), KV cache off:** the whole context, {prev} included, goes in again as "
+                           "[1, {L1}, {hidden}] and is recomputed; attention is {L1}×{L1}, of which only the last row "
+                           "picks {tok}.",
+                           "- **解码（第 1 步），KV 缓存关闭：** 整个上下文（含 {prev}）以 [1, {L1}, {hidden}] 再次输入并重算；"
+                           "注意力为 {L1}×{L1}，只有最后一行决定 {tok}。"),
+    "c12_more_nocache": ("- then {L2}, {L3}, … tokens recomputed per step: each step redoes the whole context.",
+                         "- 然后每步重算 {L2}、{L3} …… 个 token：每一步都重做整个上下文。"),
     "c12_more": ("- then {L2}, {L3}, … one token per step until EOS or max_new_tokens.",
                  "- 然后是 {L2}、{L3} …… 每步一个 token，直到 EOS 或 max_new_tokens。"),
     "c12_gqa": ("\nThe source writes the KV cache as [layers, 2, T, num_heads, head_dim]. With grouped-query "
@@ -175,7 +188,7 @@ STRINGS: dict[str, tuple[str, str]] = {
                   "点击运行即可用新的运行替换它。"),
     "sh_load_failed": ("Could not load {file}. {msg}", "无法载入 {file}。{msg}"),
     # share link
-    "sh_link_button": ("Copy share link", "复制分享链接"),
+    "sh_link_button": ("Show share link", "显示分享链接"),
     "sh_link_help": ("Show a link that opens the playground with this prompt and these settings.",
                      "显示一个链接：打开后会带着这段提示词和这些设置进入演练场。"),
     "sh_link_hide": ("Hide link", "隐藏链接"),
@@ -185,8 +198,8 @@ STRINGS: dict[str, tuple[str, str]] = {
                         "打开此链接会填入提示词和这些设置：模型（本地文件夹除外）、数据类型、对话模板、"
                         "max_new_tokens、采样、随机种子、注意力后端和 KV 缓存。链接中不包含运行结果："
                         "请点击运行，或分享运行记录文件。"),
-    "sh_link_copy_hint": ("Point at the box: its copy button appears at the top right.",
-                          "把鼠标移到框上：右上角会出现复制按钮。"),
+    "sh_link_copy_hint": ("To copy it, point at the box and press the copy button at its top right.",
+                          "要复制，把鼠标移到框上，点击右上角的复制按钮。"),
     "sh_link_local_model": ("The model is a local folder, which others cannot open: the link leaves it out.",
                             "当前模型是本地文件夹，别人无法打开：链接中不包含模型。"),
     "sh_link_too_long": ("The prompt is too long for a link ({n} characters, at most {max}): the link leaves it "
@@ -227,9 +240,11 @@ STRINGS: dict[str, tuple[str, str]] = {
     "sh_bad_choice": ("not one of {choices}", "不是 {choices} 之一"),
     "sh_bad_bool": ("not 1 or 0", "不是 1 或 0"),
     "sh_bad_model": ("not 'bundled' or a hub id of the form org/name", "不是 'bundled' 或 org/name 形式的 Hub id"),
-    "public_caps": ("This public server caps a prompt at {chars:,} characters and a run at {tokens:,} new tokens, so "
-                    "every visitor gets a turn.", "这台公开服务器把提示词限制为 {chars:,} 个字符、每次运行最多生成 "
-                    "{tokens:,} 个 token，让每位访客都能轮到。"),
+    "public_caps": ("This public server caps a prompt at {chars:,} characters and {step:,} tokens, a run at {tokens:,} "
+                    "new tokens (without the KV cache, {work:,} token rows in all), and runs take turns, so every "
+                    "visitor gets one.",
+                    "这台公开服务器把提示词限制为 {chars:,} 个字符、{step:,} 个 token，每次运行最多生成 {tokens:,} 个 "
+                    "token（不用 KV 缓存时总共 {work:,} 行 token），运行依次轮流，让每位访客都能轮到。"),
     "public_prompt_capped": ("The prompt is {n:,} characters; this public server takes at most {cap:,}. Shorten it.",
                              "提示词有 {n:,} 个字符；这台公开服务器最多接受 {cap:,} 个。请缩短。"),
     "sh_model_ask": ("This link was made with the model {model}. Load it? (A hub id is downloaded: it may be "

@@ -13,6 +13,7 @@ from ui.i18n import current_lang
 from ui.models import get_registry, load_for_page
 from ui.sidebar import CHOICE_KEY
 from ui.text import md_literal
+from ui.turn import take_turn
 from ui.widget_state import KEEP
 
 lang = current_lang()
@@ -23,7 +24,9 @@ choice = st.session_state[CHOICE_KEY]
 bundle = load_for_page(choice, lang)
 if render_controls(lang) and bundle is not None:
     reference = bundle if bundle.model.dtype.itemsize == 4 and bundle.model.weight_format == "native" else None
-    run_with_progress(choice.spec, reference, get_registry(), lang)
+    with take_turn(lang) as go:
+        if go:
+            run_with_progress(choice.spec, reference, get_registry(), lang)
 
 run = current()
 if run is None or not run.results:

@@ -8,6 +8,7 @@ import streamlit as st
 from app_pages.precision import keys
 from app_pages.precision.strings import t
 from lab.precision_formats import KV_CHOICES, WEIGHT_CHOICES, FormatConfig, PrecisionRun, RunSettings, measure
+from ui.capped import cap_help, capped
 from ui.errors import show_error
 from ui.text import md_escape
 from ui.widget_state import KEEP
@@ -24,9 +25,11 @@ def render_controls(lang: str) -> bool:
         c2.multiselect(t("pr_kv", lang), KV_CHOICES[1:], DEFAULT_KV, key=keys.KV, help=t("pr_kv_help", lang),
                        persist_state=KEEP)
         c1, c2, c3 = st.columns([1, 1, 1], vertical_alignment="bottom")
-        c1.number_input(t("pr_quality_tokens", lang), 0, 4096, 512, step=128, key=keys.QUALITY_TOKENS,
-                        help=t("pr_quality_tokens_help", lang), persist_state=KEEP)
-        c2.number_input(t("pr_repeats", lang), 1, 5, 2, key=keys.REPEATS, persist_state=KEEP)
+        most = capped("max_step_tokens", 4096, keys.QUALITY_TOKENS, 0)
+        c1.number_input(t("pr_quality_tokens", lang), 0, most, min(512, most), step=128, key=keys.QUALITY_TOKENS,
+                        help=cap_help("max_step_tokens", lang, t("pr_quality_tokens_help", lang)), persist_state=KEEP)
+        c2.number_input(t("pr_repeats", lang), 1, capped("max_repeats", 5, keys.REPEATS), 2, key=keys.REPEATS,
+                        help=cap_help("max_repeats", lang), persist_state=KEEP)
         return c3.form_submit_button(t("pr_run", lang), type="primary", icon=":material/speed:")
 
 

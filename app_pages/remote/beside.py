@@ -15,9 +15,11 @@ from engine import EngineConfig
 from lab.remote_client import RemoteRequest
 from lab.remote_load import LoadPlan, run_load
 from lab.workload import QUESTIONS, RequestSpec, run_workload, summarize
+from ui.capped import cap_help, capped
 from ui.errors import show_message
 from ui.models import get_registry, load_for_page
 from ui.sidebar import CHOICE_KEY
+from ui.turn import take_turn
 from ui.widget_state import KEEP
 
 METRICS = (("ttft_ms", "TTFT P50 (ms)"), ("tpot_ms", "TPOT P50 (ms)"), ("e2e_ms", "E2E P50 (ms)"))
@@ -34,8 +36,12 @@ class Beside:
 def _controls(lang: str) -> bool:
     with st.form(keys.RUN_BESIDE + "_form", border=False):
         c1, c2 = st.columns(2)
-        c1.number_input(t("rm_requests", lang), 1, 64, 8, key=keys.BESIDE_REQUESTS, persist_state=KEEP)
-        c2.number_input(t("rm_load_tokens", lang), 1, 512, 16, key=keys.BESIDE_TOKENS, persist_state=KEEP)
+        most = capped("max_requests", 64, keys.BESIDE_REQUESTS)
+        c1.number_input(t("rm_requests", lang), 1, most, min(8, most), key=keys.BESIDE_REQUESTS,
+                        help=cap_help("max_requests", lang), persist_state=KEEP)
+        most = capped("max_new_tokens", 512, keys.BESIDE_TOKENS)
+        c2.number_input(t("rm_load_tokens", lang), 1, most, min(16, most), key=keys.BESIDE_TOKENS,
+                        help=cap_help("max_new_tokens", lang), persist_state=KEEP)
         return st.form_submit_button(t("rm_run_beside", lang), type="primary", icon=":material/compare_arrows:")
 
 
@@ -63,20 +69,25 @@ def beside_table(b: Beside, lang: str) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _run(conn: Connection, lang: str) -> None:
+    bundle = load_for_page(st.session_state[CHOICE_KEY], lang)
+    if bundle is None:
+        return
+    with st.spinner(t("rm_beside_running", lang)):
+        try:
+            st.session_state[keys.BESIDE_RESULT] = run_beside(
+                conn, st.session_state[keys.MODEL], bundle, int(st.session_state[keys.BESIDE_REQUESTS]),
+                int(st.session_state[keys.BESIDE_TOKENS]))
+        except ValueError as exc:
+            show_message(str(exc))
+
+
 def render_beside(conn: Connection, lang: str) -> None:
     st.markdown(t("rm_beside_intro", lang))
     if _controls(lang):
-        bundle = load_for_page(st.session_state[CHOICE_KEY], lang)
-        if bundle is None:
-            return
-        with st.spinner(t("rm_beside_running", lang)):
-            try:
-                st.session_state[keys.BESIDE_RESULT] = run_beside(
-                    conn, st.session_state[keys.MODEL], bundle, int(st.session_state[keys.BESIDE_REQUESTS]),
-                    int(st.session_state[keys.BESIDE_TOKENS]))
-            except ValueError as exc:
-                show_message(str(exc))
-                return
+        with take_turn(lang) as go:
+            if go:
+                _run(conn, lang)
     b: Beside | None = st.session_state.get(keys.BESIDE_RESULT)
     if b is None:
         return

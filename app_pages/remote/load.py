@@ -20,6 +20,7 @@ from lab.remote_load import MODES, LoadPlan, LoadRun, run_load, workload_plan
 from lab.remote_metrics import MetricsWatch, watch
 from lab.remote_trace import Saved
 from lab.workload import PRESET_NAMES, QUESTIONS, preset
+from ui.capped import cap_help, capped
 from ui.errors import show_message
 from ui.text import md_escape
 from ui.widget_state import KEEP
@@ -38,8 +39,9 @@ def _controls(lang: str) -> bool:
         st.radio(t("rm_mode", lang), PAGE_MODES, key=keys.MODE, horizontal=True,
                  format_func=lambda m: t(f"rm_mode_{m}", lang), persist_state=KEEP)
         c = st.columns(5)
-        c[0].number_input(t("rm_requests", lang), 1, 1000, 16, key=keys.REQUESTS, help=t("rm_requests_help", lang),
-                          persist_state=KEEP)
+        most = capped("max_requests", 1000, keys.REQUESTS)
+        c[0].number_input(t("rm_requests", lang), 1, most, min(16, most), key=keys.REQUESTS,
+                          help=cap_help("max_requests", lang, t("rm_requests_help", lang)), persist_state=KEEP)
         c[1].number_input(t("rm_concurrency", lang), 1, 256, 4, key=keys.CONCURRENCY, persist_state=KEEP)
         c[2].number_input(t("rm_rate", lang), 0.1, 1000.0, 2.0, step=0.5, key=keys.RATE, persist_state=KEEP)
         c[3].number_input(t("rm_duration", lang), 1, 3600, 120, key=keys.DURATION, persist_state=KEEP)

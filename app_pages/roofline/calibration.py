@@ -14,8 +14,10 @@ from app_pages.roofline.strings import t
 from lab.calibration import CalibrationRow, calibrate
 from lab.complexity_math import prompt_of_length
 from lab.hardware import DeviceCeilings
+from ui.capped import cap_help, capped
 from ui.errors import show_error
 from ui.text import md_literal
+from ui.turn import take_turn
 from ui.widget_state import KEEP, seed
 
 LENGTH_CHOICES = [8, 16, 32, 64, 128, 256, 512, 1024]
@@ -37,8 +39,10 @@ def render_controls(max_position: int, lang: str) -> tuple[list[int], int, int, 
     c1, c2, c3, c4 = st.columns([5, 2, 2, 3], vertical_alignment="bottom")
     lengths = c1.multiselect(t("rf_cal_lengths", lang), [x for x in LENGTH_CHOICES if x < max_position - 2],
                              key=keys.CAL_LENGTHS, persist_state=KEEP)
-    new_tokens = c2.number_input(t("rf_cal_N", lang), 2, 256, step=8, key=keys.CAL_N, persist_state=KEEP)
-    repeats = c3.number_input(t("rf_cal_repeats", lang), 1, 9, step=1, key=keys.CAL_REPEATS, persist_state=KEEP)
+    new_tokens = c2.number_input(t("rf_cal_N", lang), 2, capped("max_new_tokens", 256, keys.CAL_N, 2), step=8,
+                                 key=keys.CAL_N, help=cap_help("max_new_tokens", lang), persist_state=KEEP)
+    repeats = c3.number_input(t("rf_cal_repeats", lang), 1, capped("max_repeats", 9, keys.CAL_REPEATS), step=1,
+                              key=keys.CAL_REPEATS, help=cap_help("max_repeats", lang), persist_state=KEEP)
     clicked = c4.button(t("rf_cal_run", lang), type="primary", key=keys.CAL_RUN, icon=":material/straighten:")
     return sorted(lengths), int(new_tokens), int(repeats), clicked
 
@@ -96,7 +100,9 @@ def render_calibration_section(bundle, registry, ceilings: DeviceCeilings, lang:
              r"\text{ratio} = \frac{\text{measured}}{\text{predicted}}")
     lengths, new_tokens, repeats, clicked = render_controls(bundle.model.config.max_position, lang)
     if clicked:
-        run_with_progress(bundle, registry, ceilings, lengths, new_tokens, repeats, lang)
+        with take_turn(lang) as go:
+            if go:
+                run_with_progress(bundle, registry, ceilings, lengths, new_tokens, repeats, lang)
     r = st.session_state.get(keys.CAL_RESULT)
     if r is None or r.model != bundle.name:
         st.info(t("rf_cal_not_run", lang))

@@ -8,7 +8,7 @@ import plotly.graph_objects as go
 from app_pages.roofline.strings import t
 from engine.costmodel import ridge_intensity
 from lab.roofline import PhaseSummary, RooflinePoint
-from ui.theme import EXTRA_COLORS, PHASE_COLORS, legend_below, style
+from ui.theme import EXTRA_COLORS, PHASE_COLORS, legend_below, log_axis, log_span, style
 
 DTYPE_DASH = {"float32": "solid", "bfloat16": "dash", "float16": "dot"}
 SERIES = ["#2563eb", "#dc2626", "#16a34a", "#9333ea", "#ea580c", "#0891b2"]
@@ -53,8 +53,8 @@ def roofline_figure(points: list[RooflinePoint], summary: list[PhaseSummary], ro
             line=dict(color=PHASE_COLORS[phase], width=1.5), marker=dict(color=PHASE_COLORS[phase], size=11,
                                                                          line=dict(color="white", width=1))))
     style(fig, t("rf_fig_roofline_title", lang), t("rf_fig_x_intensity", lang), t("rf_fig_y_gflops", lang))
-    fig.update_xaxes(type="log")
-    fig.update_yaxes(type="log")
+    log_axis(fig, "x", *log_span(fig, "x"))
+    log_axis(fig, "y", *log_span(fig, "y"))
     return legend_below(fig, 560, rows=3)
 
 
@@ -67,9 +67,9 @@ def _lines(title: str, x_title: str, y_title: str, x, series: dict[str, list[flo
                                            dash="dot" if dotted and name in dotted else "solid")))
     style(fig, title, x_title, y_title)
     if log_x:
-        fig.update_xaxes(type="log")
+        log_axis(fig, "x", *log_span(fig, "x"))
     if log_y:
-        fig.update_yaxes(type="log")
+        log_axis(fig, "y", *log_span(fig, "y"))
     return legend_below(fig, 400, rows=max(1, (len(series) + 2) // 3))
 
 
@@ -108,7 +108,7 @@ def calibration_figure(labels: list[str], predicted: list[float], measured: list
     fig.add_trace(go.Bar(x=labels, y=measured, name=t("rf_fig_measured", lang), marker_color=PHASE_COLORS["decode"]))
     style(fig, t("rf_fig_cal_title", lang), t("rf_fig_x_cal", lang), t("rf_fig_y_ms", lang))
     fig.update_layout(barmode="group")
-    fig.update_yaxes(type="log")
+    log_axis(fig, "y", *log_span(fig, "y"))
     return legend_below(fig, 400)
 
 

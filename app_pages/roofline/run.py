@@ -15,8 +15,10 @@ from lab.complexity_math import prompt_of_length
 from lab.hardware import DeviceCeilings
 from lab.nvml import NvmlSampler, NvmlSamples, nvml_status
 from lab.roofline import PhaseSummary, RooflinePoint, run_roofline, summarise
+from ui.capped import cap_help, capped
 from ui.errors import show_error
 from ui.text import md_literal
+from ui.turn import take_turn
 from ui.widget_state import KEEP, seed
 
 BATCH_CHOICES = [1, 2, 4, 8, 16, 32]
@@ -41,10 +43,15 @@ def render_controls(max_position: int, lang: str) -> tuple[int, int, list[int], 
     c1, c2, c3, c4 = st.columns([2, 2, 4, 2], vertical_alignment="bottom")
     prompt_len = c1.number_input(t("rf_L", lang), min_value=1, max_value=max(1, max_position - 2), step=8,
                                  key=keys.L, help=t("rf_L_help", lang), persist_state=KEEP)
-    steps = c2.number_input(t("rf_steps", lang), min_value=1, max_value=256, step=4, key=keys.STEPS,
-                            help=t("rf_steps_help", lang), persist_state=KEEP)
-    batches = c3.multiselect(t("rf_batches", lang), BATCH_CHOICES, key=keys.BATCHES, help=t("rf_batches_help", lang),
-                             persist_state=KEEP)
+    steps = c2.number_input(t("rf_steps", lang), min_value=1, max_value=capped("max_new_tokens", 256, keys.STEPS),
+                            step=4, key=keys.STEPS, help=cap_help("max_new_tokens", lang, t("rf_steps_help", lang)),
+                            persist_state=KEEP)
+    most = capped("max_batch", max(BATCH_CHOICES))
+    allowed = [b for b in BATCH_CHOICES if b <= most]
+    if any(b not in allowed for b in st.session_state.get(keys.BATCHES) or []):
+        st.session_state[keys.BATCHES] = [b for b in st.session_state[keys.BATCHES] if b in allowed]
+    batches = c3.multiselect(t("rf_batches", lang), allowed, key=keys.BATCHES,
+                             help=cap_help("max_batch", lang, t("rf_batches_help", lang)), persist_state=KEEP)
     clicked = c4.button(t("rf_run", lang), type="primary", key=keys.RUN, icon=":material/speed:")
     return int(prompt_len), int(steps), list(batches), clicked
 
@@ -139,7 +146,9 @@ def render_roofline_section(bundle, registry, ceilings: DeviceCeilings, lang: st
     st.markdown(t("rf_run_intro", lang))
     prompt_len, steps, batches, clicked = render_controls(bundle.model.config.max_position, lang)
     if clicked:
-        run_with_progress(bundle, registry, ceilings, prompt_len, steps, batches, lang)
+        with take_turn(lang) as go:
+            if go:
+                run_with_progress(bundle, registry, ceilings, prompt_len, steps, batches, lang)
     result = st.session_state.get(keys.RESULT)
     if result is None or result.model != bundle.name:
         st.info(t("rf_not_run", lang))

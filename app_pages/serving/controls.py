@@ -13,6 +13,7 @@ from app_pages.serving.strings import t
 from app_pages.serving.workload import (CUSTOM_ROWS, PARAMS, PRESETS, build_custom, build_preset, check_workload,
                                         param_values, pool_needs)
 from lab.workload import RequestSpec
+from ui.capped import cap_help, capped, check_count
 from ui.errors import show_error
 from ui.widget_state import KEEP
 
@@ -57,9 +58,14 @@ def _param_inputs(preset: str, lang: str) -> dict[str, float]:
     cols = st.columns(len(params))
     for col, p in zip(cols, params):
         cast = int if p.is_int else float
-        col.number_input(t(f"sv_param_{p.name}", lang), min_value=cast(p.min_value), max_value=cast(p.max_value),
-                         step=cast(p.step), key=keys.param(preset, p.name), help=t(f"sv_param_{p.name}_help", lang),
-                         persist_state=KEEP)
+        kind = "max_requests" if p.name in ("num_streams", "num_requests") else None  # counts a visitor could inflate
+        hi = cast(p.max_value)
+        if kind:
+            hi = capped(kind, hi, keys.param(preset, p.name), cast(p.min_value))
+        col.number_input(t(f"sv_param_{p.name}", lang), min_value=cast(p.min_value), max_value=hi,
+                         step=cast(p.step), key=keys.param(preset, p.name),
+                         help=cap_help(kind, lang, t(f"sv_param_{p.name}_help", lang)) if kind
+                         else t(f"sv_param_{p.name}_help", lang), persist_state=KEEP)
     c1, c2, _ = st.columns([1, 1, 3])
     c1.button(t("sv_size_small", lang), key=keys.SMALL, on_click=_set_size, args=("small",),
               icon=":material/bolt:", help=t("sv_size_small_help", lang))
@@ -129,8 +135,8 @@ def policy_controls(specs: list[RequestSpec] | None, lang: str) -> ServingSettin
                       format_func=lambda p: t(f"sv_policy_{p}", lang), help=t("sv_policy_help", lang),
                       persist_state=KEEP)
     c = st.columns(4)
-    c[0].number_input(t("sv_batch", lang), min_value=0, max_value=256, step=1, key=keys.BATCH,
-                      help=t("sv_batch_help", lang), persist_state=KEEP)
+    c[0].number_input(t("sv_batch", lang), min_value=0, max_value=capped("max_batch", 256, keys.BATCH, 0), step=1,
+                      key=keys.BATCH, help=cap_help("max_batch", lang, t("sv_batch_help", lang)), persist_state=KEEP)
     c[1].number_input(t("sv_budget", lang), min_value=0, max_value=16384, step=16, key=keys.BUDGET,
                       help=t("sv_budget_help", lang), persist_state=KEEP)
     c[2].selectbox(t("sv_block", lang), BLOCK_SIZES, key=keys.BLOCK, help=t("sv_block_help", lang), persist_state=KEEP)
@@ -142,6 +148,7 @@ def policy_controls(specs: list[RequestSpec] | None, lang: str) -> ServingSettin
                                    chunk_budget=s[keys.BUDGET], block_size=int(s[keys.BLOCK]),
                                    pool_blocks=None if s[keys.POOL] is None else int(s[keys.POOL]))
         if specs:
+            check_count("max_requests", len(specs), t("public_what_requests", lang))  # a custom table too
             settings.pool(specs)
     except ValueError as exc:
         show_error(exc, lang)

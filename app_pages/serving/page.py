@@ -14,6 +14,7 @@ from ui.i18n import current_lang
 from ui.models import load_for_page
 from ui.run_state import ModelInfo
 from ui.sidebar import CHOICE_KEY
+from ui.turn import take_turn
 from ui.widgets import model_summary
 
 lang = current_lang()
@@ -34,7 +35,9 @@ run_clicked = st.button(t("sv_run", lang), type="primary", key=keys.RUN, icon=":
 
 mark_interrupted()
 if run_clicked and specs and settings:
-    run_comparison(bundle, specs, settings, st.session_state[keys.PRESET], lang)
+    with take_turn(lang) as go:
+        if go:
+            run_comparison(bundle, specs, settings, st.session_state[keys.PRESET], lang)
 
 result = st.session_state.get(keys.RESULT)
 if result is None:

@@ -156,6 +156,6 @@ def metrics_panel(result: ServingResult, lang: str) -> None:
     st.dataframe(table, hide_index=True, key=keys.METRICS_TABLE, column_config=config,
                  height=35 * (len(table) + 1) + 3)  # every row at once: no scrolling inside the table
     st.plotly_chart(metrics_figure(runs, group, lang), key=keys.FIG_METRICS)
-    st.caption(t("sv_metrics_caption", lang))
+    st.caption(f'{t("sv_metrics_caption", lang)} {t(f"sv_metrics_note_{result.preset}", lang)}')
     with st.expander(t("sv_requests_header", lang)):
         st.dataframe(request_table(runs, lang), hide_index=True, key=keys.REQUEST_TABLE)

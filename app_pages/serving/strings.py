@@ -264,11 +264,21 @@ STRINGS: dict[str, tuple[str, str]] = {
     "sv_m_throughput": ("throughput (tok/s)", "吞吐量（token/秒）"),
     "sv_metrics_title": ("Latency percentiles, A against B", "延迟分位数，A 对比 B"),
     "sv_axis_percentile": ("percentile", "分位数"),
-    "sv_metrics_caption": (
-        "Wall-clock numbers from one run each on a shared CPU: expect ±10 % between runs. Chunked prefill trades "
-        "a little of the long prompt's TTFT for much shorter ITL tails of the others (C22).",
-        "这些是在共享 CPU 上各运行一次得到的真实时间：两次运行之间可能相差 ±10 %。分块预填充用长提示词的少量 TTFT "
-        "换来其他请求短得多的 ITL 尾部（C22）。"),
+    "sv_metrics_caption": ("Wall-clock numbers from one run each on a shared CPU: expect ±10 % between runs.",
+                           "这些是在共享 CPU 上各运行一次得到的真实时间：两次运行之间可能相差 ±10 %。"),
+    # what to look for, per preset: the caption follows the workload that ran
+    "sv_metrics_note_head-of-line": ("Chunked prefill trades a little of the long prompt's TTFT for much shorter ITL "
+                                     "tails of the others (C22).",
+                                     "分块预填充用长提示词的少量 TTFT 换来其他请求短得多的 ITL 尾部（C22）。"),
+    "sv_metrics_note_shared-prefix": ("With prefix caching, the shared system prompt's KV blocks are computed once: "
+                                      "every later request skips most of its prefill, so its TTFT drops.",
+                                      "开启前缀缓存后，共享系统提示词的 KV 块只计算一次：之后的每个请求都跳过大部分预填充，"
+                                      "TTFT 随之下降。"),
+    "sv_metrics_note_random-mix": ("Continuous batching lets a new request join as soon as a slot frees, so the "
+                                   "queue drains faster than with static batches that wait for their slowest member.",
+                                   "连续批处理让新请求在有空位时立即加入，因此队列比等待最慢成员的静态批处理消化得更快。"),
+    "sv_metrics_note_custom": ("Your own workload: compare the rows where A and B differ most.",
+                               "你自己的工作负载：看 A 与 B 差别最大的那几行。"),
     "sv_requests_header": ("Every request", "每个请求"),
     "sv_col_ttft": ("TTFT {slot} (ms)", "TTFT {slot}（毫秒）"),
     "sv_col_e2e": ("E2E {slot} (ms)", "E2E {slot}（毫秒）"),

@@ -14,6 +14,7 @@ from ui.i18n import current_lang
 from ui.models import get_registry, load_for_page
 from ui.sidebar import CHOICE_KEY
 from ui.text import md_literal
+from ui.turn import take_turn
 
 lang = current_lang()
 st.title(t("sw_title", lang))
@@ -30,7 +31,9 @@ if clicked:
     except ValueError as exc:
         show_error(exc, lang)
     else:
-        run_with_progress(bundle, get_registry(), settings, lang)
+        with take_turn(lang) as go:
+            if go:
+                run_with_progress(bundle, get_registry(), settings, lang)
 
 result = st.session_state.get(keys.RESULT)
 if result is None:

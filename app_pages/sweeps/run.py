@@ -13,6 +13,7 @@ import streamlit as st
 from app_pages.sweeps import keys
 from app_pages.sweeps.strings import t
 from lab.sweeps import SweepResult, SweepSettings, run_sweep
+from ui.capped import cap_help, capped, check_count, check_size
 from ui.errors import show_error
 from ui.widget_state import KEEP, seed
 
@@ -37,12 +38,15 @@ def render_controls(lang: str) -> tuple[str, str, int, int, int, bool]:
           keys.REPEATS: DEFAULTS.repeats})
     c1, c2, c3 = st.columns([3, 1, 1])
     Ls = c1.text_input(t("sw_prompt_lens", lang), key=keys.LS, help=t("sw_prompt_lens_help", lang), persist_state=KEEP)
-    new = c2.number_input(t("sw_prompt_new", lang), min_value=2, max_value=256, key=keys.NEW, persist_state=KEEP)
-    repeats = c3.number_input(t("sw_repeats", lang), min_value=1, max_value=10, key=keys.REPEATS,
-                              help=t("sw_repeats_help", lang), persist_state=KEEP)
+    new = c2.number_input(t("sw_prompt_new", lang), min_value=2, max_value=capped("max_new_tokens", 256, keys.NEW, 2),
+                          key=keys.NEW, help=cap_help("max_new_tokens", lang), persist_state=KEEP)
+    repeats = c3.number_input(t("sw_repeats", lang), min_value=1, max_value=capped("max_repeats", 10, keys.REPEATS),
+                              key=keys.REPEATS, help=cap_help("max_repeats", lang, t("sw_repeats_help", lang)),
+                              persist_state=KEEP)
     c1, c2, c3 = st.columns([3, 1, 1], vertical_alignment="bottom")
     Ns = c1.text_input(t("sw_output_lens", lang), key=keys.NS, persist_state=KEEP)
-    out_L = c2.number_input(t("sw_output_L", lang), min_value=1, max_value=8192, key=keys.OUT_L, persist_state=KEEP)
+    out_L = c2.number_input(t("sw_output_L", lang), min_value=1, max_value=capped("max_step_tokens", 8192, keys.OUT_L),
+                            key=keys.OUT_L, help=cap_help("max_step_tokens", lang), persist_state=KEEP)
     clicked = c3.button(t("sw_run", lang), type="primary", key=keys.RUN, icon=":material/speed:")
     return Ls, Ns, int(new), int(out_L), int(repeats), clicked
 
@@ -52,6 +56,9 @@ def settings_from(Ls: str, Ns: str, new: int, out_L: int, repeats: int, max_posi
     s = SweepSettings(prompt_lens=parse_lengths(Ls, lang), prompt_new_tokens=new, output_prompt_len=out_L,
                       output_lens=parse_lengths(Ns, lang), repeats=repeats)
     s.validate(max_position)
+    check_count("max_sweep_points", len(s.prompt_lens) + len(s.output_lens), t("sw_what_points", lang))
+    check_size("max_step_tokens", max(s.prompt_lens), t("sw_prompt_lens", lang))
+    check_size("max_new_tokens", max(s.output_lens), t("sw_output_lens", lang))
     return s
 
 

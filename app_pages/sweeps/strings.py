@@ -3,6 +3,7 @@
 from ui.i18n import page_translator
 
 STRINGS: dict[str, tuple[str, str]] = {
+    "sw_what_points": ("lengths to measure (both sweeps together)", "个要测量的长度（两个扫描合计）"),
     "sw_title": ("Sweeps: TTFT, TPOT and the decode share, measured", "扫描实验：实测 TTFT、TPOT 与解码占比"),
     "sw_intro": (
         "The same request at many prompt lengths and output lengths, repeated, timed by the engine itself "

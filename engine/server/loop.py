@@ -141,17 +141,17 @@ class EngineLoop:
         event = self.engine.step()
         if event.step is not None:
             self._note_scheduled(event.step)
-        for tok in event.tokens:
+        self._publish_load()  # before any client hears of this step: one that reads /metrics on its
+        for tok in event.tokens:  # last token sees its blocks freed and its request observed
             sub = self._live.get(tok.seq_id)
             if sub is not None:
                 sub.send(Delta("" if tok.token_id in self.engine.eos_ids else tok.text))
         for record in event.finished:
             sub = self._live.pop(record.seq_id, None)
             if sub is not None:
+                self._observe(sub, record)
                 sub.send(Finished(FINISH.get(record.finish_reason, "stop"), len(record.prompt_token_ids),
                                   len(record.output_token_ids)))
-                self._observe(sub, record)
-        self._publish_load()
         trace = self.engine.trace  # a server runs for days: keep no history
         trace.steps.clear(), trace.tokens.clear(), trace.requests.clear()
 

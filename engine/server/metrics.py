@@ -1,10 +1,11 @@
 """Prometheus metrics in vLLM's names (its docs' "Production Metrics"), so a dashboard or the lab's
 remote page reads our server as it reads vLLM: the batch (running, waiting, KV cache usage) as
 gauges, and per request the latency histograms TTFT, ITL, E2E, queue, prefill and decode time,
-with prompt and generation token counters. One registry per server (tests run several)."""
+with prompt and generation token counters, and the process's own (resident memory, CPU seconds).
+One registry per server (tests run several)."""
 from __future__ import annotations
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, ProcessCollector, generate_latest
 
 from engine.metrics import RequestMetrics
 
@@ -17,6 +18,7 @@ class ServerMetrics:
         self.registry = r = CollectorRegistry()
         self.model_name = model_name
         labels = ["model_name"]
+        ProcessCollector(registry=r)  # process_resident_memory_bytes & co., as vLLM's /metrics has them
 
         def gauge(name: str, doc: str) -> Gauge:
             return Gauge(name, doc, labels, registry=r).labels(model_name)

@@ -1,0 +1,90 @@
+"""Public mode in Chromium on the bundled model: two visitors at once take turns (the second sees its
+place in the queue, then both get their solo output), and a visitor who closes the browser mid-run
+frees the engine for the next at once; Cancel leaves the queue."""
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from tests.browser_utils import (ARTIFACTS, RUN_BUTTON, click_and_wait, exception_boxes, launch_chromium,
+                                 live_record, open_app, require_chromium, serve, set_number, set_prompt, wait_idle,
+                                 watch_live)
+
+require_chromium()
+sync_api = pytest.importorskip("playwright.sync_api")
+
+QUEUED = "ahead of you"
+
+
+@pytest.fixture(scope="module")
+def server(bundled_dir, tmp_path_factory):
+    settings = tmp_path_factory.mktemp("public") / "lab.toml"
+    settings.write_text('[public]\nmodels = ["bundled"]\nmax_new_tokens = 256\nruns_per_minute = 10\n')
+    yield from serve({"PDLAB_MODEL": "bundled", "PDLAB_PUBLIC": "1", "PDLAB_SETTINGS": str(settings),
+                      "PDLAB_LIVE_REDRAW_S": "0.05"}, "browser-public-server.log")
+
+
+@pytest.fixture(scope="module")
+def browser(server):
+    with sync_api.sync_playwright() as p:
+        b = launch_chromium(p)
+        yield b
+        b.close()
+
+
+def visitor(browser, server, prompt: str, max_new: int):
+    pg = browser.new_context(viewport={"width": 1400, "height": 900}).new_page()
+    open_app(pg, server)
+    set_prompt(pg, prompt)
+    set_number(pg, "max_new_tokens", max_new)
+    return pg
+
+
+def output_text(page) -> str:
+    return page.locator(".pd-output").inner_text()
+
+
+def test_two_visitors_take_turns_and_get_their_solo_output(browser, server):
+    prompt, n = "Name three rivers in Europe.", 96
+    a, b = visitor(browser, server, prompt, n), visitor(browser, server, prompt, n)
+    click_and_wait(a, a.locator(RUN_BUTTON).first, 180_000)
+    solo = output_text(a)
+    for pg in (a, b):
+        watch_live(pg)
+    a.locator(RUN_BUTTON).first.click()
+    a.locator(".pd-live .pd-out").first.wait_for(timeout=60_000)  # a is generating
+    b.locator(RUN_BUTTON).first.click()
+    waiting = b.get_by_text(QUEUED)
+    waiting.wait_for(timeout=30_000)
+    assert "1 run(s) ahead of you" in waiting.inner_text()
+    waiting.scroll_into_view_if_needed()
+    b.screenshot(path=str(ARTIFACTS / "public_queue.png"))
+    for pg in (a, b):
+        wait_idle(pg, 240_000)
+    ra, rb = live_record(a), live_record(b)
+    assert rb["start"] >= ra["end"] - 50, "b's run started before a's had finished"
+    for pg in (a, b):
+        assert output_text(pg) == solo and exception_boxes(pg) == 0
+        pg.context.close()
+
+
+def test_a_closed_browser_frees_the_engine_for_the_next_visitor(browser, server):
+    a = visitor(browser, server, "Write a long story about a lighthouse keeper.", 256)
+    b = visitor(browser, server, "Hello", 4)
+    a.locator(RUN_BUTTON).first.click()
+    a.locator(".pd-live .pd-out").first.wait_for(timeout=60_000)
+    b.locator(RUN_BUTTON).first.click()
+    b.get_by_text(QUEUED).wait_for(timeout=30_000)
+    click_and_wait(b, b.get_by_role("button", name="Cancel"), 30_000)  # b leaves the line
+    assert b.get_by_text(QUEUED).count() == 0 and b.locator(".pd-live").count() == 0
+    b.locator(RUN_BUTTON).first.click()  # and joins it again
+    b.get_by_text(QUEUED).wait_for(timeout=30_000)
+    t0 = time.perf_counter()
+    a.context.close()  # the visitor went away mid-run
+    b.locator(".pd-live").first.wait_for(state="attached", timeout=30_000)
+    started = time.perf_counter() - t0
+    assert started < 2.0, f"the next run started {started:.1f} s after the browser closed"
+    wait_idle(b, 120_000)
+    assert b.get_by_text("Done:").first.is_visible() and exception_boxes(b) == 0
+    b.context.close()
