@@ -301,10 +301,24 @@ def precision(page, port: int) -> None:
     print("wrote", OUT / "precision.png")
 
 
+def source(page, port: int) -> None:
+    """The page about the source document, in English and in Chinese (opened from the sidebar)."""
+    page.set_viewport_size({"width": 1280, "height": 2400})
+    for lang, nav, name in (("English", "The source", "source.png"), ("简体中文", "原文", "source-zh.png")):
+        goto(page, f"http://127.0.0.1:{port}/")
+        page.locator("textarea").first.wait_for(timeout=120_000)
+        click_and_wait(page, page.get_by_text(lang, exact=True))
+        click_and_wait(page, page.locator('[data-testid="stSidebarNav"]').get_by_text(nav, exact=True))
+        settle(page)
+        page.locator('[data-testid="stMainBlockContainer"]').screenshot(path=str(OUT / name))
+        print("wrote", OUT / name)
+
+
 PLAYGROUND = ("main_run", "worked_example", "chinese")  # these run on the first page, in this order
 SHOTS = {"main_run": main_run, "worked_example": worked_example, "chinese": chinese, "complexity": complexity,
          "memory": memory, "serving": serving, "compare": compare, "sharing": sharing, "roofline": roofline,
-         "sweeps": sweeps, "claims": claims, "ceilings": ceilings, "remote": remote, "precision": precision}
+         "sweeps": sweeps, "claims": claims, "ceilings": ceilings, "remote": remote, "precision": precision,
+         "source": source}
 DEFAULT = [name for name in SHOTS if name != "ceilings"]  # roofline takes the ceilings too
 
 

@@ -9,6 +9,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from app_pages import page_file
+from app_pages.source.sections import SECTIONS, pages_of
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 PAGES = [page_file("playground"), page_file("memory"), page_file("complexity"), page_file("serving")]
@@ -27,3 +28,20 @@ def test_every_page_says_the_model_cannot_be_loaded(monkeypatch, tmp_path, lang)
         hint = "Pick another model in the sidebar" if lang == "en" else "请在侧边栏选择其他模型"
         assert any("no-such-model" in e and hint in e for e in shown), (page, shown)
         assert at.title[0].value  # the page itself is still drawn
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_source_page_opens_from_the_sidebar_and_links_each_section(monkeypatch, tiny_dirs, lang):
+    """Issue 16.7: the UI spoke of "the source" and "section 5.5" and never said what the source is."""
+    monkeypatch.setenv("PDLAB_MODEL", str(tiny_dirs["llama"]))
+    at = AppTest.from_file(APP, default_timeout=120).run()
+    at = at.sidebar.radio(key="lang").set_value(lang).run()
+    at.switch_page(page_file("source")).run()
+    assert not at.exception
+    assert at.title[0].value == ("The source: a tutorial on prefill and decode" if lang == "en" else "原文：一篇讲预填充与解码的教程")
+    assert len(at.main.subheader) == 8 and at.main.subheader[0].value.startswith("5.1")
+    claims = " ".join(c.value for c in at.caption)
+    assert all(f"C{i}" in claims for i in range(1, 24))  # every claim sits under its section
+    labels = [link.proto.label for link in at.get("page_link")]
+    assert labels[0] == ("Check every claim on the Claims page" if lang == "en" else "在「论断核查」页核查全部论断")
+    assert len(labels) == 1 + sum(len(pages_of(s)) for s in SECTIONS)  # and the pages each section shows on

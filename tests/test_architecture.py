@@ -133,7 +133,7 @@ def test_urls_stay_as_they_were():
     """Share links and bookmarks use them (the browser test opens each one)."""
     assert [(p.name, p.url_path) for p in PAGES] == [(n, n) for n in (
         "playground", "memory", "complexity", "serving", "compare", "roofline", "sweeps", "claims", "remote",
-        "precision")]
+        "precision", "source")]
     assert [p.name for p in PAGES if p.is_default] == ["playground"]
 
 

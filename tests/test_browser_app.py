@@ -18,7 +18,7 @@ PLAYGROUND, MEMORY, COMPLEXITY, SERVING = range(4)  # the order of app_pages.PAG
 TITLES = ("pg_title", "mem_title", "cx_title", "sv_title")
 PAGE_TITLES = {"playground": "pg_title", "memory": "mem_title", "complexity": "cx_title", "serving": "sv_title",
                "compare": "cmp_title", "roofline": "rf_title", "sweeps": "sw_title", "claims": "cl_title",
-               "remote": "rm_title", "precision": "pr_title"}
+               "remote": "rm_title", "precision": "pr_title", "source": "src_title"}
 
 require_chromium()
 

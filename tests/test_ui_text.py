@@ -1,6 +1,7 @@
 """Text the app shows: the strings table, token chips and their escaping, the C12 step table."""
 from __future__ import annotations
 
+import re
 import string
 
 import pytest
@@ -151,3 +152,14 @@ def test_downloads_are_named_by_what_they_hold_and_when():
     assert download_name("trace", "m", "Hello", ext="json", when=0) != download_name("trace", "m", "Hello", ext="json",
                                                                                        when=1)
     assert "/" not in download_name("x", "../../etc/passwd", ext="csv")
+
+
+REPO_PATH = re.compile(r"\b(?:engine|lab|ui|app_pages|bench|scripts|tests|assets|seed|docs)/[\w./-]*|\b[\w-]+\.(?:py|md|toml)\b"
+                       r"|\bREADME\b")
+
+
+@pytest.mark.parametrize("table, key, pair", TABLE_ENTRIES, ids=[f"{n}:{k}" for n, k, _ in TABLE_ENTRIES])
+def test_no_user_facing_string_names_a_repository_path(table, key, pair):
+    """Issue 16.7: visitors were sent to `seed/CLAIMS.md`, `bench/serving.py` and "the README"."""
+    for text in pair:
+        assert not REPO_PATH.search(text), f"{table} {key}: {REPO_PATH.search(text).group(0)!r}"

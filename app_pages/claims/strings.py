@@ -5,11 +5,11 @@ from ui.i18n import page_translator
 STRINGS: dict[str, tuple[str, str]] = {
     "cl_title": ("The claims, checked on this model", "逐条核查原文论断"),
     "cl_intro": (
-        "Every claim of the source document (chapter 5, `seed/CLAIMS.md`) with a live check: a few small runs of "
+        "Every claim of [the source document](/source) (a Chinese tutorial on prefill and decode) with a live check: a few small runs of "
         "the loaded model on the real engine, then a verdict (holds / roughly / does not hold) with the numbers "
         "behind it, the rule used, and a link to the page that shows it in depth. Where the document is wrong "
         "or loose, the verdict says so and why.",
-        "原文（第 5 章，`seed/CLAIMS.md`）的每一条论断都配有实时核查：用真实引擎在已加载的模型上做几次小规模运行，"
+        "[原文](/source)（一篇讲预填充与解码的中文教程）的每一条论断都配有实时核查：用真实引擎在已加载的模型上做几次小规模运行，"
         "给出结论（成立 / 大致成立 / 不成立）、背后的数字、所用的判定规则，以及深入展示它的页面链接。原文有误或不严谨之处，"
         "结论会指出并说明原因。"),
     "cl_run": ("Check all claims", "核查全部论断"),

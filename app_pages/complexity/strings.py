@@ -5,11 +5,11 @@ from ui.i18n import page_translator
 STRINGS: dict[str, tuple[str, str]] = {
     "cx_title": ("Complexity lab: what the KV cache saves", "复杂度实验室：KV 缓存省下了什么"),
     "cx_intro": (
-        "The source (section 5.5) says generating N tokens after an L-token prompt costs O(N³) without a KV cache "
+        "[The source](/source) (section 5.5) says generating N tokens after an L-token prompt costs O(N³) without a KV cache "
         "and O(N²) with one. Here the engine runs both ways on the loaded model and counts every FLOP: the real "
         "exponents, which term (linear layers or attention) pays for them, and the worked example's tensor shapes "
         "for any model. Claims C12–C15.",
-        "原文（5.5 节）说：在 L 个 token 的提示之后生成 N 个 token，没有 KV 缓存时总代价为 O(N³)，有缓存时为 "
+        "[原文](/source)（5.5 节）说：在 L 个 token 的提示之后生成 N 个 token，没有 KV 缓存时总代价为 O(N³)，有缓存时为 "
         "O(N²)。这里引擎在已加载的模型上两种方式都跑一遍，并统计每一次浮点运算：真实的指数、由哪一项（线性层还是"
         "注意力）支付这些代价，以及任意模型的逐步张量形状示例。对应论断 C12–C15。"),
     "cx_tab_cache": ("Cache on vs off (C13, C14)", "有缓存 vs 无缓存（C13、C14）"),
@@ -123,7 +123,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "cx_doc_quadratic": ("document: O(N²) with cache", "原文：有缓存 O(N²)"),
     # --- section 2: which term dominates ------------------------------------------------------
     "cx_doc_wrong": (
-        "**Where the source document is wrong or loose**\n"
+        "**Where [the source document](/source) is wrong or loose**\n"
         "- **It contradicts itself (C15).** It derives an O(N³) total without a KV cache (C13: every step recomputes "
         "all L+t tokens, Σ(L+t)² ≈ N·(L+N)²) and then concludes that without a KV cache the complexity is O(N²). "
         "The derivation is the right one, for the attention term.\n"
@@ -137,7 +137,7 @@ STRINGS: dict[str, tuple[str, str]] = {
         "LLaMA-7B, so in practice the total grows like N, not N². The O(N²) is the attention term alone.\n"
         "- **Both are asymptotic claims.** They say how the cost grows for large N, not what it is at the N you run; "
         "a log-log fit over a finite range reports something in between, as the exponent chart below shows.",
-        "**原文错误或不严谨之处**\n"
+        "**[原文](/source)错误或不严谨之处**\n"
         "- **自相矛盾（C15）。** 它先推导出无 KV 缓存时总代价为 O(N³)（C13：每一步都重算全部 L+t 个 token，"
         "Σ(L+t)² ≈ N·(L+N)²），随后却得出“无 KV 缓存时复杂度为 O(N²)”的结论。推导本身是对的，但只针对注意力项。\n"
         "- **只计算了注意力。** 每一步还要经过线性层（Q、K、V、O 投影与 MLP）：每个 token lin 次浮点运算，"
@@ -154,11 +154,11 @@ STRINGS: dict[str, tuple[str, str]] = {
         "q = heads × head_dim, kv = kv_heads × head_dim); a: attention FLOPs per query-key pair over all layers and "
         "heads (Q·Kᵀ and P·V, 2 FLOPs per multiply-add). The LM head (2 × hidden × vocab per step) is the same with "
         "or without the cache and is left out of C*. These are the formulas that count the measured runs "
-        "(lab/complexity.py, engine/costmodel.py).",
+        "(the lab's own cost model).",
         "lin：每个 token 在所有层上的线性层 FLOPs（Q、K、V、O 投影与门控 MLP；d = hidden，q = heads × head_dim，"
         "kv = kv_heads × head_dim）；a：每个查询-键对在所有层与头上的注意力 FLOPs（Q·Kᵀ 与 P·V，每次乘加计 2 "
         "FLOPs）。LM head（每步 2 × hidden × vocab）有无缓存都一样，不计入 C*。实测运行的 FLOPs 也用这些公式统计"
-        "（lab/complexity.py、engine/costmodel.py）。"),
+        "（实验室自己的计算量模型）。"),
     "cx_loaded_label": ("{name} (loaded)", "{name}（已加载）"),
     "cx_col_model": ("model", "模型"),
     "cx_col_lin": ("lin (GFLOP/token)", "lin（GFLOP/token）"),
@@ -183,11 +183,11 @@ STRINGS: dict[str, tuple[str, str]] = {
         "时在注意力占上风之前接近 1，之后趋近 2。"),
     # --- section 3: worked example ------------------------------------------------------------
     "cx_we_intro": (
-        "The source's worked example (C12): LLaMA-7B, prompt 「今天天气」, max_new_tokens 3. Pick any model, the "
+        "[The source](/source)'s worked example (C12): LLaMA-7B, prompt 「今天天气」, max_new_tokens 3. Pick any model, the "
         "loaded one or a preset (shapes by arithmetic from the config: no weights, nothing downloaded). B = batch "
         "(1), T = tokens fed this step, C = tokens in the KV cache after it. Q, K, V and the scores are per layer; "
         "the KV cache covers all layers.",
-        "原文的逐步示例（C12）：LLaMA-7B，提示「今天天气」，max_new_tokens 3。可选择任意模型：已加载的模型或预设"
+        "[原文](/source)的逐步示例（C12）：LLaMA-7B，提示「今天天气」，max_new_tokens 3。可选择任意模型：已加载的模型或预设"
         "（形状由配置算术得出：不需要权重，也不下载任何东西）。B = 批大小（1），T = 本步输入的 token 数，C = 本步"
         "之后 KV 缓存中的 token 数。Q、K、V 与分数均为每层的形状；KV 缓存包含所有层。"),
     "cx_we_model": ("Model", "模型"),

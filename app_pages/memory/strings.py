@@ -174,12 +174,12 @@ STRINGS: dict[str, tuple[str, str]] = {
     "mem_num_weights": ("Weights", "权重"),
     "mem_num_activations": ("Activations (prefill)", "激活（预填充）"),
     "mem_loose_note": (
-        "**Where the source is loose.** Its “~200 MB at L = 10,000 in FP16” is **one head of one layer** "
+        "**Where [the source](/source) is loose.** Its “~200 MB at L = 10,000 in FP16” is **one head of one layer** "
         "(L × L × 2 bytes; here {per_head} at L = {L}). Eager attention computes all {heads} heads of a layer at "
         "once, so what must fit is **{per_layer}** for {model}. It is not × {layers} layers ({all_layers}): each "
         "layer's matrix is freed before the next one is built (the measured sweep shows exactly one layer's matrix "
         "alive at the peak).",
-        "**原文不严谨之处。** 它说的“FP16 下 L = 10,000 时约 200 MB”是 **一层中的一个头**（L × L × 2 字节；此处 L = {L} "
+        "**[原文](/source)不严谨之处。** 它说的“FP16 下 L = 10,000 时约 200 MB”是 **一层中的一个头**（L × L × 2 字节；此处 L = {L} "
         "时为 {per_head}）。eager 注意力一次计算一层的全部 {heads} 个头，所以 {model} 真正需要放下的是 **{per_layer}**。"
         "但不需要再乘以 {layers} 层（{all_layers}）：每层的矩阵在构造下一层之前就已释放（实测扫描显示峰值时只有一层的矩阵存活）。"),
     "mem_trap": ("**C20's trap, on a {gb} GB GPU:** weights + KV cache ({wkv}) fit, the score matrix ({scores}) "

@@ -130,11 +130,11 @@ STRINGS: dict[str, tuple[str, str]] = {
     "tbl_token": ("token produced", "产生的 token"),
     "tbl_ms": ("ms", "毫秒"),
     "tbl_peak": ("peak memory", "峰值内存"),
-    "c12_intro": ("**The worked example (C12), with real numbers.** The source uses LLaMA-7B and counts "
+    "c12_intro": ("**The worked example (C12), with real numbers.** [The source](/source) uses LLaMA-7B and counts "
                   "「今天天气」 as 4 tokens. Here the model is **{model}** ({layers} layers, hidden {hidden}, {heads} "
                   "heads, {kv_heads} KV heads, head_dim {head_dim}) and this prompt is **{L} tokens** (the real "
                   "count from this tokenizer).\n",
-                  "**书中示例（C12），用真实数字。** 原文用 LLaMA-7B，并把「今天天气」算作 4 个 token。这里的模型是 "
+                  "**书中示例（C12），用真实数字。** [原文](/source)用 LLaMA-7B，并把「今天天气」算作 4 个 token。这里的模型是 "
                   "**{model}**（{layers} 层，hidden {hidden}，{heads} 个头，{kv_heads} 个 KV 头，head_dim {head_dim}），"
                   "本次提示词是 **{L} 个 token**（该分词器的真实数量）。\n"),
     "c12_prefill": ("- **Prefill (step 0):** input [1, {L}, {hidden}]; per head a {L}×{L} causal score matrix; "

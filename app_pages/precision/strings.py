@@ -29,9 +29,9 @@ STRINGS: dict[str, tuple[str, str]] = {
         "每项增加一行：float32 权重，KV 缓存按此类型存储，读取时反量化。int8 为每个 token 的每个头保存一个缩放因子。"),
     "pr_quality_tokens": ("Text tokens to score", "用于评分的文本 token 数"),
     "pr_quality_tokens_help": (
-        "Of assets/precision_text.txt (English, then Chinese from the source document; 2,456 tokens in all). "
+        "Of the lab's sample text (English, then Chinese from the source document; 2,456 tokens in all). "
         "0 skips perplexity, KL and top-1; more is slower and steadier.",
-        "取自 assets/precision_text.txt（先英文，后为原文档的中文；共 2,456 个 token）。0 表示跳过困惑度、KL 与 "
+        "取自实验室的样本文本（先英文，后为原文档的中文；共 2,456 个 token）。0 表示跳过困惑度、KL 与 "
         "top-1；越多越慢，也越稳定。"),
     "pr_repeats": ("Timing repeats", "计时重复次数"),
     "pr_run": ("Measure", "测量"),
@@ -58,12 +58,12 @@ STRINGS: dict[str, tuple[str, str]] = {
     "pr_col_prefill": ("prefill L={L} (ms)", "预填充 L={L}（毫秒）"),
     "pr_speed_caption": (
         "TPOT: decode of {n} tokens after a {L}-token prompt, batch 1, median of {r} (memory probe off). Bytes "
-        "read per step = weights as stored + batch × context × KV bytes per token (engine/costmodel.py); "
+        "read per step = weights as stored + batch × context × KV bytes per token (the engine's cost model); "
         "“reached” = the bytes at the timed context ÷ TPOT. At batch 1 and a short context TPOT follows the "
         "weights' bytes only where the kernel streams them at float32's rate; the KV dtype matters only where "
         "the KV part of the sum is large (long context, big batch).",
         "TPOT：{L} 个 token 的提示之后解码 {n} 个 token，批大小 1，{r} 次的中位数（关闭内存探针）。每步读取字节 = "
-        "按存储格式的权重 + 批大小 × 上下文 × 每 token KV 字节（engine/costmodel.py）；“达到” = 计时上下文处的字节 ÷ "
+        "按存储格式的权重 + 批大小 × 上下文 × 每 token KV 字节（引擎的计算量模型）；“达到” = 计时上下文处的字节 ÷ "
         "TPOT。批大小 1、上下文较短时，只有当内核以 float32 的速率读取权重，TPOT 才跟随权重字节数；只有当 KV 部分"
         "很大（长上下文、大批量）时，KV 数据类型才重要。"),
     "pr_fig_tpot_title": ("TPOT against the bytes a decode step reads (batch 1, L ≈ {L})",

@@ -14,9 +14,9 @@ STRINGS: dict[str, tuple[str, str]] = {
         "服务器的 KV 缓存与注意力留在服务器内部：本页只展示它的 API 与 Prometheus 指标公开的内容。"),
     "rm_url": ("Base URL", "基础 URL"),
     "rm_public_off": ("This page is off on this public server: it would make the server fetch any address a "
-                      "visitor types. Its owner can list the servers it may reach (remote_urls in lab.toml).",
+                      "visitor types. Its owner can list the servers it may reach (remote_urls in the server's settings file).",
                       "这台公开服务器关闭了本页：否则服务器会去访问访客输入的任意地址。服务器所有者可以列出允许访问的服务器"
-                      "（lab.toml 中的 remote_urls）。"),
+                      "（服务器设置文件中的 remote_urls）。"),
     "rm_url_public": ("The servers this public lab may reach, as its owner listed them.",
                       "这台公开实验室所有者列出的、允许访问的服务器。"),
     "rm_url_help": ("The server's address; /v1 is added if missing. e.g. http://127.0.0.1:8000",

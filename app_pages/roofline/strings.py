@@ -194,8 +194,8 @@ STRINGS: dict[str, tuple[str, str]] = {
     "rf_col_tbs": ("bandwidth TB/s", "带宽 TB/s"),
     "rf_col_mem": ("memory GB", "显存 GB"),
     "rf_col_source": ("source", "来源"),
-    "rf_pj_published": ("**The projection against published measurements** (batch 1, fp16/bf16; sources in the README):",
-                        "**投射值与已发表的实测值对比**（批大小 1，fp16/bf16；来源见 README）："),
+    "rf_pj_published": ("**The projection against published measurements** (batch 1, fp16/bf16; each figure's source in the table):",
+                        "**投射值与已发表的实测值对比**（批大小 1，fp16/bf16；每个数字的来源见表中）："),
     "rf_col_model": ("model", "模型"),
     "rf_col_metric": ("metric", "指标"),
     "rf_col_published": ("published ms", "已发表 ms"),
@@ -210,9 +210,9 @@ STRINGS: dict[str, tuple[str, str]] = {
                            "weights W at the achievable bandwidth.",
                            "**TTFT**：预填充的浮点运算数按可达算力计算，再加上按可达带宽读一遍权重 W。"),
     "rf_pj_symbols": ("P = {P:.0f} TFLOP/s, B_w = {Bw:.2f} TB/s, e_c = {ec:.2f}, e_b = {eb:.2f}; FLOPs and W from "
-                      "engine/costmodel.py.",
+                      "the engine's cost model.",
                       "P = {P:.0f} TFLOP/s，B_w = {Bw:.2f} TB/s，e_c = {ec:.2f}，e_b = {eb:.2f}；浮点运算数与 W 来自 "
-                      "engine/costmodel.py。"),
+                      "引擎的计算量模型。"),
     "rf_pj_tpot_reading": (
         "**TPOT**: the slower of reading (weights + every sequence's KV, k_v bytes per token in {kv}) and computing. "
         "Growing B shares one weight read among more tokens, so TPOT stays nearly flat until the KV or the FLOPs "

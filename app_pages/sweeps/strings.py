@@ -42,9 +42,9 @@ STRINGS: dict[str, tuple[str, str]] = {
     "sw_charts_header": ("Measurements (median; band = min–max over repeats, or the middle half of all decode steps)",
                          "测量结果（中位数；色带 = 各次重复的最小–最大值，或所有解码步的中间一半）"),
     "sw_metrics_note": ("TTFT = first token − arrival; TPOT = (E2E − TTFT) / (N − 1); ITL = gaps between tokens; "
-                        "decode share = (E2E − TTFT) / E2E (vLLM's definitions, engine/metrics.py).",
+                        "decode share = (E2E − TTFT) / E2E (vLLM's definitions).",
                         "TTFT = 首个 token 时间 − 到达时间；TPOT = (E2E − TTFT) / (N − 1)；ITL = 相邻 token 的间隔；"
-                        "解码占比 = (E2E − TTFT) / E2E（与 vLLM 的定义相同，见 engine/metrics.py）。"),
+                        "解码占比 = (E2E − TTFT) / E2E（与 vLLM 的定义相同）。"),
     "sw_noise_note": ("Timings on a shared CPU are noisy: the band shows how much; the verdicts use medians.",
                       "共享 CPU 上的计时有噪声：色带显示其大小；结论使用中位数。"),
     # figures
