@@ -110,6 +110,17 @@ def test_the_sampling_panel_says_what_is_active(app):
     assert "Sampling: temperature 0.7, top-k 40, seed 3" in labels, labels
 
 
+def test_the_untouched_default_prompt_follows_the_language(app):
+    """Issue 16.15: the Chinese page kept asking in English."""
+    at = app.sidebar.radio(key="lang").set_value("zh").run()
+    assert at.text_area(key="pg_prompt").value == "法国的首都是哪里？"
+    assert "隐藏维度" in " ".join(c.value for c in at.caption) and "hidden" not in at.caption[0].value
+    at.text_area(key="pg_prompt").input("我自己的问题")
+    at = at.button(key="pg_run").click().run()
+    at = at.sidebar.radio(key="lang").set_value("en").run()
+    assert at.text_area(key="pg_prompt").value == "我自己的问题"  # a typed prompt is the user's: kept
+
+
 def test_unknown_model_is_reported(monkeypatch, tmp_path):
     monkeypatch.setenv("PDLAB_MODEL", str(tmp_path / "no-such-model"))
     at = new_app().run()

@@ -55,7 +55,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "model_summary": ("**{name}** · {layers} layers · hidden {hidden} · {heads} heads · {kv_heads} KV heads · "
                       "head_dim {head_dim} · {params:.0f} M parameters ({weights}) · context {ctx} · {dtype} on "
                       "{device}",
-                      "**{name}** · {layers} 层 · hidden {hidden} · {heads} 个注意力头 · {kv_heads} 个 KV 头 · "
+                      "**{name}** · {layers} 层 · 隐藏维度 {hidden} · {heads} 个注意力头 · {kv_heads} 个 KV 头 · "
                       "head_dim {head_dim} · {params:.0f} M 参数（{weights}）· 上下文 {ctx} · {dtype} / {device}"),
     "err_input": ("Cannot run this: {msg}", "无法运行：{msg}"),
     "err_unexpected": ("Something went wrong inside the app ({kind}). The details are in the server log; "

@@ -13,13 +13,17 @@ from ui.widgets import sampling_label
 DEFAULTS = {keys.PROMPT: "What is the capital of France?", keys.CHAT: True, keys.MAX_NEW: 32,
             keys.TEMPERATURE: 0.0, keys.TOP_K: 0, keys.TOP_P: 1.0, keys.SEED: None, keys.ATTENTION: "sdpa",
             keys.KV: True, keys.PROBE: True}
+DEFAULT_PROMPTS = {"en": DEFAULTS[keys.PROMPT], "zh": "法国的首都是哪里？"}
 WORKED_EXAMPLE = {keys.PROMPT: "今天天气", keys.CHAT: False, keys.MAX_NEW: 3, keys.TEMPERATURE: 0.0,
                   keys.ATTENTION: "eager", keys.KV: True}
 
 
-def init_defaults(has_chat_template: bool) -> None:
-    """Seed the widgets' state once per session (so no widget gets both a default and a state)."""
-    seed(DEFAULTS)
+def init_defaults(has_chat_template: bool, lang: str = "en") -> None:
+    """Seed the widgets' state once per session (so no widget gets both a default and a state); the
+    untouched default prompt follows the language (a Chinese page asks in Chinese)."""
+    seed({**DEFAULTS, keys.PROMPT: DEFAULT_PROMPTS[lang]})
+    if st.session_state[keys.PROMPT] in DEFAULT_PROMPTS.values():
+        st.session_state[keys.PROMPT] = DEFAULT_PROMPTS[lang]
     if not has_chat_template:
         st.session_state[keys.CHAT] = False
 
@@ -47,7 +51,7 @@ def render_controls(has_chat_template: bool, max_context: int, lang: str,
                     max_prompt_chars: int | None = None) -> tuple[RunSettings, bool]:
     """Draw the controls; return the settings and whether Run was pressed in this script run.
     max_context: the most max_new_tokens may be (a public server caps it below the model's context)."""
-    init_defaults(has_chat_template)
+    init_defaults(has_chat_template, lang)
     st.button(t("worked_example_btn", lang), on_click=_load_worked_example, key=keys.EXAMPLE,
               help=t("worked_example_help", lang), icon=":material/menu_book:")
     with st.form(keys.FORM):
