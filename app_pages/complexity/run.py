@@ -72,8 +72,8 @@ def render_controls(max_position: int, lang: str) -> tuple[int, int, bool]:
     prompt_len = c1.number_input(t("cx_L", lang), min_value=1, max_value=max_l, step=1, key=keys.L,
                                  help=t("cx_L_help", lang), persist_state=KEEP)
     most = capped("max_new_tokens", MAX_N, keys.N, MIN_N)
-    max_new = c2.number_input(t("cx_N", lang), min_value=MIN_N, max_value=most, step=8, key=keys.N, help=cap_help("max_new_tokens", lang, t("cx_N_help", lang)),
-                              persist_state=KEEP)
+    max_new = c2.number_input(t("cx_N", lang), min_value=MIN_N, max_value=most, step=8, key=keys.N,
+                              help=cap_help("max_new_tokens", lang, t("cx_N_help", lang)), persist_state=KEEP)
     clicked = c3.button(t("cx_run", lang), type="primary", key=keys.RUN, icon=":material/speed:")
     return int(prompt_len), int(max_new), clicked
 

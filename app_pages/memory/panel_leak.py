@@ -27,7 +27,8 @@ def _controls(lang: str) -> bool:
     with st.form(keys.LEAK_FORM):
         c1, c2 = st.columns(2)
         most = capped("max_requests", MAX_REQUESTS, keys.LEAK_N, 2)
-        c1.number_input(t("mem_leak_n", lang), min_value=2, max_value=most, step=1, key=keys.LEAK_N, help=cap_help("max_requests", lang), persist_state=KEEP)
+        c1.number_input(t("mem_leak_n", lang), min_value=2, max_value=most, step=1, key=keys.LEAK_N,
+                        help=cap_help("max_requests", lang), persist_state=KEEP)
         c2.number_input(t("max_new_tokens", lang), min_value=1, step=1, key=keys.LEAK_NEW,
                         max_value=capped("max_new_tokens", MAX_NEW_TOKENS, keys.LEAK_NEW),
                         help=cap_help("max_new_tokens", lang), persist_state=KEEP)
