@@ -8,6 +8,10 @@ from dataclasses import dataclass
 import torch
 
 
+MIN_TEMPERATURE = 1e-4  # below it (but above 0) logits / temperature overflows float32: refused, not guessed
+MAX_SEED = 2**64 - 1  # torch.Generator.manual_seed's range
+
+
 @dataclass
 class SamplingParams:
     max_new_tokens: int = 32
@@ -24,12 +28,16 @@ class SamplingParams:
         if not (isinstance(self.temperature, (int, float)) and math.isfinite(self.temperature)) \
                 or self.temperature < 0:
             raise ValueError(f"temperature must be a finite number ≥ 0 (0 = greedy), got {self.temperature!r}.")
+        if 0 < self.temperature < MIN_TEMPERATURE:
+            raise ValueError(f"temperature {self.temperature:g} is too small to sample with (the logits divided by it "
+                             f"overflow): use 0 for greedy, or at least {MIN_TEMPERATURE:g}.")
         if not isinstance(self.top_k, int) or self.top_k < 0:
             raise ValueError(f"top_k must be a whole number ≥ 0 (0 = off), got {self.top_k!r}.")
         if not (isinstance(self.top_p, (int, float)) and 0 < self.top_p <= 1):
             raise ValueError(f"top_p must be in (0, 1], got {self.top_p!r}.")
-        if self.seed is not None and (not isinstance(self.seed, int) or self.seed < 0):
-            raise ValueError(f"seed must be a whole number ≥ 0, got {self.seed!r}.")
+        if self.seed is not None and (not isinstance(self.seed, int) or isinstance(self.seed, bool)
+                                      or not 0 <= self.seed <= MAX_SEED):
+            raise ValueError(f"seed must be a whole number from 0 to 2**64 − 1 ({MAX_SEED}), got {self.seed!r}.")
 
     @property
     def is_greedy(self) -> bool:
