@@ -13,6 +13,9 @@ from pathlib import Path
 import torch
 
 SUPPORTED_MODEL_TYPES = ("llama", "mistral", "qwen2", "qwen3")
+SIZE_FIELDS = ("num_hidden_layers", "hidden_size", "num_attention_heads", "intermediate_size", "vocab_size",
+               "num_key_value_heads", "head_dim", "max_position_embeddings")
+OPTIONAL_SIZES = ("num_key_value_heads", "head_dim")  # null means "derive it", as transformers reads them
 SUPPORTED_ROPE_TYPES = ("default", "linear", "llama3")
 DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
 DTYPE_ALIASES = {"fp32": "float32", "bf16": "bfloat16", "fp16": "float16", "half": "float16"}
@@ -101,7 +104,10 @@ class ModelConfig:
 
     @classmethod
     def from_hf_dict(cls, d: dict, name: str = "model") -> "ModelConfig":
-        """Build from a Hugging Face config.json dict (transformers 4.x or 5.x layout)."""
+        """Build from a Hugging Face config.json dict (transformers 4.x or 5.x layout); ValueError naming
+        the field for anything that is not one (a list, a null or a text where a size belongs)."""
+        if not isinstance(d, dict):
+            raise ValueError(f"config.json of {name!r} should hold a JSON object {{...}}, not a {type(d).__name__}.")
         model_type = d.get("model_type", "llama")
         if model_type not in SUPPORTED_MODEL_TYPES:
             raise ValueError(f"Model type {model_type!r} is not supported; this engine runs "
@@ -110,6 +116,13 @@ class ModelConfig:
                                "vocab_size") if k not in d]
         if missing:
             raise ValueError(f"config.json of {name!r} lacks {', '.join(missing)}.")
+        for key in SIZE_FIELDS:
+            value = d.get(key)
+            if (key in d and key in OPTIONAL_SIZES and value is None) or key not in d:
+                continue
+            if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+                raise ValueError(f"config.json of {name!r}: {key} should be a positive whole number, "
+                                 f"got {json.dumps(value)}.")
         heads = d["num_attention_heads"]
         rope = dict(d.get("rope_parameters") or d.get("rope_scaling") or {})
         rope_theta = rope.pop("rope_theta", None) or d.get("rope_theta", 10000.0)

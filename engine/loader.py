@@ -125,7 +125,10 @@ def resolve_model_path(spec: str | None, progress: ProgressFn = _noop) -> tuple[
     spec = (spec or "").strip()
     if _is_bundled(spec):
         return convert_bundled(progress), "bundled"
-    path = Path(spec).expanduser()
+    try:
+        path = Path(spec).expanduser()
+    except RuntimeError:  # "~someone/x" for a user this machine does not have
+        raise ValueError(f"Model {spec!r} not found: {spec.split('/')[0]!r} is not a user on this machine.") from None
     if path.exists():
         if not path.is_dir():
             raise ValueError(f"{spec!r} is a file; give the folder holding config.json and *.safetensors.")
