@@ -28,10 +28,6 @@ def step_caption(result: RunResult, step: int, lang: str) -> str:
     return t(key, lang, step=step, T=q.num_tokens, C=q.context_len, ms=s.ms)
 
 
-def frame_label(frame: int, lang: str) -> str:
-    return t("replay_frame_before", lang) if frame < 0 else str(frame)
-
-
 def _frames(result: RunResult) -> list[int]:
     return [-1] + [s.step for s in result.steps]
 
@@ -46,20 +42,18 @@ def replay_panel(result: RunResult, lang: str) -> None:
     play = c1.button(t("replay_play", lang), key=PLAY_KEY, icon=":material/replay:")
     speed = c2.select_slider(t("replay_speed", lang), options=SPEEDS, key=SPEED_KEY,
                              format_func=lambda v: t("replay_speed_fmt", lang, n=v), persist_state=KEEP)
-    slider_box = st.empty()
+    slider_box = st.container()
     caption, chips = st.empty(), st.empty()
     st.html(legend_html(lang))
-    if play:  # one frame drives all three: the slider's place shows it as a moving bar while it plays
-        for i, frame in enumerate(frames):
-            shown = t("replay_playing", lang, step=frame_label(frame, lang), last=frames[-1])
-            slider_box.progress(i / max(len(frames) - 1, 1), text=shown)
+    if play:
+        for frame in frames:
             caption.markdown(step_caption(result, frame, lang))
             chips.html(chips_html(result, frame, lang))
             time.sleep(1.0 / speed)
         st.session_state[STEP_KEY] = frames[-1]  # the slider is drawn below, after this, so this is allowed
-    with slider_box.container():
+    with slider_box:
         frame = st.select_slider(t("replay_step", lang), options=frames, key=STEP_KEY,
-                                 format_func=lambda f: frame_label(f, lang),
+                                 format_func=lambda f: t("replay_frame_before", lang) if f < 0 else str(f),
                                  persist_state=KEEP)
     if not play:
         caption.markdown(step_caption(result, frame, lang))

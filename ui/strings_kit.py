@@ -52,7 +52,6 @@ STRINGS: dict[str, tuple[str, str]] = {
     "replay_play": ("Replay", "回放"),
     "replay_speed": ("Speed", "速度"),
     "replay_speed_fmt": ("{n} steps/s", "每秒 {n} 步"),
-    "replay_playing": ("Playing · step {step} / {last}", "回放中 · 第 {step} / {last} 步"),
     "chip_group_title": ("{n} tokens → {text}: byte-level BPE splits a character's UTF-8 bytes over tokens",
                          "{n} 个 token → {text}：字节级 BPE 把一个字符的 UTF-8 字节拆进多个 token"),
     "replay_step": ("Step", "步"),
