@@ -70,13 +70,19 @@ def report(name: str, rss: list[float]) -> bool:
     return growth <= LIMIT_MB
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def parse_args(description: str) -> argparse.Namespace:
+    """--runs and --new-tokens, for this soak and the app's (scripts/soak_app.py)."""
+    ap = argparse.ArgumentParser(description=description)
     ap.add_argument("--runs", type=int, default=100)
     ap.add_argument("--new-tokens", type=int, default=32)
     args = ap.parse_args()
     if args.runs < 1 or args.new_tokens < 1:
         ap.error("--runs and --new-tokens must be at least 1")
+    return args
+
+
+def main() -> None:
+    args = parse_args(__doc__.splitlines()[0])
     print_header(args.runs, args.new_tokens)
     rss, kv = soak_engine_server(args.runs, args.new_tokens)
     ok = report("engine serve", rss)

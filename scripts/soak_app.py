@@ -10,7 +10,6 @@ engine is bench/soak.py's.
 """
 from __future__ import annotations
 
-import argparse
 import re
 import sys
 from pathlib import Path
@@ -19,7 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from soak import PROMPTS, print_header, report  # noqa: E402
+from soak import PROMPTS, parse_args, print_header, report  # noqa: E402
 from tests.browser_utils import (ARTIFACTS, RUN_BUTTON, click_and_wait, exception_boxes, free_port,  # noqa: E402
                                  launch_chromium, open_app, set_number, set_prompt, start_app, stop_app,
                                  wait_healthy)
@@ -32,12 +31,7 @@ def rss_mb(pid: int) -> float:
 
 def main() -> None:
     from playwright.sync_api import sync_playwright
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--runs", type=int, default=100)
-    ap.add_argument("--new-tokens", type=int, default=32)
-    args = ap.parse_args()
-    if args.runs < 1 or args.new_tokens < 1:
-        ap.error("--runs and --new-tokens must be at least 1")
+    args = parse_args(__doc__.splitlines()[0])
     ARTIFACTS.mkdir(exist_ok=True)
     port = free_port()
     proc = start_app(port, env={"PDLAB_MODEL": "bundled"}, log_path=ARTIFACTS / "soak-app-server.log")

@@ -42,13 +42,15 @@ def cap_help(kind: str, lang: str, text: str | None = None) -> str | None:
 def check_count(kind: str, n: int, what: str) -> None:
     """Refuse a run with more than the cap of something counted only when the run is built (requests of
     a workload table): CappedError naming what and the cap."""
-    cap = cap_of(kind)
-    if cap is not None and n > cap:
-        raise CappedError("public_count_capped", what=what, n=n, cap=cap)
+    _refuse_over(kind, n, what, "public_count_capped")
 
 
 def check_size(kind: str, n: int, what: str) -> None:
     """Refuse a run whose largest typed length is over the cap (a list of lengths has no widget maximum)."""
+    _refuse_over(kind, n, what, "public_size_capped")
+
+
+def _refuse_over(kind: str, n: int, what: str, text_key: str) -> None:
     cap = cap_of(kind)
     if cap is not None and n > cap:
-        raise CappedError("public_size_capped", what=what, n=n, cap=cap)
+        raise CappedError(text_key, what=what, n=n, cap=cap)
