@@ -109,6 +109,13 @@ class Engine:
     def encode(self, prompt: str, chat: bool = False) -> list[int]:
         if not isinstance(prompt, str) or not prompt.strip():
             raise ValueError("The prompt is empty: type some text to run.")
+        try:
+            prompt.encode("utf-8")
+        except UnicodeEncodeError as e:  # bytes that were not UTF-8 reach Python as lone surrogates
+            code = ord(prompt[e.start])
+            what = f"the byte 0x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else f"U+{code:04X}"
+            raise ValueError(f"The prompt is not valid UTF-8 text: character {e.start} is {what}, which is not "
+                             f"part of any character; check the terminal's or the file's encoding.") from None
         if chat:
             if not getattr(self.tokenizer, "chat_template", None):
                 raise ValueError("This model has no chat template; turn the chat template off.")

@@ -74,6 +74,7 @@ def convert_bundled(progress: ProgressFn = _noop) -> Path:
     with _convert_lock:
         if (target / "config.json").is_file():
             return _name_architecture(target)
+        _check_writable(target.parent)  # before the half-minute conversion, not after it
         gguf = bundled_gguf_path()
         progress("De-quantising the bundled GGUF (first run only, ~30 s)", 0.05)
         from transformers import AutoModelForCausalLM, AutoTokenizer
@@ -98,6 +99,15 @@ def convert_bundled(progress: ProgressFn = _noop) -> Path:
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
     return target
+
+
+def _check_writable(folder: Path) -> None:
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        os.rmdir(tempfile.mkdtemp(dir=folder, prefix=".probe-"))
+    except OSError as e:
+        raise ValueError(f"Cannot write the converted model under {folder}: {e.strerror or e}. Set PDLAB_CACHE_DIR "
+                         f"to a folder you can write to.") from None
 
 
 def _name_architecture(folder: Path) -> Path:
@@ -179,7 +189,8 @@ def load_model_files(spec: str | None = None, progress: ProgressFn = _noop) -> L
             raise ValueError(f"{folder} holds only pickle weights ({', '.join(pickled)}); they can run arbitrary "
                              f"code when loaded, so this engine refuses them. Convert them to safetensors.")
         raise ValueError(f"{folder} holds no *.safetensors weights.")
-    name = BUNDLED_NAME if source == "bundled" else (spec or folder.name)
+    # a local folder is named by its own name: its full path is nobody else's business (and long)
+    name = {"bundled": BUNDLED_NAME, "local": folder.name}.get(source, spec or folder.name)
     config = ModelConfig.from_json(config_path, name=str(name))
     progress("Reading weights", 0.85)
     state = _read_safetensors(folder, weights)

@@ -144,7 +144,7 @@ def check_header(doc: Any, fmt: str, version: int) -> Fields:
         raise ValueError(f"Not a valid trace: expected a file with \"format\": \"{fmt}\" (saved by the lab's "
                          f"Download trace button), got {_kind(doc.get('format'))}.")
     found = doc.get("version")
-    if found != version:
+    if isinstance(found, bool) or found != version:  # true == 1 in Python: a flag is not a version
         raise ValueError(f"Unsupported trace version {found!r}: this app reads version {version} of {fmt}.")
     return f
 

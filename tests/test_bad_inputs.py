@@ -5,8 +5,10 @@ the CLI and the app only translate. Cases still to add are listed in issue 17's 
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -107,3 +109,75 @@ def test_the_app_names_the_field(broken_models, monkeypatch):
     assert not at.exception, [e.value for e in at.exception]
     shown = " ".join(re.sub(r"\\(.)", r"\1", e.value) for e in at.error)
     assert "num_hidden_layers should be a positive whole number" in shown, shown
+
+
+def test_a_local_model_is_named_by_its_folder_not_its_path(tiny_dirs, monkeypatch):
+    folder = tiny_dirs["llama"]
+    assert load_model(str(folder)).name == folder.name
+    monkeypatch.setenv("PDLAB_MODEL", str(folder))
+    at = AppTest.from_file(APP, default_timeout=180).run()
+    assert not at.exception, [e.value for e in at.exception]
+    shown = [e.value for kind in ("markdown", "caption", "info", "success") for e in at.get(kind)]
+    assert any(f"**{folder.name}**" in text for text in shown), shown  # the playground's model line
+    assert not [text for text in shown if str(folder) in text]
+
+
+def cli(*args: str, **kw) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "engine", *args], cwd=ROOT, capture_output=True, timeout=300, **kw)
+
+
+def test_a_prompt_that_is_not_utf8_is_named(tiny_dirs):
+    prompt = b"hi \xff there".decode("utf-8", "surrogateescape")  # argv passes the byte through as it is
+    done = cli("generate", "--model", str(tiny_dirs["llama"]), "--prompt", prompt, "--max-new-tokens", "2", text=True)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr[-2000:]
+    assert done.stderr.strip().splitlines()[-1] == (
+        "error: The prompt is not valid UTF-8 text: character 3 is the byte 0xff, which is not part of any "
+        "character; check the terminal's or the file's encoding.")
+
+
+def test_prepare_names_a_cache_folder_it_cannot_write(tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")  # under a file nothing can be created, even by root (CI runs as root)
+    done = cli("prepare", env={**os.environ, "PDLAB_CACHE_DIR": str(blocker / "cache")}, text=True)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr[-2000:]
+    assert done.stderr.strip().splitlines() == [f"error: Cannot write the converted model under {blocker / 'cache'}: "
+                                                "Not a directory. Set PDLAB_CACHE_DIR to a folder you can write to."]
+
+
+@pytest.mark.parametrize("flags", [[], ["--json"]], ids=["plain", "json"])
+def test_a_closed_stdout_ends_quietly(tiny_dirs, flags):
+    """`pdlab generate … | head -1`: the reader left; the CLI stops without a word, exit 0."""
+    proc = subprocess.Popen([sys.executable, "-m", "engine", "generate", "--model", str(tiny_dirs["llama"]),
+                             "--prompt", "hi", "--max-new-tokens", "4", *flags], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc.stdout.close()  # before the first token is written
+    err = proc.stderr.read()
+    assert proc.wait(timeout=300) == 0, err
+    assert "Traceback" not in err and "error" not in err.lower() and "Exception ignored" not in err, err
+
+
+def test_ctrl_c_ends_with_130_and_no_traceback():
+    proc = subprocess.Popen([sys.executable, "-m", "engine", "generate", "--prompt", "Tell me a long story",
+                             "--max-new-tokens", "2000"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    try:
+        assert proc.stdout.readline().startswith("[prefill step 0]")  # mid-run: the model is loaded and running
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130 and "Traceback" not in err and "KeyboardInterrupt" not in err, err[-2000:]
+
+
+def test_an_unexpected_error_is_one_line_unless_debug(monkeypatch, capsys):
+    from engine import __main__ as cli_main
+
+    def broken(args):
+        raise RuntimeError("the disk caught fire")
+    monkeypatch.setattr(cli_main, "run", broken)
+    assert cli_main.main(["generate", "--prompt", "hi"]) == 1
+    assert capsys.readouterr().err.splitlines() == [
+        "error: RuntimeError: the disk caught fire (run with --debug for the traceback)"]
+    with pytest.raises(RuntimeError, match="caught fire"):
+        cli_main.main(["generate", "--prompt", "hi", "--debug"])

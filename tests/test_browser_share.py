@@ -131,6 +131,20 @@ def test_share_link_fills_in_the_settings(browser, server):
     page.context.close()
 
 
+def test_max_new_tokens_typed_as_1e3_is_read_as_1000(browser, server):
+    """Issue 17: Streamlit's whole-number box read "1e3" with parseInt, as 1; the value the server
+    holds is checked through the share link, which is built from the settings as typed."""
+    page = new_page(browser)
+    open_app(page, server)
+    box = page.get_by_label("max_new_tokens", exact=True)
+    box.fill("1e3")
+    press_and_wait(page, "Tab")
+    assert box.input_value() == "1000"
+    click_and_wait(page, page.locator(".st-key-pg_share button").first)
+    assert "max_new_tokens=1000&" in page.locator(".st-key-pg_share_box code").inner_text() + "&"
+    page.context.close()
+
+
 def test_uploaded_trace_replays_without_a_run(browser, server, saved):
     page = new_page(browser)
     open_app(page, server)

@@ -127,6 +127,9 @@ INVALID = [
     ("wrong heads", lambda d: _broken(d, ["attention", "steps", 0, "0", "shape"], [3, 2, 2]), "heads="),
     ("corrupt attention", lambda d: _broken(d, ["attention", "steps", 0, "0", "data"], "@@@"), "base64"),
     ("too many steps", lambda d: _broken(d, ["steps"], [0] * 300_000), "at most 200000 items"),
+    ("a long run", lambda d: _broken(d, ["steps"], d["steps"][:1] * 16_385), "holds 16,385 steps; the lab reads runs "
+     "of at most 16,384 steps"),
+    ("a flag for a version", lambda d: _broken(d, ["version"], True), "Unsupported trace version True"),
     ("huge file", lambda d: " " * (33 << 20), "at most 32 MiB"),
 ]
 

@@ -10,6 +10,8 @@ from ui.run_state import RunResult
 from ui.text import html_text, visible
 from ui.tokens import Piece, byte_groups
 
+MAX_OUTPUT_CHIPS = 1_000  # more chips than this make every frame of a long run slow to draw
+
 
 def _chip(piece: Piece, phase: str, title: str, meta: str = "", current: bool = False, kind: str = "") -> str:
     classes = ["pd-chip", f"pd-{phase}"] + ([kind] if kind else []) + (["pd-bytes"] if piece.is_bytes else []) + \
@@ -32,6 +34,10 @@ def chips_html(result: RunResult, upto_step: int | None = None, lang: str = "en"
              if upto_step is None or tok.step <= upto_step]
     if shown:
         parts.append('<span class="pd-arrow">→</span>')
+    if len(shown) > MAX_OUTPUT_CHIPS:  # a long run: the newest tokens; the output text above has them all
+        parts.append(f'<span class="pd-more">{html_text(t("chips_earlier", lang, n=len(shown) - MAX_OUTPUT_CHIPS))}'
+                     '</span>')
+        shown = shown[-MAX_OUTPUT_CHIPS:]
     out = []
     for tok, piece, ms in shown:
         meta = t("chip_meta", lang, step=tok.step, ms=ms)

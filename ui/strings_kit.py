@@ -44,6 +44,8 @@ STRINGS: dict[str, tuple[str, str]] = {
     "chip_prompt_title": ("prompt token {i} · id {id}", "提示词第 {i} 个 token · id {id}"),
     "chip_out_title": ("output token {i} · id {id} · {phase}", "输出第 {i} 个 token · id {id} · {phase}"),
     "chip_meta": ("step {step} · {ms:.0f} ms", "第{step}步 · {ms:.0f}ms"),
+    "chips_earlier": ("… {n:,} earlier tokens (all of them are in the output text)",
+                      "……前面还有 {n:,} 个 token（输出文本里全都有）"),
     "chip_legend_pending": ("prompt, not yet computed", "提示词，尚未计算"),
     "chip_legend_prefill": ("prefill: the whole prompt in one step (and the first new token)",
                             "预填充：整段提示词一步完成（并产生第一个新 token）"),

@@ -1,4 +1,4 @@
-"""Small shared widgets: the page CSS and the one-line model summary."""
+"""Small shared widgets: the page CSS, the one-line model summary, a whole-number box."""
 from __future__ import annotations
 
 from functools import lru_cache
@@ -10,6 +10,7 @@ from ui.i18n import t
 from ui.run_state import ModelInfo
 from ui.text import md_literal
 from ui.theme import fmt_bytes
+from ui.widget_state import KEEP
 
 CSS_PATH = Path(__file__).resolve().parent.parent / "assets" / "style.css"
 # Every uploader takes a trace file, a few MB at most; the browser refuses a bigger one at once, before
@@ -46,3 +47,17 @@ def sampling_label(temperature, top_k, top_p, seed, lang: str) -> str:
     if seed is not None:
         parts.append(t("sampling_seed", lang, v=int(seed)))
     return t("sampling_active", lang, what=", ".join(parts))
+
+
+def whole_number(value: float | int) -> int:
+    """What a whole_number_box holds, as the run uses it (rounded as the box shows it)."""
+    return int(value + 0.5)
+
+
+def whole_number_box(container, label: str, lo: int, hi: int, key: str, **kw) -> int:
+    """A number box for a count that reads "1e3" as 1000. Streamlit's browser side reads what is typed
+    into a whole-number box with parseInt ("1e3" becomes 1) and into a float box with parseFloat, so
+    this is a float box shown without decimals, rounded back to a whole number."""
+    value = container.number_input(label, min_value=float(lo), max_value=float(hi), step=1.0, format="%.0f",
+                                   key=key, persist_state=KEEP, **kw)
+    return whole_number(value)

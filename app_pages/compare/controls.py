@@ -18,7 +18,7 @@ from ui.public import model_label, public_settings
 from ui.run_state import RunSettings
 from ui.sidebar import DTYPES, HUB_SUGGESTIONS, _label, local_model_dirs
 from ui.widget_state import KEEP, seed
-from ui.widgets import sampling_label
+from ui.widgets import sampling_label, whole_number, whole_number_box
 
 DEFAULT_PROMPT = "Explain in two sentences why the sky is blue."
 # What each column changes from the shared defaults (column 1 is the baseline)
@@ -54,15 +54,15 @@ def _column_controls(i: int, options: list[str], wide: bool, lang: str) -> None:
         if st.session_state.get(keys.column("model", i)) not in options:
             st.session_state[keys.column("model", i)] = options[0]
         kept = st.session_state.get(keys.column("max_new", i))
-        if isinstance(kept, int) and kept > public.max_new_tokens:
+        if isinstance(kept, (int, float)) and kept > public.max_new_tokens:
             st.session_state[keys.column("max_new", i)] = public.max_new_tokens
     st.selectbox(t("model_label", lang), options, key=keys.column("model", i), persist_state=KEEP,
                  format_func=lambda o: _label(model_label(o)), accept_new_options=not public.enabled,
                  help=t("cmp_model_help", lang))
     c1, c2 = st.columns(2) if wide else (st.container(), st.container())
     c1.selectbox(t("dtype_label", lang), DTYPES, key=keys.column("dtype", i), persist_state=KEEP)
-    c2.number_input(t("max_new_tokens", lang), min_value=1, max_value=public.max_new_tokens if public.enabled else 8192,
-                    step=1, key=keys.column("max_new", i), persist_state=KEEP)
+    whole_number_box(c2, t("max_new_tokens", lang), 1, public.max_new_tokens if public.enabled else 8192,
+                     keys.column("max_new", i))  # "1e3" is 1000
     c1, c2 = st.columns(2) if wide else (st.container(), st.container())
     c1.toggle(t("kv_cache", lang), key=keys.column("kv", i), help=t("kv_cache_help", lang), persist_state=KEEP)
     c2.toggle(t("chat_template", lang), key=keys.column("chat", i), help=t("cmp_chat_help", lang), persist_state=KEEP)
@@ -84,7 +84,7 @@ def column_settings(i: int, device: str) -> ColumnSettings:
     """Column i's settings as its widgets (or their kept values) hold them."""
     s = st.session_state
     run = RunSettings(prompt=s[keys.column("prompt", i)] or "", chat=bool(s[keys.column("chat", i)]),
-                      max_new_tokens=int(s[keys.column("max_new", i)]), temperature=float(s[keys.column("temperature", i)]),
+                      max_new_tokens=whole_number(s[keys.column("max_new", i)]), temperature=float(s[keys.column("temperature", i)]),
                       top_k=int(s[keys.column("top_k", i)]), top_p=float(s[keys.column("top_p", i)]),
                       seed=None if s[keys.column("seed", i)] is None else int(s[keys.column("seed", i)]),
                       attention=s[keys.column("attention", i)], kv_cache=bool(s[keys.column("kv", i)]), probe_memory=True)

@@ -8,7 +8,7 @@ from app_pages.playground import keys
 from app_pages.playground.strings import t
 from ui.run_state import RunSettings
 from ui.widget_state import KEEP, seed
-from ui.widgets import sampling_label
+from ui.widgets import sampling_label, whole_number, whole_number_box
 
 DEFAULTS = {keys.PROMPT: "What is the capital of France?", keys.CHAT: True, keys.MAX_NEW: 32,
             keys.TEMPERATURE: 0.0, keys.TOP_K: 0, keys.TOP_P: 1.0, keys.SEED: None, keys.ATTENTION: "sdpa",
@@ -61,8 +61,7 @@ def render_controls(has_chat_template: bool, max_context: int, lang: str,
                   help=t("chat_template_help", lang), persist_state=KEEP)
         c1.toggle(t("kv_cache", lang), key=keys.KV, help=t("kv_cache_help", lang), persist_state=KEEP)
         c1.toggle(t("probe", lang), key=keys.PROBE, help=t("probe_help", lang), persist_state=KEEP)
-        c2.number_input(t("max_new_tokens", lang), min_value=1, max_value=max_context, step=1, key=keys.MAX_NEW,
-                        persist_state=KEEP)
+        whole_number_box(c2, t("max_new_tokens", lang), 1, max_context, keys.MAX_NEW)  # "1e3" is 1000
         c3.radio(t("attention", lang), ["sdpa", "eager"], key=keys.ATTENTION, horizontal=True,
                  captions=[t("attention_sdpa", lang), t("attention_eager", lang)], persist_state=KEEP)
         _sampling_controls(lang)
@@ -72,7 +71,7 @@ def render_controls(has_chat_template: bool, max_context: int, lang: str,
         buttons.form_submit_button(t("sh_link_button", lang), icon=":material/link:", key=keys.SHARE,
                                    help=t("sh_link_help", lang))
     s = st.session_state
-    settings = RunSettings(prompt=s[keys.PROMPT] or "", chat=bool(s[keys.CHAT]), max_new_tokens=int(s[keys.MAX_NEW]),
+    settings = RunSettings(prompt=s[keys.PROMPT] or "", chat=bool(s[keys.CHAT]), max_new_tokens=whole_number(s[keys.MAX_NEW]),
                            temperature=float(s[keys.TEMPERATURE]), top_k=int(s[keys.TOP_K]),
                            top_p=float(s[keys.TOP_P]), seed=None if s[keys.SEED] is None else int(s[keys.SEED]),
                            attention=s[keys.ATTENTION], kv_cache=bool(s[keys.KV]), probe_memory=bool(s[keys.PROBE]))

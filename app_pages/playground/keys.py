@@ -28,6 +28,7 @@ FIG_STEPTIME = "pg_fig_steptime"
 HEAT_HEAD = "pg_heat_head"
 HEAT_LAYER = "pg_heat_layer"
 SHAPES_STEP = "pg_shapes_step"
+STEP_PAGE = "pg_step_page"  # a long run's step table, a page at a time
 STEP_TABLE = "pg_step_table"
 
 # share.py
@@ -49,4 +50,4 @@ SHARE_MODEL_KEEP = "pg_share_model_keep"
 
 # Widgets whose option labels change with the language or the model: app.py hands them their value
 # again after such a change (ui/widget_state.py says why).
-TRANSLATED: tuple[str, ...] = ()  # the replay's are ui/replay.py's
+TRANSLATED: tuple[str, ...] = (STEP_PAGE,)  # the replay's are ui/replay.py's

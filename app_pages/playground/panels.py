@@ -8,6 +8,7 @@ from app_pages.playground import keys
 from app_pages.playground.figures import latency_figure, memory_figure, step_time_figure, time_share_figure
 from app_pages.playground.step_table import produced_labels, step_table, worked_example_md
 from app_pages.playground.strings import t
+from app_pages.playground.thin import TABLE_ROWS, plot
 from ui.figures_attention import attention_heatmap, attention_matrix, shapes_figure
 from ui.figures_kv import kv_bytes_figure, kv_formula, kv_steps, kv_tokens_figure
 from ui.run_state import RunResult
@@ -25,9 +26,9 @@ def kv_panel(result: RunResult, lang: str) -> None:
     if not result.settings.kv_cache:
         st.info(t("kv_off_note", lang))
     c1, c2 = st.columns(2)
-    c1.plotly_chart(kv_tokens_figure(result.steps, result.block_size, lang), key=keys.FIG_KV_TOKENS)
-    c2.plotly_chart(kv_bytes_figure(result.steps, result.block_size, m.num_layers, m.kv_bytes_per_token, lang),
-                    key=keys.FIG_KV_BYTES)
+    plot(kv_tokens_figure(result.steps, result.block_size, lang), keys.FIG_KV_TOKENS, lang, c1)
+    plot(kv_bytes_figure(result.steps, result.block_size, m.num_layers, m.kv_bytes_per_token, lang),
+         keys.FIG_KV_BYTES, lang, c2)
 
 
 @st.fragment
@@ -73,10 +74,10 @@ def timings_panel(result: RunResult, lang: str) -> None:
                 help=t("m_share_help", lang))
     if result.settings.probe_memory or result.has_attention:
         st.caption(t("two_pass_note", lang))
-    st.plotly_chart(latency_figure(result.tokens, result.arrival, lang), key=keys.FIG_LATENCY)
+    plot(latency_figure(result.tokens, result.arrival, lang), keys.FIG_LATENCY, lang)
     c1, c2 = st.columns(2)
     c1.plotly_chart(time_share_figure(metrics, lang), key=keys.FIG_SHARE)
-    c2.plotly_chart(step_time_figure(result.steps, lang), key=keys.FIG_STEPTIME)
+    plot(step_time_figure(result.steps, lang), keys.FIG_STEPTIME, lang, c2)
     st.caption(t("timings_caption", lang))
 
 
@@ -95,10 +96,19 @@ def memory_panel(result: RunResult, lang: str) -> None:
             st.caption(t("mem_from_pass", lang))
     else:
         st.info(t("mem_pass_missing" if result.settings.probe_memory else "mem_probe_off", lang))
-    st.plotly_chart(memory_figure(steps, result.block_size, result.model.kv_bytes_per_token, lang),
-                    key=keys.FIG_MEMORY)
+    plot(memory_figure(steps, result.block_size, result.model.kv_bytes_per_token, lang), keys.FIG_MEMORY, lang)
 
 
 def steps_panel(result: RunResult, lang: str) -> None:
     st.markdown(worked_example_md(result, lang))
-    st.dataframe(step_table(result.steps, produced_labels(result), lang), hide_index=True, key=keys.STEP_TABLE)
+    steps = shown = result.steps
+    if len(steps) > TABLE_ROWS:  # a long loaded trace: a page at a time keeps the browser responsive
+        starts = list(range(0, len(steps), TABLE_ROWS))
+        if st.session_state.get(keys.STEP_PAGE) not in starts:  # a shorter run than the last one
+            st.session_state[keys.STEP_PAGE] = 0
+        start = st.selectbox(t("table_page", lang, rows=TABLE_ROWS), starts, key=keys.STEP_PAGE, persist_state=KEEP,
+                             format_func=lambda i: t("table_page_fmt", lang, first=steps[i].step,
+                                                     last=steps[min(i + TABLE_ROWS, len(steps)) - 1].step))
+        st.caption(t("table_paged", lang, total=len(steps), rows=TABLE_ROWS))
+        shown = steps[start:start + TABLE_ROWS]
+    st.dataframe(step_table(shown, produced_labels(result), lang), hide_index=True, key=keys.STEP_TABLE)

@@ -12,12 +12,12 @@ from datetime import datetime, timezone
 from app_pages.playground.report_figures import run_figures
 from app_pages.playground.report_replay import replay_html
 from app_pages.playground.strings import t
+from app_pages.playground.thin import MAX_POINTS, thin_figure
 from ui.chips import legend_html
 from ui.run_state import RunResult, RunStatus
 from ui.text import html_text
 from ui.theme import fmt_bytes
 from ui.report_page import figures_html, html_document
-
 
 
 def _row(name: str, value: str) -> str:
@@ -75,7 +75,11 @@ def _metrics(result: RunResult, lang: str) -> str:
 
 
 def _charts(result: RunResult, lang: str) -> str:
-    parts = [figures_html(run_figures(result, lang))]
+    figures = run_figures(result, lang)
+    thinned = max(thin_figure(fig) for fig in figures.values()) if figures else 0
+    parts = [figures_html(figures)]
+    if thinned:
+        parts.append(f'<p class="rp-muted">{html_text(t("thinned_chart", lang, shown=MAX_POINTS, total=thinned))}</p>')
     if not result.has_attention:
         parts.append(f'<p class="rp-muted">{html_text(t("rp_no_heatmap", lang))}</p>')
     return "".join(parts)

@@ -118,6 +118,16 @@ STRINGS: dict[str, tuple[str, str]] = {
     "mem_from_pass": ("Memory measured on the second, untimed pass over the same tokens (same schedule, same "
                       "shapes); the timings on this page come from the first pass, which had no probe.",
                       "内存来自用同样 token 再跑一遍的第二趟（不计时；调度与形状相同）；本页的时延来自没有探针的第一趟。"),
+    # long runs (thin.py)
+    "thinned_chart": ("This run has {total:,} points per series: the chart draws {shown:,} of them, evenly spaced "
+                      "(the first and last kept), so the page stays quick. The step table and the downloads hold "
+                      "every step.",
+                      "本次运行每条序列有 {total:,} 个点：图中均匀抽取其中 {shown:,} 个（保留首尾），以免页面卡顿。"
+                      "步骤表和下载文件包含全部步骤。"),
+    "table_page": ("Rows (page of {rows:,})", "行（每页 {rows:,} 行）"),
+    "table_page_fmt": ("steps {first:,}–{last:,}", "第 {first:,}–{last:,} 步"),
+    "table_paged": ("This run has {total:,} steps: the table shows {rows:,} at a time.",
+                    "本次运行有 {total:,} 步：表格每次显示 {rows:,} 步。"),
     # step table (C12)
     "tbl_step": ("step", "步"),
     "tbl_phase": ("phase", "阶段"),

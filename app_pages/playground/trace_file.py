@@ -30,6 +30,7 @@ VERSION = 1
 ATTENTION_MAX_BYTES = 3 << 20  # raw float16 kept in a file: a few MB once base64-encoded
 ATTENTION_LOAD_MAX_BYTES = 16 << 20  # what a loaded file may expand to
 MAX_PROMPT_CHARS = 1 << 20
+MAX_STEPS = 16_384  # twice the bundled model's context: every run it can make, with room to spare
 
 
 def run_to_dict(result: RunResult, created: datetime | None = None) -> dict:
@@ -65,6 +66,7 @@ def run_from_dict(doc: Any) -> RunResult:
     f = check_header(doc, FORMAT, VERSION)
     model = _model_from(f.obj("model"))
     settings = _settings_from(f.obj("settings"))
+    _check_step_count(f)
     steps = records(f, "steps", step_from_dict)
     token_fields = [Fields(x, f"tokens[{i}]") for i, x in enumerate(f.list("tokens"))]
     request = f.obj("request", optional=True)
@@ -113,6 +115,14 @@ def _settings_from(f: Fields) -> RunSettings:
                        top_p=f.float("top_p", lo=0.0, hi=1.0), seed=f.int("seed", optional=True),
                        attention=f.str("attention", choices=("sdpa", "eager")), kv_cache=f.bool("kv_cache"),
                        probe_memory=f.bool("probe_memory"))
+
+
+def _check_step_count(f: Fields) -> None:
+    """Refused before any record is parsed: a longer run would take minutes to check and draw."""
+    count = len(f.list("steps"))
+    if count > MAX_STEPS:
+        raise ValueError(f"Not a valid trace: it holds {count:,} steps; the lab reads runs of at most "
+                         f"{MAX_STEPS:,} steps.")
 
 
 def _check_consistent(r: RunResult) -> None:
