@@ -73,7 +73,8 @@ def broken_models(tiny_dirs, tmp_path_factory) -> dict[str, Path]:
     src = tiny_dirs["llama"]
     return {"list": broken_copy(src, root / "list", lambda c: []),
             "null": broken_copy(src, root / "null", lambda c: {**c, "num_hidden_layers": None}),
-            "text": broken_copy(src, root / "text", lambda c: {**c, "hidden_size": "64"})}
+            "text": broken_copy(src, root / "text", lambda c: {**c, "hidden_size": "64"}),
+            "huge": broken_copy(src, root / "huge", lambda c: {**c, "max_position_embeddings": 10**9})}
 
 
 # (which model spec, words the message must contain)
@@ -103,12 +104,23 @@ def test_the_cli_names_the_field_in_one_line(broken_models, name, words):
     assert len(lines) == 1 and lines[0].startswith("error: ") and words in lines[0], done.stderr
 
 
-def test_the_app_names_the_field(broken_models, monkeypatch):
-    monkeypatch.setenv("PDLAB_MODEL", str(broken_models["null"]))
+def test_a_huge_context_is_refused_with_the_arithmetic(broken_models):
+    """The config loads (nothing is allocated for the context up front); the engine refuses to size
+    a KV cache it cannot hold, naming the field and the most it could be."""
+    done = cli("generate", "--model", str(broken_models["huge"]), "--prompt", "hi", "--max-new-tokens", "2", text=True)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr[-2000:]
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("error: A context of 1,000,000,000 tokens needs") and "Lower max_position_embeddings" in last
+
+
+@pytest.mark.parametrize("name, words", [("null", "num_hidden_layers should be a positive whole number"),
+                                         ("huge", "Lower max_position_embeddings in the model's config.json")])
+def test_the_app_names_the_field(broken_models, monkeypatch, name, words):
+    monkeypatch.setenv("PDLAB_MODEL", str(broken_models[name]))
     at = AppTest.from_file(APP, default_timeout=180).run()
     assert not at.exception, [e.value for e in at.exception]
     shown = " ".join(re.sub(r"\\(.)", r"\1", e.value) for e in at.error)
-    assert "num_hidden_layers should be a positive whole number" in shown, shown
+    assert words in shown, shown
 
 
 def test_a_local_model_is_named_by_its_folder_not_its_path(tiny_dirs, monkeypatch):
