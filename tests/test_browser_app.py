@@ -103,7 +103,7 @@ def test_translated_choices_survive_a_language_switch(page):
     click_and_wait(page, page.locator(RUN_BUTTON).first, 120_000)
     page.locator('.st-key-pg_speed input[type="range"]').focus()
     press_and_wait(page, "Home")  # 1 step/s: the slowest, not the default 8
-    _round_trip(page, _shown(page, "pg_speed"), "1 steps/s", "每秒 1 步")
+    _round_trip(page, _shown(page, "pg_speed"), "1 step/s", "每秒 1 步")
 
     open_page(page, MEMORY)
     open_tab(page, "Will it fit? (C20)")

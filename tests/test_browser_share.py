@@ -4,6 +4,7 @@ controls; a downloaded trace uploaded into a fresh session replays with no run. 
 in test-artifacts/ (report.png, uploaded_trace.png, share_link.png)."""
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from urllib.parse import quote
@@ -128,6 +129,49 @@ def test_share_link_fills_in_the_settings(browser, server):
     assert link.startswith(f"http://127.0.0.1:{server}/?") and "max_new_tokens=7" in link and "kv=0" in link
     assert "model=bundled" in link and exception_boxes(page) == 0
     page.screenshot(path=str(ARTIFACTS / "share_link.png"), full_page=True)
+    page.context.close()
+
+
+REPLAY_STATE = """() => {
+  const panel = [...document.querySelectorAll('[data-testid="stTabPanel"]')].find(p => p.offsetParent);
+  const slider = panel.querySelector('[data-testid="stSlider"] input[aria-label="Step"]');
+  const caption = [...panel.querySelectorAll('[data-testid="stMarkdownContainer"] p')]
+      .map(p => p.textContent).find(t => /^(Step \\d+ ·|Before the first step)/.test(t));
+  return {slider: slider && slider.getAttribute('aria-valuetext'), caption: caption || null};
+}"""
+
+
+def test_replay_moves_the_slider_with_the_caption(browser, server, saved):
+    """Issue 16.2: while Replay plays, the slider, the caption and the chips show one step (the
+    slider stayed at the end while the caption counted up)."""
+    page = new_page(browser)
+    open_app(page, server)
+    uploader = page.locator('.st-key-pg_trace_upload input[type="file"]')
+    page.get_by_text("Load a saved trace (JSON)").click()
+    act_and_wait(page, lambda: uploader.set_input_files(str(saved["trace"])), 60_000)
+    speed = page.locator('[data-testid="stSlider"] input[aria-label="Speed"]')
+    speed.focus()
+    press_and_wait(page, "Home")  # 1 step/s: several samples per frame
+    page.get_by_role("button", name="Replay").click()
+    page.get_by_role("button", name="Stop replay").wait_for(timeout=20_000)
+    seen = []
+    for _ in range(8):
+        state = page.evaluate(REPLAY_STATE)
+        if state["caption"] and state["slider"]:
+            step = "before" if state["caption"].startswith("Before") else state["caption"].split()[1]
+            seen.append((state["slider"], step))
+        page.wait_for_timeout(400)
+    moving = [s for s, _ in seen]
+    assert len(set(moving)) >= 2, seen  # the slider itself moves
+    assert sum(slider == step for slider, step in seen) >= len(seen) - 1, seen  # one may be mid-redraw
+    click_and_wait(page, page.get_by_role("button", name="Stop replay"))
+    page.get_by_role("button", name="Replay").wait_for(timeout=20_000)
+    step = page.locator('[data-testid="stSlider"] input[aria-label="Step"]')
+    step.focus()
+    press_and_wait(page, "End")
+    last = json.loads(saved["trace"].read_text())["steps"][-1]["step"]
+    assert page.evaluate(REPLAY_STATE)["caption"].startswith(f"Step {last} ·")
+    assert exception_boxes(page) == 0
     page.context.close()
 
 

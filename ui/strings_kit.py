@@ -52,8 +52,9 @@ STRINGS: dict[str, tuple[str, str]] = {
     "chip_legend_decode": ("decode: one token per step", "解码：每步一个 token"),
     # replay
     "replay_play": ("Replay", "回放"),
+    "replay_stop": ("Stop replay", "停止回放"),
     "replay_speed": ("Speed", "速度"),
-    "replay_speed_fmt": ("{n} steps/s", "每秒 {n} 步"),
+    "replay_speed_fmt": ("{n} step/s", "每秒 {n} 步"),  # a unit, as in 8 km/h
     "chip_group_title": ("{n} tokens → {text}: byte-level BPE splits a character's UTF-8 bytes over tokens",
                          "{n} 个 token → {text}：字节级 BPE 把一个字符的 UTF-8 字节拆进多个 token"),
     "replay_step": ("Step", "步"),

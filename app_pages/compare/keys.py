@@ -7,6 +7,8 @@ RUN = "cmp_run"
 
 # replay.py
 PLAY = "cmp_play"
+PLAY_STOP = "cmp_play_stop"
+PLAYING = "cmp_replay_started"  # the perf_counter time the replay was started, while it plays
 REPLAY_PREFIX = "cmp_replay_"  # + column index: that column's step slider (a new comparison drops them)
 
 # run.py

@@ -1,6 +1,7 @@
 """Replay the columns side by side: a step slider per column, and one button that plays every
 column at once on the clock it was measured on (scaled to a few seconds), so a column that was
-slower visibly falls behind. A fragment: scrubbing reruns only this section.
+slower visibly falls behind. A fragment: scrubbing reruns only this section, and playing reruns it
+once per frame, moving the sliders themselves.
 
 The chips and step captions are the playground's (ui/chips.py, ui/replay.py)."""
 from __future__ import annotations
@@ -13,7 +14,7 @@ from app_pages.compare import keys
 from app_pages.compare.state import ColumnOutcome
 from app_pages.compare.strings import t
 from ui.chips import chips_html, legend_html
-from ui.replay import step_caption
+from ui.replay import in_fragment_rerun, step_caption
 from ui.run_state import RunResult
 from ui.widget_state import KEEP
 
@@ -34,44 +35,56 @@ def playback_scale(outcomes: list[ColumnOutcome]) -> tuple[float, float]:
     return longest, play / max(longest, 1e-9)
 
 
-def _frame(result: RunResult, step: int, caption, chips, lang: str) -> None:
-    caption.markdown(step_caption(result, step, lang))
-    chips.html(chips_html(result, step, lang))
+def _start() -> None:
+    st.session_state[keys.PLAYING] = time.perf_counter()
 
 
-def _play(outcomes: list[ColumnOutcome], views: list, clock, lang: str) -> None:
+def _stop() -> None:
+    st.session_state.pop(keys.PLAYING, None)
+
+
+def _clock(outcomes: list[ColumnOutcome]) -> tuple[float, float] | None:
+    """(measured seconds shown, playback seconds per measured second) while the replay plays, else None
+    (just ended, or a full page run: every slider then shows its last step). Sets the sliders before
+    they are drawn, so each slider, caption and chip row show the same step."""
+    started = st.session_state.get(keys.PLAYING)
+    if started is None:
+        return None
     longest, scale = playback_scale(outcomes)
-    frames = int(longest * scale / FRAME_S) + 1
-    for f in range(frames + 1):
-        elapsed = min(longest, f * FRAME_S / scale)
-        clock.markdown(t("cmp_replay_clock", lang, s=elapsed, total=longest, x=1 / scale))
-        for c, (caption, chips) in zip(outcomes, views):
-            _frame(c.result, step_at(c.result, elapsed), caption, chips, lang)
-        time.sleep(FRAME_S)
+    elapsed = (time.perf_counter() - started) / scale
+    playing = elapsed < longest and in_fragment_rerun()
+    if not playing:
+        _stop()
+    for c in outcomes:
+        r = c.result
+        st.session_state[f"{keys.REPLAY_PREFIX}{c.settings.index}"] = step_at(r, elapsed) if playing \
+            else r.steps[-1].step
+    return (elapsed, scale) if playing else None
 
 
 @st.fragment
 def replay_section(outcomes: list[ColumnOutcome], lang: str) -> None:
     """Replay of every column that finished, each in its own column of the page."""
-    play = st.button(t("cmp_replay_all", lang), key=keys.PLAY, icon=":material/replay:",
-                     help=t("cmp_replay_all_help", lang))
-    clock = st.empty()
+    clock = _clock(outcomes)
+    if clock is None:
+        st.button(t("cmp_replay_all", lang), key=keys.PLAY, icon=":material/replay:", on_click=_start,
+                  help=t("cmp_replay_all_help", lang))
+    else:
+        st.button(t("cmp_replay_stop", lang), key=keys.PLAY_STOP, icon=":material/stop:", on_click=_stop)
+        longest, scale = playback_scale(outcomes)
+        st.markdown(t("cmp_replay_clock", lang, s=clock[0], total=longest, x=1 / scale))
     st.html(legend_html(lang))
-    views, sliders = [], []
     for c, box in zip(outcomes, st.columns(len(outcomes), border=True)):
-        with box:
-            st.markdown(f"**{t('cmp_column', lang, n=c.settings.index + 1)}**")
-            sliders.append(st.container())
-            views.append((st.empty(), st.empty()))
-    if play:
-        _play(outcomes, views, clock, lang)
-    for c, slider_box, (caption, chips) in zip(outcomes, sliders, views):
         r = c.result
         last, k = r.steps[-1].step, f"{keys.REPLAY_PREFIX}{c.settings.index}"
-        if play or not isinstance(st.session_state.get(k), int) or not -1 <= st.session_state[k] <= last:
-            st.session_state[k] = last  # a new run, or just replayed: show the end
-        with slider_box:
-            step = st.slider(t("cmp_replay_step", lang), min_value=-1, max_value=last, key=k,
+        if not isinstance(st.session_state.get(k), int) or not -1 <= st.session_state[k] <= last:
+            st.session_state[k] = last  # a new run: show the end
+        with box:
+            st.markdown(f"**{t('cmp_column', lang, n=c.settings.index + 1)}**")
+            step = st.slider(t("cmp_replay_step", lang), min_value=-1, max_value=last, key=k, on_change=_stop,
                              help=t("cmp_replay_step_help", lang), persist_state=KEEP)
-        if not play:
-            _frame(r, step, caption, chips, lang)
+            st.markdown(step_caption(r, step, lang))
+            st.html(chips_html(r, step, lang))
+    if clock is not None:  # the next frame
+        time.sleep(FRAME_S)
+        st.rerun(scope="fragment")

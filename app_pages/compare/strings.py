@@ -65,6 +65,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     # replay
     "cmp_replay_header": ("Replay side by side", "并排回放"),
     "cmp_replay_all": ("Replay all on the measured clock", "按实测时间一起回放"),
+    "cmp_replay_stop": ("Stop replay", "停止回放"),
     "cmp_replay_all_help": ("Plays every column at once, each token appearing when it did in the run (sped up or "
                             "slowed to last a few seconds), so a slower column visibly falls behind.",
                             "所有列同时回放，每个 token 在它实际出现的时刻出现（整体加速或放慢到几秒钟），"
