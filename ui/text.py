@@ -45,3 +45,8 @@ def download_name(*parts: str, ext: str, when: float | None = None) -> str:
     -> trace_smollm2-135m_why-is-the-sky_20261201-221503Z.json"""
     stamp = time.strftime("%Y%m%d-%H%M%SZ", time.gmtime(when))  # the server's clock, in UTC
     return "_".join([s for s in map(slug, parts) if s] + [stamp]) + f".{ext}"
+
+
+def claim_link(claim: str) -> str:
+    """Markdown for a claim's number that opens the claims page on it (app_pages/claims reads ?claim=)."""
+    return f"[{claim}](/claims?claim={claim})"

@@ -4,7 +4,7 @@ import pandas  # noqa: F401  - before plotly (fresh-server import race)
 import streamlit as st
 
 from app_pages.claims import keys
-from app_pages.claims.panels import render_claims_list, render_result
+from app_pages.claims.panels import linked_claim, render_claims_list, render_linked_claim, render_result
 from app_pages.claims.run import banner, run_checks
 from app_pages.claims.strings import t
 from lab.claims_measure import ClaimSettings
@@ -18,6 +18,10 @@ from ui.widget_state import KEEP
 lang = current_lang()
 st.title(t("cl_title", lang))
 st.markdown(t("cl_intro", lang))
+claim = linked_claim()  # a C-number link elsewhere in the lab opens this page on its claim
+if claim:
+    last = st.session_state.get(keys.RESULT)
+    render_linked_claim(claim, last.verdicts if last else None, lang)
 
 bundle = load_for_page(st.session_state[CHOICE_KEY], lang)
 if bundle is None:

@@ -69,6 +69,26 @@ def render_claim(claim: str, v: Verdict, lang: str) -> None:
         st.caption(explain(v, lang))
 
 
+def linked_claim() -> str | None:
+    """The claim a link in the lab's text points at (/claims?claim=C12), if it names one."""
+    claim = st.query_params.get("claim", "").upper()
+    return claim if claim in CLAIM_IDS else None
+
+
+def render_linked_claim(claim: str, verdicts: dict[str, Verdict] | None, lang: str) -> None:
+    """The claim a link led here for, first on the page: its statement, its verdict if checked, its page."""
+    st.markdown(f"**{t('cl_linked', lang, claim=claim)}**")
+    if verdicts is not None:
+        render_claim(claim, verdicts[claim], lang)
+        return
+    with st.container(border=True):
+        c1, c3 = st.columns([5, 2], vertical_alignment="center")
+        c1.markdown(f"**{claim}** · {t(f'claim_{claim}', lang)}")
+        page = page_for(claim)
+        c3.page_link(page.file, label=t("cl_open_page", lang, page=t(page.title_key, lang)),
+                     icon=":material/arrow_forward:")
+
+
 def render_result(model: str, verdicts: dict[str, Verdict], lang: str, noisy: int = 0) -> None:
     render_summary(model, verdicts, lang)
     if noisy:

@@ -18,8 +18,8 @@ STRINGS: dict[str, tuple[str, str]] = {
                       "memory checks are exact either way; timing verdicts are less reliable.",
                       "几秒钟而不是约一分钟：提示与输出更短，只重复一次。形状与内存类核查两种方式都精确；计时类结论则不太可靠。"),
     "cl_not_run": ("Not checked yet: press Check all claims (on the bundled model about half a minute on a 2-core CPU; "
-                   "the first time also loads a Hugging Face copy of the model for C16).",
-                   "尚未核查：点击“核查全部论断”（内置模型在双核 CPU 上约需半分钟；首次还会为 C16 加载模型的 Hugging Face 副本）。"),
+                   "the first time also loads a Hugging Face copy of the model for [C16](/claims?claim=C16)).",
+                   "尚未核查：点击“核查全部论断”（内置模型在双核 CPU 上约需半分钟；首次还会为 [C16](/claims?claim=C16) 加载模型的 Hugging Face 副本）。"),
     "cl_running": ("Running the checks on {model}…", "正在 {model} 上运行核查…"),
     "cl_stage": ("{done} / {total}: {what}", "{done} / {total}：{what}"),
     "cl_stage_ceilings": ("this machine's ceilings (cached after the first time)", "本机的性能上限（首次测量后缓存）"),
@@ -63,8 +63,9 @@ STRINGS: dict[str, tuple[str, str]] = {
     "cl_col_numbers": ("measured", "测量依据"),
     "cl_col_page": ("shown in depth on", "详见页面"),
     "cl_open_page": ("Open {page}", "打开{page}"),
-    "cl_no_leak": ("The C16 leak loop needs the Hugging Face copy of the model; it could not be loaded ({msg}).",
-                   "C16 的泄漏循环需要模型的 Hugging Face 副本，但它无法加载（{msg}）。"),
+    "cl_linked": ("You followed a link to {claim}:", "你从链接来到 {claim}："),
+    "cl_no_leak": ("The [C16](/claims?claim=C16) leak loop needs the Hugging Face copy of the model; it could not be loaded ({msg}).",
+                   "[C16](/claims?claim=C16) 的泄漏循环需要模型的 Hugging Face 副本，但它无法加载（{msg}）。"),
     "cl_filter": ("Show", "显示"),
     "cl_filter_all": ("all", "全部"),
     # the claims, short

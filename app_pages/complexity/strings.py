@@ -8,10 +8,10 @@ STRINGS: dict[str, tuple[str, str]] = {
         "[The source](/source) (section 5.5) says generating N tokens after an L-token prompt costs O(N³) without a KV cache "
         "and O(N²) with one. Here the engine runs both ways on the loaded model and counts every FLOP: the real "
         "exponents, which term (linear layers or attention) pays for them, and the worked example's tensor shapes "
-        "for any model. Claims C12–C15.",
+        "for any model. Claims [C12](/claims?claim=C12)–[C15](/claims?claim=C15).",
         "[原文](/source)（5.5 节）说：在 L 个 token 的提示之后生成 N 个 token，没有 KV 缓存时总代价为 O(N³)，有缓存时为 "
         "O(N²)。这里引擎在已加载的模型上两种方式都跑一遍，并统计每一次浮点运算：真实的指数、由哪一项（线性层还是"
-        "注意力）支付这些代价，以及任意模型的逐步张量形状示例。对应论断 C12–C15。"),
+        "注意力）支付这些代价，以及任意模型的逐步张量形状示例。对应论断 [C12](/claims?claim=C12)–[C15](/claims?claim=C15)。"),
     "cx_tab_cache": ("Cache on vs off (C13, C14)", "有缓存 vs 无缓存（C13、C14）"),
     "cx_tab_dominance": ("Which term dominates (C15)", "哪一项占主导（C15）"),
     "cx_tab_worked": ("Worked example (C12)", "逐步示例（C12）"),
@@ -124,7 +124,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     # --- section 2: which term dominates ------------------------------------------------------
     "cx_doc_wrong": (
         "**Where [the source document](/source) is wrong or loose**\n"
-        "- **It contradicts itself (C15).** It derives an O(N³) total without a KV cache (C13: every step recomputes "
+        "- **It contradicts itself ([C15](/claims?claim=C15)).** It derives an O(N³) total without a KV cache ([C13](/claims?claim=C13): every step recomputes "
         "all L+t tokens, Σ(L+t)² ≈ N·(L+N)²) and then concludes that without a KV cache the complexity is O(N²). "
         "The derivation is the right one, for the attention term.\n"
         "- **It counts attention only.** Every step also runs the linear layers (the Q, K, V and O projections and "
@@ -133,19 +133,19 @@ STRINGS: dict[str, tuple[str, str]] = {
         "overtakes only past C* = 2 lin / a: **{cross_off} tokens for LLaMA-7B**, far beyond its {ctx}-token "
         "context. Within any context LLaMA-7B can run, the no-cache total grows like lin × Σ(L+t) ≈ O(N·L + N²): "
         "quadratic, not cubic.\n"
-        "- **With the cache (C14)** a step costs lin + a × C: flat until C passes lin / a = {cross_on} tokens for "
+        "- **With the cache ([C14](/claims?claim=C14))** a step costs lin + a × C: flat until C passes lin / a = {cross_on} tokens for "
         "LLaMA-7B, so in practice the total grows like N, not N². The O(N²) is the attention term alone.\n"
         "- **Both are asymptotic claims.** They say how the cost grows for large N, not what it is at the N you run; "
         "a log-log fit over a finite range reports something in between, as the exponent chart below shows.",
         "**[原文](/source)错误或不严谨之处**\n"
-        "- **自相矛盾（C15）。** 它先推导出无 KV 缓存时总代价为 O(N³)（C13：每一步都重算全部 L+t 个 token，"
+        "- **自相矛盾（[C15](/claims?claim=C15)）。** 它先推导出无 KV 缓存时总代价为 O(N³)（[C13](/claims?claim=C13)：每一步都重算全部 L+t 个 token，"
         "Σ(L+t)² ≈ N·(L+N)²），随后却得出“无 KV 缓存时复杂度为 O(N²)”的结论。推导本身是对的，但只针对注意力项。\n"
         "- **只计算了注意力。** 每一步还要经过线性层（Q、K、V、O 投影与 MLP）：每个 token lin 次浮点运算，"
         "O(d²)。无缓存时每一步把全部 C = L+t 个 token 送进线性层，代价 C × lin，对 C 是线性的；注意力项 "
         "a × C(C+1)/2 是二次的，但 a 远小于 lin。只有超过 C* = 2 lin / a 之后注意力才占上风：**LLaMA-7B 为 "
         "{cross_off} 个 token**，远超其 {ctx} 个 token 的上下文。因此在 LLaMA-7B 能处理的任何上下文内，无缓存的"
         "总代价按 lin × Σ(L+t) ≈ O(N·L + N²) 增长：是二次的，不是三次的。\n"
-        "- **有缓存时（C14）** 每一步代价为 lin + a × C：在 C 超过 lin / a（LLaMA-7B 为 {cross_on} 个 token）"
+        "- **有缓存时（[C14](/claims?claim=C14)）** 每一步代价为 lin + a × C：在 C 超过 lin / a（LLaMA-7B 为 {cross_on} 个 token）"
         "之前几乎不变，所以实际上总代价随 N 线性增长，而不是 N²。O(N²) 只是注意力项本身。\n"
         "- **两者都是渐近结论。** 它们描述 N 很大时代价如何增长，而不是你实际运行的 N 处的代价；在有限区间上做"
         "双对数拟合，得到的是介于两者之间的值，见下方的指数图。"),
@@ -183,11 +183,11 @@ STRINGS: dict[str, tuple[str, str]] = {
         "时在注意力占上风之前接近 1，之后趋近 2。"),
     # --- section 3: worked example ------------------------------------------------------------
     "cx_we_intro": (
-        "[The source](/source)'s worked example (C12): LLaMA-7B, prompt 「今天天气」, max_new_tokens 3. Pick any model, the "
+        "[The source](/source)'s worked example ([C12](/claims?claim=C12)): LLaMA-7B, prompt 「今天天气」, max_new_tokens 3. Pick any model, the "
         "loaded one or a preset (shapes by arithmetic from the config: no weights, nothing downloaded). B = batch "
         "(1), T = tokens fed this step, C = tokens in the KV cache after it. Q, K, V and the scores are per layer; "
         "the KV cache covers all layers.",
-        "[原文](/source)的逐步示例（C12）：LLaMA-7B，提示「今天天气」，max_new_tokens 3。可选择任意模型：已加载的模型或预设"
+        "[原文](/source)的逐步示例（[C12](/claims?claim=C12)）：LLaMA-7B，提示「今天天气」，max_new_tokens 3。可选择任意模型：已加载的模型或预设"
         "（形状由配置算术得出：不需要权重，也不下载任何东西）。B = 批大小（1），T = 本步输入的 token 数，C = 本步"
         "之后 KV 缓存中的 token 数。Q、K、V 与分数均为每层的形状；KV 缓存包含所有层。"),
     "cx_we_model": ("Model", "模型"),

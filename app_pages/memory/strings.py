@@ -7,11 +7,11 @@ STRINGS: dict[str, tuple[str, str]] = {
                   "显存实验室：预填充的峰值、OOM 陷阱与 KV 泄漏"),
     "mem_intro": (
         "Prefill builds a transient **L×L attention-score matrix** per head; in a long prompt it can run a GPU out "
-        "of memory even when the weights and the KV cache fit (C20). A hand-written generation loop that never "
-        "frees its cache **leaks** (C16). Here both are measured on the real engine, predicted for big models, "
+        "of memory even when the weights and the KV cache fit ([C20](/claims?claim=C20)). A hand-written generation loop that never "
+        "frees its cache **leaks** ([C16](/claims?claim=C16)). Here both are measured on the real engine, predicted for big models, "
         "and drawn.",
         "预填充会为每个注意力头临时构造一个 **L×L 的注意力分数矩阵**；提示词很长时，即使权重和 KV 缓存放得下，"
-        "它也可能让 GPU 显存溢出（C20）。手写的生成循环如果从不释放缓存，就会 **泄漏** 内存（C16）。"
+        "它也可能让 GPU 显存溢出（[C20](/claims?claim=C20)）。手写的生成循环如果从不释放缓存，就会 **泄漏** 内存（[C16](/claims?claim=C16)）。"
         "本页在真实引擎上测量这两件事，对大模型做出预测，并把它们画出来。"),
     "mem_needs_model": ("This tab runs the loaded model; pick one that loads in the sidebar.",
                         "此页签需要运行已加载的模型；请在侧边栏选择一个能加载的模型。"),
@@ -151,11 +151,11 @@ STRINGS: dict[str, tuple[str, str]] = {
     "mem_term_scores": ("attention scores", "注意力分数"),
     # will it fit
     "mem_fit_explain": (
-        "C20 exactly, by formula, for any model: the score matrix at a prompt length **per head** and **per layer** "
+        "[C20](/claims?claim=C20) exactly, by formula, for any model: the score matrix at a prompt length **per head** and **per layer** "
         "beside the KV cache and the weights, and whether a prefill fits on 24 / 40 / 80 / 141 GB GPUs. The terms "
         "are added in the order they are needed (weights, KV cache, scores, activations); the first that crosses "
         "the GPU's size is the one that runs it out of memory. Sizes in GB = 10⁹ bytes, as GPUs are sold.",
-        "按公式精确复现 C20，适用于任意模型：给定提示词长度时 **每个头** 与 **每层** 的分数矩阵，与 KV 缓存、权重并列；"
+        "按公式精确复现 [C20](/claims?claim=C20)，适用于任意模型：给定提示词长度时 **每个头** 与 **每层** 的分数矩阵，与 KV 缓存、权重并列；"
         "以及预填充在 24 / 40 / 80 / 141 GB 的 GPU 上能否放下。各项按需要的顺序相加（权重、KV 缓存、分数、激活），"
         "第一个越过 GPU 容量的那一项就是导致显存溢出的原因。GB = 10⁹ 字节，与 GPU 标称一致。"),
     "mem_fit_model": ("Model", "模型"),
@@ -182,13 +182,13 @@ STRINGS: dict[str, tuple[str, str]] = {
         "**[原文](/source)不严谨之处。** 它说的“FP16 下 L = 10,000 时约 200 MB”是 **一层中的一个头**（L × L × 2 字节；此处 L = {L} "
         "时为 {per_head}）。eager 注意力一次计算一层的全部 {heads} 个头，所以 {model} 真正需要放下的是 **{per_layer}**。"
         "但不需要再乘以 {layers} 层（{all_layers}）：每层的矩阵在构造下一层之前就已释放（实测扫描显示峰值时只有一层的矩阵存活）。"),
-    "mem_trap": ("**C20's trap, on a {gb} GB GPU:** weights + KV cache ({wkv}) fit, the score matrix ({scores}) "
+    "mem_trap": ("**[C20](/claims?claim=C20)'s trap, on a {gb} GB GPU:** weights + KV cache ({wkv}) fit, the score matrix ({scores}) "
                  "does not. What rescues it: {rescued}.",
-                 "**C20 的陷阱，在 {gb} GB 的 GPU 上：** 权重 + KV 缓存（{wkv}）放得下，分数矩阵（{scores}）放不下。"
+                 "**[C20](/claims?claim=C20) 的陷阱，在 {gb} GB 的 GPU 上：** 权重 + KV 缓存（{wkv}）放得下，分数矩阵（{scores}）放不下。"
                  "解决办法：{rescued}。"),
     "mem_trap_none": ("neither a fused kernel nor these chunks alone", "单靠融合内核或这个分块都不行"),
-    "mem_no_trap": ("No GPU size here shows C20's trap at this length (on 24 GB the first term to overflow: {first}).",
-                    "在这个长度下，没有哪个 GPU 容量出现 C20 的陷阱（24 GB 上第一个溢出的项：{first}）。"),
+    "mem_no_trap": ("No GPU size here shows [C20](/claims?claim=C20)'s trap at this length (on 24 GB the first term to overflow: {first}).",
+                    "在这个长度下，没有哪个 GPU 容量出现 [C20](/claims?claim=C20) 的陷阱（24 GB 上第一个溢出的项：{first}）。"),
     "mem_nothing": ("none, everything fits", "没有，全部放得下"),
     "mem_fit_eager": ("eager (materialised scores)", "eager（显式分数矩阵）"),
     "mem_fit_fused": ("fused kernel (FlashAttention-style)", "融合内核（FlashAttention 式）"),
@@ -215,9 +215,9 @@ STRINGS: dict[str, tuple[str, str]] = {
     # heatmaps
     "mem_heat_explain": (
         "Real attention probabilities of the loaded model (eager backend): the prefill step's L×L causal triangle, "
-        "then one row per decode step (1×C, C2 vs C6). Pick a layer and a head, the mean over heads, or every "
+        "then one row per decode step (1×C, [C2](/claims?claim=C2) vs [C6](/claims?claim=C6)). Pick a layer and a head, the mean over heads, or every "
         "layer at once; download what is shown as PNG or CSV.",
-        "已加载模型的真实注意力概率（eager 后端）：预填充步的 L×L 因果三角形，然后每个解码步一行（1×C，对应 C2 与 C6）。"
+        "已加载模型的真实注意力概率（eager 后端）：预填充步的 L×L 因果三角形，然后每个解码步一行（1×C，对应 [C2](/claims?claim=C2) 与 [C6](/claims?claim=C6)）。"
         "可以选择某一层某个头、所有头的平均，或一次查看所有层；并可将当前显示内容下载为 PNG 或 CSV。"),
     "mem_heat_run": ("Run and capture", "运行并捕获"),
     "mem_heat_none": ("No capture yet: press Run and capture.", "还没有捕获：请点击运行并捕获。"),
@@ -247,11 +247,11 @@ STRINGS: dict[str, tuple[str, str]] = {
         "空白单元格是因果意义上的未来。下载内容就是当前显示的矩阵（PNG 使用图中的色标，空白处为白色）。"),
     # leak
     "mem_leak_explain": (
-        "C16: a hand-written Hugging Face loop that creates **one cache and never releases it** appends every "
+        "[C16](/claims?claim=C16): a hand-written Hugging Face loop that creates **one cache and never releases it** appends every "
         "request to it; the source says such a loop leaks memory and slows down. The engine frees a request's KV "
         "blocks when it finishes. The same N requests go through both; after each request the tensor memory still "
         "alive (created since the loop began) and the time per generated token are measured.",
-        "C16：手写的 Hugging Face 循环如果 **只创建一个缓存且从不释放**，每个请求都会追加到它里面；原文说这样的循环会"
+        "[C16](/claims?claim=C16)：手写的 Hugging Face 循环如果 **只创建一个缓存且从不释放**，每个请求都会追加到它里面；原文说这样的循环会"
         "泄漏内存并且变慢。引擎在请求结束时释放它的 KV 块。同样的 N 个请求分别通过两者；每个请求之后测量仍然存活的张量内存"
         "（自循环开始以来创建的）以及每个生成 token 的时间。"),
     "mem_leak_n": ("Requests N", "请求数 N"),
@@ -287,12 +287,12 @@ STRINGS: dict[str, tuple[str, str]] = {
     "mem_leak_conclusion": (
         "**Memory is where the leak shows.** The naive loop keeps every request's K and V (prompt + generated "
         "tokens × the KV bytes per token, {per_token} here), so it grows by about {growth} per request and never "
-        "comes back; the engine is back to zero after each request. **Time is the weaker half of C16 at this "
+        "comes back; the engine is back to zero after each request. **Time is the weaker half of [C16](/claims?claim=C16) at this "
         "scale:** each naive token attends to the whole leaked context, but for a small model a few hundred extra "
         "keys cost little next to reading the weights, so the trend is small, and on a shared CPU the timings are "
         "noisy. The slowdown grows with the leaked context: many requests, long ones.",
         "**泄漏体现在内存上。** 朴素循环保留了每个请求的 K 和 V（提示词 + 生成的 token × 每 token 的 KV 字节数，此处为 "
-        "{per_token}），所以每个请求约增长 {growth}，而且不会回落；引擎在每个请求之后回到零。**在这个规模下，时间是 C16 "
+        "{per_token}），所以每个请求约增长 {growth}，而且不会回落；引擎在每个请求之后回到零。**在这个规模下，时间是 [C16](/claims?claim=C16) "
         "中较弱的一半：** 朴素循环的每个 token 都要关注整个泄漏的上下文，但对小模型来说，多出几百个键的代价与读取权重相比很小，"
         "所以趋势不明显；而且在共享的 CPU 上计时有噪声。泄漏的上下文越长（请求越多、越长），变慢就越明显。"),
     "mem_col_request": ("request", "请求"),

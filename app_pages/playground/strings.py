@@ -36,23 +36,23 @@ STRINGS: dict[str, tuple[str, str]] = {
     "tab_steps": ("Step table (C12)", "步骤表（C12）"),
     # KV cache
     "kv_explain": ("Prefill writes the K and V of every prompt token at once; each decode step appends one "
-                   "token's K and V (C5, C6, C10). The cache size, with this model's numbers:",
-                   "预填充一次写入所有提示词 token 的 K 和 V；每个解码步追加一个 token 的 K 和 V（C5、C6、C10）。"
+                   "token's K and V ([C5](/claims?claim=C5), [C6](/claims?claim=C6), [C10](/claims?claim=C10)). The cache size, with this model's numbers:",
+                   "预填充一次写入所有提示词 token 的 K 和 V；每个解码步追加一个 token 的 K 和 V（[C5](/claims?claim=C5)、[C6](/claims?claim=C6)、[C10](/claims?claim=C10)）。"
                    "用本模型的参数计算缓存大小："),
     "kv_formula_caption": ("2 (K and V) × layers × kv_heads × head_dim × tokens × bytes per element, at the last "
                            "step ({tokens} tokens; {per_token} per token in {dtype}). Blocks hold {block} tokens each.",
                            "2（K 与 V）× 层数 × kv_heads × head_dim × token 数 × 每元素字节数，取最后一步（{tokens} 个 "
                            "token；{dtype} 下每个 token {per_token}）。每块容纳 {block} 个 token。"),
     "kv_off_note": ("KV cache off: nothing is kept between steps, so the cache stays empty while the K/V rows "
-                    "computed per step grow with the context (C13).",
-                    "KV 缓存已关闭：步与步之间不保留任何东西，缓存始终为空，而每步计算的 K/V 行数随上下文增长（C13）。"),
+                    "computed per step grow with the context ([C13](/claims?claim=C13)).",
+                    "KV 缓存已关闭：步与步之间不保留任何东西，缓存始终为空，而每步计算的 K/V 行数随上下文增长（[C13](/claims?claim=C13)）。"),
     # attention
     "shapes_explain": ("One head's matrices, drawn to scale (one unit = one element): Q·Kᵀ gives the scores S, "
-                       "S·V the output O. Prefill makes an L×L score matrix (C2); decode a 1×L row (C6). The model "
+                       "S·V the output O. Prefill makes an L×L score matrix ([C2](/claims?claim=C2)); decode a 1×L row ([C6](/claims?claim=C6)). The model "
                        "does this for {heads} heads ({kv_heads} KV heads shared by groups, GQA) in each of {layers} "
                        "layers.",
                        "单个注意力头的矩阵，按比例绘制（一个单位 = 一个元素）：Q·Kᵀ 得到分数 S，S·V 得到输出 O。"
-                       "预填充产生 L×L 的分数矩阵（C2），解码只有 1×L 的一行（C6）。模型在 {layers} 层中的每一层都对 "
+                       "预填充产生 L×L 的分数矩阵（[C2](/claims?claim=C2)），解码只有 1×L 的一行（[C6](/claims?claim=C6)）。模型在 {layers} 层中的每一层都对 "
                        "{heads} 个头（{kv_heads} 个 KV 头分组共享，GQA）这样计算。"),
     "shapes_pick": ("Decode step to compare with prefill", "与预填充对比的解码步"),
     "heat_header": ("Real attention probabilities", "真实的注意力概率"),
@@ -91,20 +91,20 @@ STRINGS: dict[str, tuple[str, str]] = {
     "steptime_title": ("Engine time per step", "每步的引擎时间"),
     "timings_caption": ("ITL is measured where the page receives tokens, so it includes the page's own redraws; "
                         "the per-step chart is the engine's time alone. A longer prompt raises TTFT; TPOT grows "
-                        "slowly with the context (C18).",
+                        "slowly with the context ([C18](/claims?claim=C18)).",
                         "ITL 在页面收到 token 的时刻测量，包含页面自身的重绘；每步时间图只含引擎时间。提示词越长 TTFT "
-                        "越大；TPOT 随上下文缓慢增长（C18）。"),
+                        "越大；TPOT 随上下文缓慢增长（[C18](/claims?claim=C18)）。"),
     # memory
     "mem_explain_cpu": ("Peak tensor memory allocated during each step, above where the step started, measured "
                         "by a tensor-allocation tracker (it sees op outputs, not scratch buffers inside fused "
-                        "kernels). Prefill's activations and scores scale with L, decode's with 1 (C10, C20).",
+                        "kernels). Prefill's activations and scores scale with L, decode's with 1 ([C10](/claims?claim=C10), [C20](/claims?claim=C20)).",
                         "每步期间分配的张量内存峰值（相对本步开始时），由张量分配跟踪器测得（只看得到算子输出，"
-                        "看不到融合内核内部的临时缓冲）。预填充的激活与分数随 L 增长，解码的只与 1 相关（C10、C20）。"),
+                        "看不到融合内核内部的临时缓冲）。预填充的激活与分数随 L 增长，解码的只与 1 相关（[C10](/claims?claim=C10)、[C20](/claims?claim=C20)）。"),
     "mem_explain_cuda": ("Peak GPU memory allocated during each step above where it started "
                          "(torch.cuda.max_memory_allocated). Prefill's activations and scores scale with L, "
-                         "decode's with 1 (C10, C20).",
+                         "decode's with 1 ([C10](/claims?claim=C10), [C20](/claims?claim=C20)).",
                          "每步期间 GPU 显存分配峰值（相对本步开始时，torch.cuda.max_memory_allocated）。"
-                         "预填充的激活与分数随 L 增长，解码的只与 1 相关（C10、C20）。"),
+                         "预填充的激活与分数随 L 增长，解码的只与 1 相关（[C10](/claims?claim=C10)、[C20](/claims?claim=C20)）。"),
     "m_mem_prefill": ("prefill peak", "预填充峰值"),
     "m_mem_decode": ("decode peak (median)", "解码峰值（中位数）"),
     "m_mem_weights": ("weights (read every step)", "权重（每步都要读）"),
@@ -140,11 +140,11 @@ STRINGS: dict[str, tuple[str, str]] = {
     "tbl_token": ("token produced", "产生的 token"),
     "tbl_ms": ("ms", "毫秒"),
     "tbl_peak": ("peak memory", "峰值内存"),
-    "c12_intro": ("**The worked example (C12), with real numbers.** [The source](/source) uses LLaMA-7B and counts "
+    "c12_intro": ("**The worked example ([C12](/claims?claim=C12)), with real numbers.** [The source](/source) uses LLaMA-7B and counts "
                   "「今天天气」 as 4 tokens. Here the model is **{model}** ({layers} layers, hidden {hidden}, {heads} "
                   "heads, {kv_heads} KV heads, head_dim {head_dim}) and this prompt is **{L} tokens** (the real "
                   "count from this tokenizer).\n",
-                  "**书中示例（C12），用真实数字。** [原文](/source)用 LLaMA-7B，并把「今天天气」算作 4 个 token。这里的模型是 "
+                  "**书中示例（[C12](/claims?claim=C12)），用真实数字。** [原文](/source)用 LLaMA-7B，并把「今天天气」算作 4 个 token。这里的模型是 "
                   "**{model}**（{layers} 层，hidden {hidden}，{heads} 个头，{kv_heads} 个 KV 头，head_dim {head_dim}），"
                   "本次提示词是 **{L} 个 token**（该分词器的真实数量）。\n"),
     "c12_prefill": ("- **Prefill (step 0):** input [1, {L}, {hidden}]; per head a {L}×{L} causal score matrix; "

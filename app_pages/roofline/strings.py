@@ -10,11 +10,11 @@ STRINGS: dict[str, tuple[str, str]] = {
         "bandwidth (bytes/s). Which one binds depends on the step's **arithmetic intensity**, FLOPs per byte moved. "
         "Here this machine's ceilings are measured, every prefill and decode step of the loaded model is placed "
         "against them, the same formulas project famous models onto datasheet GPUs, and a calibration shows how "
-        "well those formulas predict this machine. Claims C3, C7, C10, C11, C19.",
+        "well those formulas predict this machine. Claims [C3](/claims?claim=C3), [C7](/claims?claim=C7), [C10](/claims?claim=C10), [C11](/claims?claim=C11), [C19](/claims?claim=C19).",
         "一个步骤的速度不会超过较慢的那个上限：矩阵乘法速率（FLOP/s）或内存读取带宽（字节/秒）。哪个起作用取决于该"
         "步骤的**算术强度**，即每搬运一个字节对应的浮点运算数。这里测量本机的上限，把已加载模型的每个预填充和解码"
         "步骤放到它们面前，用同样的公式把知名模型投射到数据手册上的 GPU，并用校准说明这些公式对本机的预测有多准。"
-        "对应论断 C3、C7、C10、C11、C19。"),
+        "对应论断 [C3](/claims?claim=C3)、[C7](/claims?claim=C7)、[C10](/claims?claim=C10)、[C11](/claims?claim=C11)、[C19](/claims?claim=C19)。"),
     "rf_tab_ceilings": ("This machine's ceilings", "本机上限"),
     "rf_tab_roofline": ("Roofline of the loaded model", "已加载模型的屋顶线"),
     "rf_tab_projection": ("Projection to GPUs", "投射到 GPU"),

@@ -6,17 +6,17 @@ STRINGS: dict[str, tuple[str, str]] = {
     "sv_title": ("Serving lab: many requests, one engine", "服务实验室：多个请求，一个引擎"),
     "sv_intro": (
         "A real server runs many requests at once, each with its own KV cache of a different, growing length "
-        "(C17). Build a workload, run it under two scheduling policies on the loaded model, and compare: a long "
-        "prompt's prefill blocks the decode steps of everyone else (head-of-line blocking, C21) unless it is cut "
-        "into chunks that share each step with the others' decodes (chunked prefill, C22); continuous batching "
+        "([C17](/claims?claim=C17)). Build a workload, run it under two scheduling policies on the loaded model, and compare: a long "
+        "prompt's prefill blocks the decode steps of everyone else (head-of-line blocking, [C21](/claims?claim=C21)) unless it is cut "
+        "into chunks that share each step with the others' decodes (chunked prefill, [C22](/claims?claim=C22)); continuous batching "
         "lets requests join and leave at every step; the KV cache lives in fixed-size blocks (PagedAttention) and "
         "a shared prompt prefix is stored once (prefix caching). Every number below comes from the recorded run "
-        "(C23).",
-        "真实的服务端同时处理许多请求，每个请求都有自己的 KV 缓存，长度各不相同且不断增长（C17）。构造一个负载，"
+        "([C23](/claims?claim=C23)).",
+        "真实的服务端同时处理许多请求，每个请求都有自己的 KV 缓存，长度各不相同且不断增长（[C17](/claims?claim=C17)）。构造一个负载，"
         "在已加载的模型上用两种调度策略分别运行并比较：长提示词的预填充会阻塞其他所有请求的解码步（队头阻塞，"
-        "C21），除非把它切成小块，与其他请求的解码共享每一步（分块预填充，C22）；连续批处理让请求在每一步加入和"
+        "[C21](/claims?claim=C21)），除非把它切成小块，与其他请求的解码共享每一步（分块预填充，[C22](/claims?claim=C22)）；连续批处理让请求在每一步加入和"
         "离开；KV 缓存存放在固定大小的块中（PagedAttention），共享的提示词前缀只存一份（前缀缓存）。下面的每个"
-        "数字都来自记录下来的真实运行（C23）。"),
+        "数字都来自记录下来的真实运行（[C23](/claims?claim=C23)）。"),
     "sv_workload_header": ("1. Workload", "1. 负载"),
     "sv_policies_header": ("2. Two policies to compare", "2. 要比较的两种策略"),
     "sv_preset": ("Workload", "负载"),
@@ -25,10 +25,10 @@ STRINGS: dict[str, tuple[str, str]] = {
     "sv_preset_random-mix": ("Random mix", "随机混合"),
     "sv_preset_custom": ("Custom table", "自定义表格"),
     "sv_preset_head-of-line_help": (
-        "Short chats are decoding when one long prompt arrives (C21). Its whole prefill runs in one step, and "
-        "every chat waits for it; chunked prefill splits it (C22).",
-        "几个短对话正在解码时，一个长提示词到达（C21）。它的整段预填充在一步内完成，所有对话都得等它；分块预填充"
-        "会把它拆开（C22）。"),
+        "Short chats are decoding when one long prompt arrives ([C21](/claims?claim=C21)). Its whole prefill runs in one step, and "
+        "every chat waits for it; chunked prefill splits it ([C22](/claims?claim=C22)).",
+        "几个短对话正在解码时，一个长提示词到达（[C21](/claims?claim=C21)）。它的整段预填充在一步内完成，所有对话都得等它；分块预填充"
+        "会把它拆开（[C22](/claims?claim=C22)）。"),
     "sv_preset_shared-prefix_help": (
         "Requests that start with the same long system prompt, arriving one after another: with prefix caching "
         "its full blocks are computed once and shared.",
@@ -140,10 +140,10 @@ STRINGS: dict[str, tuple[str, str]] = {
         "Each request over wall time: **waiting** (arrived, not in the batch), then one bar per engine step it "
         "took part in, **prefill** (a whole prompt or a chunk) or **decode** (one token). A step is one forward "
         "pass over the whole batch, so a decode that shares a step with a long prefill lasts as long as that "
-        "prefill (C21). Step through the run one iteration at a time.",
+        "prefill ([C21](/claims?claim=C21)). Step through the run one iteration at a time.",
         "每个请求随真实时间的经历：**等待**（已到达但不在批次中），然后它参与的每个引擎步一根条：**预填充**（整段提示"
         "词或其中一块）或**解码**（一个 token）。一步是对整个批次的一次前向计算，所以与长预填充同处一步的解码要持续"
-        "和那次预填充一样久（C21）。可以一次一步地逐步查看。"),
+        "和那次预填充一样久（[C21](/claims?claim=C21)）。可以一次一步地逐步查看。"),
     "sv_prev": ("Previous", "上一步"),
     "sv_next": ("Next", "下一步"),
     "sv_step_slider": ("Step", "步"),
@@ -192,9 +192,9 @@ STRINGS: dict[str, tuple[str, str]] = {
         "条形都是实测的：从所在步开始时起，到这一步的 token 生成时止。条形之间的空隙是引擎在两步之间的簿记开销。"),
     "sv_blocks_intro": (
         "The physical KV blocks (rows) after every step (columns), coloured by the request that owns them: "
-        "each request's cache grows block by block and is freed when it finishes (C17). A block owned by several "
+        "each request's cache grows block by block and is freed when it finishes ([C17](/claims?claim=C17)). A block owned by several "
         "requests is a shared prefix block (prefix caching).",
-        "每一步（列）之后的物理 KV 块（行），按拥有它的请求着色：每个请求的缓存逐块增长，结束时释放（C17）。"
+        "每一步（列）之后的物理 KV 块（行），按拥有它的请求着色：每个请求的缓存逐块增长，结束时释放（[C17](/claims?claim=C17)）。"
         "被多个请求共同持有的块是共享前缀块（前缀缓存）。"),
     "sv_pool_title": ("KV block pool over time, {name}", "KV 块池随时间的变化，{name}"),
     "sv_block_free": ("free", "空闲"),
@@ -268,8 +268,8 @@ STRINGS: dict[str, tuple[str, str]] = {
                            "这些是在共享 CPU 上各运行一次得到的真实时间：两次运行之间可能相差 ±10 %。"),
     # what to look for, per preset: the caption follows the workload that ran
     "sv_metrics_note_head-of-line": ("Chunked prefill trades a little of the long prompt's TTFT for much shorter ITL "
-                                     "tails of the others (C22).",
-                                     "分块预填充用长提示词的少量 TTFT 换来其他请求短得多的 ITL 尾部（C22）。"),
+                                     "tails of the others ([C22](/claims?claim=C22)).",
+                                     "分块预填充用长提示词的少量 TTFT 换来其他请求短得多的 ITL 尾部（[C22](/claims?claim=C22)）。"),
     "sv_metrics_note_shared-prefix": ("With prefix caching, the shared system prompt's KV blocks are computed once: "
                                       "every later request skips most of its prefill, so its TTFT drops.",
                                       "开启前缀缓存后，共享系统提示词的 KV 块只计算一次：之后的每个请求都跳过大部分预填充，"

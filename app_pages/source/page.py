@@ -6,6 +6,7 @@ from app_pages import BY_NAME
 from app_pages.source.sections import SECTIONS, pages_of
 from app_pages.source.strings import t
 from ui.i18n import current_lang
+from ui.text import claim_link
 
 lang = current_lang()
 st.title(t("src_title", lang))
@@ -18,7 +19,7 @@ for section in SECTIONS:
         heading = t(f"src_{section.key}_title", lang)
         st.subheader(f"{section.number} · {heading}" if section.number else heading, anchor=f"s-{section.key}")
         st.markdown(t(f"src_{section.key}_text", lang))
-        st.caption(t("src_claims", lang, claims=", ".join(section.claims)))
+        st.caption(t("src_claims", lang, claims=", ".join(claim_link(c) for c in section.claims)))
         row = st.container(horizontal=True)
         for name in pages_of(section):
             page = BY_NAME[name]

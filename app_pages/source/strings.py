@@ -9,15 +9,15 @@ STRINGS: dict[str, tuple[str, str]] = {
         "The lab was built from one document: **a Chinese tutorial on how a large language model runs inference**, "
         "the chapter that explains the two phases of generation, **prefill** (the whole prompt in one parallel "
         "pass, which fills the KV cache) and **decode** (one token per step, reusing that cache). It states 23 "
-        "claims, about shapes, costs, bottlenecks, timings and memory. The lab restates each one as **C1 … C23** "
+        "claims, about shapes, costs, bottlenecks, timings and memory. The lab restates each one as **[C1](/claims?claim=C1) … [C23](/claims?claim=C23)** "
         "and checks it on a real model: the **Claims** page runs every check, and each claim's own page shows it "
-        "in depth. Where the document is wrong or loose (C12, C15, C16, C19), the lab says so and shows what "
+        "in depth. Where the document is wrong or loose ([C12](/claims?claim=C12), [C15](/claims?claim=C15), [C16](/claims?claim=C16), [C19](/claims?claim=C19)), the lab says so and shows what "
         "it measured. Its sections, in the lab's words:",
         "本实验室源自一篇文档：**一篇讲大语言模型如何推理的中文教程**，其中一章解释生成的两个阶段："
         "**预填充**（整个提示一次并行前向，写满 KV 缓存）和**解码**（每步一个 token，复用这份缓存）。"
-        "它提出了 23 条论断，涉及形状、计算量、瓶颈、时延与显存。实验室把每条重述为 **C1 … C23**，"
+        "它提出了 23 条论断，涉及形状、计算量、瓶颈、时延与显存。实验室把每条重述为 **[C1](/claims?claim=C1) … [C23](/claims?claim=C23)**，"
         "并在真实模型上核查：**论断核查**页运行全部检查，每条论断也有自己的页面深入展示。原文有误或不严谨之处"
-        "（C12、C15、C16、C19），实验室会指出并给出实测结果。各节内容（用实验室自己的话）："),
+        "（[C12](/claims?claim=C12)、[C15](/claims?claim=C15)、[C16](/claims?claim=C16)、[C19](/claims?claim=C19)），实验室会指出并给出实测结果。各节内容（用实验室自己的话）："),
     "src_open_claims": ("Check every claim on the Claims page", "在「论断核查」页核查全部论断"),
     "src_claims": ("Claims in this section: {claims}", "本节论断：{claims}"),
     "src_see_on": ("See it on: {page}", "查看：{page}"),

@@ -8,11 +8,11 @@ STRINGS: dict[str, tuple[str, str]] = {
     "sw_intro": (
         "The same request at many prompt lengths and output lengths, repeated, timed by the engine itself "
         "(its token timestamps and step records). The medians and their spread test four claims: TTFT is "
-        "prefill (C4), TPOT is what streaming feels like (C8), decode is most of a long generation (C9), and "
-        "a longer prompt raises TTFT but hardly TPOT (C18).",
+        "prefill ([C4](/claims?claim=C4)), TPOT is what streaming feels like ([C8](/claims?claim=C8)), decode is most of a long generation ([C9](/claims?claim=C9)), and "
+        "a longer prompt raises TTFT but hardly TPOT ([C18](/claims?claim=C18)).",
         "同一个请求在多种提示长度与输出长度下重复运行，由引擎自己计时（token 时间戳与步记录）。用中位数及其离散范围检验四条论断："
-        "TTFT 就是预填充（C4）、TPOT 决定流式输出的流畅度（C8）、长生成中大部分时间是解码（C9）、更长的提示让 TTFT 变长而 "
-        "TPOT 几乎不变（C18）。"),
+        "TTFT 就是预填充（[C4](/claims?claim=C4)）、TPOT 决定流式输出的流畅度（[C8](/claims?claim=C8)）、长生成中大部分时间是解码（[C9](/claims?claim=C9)）、更长的提示让 TTFT 变长而 "
+        "TPOT 几乎不变（[C18](/claims?claim=C18)）。"),
     "sw_prompt_lens": ("Prompt lengths L (tokens, comma-separated)", "提示长度 L（token 数，逗号分隔）"),
     "sw_prompt_lens_help": ("Each length is one request of real English text cut to exactly L tokens.",
                             "每个长度对应一个请求：真实英文文本截取为恰好 L 个 token。"),
