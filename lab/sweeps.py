@@ -17,6 +17,7 @@ from typing import Callable
 
 from engine.llm_engine import Engine, EngineConfig
 from engine.sampler import SamplingParams
+from lab.busy import MachineLoad
 from lab.verdicts import Spread
 from lab.workload import text_tokens
 
@@ -78,6 +79,7 @@ class SweepResult:
     output_points: list[SweepPoint] = field(default_factory=list)
     complete: bool = False  # False while running, and after Stop: the points are what was measured
     seconds: float = 0.0
+    load: MachineLoad | None = None  # other processes' CPU use while the sweep was timed (lab/busy.py)
 
     def by_prompt(self, attr: str) -> dict[int, Spread]:
         return _group(self.prompt_points, "prompt_len", attr)

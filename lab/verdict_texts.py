@@ -5,6 +5,11 @@ numbers; the claims and sweeps pages show them through ui/i18n.py, the bench pri
 {key: (en, zh)}."""
 LANG_INDEX = {"en": 0, "zh": 1}  # the place of each language in every (en, zh) pair of the app's tables
 VERDICT_TEXTS: dict[str, tuple[str, str]] = {
+    "why_busy": ("Unreliable: the machine was busy (other processes kept {other:.1f} of its {cores} cores busy while "
+                 "this was timed), so the timing says more about them than about the model. Run it again when the "
+                 "machine is quiet.",
+                 "不可靠：机器正忙（计时期间其他进程平均占用了 {cores} 个核心中的 {other:.1f} 个），所以这个计时更多反映的是它们，"
+                 "而不是模型。请在机器空闲时再运行一次。"),
     "why_c1_holds": ("One prefill step fed all L = {L} prompt tokens at once; the layer input was {shape}.",
                      "一个预填充步一次输入了全部 L = {L} 个提示 token；层输入形状为 {shape}。"),
     "why_c1_fails": ("The prompt went through {steps} prefill steps (the first fed {T} of {L} tokens, input {shape}): "
@@ -242,6 +247,7 @@ VERDICT_TEXTS: dict[str, tuple[str, str]] = {
     "verdict_roughly": ("roughly", "大致成立"),
     "verdict_does not hold": ("does not hold", "不成立"),
     "verdict_not measurable here": ("not measurable here", "此处无法测量"),
+    "verdict_unreliable": ("unreliable: the machine was busy", "不可靠：机器正忙"),
     "verdict_shown on page": ("shown on page", "见相应页面"),
     # C4
     "why_c4_holds": ("The prefill step is {share:.1%} of TTFT or more at every prompt length, and TTFT grows {growth:.1f}× from "

@@ -18,7 +18,8 @@ ROUGHLY = "roughly"
 FAILS = "does not hold"
 UNMEASURABLE = "not measurable here"  # e.g. GPU power on a CPU; the verdict says what was checked instead
 SHOWN = "shown on page"  # a description rather than a measurable statement
-VERDICTS = (HOLDS, ROUGHLY, FAILS, UNMEASURABLE, SHOWN)
+UNRELIABLE = "unreliable"  # timed while other processes kept the machine busy (lab/busy.py): no verdict
+VERDICTS = (HOLDS, ROUGHLY, FAILS, UNMEASURABLE, SHOWN, UNRELIABLE)
 
 
 @dataclass
@@ -37,6 +38,15 @@ def explain(v: Verdict, lang: str = "en") -> str:
     """The verdict's explanation with its measured numbers filled in ('en' or 'zh')."""
     text = VERDICT_TEXTS[v.reason][LANG_INDEX[lang]]
     return text.format(**v.numbers) if v.numbers else text
+
+
+def unreliable_when_busy(verdicts: dict[str, Verdict], load, timed: tuple[str, ...]) -> dict[str, Verdict]:
+    """The timed claims' verdicts replaced by "unreliable" when `load` (a lab.busy.MachineLoad) was busy:
+    a timing taken while other processes held the cores is not evidence for or against a claim."""
+    if load is None or not load.busy:
+        return verdicts
+    numbers = dict(other=load.other_cores, cores=load.cores)
+    return {c: Verdict(c, UNRELIABLE, "why_busy", numbers) if c in timed else v for c, v in verdicts.items()}
 
 
 def worst(*verdicts: str) -> str:

@@ -41,10 +41,10 @@ def test_every_claim_has_a_verdict_numbers_and_a_link(checked):
     assert any(re.match(r"Checked 23 claims in \d+\.\d s", s.value) for s in at.success)
     t = table(at)
     assert list(t["claim"]) == CLAIM_IDS
-    assert all(re.match(r"[✓≈✗–→] ", v) for v in t["verdict"])
+    assert all(re.match(r"[✓≈✗–→⚠] ", v) for v in t["verdict"])  # ⚠: timed while the machine was busy
     verdicts = at.session_state["cl_result"].verdicts
     for claim, shown in zip(t["claim"], t["verdict"]):
-        assert shown.endswith(verdicts[claim].verdict)
+        assert shown.endswith(verdicts[claim].verdict) or shown == "⚠ unreliable: the machine was busy"
     measured = dict(zip(t["claim"], t["measured"]))
     assert "One prefill step fed all L = 32 prompt tokens" in measured["C1"]
     assert "its LM head returned 1 row of logits" in measured["C5"]
@@ -58,7 +58,7 @@ def test_every_claim_has_a_verdict_numbers_and_a_link(checked):
     assert labels[3] == "Open Sweeps" and labels[2] == "Open Roofline lab" and labels[14] == "Open Complexity lab"
     assert len({link.proto.page_script_hash for link in links}) >= 6  # distinct registered pages
     summary = next(m.value for m in at.markdown if m.value.startswith("On **"))
-    counts = [int(n) for n in re.findall(r"(\d+) (?:holds?|do(?:es)? not hold|cannot|is shown|are shown)", summary)]
+    counts = [int(n) for n in re.findall(r"(\d+) (?:holds?|do(?:es)? not hold|cannot|is shown|are shown|is unreliable|are unreliable)", summary)]
     assert sum(counts) == 23
 
 
@@ -79,7 +79,8 @@ def test_chinese(checked):
     assert not at.exception and at.title[0].value == "逐条核查原文论断"
     t = table(at, "结论")
     assert t["内容"][0].startswith("整个提示一次前向传播完成")
-    assert all(v.split(" ", 1)[1] in ("成立", "大致成立", "不成立", "此处无法测量", "见相应页面") for v in t["结论"])
+    assert all(v.split(" ", 1)[1] in ("成立", "大致成立", "不成立", "此处无法测量", "见相应页面", "不可靠：机器正忙")
+               for v in t["结论"])
     at = at.sidebar.radio(key="lang").set_value("en").run()
     assert table(at)["claim"][0] == "C1"
 

@@ -46,7 +46,8 @@ def test_sweep_runs_and_shows_verdicts_and_charts(app):
     assert any(s.value.startswith("Done: 8 requests") for s in at.success)
     table = next(d.value for d in at.table if "verdict" in d.value.columns)
     assert list(table["claim"]) == ["C4", "C8", "C9", "C18"]
-    assert all(re.match(r"[✓≈✗] (holds|roughly|does not hold)$", v) for v in table["verdict"])
+    assert all(re.match(r"([✓≈✗] (holds|roughly|does not hold)|⚠ unreliable: the machine was busy)$", v)
+               for v in table["verdict"])  # unreliable: something else kept this machine busy
     assert all(re.search(r"\d", m) for m in table["measured"])  # the numbers behind each verdict
     assert "TTFT(longest L) ≥ 1.5 × TTFT(shortest)" in table["rule"][3]
     specs = charts(at)
@@ -93,7 +94,7 @@ def test_language_and_page_visits(app):
     at = at.sidebar.radio(key="lang").set_value("zh").run()
     assert not at.exception and at.title[0].value == "扫描实验：实测 TTFT、TPOT 与解码占比"
     table = next(d.value for d in at.table if "结论" in d.value.columns)
-    assert all(v.split(" ", 1)[1] in ("成立", "大致成立", "不成立") for v in table["结论"])
+    assert all(v.split(" ", 1)[1] in ("成立", "大致成立", "不成立", "不可靠：机器正忙") for v in table["结论"])
     assert "TTFT 与预填充步耗时随提示长度的变化" in charts(at)
     at.switch_page(page_file("serving")).run()
     at.switch_page(PAGE).run()

@@ -50,6 +50,9 @@ def test_the_caption_names_the_biggest_time_and_memory_difference():
     assert lines == ["Column 2 (KV off): TPOT 3.10× column 1, peak memory 1.50× column 1",
                      "Column 2 (KV off) keeps no KV cache: every step recomputes K and V of the whole context."]
     assert fmt_ratio(12.4) == "12" and fmt_ratio(0.5) == "0.50"
+    busy = biggest_differences([summary(0), summary(1, tpot_ms=62.0, e2e_ms=534.0, peak_bytes=1500)], cols, "en",
+                               busy=True)  # issue 16.11: a time ratio measured on a busy machine is not given
+    assert busy == ["Column 2 (KV off): time ratios unreliable (the machine was busy), peak memory 1.50× column 1"]
 
 
 def test_summary_of_a_real_run(tiny):

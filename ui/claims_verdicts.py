@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pandas as pd
 
-from lab.verdicts import FAILS, HOLDS, ROUGHLY, SHOWN, UNMEASURABLE, Verdict, explain
+from lab.verdicts import FAILS, HOLDS, ROUGHLY, SHOWN, UNMEASURABLE, UNRELIABLE, Verdict, explain
 from ui.i18n import t
 
-MARKS = {HOLDS: "✓", ROUGHLY: "≈", FAILS: "✗", UNMEASURABLE: "–", SHOWN: "→"}
+MARKS = {HOLDS: "✓", ROUGHLY: "≈", FAILS: "✗", UNMEASURABLE: "–", SHOWN: "→", UNRELIABLE: "⚠"}
 
 
 def verdict_label(v: Verdict, lang: str) -> str:

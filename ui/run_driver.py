@@ -19,6 +19,7 @@ import numpy as np
 from engine import Engine, EngineConfig, EngineEvent
 from engine.memory_pass import MEMORY_PASS, copy_memory, replay_engine, replay_steps, timed_config
 from engine.trace import StepRecord
+from lab.busy import LoadMeter
 from ui.public import check_run_work
 from ui.run_state import ModelInfo, RunResult, RunSettings, RunStatus
 from ui.tokens import piece_for, pieces_for
@@ -36,16 +37,21 @@ def start_run(bundle, settings: RunSettings) -> tuple[Engine, RunResult]:
 
 
 def run_steps(engine: Engine, result: RunResult, lock: threading.Lock | None = None) -> Iterator[EngineEvent]:
-    """Step until the request finishes, recording each step into `result` before yielding it."""
-    while engine.has_unfinished:
-        if lock is None:
-            event = engine.step()
-        else:
-            with lock:
+    """Step until the request finishes, recording each step into `result` before yielding it, and the
+    machine's load over the whole pass (a stopped run keeps the load of what it measured)."""
+    meter = LoadMeter().start()
+    try:
+        while engine.has_unfinished:
+            if lock is None:
                 event = engine.step()
-        record_event(result, event, engine.tokenizer)
-        yield event
-    result.status = RunStatus.DONE
+            else:
+                with lock:
+                    event = engine.step()
+            record_event(result, event, engine.tokenizer)
+            yield event
+        result.status = RunStatus.DONE
+    finally:
+        result.load = meter.stop()
 
 
 def measure_pass(engine: Engine, result: RunResult, lock: threading.Lock | None = None,

@@ -15,6 +15,7 @@ import torch
 from engine import EngineConfig, SamplingParams
 from engine.metrics import RequestMetrics
 from engine.trace import RequestRecord, StepRecord, TokenEvent
+from lab.busy import MachineLoad
 from ui.tokens import Piece
 
 CAPTURE_BYTES = 24 << 20  # attention kept per run: enough for every layer of a few-hundred-token prompt
@@ -102,6 +103,7 @@ class RunResult:
     loaded_from: str | None = None  # the file's name when this run was loaded from a saved trace
     memory_pass: str | None = None  # "replay": the memory readings come from the untimed second pass
     started: float = field(default_factory=time.time)  # wall clock, for download names
+    load: MachineLoad | None = None  # other processes' CPU use during the timed pass (lab/busy.py)
 
     @property
     def num_prompt_tokens(self) -> int:

@@ -50,6 +50,18 @@ STRINGS: dict[str, tuple[str, str]] = {
     "chip_legend_prefill": ("prefill: the whole prompt in one step (and the first new token)",
                             "预填充：整段提示词一步完成（并产生第一个新 token）"),
     "chip_legend_decode": ("decode: one token per step", "解码：每步一个 token"),
+    # the machine's load during a timed run (ui/load_note.py)
+    "load_quiet": ("While this was timed, other processes kept {other:.1f} of this machine's {cores} cores busy: the "
+                   "timings are the model's own.",
+                   "计时期间，其他进程平均占用了本机 {cores} 个核心中的 {other:.1f} 个：这些计时反映的是模型本身。"),
+    "load_busy": ("Unreliable timings: the machine was busy (other processes kept {other:.1f} of its {cores} cores busy "
+                  "while this was timed). Timed verdicts and ratios say \"unreliable\" instead of judging; run it "
+                  "again when the machine is quiet.",
+                  "计时不可靠：机器正忙（计时期间其他进程平均占用了 {cores} 个核心中的 {other:.1f} 个）。"
+                  "基于计时的结论与比值显示为“不可靠”而不作判断；请在机器空闲时再运行。"),
+    "load_unknown": ("This system does not report its CPU use (/proc/stat), so the lab cannot tell whether other work "
+                     "slowed these timings.",
+                     "本系统不提供 CPU 使用情况（/proc/stat），因此无法判断其他工作是否拖慢了这些计时。"),
     # replay
     "replay_play": ("Replay", "回放"),
     "replay_stop": ("Stop replay", "停止回放"),

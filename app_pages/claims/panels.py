@@ -9,7 +9,7 @@ from app_pages import BY_NAME, PageEntry
 from app_pages.claims import keys
 from app_pages.claims.strings import t
 from lab.claims import CLAIM_IDS, CLAIM_PAGES
-from lab.verdicts import FAILS, HOLDS, ROUGHLY, SHOWN, UNMEASURABLE, Verdict, explain
+from lab.verdicts import FAILS, HOLDS, ROUGHLY, SHOWN, UNMEASURABLE, UNRELIABLE, Verdict, explain
 from ui.claims_verdicts import verdict_label
 from ui.text import md_literal
 
@@ -41,7 +41,8 @@ def verdict_table(verdicts: dict[str, Verdict], lang: str) -> pd.DataFrame:
                           t("cl_col_numbers", lang): explain(verdicts[c], lang)} for c in CLAIM_IDS])
 
 
-SUMMARY_KINDS = {HOLDS: "holds", ROUGHLY: "roughly", FAILS: "fails", UNMEASURABLE: "unmeasurable", SHOWN: "shown"}
+SUMMARY_KINDS = {HOLDS: "holds", ROUGHLY: "roughly", FAILS: "fails", UNMEASURABLE: "unmeasurable", SHOWN: "shown",
+                 UNRELIABLE: "unreliable"}
 
 
 def summary_text(model: str, verdicts: dict[str, Verdict], lang: str) -> str:

@@ -10,10 +10,12 @@ import streamlit as st
 
 from app_pages.claims import keys
 from app_pages.claims.strings import t
-from lab.claims import check_all
+from lab.busy import LoadMeter, MachineLoad
+from lab.claims import TIMED_CLAIMS, check_all
 from lab.claims_measure import ClaimData, ClaimSettings, measure_all
-from lab.verdicts import Verdict
+from lab.verdicts import Verdict, unreliable_when_busy
 from ui.errors import error_message, show_error, show_message
+from ui.load_note import show_load
 
 
 @dataclass
@@ -23,6 +25,7 @@ class ClaimsResult:
     verdicts: dict[str, Verdict]
     seconds: float
     leak_note: str | None = None  # why C16 could not run its loop
+    load: MachineLoad | None = None  # other processes' CPU use while the checks were timed
 
 
 def load_hf(bundle, lang: str) -> tuple[object | None, str | None]:
@@ -61,16 +64,17 @@ def run_checks(bundle, registry, lang: str, settings: ClaimSettings | None = Non
 
         try:
             quantized = int8_copy(bundle)
-            with registry.step_lock:
+            with registry.step_lock, LoadMeter() as meter:
                 data = measure_all(bundle.model, bundle.tokenizer, settings, bundle.name, hf_model=hf,
                                    progress=progress, quantized=quantized)
-            verdicts = check_all(data)
+            verdicts = unreliable_when_busy(check_all(data), meter.load, TIMED_CLAIMS)
         except Exception as exc:  # noqa: BLE001 - a message in the page, never a traceback
             st.session_state.pop(keys.RUNNING_FLAG, None)
             box.update(label=t("cl_failed", lang), state="error")
             show_error(exc, lang)
             return
-    st.session_state[keys.RESULT] = ClaimsResult(bundle.name, data, verdicts, time.perf_counter() - start, leak_note)
+    st.session_state[keys.RESULT] = ClaimsResult(bundle.name, data, verdicts, time.perf_counter() - start, leak_note,
+                                                  meter.load)
     st.session_state.pop(keys.RUNNING_FLAG, None)
     slot.empty()
 
@@ -83,6 +87,7 @@ def banner(lang: str) -> ClaimsResult | None:
     if result is None:
         return None
     st.success(t("cl_done", lang, n=len(result.verdicts), secs=result.seconds), icon=":material/check_circle:")
+    show_load(result.load, lang)
     if result.leak_note:
         show_message(t("cl_no_leak", lang, msg=result.leak_note))
     return result

@@ -119,15 +119,20 @@ def column_name(s: ColumnSettings, base: ColumnSettings, lang: str, prompts_diff
     return t("cmp_column_named", lang, n=s.index + 1, detail=detail)
 
 
-def biggest_differences(summaries: list[ColumnSummary], columns: list[ColumnSettings], lang: str) -> list[str]:
+def biggest_differences(summaries: list[ColumnSummary], columns: list[ColumnSettings], lang: str,
+                        busy: bool = False) -> list[str]:
     """For each column after the first, its time metric and its memory metric furthest from the
-    first column (by the size of log(ratio)), as sentences: "Column 2 (KV off): TPOT 3.10× column 1, ..."."""
+    first column (by the size of log(ratio)), as sentences: "Column 2 (KV off): TPOT 3.10× column 1, ...".
+    busy: some column was timed on a busy machine; its time ratio is then called unreliable, not given."""
     base, base_settings = summaries[0], columns[0]
     by_index = {c.index: c for c in columns}
     lines = []
     for s in summaries[1:]:
         parts = []
         for family in RANKED:
+            if busy and family is RANKED[0]:
+                parts.append(t("cmp_diff_busy", lang))
+                continue
             ranked = []
             for attr, key in family:
                 q = ratio(getattr(s, attr), getattr(base, attr))

@@ -126,6 +126,7 @@ STRINGS: dict[str, tuple[str, str]] = {
                        "第 1 列没有完成，因此以第 {n} 列作为其他列的比较基准。"),
     "cmp_diff_part": ("{metric} {x}× column {base}", "{metric} 是第 {base} 列的 {x} 倍"),
     "cmp_diff_line": ("{name}: {parts}", "{name}：{parts}"),
+    "cmp_diff_busy": ("time ratios unreliable (the machine was busy)", "时间比值不可靠（机器正忙）"),
     "cmp_diff_no_kv": ("{name} keeps no KV cache: every step recomputes K and V of the whole context.",
                        "{name} 不保留 KV 缓存：每一步都重新计算整个上下文的 K 和 V。"),
 }

@@ -15,6 +15,7 @@ from app_pages.compare.state import ColumnOutcome, CompareResult, CompareStatus
 from app_pages.compare.strings import t
 from ui.chips import output_html
 from ui.errors import show_message
+from ui.load_note import show_load
 from ui.run_state import RunStatus
 from ui.text import md_escape
 from ui.theme import KIB, MIB
@@ -113,7 +114,10 @@ def render_comparison(result: CompareResult | None, lang: str) -> None:
                  column_config={"_index": st.column_config.TextColumn(width="medium")})
     if base.index != 0:
         st.caption(t("cmp_base_moved", lang, n=base.index + 1))
-    lines = biggest_differences(summaries, [c.settings for c in done], lang)
+    loads = [c.result.load for c in done if c.result.load is not None]
+    busiest = max(loads, key=lambda load: load.other_cores or 0.0, default=None)
+    show_load(busiest, lang)
+    lines = biggest_differences(summaries, [c.settings for c in done], lang, busy=any(x.busy for x in loads))
     if lines:
         st.markdown("\n".join(f"- {md_escape(line)}" for line in lines))  # names quote model paths
     st.caption(t("cmp_table_caption", lang, n=base.index + 1))

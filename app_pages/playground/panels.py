@@ -11,6 +11,7 @@ from app_pages.playground.strings import t
 from app_pages.playground.thin import TABLE_ROWS, plot
 from ui.figures_attention import attention_heatmap, attention_matrix, shapes_figure
 from ui.figures_kv import kv_bytes_figure, kv_formula, kv_steps, kv_tokens_figure
+from ui.load_note import show_load
 from ui.run_state import RunResult
 from ui.text import visible
 from ui.theme import fmt_bytes
@@ -72,6 +73,7 @@ def timings_panel(result: RunResult, lang: str) -> None:
                 help=t("m_tps_help", lang))
     c[4].metric(t("m_share", lang), f"{metrics.prefill_share:.0%} / {1 - metrics.prefill_share:.0%}",
                 help=t("m_share_help", lang))
+    show_load(result.load, lang)
     if result.settings.probe_memory or result.has_attention:
         st.caption(t("two_pass_note", lang))
     plot(latency_figure(result.tokens, result.arrival, lang), keys.FIG_LATENCY, lang)

@@ -7,10 +7,13 @@ from app_pages.sweeps import keys
 from app_pages.sweeps.figures import share_figure, tpot_output_figure, tpot_prompt_figure, ttft_figure
 from app_pages.sweeps.run import render_controls, run_with_progress, settings_from
 from app_pages.sweeps.strings import t
+from lab.claims import TIMED_CLAIMS
 from lab.sweep_verdicts import sweep_verdicts
+from lab.verdicts import unreliable_when_busy
 from ui.claims_verdicts import sweep_frame
 from ui.errors import show_error
 from ui.i18n import current_lang
+from ui.load_note import show_load
 from ui.models import get_registry, load_for_page
 from ui.sidebar import CHOICE_KEY
 from ui.text import md_literal
@@ -48,11 +51,15 @@ else:
 st.caption(t("sw_result_caption", lang, model=md_literal(result.model), Ls=", ".join(map(str, s.prompt_lens)),
              n=s.prompt_new_tokens, L=s.output_prompt_len, Ns=", ".join(map(str, s.output_lens)), repeats=s.repeats))
 
+show_load(result.load, lang)
+
 st.subheader(t("sw_verdicts_header", lang))
 if noisy := result.noisy_points():
     st.warning(t("sw_noisy", lang, n=noisy), icon=":material/warning:")
 try:
-    st.table(sweep_frame(sweep_verdicts(result), lang), hide_index=True)  # a table: the sentences wrap
+    verdicts = {v.claim: v for v in sweep_verdicts(result)}
+    shown = unreliable_when_busy(verdicts, result.load, TIMED_CLAIMS).values()
+    st.table(sweep_frame(list(shown), lang), hide_index=True)  # a table: the sentences wrap
 except ValueError as exc:
     st.info(str(exc))
 

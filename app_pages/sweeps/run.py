@@ -12,6 +12,7 @@ import streamlit as st
 
 from app_pages.sweeps import keys
 from app_pages.sweeps.strings import t
+from lab.busy import LoadMeter
 from lab.sweeps import SweepResult, SweepSettings, run_sweep
 from ui.capped import cap_help, capped, check_count, check_size
 from ui.errors import show_error
@@ -79,9 +80,14 @@ def run_with_progress(bundle, registry, settings: SweepSettings, lang: str) -> N
             text = t("sw_warming", lang) if done == 0 else t("sw_progress", lang, done=done, total=total, what=what)
             bar.progress(done / total, text=text)
 
+        meter = LoadMeter()
         try:
             with registry.step_lock:
-                run_sweep(bundle.model, bundle.tokenizer, settings, bundle.name, progress=progress, result=result)
+                meter.start()
+                try:
+                    run_sweep(bundle.model, bundle.tokenizer, settings, bundle.name, progress=progress, result=result)
+                finally:  # a stopped sweep keeps its points: and the load they were measured under
+                    result.load = meter.stop()
         except Exception as exc:  # noqa: BLE001 - a message in the page, never a traceback
             st.session_state.pop(keys.RESULT, None)
             box.update(label=t("sw_failed", lang), state="error")

@@ -1,0 +1,78 @@
+"""How much other work shared the machine while something was timed: the CPU time the whole machine
+spent busy (/proc/stat) minus this process's own (os.times), per second of wall time, in cores.
+
+A load average would count the lab's own threads (a 2-thread decode alone reads as load 2 on 2 cores);
+this counts only what other processes took. A timing measured while they took a real share of the
+cores says more about them than about the model: pages then call it unreliable instead of judging.
+
+    with LoadMeter() as meter:
+        ...timed work...
+    meter.load.busy, meter.load.other_cores
+"""
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+BUSY_SHARE = 0.25  # other processes on a quarter of the cores or more: timings are not the model's own
+BUSY_MIN_CORES = 0.5
+_IDLE_FIELDS = (3, 4)  # idle, iowait in /proc/stat's "cpu" line
+
+
+@dataclass(frozen=True)
+class MachineLoad:
+    other_cores: float | None  # average cores other processes kept busy; None where /proc/stat is missing
+    cores: int
+    seconds: float
+
+    @property
+    def busy(self) -> bool:
+        return self.other_cores is not None and self.other_cores >= max(BUSY_MIN_CORES, BUSY_SHARE * self.cores)
+
+    def to_dict(self) -> dict:
+        return {"other_cores": self.other_cores, "cores": self.cores, "seconds": self.seconds}
+
+
+def _machine_busy_s() -> float | None:
+    """Seconds of CPU time the whole machine has spent busy since boot (all cores)."""
+    try:
+        fields = Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]
+    except OSError:
+        return None
+    ticks = [int(x) for x in fields[:8]]  # guest time is already inside user
+    busy = sum(t for i, t in enumerate(ticks) if i not in _IDLE_FIELDS)
+    return busy / os.sysconf("SC_CLK_TCK")
+
+
+def _own_s() -> float:
+    t = os.times()
+    return t.user + t.system
+
+
+class LoadMeter:
+    """Measures other processes' CPU use between start() and stop() (or over a with-block)."""
+
+    def __init__(self) -> None:
+        self.load: MachineLoad | None = None
+        self._start: tuple[float | None, float, float] | None = None
+
+    def start(self) -> "LoadMeter":
+        self._start = (_machine_busy_s(), _own_s(), time.perf_counter())
+        return self
+
+    def stop(self) -> MachineLoad:
+        machine0, own0, wall0 = self._start
+        machine1, own1, wall = _machine_busy_s(), _own_s(), time.perf_counter() - wall0
+        other = None
+        if machine0 is not None and machine1 is not None and wall > 0:
+            other = max(0.0, (machine1 - machine0) - (own1 - own0)) / wall
+        self.load = MachineLoad(other, os.cpu_count() or 1, wall)
+        return self.load
+
+    def __enter__(self) -> "LoadMeter":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()

@@ -1,0 +1,67 @@
+"""Issue 16.11: a timing taken while other processes keep the machine busy is called unreliable, not
+judged. The busy work is real: busy-looping processes this test starts (one per core) and stops by
+their own handles."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from app_pages import page_file
+from lab.busy import LoadMeter, MachineLoad
+from lab.claims import TIMED_CLAIMS
+from lab.verdicts import FAILS, HOLDS, UNRELIABLE, Verdict, explain, unreliable_when_busy
+from tests.test_app_sweeps import errors, sweep
+
+APP = str(Path(__file__).resolve().parent.parent / "app.py")
+
+
+@pytest.fixture
+def busy_machine():
+    """Every core busy-looping in another process, for as long as the test runs."""
+    loops = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(os.cpu_count() or 1)]
+    time.sleep(0.5)
+    yield
+    for p in loops:
+        p.kill()
+        p.wait(timeout=10)
+
+
+def test_the_meter_sees_other_processes_and_not_its_own_work(busy_machine):
+    with LoadMeter() as meter:
+        end = time.perf_counter() + 1.5
+        while time.perf_counter() < end:  # this process's own work does not count as "other"
+            pass
+    load = meter.load
+    assert load.cores == (os.cpu_count() or 1) and load.seconds >= 1.5
+    assert load.other_cores is not None and load.other_cores >= 0.5 and load.busy, load
+
+
+def test_busy_marks_only_the_timed_claims():
+    verdicts = {"C1": Verdict("C1", HOLDS, "r"), "C13": Verdict("C13", FAILS, "r")}
+    quiet = MachineLoad(other_cores=0.1, cores=2, seconds=5.0)
+    busy = MachineLoad(other_cores=1.2, cores=2, seconds=5.0)
+    assert unreliable_when_busy(verdicts, quiet, TIMED_CLAIMS) == verdicts
+    marked = unreliable_when_busy(verdicts, busy, TIMED_CLAIMS)
+    assert marked["C1"].verdict == HOLDS and marked["C13"].verdict == UNRELIABLE  # a shape is exact either way
+    assert explain(marked["C13"]).startswith("Unreliable: the machine was busy (other processes kept 1.2 of its "
+                                             "2 cores busy while this was timed)")
+    assert not MachineLoad(None, 2, 1.0).busy  # unknown: the pages say so rather than guess
+
+
+def test_a_sweep_on_a_busy_machine_says_unreliable_instead_of_a_verdict(tiny_dirs, monkeypatch, busy_machine):
+    monkeypatch.setenv("PDLAB_MODEL", str(tiny_dirs["llama"]))
+    at = AppTest.from_file(APP, default_timeout=300).run()
+    at.switch_page(page_file("sweeps")).run()
+    at = sweep(at)
+    assert not at.exception and not errors(at), errors(at)
+    table = next(d.value for d in at.table if "verdict" in d.value.columns)
+    assert list(table["verdict"]) == ["⚠ unreliable: the machine was busy"] * 4
+    assert not any("does not hold" in v for v in table["verdict"])
+    assert all(m.startswith("Unreliable: the machine was busy") for m in table["measured"])
+    assert any(w.value.startswith("Unreliable timings: the machine was busy") for w in at.warning)
