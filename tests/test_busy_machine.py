@@ -65,3 +65,14 @@ def test_a_sweep_on_a_busy_machine_says_unreliable_instead_of_a_verdict(tiny_dir
     assert not any("does not hold" in v for v in table["verdict"])
     assert all(m.startswith("Unreliable: the machine was busy") for m in table["measured"])
     assert any(w.value.startswith("Unreliable timings: the machine was busy") for w in at.warning)
+
+
+def test_every_timed_page_shows_the_load_of_its_run(tiny_dirs, monkeypatch):
+    """The playground's timings tab says how busy the machine was (quiet or busy: either sentence)."""
+    from tests.test_app_playground import new_app, run
+    monkeypatch.setenv("PDLAB_MODEL", str(tiny_dirs["llama"]))
+    at = run(new_app().run(), "Hello there", max_new=3)
+    load = at.session_state["pg_result"].load
+    assert load is not None and load.seconds > 0
+    shown = [c.value for c in at.caption] + [w.value for w in at.warning]
+    assert any("other processes kept" in text for text in shown), shown

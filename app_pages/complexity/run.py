@@ -15,10 +15,12 @@ import streamlit as st
 from app_pages.complexity import keys
 from app_pages.complexity.figures import cumulative_figure, step_flops_figure, step_time_figure
 from app_pages.complexity.strings import t
+from lab.busy import LoadMeter, MachineLoad
 from lab.complexity import CacheRun, crossover_context, run_with_and_without_cache
 from lab.complexity_math import measured_exponents, prompt_of_length, scaled_theory
 from ui.capped import cap_help, capped
 from ui.errors import show_error
+from ui.load_note import show_load
 from ui.public import check_run_work
 from ui.text import md_literal
 from ui.turn import take_turn
@@ -37,6 +39,7 @@ class Comparison:
     runs: dict[bool, CacheRun]
     text: str
     crossover: int  # C* of the model, with the cache
+    load: MachineLoad | None = None  # other processes' CPU use while both runs were timed
 
     @property
     def tokens_match(self) -> bool:
@@ -103,7 +106,9 @@ def run_with_progress(bundle, registry, prompt_len: int, max_new: int, lang: str
         bar.progress(min(max(fraction, 0.0), 1.0), text=t(key, lang, done=step, N=max_new))
 
     try:
-        result = run_comparison(bundle, prompt_len, max_new, registry.step_lock, progress)
+        with LoadMeter() as meter:
+            result = run_comparison(bundle, prompt_len, max_new, registry.step_lock, progress)
+        result.load = meter.load
     except Exception as exc:  # noqa: BLE001 - a message in the page, never a traceback
         box.update(label=t("cx_failed", lang), state="error", expanded=False)
         show_error(exc, lang)
@@ -163,4 +168,5 @@ def render_cache_section(bundle, registry, lang: str) -> None:
     if result is None:
         st.info(t("cx_not_run", lang))
         return
+    show_load(result.load, lang)
     render_result(result, lang)

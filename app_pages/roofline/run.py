@@ -10,6 +10,7 @@ import streamlit as st
 from app_pages.roofline import keys
 from app_pages.roofline.figures import nvml_figure, roofline_figure
 from app_pages.roofline.strings import t
+from lab.busy import LoadMeter, MachineLoad
 from engine.costmodel import ridge_intensity
 from lab.complexity_math import prompt_of_length
 from lab.hardware import DeviceCeilings
@@ -17,6 +18,7 @@ from lab.nvml import NvmlSampler, NvmlSamples, nvml_status
 from lab.roofline import PhaseSummary, RooflinePoint, run_roofline, summarise
 from ui.capped import cap_help, capped
 from ui.errors import show_error
+from ui.load_note import show_load
 from ui.text import md_literal
 from ui.turn import take_turn
 from ui.widget_state import KEEP, seed
@@ -36,6 +38,7 @@ class RooflineResult:
     summary: list[PhaseSummary]
     ceilings: DeviceCeilings
     nvml: NvmlSamples | None
+    load: MachineLoad | None = None  # other processes' CPU use while the steps were timed
 
 
 def render_controls(max_position: int, lang: str) -> tuple[int, int, list[int], bool]:
@@ -70,7 +73,7 @@ def run_with_progress(bundle, registry, ceilings: DeviceCeilings, prompt_len: in
         ceilings.peak_flops(dtype)  # a clear message before the run if this dtype has no measured roof
         ids = prompt_of_length(bundle.tokenizer, prompt_len)
         device = str(bundle.model.device)
-        with NvmlSampler(device) as sampler:
+        with NvmlSampler(device) as sampler, LoadMeter() as meter:
             points = run_roofline(bundle.model, bundle.tokenizer, ids, batches, steps, progress, registry.step_lock)
     except Exception as exc:  # noqa: BLE001 - a message in the page, never a traceback
         box.update(label=t("rf_failed", lang), state="error", expanded=False)
@@ -78,7 +81,7 @@ def run_with_progress(bundle, registry, ceilings: DeviceCeilings, prompt_len: in
         return
     samples = sampler.samples if sampler.samples.times else None
     st.session_state[keys.RESULT] = RooflineResult(bundle.name, dtype, prompt_len, steps, points, summarise(points),
-                                                  ceilings, samples)
+                                                  ceilings, samples, meter.load)
     box.update(label=t("rf_done", lang, n=len(points), L=prompt_len), state="complete", expanded=False)
 
 
@@ -106,6 +109,7 @@ def _share(r: RooflineResult, phase: str, batch: int) -> PhaseSummary | None:
 
 
 def render_result(r: RooflineResult, lang: str) -> None:
+    show_load(r.load, lang)
     peak, bw = r.ceilings.peak_flops(r.dtype), r.ceilings.read_bytes_per_s
     first = min(s.batch for s in r.summary)
     last = max(s.batch for s in r.summary)

@@ -13,8 +13,10 @@ from app_pages.serving import keys
 from app_pages.serving.metrics import run_name
 from app_pages.serving.run import Progress, ServingResult, ServingSettings, ServingStatus, run_policy
 from app_pages.serving.strings import t
+from lab.busy import LoadMeter
 from lab.workload import RequestSpec
 from ui.errors import error_message, show_message
+from ui.load_note import show_load
 from ui.models import get_registry
 
 # What a new run resets: the inspectors' choices, and the cached timelines (keyed by the id of a
@@ -41,7 +43,7 @@ def run_comparison(bundle, specs: list[RequestSpec], settings: ServingSettings, 
     st.session_state[keys.RESULT] = result
     for key in INSPECTOR_KEYS:
         st.session_state.pop(key, None)
-    slot_box = st.empty()
+    slot_box, meter = st.empty(), LoadMeter().start()
     with slot_box.container(), st.status(t("sv_running", lang, n=len(specs)), expanded=True) as box:
         st.button(t("stop", lang), key=keys.STOP, icon=":material/stop_circle:")
         for slot, policy in settings.policies.items():
@@ -64,6 +66,7 @@ def run_comparison(bundle, specs: list[RequestSpec], settings: ServingSettings, 
             bar.progress(1.0, text=t("sv_run_finished", lang, name=run_name(run, lang), s=run.seconds,
                                      steps=len(run.trace.steps)))
     result.status = ServingStatus.DONE
+    result.load = meter.stop()
     slot_box.empty()
 
 
@@ -77,3 +80,4 @@ def banner(result: ServingResult, lang: str) -> None:
         secs = " · ".join(f"{r.slot.upper()} {r.seconds:.1f} s" for r in result.runs.values())
         st.success(t("sv_done", lang, n=result.num_requests, preset=t(f"sv_preset_{result.preset}", lang), secs=secs),
                    icon=":material/check_circle:")
+        show_load(result.load, lang)

@@ -16,6 +16,7 @@ from typing import Callable
 from app_pages.serving.workload import pool_needs
 from engine import EngineConfig, EngineEvent
 from engine.trace import Trace
+from lab.busy import MachineLoad
 from lab.workload import RequestSpec, run_workload, summarize
 
 # The policies the pickers offer: a scheduler policy plus the two switches on top of it.
@@ -124,6 +125,7 @@ class ServingResult:
     runs: dict[str, PolicyRun] = field(default_factory=dict)
     status: ServingStatus = ServingStatus.RUNNING
     error: str | None = None
+    load: MachineLoad | None = None  # other processes' CPU use while the policies ran
 
     @property
     def is_comparison(self) -> bool:
