@@ -175,6 +175,40 @@ def test_replay_moves_the_slider_with_the_caption(browser, server, saved):
     page.context.close()
 
 
+CHART_BOXES = """() => [...document.querySelectorAll('[data-testid="stTabPanel"] .js-plotly-plot')]
+  .filter(p => p.offsetParent).map(p => {
+    const box = r => r && (({left, right, top, bottom}) => ({left, right, top, bottom}))(r.getBoundingClientRect());
+    return {plot: box(p), title: box(p.querySelector('.gtitle')), text: p.querySelector('.gtitle')?.textContent,
+            bar: box(p.querySelector('.modebar'))};
+  })"""
+
+
+def overlap(a: dict, b: dict) -> bool:
+    return a["left"] < b["right"] and b["left"] < a["right"] and a["top"] < b["bottom"] and b["top"] < a["bottom"]
+
+
+def test_chart_titles_fit_a_phone(browser, server):
+    """Issue 16.13: at 390×844 every chart title of the playground is whole inside its chart, and the
+    Plotly toolbar does not cover it."""
+    page = new_page(browser, width=390, height=844)
+    open_app(page, server)
+    set_number(page, "max_new_tokens", 4)
+    page.locator('label:has-text("eager")').click()
+    click_and_wait(page, page.locator(RUN_BUTTON).first, 120_000)
+    seen = 0
+    for tab in ("KV cache", "Attention", "Timings", "Memory"):
+        open_tab(page, tab)
+        page.locator('[data-testid="stTabPanel"]:visible .js-plotly-plot .gtitle').first.wait_for(timeout=30_000)
+        for chart in page.evaluate(CHART_BOXES):
+            plot, title = chart["plot"], chart["title"]
+            assert title and plot["left"] - 1 <= title["left"] and title["right"] <= plot["right"] + 1, chart
+            assert chart["bar"] is None or not overlap(title, chart["bar"]), chart
+            seen += 1
+    assert seen >= 7
+    assert exception_boxes(page) == 0
+    page.context.close()
+
+
 def test_max_new_tokens_typed_as_1e3_is_read_as_1000(browser, server):
     """Issue 17: Streamlit's whole-number box read "1e3" with parseInt, as 1; the value the server
     holds is checked through the share link, which is built from the settings as typed."""

@@ -10,9 +10,11 @@ from plotly.subplots import make_subplots
 
 from engine.trace import StepRecord
 from ui.i18n import t
-from ui.theme import BOUNDARY_COLOR, MATRIX_COLORS, legend_below, style
+from ui.theme import BOUNDARY_COLOR, MATRIX_COLORS, legend_below, style, wrap_title
 
 GAP = 8  # elements between drawn matrices
+SUBPLOT_TITLE_WIDTH = 20  # columns: two panel titles side by side on a phone's 358 px chart
+MAX_TOKEN_LABELS = (24, 12)  # a heatmap names at most this many tokens on y, x (slanted) (every k-th past that)
 
 
 def _matmul_layout(T: int, C: int, D: int) -> dict[str, tuple[float, float, float, float, str]]:
@@ -45,6 +47,7 @@ def shapes_figure(steps: list[StepRecord], step_index: int, head_dim: int, lang:
     chosen = [steps[0], steps[step_index]]
     titles = [t("shapes_panel", lang, step=s.step, phase=t(f"phase_{s.phase}", lang), T=s.seqs[0].num_tokens,
                 C=s.seqs[0].context_len) for s in chosen]
+    titles = [wrap_title(x, SUBPLOT_TITLE_WIDTH) for x in titles]
     fig = make_subplots(rows=1, cols=2, subplot_titles=titles, horizontal_spacing=0.06)
     extents = []
     for col, s in enumerate(chosen, start=1):
@@ -55,6 +58,8 @@ def shapes_figure(steps: list[StepRecord], step_index: int, head_dim: int, lang:
     y_min = min(r[1] for rects in extents for r in rects.values()) - GAP
     y_max = max(r[3] for rects in extents for r in rects.values()) + 2 * GAP
     style(fig, t("shapes_title", lang), t("axis_elements", lang), t("axis_elements", lang), height=460)
+    fig.update_annotations(font_size=12, selector=lambda a: a.text in titles)  # side by side on a phone too
+    fig.update_layout(margin_t=fig.layout.margin.t + 40)  # room for them under the chart's title
     for col in (1, 2):  # equal ranges and equal aspect: both panels share one scale
         fig.update_xaxes(range=[-GAP, x_max], constrain="domain", title_text=t("axis_elements", lang),
                          row=1, col=col)
@@ -107,10 +112,9 @@ def attention_heatmap(matrix: np.ndarray, labels: list[str], num_prefill_rows: i
         fig.add_trace(boundary_line(num_prefill_rows, cols, lang))
     height = max(420, min(900, 200 + 9 * rows))
     style(fig, t("heat_title", lang, layer=layer, head=head), t("axis_key", lang), t("axis_query", lang))
-    legend_below(fig, height, offset_px=140 if cols <= 48 else 70)  # under the slanted token labels, if any
+    legend_below(fig, height, offset_px=140)  # under the slanted token labels
     fig.update_yaxes(autorange="reversed")
-    if rows <= 48:
-        fig.update_yaxes(tickmode="array", tickvals=list(range(rows)), ticktext=ylab)
-    if cols <= 48:
-        fig.update_xaxes(tickmode="array", tickvals=list(range(cols)), ticktext=xlab, tickangle=-60)
+    ky, kx = -(-rows // MAX_TOKEN_LABELS[0]), -(-cols // MAX_TOKEN_LABELS[1])  # every k-th token named: no pile-up
+    fig.update_yaxes(tickmode="array", tickvals=list(range(0, rows, ky)), ticktext=ylab[::ky])
+    fig.update_xaxes(tickmode="array", tickvals=list(range(0, cols, kx)), ticktext=xlab[::kx], tickangle=-60)
     return fig

@@ -12,16 +12,50 @@ KIB = 1024
 MIB = 1024 * 1024
 
 
+TITLE_WIDTH = 40  # display columns of a title line: a phone's 358 px chart at Plotly's 17 px title font
+
+
+def _columns(text: str) -> int:
+    """Display width: a CJK character takes two columns."""
+    return sum(2 if ord(ch) > 0x2E80 else 1 for ch in text)
+
+
+def wrap_title(title: str, width: int = TITLE_WIDTH) -> str:
+    """Break a long title so it stays whole on a phone-width chart (Plotly does not wrap titles): into
+    two even lines where that fits `width` columns each, else greedily; at spaces, or anywhere in CJK
+    text without them."""
+    if _columns(title) <= width:
+        return title
+    sep = " " if " " in title else ""
+    words = title.split(" ") if sep else list(title)
+    splits = [(sep.join(words[:i]), sep.join(words[i:])) for i in range(1, len(words))]
+    a, b = min(splits, key=lambda ab: max(_columns(ab[0]), _columns(ab[1])))
+    if max(_columns(a), _columns(b)) <= width:
+        return f"{a}<br>{b}"
+    lines, line = [], ""
+    for word in words:
+        joined = f"{line}{sep}{word}" if line else word
+        if line and _columns(joined) > width:
+            lines.append(line)
+            line = word
+        else:
+            line = joined
+    return "<br>".join(lines + [line])
+
+
 def style(fig: go.Figure, title: str, x_title: str, y_title: str, height: int = 380) -> go.Figure:
-    """Title, axis titles and a legend under the plot: every chart gets all three."""
+    """Title, axis titles and a legend under the plot: every chart gets all three. The title wraps to
+    fit a phone; the Plotly toolbar stands upright at the right, off the title."""
+    title = wrap_title(title)
     fig.update_layout(
         title=dict(text=title, x=0, xanchor="left"),
+        modebar=dict(orientation="v"),
         xaxis_title=x_title,
         yaxis_title=y_title,
         showlegend=True,
         legend=dict(orientation="h", yanchor="top", y=-0.22, x=0, xanchor="left"),
         height=height,
-        margin=dict(l=60, r=60, t=60, b=90),
+        margin=dict(l=60, r=60, t=40 + 22 * (title.count("<br>") + 1), b=90),
         template="plotly_white",
     )
     return fig
