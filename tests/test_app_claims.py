@@ -32,7 +32,7 @@ def checked(tiny_dirs) -> AppTest:
 
 
 def table(at: AppTest, column: str = "verdict"):
-    return next(d.value for d in at.dataframe if column in d.value.columns)
+    return next(d.value for d in [*at.dataframe, *at.table] if column in d.value.columns)
 
 
 def test_every_claim_has_a_verdict_numbers_and_a_link(checked):

@@ -100,6 +100,9 @@ def test_kv_formula_is_filled_in():
     text = kv_formula(30, 3, 64, 12, 4)
     for number in ("30", "3", "64", "12", "4", "552{,}960"):
         assert number in text
+    assert r"\text{kv\_heads}" in text
+    zh = kv_formula(30, 3, 64, 12, 4, "zh")  # issue 16.15: the subscripts follow the language
+    assert r"\text{层}" in zh and r"\text{KV 头}" in zh and "layers" not in zh and "552{,}960" in zh
 
 
 def test_shapes_figure_is_to_scale(eager_run):

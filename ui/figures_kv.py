@@ -78,9 +78,11 @@ def kv_bytes_figure(steps: list[StepRecord], block_size: int, num_layers: int, b
     return fig
 
 
-def kv_formula(num_layers: int, num_kv_heads: int, head_dim: int, tokens: int, elem_bytes: int) -> str:
-    """The KV size formula with this model's numbers filled in, as LaTeX."""
+def kv_formula(num_layers: int, num_kv_heads: int, head_dim: int, tokens: int, elem_bytes: int,
+               lang: str = "en") -> str:
+    """The KV size formula with this model's numbers filled in, as LaTeX, its subscripts in `lang`."""
     total = 2 * num_layers * num_kv_heads * head_dim * tokens * elem_bytes
-    return (rf"2 \times {num_layers}_{{\text{{layers}}}} \times {num_kv_heads}_{{\text{{kv\_heads}}}} "
-            rf"\times {head_dim}_{{\text{{head\_dim}}}} \times {tokens}_{{\text{{tokens}}}} "
-            rf"\times {elem_bytes}_{{\text{{B}}}} = {total:,}\ \text{{B}}").replace(",", "{,}")
+    names = [t(f"kvf_{n}", lang).replace("_", r"\_") for n in ("layers", "kv_heads", "head_dim", "tokens", "bytes")]
+    return (rf"2 \times {num_layers}_{{\text{{{names[0]}}}}} \times {num_kv_heads}_{{\text{{{names[1]}}}}} "
+            rf"\times {head_dim}_{{\text{{{names[2]}}}}} \times {tokens}_{{\text{{{names[3]}}}}} "
+            rf"\times {elem_bytes}_{{\text{{{names[4]}}}}} = {total:,}\ \text{{B}}").replace(",", "{,}")

@@ -62,6 +62,12 @@ STRINGS: dict[str, tuple[str, str]] = {
     "load_unknown": ("This system does not report its CPU use (/proc/stat), so the lab cannot tell whether other work "
                      "slowed these timings.",
                      "本系统不提供 CPU 使用情况（/proc/stat），因此无法判断其他工作是否拖慢了这些计时。"),
+    # the KV size formula's subscripts (ui/figures_kv.kv_formula)
+    "kvf_layers": ("layers", "层"),
+    "kvf_kv_heads": ("kv_heads", "KV 头"),
+    "kvf_head_dim": ("head_dim", "头维度"),
+    "kvf_tokens": ("tokens", "token"),
+    "kvf_bytes": ("B", "字节"),
     # replay
     "replay_play": ("Replay", "回放"),
     "replay_stop": ("Stop replay", "停止回放"),

@@ -95,11 +95,7 @@ def render_result(model: str, verdicts: dict[str, Verdict], lang: str, noisy: in
     if noisy:
         st.warning(t("sw_noisy", lang, n=noisy), icon=":material/warning:")
     st.subheader(t("cl_table_header", lang))
-    st.dataframe(verdict_table(verdicts, lang), hide_index=True, key=keys.TABLE, height=TABLE_HEIGHT,
-                 column_config={t("cl_col_claim", lang): st.column_config.TextColumn(width=60),
-                                t("cl_col_verdict", lang): st.column_config.TextColumn(width=150),
-                                t("cl_col_text", lang): st.column_config.TextColumn(width=330),
-                                t("cl_col_numbers", lang): st.column_config.TextColumn(width="large")})
+    st.table(verdict_table(verdicts, lang), hide_index=True)  # a table: the measured sentences wrap, never cut off
     st.caption(t("cl_table_note", lang))
     st.subheader(t("cl_details_header", lang))
     for claim in CLAIM_IDS:

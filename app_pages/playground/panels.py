@@ -21,7 +21,7 @@ from ui.widget_state import KEEP
 def kv_panel(result: RunResult, lang: str) -> None:
     m, last = result.model, kv_steps(result.steps, result.block_size)[-1]
     st.markdown(t("kv_explain", lang))
-    st.latex(kv_formula(m.num_layers, m.num_kv_heads, m.head_dim, last.cached_tokens, m.elem_bytes))
+    st.latex(kv_formula(m.num_layers, m.num_kv_heads, m.head_dim, last.cached_tokens, m.elem_bytes, lang))
     st.caption(t("kv_formula_caption", lang, tokens=last.cached_tokens, per_token=fmt_bytes(m.kv_bytes_per_token),
                  dtype=m.dtype, block=result.block_size))
     if not result.settings.kv_cache:
@@ -114,3 +114,4 @@ def steps_panel(result: RunResult, lang: str) -> None:
         st.caption(t("table_paged", lang, total=len(steps), rows=TABLE_ROWS))
         shown = steps[start:start + TABLE_ROWS]
     st.dataframe(step_table(shown, produced_labels(result), lang), hide_index=True, key=keys.STEP_TABLE)
+    st.caption(t("tbl_shapes", lang))  # the dimension names here: in the headers they were cut off

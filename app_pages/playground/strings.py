@@ -132,10 +132,14 @@ STRINGS: dict[str, tuple[str, str]] = {
     "tbl_step": ("step", "步"),
     "tbl_phase": ("phase", "阶段"),
     "tbl_tokens_in": ("tokens in (T)", "输入 token（T）"),
-    "tbl_input": ("input [B, T, hidden]", "输入 [B, T, hidden]"),
-    "tbl_q": ("Q [B, heads, T, head_dim]", "Q [B, heads, T, head_dim]"),
-    "tbl_scores": ("scores [B, heads, T, C]", "分数 [B, heads, T, C]"),
-    "tbl_kv": ("KV cache [layers, 2, C, kv_heads, head_dim]", "KV 缓存 [layers, 2, C, kv_heads, head_dim]"),
+    "tbl_input": ("input", "输入"),
+    "tbl_q": ("Q", "Q"),
+    "tbl_scores": ("scores", "分数"),
+    "tbl_kv": ("KV cache", "KV 缓存"),
+    "tbl_shapes": ("Shapes: input [B, T, hidden] · Q [B, heads, T, head_dim] · scores [B, heads, T, C] · KV cache "
+                   "[layers, 2, C, kv_heads, head_dim]; T tokens in, C the context they attend to.",
+                   "形状：输入 [B, T, hidden] · Q [B, heads, T, head_dim] · 分数 [B, heads, T, C] · KV 缓存 "
+                   "[layers, 2, C, kv_heads, head_dim]；T 为输入 token 数，C 为其关注的上下文长度。"),
     "tbl_recomputed": ("(recomputed, not kept)", "（重新计算，未保留）"),
     "tbl_token": ("token produced", "产生的 token"),
     "tbl_ms": ("ms", "毫秒"),

@@ -77,7 +77,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "sv_param_seed_help": ("The same seed gives the same lengths and arrivals.", "相同的种子给出相同的长度与到达时间。"),
     "sv_size_small": ("Interactive size", "交互规模"),
     "sv_size_small_help": ("Small numbers: each run takes a few seconds on a CPU.", "较小的数字：在 CPU 上每次运行只需几秒。"),
-    "sv_size_full": ("Full size (the benchmark's)", "完整规模（同基准测试）"),
+    "sv_size_full": ("Full size", "完整规模"),  # a short label: a long one was cut off in its column
     "sv_size_full_help": ("The benchmark's numbers: on a 2-core CPU a run takes 10–30 s per policy.",
                           "基准测试的数字：在 2 核 CPU 上每种策略要运行 10–30 秒。"),
     "sv_workload_summary": ("{n} requests · {prompt} prompt tokens · {output} output tokens · arrivals over {span:.2f} s",
