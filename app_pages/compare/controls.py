@@ -84,7 +84,8 @@ def column_settings(i: int, device: str) -> ColumnSettings:
     """Column i's settings as its widgets (or their kept values) hold them."""
     s = st.session_state
     run = RunSettings(prompt=s[keys.column("prompt", i)] or "", chat=bool(s[keys.column("chat", i)]),
-                      max_new_tokens=whole_number(s[keys.column("max_new", i)]), temperature=float(s[keys.column("temperature", i)]),
+                      max_new_tokens=whole_number(s[keys.column("max_new", i)]),
+                      temperature=float(s[keys.column("temperature", i)]),
                       top_k=int(s[keys.column("top_k", i)]), top_p=float(s[keys.column("top_p", i)]),
                       seed=None if s[keys.column("seed", i)] is None else int(s[keys.column("seed", i)]),
                       attention=s[keys.column("attention", i)], kv_cache=bool(s[keys.column("kv", i)]), probe_memory=True)

@@ -71,8 +71,8 @@ def render_controls(has_chat_template: bool, max_context: int, lang: str,
         buttons.form_submit_button(t("sh_link_button", lang), icon=":material/link:", key=keys.SHARE,
                                    help=t("sh_link_help", lang))
     s = st.session_state
-    settings = RunSettings(prompt=s[keys.PROMPT] or "", chat=bool(s[keys.CHAT]), max_new_tokens=whole_number(s[keys.MAX_NEW]),
-                           temperature=float(s[keys.TEMPERATURE]), top_k=int(s[keys.TOP_K]),
+    settings = RunSettings(prompt=s[keys.PROMPT] or "", chat=bool(s[keys.CHAT]),
+                           max_new_tokens=whole_number(s[keys.MAX_NEW]), temperature=float(s[keys.TEMPERATURE]), top_k=int(s[keys.TOP_K]),
                            top_p=float(s[keys.TOP_P]), seed=None if s[keys.SEED] is None else int(s[keys.SEED]),
                            attention=s[keys.ATTENTION], kv_cache=bool(s[keys.KV]), probe_memory=bool(s[keys.PROBE]))
     return settings, run

@@ -10,8 +10,8 @@ import streamlit as st
 from app_pages.roofline import keys
 from app_pages.roofline.figures import nvml_figure, roofline_figure
 from app_pages.roofline.strings import t
-from lab.busy import LoadMeter, MachineLoad
 from engine.costmodel import ridge_intensity
+from lab.busy import LoadMeter, MachineLoad
 from lab.complexity_math import prompt_of_length
 from lab.hardware import DeviceCeilings
 from lab.nvml import NvmlSampler, NvmlSamples, nvml_status
