@@ -132,6 +132,27 @@ def measure_request(model, tokenizer, prompt_len: int, max_new_tokens: int, repe
                       m.itl_ms, decode)
 
 
+PREFILL_TOKENS_PER_DECODE_STEP = 20  # about what a prompt token costs beside a decode step, on CPU
+
+
+def sweep_plan(settings: SweepSettings) -> list[tuple[int, str, int, int]]:
+    """The requests in the order they run: (repeat, "prompt" or "output", prompt length, new tokens)."""
+    return [item for r in range(settings.repeats) for item in
+            [(r, "prompt", L, settings.prompt_new_tokens) for L in settings.prompt_lens]
+            + [(r, "output", settings.output_prompt_len, N) for N in settings.output_lens]]
+
+
+def seconds_left(plan: list[tuple[int, str, int, int]], done: int, since_first_s: float) -> float | None:
+    """The time the rest of the plan should take, at the pace of the requests measured after the first
+    (`since_first_s` since the first finished); a request's work is its decode steps plus its prompt
+    at PREFILL_TOKENS_PER_DECODE_STEP prompt tokens a step. None until a pace is known."""
+    work = [n + L / PREFILL_TOKENS_PER_DECODE_STEP for _, _, L, n in plan]
+    measured = sum(work[1:done])
+    if done < 2 or measured <= 0:
+        return None
+    return since_first_s * sum(work[done:]) / measured
+
+
 def run_sweep(model, tokenizer, settings: SweepSettings, name: str = "model",
               progress: Callable[[int, int, str], None] | None = None,
               should_stop: Callable[[], bool] | None = None, result: SweepResult | None = None) -> SweepResult:
@@ -146,9 +167,7 @@ def run_sweep(model, tokenizer, settings: SweepSettings, name: str = "model",
     # Warm-up: the first forward of a new shape pays one-off costs (oneDNN primitives, allocator growth)
     for L in sorted(set(settings.prompt_lens) | {settings.output_prompt_len}):
         measure_request(model, tokenizer, L, 2)
-    plan = [item for r in range(settings.repeats) for item in
-            [(r, "prompt", L, settings.prompt_new_tokens) for L in settings.prompt_lens]
-            + [(r, "output", settings.output_prompt_len, N) for N in settings.output_lens]]
+    plan = sweep_plan(settings)
     for done, (r, kind, L, N) in enumerate(plan):
         if should_stop and should_stop():
             return result

@@ -68,6 +68,9 @@ STRINGS: dict[str, tuple[str, str]] = {
     "kvf_head_dim": ("head_dim", "头维度"),
     "kvf_tokens": ("tokens", "token"),
     "kvf_bytes": ("B", "字节"),
+    # rough durations of estimates (ui/text.fmt_duration)
+    "dur_s": ("{n} s", "{n} 秒"),
+    "dur_min": ("{n} min", "{n} 分钟"),
     # replay
     "replay_play": ("Replay", "回放"),
     "replay_stop": ("Stop replay", "停止回放"),

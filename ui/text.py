@@ -5,6 +5,8 @@ import html
 import re
 import time
 
+from ui.i18n import t
+
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~&$:])")
 
 
@@ -50,3 +52,10 @@ def download_name(*parts: str, ext: str, when: float | None = None) -> str:
 def claim_link(claim: str) -> str:
     """Markdown for a claim's number that opens the claims page on it (app_pages/claims reads ?claim=)."""
     return f"[{claim}](/claims?claim={claim})"
+
+
+def fmt_duration(seconds: float, lang: str) -> str:
+    """A rough time for an estimate: "40 s", "3 min" (rounded: an estimate is not more precise)."""
+    if seconds < 90:
+        return t("dur_s", lang, n=max(5, round(seconds / 5) * 5))
+    return t("dur_min", lang, n=round(seconds / 60))

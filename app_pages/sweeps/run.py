@@ -13,9 +13,10 @@ import streamlit as st
 from app_pages.sweeps import keys
 from app_pages.sweeps.strings import t
 from lab.busy import LoadMeter
-from lab.sweeps import SweepResult, SweepSettings, run_sweep
+from lab.sweeps import SweepResult, SweepSettings, run_sweep, seconds_left, sweep_plan
 from ui.capped import cap_help, capped, check_count, check_size
 from ui.errors import show_error
+from ui.text import fmt_duration
 from ui.widget_state import KEEP, seed
 
 REDRAW_S = 0.5  # each redraw takes the server and the browser CPU the timed requests then lack
@@ -70,14 +71,22 @@ def run_with_progress(bundle, registry, settings: SweepSettings, lang: str) -> N
     with slot.container(), st.status(t("sw_running", lang, runs=settings.num_runs), expanded=True) as box:
         st.button(t("stop", lang), key=keys.STOP, icon=":material/stop_circle:")
         bar = st.progress(0.0, text=t("sw_warming", lang))
-        last = [0.0]
+        last, first_done, plan = [0.0], [None], sweep_plan(settings)
 
         def progress(done: int, total: int, what: str) -> None:
             now = time.perf_counter()
+            if done == 1:
+                first_done[0] = now  # the pace is measured from here: the warm-up and first request are slower
             if done and done < total and now - last[0] < REDRAW_S:
                 return  # each redraw takes CPU from the timed requests
             last[0] = now
-            text = t("sw_warming", lang) if done == 0 else t("sw_progress", lang, done=done, total=total, what=what)
+            left = seconds_left(plan, done, now - first_done[0]) if first_done[0] else None
+            if done == 0:
+                text = t("sw_warming", lang)
+            elif left is None:
+                text = t("sw_progress", lang, done=done, total=total, what=what)
+            else:
+                text = t("sw_progress_eta", lang, done=done, total=total, what=what, left=fmt_duration(left, lang))
             bar.progress(done / total, text=text)
 
         meter = LoadMeter()

@@ -27,6 +27,7 @@ STRINGS: dict[str, tuple[str, str]] = {
                     "“{text}” 不是用逗号分隔的整数列表。"),
     "sw_running": ("Sweeping: {runs} requests…", "扫描中：{runs} 个请求…"),
     "sw_progress": ("{done} / {total}: {what}", "{done} / {total}：{what}"),
+    "sw_progress_eta": ("{done} / {total}: {what} · about {left} left", "{done} / {total}：{what} · 约剩 {left}"),
     "sw_warming": ("Warming up each prompt length once (not measured)…", "每个提示长度先预热一次（不计入测量）…"),
     "sw_done": ("Done: {runs} requests in {secs:.1f} s", "完成：{runs} 个请求，用时 {secs:.1f} 秒"),
     "sw_failed": ("The sweep failed", "扫描失败"),
