@@ -47,6 +47,7 @@ def style(fig: go.Figure, title: str, x_title: str, y_title: str, height: int = 
     """Title, axis titles and a legend under the plot: every chart gets all three. The title wraps to
     fit a phone; the Plotly toolbar stands upright at the right, off the title."""
     title = wrap_title(title)
+    extra = 22 * title.count("<br>")  # a wrapped title's lines come on top: the plot keeps its size
     fig.update_layout(
         title=dict(text=title, x=0, xanchor="left"),
         modebar=dict(orientation="v"),
@@ -54,8 +55,8 @@ def style(fig: go.Figure, title: str, x_title: str, y_title: str, height: int = 
         yaxis_title=y_title,
         showlegend=True,
         legend=dict(orientation="h", yanchor="top", y=-0.22, x=0, xanchor="left"),
-        height=height,
-        margin=dict(l=60, r=60, t=40 + 22 * (title.count("<br>") + 1), b=90),
+        height=height + extra,
+        margin=dict(l=60, r=60, t=60 + extra, b=90),
         template="plotly_white",
     )
     return fig

@@ -6,6 +6,7 @@ RUN = "cl_run"
 
 # panels.py
 LIST = "cl_list"
+TABLE = "cl_table"
 
 # run.py
 RESULT = "cl_result"

@@ -95,7 +95,13 @@ def render_result(model: str, verdicts: dict[str, Verdict], lang: str, noisy: in
     if noisy:
         st.warning(t("sw_noisy", lang, n=noisy), icon=":material/warning:")
     st.subheader(t("cl_table_header", lang))
-    st.table(verdict_table(verdicts, lang), hide_index=True)  # a table: the measured sentences wrap, never cut off
+    # Widths that fit the page (the measured column was cut off at its right edge); each claim's full
+    # sentence is in its box below, and in the cell's tooltip
+    st.dataframe(verdict_table(verdicts, lang), hide_index=True, key=keys.TABLE, height=TABLE_HEIGHT,
+                 column_config={t("cl_col_claim", lang): st.column_config.TextColumn(width=50),
+                                t("cl_col_verdict", lang): st.column_config.TextColumn(width=130),
+                                t("cl_col_text", lang): st.column_config.TextColumn(width=260),
+                                t("cl_col_numbers", lang): st.column_config.TextColumn(width=260)})
     st.caption(t("cl_table_note", lang))
     st.subheader(t("cl_details_header", lang))
     for claim in CLAIM_IDS:

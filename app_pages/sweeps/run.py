@@ -20,7 +20,9 @@ from ui.text import fmt_duration
 from ui.widget_state import KEEP, seed
 
 REDRAW_S = 0.5  # each redraw takes the server and the browser CPU the timed requests then lack
-DEFAULTS = SweepSettings()
+# The page's defaults finish in about a minute on the bundled model on 2 quiet AVX2 cores (measured: README);
+# the lab's own (lab/sweeps.SweepSettings, bench/claims.py) are the fuller 33-request sweep.
+DEFAULTS = SweepSettings(prompt_lens=(16, 64, 256, 1024), output_lens=(4, 16, 32, 96), repeats=2)
 
 
 def parse_lengths(text: str, lang: str) -> tuple[int, ...]:

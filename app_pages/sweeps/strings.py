@@ -33,8 +33,9 @@ STRINGS: dict[str, tuple[str, str]] = {
     "sw_failed": ("The sweep failed", "扫描失败"),
     "sw_stopped": ("Stopped: the charts show the {runs} requests measured before Stop.",
                    "已停止：图表显示停止前测得的 {runs} 个请求。"),
-    "sw_not_run": ("Not run yet: set the lengths and press Run sweeps (the defaults take tens of seconds).",
-                   "尚未运行：设置长度后点击“运行扫描”（默认设置需要几十秒）。"),
+    "sw_not_run": ("Not run yet: set the lengths and press Run sweeps (the defaults take under a minute on 2 quiet CPU "
+                   "cores).",
+                   "尚未运行：设置长度后点击“运行扫描”（默认设置在 2 个空闲 CPU 核心上不到一分钟）。"),
     "sw_result_caption": ("{model} · prompt sweep: L = {Ls}, {n} new tokens · output sweep: L = {L}, N = {Ns} · "
                           "{repeats} repeats · greedy, KV cache on, sdpa",
                           "{model} · 提示扫描：L = {Ls}，生成 {n} 个 token · 输出扫描：L = {L}，N = {Ns} · "
