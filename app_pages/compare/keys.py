@@ -8,7 +8,7 @@ RUN = "cmp_run"
 # replay.py
 PLAY = "cmp_play"
 PLAY_STOP = "cmp_play_stop"
-PLAYING = "cmp_replay_started"  # the perf_counter time the replay was started, while it plays
+PLAYING = "cmp_play_started"  # the perf_counter time the replay was started, while it plays
 REPLAY_PREFIX = "cmp_replay_"  # + column index: that column's step slider (a new comparison drops them)
 
 # run.py
@@ -23,6 +23,11 @@ FIG_KV = "cmp_fig_kv"
 FIG_LATENCY = "cmp_fig_latency"
 FIG_PEAK = "cmp_fig_peak"
 TABLE = "cmp_table"
+
+
+def replay(i: int) -> str:
+    """Column i's replay step slider."""
+    return f"{REPLAY_PREFIX}{i}"
 
 
 def column(field: str, i: int) -> str:

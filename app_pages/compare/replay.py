@@ -57,8 +57,7 @@ def _clock(outcomes: list[ColumnOutcome]) -> tuple[float, float] | None:
         _stop()
     for c in outcomes:
         r = c.result
-        st.session_state[f"{keys.REPLAY_PREFIX}{c.settings.index}"] = step_at(r, elapsed) if playing \
-            else r.steps[-1].step
+        st.session_state[keys.replay(c.settings.index)] = step_at(r, elapsed) if playing else r.steps[-1].step
     return (elapsed, scale) if playing else None
 
 
@@ -76,7 +75,7 @@ def replay_section(outcomes: list[ColumnOutcome], lang: str) -> None:
     st.html(legend_html(lang))
     for c, box in zip(outcomes, st.columns(len(outcomes), border=True)):
         r = c.result
-        last, k = r.steps[-1].step, f"{keys.REPLAY_PREFIX}{c.settings.index}"
+        last, k = r.steps[-1].step, keys.replay(c.settings.index)
         if not isinstance(st.session_state.get(k), int) or not -1 <= st.session_state[k] <= last:
             st.session_state[k] = last  # a new run: show the end
         with box:
