@@ -31,7 +31,7 @@ def wrap_title(title: str, width: int = TITLE_WIDTH) -> str:
     splits = [(sep.join(words[:i]), sep.join(words[i:])) for i in range(1, len(words))]
     a, b = min(splits, key=lambda ab: max(_columns(ab[0]), _columns(ab[1])))
     if max(_columns(a), _columns(b)) <= width:
-        return f"{a}<br>{b}"
+        return f"{a} <br>{b}"
     lines, line = [], ""
     for word in words:
         joined = f"{line}{sep}{word}" if line else word
@@ -40,7 +40,7 @@ def wrap_title(title: str, width: int = TITLE_WIDTH) -> str:
             line = word
         else:
             line = joined
-    return "<br>".join(lines + [line])
+    return " <br>".join(lines + [line])
 
 
 def style(fig: go.Figure, title: str, x_title: str, y_title: str, height: int = 380) -> go.Figure:
