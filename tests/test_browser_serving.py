@@ -94,7 +94,7 @@ def test_bad_input_is_a_message(page):
 
 
 def test_stop_keeps_what_finished(page):
-    click_and_wait(page, page.get_by_role("button", name="Full size (the benchmark's)"))
+    click_and_wait(page, page.get_by_role("button", name="Full size", exact=True))
     page.get_by_role("button", name="Run both policies").click()
     page.locator('[data-testid="stProgress"]').first.wait_for(timeout=60_000)
     page.get_by_role("button", name="Stop").click()
