@@ -28,6 +28,10 @@ SAMPLING_CASES = [
 ]
 
 
+def cli(*args: str, **kw) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "engine", *args], cwd=ROOT, capture_output=True, timeout=300, **kw)
+
+
 @pytest.mark.parametrize("settings, flags, words", SAMPLING_CASES)
 def test_the_engine_names_the_problem(settings, flags, words):
     with pytest.raises(ValueError, match=re.escape(words)):
@@ -36,9 +40,8 @@ def test_the_engine_names_the_problem(settings, flags, words):
 
 @pytest.mark.parametrize("settings, flags, words", SAMPLING_CASES)
 def test_the_cli_says_it_in_one_line(tiny_dirs, settings, flags, words):
-    done = subprocess.run([sys.executable, "-m", "engine", "generate", "--model", str(tiny_dirs["llama"]),
-                           "--prompt", "hi", "--max-new-tokens", "2", *flags],
-                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    done = cli("generate", "--model", str(tiny_dirs["llama"]), "--prompt", "hi", "--max-new-tokens", "2", *flags,
+               text=True)
     assert done.returncode == 2, (done.returncode, done.stderr[-2000:])
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: ") and words in lines[0], done.stderr
@@ -96,9 +99,8 @@ def test_the_loader_names_the_field(broken_models, name, words):
 
 @pytest.mark.parametrize("name, words", MODEL_CASES)
 def test_the_cli_names_the_field_in_one_line(broken_models, name, words):
-    done = subprocess.run([sys.executable, "-m", "engine", "generate", "--model", spec_of(name, broken_models),
-                           "--prompt", "hi", "--max-new-tokens", "2"], cwd=ROOT, capture_output=True, text=True,
-                          timeout=300)
+    done = cli("generate", "--model", spec_of(name, broken_models), "--prompt", "hi", "--max-new-tokens", "2",
+               text=True)
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr[-2000:]
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: ") and words in lines[0], done.stderr
@@ -133,9 +135,6 @@ def test_a_local_model_is_named_by_its_folder_not_its_path(tiny_dirs, monkeypatc
     assert any(f"**{folder.name}**" in text for text in shown), shown  # the playground's model line
     assert not [text for text in shown if str(folder) in text]
 
-
-def cli(*args: str, **kw) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "engine", *args], cwd=ROOT, capture_output=True, timeout=300, **kw)
 
 
 def test_a_prompt_that_is_not_utf8_is_named(tiny_dirs):

@@ -43,8 +43,9 @@ def _stop() -> None:
     st.session_state.pop(keys.PLAYING, None)
 
 
-def _clock(outcomes: list[ColumnOutcome]) -> tuple[float, float] | None:
-    """(measured seconds shown, playback seconds per measured second) while the replay plays, else None
+def _clock(outcomes: list[ColumnOutcome]) -> tuple[float, float, float] | None:
+    """(measured seconds shown, measured seconds in all, playback seconds per measured second) while the
+    replay plays, else None
     (just ended, or a full page run: every slider then shows its last step). Sets the sliders before
     they are drawn, so each slider, caption and chip row show the same step."""
     started = st.session_state.get(keys.PLAYING)
@@ -58,7 +59,7 @@ def _clock(outcomes: list[ColumnOutcome]) -> tuple[float, float] | None:
     for c in outcomes:
         r = c.result
         st.session_state[keys.replay(c.settings.index)] = step_at(r, elapsed) if playing else r.steps[-1].step
-    return (elapsed, scale) if playing else None
+    return (elapsed, longest, scale) if playing else None
 
 
 @st.fragment
@@ -70,8 +71,8 @@ def replay_section(outcomes: list[ColumnOutcome], lang: str) -> None:
                   help=t("cmp_replay_all_help", lang))
     else:
         st.button(t("cmp_replay_stop", lang), key=keys.PLAY_STOP, icon=":material/stop:", on_click=_stop)
-        longest, scale = playback_scale(outcomes)
-        st.markdown(t("cmp_replay_clock", lang, s=clock[0], total=longest, x=1 / scale))
+        elapsed, longest, scale = clock
+        st.markdown(t("cmp_replay_clock", lang, s=elapsed, total=longest, x=1 / scale))
     st.html(legend_html(lang))
     for c, box in zip(outcomes, st.columns(len(outcomes), border=True)):
         r = c.result
