@@ -7,8 +7,11 @@ import dataclasses
 import pytest
 
 from app_pages.compare.metrics import ColumnSummary, biggest_differences, column_name, differences, fmt_ratio, summarise
+from app_pages.compare.run import median_run
 from app_pages.compare.replay import step_at
-from app_pages.compare.state import ColumnOutcome, ColumnSettings, CompareResult, CompareStatus, mark_interrupted
+from app_pages.compare.state import (ColumnOutcome, ColumnSettings, CompareResult, CompareStatus, TimedRun,
+                                     mark_interrupted)
+from engine.metrics import RequestMetrics
 from tests.ui_support import run_to_end
 from ui.run_state import RunSettings, RunStatus
 
@@ -64,6 +67,40 @@ def test_summary_of_a_real_run(tiny):
     assert s.itl_p50_ms <= s.itl_p99_ms <= max(m.itl_ms)
     assert s.kv_end_bytes == (result.num_prompt_tokens + 4) * result.model.kv_bytes_per_token
     assert s.peak_bytes == max(step.peak_bytes for step in result.steps)
+
+
+def test_repeats_give_medians_pooled_percentiles_and_spread(tiny):
+    """Issue 16.11: a column timed three times reports each time's median, ITL percentiles over every
+    gap of every run, and the spread; the run it shows is the one with the median E2E."""
+    result = run_to_end(tiny, prompt="The quick brown fox", max_new_tokens=5)
+    times = [(30.0, 10.0, 70.0), (10.0, 20.0, 90.0), (20.0, 40.0, 180.0)]  # (TTFT, ITL, E2E) of each run
+    runs = [TimedRun(RequestMetrics(ttft_ms=ttft, tpot_ms=itl, itl_ms=[itl] * 4, e2e_ms=e2e, num_output_tokens=5),
+                     None) for ttft, itl, e2e in times]
+    s = summarise(ColumnOutcome(settings=column(0), result=result, runs=runs))
+    assert (s.runs, s.ttft_ms, s.tpot_ms, s.e2e_ms) == (3, 20.0, 20.0, 90.0)
+    assert (s.itl_p50_ms, s.itl_mean_ms) == (20.0, pytest.approx(70 / 3))  # 12 gaps: 4 of each
+    assert s.spread == {"ttft_ms": 1.0, "tpot_ms": 1.5, "e2e_ms": pytest.approx(110 / 90)}
+    assert (s.output_tokens, s.peak_bytes) == (5, max(step.peak_bytes for step in result.steps))
+    single = summarise(ColumnOutcome(settings=column(0), result=result, runs=runs[:1]))
+    assert single.spread is None and single.ttft_ms == 30.0
+    pairs = [("a", r) for r in (run_to_end(tiny, prompt="Hi", max_new_tokens=n) for n in (2, 6, 4))]
+    assert median_run(pairs)[1].settings.max_new_tokens == 4  # the middle E2E of three: 2 < 4 < 6 tokens
+
+
+def test_a_time_ratio_inside_the_spread_is_not_called_a_difference():
+    cols = [column(0), column(1, attention="eager")]
+    noisy = {"ttft_ms": 0.3, "tpot_ms": 0.3, "e2e_ms": 0.3}
+    base, other = summary(0, runs=3, spread=noisy), summary(1, ttft_ms=140.0, tpot_ms=24.0, e2e_ms=260.0, runs=3,
+                                                             spread={"ttft_ms": 0.05, "tpot_ms": 0.1, "e2e_ms": 0.1})
+    lines = biggest_differences([base, other], cols, "en")  # TPOT ×1.2 and E2E ×1.08 are inside base's 30 %
+    assert lines == ["Column 2 (eager): TTFT 1.40× column 1, peak memory 1.00× column 1"]
+    quiet = summary(1, tpot_ms=24.0, e2e_ms=260.0, runs=3, spread=noisy)  # every time inside the spread
+    assert biggest_differences([base, quiet], cols, "en") == [
+        "Column 2 (eager): times within the runs' spread (no timing difference this run can tell), "
+        "peak memory 1.00× column 1"]
+    sharp = summary(1, tpot_ms=62.0, runs=3, spread={"tpot_ms": 0.02})
+    assert biggest_differences([summary(0, runs=3, spread={"tpot_ms": 0.02}), sharp], cols, "en")[0].startswith(
+        "Column 2 (eager): TPOT 3.10× column 1")
 
 
 def test_clocked_replay_shows_the_steps_done_by_then(tiny):

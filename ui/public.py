@@ -41,7 +41,7 @@ class PublicSettings:
     max_prompt_chars: int = 4000
     max_new_tokens: int = 256
     max_context: int = 2048  # tokens any run may hold (prompt + output): every page's lengths stop here
-    max_repeats: int = 3  # timing repeats (sweeps, calibration, precision)
+    max_repeats: int = 3  # timing repeats (sweeps, calibration, precision, compare)
     max_requests: int = 16  # requests in one workload (serving lab, memory leak, remote load)
     max_batch: int = 8  # sequences stepped together (roofline, serving, precision)
     max_columns: int = 2  # compare columns

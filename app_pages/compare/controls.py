@@ -10,7 +10,7 @@ from __future__ import annotations
 import streamlit as st
 
 from app_pages.compare import keys
-from app_pages.compare.state import MAX_COLUMNS, MIN_COLUMNS, ColumnSettings
+from app_pages.compare.state import DEFAULT_REPEATS, MAX_COLUMNS, MAX_REPEATS, MIN_COLUMNS, ColumnSettings
 from app_pages.compare.strings import t
 from ui.capped import cap_help, capped
 from ui.models import ModelChoice, default_model_spec
@@ -27,7 +27,7 @@ COLUMN_DEFAULTS = [{}, {"kv": False}, {"attention": "eager"}, {"dtype": "bfloat1
 
 def seed_defaults(sidebar: ModelChoice) -> None:
     """Each column's first values, once per session: the sidebar's model and dtype, greedy."""
-    seed({keys.N: MIN_COLUMNS})
+    seed({keys.N: MIN_COLUMNS, keys.REPEATS: float(DEFAULT_REPEATS)})
     for i, changes in enumerate(COLUMN_DEFAULTS):
         base = {"prompt": DEFAULT_PROMPT, "chat": True, "max_new": 32, "temperature": 0.0, "top_k": 0,
                 "top_p": 1.0, "seed": None, "attention": "sdpa", "kv": True, "model": sidebar.spec,
@@ -93,8 +93,9 @@ def column_settings(i: int, device: str) -> ColumnSettings:
     return ColumnSettings(index=i, run=run, model=model, dtype=s[keys.column("dtype", i)], device=device)
 
 
-def render_controls(sidebar: ModelChoice, lang: str) -> tuple[list[ColumnSettings], bool]:
-    """Draw the controls; return the shown columns' settings and whether Run all was pressed."""
+def render_controls(sidebar: ModelChoice, lang: str) -> tuple[list[ColumnSettings], int, bool]:
+    """Draw the controls; return the shown columns' settings, the timed runs per column and whether
+    Run all was pressed."""
     seed_defaults(sidebar)
     most = capped("max_columns", MAX_COLUMNS, keys.N, MIN_COLUMNS)
     st.radio(t("cmp_count", lang), list(range(MIN_COLUMNS, most + 1)), key=keys.N, horizontal=True,
@@ -105,6 +106,9 @@ def render_controls(sidebar: ModelChoice, lang: str) -> tuple[list[ColumnSetting
         for i, box in enumerate(st.columns(n, border=True)):
             with box:
                 _column_controls(i, options, n <= 2, lang)
+        box, _ = st.columns([1, 3])
+        repeats = whole_number_box(box, t("cmp_repeats", lang), 1, capped("max_repeats", MAX_REPEATS, keys.REPEATS),
+                                   keys.REPEATS, help=cap_help("max_repeats", lang, t("cmp_repeats_help", lang)))
         run = st.form_submit_button(t("cmp_run", lang), type="primary", icon=":material/play_arrow:", key=keys.RUN)
     st.caption(t("cmp_sequential_note", lang))
-    return [column_settings(i, sidebar.device) for i in range(n)], run
+    return [column_settings(i, sidebar.device) for i in range(n)], repeats, run

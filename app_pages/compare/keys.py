@@ -3,6 +3,7 @@ modules use these names, so a key is renamed in one place."""
 # controls.py
 FORM = "cmp_form"
 N = "cmp_n"
+REPEATS = "cmp_repeats"
 RUN = "cmp_run"
 
 # replay.py

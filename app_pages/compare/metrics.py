@@ -1,10 +1,12 @@
 """The numbers the compare page puts side by side, computed from each column's own run records:
 TTFT, TPOT, ITL (mean, P50, P99) and E2E from the token times (engine/metrics.py, vLLM's
-definitions), peak memory from the per-step probe, and KV bytes from the cached tokens x the
-model's KV bytes per token. Also how each column's settings differ from column 1, for names."""
+definitions), each the median over the column's timed repeats with its spread, peak memory from
+the per-step probe, and KV bytes from the cached tokens x the model's KV bytes per token. Also how
+each column's settings differ from column 1, for names."""
 from __future__ import annotations
 
 import math
+import statistics
 from dataclasses import dataclass
 
 from app_pages.compare.state import ColumnOutcome, ColumnSettings
@@ -27,6 +29,8 @@ class ColumnSummary:
     e2e_ms: float
     peak_bytes: int | None  # the largest per-step peak; None if memory was not probed
     kv_end_bytes: int  # the cache at the last step (0 with the cache off)
+    runs: int = 1  # timed repeats the times are the median of
+    spread: dict[str, float] | None = None  # per time metric: (max − min) ÷ median over the repeats (2+ runs)
 
 
 # What the caption ranks by ratio to the base, in two families: for each column it names the time
@@ -43,17 +47,38 @@ def kv_bytes_per_step(result: RunResult) -> list[tuple[int, int]]:
     return [(r.step, r.cached_tokens * per_token) for r in kv_steps(result.steps, result.block_size)]
 
 
+def _median(values: list[float | None]) -> float | None:
+    present = [v for v in values if v is not None]
+    return statistics.median(present) if present else None
+
+
+def _spread(values: list[float | None]) -> float | None:
+    """(max − min) ÷ median: how far apart the repeats landed, as a fraction (None under 2 runs)."""
+    present = [v for v in values if v is not None]
+    mid = statistics.median(present) if len(present) > 1 else 0
+    return (max(present) - min(present)) / mid if mid else None
+
+
+SPREAD_METRICS = ("ttft_ms", "tpot_ms", "e2e_ms")  # the times whose spread the table shows
+SPREAD_OF = {"itl_p99_ms": "tpot_ms"}  # the P99 gap is judged by the decode gaps' spread
+
+
 def summarise(col: ColumnOutcome) -> ColumnSummary:
+    """The column's numbers: times over all its timed repeats (median; ITL percentiles over every
+    gap of every repeat), tokens and memory from the run it shows."""
     r = col.result
-    m = r.metrics
-    itl = percentiles(m.itl_ms, (50, 99)) if m.itl_ms else None
+    runs = [run.metrics for run in col.runs] or [r.metrics]
+    gaps = [gap for m in runs for gap in m.itl_ms]
+    itl = percentiles(gaps, (50, 99)) if gaps else None
     peaks = [s.peak_bytes for s in r.steps if s.peak_bytes is not None]
     kv = kv_bytes_per_step(r)
+    spread = {name: _spread([getattr(m, name) for m in runs]) for name in SPREAD_METRICS} if len(runs) > 1 else None
     return ColumnSummary(index=col.settings.index, prompt_tokens=r.num_prompt_tokens, output_tokens=len(r.tokens),
-                         ttft_ms=m.ttft_ms, tpot_ms=m.tpot_ms, itl_mean_ms=itl["mean"] if itl else None,
-                         itl_p50_ms=itl["p50"] if itl else None, itl_p99_ms=itl["p99"] if itl else None,
-                         e2e_ms=m.e2e_ms, peak_bytes=max(peaks) if peaks else None,
-                         kv_end_bytes=kv[-1][1] if kv else 0)
+                         ttft_ms=_median([m.ttft_ms for m in runs]), tpot_ms=_median([m.tpot_ms for m in runs]),
+                         itl_mean_ms=itl["mean"] if itl else None, itl_p50_ms=itl["p50"] if itl else None,
+                         itl_p99_ms=itl["p99"] if itl else None, e2e_ms=_median([m.e2e_ms for m in runs]),
+                         peak_bytes=max(peaks) if peaks else None, kv_end_bytes=kv[-1][1] if kv else 0,
+                         runs=len(runs), spread=spread)
 
 
 def ratio(value: float | None, base: float | None) -> float | None:
@@ -119,10 +144,20 @@ def column_name(s: ColumnSettings, base: ColumnSettings, lang: str, prompts_diff
     return t("cmp_column_named", lang, n=s.index + 1, detail=detail)
 
 
+def within_spread(q: float, s: ColumnSummary, base: ColumnSummary, attr: str) -> bool:
+    """A ratio no further from 1 than either column's repeats were from each other: not a difference
+    the run can tell from noise (False where the metric has no spread: a single run, or memory)."""
+    attr = SPREAD_OF.get(attr, attr)
+    spreads = [x.spread.get(attr) for x in (s, base) if x.spread]
+    spreads = [v for v in spreads if v is not None]
+    return bool(spreads) and abs(q - 1) <= max(spreads)
+
+
 def biggest_differences(summaries: list[ColumnSummary], columns: list[ColumnSettings], lang: str,
                         busy: bool = False) -> list[str]:
     """For each column after the first, its time metric and its memory metric furthest from the
     first column (by the size of log(ratio)), as sentences: "Column 2 (KV off): TPOT 3.10× column 1, ...".
+    A time ratio inside the repeats' spread is not named; when all are, the sentence says so.
     busy: some column was timed on a busy machine; its time ratio is then called unreliable, not given."""
     base, base_settings = summaries[0], columns[0]
     by_index = {c.index: c for c in columns}
@@ -133,12 +168,18 @@ def biggest_differences(summaries: list[ColumnSummary], columns: list[ColumnSett
             if busy and family is RANKED[0]:
                 parts.append(t("cmp_diff_busy", lang))
                 continue
-            ranked = []
+            ranked, in_noise = [], False
             for attr, key in family:
                 q = ratio(getattr(s, attr), getattr(base, attr))
-                if q is not None and q > 0:
+                if q is None or q <= 0:
+                    continue
+                if within_spread(q, s, base, attr):
+                    in_noise = True
+                else:
                     ranked.append((abs(math.log(q)), key, q))
-            if ranked:
+            if in_noise and not ranked:
+                parts.append(t("cmp_diff_noise", lang))
+            elif ranked:
                 _, key, q = max(ranked)
                 parts.append(t("cmp_diff_part", lang, metric=t(key, lang), x=fmt_ratio(q),
                                base=base_settings.index + 1))

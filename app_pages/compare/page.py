@@ -19,7 +19,7 @@ lang = current_lang()
 st.title(t("cmp_title", lang))
 st.markdown(t("cmp_intro", lang))
 
-columns, run_clicked = render_controls(st.session_state[CHOICE_KEY], lang)
+columns, repeats, run_clicked = render_controls(st.session_state[CHOICE_KEY], lang)
 status_slot = st.container()
 live_slots = [box.empty() for box in st.columns(len(columns))]
 results_slot = st.empty()
@@ -28,7 +28,7 @@ if run_clicked:
     results_slot.empty()
     with take_turn(lang) as go:
         if go:
-            run_all(columns, get_registry(), status_slot, live_slots, lang)
+            run_all(columns, repeats, get_registry(), status_slot, live_slots, lang)
     for slot in live_slots:
         slot.empty()
 with results_slot.container():

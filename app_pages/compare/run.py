@@ -6,7 +6,8 @@ from each other and each would measure the other's load. Every engine step also 
 registry's step lock, as the playground does, so another browser session cannot interleave.
 
 First every column is prepared (its model loaded, its input checked, an untimed warm-up), then
-each is timed in turn. A column that cannot run (its model fails to load, an empty prompt, a
+each is timed in turn, `repeats` times back to back: the column shows its median run (by E2E) and
+the summary each time's median and spread over the runs. A column that cannot run (its model fails to load, an empty prompt, a
 prompt past the context) gets its message and the others run anyway.
 """
 from __future__ import annotations
@@ -17,7 +18,7 @@ import time
 import streamlit as st
 
 from app_pages.compare import keys
-from app_pages.compare.state import ColumnOutcome, ColumnSettings, CompareResult, CompareStatus
+from app_pages.compare.state import ColumnOutcome, ColumnSettings, CompareResult, CompareStatus, TimedRun
 from app_pages.compare.strings import t
 from engine import Engine, SamplingParams
 from engine.memory_pass import timed_config
@@ -106,29 +107,56 @@ def prepare_column(outcome: ColumnOutcome, k: int, n: int, registry: ModelRegist
     return bundle, view
 
 
-def run_column(outcome: ColumnOutcome, bundle, view, k: int, n: int, registry: ModelRegistry, bar,
-               lang: str) -> None:
-    """The timed run of one prepared column, drawn live into its view and the shared bar."""
-    s = outcome.settings
-    name = t("cmp_column", lang, n=s.index + 1)
+def median_run(runs: list[tuple[Engine, RunResult]]) -> tuple[Engine, RunResult]:
+    """The run whose E2E is the median (the lower middle of an even count): the one the column shows."""
+    return sorted(runs, key=lambda run: run[1].metrics.e2e_ms)[(len(runs) - 1) // 2]
+
+
+def time_column(outcome: ColumnOutcome, bundle, view, progress, registry: ModelRegistry,
+                lang: str) -> tuple[Engine, RunResult]:
+    """One timed run of a prepared column, drawn live into its view; progress(tokens done) moves the bar."""
     engine, result = start_column(bundle, outcome)  # checked in prepare_column: arrival is now
-    outcome.result = result
+    if outcome.result is None:
+        outcome.result = result  # the first run is what a Stop leaves behind
     view.html(live_html(result, lang))
     interval, last_drawn = redraw_interval(), 0.0
-    try:
-        for event in run_steps(engine, result, registry.step_lock):
-            now = time.perf_counter()
-            if (event.step is not None and event.step.phase == "prefill") or now - last_drawn >= interval:
-                view.html(live_html(result, lang))
-                done = len(result.tokens)
-                bar.progress(min(1.0, (k + done / max(s.run.max_new_tokens, 1)) / n),
-                             text=t("cmp_progress", lang, name=name, k=k + 1, n=n, done=done, N=s.run.max_new_tokens))
-                last_drawn = now
-        view.html(live_html(result, lang))
-        measure_column(engine, result, registry, bar, name, k, n, lang)
-    except Exception as exc:  # noqa: BLE001 - keep what ran, say what failed
-        result.status, outcome.error = RunStatus.FAILED, error_message(exc, lang)
+    for event in run_steps(engine, result, registry.step_lock):
+        now = time.perf_counter()
+        if (event.step is not None and event.step.phase == "prefill") or now - last_drawn >= interval:
+            view.html(live_html(result, lang))
+            progress(len(result.tokens))
+            last_drawn = now
     view.html(live_html(result, lang))
+    return engine, result
+
+
+def run_column(outcome: ColumnOutcome, bundle, view, k: int, n: int, repeats: int, registry: ModelRegistry, bar,
+               lang: str) -> None:
+    """A prepared column's timed runs, one after another, then its memory pass on the median run."""
+    s = outcome.settings
+    name = t("cmp_column", lang, n=s.index + 1)
+    most = max(s.run.max_new_tokens, 1)
+    finished = []
+    try:
+        for r in range(repeats):
+            def progress(done: int, r: int = r) -> None:
+                bar.progress(min(1.0, (k + (r + done / most) / repeats) / n),
+                             text=t("cmp_progress", lang, name=name, k=k + 1, n=n, done=done, N=most,
+                                    r=r + 1, R=repeats))
+            engine, result = time_column(outcome, bundle, view, progress, registry, lang)
+            if result.status == RunStatus.DONE and result.tokens:
+                finished.append((engine, result))
+                outcome.runs.append(TimedRun(result.metrics, result.load))
+        if finished:
+            engine, outcome.result = median_run(finished)
+            view.html(live_html(outcome.result, lang))
+            measure_column(engine, outcome.result, registry, bar, name, k, n, lang)
+    except Exception as exc:  # noqa: BLE001 - keep what ran, say what failed
+        outcome.error = error_message(exc, lang)
+        if outcome.result is not None and outcome.result.status == RunStatus.RUNNING:
+            outcome.result.status = RunStatus.FAILED
+    if outcome.result is not None:
+        view.html(live_html(outcome.result, lang))
 
 
 def measure_column(engine, result: RunResult, registry: ModelRegistry, bar, name: str, k: int, n: int,
@@ -140,10 +168,11 @@ def measure_column(engine, result: RunResult, registry: ModelRegistry, bar, name
                                                    done=done, total=total))
 
 
-def run_all(columns: list[ColumnSettings], registry: ModelRegistry, status_slot, slots: list, lang: str) -> None:
-    """Every column in turn; the comparison lands in session state before the first step, so Stop
-    (which interrupts this script) leaves the finished columns behind."""
-    result = CompareResult(columns=[ColumnOutcome(settings=c) for c in columns])
+def run_all(columns: list[ColumnSettings], repeats: int, registry: ModelRegistry, status_slot, slots: list,
+            lang: str) -> None:
+    """Every column in turn, each timed `repeats` times back to back; the comparison lands in session
+    state before the first step, so Stop (which interrupts this script) leaves the finished columns behind."""
+    result = CompareResult(columns=[ColumnOutcome(settings=c) for c in columns], repeats=repeats)
     st.session_state[keys.RESULT] = result
     for name in [k for k in st.session_state if str(k).startswith(keys.REPLAY_PREFIX)]:
         del st.session_state[name]
@@ -157,7 +186,7 @@ def run_all(columns: list[ColumnSettings], registry: ModelRegistry, status_slot,
         prepared = [prepare_column(c, k, n, registry, slots[k], bar, lang) for k, c in enumerate(result.columns)]
         for k, (outcome, ready) in enumerate(zip(result.columns, prepared)):
             if ready is not None:
-                run_column(outcome, *ready, k, n, registry, bar, lang)
+                run_column(outcome, *ready, k, n, repeats, registry, bar, lang)
         bar.progress(1.0, text=t("cmp_progress_done", lang, n=n))
         box.update(label=t("cmp_done", lang, ok=len(result.finished), n=n), state="complete", expanded=False)
     result.status = CompareStatus.DONE

@@ -8,10 +8,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import Enum
 
+from engine.metrics import RequestMetrics
+from lab.busy import MachineLoad
 from ui.models import ModelChoice
 from ui.run_state import RunResult, RunSettings, RunStatus
 
 MIN_COLUMNS, MAX_COLUMNS = 2, 4
+# Timed runs per column: the table shows each time's median and spread, so one noisy run cannot pass
+# for a difference between settings. Three is the fewest with a median that ignores one outlier.
+DEFAULT_REPEATS, MAX_REPEATS = 3, 9
 COLUMN_COLORS = ["#2563eb", "#dc2626", "#16a34a", "#d97706"]  # one per column, the same in every chart
 
 
@@ -39,13 +44,22 @@ class CompareStatus(str, Enum):
     STOPPED = "stopped"  # Stop (or any rerun) cut the comparison short
 
 
+@dataclass(frozen=True)
+class TimedRun:
+    """One timed repeat of a column: its latency metrics and the machine's load while it ran."""
+    metrics: RequestMetrics
+    load: MachineLoad | None
+
+
 @dataclass
 class ColumnOutcome:
-    """One column after Run all: its run (None if it never started), or why it could not run."""
+    """One column after Run all: its shown run (the median of its repeats by E2E; None if it never
+    started) and every finished repeat's timings, or why it could not run."""
     settings: ColumnSettings
     result: RunResult | None = None
     error: str | None = None
     chat_applied: bool = False  # the chat template was asked for and the model has one
+    runs: list[TimedRun] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -57,6 +71,7 @@ class ColumnOutcome:
 class CompareResult:
     columns: list[ColumnOutcome] = field(default_factory=list)
     status: CompareStatus = CompareStatus.RUNNING
+    repeats: int = 1  # timed runs asked of each column
 
     @property
     def finished(self) -> list[ColumnOutcome]:

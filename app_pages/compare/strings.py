@@ -27,17 +27,27 @@ STRINGS: dict[str, tuple[str, str]] = {
         "The columns run one after another, never at once: on this 2-core CPU two runs at the same time would "
         "take cores from each other and each would measure the other's load. First every column is loaded and "
         "warmed up with an untimed two-token run of its own prompt, so the first column does not pay one-off costs "
-        "alone; then each is timed. Each is a single run: differences of a few percent can be noise.",
+        "alone; then each is timed, as many times as \"Timed runs per column\" says, and the summary gives each "
+        "time's median and how far the runs spread.",
         "各列依次运行，从不同时运行：在这台 2 核 CPU 上同时运行会互相抢占核心，各自的测量都会包含对方的负载。"
-        "先为每一列加载模型并用它自己的提示词做一次不计时的两 token 预热，避免第一列独自承担一次性开销；然后逐列计时。"
-        "每列只运行一次，几个百分点的差异可能只是噪声。"),
+        "先为每一列加载模型并用它自己的提示词做一次不计时的两 token 预热，避免第一列独自承担一次性开销；然后逐列计时，"
+        "每列计时的次数由“每列计时次数”决定，汇总给出每项时间的中位数以及各次之间的离散程度。"),
+    "cmp_repeats": ("Timed runs per column", "每列计时次数"),
+    "cmp_repeats_help": (
+        "Each column is timed this many times, one run after another. The summary shows each time's median and its "
+        "spread ((max − min) ÷ median), and a ratio inside that spread is not called a difference. The charts and "
+        "tokens show the run with the median E2E. 1 is fastest; a single run can be off by tens of percent when "
+        "something else uses the CPU.",
+        "每一列连续计时这么多次。汇总显示每项时间的中位数及其离散程度（(最大 − 最小) ÷ 中位数），落在离散范围内的比值"
+        "不算作差异。图表和 token 展示 E2E 处于中位数的那一次。1 次最快；当有别的程序占用 CPU 时，单次运行可能偏差"
+        "几十个百分点。"),
     # running
     "cmp_running": ("Running {n} columns one after another…", "正在依次运行 {n} 列…"),
     "cmp_loading": ("Loading model {spec} ({dtype})…", "正在加载模型 {spec}（{dtype}）…"),
     "cmp_progress_warm": ("{name} ({k} of {n}): loading, checking and warming up (untimed)",
                           "{name}（第 {k} 个，共 {n} 个）：加载、检查并预热（不计时）"),
-    "cmp_progress": ("{name} ({k} of {n}): {done} of at most {N} tokens", "{name}（第 {k} 个，共 {n} 个）："
-                     "已生成 {done} 个 token，最多 {N} 个"),
+    "cmp_progress": ("{name} ({k} of {n}), timed run {r} of {R}: {done} of at most {N} tokens",
+                     "{name}（第 {k} 个，共 {n} 个），第 {r}/{R} 次计时：已生成 {done} 个 token，最多 {N} 个"),
     "cmp_progress_memory": ("{name} ({k} of {n}): memory on a second, untimed pass, step {done} of {total}",
                             "{name}（第 {k} 个，共 {n} 个）：第二趟（不计时）测量内存，第 {done}/{total} 步"),
     "cmp_progress_done": ("All {n} columns ran", "{n} 列均已运行"),
@@ -83,12 +93,12 @@ STRINGS: dict[str, tuple[str, str]] = {
     "cmp_fig_kv": ("KV cache growth per step", "每步的 KV 缓存增长"),
     "cmp_fig_peak": ("Peak transient memory per step", "每步的瞬时内存峰值"),
     "cmp_charts_caption": (
-        "Each column is one trace, in the same colour in every chart; the three per-step charts share one x axis "
+        "Each column is one trace (its run with the median E2E), in the same colour in every chart; the three per-step charts share one x axis "
         "(step 0 is the prefill). ITL is the gap before each decode token; the KV cache is the tokens whose K and V "
         "are held × the model's KV bytes per token (zero with the cache off); peak memory is what the engine's "
         "probe measured above each step's start, on a second, untimed pass over the same tokens (the timings come "
         "from the first pass, which has no probe).",
-        "每一列是一条轨迹，在所有图里颜色相同；三张逐步图共用同一个横轴（第 0 步是预填充）。ITL 是每个解码 token "
+        "每一列是一条轨迹（取其 E2E 处于中位数的那一次），在所有图里颜色相同；三张逐步图共用同一个横轴（第 0 步是预填充）。ITL 是每个解码 token "
         "之前的间隔；KV 缓存 = 已缓存 K、V 的 token 数 × 模型每 token 的 KV 字节数（关闭缓存时为零）；内存峰值是"
         "引擎探针测得的、相对每步开始时的增量，来自用同样 token 再跑一遍的第二趟（不计时；时延来自没有探针的第一趟）。"),
     # metrics and table
@@ -100,6 +110,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "cmp_m_kv": ("KV cache at the end", "结束时的 KV 缓存"),
     "cmp_table_header": ("Summary", "汇总"),
     "cmp_col_metric": ("metric", "指标"),
+    "cmp_col_runs": ("timed runs", "计时次数"),
     "cmp_col_prompt": ("prompt tokens", "提示词 token"),
     "cmp_col_output": ("output tokens", "输出 token"),
     "cmp_col_ttft": ("TTFT (ms)", "TTFT（毫秒）"),
@@ -108,6 +119,9 @@ STRINGS: dict[str, tuple[str, str]] = {
     "cmp_col_itl_p50": ("ITL P50 (ms)", "ITL P50（毫秒）"),
     "cmp_col_itl_p99": ("ITL P99 (ms)", "ITL P99（毫秒）"),
     "cmp_col_e2e": ("E2E (ms)", "E2E（毫秒）"),
+    "cmp_col_ttft_spread": ("TTFT spread (%)", "TTFT 离散（%）"),
+    "cmp_col_tpot_spread": ("TPOT spread (%)", "TPOT 离散（%）"),
+    "cmp_col_e2e_spread": ("E2E spread (%)", "E2E 离散（%）"),
     "cmp_col_peak": ("peak memory (MiB)", "内存峰值（MiB）"),
     "cmp_col_kv": ("KV at the end (KiB)", "结束时 KV（KiB）"),
     "cmp_col_ttft_x": ("TTFT ÷ base (×)", "TTFT ÷ 基准（倍）"),
@@ -117,15 +131,20 @@ STRINGS: dict[str, tuple[str, str]] = {
     "cmp_col_kv_diff": ("KV − base (KiB)", "KV − 基准（KiB）"),
     "cmp_table_caption": (
         "The base is column {n}. TTFT = first token − arrival; TPOT = (E2E − TTFT) ÷ (output tokens − 1); ITL = the "
-        "gaps between tokens; E2E = last token − arrival (vLLM's definitions). Peak memory is the largest per-step "
+        "gaps between tokens; E2E = last token − arrival (vLLM's definitions). With several timed runs, TTFT, TPOT "
+        "and E2E are their medians, the ITL percentiles are over every gap of every run, and spread = (max − min) ÷ "
+        "median × 100. Tokens and memory come from the run with the median E2E. Peak memory is the largest per-step "
         "peak; KV at the end is the cache during the last step.",
         "基准是第 {n} 列。TTFT = 首个 token 时间 − 到达时间；TPOT = (E2E − TTFT) ÷ (输出 token 数 − 1)；ITL = 相邻 "
-        "token 的间隔；E2E = 最后一个 token 时间 − 到达时间（vLLM 的定义）。内存峰值取各步峰值的最大值；结束时 KV "
-        "是最后一步时的缓存大小。"),
+        "token 的间隔；E2E = 最后一个 token 时间 − 到达时间（vLLM 的定义）。多次计时时，TTFT、TPOT、E2E 取中位数，"
+        "ITL 分位数取所有次的全部间隔，离散 = (最大 − 最小) ÷ 中位数 × 100。token 与内存来自 E2E 处于中位数的那一次。"
+        "内存峰值取各步峰值的最大值；结束时 KV 是最后一步时的缓存大小。"),
     "cmp_base_moved": ("Column 1 did not finish, so column {n} is the base the others are compared with.",
                        "第 1 列没有完成，因此以第 {n} 列作为其他列的比较基准。"),
     "cmp_diff_part": ("{metric} {x}× column {base}", "{metric} 是第 {base} 列的 {x} 倍"),
     "cmp_diff_line": ("{name}: {parts}", "{name}：{parts}"),
+    "cmp_diff_noise": ("times within the runs' spread (no timing difference this run can tell)",
+                       "时间差异在多次计时的离散范围之内（本次无法分辨）"),
     "cmp_diff_busy": ("time ratios unreliable (the machine was busy)", "时间比值不可靠（机器正忙）"),
     "cmp_diff_no_kv": ("{name} keeps no KV cache: every step recomputes K and V of the whole context.",
                        "{name} 不保留 KV 缓存：每一步都重新计算整个上下文的 K 和 V。"),

@@ -46,7 +46,8 @@ def _outcome(c: ColumnOutcome, lang: str) -> None:
 
 def summary_table(summaries: list[ColumnSummary], names: list[str], lang: str) -> pd.DataFrame:
     """One column per finished run, one row per metric (narrow enough to read without scrolling);
-    the last rows are each run's ratio to (and KV difference from) the base, the first run."""
+    the times' spread over the repeats when there are several; the last rows are each run's ratio to
+    (and KV difference from) the base, the first run."""
     base = summaries[0]
 
     def num(v: float | None, digits: int = 1) -> float | None:
@@ -55,7 +56,13 @@ def summary_table(summaries: list[ColumnSummary], names: list[str], lang: str) -
     def mib(b: int | None) -> float | None:
         return None if b is None else b / MIB
 
+    def spread(s: ColumnSummary, name: str) -> float | None:
+        v = (s.spread or {}).get(name)
+        return None if v is None else round(100 * v, 1)
+
+    repeated = any(s.runs > 1 for s in summaries)
     rows = {
+        "cmp_col_runs": lambda s: s.runs,
         "cmp_col_prompt": lambda s: s.prompt_tokens,
         "cmp_col_output": lambda s: s.output_tokens,
         "cmp_col_ttft": lambda s: num(s.ttft_ms),
@@ -64,6 +71,8 @@ def summary_table(summaries: list[ColumnSummary], names: list[str], lang: str) -
         "cmp_col_itl_p50": lambda s: num(s.itl_p50_ms),
         "cmp_col_itl_p99": lambda s: num(s.itl_p99_ms),
         "cmp_col_e2e": lambda s: num(s.e2e_ms, 0),
+        **({"cmp_col_ttft_spread": lambda s: spread(s, "ttft_ms"), "cmp_col_tpot_spread": lambda s: spread(s, "tpot_ms"),
+            "cmp_col_e2e_spread": lambda s: spread(s, "e2e_ms")} if repeated else {}),
         "cmp_col_peak": lambda s: num(mib(s.peak_bytes), 2),
         "cmp_col_kv": lambda s: num(s.kv_end_bytes / KIB),
         "cmp_col_ttft_x": lambda s: num(ratio(s.ttft_ms, base.ttft_ms), 2),
@@ -114,7 +123,7 @@ def render_comparison(result: CompareResult | None, lang: str) -> None:
                  column_config={"_index": st.column_config.TextColumn(width="medium")})
     if base.index != 0:
         st.caption(t("cmp_base_moved", lang, n=base.index + 1))
-    loads = [c.result.load for c in done if c.result.load is not None]
+    loads = [run.load for c in done for run in c.runs or [c.result] if run.load is not None]
     busiest = max(loads, key=lambda load: load.other_cores or 0.0, default=None)
     show_load(busiest, lang)
     lines = biggest_differences(summaries, [c.settings for c in done], lang, busy=any(x.busy for x in loads))
