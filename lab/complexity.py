@@ -59,20 +59,50 @@ class CacheRun:
         return list(np.cumsum(np.add(self.flops_linear, self.flops_attention)))
 
 
-def run_with_and_without_cache(model, tokenizer, prompt_ids: list[int], max_new_tokens: int,
-                               progress=None) -> dict[bool, CacheRun]:
-    """Greedy generation of max_new_tokens twice, KV cache on and off; progress(fraction) per step."""
-    runs = {}
+def seconds_left(prefill_ms: float | None, on_ms: list[float], off_ms: list[float], prompt_len: int,
+                 max_new_tokens: int) -> float | None:
+    """The rest of both runs' time, at t(step) = t_step + (rows − 1) × t_row: t_step is a cached decode
+    step (one row), and a step without the cache computes all L + i rows of its context. t_row comes
+    from the no-cache steps measured so far, or before them from the prefill (L rows at once, the same
+    kind of work). None until a cached step and one of those are measured."""
+    if not on_ms:
+        return None
+    t_step = float(np.median(on_ms))
+    rows = [prompt_len + i for i in range(max_new_tokens)]  # rows − 1 of each no-cache decode step
+    if len(off_ms) >= 3:
+        t_row = (sum(off_ms) - len(off_ms) * t_step) / max(sum(rows[:len(off_ms)]), 1)
+    elif prefill_ms is not None and prompt_len > 1:
+        t_row = (prefill_ms - t_step) / (prompt_len - 1)
+    else:
+        return None
+    t_row = max(t_row, 0.0)
+    left_on = (max_new_tokens - len(on_ms)) * t_step
+    left_off = sum(t_step + r * t_row for r in rows[len(off_ms):])
+    return (left_on + left_off) / 1e3
+
+
+def run_with_and_without_cache(model, tokenizer, prompt_ids: list[int], max_new_tokens: int, progress=None,
+                               finished=None) -> dict[bool, CacheRun]:
+    """Greedy generation of max_new_tokens twice, KV cache on and off. progress(fraction, seconds
+    left or None) after each step; finished(run) as each of the two runs ends (its curve can be drawn)."""
+    runs, prefill_ms, times = {}, None, {True: [], False: []}
     total = 2 * max_new_tokens
     for n, kv in enumerate((True, False)):
         engine = Engine(model, tokenizer, EngineConfig(kv_cache=kv, probe_memory=False))
         engine.add_request(prompt_ids, SamplingParams(max_new_tokens=max_new_tokens, ignore_eos=True))
-        for i, _ in enumerate(engine.stream()):
+        for i, event in enumerate(engine.stream()):
+            if event.step is not None and event.step.phase == "decode":
+                times[kv].append(event.step.ms)
+            elif event.step is not None and kv:
+                prefill_ms = event.step.ms
             if progress:
-                progress((n * max_new_tokens + i + 1) / total)
+                progress((n * max_new_tokens + i + 1) / total,
+                         seconds_left(prefill_ms, times[True], times[False], len(prompt_ids), max_new_tokens))
         decode = [s for s in engine.trace.steps if s.phase == "decode"]
         runs[kv] = CacheRun(kv, engine.trace.requests[0].output_token_ids, [s.ms for s in decode],
                             [s.flops_linear for s in decode], [s.flops_attention for s in decode])
+        if finished:
+            finished(runs[kv])
     return runs
 
 

@@ -17,6 +17,7 @@ from typing import Callable
 
 from engine.llm_engine import Engine, EngineConfig
 from engine.sampler import SamplingParams
+from lab import eta
 from lab.busy import MachineLoad
 from lab.verdicts import Spread
 from lab.workload import text_tokens
@@ -146,11 +147,7 @@ def seconds_left(plan: list[tuple[int, str, int, int]], done: int, since_first_s
     """The time the rest of the plan should take, at the pace of the requests measured after the first
     (`since_first_s` since the first finished); a request's work is its decode steps plus its prompt
     at PREFILL_TOKENS_PER_DECODE_STEP prompt tokens a step. None until a pace is known."""
-    work = [n + L / PREFILL_TOKENS_PER_DECODE_STEP for _, _, L, n in plan]
-    measured = sum(work[1:done])
-    if done < 2 or measured <= 0:
-        return None
-    return since_first_s * sum(work[done:]) / measured
+    return eta.seconds_left([n + L / PREFILL_TOKENS_PER_DECODE_STEP for _, _, L, n in plan], done, since_first_s)
 
 
 def run_sweep(model, tokenizer, settings: SweepSettings, name: str = "model",

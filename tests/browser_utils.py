@@ -207,14 +207,21 @@ def grid_cell(page, key: str, row: int, column: int) -> str:
 ARTIFACTS = ROOT / "test-artifacts"  # screenshots and server logs of the browser tests
 
 # Records whether a progress bar ever showed while the script ran, and the texts every bar carried.
+# Records what a run shows while its progress bar is up: the bar's texts, the captions, and the most
+# charts drawn inside the running status box at once (results drawn before the run ends).
 PROGRESS_OBSERVER_JS = """() => {
-  const w = {seen: false, texts: []};
+  const w = {seen: false, texts: [], captions: [], status_charts: 0};
+  const add = (list, text) => { if (text && !list.includes(text)) list.push(text); };
   new MutationObserver(() => {
-    for (const bar of document.querySelectorAll('[data-testid="stProgress"]')) {
+    const bars = document.querySelectorAll('[data-testid="stProgress"]');
+    for (const bar of bars) {
       w.seen = true;
-      const text = bar.innerText.trim();
-      if (text && !w.texts.includes(text)) w.texts.push(text);
+      add(w.texts, bar.innerText.trim());
     }
+    if (!bars.length) return;
+    for (const c of document.querySelectorAll('[data-testid="stCaptionContainer"]')) add(w.captions, c.innerText.trim());
+    const inside = document.querySelectorAll('[data-testid="stExpander"] [data-testid="stPlotlyChart"]').length;
+    w.status_charts = Math.max(w.status_charts, inside);
   }).observe(document.body, {childList: true, subtree: true, characterData: true});
   window.__progress = w;
 }"""

@@ -3,6 +3,8 @@ progress shown, the charts drawn, the worked example, no exception box. Screensh
 test-artifacts/."""
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from tests.browser_utils import (ARTIFACTS, PROGRESS_OBSERVER_JS, click_and_wait, exception_boxes, launch_chromium,
@@ -40,6 +42,10 @@ def test_small_comparison_shows_progress_then_charts(page):
     progress = page.evaluate("() => window.__progress")
     assert progress["seen"], "no progress bar while the comparison ran"
     assert any("with the KV cache" in t for t in progress["texts"]), progress["texts"]
+    # issue 16.12: how long it has left, and the cached run's steps drawn while the uncached one runs
+    assert any(re.search(r"without the KV cache .* · about \d+ s left", t) for t in progress["texts"]), progress
+    assert any(c.startswith("The run with the KV cache is done") for c in progress["captions"]), progress
+    assert progress["status_charts"] == 1, progress
     assert page.get_by_text("Done: 16 tokens after 8 prompt tokens").first.is_visible()
     panel = page.locator('[data-testid="stTabPanel"]:visible')
     panel.locator(".js-plotly-plot .main-svg").first.wait_for(timeout=20_000)

@@ -8,23 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser_utils import (ARTIFACTS, click_and_wait, exception_boxes, launch_chromium, open_tab,
+from tests.browser_utils import (ARTIFACTS, PROGRESS_OBSERVER_JS, click_and_wait, exception_boxes, launch_chromium, open_tab,
                                  require_chromium, serve, wait_idle)
 
 require_chromium()
 
 sync_api = pytest.importorskip("playwright.sync_api")
-
-# Records every progress text the page shows, so a fast sweep is still seen running.
-PROGRESS_OBSERVER_JS = """() => {
-  window.__progress = [];
-  const look = () => document.querySelectorAll('[data-testid="stProgress"]').forEach(el => {
-    const text = el.innerText.trim();
-    if (text && !window.__progress.includes(text)) window.__progress.push(text);
-  });
-  new MutationObserver(look).observe(document.body, {childList: true, subtree: true, characterData: true});
-}"""
-
 
 @pytest.fixture(scope="module")
 def server(bundled_dir):
@@ -49,8 +38,12 @@ def test_small_sweep_shows_progress_then_the_charts(page):
     page.get_by_role("textbox", name="Prompt lengths L").fill("64, 256")
     page.get_by_role("textbox", name="Chunk sizes").fill("")
     click_and_wait(page, page.get_by_role("button", name="Run sweep"), 180_000)
-    seen = page.evaluate("() => window.__progress")
+    progress = page.evaluate("() => window.__progress")
+    seen = progress["texts"]
     assert any(re.search(r"Measuring L = 64, eager \(1/4\)", s) for s in seen), seen
+    # issue 16.12: the time left once a pace is known, and the chart growing point by point
+    assert any(re.search(r"\(3/4\)… · about \d+ s left", s) for s in seen), seen
+    assert progress["status_charts"] == 1, progress
     assert page.get_by_text(re.compile(r"Measured 4 prefills in \d+ s")).first.is_visible()
     panel = page.locator('[data-testid="stTabPanel"]:visible')
     panel.locator(".js-plotly-plot .main-svg").first.wait_for(timeout=20_000)

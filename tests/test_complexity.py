@@ -11,10 +11,12 @@ TINY = ModelConfig(name="t", num_layers=2, hidden_size=8, num_heads=2, num_kv_he
 
 def test_tokens_with_and_without_the_cache_are_identical_and_costs_diverge(tiny):
     ids = tiny.tokenizer("A prompt of a few words").input_ids
-    seen = []
-    runs = run_with_and_without_cache(tiny.model, tiny.tokenizer, ids, 12, progress=seen.append)
+    seen, ended = [], []
+    runs = run_with_and_without_cache(tiny.model, tiny.tokenizer, ids, 12, progress=lambda f, left: seen.append(f),
+                                      finished=ended.append)
     assert runs[True].tokens == runs[False].tokens and len(runs[True].tokens) == 12
     assert seen[-1] == 1.0 and len(seen) == 24
+    assert ended == [runs[True], runs[False]]  # each run handed over as it ends
     on, off = runs[True], runs[False]
     assert len(on.step_ms) == 11 and len(set(on.flops_linear)) == 1  # flat with the cache
     assert all(b > a for a, b in zip(off.flops_linear, off.flops_linear[1:]))  # growing without it

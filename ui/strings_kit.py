@@ -71,6 +71,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     # rough durations of estimates (ui/text.fmt_duration)
     "dur_s": ("{n} s", "{n} 秒"),
     "dur_min": ("{n} min", "{n} 分钟"),
+    "eta_left": ("{what} · about {left} left", "{what} · 约剩 {left}"),  # a progress line and its estimate
     # replay
     "replay_play": ("Replay", "回放"),
     "replay_stop": ("Stop replay", "停止回放"),

@@ -54,6 +54,11 @@ def claim_link(claim: str) -> str:
     return f"[{claim}](/claims?claim={claim})"
 
 
+def with_eta(what: str, seconds_left: float | None, lang: str) -> str:
+    """A progress line with its time estimate, when there is one: "step 3 of 96 · about 25 s left"."""
+    return what if seconds_left is None else t("eta_left", lang, what=what, left=fmt_duration(seconds_left, lang))
+
+
 def fmt_duration(seconds: float, lang: str) -> str:
     """A rough time for an estimate: "40 s", "3 min" (rounded: an estimate is not more precise)."""
     if seconds < 90:

@@ -31,9 +31,10 @@ def _slope(value: float | None) -> str:
 
 
 def step_time_figure(runs: dict[bool, CacheRun], prompt_len: int, lang: str = "en") -> go.Figure:
-    """Measured time of each decode step against its context: flat with the cache, growing without."""
+    """Measured time of each decode step against its context: flat with the cache, growing without.
+    `runs` may hold only the run with the cache (drawn while the other runs)."""
     fig = go.Figure()
-    for kv in (True, False):
+    for kv in (kv for kv in (True, False) if kv in runs):
         ms = runs[kv].step_ms
         fig.add_trace(go.Scatter(x=list(range(prompt_len + 1, prompt_len + len(ms) + 1)), y=ms, mode="lines+markers",
                                  marker=dict(size=4), name=_cache_name(kv, lang), line=dict(color=CACHE_COLORS[kv])))

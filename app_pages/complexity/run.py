@@ -22,12 +22,14 @@ from ui.capped import cap_help, capped
 from ui.errors import show_error
 from ui.load_note import show_load
 from ui.public import check_run_work
-from ui.text import md_literal
+from ui.text import md_literal, with_eta
 from ui.turn import take_turn
 from ui.widget_state import KEEP, seed
 
-DEFAULT_L, DEFAULT_N, MIN_N, MAX_N = 32, 128, 8, 1024
-REDRAW_S = 0.25  # the progress bar's redraw interval
+# N = 96 after L = 32 takes about 30 s on the bundled model on 2 quiet AVX2 cores (README)
+DEFAULT_L, DEFAULT_N, MIN_N, MAX_N = 32, 96, 8, 1024
+REDRAW_S = 1.0  # the progress bar's redraw interval: each redraw costs the browser CPU (README: "What the browser costs")
+SETTLE_S = 1.0  # after a chart is sent: the browser draws it before the next timed step starts
 
 
 @dataclass
@@ -50,8 +52,9 @@ class Comparison:
         return len(self.runs[True].step_ms)
 
 
-def run_comparison(bundle, prompt_len: int, max_new_tokens: int, lock, progress) -> Comparison:
-    """Both runs, KV cache on then off; ValueError (readable) on settings the model cannot run."""
+def run_comparison(bundle, prompt_len: int, max_new_tokens: int, lock, progress, finished=None) -> Comparison:
+    """Both runs, KV cache on then off; ValueError (readable) on settings the model cannot run.
+    progress and finished: as lab/complexity.run_with_and_without_cache calls them."""
     if max_new_tokens < MIN_N:
         raise ValueError(f"N must be at least {MIN_N}: a slope needs a few decode steps to fit on.")
     c = bundle.model.config
@@ -63,7 +66,8 @@ def run_comparison(bundle, prompt_len: int, max_new_tokens: int, lock, progress)
         # A two-token pass first: a fresh process pays one-off costs on the first steps of new shapes
         # (oneDNN primitives, allocator growth) that would otherwise bend the start of both curves.
         run_with_and_without_cache(bundle.model, bundle.tokenizer, ids, 2)
-        runs = run_with_and_without_cache(bundle.model, bundle.tokenizer, ids, max_new_tokens, progress=progress)
+        runs = run_with_and_without_cache(bundle.model, bundle.tokenizer, ids, max_new_tokens, progress=progress,
+                                          finished=finished)
     text = bundle.tokenizer.decode(runs[True].tokens, skip_special_tokens=True)
     return Comparison(bundle.name, prompt_len, max_new_tokens, runs, text, crossover_context(c, kv_cache=True))
 
@@ -94,7 +98,7 @@ def run_with_progress(bundle, registry, prompt_len: int, max_new: int, lang: str
 
     last_drawn = [0.0]
 
-    def progress(fraction: float) -> None:
+    def progress(fraction: float, left: float | None) -> None:
         # Every redraw costs the server and the browser CPU the measured steps then lack (2 cores):
         # redraw a few times a second, and at the switch to the second run.
         done = round(fraction * 2 * max_new)
@@ -103,17 +107,29 @@ def run_with_progress(bundle, registry, prompt_len: int, max_new: int, lang: str
             return
         last_drawn[0] = now
         key, step = ("cx_progress_on", done) if done <= max_new else ("cx_progress_off", done - max_new)
-        bar.progress(min(max(fraction, 0.0), 1.0), text=t(key, lang, done=step, N=max_new))
+        bar.progress(min(max(fraction, 0.0), 1.0), text=with_eta(t(key, lang, done=step, N=max_new), left, lang))
+
+    so_far = box.empty()
+
+    def finished(run: CacheRun) -> None:
+        """The cached run's steps, drawn once it ends: a result to look at while the slow run goes on.
+        Only between the runs, with a pause to draw it: a chart drawn during a timed step takes its CPU."""
+        if run.kv_cache:
+            with so_far.container():
+                st.plotly_chart(step_time_figure({True: run}, prompt_len, lang), key=keys.FIG_STEP_MS_SO_FAR)
+                st.caption(t("cx_so_far", lang))
+            time.sleep(SETTLE_S)
 
     try:
         with LoadMeter() as meter:
-            result = run_comparison(bundle, prompt_len, max_new, registry.step_lock, progress)
+            result = run_comparison(bundle, prompt_len, max_new, registry.step_lock, progress, finished)
         result.load = meter.load
     except Exception as exc:  # noqa: BLE001 - a message in the page, never a traceback
         box.update(label=t("cx_failed", lang), state="error", expanded=False)
         show_error(exc, lang)
         return
     st.session_state[keys.RESULT] = result
+    so_far.empty()  # the full charts follow
     box.update(label=t("cx_done", lang, L=prompt_len, N=max_new), state="complete", expanded=False)
 
 

@@ -43,6 +43,10 @@ STRINGS: dict[str, tuple[str, str]] = {
     "cx_progress_on": ("with the KV cache: step {done} of {N}", "使用 KV 缓存：第 {done} / {N} 步"),
     "cx_progress_off": ("without the KV cache (recomputing the whole context): step {done} of {N}",
                         "不使用 KV 缓存（每步重算整个上下文）：第 {done} / {N} 步"),
+    "cx_so_far": ("The run with the KV cache is done: its steps above. The run without the cache is going on; its "
+                  "curve and every other chart follow when it ends (no chart is redrawn while it is timed).",
+                  "使用 KV 缓存的一次已完成：上图是它的各步。不使用缓存的一次正在运行；它的曲线和其余图表在结束后给出"
+                  "（计时期间不重绘，以免占用 CPU）。"),
     "cx_failed": ("The comparison could not run", "对比无法运行"),
     "cx_done": ("Done: {N} tokens after {L} prompt tokens, with and without the KV cache",
                 "完成：在 {L} 个提示 token 之后生成 {N} 个 token，有缓存与无缓存各一次"),

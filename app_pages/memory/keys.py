@@ -52,3 +52,8 @@ WITH_WEIGHTS = "mem_with_weights"
 # Widgets whose option labels change with the language or the model: app.py hands them their value
 # again after such a change (ui/widget_state.py says why).
 TRANSLATED: tuple[str, ...] = (FIT_MODEL, HEAT_MODE)
+
+
+def so_far(key: str, n: int) -> str:
+    """A chart's key in the n-th drawing made while its sweep runs."""
+    return f"{key}_so_far_{n}"

@@ -10,15 +10,16 @@ from app_pages.memory import keys
 from app_pages.memory.figures import breakdown_figure, difference_figure, sweep_peak_figure
 from app_pages.memory.strings import t
 from app_pages.memory.sweep import (SweepPlan, SweepResult, SweepStatus, Variant, comparisons, new_result, parse_chunks,
-                                    parse_lengths, run_sweep)
+                                    parse_lengths, run_sweep, seconds_left)
 from ui.errors import error_message, show_error, show_message
 from ui.models import get_registry
-from ui.text import download_name
+from ui.text import download_name, with_eta
 from ui.theme import MIB, fmt_bytes
 from ui.turn import take_turn
 from ui.widget_state import KEEP, seed
 
-DEFAULT_LENGTHS = (64, 128, 256, 512, 1024, 2048)
+# About 20 s on the bundled model on 2 quiet AVX2 cores (README); 2048 would add about 40 s more
+DEFAULT_LENGTHS = (64, 128, 256, 512, 1024)
 
 
 def _init_defaults(max_len: int) -> None:
@@ -48,8 +49,8 @@ def _plan(max_len: int, lang: str) -> SweepPlan:
                      parse_chunks(s[keys.CHUNKS], lang))
 
 
-def _point_line(result: SweepResult, lang: str) -> str:
-    p, seconds = result.points[-1], result.seconds[-1]
+def _point_line(result: SweepResult, i: int, lang: str) -> str:
+    p, seconds = result.points[i], result.seconds[i]
     return t("mem_point_done", lang, L=p.prompt_len, variant=Variant(p.backend, p.chunk).label(lang),
              peak=fmt_bytes(p.peak_bytes), scores=fmt_bytes(p.scores_bytes), s=seconds)
 
@@ -65,18 +66,21 @@ def _run(bundle, max_len: int, lang: str) -> None:
     points = plan.points()
     with st.status(t("mem_sweep_running", lang, n=len(points)), expanded=True) as box:
         bar = st.progress(0.0)
+        chart, lines = st.empty(), st.empty()
         try:
             for done in run_sweep(bundle, result, get_registry().step_lock):
-                if done:
-                    st.caption(_point_line(result, lang))
+                if done:  # memory is not timed: the chart can grow with every point
+                    chart.plotly_chart(sweep_peak_figure(result, lang), key=keys.so_far(keys.FIG_PEAK, done))
+                    lines.caption("  \n".join(_point_line(result, i, lang) for i in range(done)))
                 if done < len(points):
                     L, v = points[done]
-                    bar.progress(done / len(points), text=t("mem_sweep_progress", lang, L=L, variant=v.label(lang),
-                                                            i=done + 1, n=len(points)))
+                    what = t("mem_sweep_progress", lang, L=L, variant=v.label(lang), i=done + 1, n=len(points))
+                    bar.progress(done / len(points), text=with_eta(what, seconds_left(result), lang))
         except Exception as exc:  # noqa: BLE001 - keep the points measured so far, say what failed
             result.status, result.error = SweepStatus.FAILED, error_message(exc, lang)
             box.update(label=t("mem_sweep_failed", lang), state="error")
             return
+        chart.empty()  # the page draws the full result below
         bar.progress(1.0, text=t("mem_sweep_done", lang, n=len(points), s=sum(result.seconds)))
         box.update(label=t("mem_sweep_done", lang, n=len(points), s=sum(result.seconds)), state="complete",
                    expanded=False)

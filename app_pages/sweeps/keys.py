@@ -1,6 +1,6 @@
 """Every st.session_state key of the sweeps page, widget keys included, named once: the page's
 modules use these names, so a key is renamed in one place."""
-# page.py
+# charts.py
 FIG_SHARE = "sw_fig_share"
 FIG_TPOT = "sw_fig_tpot"
 FIG_TPOT_N = "sw_fig_tpot_n"
@@ -15,6 +15,13 @@ REPEATS = "sw_repeats"
 RESULT = "sw_result"
 RUN = "sw_run"
 STOP = "sw_stop"
+
+
+
+def so_far(key: str, draw: int) -> str:
+    """A chart's key in the n-th drawing made while the sweep runs."""
+    return f"{key}_so_far_{draw}"
+
 
 # Widgets whose option labels change with the language or the model: app.py hands them their value
 # again after such a change (ui/widget_state.py says why).

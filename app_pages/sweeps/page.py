@@ -4,7 +4,7 @@ import pandas  # noqa: F401  - before plotly (fresh-server import race)
 import streamlit as st
 
 from app_pages.sweeps import keys
-from app_pages.sweeps.figures import share_figure, tpot_output_figure, tpot_prompt_figure, ttft_figure
+from app_pages.sweeps.charts import render_charts
 from app_pages.sweeps.run import render_controls, run_with_progress, settings_from
 from app_pages.sweeps.strings import t
 from lab.claims import TIMED_CLAIMS
@@ -64,13 +64,6 @@ except ValueError as exc:
     st.info(str(exc))
 
 st.subheader(t("sw_charts_header", lang))
-if result.prompt_points:
-    c1, c2 = st.columns(2)
-    c1.plotly_chart(ttft_figure(result, lang), key=keys.FIG_TTFT)
-    c2.plotly_chart(tpot_prompt_figure(result, lang), key=keys.FIG_TPOT)
-if result.output_points:
-    c1, c2 = st.columns(2)
-    c1.plotly_chart(tpot_output_figure(result, lang), key=keys.FIG_TPOT_N)
-    c2.plotly_chart(share_figure(result, lang), key=keys.FIG_SHARE)
+render_charts(result, lang)
 st.caption(t("sw_metrics_note", lang))
 st.caption(t("sw_noise_note", lang))

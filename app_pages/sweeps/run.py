@@ -11,6 +11,7 @@ import time
 import streamlit as st
 
 from app_pages.sweeps import keys
+from app_pages.sweeps.charts import render_charts
 from app_pages.sweeps.strings import t
 from lab.busy import LoadMeter
 from lab.sweeps import SweepResult, SweepSettings, run_sweep, seconds_left, sweep_plan
@@ -19,7 +20,8 @@ from ui.errors import show_error
 from ui.text import fmt_duration
 from ui.widget_state import KEEP, seed
 
-REDRAW_S = 0.5  # each redraw takes the server and the browser CPU the timed requests then lack
+REDRAW_S = 1.0  # each redraw takes the server and the browser CPU the timed requests then lack
+SETTLE_S = 1.0  # after charts are sent: the browser draws them before the next timed request starts
 # The page's defaults finish in about a minute on the bundled model on 2 quiet AVX2 cores (measured: README);
 # the lab's own (lab/sweeps.SweepSettings, bench/claims.py) are the fuller 33-request sweep.
 DEFAULTS = SweepSettings(prompt_lens=(16, 64, 256, 1024), output_lens=(4, 16, 32, 96), repeats=2)
@@ -66,6 +68,15 @@ def settings_from(Ls: str, Ns: str, new: int, out_L: int, repeats: int, max_posi
     return s
 
 
+def draw_so_far(slot, result: SweepResult, done: int, total: int, lang: str) -> None:
+    """The charts of the points measured so far, between two requests, then a pause for the browser to
+    draw them: a chart drawn during a timed request would take its CPU."""
+    with slot.container():
+        st.caption(t("sw_so_far", lang, done=done, total=total))
+        render_charts(result, lang, draw=done)
+    time.sleep(SETTLE_S)
+
+
 def run_with_progress(bundle, registry, settings: SweepSettings, lang: str) -> None:
     result = SweepResult(bundle.name, settings)
     st.session_state[keys.RESULT] = result
@@ -73,13 +84,15 @@ def run_with_progress(bundle, registry, settings: SweepSettings, lang: str) -> N
     with slot.container(), st.status(t("sw_running", lang, runs=settings.num_runs), expanded=True) as box:
         st.button(t("stop", lang), key=keys.STOP, icon=":material/stop_circle:")
         bar = st.progress(0.0, text=t("sw_warming", lang))
+        so_far = st.empty()
         last, first_done, plan = [0.0], [None], sweep_plan(settings)
 
         def progress(done: int, total: int, what: str) -> None:
             now = time.perf_counter()
             if done == 1:
                 first_done[0] = now  # the pace is measured from here: the warm-up and first request are slower
-            if done and done < total and now - last[0] < REDRAW_S:
+            boundary = 0 < done < total and plan[done][:2] != plan[done - 1][:2]  # a group of lengths is complete
+            if done and done < total and not boundary and now - last[0] < REDRAW_S:
                 return  # each redraw takes CPU from the timed requests
             last[0] = now
             left = seconds_left(plan, done, now - first_done[0]) if first_done[0] else None
@@ -90,7 +103,9 @@ def run_with_progress(bundle, registry, settings: SweepSettings, lang: str) -> N
             else:
                 text = t("sw_progress_eta", lang, done=done, total=total, what=what, left=fmt_duration(left, lang))
             bar.progress(done / total, text=text)
-
+            if boundary:
+                draw_so_far(so_far, result, done, total, lang)
+                first_done[0] += time.perf_counter() - now  # the pace counts requests, not the drawing
         meter = LoadMeter()
         try:
             with registry.step_lock:

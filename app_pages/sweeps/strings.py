@@ -28,6 +28,10 @@ STRINGS: dict[str, tuple[str, str]] = {
     "sw_running": ("Sweeping: {runs} requests…", "扫描中：{runs} 个请求…"),
     "sw_progress": ("{done} / {total}: {what}", "{done} / {total}：{what}"),
     "sw_progress_eta": ("{done} / {total}: {what} · about {left} left", "{done} / {total}：{what} · 约剩 {left}"),
+    "sw_so_far": ("So far ({done} of {total} requests): the charts fill in after each group of lengths and the "
+                  "verdicts come at the end. Nothing is redrawn while a request is timed.",
+                  "目前（{total} 个请求中的 {done} 个）：每测完一组长度，图表就补上一批点；结论在最后给出。"
+                  "计时中的请求不会被重绘打扰。"),
     "sw_warming": ("Warming up each prompt length once (not measured)…", "每个提示长度先预热一次（不计入测量）…"),
     "sw_done": ("Done: {runs} requests in {secs:.1f} s", "完成：{runs} 个请求，用时 {secs:.1f} 秒"),
     "sw_failed": ("The sweep failed", "扫描失败"),
