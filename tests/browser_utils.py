@@ -207,10 +207,11 @@ def grid_cell(page, key: str, row: int, column: int) -> str:
 ARTIFACTS = ROOT / "test-artifacts"  # screenshots and server logs of the browser tests
 
 # Records whether a progress bar ever showed while the script ran, and the texts every bar carried.
-# Records what a run shows while its progress bar is up: the bar's texts, the captions, and the most
-# charts drawn inside the running status box at once (results drawn before the run ends).
+# Records what a run shows while its progress bar is up: the bar's texts, the captions, the most
+# charts drawn inside the running status box at once (results drawn before the run ends), and
+# whether a status box's spinner icon was seen, and seen turning.
 PROGRESS_OBSERVER_JS = """() => {
-  const w = {seen: false, texts: [], captions: [], status_charts: 0};
+  const w = {seen: false, texts: [], captions: [], status_charts: 0, spinners: 0, spinning: false};
   const add = (list, text) => { if (text && !list.includes(text)) list.push(text); };
   new MutationObserver(() => {
     const bars = document.querySelectorAll('[data-testid="stProgress"]');
@@ -222,6 +223,10 @@ PROGRESS_OBSERVER_JS = """() => {
     for (const c of document.querySelectorAll('[data-testid="stCaptionContainer"]')) add(w.captions, c.innerText.trim());
     const inside = document.querySelectorAll('[data-testid="stExpander"] [data-testid="stPlotlyChart"]').length;
     w.status_charts = Math.max(w.status_charts, inside);
+    for (const icon of document.querySelectorAll('[data-testid="stExpanderIconSpinner"]')) {
+      w.spinners += 1;  // a spinning icon costs the browser CPU the timed steps lack (README)
+      for (const el of [icon, ...icon.querySelectorAll('*')]) if (getComputedStyle(el).animationName !== 'none') w.spinning = true;
+    }
   }).observe(document.body, {childList: true, subtree: true, characterData: true});
   window.__progress = w;
 }"""

@@ -46,6 +46,7 @@ def test_small_comparison_shows_progress_then_charts(page):
     assert any(re.search(r"without the KV cache .* · about \d+ s left", t) for t in progress["texts"]), progress
     assert any(c.startswith("The run with the KV cache is done") for c in progress["captions"]), progress
     assert progress["status_charts"] == 1, progress
+    assert progress["spinners"] and not progress["spinning"], progress  # it stands still: CPU for the steps
     assert page.get_by_text("Done: 16 tokens after 8 prompt tokens").first.is_visible()
     panel = page.locator('[data-testid="stTabPanel"]:visible')
     panel.locator(".js-plotly-plot .main-svg").first.wait_for(timeout=20_000)
