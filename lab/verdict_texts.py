@@ -35,7 +35,7 @@ VERDICT_TEXTS: dict[str, tuple[str, str]] = {
                      "{measured:,} bytes of scores at its peak, {ratio:.2f}× heads × L × L × bytes; counted attention "
                      "FLOPs grow as L^{exponent:.2f}.",
                      "预填充的分数矩阵每个头为 {T}×{C}；L = {Ls} 时 eager 后端在峰值处持有 {measured:,} 字节分数，"
-                     "是 heads × L × L × 字节数的 {ratio:.2f} 倍；统计的注意力 FLOPs 按 L^{exponent:.2f} 增长。"),
+                     "是「头数 × L × L × 每元素字节数」的 {ratio:.2f} 倍；统计的注意力 FLOPs 按 L^{exponent:.2f} 增长。"),
     "why_c2_roughly": ("The scores are {T}×{C} and counted attention FLOPs grow as L^{exponent:.2f}, but the probe saw "
                        "{measured:,} bytes of scores at L = {Ls} ({ratio:.2f}× the formula): a fused kernel (sdpa) never "
                        "materialises the matrix.",
@@ -98,7 +98,7 @@ VERDICT_TEXTS: dict[str, tuple[str, str]] = {
                         "weights.",
                         "形状推导成立（LLaMA-7B：[1,4,4096]、4×4、KV [32,2,4,32,128]；此处运行的上下文为 {contexts}，"
                         "KV {kv}），但此分词器把 今天天气 切成 {n} 个 token 而不是 4 个；GQA 模型的 KV 缓存存的是 "
-                        "kv_heads = {kv_heads} 个头而不是 heads = {heads}。首个 token「真」需要 LLaMA 的权重才能验证。"),
+                        "{kv_heads} 个 KV 头，而不是 {heads} 个头。首个 token「真」需要 LLaMA 的权重才能验证。"),
     "why_c12_fails": ("The shapes do not follow the document's pattern: the run went {contexts} with KV {kv}.",
                       "形状不符合原文的规律：运行的上下文为 {contexts}，KV {kv}。"),
     "why_c13_holds": ("Without the cache, step time grows as C^{measured:.2f} over C = {C0}…{C1} (attention counted: "

@@ -45,3 +45,22 @@ def test_the_source_page_opens_from_the_sidebar_and_links_each_section(monkeypat
     labels = [link.proto.label for link in at.get("page_link")]
     assert labels[0] == ("Check every claim on the Claims page" if lang == "en" else "在「论断核查」页核查全部论断")
     assert len(labels) == 1 + sum(len(pages_of(s)) for s in SECTIONS)  # and the pages each section shows on
+
+
+def test_the_model_box_speaks_the_page_language_and_keeps_the_model(monkeypatch):
+    """Issue 16.15: "(bundled, offline)" stayed English on a Chinese page. The label follows the language;
+    the choice stays the bundled model, and a label of either language handed back means that model."""
+    from ui.sidebar import spec_of
+    monkeypatch.setenv("PDLAB_MODEL", "bundled")
+    at = AppTest.from_file(APP, default_timeout=120).run()
+    box = at.sidebar.selectbox(key="model_spec")
+    assert box.options[0] == "SmolLM2-135M-Instruct (bundled, offline)" and box.value == "bundled"
+    at = at.sidebar.radio(key="lang").set_value("zh").run()
+    box = at.sidebar.selectbox(key="model_spec")
+    assert box.options[0] == "SmolLM2-135M-Instruct（内置，可离线）" and box.value == "bundled"
+    assert "Qwen/Qwen2.5-0.5B-Instruct（Hub，需联网）" in box.options
+    assert not at.exception and not at.error
+    options = ["bundled", "Qwen/Qwen2.5-0.5B-Instruct"]
+    assert spec_of("SmolLM2-135M-Instruct (bundled, offline)", options) == "bundled"
+    assert spec_of("Qwen/Qwen2.5-0.5B-Instruct（Hub，需联网）", options) == "Qwen/Qwen2.5-0.5B-Instruct"
+    assert spec_of("/models/mine", options) == "/models/mine"  # typed in: its own spec

@@ -98,6 +98,11 @@ def _round_trip(page, read, english: str, chinese: str) -> None:
 
 
 def test_translated_choices_survive_a_language_switch(page):
+    # issue 16.15: the sidebar's model label follows the language, and the model stays the bundled one
+    _round_trip(page, _shown(page, "model_spec"), "SmolLM2-135M-Instruct (bundled, offline)",
+                "SmolLM2-135M-Instruct（内置，可离线）")
+    alerts = page.locator('[data-testid="stAlert"]').all_inner_texts()
+    assert not [a for a in alerts if "load" in a], alerts  # no model named by a label failed to load
     set_prompt(page, "Hi")
     set_number(page, "max_new_tokens", 3)
     click_and_wait(page, page.locator(RUN_BUTTON).first, 120_000)

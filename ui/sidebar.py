@@ -13,6 +13,7 @@ from ui.public import model_label, public_settings, settings_problem
 
 CHOICE_KEY = "model_choice"
 SPEC_KEY, DTYPE_KEY = "model_spec", "model_dtype"  # the model box and the dtype box
+MODEL_BOX_LANGS = "model_box_langs"  # each model box's key: the language its labels were last drawn in
 DTYPES = ["float32", "bfloat16", "float16"]
 HUB_SUGGESTIONS = ["HuggingFaceTB/SmolLM2-360M-Instruct", "Qwen/Qwen2.5-0.5B-Instruct"]
 
@@ -28,20 +29,35 @@ def _devices() -> list[str]:
     return ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
 
 
-def _label(spec: str) -> str:
-    """One label in every language: the widget matches the shown label back to its option, so a
-    label that changed with the language would come back as a new, unknown model."""
+def _label(spec: str, lang: str) -> str:
+    """An option's label in the page's language: the bundled model and the hub suggestions say what
+    they need; any other spec is shown as it is."""
     if spec == "bundled":
-        return "SmolLM2-135M-Instruct (bundled, offline)"
+        return t("model_bundled_label", lang)
     if spec in HUB_SUGGESTIONS:
-        return f"{spec} (hub, online only)"
+        return t("model_hub_label", lang, spec=spec)
     return spec
 
 
-def _spec_of(value: str | None, options: list[str]) -> str | None:
-    """The option a shown label stands for (a typed-in value is its own spec)."""
-    labels = {_label(o): o for o in options}
+def spec_of(value: str | None, options: list[str]) -> str | None:
+    """The option a shown label stands for, in any language (a typed-in value is its own spec). The
+    browser reports a typed-in box by its text, so after a language switch it may hand back the old
+    language's label."""
+    labels = {_label(o, lang): o for o in options for lang in LANGS}
     return labels.get(value, value)
+
+
+def model_box(label: str, options: list[str], lang: str, shown=lambda o: o, **kw) -> str | None:
+    """The model selectbox (sidebar and Compare), whose labels follow the language. A label of the
+    other language held for this box is turned back into its option before the box is drawn, which
+    sends the browser the option again in the new labels (ui/widget_state.py says why that matters)."""
+    key = kw["key"]
+    held, drawn_in = st.session_state.get(key), st.session_state.setdefault(MODEL_BOX_LANGS, {})
+    if held is not None and (drawn_in.get(key, lang) != lang or spec_of(held, options) != held):
+        st.session_state[key] = spec_of(held, options)
+    drawn_in[key] = lang
+    value = st.selectbox(label, options, format_func=lambda o: _label(shown(o), lang), **kw)
+    return spec_of(value, options)
 
 
 def render_sidebar() -> ModelChoice:
@@ -55,17 +71,15 @@ def render_sidebar() -> ModelChoice:
             default = public.models[0]
             if st.session_state.get(SPEC_KEY) not in public.models:
                 st.session_state[SPEC_KEY] = default
-            spec = st.selectbox(t("model_label", lang), list(public.models), key=SPEC_KEY,
-                                format_func=lambda o: _label(model_label(o)),
-                                help=t("model_help_public", lang))
+            spec = model_box(t("model_label", lang), list(public.models), lang, shown=model_label, key=SPEC_KEY,
+                             help=t("model_help_public", lang))
             if problem := settings_problem():
                 st.warning(t("settings_invalid", lang, msg=problem), icon=":material/warning:")
         else:
             default = default_model_spec()
             options = list(dict.fromkeys([default, "bundled", *local_model_dirs(), *HUB_SUGGESTIONS]))
-            spec = st.selectbox(t("model_label", lang), options, key=SPEC_KEY, accept_new_options=True,
-                                format_func=_label, help=t("model_help", lang))
-            spec = _spec_of(spec, options)
+            spec = model_box(t("model_label", lang), options, lang, key=SPEC_KEY, accept_new_options=True,
+                             help=t("model_help", lang))
             st.caption(t("model_caption", lang))
         c1, c2 = st.columns(2)
         dtype = c1.selectbox(t("dtype_label", lang), DTYPES, key=DTYPE_KEY, help=t("dtype_help", lang))

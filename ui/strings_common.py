@@ -5,6 +5,8 @@ STRINGS: dict[str, tuple[str, str]] = {
     "nav_playground": ("Playground", "演练场"),
     "model_header": ("Model", "模型"),
     "model_label": ("Model", "模型"),
+    "model_bundled_label": ("SmolLM2-135M-Instruct (bundled, offline)", "SmolLM2-135M-Instruct（内置，可离线）"),
+    "model_hub_label": ("{spec} (hub, online only)", "{spec}（Hub，需联网）"),
     "model_help_public": ("This public server offers these models.", "这台公开服务器提供这些模型。"),
     "settings_invalid": ("The server's settings file is not valid ({msg}): running in public mode with safe defaults.",
                          "服务器的设置文件无效（{msg}）：以公开模式和安全的默认值运行。"),
@@ -56,7 +58,7 @@ STRINGS: dict[str, tuple[str, str]] = {
                       "head_dim {head_dim} · {params:.0f} M parameters ({weights}) · context {ctx} · {dtype} on "
                       "{device}",
                       "**{name}** · {layers} 层 · 隐藏维度 {hidden} · {heads} 个注意力头 · {kv_heads} 个 KV 头 · "
-                      "head_dim {head_dim} · {params:.0f} M 参数（{weights}）· 上下文 {ctx} · {dtype} / {device}"),
+                      "头维度 {head_dim} · {params:.0f} M 参数（{weights}）· 上下文 {ctx} · {dtype} / {device}"),
     "err_input": ("Cannot run this: {msg}", "无法运行：{msg}"),
     "err_unexpected": ("Something went wrong inside the app ({kind}). The details are in the server log; "
                        "try again or change the settings.",

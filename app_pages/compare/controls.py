@@ -16,7 +16,7 @@ from ui.capped import cap_help, capped
 from ui.models import ModelChoice, default_model_spec
 from ui.public import model_label, public_settings
 from ui.run_state import RunSettings
-from ui.sidebar import DTYPES, HUB_SUGGESTIONS, _label, local_model_dirs
+from ui.sidebar import DTYPES, HUB_SUGGESTIONS, local_model_dirs, model_box, spec_of
 from ui.widget_state import KEEP, seed
 from ui.widgets import sampling_label, whole_number, whole_number_box
 
@@ -41,7 +41,8 @@ def model_options(current: list[str]) -> list[str]:
     public = public_settings()
     if public.enabled:
         return list(public.models)
-    return list(dict.fromkeys([default_model_spec(), "bundled", *local_model_dirs(), *HUB_SUGGESTIONS, *current]))
+    base = [default_model_spec(), "bundled", *local_model_dirs(), *HUB_SUGGESTIONS]
+    return list(dict.fromkeys([*base, *(spec_of(c, base) for c in current if c)]))  # a label held: its option
 
 
 def _column_controls(i: int, options: list[str], wide: bool, lang: str) -> None:
@@ -56,9 +57,8 @@ def _column_controls(i: int, options: list[str], wide: bool, lang: str) -> None:
         kept = st.session_state.get(keys.column("max_new", i))
         if isinstance(kept, (int, float)) and kept > public.max_new_tokens:
             st.session_state[keys.column("max_new", i)] = public.max_new_tokens
-    st.selectbox(t("model_label", lang), options, key=keys.column("model", i), persist_state=KEEP,
-                 format_func=lambda o: _label(model_label(o)), accept_new_options=not public.enabled,
-                 help=t("cmp_model_help", lang))
+    model_box(t("model_label", lang), options, lang, shown=model_label, key=keys.column("model", i),
+              persist_state=KEEP, accept_new_options=not public.enabled, help=t("cmp_model_help", lang))
     c1, c2 = st.columns(2) if wide else (st.container(), st.container())
     c1.selectbox(t("dtype_label", lang), DTYPES, key=keys.column("dtype", i), persist_state=KEEP)
     whole_number_box(c2, t("max_new_tokens", lang), 1, public.max_new_tokens if public.enabled else 8192,

@@ -159,9 +159,9 @@ STRINGS: dict[str, tuple[str, str]] = {
         "heads (Q·Kᵀ and P·V, 2 FLOPs per multiply-add). The LM head (2 × hidden × vocab per step) is the same with "
         "or without the cache and is left out of C*. These are the formulas that count the measured runs "
         "(the lab's own cost model).",
-        "lin：每个 token 在所有层上的线性层 FLOPs（Q、K、V、O 投影与门控 MLP；d = hidden，q = heads × head_dim，"
-        "kv = kv_heads × head_dim）；a：每个查询-键对在所有层与头上的注意力 FLOPs（Q·Kᵀ 与 P·V，每次乘加计 2 "
-        "FLOPs）。LM head（每步 2 × hidden × vocab）有无缓存都一样，不计入 C*。实测运行的 FLOPs 也用这些公式统计"
+        "lin：每个 token 在所有层上的线性层 FLOPs（Q、K、V、O 投影与门控 MLP；d = 隐藏维度，q = 头数 × 头维度，"
+        "kv = KV 头数 × 头维度）；a：每个查询-键对在所有层与头上的注意力 FLOPs（Q·Kᵀ 与 P·V，每次乘加计 2 "
+        "FLOPs）。LM head（每步 2 × 隐藏维度 × 词表大小）有无缓存都一样，不计入 C*。实测运行的 FLOPs 也用这些公式统计"
         "（实验室自己的计算量模型）。"),
     "cx_loaded_label": ("{name} (loaded)", "{name}（已加载）"),
     "cx_col_model": ("model", "模型"),
@@ -241,8 +241,8 @@ STRINGS: dict[str, tuple[str, str]] = {
     "cx_walk_gqa": (
         "This model uses grouped-query attention: its KV cache holds **kv_heads = {kv_heads}** heads, not "
         "num_heads = {heads} as the document's shape [layers, 2, T, num_heads, head_dim] says: {ratio}× smaller.",
-        "该模型使用分组查询注意力（GQA）：KV 缓存保存 **kv_heads = {kv_heads}** 个头，而不是原文形状 "
-        "[layers, 2, T, num_heads, head_dim] 中的 num_heads = {heads}：小 {ratio} 倍。"),
+        "该模型使用分组查询注意力（GQA）：KV 缓存保存 **{kv_heads} 个 KV 头**（`kv_heads`），而不是原文形状 "
+        "[layers, 2, T, num_heads, head_dim] 中的 `num_heads` = {heads} 个：小 {ratio} 倍。"),
     "cx_we_matches": (
         "This reproduces the document's numbers: embedding [1, 4, 4096], a 4×4 score matrix per head, KV cache "
         "[32, 2, 4, 32, 128], [1, 4096] to the LM head; then a 1×5 attention and a KV length of 5 at the first "

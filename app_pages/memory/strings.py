@@ -29,7 +29,7 @@ STRINGS: dict[str, tuple[str, str]] = {
         "每个点都是引擎上一次真实的 **L** 个 token 的预填充，然后再跑一个解码步。**基线之上的峰值** 指预填充期间同时存活的"
         "张量内存的最大值，不含预填充之前已有的部分（权重和预先分配的 KV 池）。在 CPU 上由张量分配跟踪器测量，并把 eager "
         "注意力分配的张量标记为 *注意力分数*；在 CUDA 上用 `max_memory_allocated`（只有总量，不能拆分）。一层分数矩阵的公式是 "
-        "**batch × heads × Lq × Lk × bytes**。"),
+        "**批大小 × 头数 × Lq × Lk × 每元素字节数**。"),
     "mem_lengths": ("Prompt lengths L", "提示词长度 L"),
     "mem_lengths_help": ("Comma-separated token counts, up to {max} (the model's context). On a small CPU a point "
                          "takes under a second at L = 64, tens of seconds at L = 2048 and minutes beyond 4096 "
@@ -80,9 +80,9 @@ STRINGS: dict[str, tuple[str, str]] = {
                      "预填充的基线之上峰值与提示词长度（{model}，{dtype}）"),
     "mem_tr_peak": ("measured peak: {variant}", "实测峰值：{variant}"),
     "mem_tr_formula": ("formula: heads × L × L × bytes (one layer's scores)",
-                       "公式：heads × L × L × bytes（一层的分数）"),
+                       "公式：头数 × L × L × 每元素字节数（一层的分数）"),
     "mem_tr_formula_chunk": ("formula, chunks of {chunk}: heads × {chunk} × L × bytes",
-                             "公式，每块 {chunk}：heads × {chunk} × L × bytes"),
+                             "公式，每块 {chunk}：头数 × {chunk} × L × 每元素字节数"),
     "mem_tr_scores_at_peak": ("measured: scores alive at eager's peak", "实测：eager 峰值时存活的分数"),
     "mem_tr_decode": ("measured: one decode step's peak", "实测：单个解码步的峰值"),
     "mem_axis_L": ("prompt length L (tokens, log scale)", "提示词长度 L（token，对数坐标）"),
@@ -94,7 +94,7 @@ STRINGS: dict[str, tuple[str, str]] = {
         "only); chunked prefill caps the queries per step, so its matrix is heads × chunk × L. A decode step has "
         "no spike: its scores are one row per head.",
         "两个坐标轴都是对数的：斜率 2 表示 L²，斜率 1 表示 L。当分数矩阵超过 MLP 的激活之后，eager 的峰值沿着虚线公式增长；"
-        "sdpa 的峰值随 L 线性增长（只有激活）；分块预填充限制了每步的查询数，所以矩阵是 heads × chunk × L。"
+        "sdpa 的峰值随 L 线性增长（只有激活）；分块预填充限制了每步的查询数，所以矩阵是 头数 × 块大小 × L。"
         "解码步没有峰值：它的分数每个头只有一行。"),
     "mem_cmp_needs_both": ("Measure both eager and sdpa (whole prompt) to compare them with the formula.",
                            "同时测量 eager 和 sdpa（整段提示词），才能与公式比较。"),
@@ -107,7 +107,7 @@ STRINGS: dict[str, tuple[str, str]] = {
         "peaks happen in different places: eager's inside attention, sdpa's in the MLP (gate and up projections, "
         "4 × ffn per token), so the difference is the scores minus the MLP's extra activations.",
         "两种后端唯一的区别是是否生成分数矩阵，所以 **eager − sdpa** 应当等于一层的分数矩阵："
-        "heads × L × L × bytes = {heads} × L² × {bytes} B（{dtype}）。eager **每次只持有一层** 的矩阵，而且是原地计算："
+        "头数 × L × L × 每元素字节数 = {heads} × L² × {bytes} 字节（{dtype}）。eager **每次只持有一层** 的矩阵，而且是原地计算："
         "矩阵乘、缩放、掩码和 softmax 都写入同一块缓冲区，并在下一层之前释放。两者不一致的地方，是因为两个峰值出现在不同位置："
         "eager 的在注意力内部，sdpa 的在 MLP 中（gate 与 up 投影，每个 token 4 × ffn），所以差值是分数减去 MLP 多出来的激活。"),
     "mem_col_eager": ("eager peak (MiB)", "eager 峰值（MiB）"),
@@ -141,7 +141,7 @@ STRINGS: dict[str, tuple[str, str]] = {
         "Weights: the model's parameters. KV cache: the bytes the prefill wrote (2 × layers × kv_heads × head_dim "
         "× L × bytes). Activations and attention scores: the transient peak, split by the tracker's tags at the "
         "moment of the peak.",
-        "权重：模型参数。KV 缓存：预填充写入的字节数（2 × layers × kv_heads × head_dim × L × bytes）。"
+        "权重：模型参数。KV 缓存：预填充写入的字节数（2 × 层数 × KV 头数 × 头维度 × L × 每元素字节数）。"
         "激活与注意力分数：临时峰值，按跟踪器在峰值时刻的标记拆分。"),
     "mem_download_csv": ("Download CSV", "下载 CSV"),
     "mem_download_png": ("Download PNG", "下载 PNG"),
@@ -164,7 +164,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "mem_fit_chunk": ("Chunk size", "分块大小"),
     "mem_fit_chunk_help": ("For the chunked-prefill column: queries per step; each chunk attends to all keys so "
                            "far, so its matrix is heads × chunk × L.",
-                           "用于分块预填充一列：每步的查询数；每块都要关注目前为止的所有键，所以矩阵是 heads × chunk × L。"),
+                           "用于分块预填充一列：每步的查询数；每块都要关注目前为止的所有键，所以矩阵是 头数 × 块大小 × L。"),
     "mem_fit_batch": ("Batch", "批大小"),
     "mem_fit_beyond_ctx": ("L is beyond this model's trained context ({ctx} tokens); the arithmetic still holds.",
                            "L 超出了该模型训练时的上下文长度（{ctx} 个 token）；算术仍然成立。"),

@@ -41,7 +41,7 @@ STRINGS: dict[str, tuple[str, str]] = {
                    "用本模型的参数计算缓存大小："),
     "kv_formula_caption": ("2 (K and V) × layers × kv_heads × head_dim × tokens × bytes per element, at the last "
                            "step ({tokens} tokens; {per_token} per token in {dtype}). Blocks hold {block} tokens each.",
-                           "2（K 与 V）× 层数 × kv_heads × head_dim × token 数 × 每元素字节数，取最后一步（{tokens} 个 "
+                           "2（K 与 V）× 层数 × KV 头数 × 头维度 × token 数 × 每元素字节数，取最后一步（{tokens} 个 "
                            "token；{dtype} 下每个 token {per_token}）。每块容纳 {block} 个 token。"),
     "kv_off_note": ("KV cache off: nothing is kept between steps, so the cache stays empty while the K/V rows "
                     "computed per step grow with the context ([C13](/claims?claim=C13)).",
@@ -149,7 +149,7 @@ STRINGS: dict[str, tuple[str, str]] = {
                   "heads, {kv_heads} KV heads, head_dim {head_dim}) and this prompt is **{L} tokens** (the real "
                   "count from this tokenizer).\n",
                   "**书中示例（[C12](/claims?claim=C12)），用真实数字。** [原文](/source)用 LLaMA-7B，并把「今天天气」算作 4 个 token。这里的模型是 "
-                  "**{model}**（{layers} 层，hidden {hidden}，{heads} 个头，{kv_heads} 个 KV 头，head_dim {head_dim}），"
+                  "**{model}**（{layers} 层，隐藏维度 {hidden}，{heads} 个头，{kv_heads} 个 KV 头，头维度 {head_dim}），"
                   "本次提示词是 **{L} 个 token**（该分词器的真实数量）。\n"),
     "c12_prefill": ("- **Prefill (step 0):** input [1, {L}, {hidden}]; per head a {L}×{L} causal score matrix; "
                     "the KV cache becomes [{layers}, 2, {L}, {kv_heads}, {head_dim}]; only the last position's hidden "
@@ -178,7 +178,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "c12_gqa": ("\nThe source writes the KV cache as [layers, 2, T, num_heads, head_dim]. With grouped-query "
                 "attention this model stores **kv_heads = {kv_heads}** heads of K and V, not {heads}.",
                 "\n原文把 KV 缓存写成 [layers, 2, T, num_heads, head_dim]。本模型使用分组查询注意力（GQA），"
-                "K 和 V 只存 **kv_heads = {kv_heads}** 个头，而不是 {heads} 个。"),
+                "K 和 V 只存 **{kv_heads} 个 KV 头**（`kv_heads`），而不是 {heads} 个。"),
     # downloads
     "sh_download_json": ("Download trace (JSON)", "下载运行记录（JSON）"),
     "sh_download_json_help": ("Everything this run recorded (settings, steps, tokens, timings, memory, KV numbers, "
