@@ -68,12 +68,14 @@ def test_every_url_opens_its_page(browser, server):
     """Share links and bookmarks use the URLs: the root and each page's url_path open that page."""
     context = browser.new_context(viewport={"width": 1400, "height": 1100})
     pg = context.new_page()
-    for path, name in [("", "playground"), *((p.url_path, p.name) for p in PAGES)]:
+    # the default page lives at the root only: Streamlit ignores a default page's url_path
+    for path, name in [("", "playground"), *((p.url_path, p.name) for p in PAGES if not p.is_default)]:
         pg.goto(f"http://127.0.0.1:{server}/{path}", wait_until="domcontentloaded")
         pg.locator("h1").first.wait_for(timeout=180_000)
         wait_idle(pg, 180_000)
         assert title_of(pg) == t(PAGE_TITLES[name], "en"), f"/{path}"
         assert exception_boxes(pg) == 0, f"/{path}"
+        assert pg.get_by_text("Page not found").count() == 0, f"/{path} fell back to the main page"
     context.close()
 
 
@@ -204,4 +206,50 @@ def test_without_a_model_every_page_says_so(browser, no_model_server):
         assert alert.count() >= 1 and alert.first.is_visible(), f"page {index} does not say the model is missing"
         assert exception_boxes(pg) == 0
         pg.screenshot(path=str(ARTIFACTS / f"app_no_model_{index}.png"), full_page=True)
+    context.close()
+
+
+# Every visible chart's box, its title's, its toolbar's and its plotting area's (Plotly's drag rectangle)
+PHONE_CHARTS = """() => [...document.querySelectorAll('.js-plotly-plot')].filter(p => p.offsetParent).map(p => {
+    const box = r => r && (({left, right, top, bottom, width}) => ({left, right, top, bottom, width}))(
+      r.getBoundingClientRect());
+    return {plot: box(p), title: box(p.querySelector('.gtitle')), text: p.querySelector('.gtitle')?.textContent,
+            area: box(p.querySelector('.nsewdrag'))};
+  })"""
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_charts_fit_a_phone_on_the_labs(browser, server, lang):
+    """Issue 16.13 beyond the playground: at 390 px every chart of the memory, complexity and roofline
+    labs (no run needed) fits the screen with its title whole (a Chinese title with a model name had no
+    space to break at), and the Will-it-fit bars keep most of the chart's width (their names beside
+    them took it)."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1100})
+    page = context.new_page()
+    page.goto(f"http://127.0.0.1:{server}/memory", wait_until="domcontentloaded")
+    page.locator("h1").first.wait_for(timeout=180_000)
+    wait_idle(page, 180_000)
+    if lang == "zh":
+        switch_language(page, "zh")
+    seen, fit_seen = 0, False
+    for url in ("memory", "complexity", "roofline"):
+        page.set_viewport_size({"width": 1400, "height": 1100})  # the sidebar's links are reachable
+        page.locator(f'[data-testid="stSidebarNavLink"][href$="/{url}"]').click()
+        page.locator("h1").first.wait_for(timeout=180_000)
+        wait_idle(page, 180_000)
+        page.set_viewport_size({"width": 390, "height": 844})
+        tabs = page.get_by_role("tab")
+        for k in range(tabs.count()):
+            click_and_wait(page, tabs.nth(k))
+            page.wait_for_timeout(800)  # Plotly lays out at the new width
+            for chart in page.evaluate(PHONE_CHARTS):
+                plot, title = chart["plot"], chart["title"]
+                assert plot["right"] <= 390 + 1, (url, k, chart)
+                assert title and plot["left"] - 1 <= title["left"] and title["right"] <= plot["right"] + 1, chart
+                if chart["text"].startswith(t("mem_fig_fit", lang, model="", L="", bytes="")[:8]):
+                    assert chart["area"]["width"] >= 0.6 * plot["width"], chart  # the bars keep the width
+                    fit_seen = True
+                seen += 1
+    assert seen >= 7 and fit_seen
+    assert exception_boxes(page) == 0
     context.close()

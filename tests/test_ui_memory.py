@@ -15,7 +15,7 @@ from PIL import Image
 
 from app_pages.memory.figures import (breakdown_figure, difference_figure, leak_memory_figure, leak_speed_figure,
                                       sweep_peak_figure)
-from app_pages.memory.fit import (FitVariant, fit_figure, fit_table, fmt_si, max_fit_length, max_length_table,
+from app_pages.memory.fit import (FitVariant, fit_figure, fit_table, fit_variants, fmt_si, max_fit_length, max_length_table,
                                   score_numbers)
 from app_pages.memory.heat import csv_text, layer_matrices, layers_csv, layers_figure, mean_matrix, png_bytes, tile
 from app_pages.memory.strings import STRINGS as PAGE_STRINGS
@@ -174,6 +174,11 @@ def test_fit_figure_stacks_the_terms_against_the_gpu_sizes():
     assert scores["x"] == pytest.approx([6.4, 0.0, 32 * 1024 * 10_000 * 2 / 1e9])
     for gb in (24, 40, 80, 141):
         assert trace(fig, f"GPU {gb} GB")["x"] == [gb, gb]
+    # issue 16.13: each bar's name sits above it, so on a phone the bars keep the chart's width
+    assert fig["layout"]["yaxis"]["showticklabels"] is False
+    notes = fig["layout"]["annotations"]
+    assert [a["text"] for a in notes] == [v.label() for v in fit_variants(1024)]
+    assert all(a["xanchor"] == "left" and a["xref"] == "paper" for a in notes)
 
 
 @pytest.fixture(scope="module")

@@ -1,6 +1,8 @@
 """Colours and one shared Plotly layout, so every chart in the app reads the same way."""
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import plotly.graph_objects as go
 
@@ -20,27 +22,34 @@ def _columns(text: str) -> int:
     return sum(2 if ord(ch) > 0x2E80 else 1 for ch in text)
 
 
+# A title's breakable pieces: runs of spaces, single CJK characters (a line may break between any two),
+# and runs of anything else (words, which never break inside)
+_PIECES = re.compile(r"\s+|[\u2e80-\u9fff\uff00-\uffef]|[^\s\u2e80-\u9fff\uff00-\uffef]+")
+
+
 def wrap_title(title: str, width: int = TITLE_WIDTH) -> str:
     """Break a long title so it stays whole on a phone-width chart (Plotly does not wrap titles): into
-    two even lines where that fits `width` columns each, else greedily; at spaces, or anywhere in CJK
-    text without them."""
+    two even lines where that fits `width` columns each, else greedily; at spaces, or between any two
+    CJK characters (Chinese has no spaces, and a mixed title has long runs without them). Each break
+    is " <br>": read without the tag, the text keeps a space there."""
     if _columns(title) <= width:
         return title
-    sep = " " if " " in title else ""
-    words = title.split(" ") if sep else list(title)
-    splits = [(sep.join(words[:i]), sep.join(words[i:])) for i in range(1, len(words))]
-    a, b = min(splits, key=lambda ab: max(_columns(ab[0]), _columns(ab[1])))
-    if max(_columns(a), _columns(b)) <= width:
+    pieces = _PIECES.findall(title)
+    halves = [("".join(pieces[:i]).rstrip(), "".join(pieces[i:]).lstrip())
+              for i in range(1, len(pieces)) if not pieces[i].isspace()]
+    a, b = min(halves, key=lambda ab: max(_columns(ab[0]), _columns(ab[1])), default=(title, ""))
+    if b and max(_columns(a), _columns(b)) <= width:
         return f"{a} <br>{b}"
     lines, line = [], ""
-    for word in words:
-        joined = f"{line}{sep}{word}" if line else word
-        if line and _columns(joined) > width:
-            lines.append(line)
-            line = word
+    for piece in pieces:
+        if piece.isspace():
+            line += piece if line else ""  # no line starts with a space
+        elif line.strip() and _columns(line + piece) > width:
+            lines.append(line.rstrip())
+            line = piece
         else:
-            line = joined
-    return " <br>".join(lines + [line])
+            line += piece
+    return " <br>".join(lines + [line.rstrip()])
 
 
 def style(fig: go.Figure, title: str, x_title: str, y_title: str, height: int = 380) -> go.Figure:

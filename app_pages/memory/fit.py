@@ -126,7 +126,7 @@ def fit_figure(c: ModelConfig, L: int, dtype_bytes: int, chunk: int, batch: int 
     fig = go.Figure()
     for key, attr in (("weights", "weights"), ("kv", "kv_cache"), ("scores", "scores"), ("activations", "activations")):
         name = t(f"mem_term_{key}", lang)
-        fig.add_trace(go.Bar(x=[getattr(r, attr) / 1e9 for r in reports], y=ys, orientation="h", name=name,
+        fig.add_trace(go.Bar(x=[getattr(r, attr) / 1e9 for r in reports], y=ys, orientation="h", name=name, width=0.55,
                              marker_color=TERM_COLORS[key], customdata=[v.label(lang) for v in variants],
                              hovertemplate="%{customdata}: %{x:.2f} GB<extra>" + name + "</extra>"))
     for gb, color in zip(GPU_SIZES_GB, GPU_COLORS):
@@ -135,5 +135,10 @@ def fit_figure(c: ModelConfig, L: int, dtype_bytes: int, chunk: int, batch: int 
     style(fig, t("mem_fig_fit", lang, model=c.name, L=f"{L:,}", bytes=dtype_bytes), t("mem_axis_gb", lang),
           t("mem_axis_variant", lang), height=400)
     fig.update_layout(barmode="stack", legend=dict(y=-0.3, traceorder="normal"))
-    fig.update_yaxes(tickvals=ys, ticktext=[v.label(lang) for v in variants], range=[len(ys) - 0.5, -0.5])
+    # Each variant's name above its bar, not as a tick label beside it: on a phone the tick labels took
+    # most of the width and squeezed the bars into a sliver
+    fig.update_yaxes(tickvals=ys, showticklabels=False, range=[len(ys) - 0.5, -0.5])
+    for y, v in zip(ys, variants):
+        fig.add_annotation(x=0, xref="paper", y=y - 0.3, yref="y", text=v.label(lang), showarrow=False,
+                           xanchor="left", yanchor="bottom", font=dict(size=12))
     return fig

@@ -1,4 +1,4 @@
-"""The playground (/playground, also the root URL): one prompt through the real engine.
+"""The playground (the root URL): one prompt through the real engine.
 
 page.py the screen; controls (prompt and settings), results (output, numbers, one tab per topic),
 panels (the tabs), figures (latency and memory charts), step_table (the C12 worked example),

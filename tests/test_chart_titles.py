@@ -1,0 +1,35 @@
+"""Issue 16.13: chart titles wrap to fit a phone (Plotly never wraps a title), in English, in Chinese and
+in titles that mix the two (a model name, then Chinese: no space to break at for 30 columns)."""
+from __future__ import annotations
+
+from ui.theme import _columns, wrap_title
+
+
+def lines(title: str) -> list[str]:
+    return wrap_title(title).split(" <br>")
+
+
+def test_a_short_title_is_left_alone():
+    assert wrap_title("TTFT and TPOT per column") == "TTFT and TPOT per column"
+
+
+def test_english_breaks_at_spaces_into_even_lines():
+    title = "Prefill peak above baseline vs prompt length (SmolLM2-135M-Instruct, float32)"
+    assert lines(title) == ["Prefill peak above baseline vs prompt", "length (SmolLM2-135M-Instruct, float32)"]
+    assert wrap_title(title).replace(" <br>", " ") == title  # read without the tag: the same words
+
+
+def test_mixed_chinese_breaks_between_characters_and_fits():
+    """The title the phone tour found clipped: the old wrap broke only at spaces."""
+    title = "SmolLM2-135M-Instruct（已加载）：单个解码步的 FLOPs（按项拆分）"
+    parts = lines(title)
+    assert len(parts) == 2 and all(_columns(p) <= 40 for p in parts), parts
+    assert "".join(parts).replace(" ", "") == title.replace(" ", "")
+    assert "SmolLM2-135M-Instruct" in parts[0]  # a word is never cut
+
+
+def test_a_long_chinese_title_wraps_greedily_within_the_width():
+    title = "预测的预填充峰值，" * 6
+    parts = lines(title)
+    assert len(parts) >= 3 and all(_columns(p) <= 40 for p in parts), parts
+    assert "".join(parts) == title
