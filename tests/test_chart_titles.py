@@ -26,6 +26,7 @@ def test_mixed_chinese_breaks_between_characters_and_fits():
     assert len(parts) == 2 and all(_columns(p) <= 40 for p in parts), parts
     assert "".join(parts).replace(" ", "") == title.replace(" ", "")
     assert "SmolLM2-135M-Instruct" in parts[0]  # a word is never cut
+    assert parts[1][0] not in "：，。）"  # and no line opens with closing punctuation
 
 
 def test_a_long_chinese_title_wraps_greedily_within_the_width():

@@ -24,6 +24,7 @@ def _columns(text: str) -> int:
 
 # A title's breakable pieces: runs of spaces, single CJK characters (a line may break between any two),
 # and runs of anything else (words, which never break inside)
+NO_LINE_START = "，。、：；！？）」』》"  # Chinese punctuation that never opens a line
 _PIECES = re.compile(r"\s+|[\u2e80-\u9fff\uff00-\uffef]|[^\s\u2e80-\u9fff\uff00-\uffef]+")
 
 
@@ -36,7 +37,7 @@ def wrap_title(title: str, width: int = TITLE_WIDTH) -> str:
         return title
     pieces = _PIECES.findall(title)
     halves = [("".join(pieces[:i]).rstrip(), "".join(pieces[i:]).lstrip())
-              for i in range(1, len(pieces)) if not pieces[i].isspace()]
+              for i in range(1, len(pieces)) if not pieces[i].isspace() and pieces[i][0] not in NO_LINE_START]
     a, b = min(halves, key=lambda ab: max(_columns(ab[0]), _columns(ab[1])), default=(title, ""))
     if b and max(_columns(a), _columns(b)) <= width:
         return f"{a} <br>{b}"
