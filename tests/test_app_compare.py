@@ -61,6 +61,15 @@ def test_defaults_compare_kv_on_with_kv_off(app):
     assert "No comparison yet" in app.info[0].value
 
 
+def test_a_chinese_session_gets_a_chinese_default_prompt(tiny_dirs, monkeypatch):
+    """Issue 16.15: a Chinese page asks its default question in Chinese."""
+    monkeypatch.setenv("PDLAB_MODEL", str(tiny_dirs["llama"]))
+    at = AppTest.from_file(APP, default_timeout=120).run()
+    at = at.sidebar.radio(key="lang").set_value("zh").run()
+    at.switch_page(PAGE).run()
+    assert [at.text_area(key=f"cmp_prompt_{i}").value for i in range(2)] == ["用两句话解释天空为什么是蓝色的。"] * 2
+
+
 def test_two_columns_run_into_shared_charts_and_table(app):
     for i in range(2):
         set_column(app, i, prompt="The quick brown fox", chat=False, max_new=6)

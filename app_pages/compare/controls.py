@@ -20,16 +20,19 @@ from ui.sidebar import DTYPES, HUB_SUGGESTIONS, local_model_dirs, model_box, spe
 from ui.widget_state import KEEP, seed
 from ui.widgets import sampling_label, whole_number, whole_number_box
 
-DEFAULT_PROMPT = "Explain in two sentences why the sky is blue."
+# The default prompt in the page's language when the page is first drawn (a Chinese page asks in Chinese)
+DEFAULT_PROMPTS = {"en": "Explain in two sentences why the sky is blue.", "zh": "用两句话解释天空为什么是蓝色的。"}
 # What each column changes from the shared defaults (column 1 is the baseline)
 COLUMN_DEFAULTS = [{}, {"kv": False}, {"attention": "eager"}, {"dtype": "bfloat16"}]
 
 
-def seed_defaults(sidebar: ModelChoice) -> None:
-    """Each column's first values, once per session: the sidebar's model and dtype, greedy."""
+def seed_defaults(sidebar: ModelChoice, lang: str = "en") -> None:
+    """Each column's first values, once per session: the sidebar's model and dtype, greedy, the prompt
+    in the page's language. Not swapped on a later switch: the prompts sit in a form, whose typed,
+    unsent text a value from the server would overwrite."""
     seed({keys.N: MIN_COLUMNS, keys.REPEATS: float(DEFAULT_REPEATS)})
     for i, changes in enumerate(COLUMN_DEFAULTS):
-        base = {"prompt": DEFAULT_PROMPT, "chat": True, "max_new": 32, "temperature": 0.0, "top_k": 0,
+        base = {"prompt": DEFAULT_PROMPTS[lang], "chat": True, "max_new": 32, "temperature": 0.0, "top_k": 0,
                 "top_p": 1.0, "seed": None, "attention": "sdpa", "kv": True, "model": sidebar.spec,
                 "dtype": sidebar.dtype}
         seed({keys.column(f, i): v for f, v in {**base, **changes}.items()})
@@ -96,7 +99,7 @@ def column_settings(i: int, device: str) -> ColumnSettings:
 def render_controls(sidebar: ModelChoice, lang: str) -> tuple[list[ColumnSettings], int, bool]:
     """Draw the controls; return the shown columns' settings, the timed runs per column and whether
     Run all was pressed."""
-    seed_defaults(sidebar)
+    seed_defaults(sidebar, lang)
     most = capped("max_columns", MAX_COLUMNS, keys.N, MIN_COLUMNS)
     st.radio(t("cmp_count", lang), list(range(MIN_COLUMNS, most + 1)), key=keys.N, horizontal=True,
              help=cap_help("max_columns", lang), persist_state=KEEP)
