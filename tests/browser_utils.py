@@ -220,12 +220,16 @@ PROGRESS_OBSERVER_JS = """() => {
       add(w.texts, bar.innerText.trim());
     }
     if (!bars.length) return;
-    for (const c of document.querySelectorAll('[data-testid="stCaptionContainer"]')) add(w.captions, c.innerText.trim());
+    for (const c of document.querySelectorAll('[data-testid="stCaptionContainer"]')) {
+      add(w.captions, c.innerText.trim());
+    }
     const inside = document.querySelectorAll('[data-testid="stExpander"] [data-testid="stPlotlyChart"]').length;
     w.status_charts = Math.max(w.status_charts, inside);
     for (const icon of document.querySelectorAll('[data-testid="stExpanderIconSpinner"]')) {
       w.spinners += 1;  // a spinning icon costs the browser CPU the timed steps lack (README)
-      for (const el of [icon, ...icon.querySelectorAll('*')]) if (getComputedStyle(el).animationName !== 'none') w.spinning = true;
+      for (const el of [icon, ...icon.querySelectorAll('*')]) {
+        if (getComputedStyle(el).animationName !== 'none') w.spinning = true;
+      }
     }
   }).observe(document.body, {childList: true, subtree: true, characterData: true});
   window.__progress = w;

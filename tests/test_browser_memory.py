@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser_utils import (ARTIFACTS, PROGRESS_OBSERVER_JS, click_and_wait, exception_boxes, launch_chromium, open_tab,
-                                 require_chromium, serve, wait_idle)
+from tests.browser_utils import (ARTIFACTS, PROGRESS_OBSERVER_JS, click_and_wait, exception_boxes, launch_chromium,
+                                 open_tab, require_chromium, serve, wait_idle)
 
 require_chromium()
 

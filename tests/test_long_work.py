@@ -41,7 +41,7 @@ def test_the_memory_sweep_estimate_weighs_each_point_by_its_length():
     points = plan.points()
     result.seconds = [5.0, 1.0]  # the first (warm-up costs) is left out of the pace
     result.points = [None, None]
-    work = [point_work(L, v) for L, v in points]
+    work = [point_work(L) for L, _ in points]
     assert memory_seconds_left(result) == pytest.approx(1.0 * sum(work[2:]) / work[1])
     assert work[2] > 10 * work[1]  # L = 1024 against 64: the pace is not per point
     result.seconds, result.points = [5.0], [None]

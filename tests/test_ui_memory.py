@@ -15,8 +15,8 @@ from PIL import Image
 
 from app_pages.memory.figures import (breakdown_figure, difference_figure, leak_memory_figure, leak_speed_figure,
                                       sweep_peak_figure)
-from app_pages.memory.fit import (FitVariant, fit_figure, fit_table, fit_variants, fmt_si, max_fit_length, max_length_table,
-                                  score_numbers)
+from app_pages.memory.fit import (FitVariant, fit_figure, fit_table, fit_variants, fmt_si, max_fit_length,
+                                  max_length_table, score_numbers)
 from app_pages.memory.heat import csv_text, layer_matrices, layers_csv, layers_figure, mean_matrix, png_bytes, tile
 from app_pages.memory.strings import STRINGS as PAGE_STRINGS
 from app_pages.memory.sweep import (SweepPlan, SweepStatus, Variant, comparisons, new_result, parse_chunks,

@@ -15,7 +15,8 @@ SOURCES = sorted((ROOT / "ui").glob("*.py")) + sorted((ROOT / "app_pages").glob(
 TRANSLATED_WIDGETS = translated_widgets()  # what app.py re-sends
 CHOICE_WIDGETS = {"radio", "selectbox", "select_slider", "segmented_control", "pills", "multiselect"}
 SETTINGS_WIDGETS = CHOICE_WIDGETS | {"slider", "number_input", "text_input", "text_area", "toggle", "checkbox"}
-STABLE_LABELS = {"lang"}  # its labels read the same in every language (model boxes re-send themselves: ui/sidebar.model_box)
+# Its labels read the same in every language (the model boxes re-send themselves: ui/sidebar.model_box)
+STABLE_LABELS = {"lang"}
 FRAME = {"sidebar.py"}  # drawn by app.py on every page: Streamlit keeps those values anyway
 
 

@@ -39,11 +39,11 @@ def _label(spec: str, lang: str) -> str:
     return spec
 
 
-def spec_of(value: str | None, options: list[str]) -> str | None:
+def spec_of(value: str | None, options: list[str], shown=lambda o: o) -> str | None:
     """The option a shown label stands for, in any language (a typed-in value is its own spec). The
     browser reports a typed-in box by its text, so after a language switch it may hand back the old
-    language's label."""
-    labels = {_label(o, lang): o for o in options for lang in LANGS}
+    language's label. shown: what an option is labelled by (a public server names a folder only)."""
+    labels = {_label(shown(o), lang): o for o in options for lang in LANGS}
     return labels.get(value, value)
 
 
@@ -53,11 +53,11 @@ def model_box(label: str, options: list[str], lang: str, shown=lambda o: o, **kw
     sends the browser the option again in the new labels (ui/widget_state.py says why that matters)."""
     key = kw["key"]
     held, drawn_in = st.session_state.get(key), st.session_state.setdefault(MODEL_BOX_LANGS, {})
-    if held is not None and (drawn_in.get(key, lang) != lang or spec_of(held, options) != held):
-        st.session_state[key] = spec_of(held, options)
+    if held is not None and (drawn_in.get(key, lang) != lang or spec_of(held, options, shown) != held):
+        st.session_state[key] = spec_of(held, options, shown)
     drawn_in[key] = lang
     value = st.selectbox(label, options, format_func=lambda o: _label(shown(o), lang), **kw)
-    return spec_of(value, options)
+    return spec_of(value, options, shown)
 
 
 def render_sidebar() -> ModelChoice:

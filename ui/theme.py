@@ -22,9 +22,9 @@ def _columns(text: str) -> int:
     return sum(2 if ord(ch) > 0x2E80 else 1 for ch in text)
 
 
+NO_LINE_START = "，。、：；！？）」』》"  # Chinese punctuation that never opens a line
 # A title's breakable pieces: runs of spaces, single CJK characters (a line may break between any two),
 # and runs of anything else (words, which never break inside)
-NO_LINE_START = "，。、：；！？）」』》"  # Chinese punctuation that never opens a line
 _PIECES = re.compile(r"\s+|[\u2e80-\u9fff\uff00-\uffef]|[^\s\u2e80-\u9fff\uff00-\uffef]+")
 
 

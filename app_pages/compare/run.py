@@ -7,8 +7,8 @@ registry's step lock, as the playground does, so another browser session cannot 
 
 First every column is prepared (its model loaded, its input checked, an untimed warm-up), then
 each is timed in turn, `repeats` times back to back: the column shows its median run (by E2E) and
-the summary each time's median and spread over the runs. A column that cannot run (its model fails to load, an empty prompt, a
-prompt past the context) gets its message and the others run anyway.
+the summary each time's median and spread over the runs. A column that cannot run (its model
+fails to load, an empty prompt, a prompt past the context) gets its message and the others run.
 """
 from __future__ import annotations
 

@@ -93,7 +93,8 @@ STRINGS: dict[str, tuple[str, str]] = {
     "cmp_fig_kv": ("KV cache growth per step", "每步的 KV 缓存增长"),
     "cmp_fig_peak": ("Peak transient memory per step", "每步的瞬时内存峰值"),
     "cmp_charts_caption": (
-        "Each column is one trace (its run with the median E2E), in the same colour in every chart; the three per-step charts share one x axis "
+        "Each column is one trace (its run with the median E2E), in the same colour in every chart; the three "
+        "per-step charts share one x axis "
         "(step 0 is the prefill). ITL is the gap before each decode token; the KV cache is the tokens whose K and V "
         "are held × the model's KV bytes per token (zero with the cache off); peak memory is what the engine's "
         "probe measured above each step's start, on a second, untimed pass over the same tokens (the timings come "

@@ -28,7 +28,7 @@ from ui.widget_state import KEEP, seed
 
 # N = 96 after L = 32 takes about 30 s on the bundled model on 2 quiet AVX2 cores (README)
 DEFAULT_L, DEFAULT_N, MIN_N, MAX_N = 32, 96, 8, 1024
-REDRAW_S = 1.0  # the progress bar's redraw interval: each redraw costs the browser CPU (README: "What the browser costs")
+REDRAW_S = 1.0  # the progress bar's redraw interval: each redraw costs the browser CPU (README)
 SETTLE_S = 1.0  # after a chart is sent: the browser draws it before the next timed step starts
 
 

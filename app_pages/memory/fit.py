@@ -126,8 +126,8 @@ def fit_figure(c: ModelConfig, L: int, dtype_bytes: int, chunk: int, batch: int 
     fig = go.Figure()
     for key, attr in (("weights", "weights"), ("kv", "kv_cache"), ("scores", "scores"), ("activations", "activations")):
         name = t(f"mem_term_{key}", lang)
-        fig.add_trace(go.Bar(x=[getattr(r, attr) / 1e9 for r in reports], y=ys, orientation="h", name=name, width=0.55,
-                             marker_color=TERM_COLORS[key], customdata=[v.label(lang) for v in variants],
+        fig.add_trace(go.Bar(x=[getattr(r, attr) / 1e9 for r in reports], y=ys, orientation="h", name=name,
+                             width=0.55, marker_color=TERM_COLORS[key], customdata=[v.label(lang) for v in variants],
                              hovertemplate="%{customdata}: %{x:.2f} GB<extra>" + name + "</extra>"))
     for gb, color in zip(GPU_SIZES_GB, GPU_COLORS):
         fig.add_trace(go.Scatter(x=[gb, gb], y=[-0.5, len(ys) - 0.5], mode="lines", name=f"GPU {gb} GB",

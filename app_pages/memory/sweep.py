@@ -134,7 +134,7 @@ def run_sweep(bundle, result: SweepResult, lock: threading.Lock | None = None) -
         yield len(result.points)
 
 
-def point_work(L: int, variant: Variant) -> float:
+def point_work(L: int) -> float:
     """A point's cost in rough units for the time estimate: a fixed part, the prompt's rows, and the
     attention scores' L² (measured here: eager at L = 2048 took about 3× its time at 1024)."""
     return 128 + L + L * L / 1024
@@ -142,7 +142,7 @@ def point_work(L: int, variant: Variant) -> float:
 
 def seconds_left(result: SweepResult) -> float | None:
     """The rest of the sweep at the pace of the points measured after the first; None before that."""
-    work = [point_work(L, v) for L, v in result.plan.points()]
+    work = [point_work(L) for L, _ in result.plan.points()]
     return eta.seconds_left(work, len(result.points), sum(result.seconds[1:]))
 
 

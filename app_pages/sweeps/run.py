@@ -106,6 +106,7 @@ def run_with_progress(bundle, registry, settings: SweepSettings, lang: str) -> N
             if boundary:
                 draw_so_far(so_far, result, done, total, lang)
                 first_done[0] += time.perf_counter() - now  # the pace counts requests, not the drawing
+
         meter = LoadMeter()
         try:
             with registry.step_lock:
