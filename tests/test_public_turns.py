@@ -135,6 +135,8 @@ def test_every_count_widget_stops_at_its_cap_and_says_why(capped_public):
     assert max(at.multiselect(key="rf_batches").options, key=int) == "4"
     at.switch_page(page_file("compare")).run()
     assert at.radio(key="cmp_n").options == ["2", "3"]
+    repeats = at.number_input(key="cmp_repeats")  # its default, 3, comes down to the cap
+    assert repeats.max == repeats.value == 2 and "public server" in repeats.help
 
 
 def test_a_no_cache_run_over_the_work_cap_is_refused_with_the_arithmetic(capped_public):
