@@ -29,4 +29,4 @@ def charts(at) -> dict[str, dict]:
     specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
     for spec in specs:
         assert_labelled(spec)
-    return {s["layout"]["title"]["text"].replace(" <br>", " "): s for s in specs}  # titles wrap for phones
+    return {s["layout"]["title"]["text"].replace("<br>", ""): s for s in specs}  # titles wrap for phones

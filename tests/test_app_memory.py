@@ -64,7 +64,7 @@ def test_predictor_follows_its_controls(app):
     at = at.number_input(key="mem_fit_L").set_value(100).run()
     assert not at.exception
     spec = chart(at, "Predicted prefill peak, ")
-    assert "L = 100," in spec["layout"]["title"]["text"].replace(" <br>", " ")
+    assert "L = 100," in spec["layout"]["title"]["text"].replace("<br>", "")
     assert at.metric[0].value == "20.0 kB"  # 100 × 100 × 2 bytes, one head
     assert any("No GPU size here shows [C20](/claims?claim=C20)'s trap" in c.value for c in at.caption)
     at = at.selectbox(key="mem_fit_dtype").set_value("float32").run()

@@ -47,7 +47,7 @@ def trace_named(spec: dict, name: str) -> dict:
 
 def assert_labelled(spec: dict, title: str, x_title: str, y_title: str | None = None) -> None:
     layout = spec["layout"]
-    assert layout["title"]["text"].replace(" <br>", " ") == title  # wrapped for phones
+    assert layout["title"]["text"].replace("<br>", "") == title  # wrapped for phones
     assert layout["xaxis"]["title"]["text"] == x_title
     if y_title is not None:
         assert layout["yaxis"]["title"]["text"] == y_title
@@ -110,7 +110,7 @@ def test_shapes_figure_is_to_scale(eager_run):
     spec = as_json(shapes_figure(eager_run.steps, 2, D))
     assert spec["layout"]["title"]["text"].startswith("Attention shapes per head")
     assert spec["layout"]["xaxis"]["title"]["text"] == "elements"
-    titles = [a["text"].replace(" <br>", " ") for a in spec["layout"]["annotations"]]  # wrapped for phones
+    titles = [a["text"].replace("<br>", "") for a in spec["layout"]["annotations"]]  # wrapped for phones
     assert f"step 0 (prefill): T={L}, C={L}" in titles and f"step 2 (decode): T=1, C={L + 2}" in titles
     scores = [d for d in spec["data"] if d["name"].startswith("S = ")]
     sizes = [(max(d["x"]) - min(d["x"]), max(d["y"]) - min(d["y"])) for d in scores]

@@ -168,7 +168,7 @@ def test_longest_prompt_that_fits_is_the_boundary(variant):
 def test_fit_figure_stacks_the_terms_against_the_gpu_sizes():
     c = PRESETS["LLaMA-7B"]
     fig = as_json(fit_figure(c, 10_000, 2, 1024))
-    assert fig["layout"]["title"]["text"].replace(" <br>", " ") == "Predicted prefill peak, LLaMA-7B, L = 10,000, 2 bytes per value"
+    assert fig["layout"]["title"]["text"].replace("<br>", "") == "Predicted prefill peak, LLaMA-7B, L = 10,000, 2 bytes per value"
     assert fig["layout"]["xaxis"]["title"]["text"] == "memory (GB = 10⁹ bytes)"
     scores = trace(fig, "attention scores")
     assert scores["x"] == pytest.approx([6.4, 0.0, 32 * 1024 * 10_000 * 2 / 1e9])
@@ -197,7 +197,7 @@ def test_mean_over_heads_and_every_layer(captured):
     assert list(mats) == [0, 1]
     fig = as_json(layers_figure(mats))
     assert len([d for d in fig["data"] if d["type"] == "heatmap"]) == 2
-    assert fig["layout"]["title"]["text"].replace(" <br>", " ") == "Attention probabilities, mean over heads, 2 layers"
+    assert fig["layout"]["title"]["text"].replace("<br>", "") == "Attention probabilities, mean over heads, 2 layers"
     grid = tile(list(mats.values()), cols=2)
     assert grid.shape == (mean.shape[0], 2 * mean.shape[1] + 1) and np.isnan(grid[:, mean.shape[1]]).all()
 

@@ -31,26 +31,39 @@ _PIECES = re.compile(r"\s+|[\u2e80-\u9fff\uff00-\uffef]|[^\s\u2e80-\u9fff\uff00-
 def wrap_title(title: str, width: int = TITLE_WIDTH) -> str:
     """Break a long title so it stays whole on a phone-width chart (Plotly does not wrap titles): into
     two even lines where that fits `width` columns each, else greedily; at spaces, or between any two
-    CJK characters (Chinese has no spaces, and a mixed title has long runs without them). Each break
-    is " <br>": read without the tag, the text keeps a space there."""
+    CJK characters (Chinese has no spaces, and a mixed title has long runs without them). A break at
+    a space keeps it (" <br>") and one between characters adds none ("<br>"), so the title without its
+    tags reads as it was written."""
     if _columns(title) <= width:
         return title
     pieces = _PIECES.findall(title)
-    halves = [("".join(pieces[:i]).rstrip(), "".join(pieces[i:]).lstrip())
-              for i in range(1, len(pieces)) if not pieces[i].isspace() and pieces[i][0] not in NO_LINE_START]
-    a, b = min(halves, key=lambda ab: max(_columns(ab[0]), _columns(ab[1])), default=(title, ""))
-    if b and max(_columns(a), _columns(b)) <= width:
-        return f"{a} <br>{b}"
-    lines, line = [], ""
+    cuts = [i for i in range(1, len(pieces)) if not pieces[i].isspace() and pieces[i][0] not in NO_LINE_START]
+    best = min(cuts, key=lambda i: max(_columns("".join(pieces[:i]).rstrip()), _columns("".join(pieces[i:]))),
+               default=None)
+    if best is not None and max(_columns("".join(pieces[:best]).rstrip()), _columns("".join(pieces[best:]))) <= width:
+        return _joined([pieces[:best], pieces[best:]])
+    lines, line = [], []
     for piece in pieces:
-        if piece.isspace():
-            line += piece if line else ""  # no line starts with a space
-        elif line.strip() and _columns(line + piece) > width:
-            lines.append(line.rstrip())
-            line = piece
+        if line and not piece.isspace() and _columns("".join(line + [piece]).rstrip()) > width:
+            lines.append(line)
+            line = []
+        if line or not piece.isspace():  # no line starts with a space
+            line.append(piece)
+    return _joined(lines + [line])
+
+
+def _joined(lines: list[list[str]]) -> str:
+    """Lines of pieces joined by line breaks: " <br>" where the line ended at a space, "<br>" elsewhere."""
+    out = ""
+    for k, line in enumerate(lines):
+        text = "".join(line)
+        if k == len(lines) - 1:
+            out += text
+        elif text != text.rstrip():
+            out += text.rstrip() + " <br>"
         else:
-            line += piece
-    return " <br>".join(lines + [line.rstrip()])
+            out += text + "<br>"
+    return out
 
 
 def style(fig: go.Figure, title: str, x_title: str, y_title: str, height: int = 380) -> go.Figure:
