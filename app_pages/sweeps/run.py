@@ -17,7 +17,7 @@ from lab.busy import LoadMeter
 from lab.sweeps import SweepResult, SweepSettings, run_sweep, seconds_left, sweep_plan
 from ui.capped import cap_help, capped, check_count, check_size
 from ui.errors import show_error
-from ui.text import fmt_duration
+from ui.text import with_eta
 from ui.widget_state import KEEP, seed
 
 REDRAW_S = 1.0  # each redraw takes the server and the browser CPU the timed requests then lack
@@ -98,10 +98,8 @@ def run_with_progress(bundle, registry, settings: SweepSettings, lang: str) -> N
             left = seconds_left(plan, done, now - first_done[0]) if first_done[0] else None
             if done == 0:
                 text = t("sw_warming", lang)
-            elif left is None:
-                text = t("sw_progress", lang, done=done, total=total, what=what)
             else:
-                text = t("sw_progress_eta", lang, done=done, total=total, what=what, left=fmt_duration(left, lang))
+                text = with_eta(t("sw_progress", lang, done=done, total=total, what=what), left, lang)
             bar.progress(done / total, text=text)
             if boundary:
                 draw_so_far(so_far, result, done, total, lang)

@@ -27,7 +27,6 @@ STRINGS: dict[str, tuple[str, str]] = {
                     "“{text}” 不是用逗号分隔的整数列表。"),
     "sw_running": ("Sweeping: {runs} requests…", "扫描中：{runs} 个请求…"),
     "sw_progress": ("{done} / {total}: {what}", "{done} / {total}：{what}"),
-    "sw_progress_eta": ("{done} / {total}: {what} · about {left} left", "{done} / {total}：{what} · 约剩 {left}"),
     "sw_so_far": ("So far ({done} of {total} requests): the charts fill in after each group of lengths and the "
                   "verdicts come at the end. Nothing is redrawn while a request is timed.",
                   "目前（{total} 个请求中的 {done} 个）：每测完一组长度，图表就补上一批点；结论在最后给出。"
