@@ -95,6 +95,9 @@ def _slider(page, label: str):
     return page.locator(f'[data-testid="stSlider"] input[aria-label="{label}"]')
 
 
+FINAL_OUT_CHIPS = '[data-testid="stTabPanel"] .pd-chips .pd-out .pd-tok'  # as final_chip_labels reads them
+
+
 def test_replay_shows_prefill_at_once_then_one_token_per_step(page):
     run_prompt(page, "Count from one to ten:", 6, chat=False)
     total = len(final_chip_labels(page))
@@ -110,7 +113,13 @@ def test_replay_shows_prefill_at_once_then_one_token_per_step(page):
     speed = _slider(page, "Speed")
     speed.focus()
     press_and_wait(page, "End")
-    click_and_wait(page, page.locator('button:has-text("Replay")'), 60_000)
+    click_and_wait(page, page.get_by_role("button", name="Replay", exact=True), 60_000)
+    # Replay reruns its panel once per frame, and on a busy machine the page reads as idle between
+    # two frames, its button redrawn before its chips (CI read the first frame): wait for the last
+    page.wait_for_function(f"() => document.querySelectorAll('{FINAL_OUT_CHIPS}').length === {total}",
+                           timeout=60_000)
+    page.get_by_role("button", name="Replay", exact=True).wait_for(timeout=60_000)
+    wait_idle(page)
     assert len(final_chip_labels(page)) == total and exception_boxes(page) == 0
 
 
