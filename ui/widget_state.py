@@ -24,6 +24,11 @@ KEEP = "session"  # persist_state for every settings widget: kept across page vi
 LABELS_SEEN = "labels_context_seen"  # the (language, model) the browser's labels were last drawn in
 
 
+def so_far(key: str, n: int) -> str:
+    """A chart's key in the n-th drawing made while its sweep runs (each drawing needs its own)."""
+    return f"{key}_so_far_{n}"
+
+
 def seed(defaults: dict[str, Any]) -> None:
     """Give widgets their first value through session state, once per session (a widget that gets
     both a `value=` and a state value makes Streamlit warn, and a kept value must win)."""

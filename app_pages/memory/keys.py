@@ -1,5 +1,7 @@
 """Every st.session_state key of the memory lab, widget keys included, named once: the page's
 modules use these names, so a key is renamed in one place."""
+from ui import widget_state
+
 # panel_fit.py
 FIG_FIT = "mem_fig_fit"
 FIT_BATCH = "mem_fit_batch"
@@ -54,6 +56,4 @@ WITH_WEIGHTS = "mem_with_weights"
 TRANSLATED: tuple[str, ...] = (FIT_MODEL, HEAT_MODE)
 
 
-def so_far(key: str, n: int) -> str:
-    """A chart's key in the n-th drawing made while its sweep runs."""
-    return f"{key}_so_far_{n}"
+so_far = widget_state.so_far  # a chart's key in the n-th drawing made while the sweep runs

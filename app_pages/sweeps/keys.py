@@ -1,5 +1,7 @@
 """Every st.session_state key of the sweeps page, widget keys included, named once: the page's
 modules use these names, so a key is renamed in one place."""
+from ui import widget_state
+
 # charts.py
 FIG_SHARE = "sw_fig_share"
 FIG_TPOT = "sw_fig_tpot"
@@ -16,11 +18,7 @@ RESULT = "sw_result"
 RUN = "sw_run"
 STOP = "sw_stop"
 
-
-
-def so_far(key: str, draw: int) -> str:
-    """A chart's key in the n-th drawing made while the sweep runs."""
-    return f"{key}_so_far_{draw}"
+so_far = widget_state.so_far  # a chart's key in the n-th drawing made while the sweep runs
 
 
 # Widgets whose option labels change with the language or the model: app.py hands them their value
