@@ -1,9 +1,16 @@
-"""A small, real, KV-cached LLM inference engine that records everything it does."""
-from engine.config import PRESETS, ModelConfig
-from engine.llm_engine import Engine, EngineConfig, EngineEvent
-from engine.loader import ModelBundle, load_model
-from engine.sampler import SamplingParams
-from engine.trace import Trace
+"""A small, real, KV-cached LLM inference engine that records everything it does.
 
-__all__ = ["PRESETS", "ModelConfig", "Engine", "EngineConfig", "EngineEvent", "ModelBundle", "load_model",
-           "SamplingParams", "Trace"]
+The public names load on first use (PEP 562): `python -m engine` runs this file before its own
+error handling, and torch takes a second or more to load, so a Ctrl-C then would print a traceback."""
+from importlib import import_module
+
+_HOMES = {"PRESETS": "engine.config", "ModelConfig": "engine.config", "Engine": "engine.llm_engine",
+          "EngineConfig": "engine.llm_engine", "EngineEvent": "engine.llm_engine", "ModelBundle": "engine.loader",
+          "load_model": "engine.loader", "SamplingParams": "engine.sampler", "Trace": "engine.trace"}
+__all__ = list(_HOMES)
+
+
+def __getattr__(name: str):
+    if name not in _HOMES:
+        raise AttributeError(f"module 'engine' has no attribute {name!r}")
+    return getattr(import_module(_HOMES[name]), name)

@@ -9,12 +9,11 @@ import os
 import sys
 from dataclasses import replace
 
-from engine.config import DTYPES
-from engine.kv_cache import KV_DTYPES
-from engine.quant import WEIGHT_FORMATS
-
 
 def _parser() -> argparse.ArgumentParser:
+    from engine.config import DTYPES  # these load torch: main() is already listening for Ctrl-C
+    from engine.kv_cache import KV_DTYPES
+    from engine.quant import WEIGHT_FORMATS
     prog = "pdlab" if sys.argv[0].endswith("pdlab") else "python -m engine"  # as the user typed it
     p = argparse.ArgumentParser(prog=prog, description="A KV-cached inference engine that shows "
                                 "its prefill and decode phases.")
@@ -145,7 +144,10 @@ def run(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     """Errors the engine can name (ValueError) are one line and exit code 2; anything else is one line
     and code 1 (--debug shows the traceback); a closed pipe and Ctrl-C end quietly."""
-    args = _parser().parse_args(argv)
+    try:
+        args = _parser().parse_args(argv)  # loads torch, a second or more
+    except KeyboardInterrupt:
+        return 130
     try:
         return run(args)
     except ValueError as e:

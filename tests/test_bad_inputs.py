@@ -11,6 +11,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -173,6 +174,30 @@ def test_ctrl_c_ends_with_130_and_no_traceback():
                             text=True)
     try:
         assert proc.stdout.readline().startswith("[prefill step 0]")  # mid-run: the model is loaded and running
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130 and "Traceback" not in err and "KeyboardInterrupt" not in err, err[-2000:]
+
+
+def _loading_torch(pid: int) -> bool:
+    try:
+        return "libtorch" in Path(f"/proc/{pid}/maps").read_text()
+    except OSError:  # it has already ended
+        return True
+
+
+def test_ctrl_c_while_torch_loads_ends_with_130_and_no_traceback():
+    """The first second or more of the CLI loads torch, before main() could catch anything (it printed
+    Python's traceback): the signal goes in once torch's library is mapped, mid-import."""
+    proc = subprocess.Popen([sys.executable, "-m", "engine", "generate", "--prompt", "hi"], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while not _loading_torch(proc.pid) and time.monotonic() < deadline:
+            time.sleep(0.005)
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=120)
     finally:
