@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
+from typing import Literal
 
 import streamlit as st
 
@@ -40,24 +41,33 @@ def sampling_label(temperature, top_k, top_p, seed, lang: str) -> str:
     if not temperature:
         return t("sampling_greedy", lang)
     parts = [t("sampling_temperature", lang, v=float(temperature))]
-    if top_k:
-        parts.append(f"top-k {int(top_k)}")
+    if whole_number(top_k):
+        parts.append(f"top-k {whole_number(top_k)}")
     if top_p is not None and top_p < 1:
         parts.append(f"top-p {float(top_p):g}")
     if seed is not None:
-        parts.append(t("sampling_seed", lang, v=int(seed)))
+        parts.append(t("sampling_seed", lang, v=whole_number(seed)))
     return t("sampling_active", lang, what=", ".join(parts))
 
 
-def whole_number(value: float | int) -> int:
-    """What a whole_number_box holds, as the run uses it (rounded as the box shows it)."""
-    return int(value + 0.5)
+def whole_number(value: float | int | None) -> int | None:
+    """What a whole_number_box holds, as the run uses it (rounded as the box shows it); an empty box's
+    None stays None."""
+    return None if value is None else int(value + 0.5)
 
 
-def whole_number_box(container, label: str, lo: int, hi: int, key: str, **kw) -> int:
+def whole_number_box(container, label: str, lo: int, hi: int | None, key: str, *, step: int = 1,
+                     value: int | None | Literal["min"] = "min", **kw) -> int | None:
     """A number box for a count that reads "1e3" as 1000. Streamlit's browser side reads what is typed
     into a whole-number box with parseInt ("1e3" becomes 1) and into a float box with parseFloat, so
-    this is a float box shown without decimals, rounded back to a whole number."""
-    value = container.number_input(label, min_value=float(lo), max_value=float(hi), step=1.0, format="%.0f",
-                                   key=key, persist_state=KEEP, **kw)
+    this is a float box shown without decimals, rounded back to a whole number.
+
+    hi None: no maximum. value: the first value, as st.number_input takes it; None: the box may be
+    empty (an empty box gives None, and one emptied after a number was typed gives None again, where
+    the default "min" would give the minimum). Other keywords (help, placeholder, disabled,
+    on_change...) go to st.number_input as they are."""
+    if value not in ("min", None):
+        value = float(value)  # one numeric type for value, bounds and step, or Streamlit refuses them
+    value = container.number_input(label, min_value=float(lo), max_value=None if hi is None else float(hi),
+                                   value=value, step=float(step), format="%.0f", key=key, persist_state=KEEP, **kw)
     return whole_number(value)

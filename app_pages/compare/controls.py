@@ -75,12 +75,12 @@ def _column_controls(i: int, options: list[str], wide: bool, lang: str) -> None:
     with st.expander(label):
         st.number_input(t("temperature", lang), min_value=0.0, max_value=5.0, step=0.1, key=keys.column("temperature", i),
                         help=t("temperature_help", lang), persist_state=KEEP)
-        st.number_input(t("top_k", lang), min_value=0, max_value=100_000, step=1, key=keys.column("top_k", i),
-                        help=t("top_k_help", lang), persist_state=KEEP)
+        whole_number_box(st, t("top_k", lang), 0, 100_000, keys.column("top_k", i), help=t("top_k_help", lang))
         st.number_input(t("top_p", lang), min_value=0.01, max_value=1.0, step=0.05, key=keys.column("top_p", i),
                         help=t("top_p_help", lang), persist_state=KEEP)
-        st.number_input(t("seed", lang), min_value=0, step=1, key=keys.column("seed", i),
-                        placeholder=t("seed_placeholder", lang), persist_state=KEEP)
+        # No maximum; empty is no seed (value=None: the box can be emptied again once a seed is typed)
+        whole_number_box(st, t("seed", lang), 0, None, keys.column("seed", i), value=None,
+                         placeholder=t("seed_placeholder", lang))
 
 
 def column_settings(i: int, device: str) -> ColumnSettings:
@@ -89,8 +89,8 @@ def column_settings(i: int, device: str) -> ColumnSettings:
     run = RunSettings(prompt=s[keys.column("prompt", i)] or "", chat=bool(s[keys.column("chat", i)]),
                       max_new_tokens=whole_number(s[keys.column("max_new", i)]),
                       temperature=float(s[keys.column("temperature", i)]),
-                      top_k=int(s[keys.column("top_k", i)]), top_p=float(s[keys.column("top_p", i)]),
-                      seed=None if s[keys.column("seed", i)] is None else int(s[keys.column("seed", i)]),
+                      top_k=whole_number(s[keys.column("top_k", i)]), top_p=float(s[keys.column("top_p", i)]),
+                      seed=whole_number(s[keys.column("seed", i)]),
                       attention=s[keys.column("attention", i)], kv_cache=bool(s[keys.column("kv", i)]), probe_memory=True)
     model = (s[keys.column("model", i)] or default_model_spec()).strip()
     return ColumnSettings(index=i, run=run, model=model, dtype=s[keys.column("dtype", i)], device=device)

@@ -16,6 +16,7 @@ from ui.errors import shown_errors
 from ui.text import md_literal, quoted
 from ui.tokens import piece_text, pieces_for
 from ui.widget_state import KEEP, seed
+from ui.widgets import whole_number_box
 
 WORKED_DEFAULTS = {keys.WE_MODEL: DOC_MODEL, keys.WE_PROMPT: DOC_PROMPT, keys.WE_MAX_NEW: 3, keys.WE_CACHE: True}
 ROW_PX = 35  # st.dataframe's row height: the shape table shows every row without scrolling
@@ -92,10 +93,9 @@ def worked_controls(bundle, lang: str) -> tuple[str, str, int, bool]:
     key = c1.selectbox(t("cx_we_model", lang), names, format_func=lambda k: option_label(k, bundle, lang),
                        key=keys.WE_MODEL, persist_state=KEEP)
     prompt = c2.text_input(t("cx_we_prompt", lang), key=keys.WE_PROMPT, max_chars=20_000, persist_state=KEEP)
-    max_new = c3.number_input("max_new_tokens", min_value=1, max_value=MAX_WORKED_TOKENS, step=1,
-                              key=keys.WE_MAX_NEW, persist_state=KEEP)
+    max_new = whole_number_box(c3, "max_new_tokens", 1, MAX_WORKED_TOKENS, keys.WE_MAX_NEW)
     kv_cache = c4.toggle(t("cx_we_cache", lang), key=keys.WE_CACHE, persist_state=KEEP)
-    return key, prompt, int(max_new), kv_cache
+    return key, prompt, max_new, kv_cache
 
 
 def prompt_length(bundle, key: str, prompt: str, lang: str) -> int:

@@ -24,7 +24,8 @@ from ui.load_note import show_load
 from ui.public import check_run_work
 from ui.text import md_literal, with_eta
 from ui.turn import take_turn
-from ui.widget_state import KEEP, seed
+from ui.widget_state import seed
+from ui.widgets import whole_number_box
 
 # N = 96 after L = 32 takes about 30 s on the bundled model on 2 quiet AVX2 cores (README)
 DEFAULT_L, DEFAULT_N, MIN_N, MAX_N = 32, 96, 8, 1024
@@ -76,13 +77,12 @@ def render_controls(max_position: int, lang: str) -> tuple[int, int, bool]:
     max_l = max(1, max_position - MIN_N)
     seed({keys.L: min(DEFAULT_L, max_l), keys.N: DEFAULT_N})
     c1, c2, c3 = st.columns([1, 1, 1], vertical_alignment="bottom")
-    prompt_len = c1.number_input(t("cx_L", lang), min_value=1, max_value=max_l, step=1, key=keys.L,
-                                 help=t("cx_L_help", lang), persist_state=KEEP)
+    prompt_len = whole_number_box(c1, t("cx_L", lang), 1, max_l, keys.L, help=t("cx_L_help", lang))
     most = capped("max_new_tokens", MAX_N, keys.N, MIN_N)
-    max_new = c2.number_input(t("cx_N", lang), min_value=MIN_N, max_value=most, step=8, key=keys.N,
-                              help=cap_help("max_new_tokens", lang, t("cx_N_help", lang)), persist_state=KEEP)
+    max_new = whole_number_box(c2, t("cx_N", lang), MIN_N, most, keys.N, step=8,
+                               help=cap_help("max_new_tokens", lang, t("cx_N_help", lang)))
     clicked = c3.button(t("cx_run", lang), type="primary", key=keys.RUN, icon=":material/speed:")
-    return int(prompt_len), int(max_new), clicked
+    return prompt_len, max_new, clicked
 
 
 def run_with_progress(bundle, registry, prompt_len: int, max_new: int, lang: str) -> None:

@@ -15,6 +15,7 @@ from lab.memory_lab import GPU_SIZES_GB
 from ui.errors import shown_errors
 from ui.text import md_escape
 from ui.widget_state import KEEP, seed
+from ui.widgets import whole_number_box
 
 LOADED = "__loaded__"  # the option standing for the model loaded in the sidebar
 DEFAULTS = {keys.FIT_MODEL: "LLaMA-7B", keys.FIT_DTYPE: "float16", keys.FIT_L: 10_000, keys.FIT_CHUNK: 1024,
@@ -38,13 +39,11 @@ def _controls(bundle, lang: str) -> tuple[ModelConfig, str, int, int, int]:
     key = c1.selectbox(t("mem_fit_model", lang), list(options), key=keys.FIT_MODEL,
                        format_func=lambda k: loaded_label if k == LOADED else k, persist_state=KEEP)
     dtype = c2.selectbox(t("dtype_label", lang), list(DTYPE_BYTES), key=keys.FIT_DTYPE, persist_state=KEEP)
-    L = c3.number_input(t("mem_fit_L", lang), min_value=1, max_value=10_000_000, step=1000, key=keys.FIT_L,
-                        persist_state=KEEP)
-    chunk = c4.number_input(t("mem_fit_chunk", lang), min_value=1, max_value=1_000_000, step=256, key=keys.FIT_CHUNK,
-                            help=t("mem_fit_chunk_help", lang), persist_state=KEEP)
-    batch = c5.number_input(t("mem_fit_batch", lang), min_value=1, max_value=4096, step=1, key=keys.FIT_BATCH,
-                            persist_state=KEEP)
-    return options[key], dtype, int(L), int(chunk), int(batch)
+    L = whole_number_box(c3, t("mem_fit_L", lang), 1, 10_000_000, keys.FIT_L, step=1000)
+    chunk = whole_number_box(c4, t("mem_fit_chunk", lang), 1, 1_000_000, keys.FIT_CHUNK, step=256,
+                             help=t("mem_fit_chunk_help", lang))
+    batch = whole_number_box(c5, t("mem_fit_batch", lang), 1, 4096, keys.FIT_BATCH)
+    return options[key], dtype, L, chunk, batch
 
 
 def _numbers(c: ModelConfig, L: int, nbytes: int, batch: int, lang: str) -> None:

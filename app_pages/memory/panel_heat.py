@@ -17,6 +17,7 @@ from ui.run_state import RunResult, RunSettings, RunStatus
 from ui.text import download_name, visible
 from ui.turn import take_turn
 from ui.widget_state import KEEP, seed
+from ui.widgets import whole_number, whole_number_box
 
 DEFAULTS = {keys.HEAT_PROMPT: "The capital of France is Paris. The capital of Italy is", keys.HEAT_NEW: 6,
             keys.HEAT_CHAT: False, keys.HEAT_MODE: "head"}
@@ -27,8 +28,7 @@ def _controls(lang: str) -> bool:
     with st.form(keys.HEAT_FORM):
         st.text_area(t("prompt", lang), key=keys.HEAT_PROMPT, height=80, persist_state=KEEP)
         c1, c2 = st.columns(2)
-        c1.number_input(t("max_new_tokens", lang), min_value=1, max_value=64, step=1, key=keys.HEAT_NEW,
-                        persist_state=KEEP)
+        whole_number_box(c1, t("max_new_tokens", lang), 1, 64, keys.HEAT_NEW)
         c2.toggle(t("chat_template", lang), key=keys.HEAT_CHAT, help=t("chat_template_help", lang), persist_state=KEEP)
         return st.form_submit_button(t("mem_heat_run", lang), type="primary", icon=":material/grid_on:",
                                      key=keys.HEAT_RUN)
@@ -37,7 +37,7 @@ def _controls(lang: str) -> bool:
 def _run(bundle, lang: str) -> None:
     s = st.session_state
     settings = RunSettings(prompt=s[keys.HEAT_PROMPT] or "", chat=bool(s[keys.HEAT_CHAT]),
-                           max_new_tokens=int(s[keys.HEAT_NEW]), attention="eager", probe_memory=False)
+                           max_new_tokens=whole_number(s[keys.HEAT_NEW]), attention="eager", probe_memory=False)
     try:
         engine, result = start_run(bundle, settings)
     except Exception as exc:  # noqa: BLE001 - bad input (empty prompt, too long): a message

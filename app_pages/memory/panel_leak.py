@@ -17,7 +17,8 @@ from ui.memory_leak import MAX_NEW_TOKENS, MAX_REQUESTS, LeakResult, check_setti
 from ui.models import get_registry
 from ui.theme import MIB, fmt_bytes
 from ui.turn import take_turn
-from ui.widget_state import KEEP, seed
+from ui.widget_state import seed
+from ui.widgets import whole_number, whole_number_box
 
 DEFAULTS = {keys.LEAK_N: 8, keys.LEAK_NEW: 8}
 
@@ -27,17 +28,15 @@ def _controls(lang: str) -> bool:
     with st.form(keys.LEAK_FORM):
         c1, c2 = st.columns(2)
         most = capped("max_requests", MAX_REQUESTS, keys.LEAK_N, 2)
-        c1.number_input(t("mem_leak_n", lang), min_value=2, max_value=most, step=1, key=keys.LEAK_N,
-                        help=cap_help("max_requests", lang), persist_state=KEEP)
-        c2.number_input(t("max_new_tokens", lang), min_value=1, step=1, key=keys.LEAK_NEW,
-                        max_value=capped("max_new_tokens", MAX_NEW_TOKENS, keys.LEAK_NEW),
-                        help=cap_help("max_new_tokens", lang), persist_state=KEEP)
+        whole_number_box(c1, t("mem_leak_n", lang), 2, most, keys.LEAK_N, help=cap_help("max_requests", lang))
+        whole_number_box(c2, t("max_new_tokens", lang), 1, capped("max_new_tokens", MAX_NEW_TOKENS, keys.LEAK_NEW),
+                         keys.LEAK_NEW, help=cap_help("max_new_tokens", lang))
         return st.form_submit_button(t("mem_leak_run", lang), type="primary", icon=":material/water_drop:",
                                      key=keys.LEAK_RUN)
 
 
 def _run(bundle, lang: str) -> None:
-    n, new = int(st.session_state[keys.LEAK_N]), int(st.session_state[keys.LEAK_NEW])
+    n, new = whole_number(st.session_state[keys.LEAK_N]), whole_number(st.session_state[keys.LEAK_NEW])
     try:
         check_settings(n, new, bundle.model.config.max_position, lang)
     except ValueError as exc:

@@ -39,12 +39,11 @@ def _sampling_controls(lang: str) -> None:
         c1, c2, c3, c4 = st.columns(4)
         c1.number_input(t("temperature", lang), min_value=0.0, max_value=5.0, step=0.1, key=keys.TEMPERATURE,
                         help=t("temperature_help", lang), persist_state=KEEP)
-        c2.number_input(t("top_k", lang), min_value=0, max_value=100_000, step=1, key=keys.TOP_K,
-                        help=t("top_k_help", lang), persist_state=KEEP)
+        whole_number_box(c2, t("top_k", lang), 0, 100_000, keys.TOP_K, help=t("top_k_help", lang))
         c3.number_input(t("top_p", lang), min_value=0.01, max_value=1.0, step=0.05, key=keys.TOP_P,
                         help=t("top_p_help", lang), persist_state=KEEP)
-        c4.number_input(t("seed", lang), min_value=0, step=1, key=keys.SEED, placeholder=t("seed_placeholder", lang),
-                        persist_state=KEEP)
+        # No maximum; empty is no seed (value=None: the box can be emptied again once a seed is typed)
+        whole_number_box(c4, t("seed", lang), 0, None, keys.SEED, value=None, placeholder=t("seed_placeholder", lang))
 
 
 def render_controls(has_chat_template: bool, max_context: int, lang: str,
@@ -72,7 +71,7 @@ def render_controls(has_chat_template: bool, max_context: int, lang: str,
                                    help=t("sh_link_help", lang))
     s = st.session_state
     settings = RunSettings(prompt=s[keys.PROMPT] or "", chat=bool(s[keys.CHAT]),
-                           max_new_tokens=whole_number(s[keys.MAX_NEW]), temperature=float(s[keys.TEMPERATURE]), top_k=int(s[keys.TOP_K]),
-                           top_p=float(s[keys.TOP_P]), seed=None if s[keys.SEED] is None else int(s[keys.SEED]),
+                           max_new_tokens=whole_number(s[keys.MAX_NEW]), temperature=float(s[keys.TEMPERATURE]),
+                           top_k=whole_number(s[keys.TOP_K]), top_p=float(s[keys.TOP_P]), seed=whole_number(s[keys.SEED]),
                            attention=s[keys.ATTENTION], kv_cache=bool(s[keys.KV]), probe_memory=bool(s[keys.PROBE]))
     return settings, run

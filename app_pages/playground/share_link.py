@@ -24,6 +24,7 @@ from ui.models import default_model_spec
 from ui.public import public_settings
 from ui.run_state import RunSettings
 from ui.sidebar import DTYPE_KEY, SPEC_KEY
+from ui.widgets import whole_number
 
 MAX_LINK_PROMPT = 2000  # characters: longer prompts make links some tools cut off
 PLAYGROUND_PATHS = ("", "playground")  # the playground is the default page: its path is ""
@@ -168,7 +169,7 @@ def fit_to_model(max_position: int) -> tuple[int, int] | None:
     """A max_new_tokens beyond this model's context (from a link, or kept from a larger model) would
     make its number input fail: lower it to the context; (asked, set) when it was lowered."""
     asked = st.session_state.get(keys.MAX_NEW)
-    if isinstance(asked, int) and asked > max_position:
+    if isinstance(asked, (int, float)) and asked > max_position:  # a float: the box is a whole_number_box
         st.session_state[keys.MAX_NEW] = max_position
-        return asked, max_position
+        return whole_number(asked), max_position
     return None

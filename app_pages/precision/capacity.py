@@ -13,6 +13,7 @@ from engine.config import PRESETS, ModelConfig
 from lab.precision_formats import capacity, kv_token_bytes, mha_twin
 from lab.projection import GPU_PRESETS
 from ui.widget_state import KEEP
+from ui.widgets import whole_number_box
 
 LOADED = "__loaded__"
 WEIGHT_BYTES = (("float16 / bfloat16", 2.0), ("int8", 1.0), ("int4 (for scale)", 0.5))
@@ -42,16 +43,16 @@ def render_capacity(loaded: ModelConfig | None, lang: str) -> None:
     c1, c2, c3, c4 = st.columns(4)
     gpu = GPU_PRESETS[c1.selectbox(t("pr_cap_gpu", lang), list(GPU_PRESETS), index=1, key=keys.GPU,
                                    persist_state=KEEP)]
-    share = c2.number_input(t("pr_cap_budget", lang), 10, 100, 90, step=5, key=keys.BUDGET,
-                            help=t("pr_cap_budget_help", lang), persist_state=KEEP)
+    share = whole_number_box(c2, t("pr_cap_budget", lang), 10, 100, keys.BUDGET, step=5, value=90,
+                             help=t("pr_cap_budget_help", lang))
     options = ([LOADED] if loaded is not None else []) + list(PRESETS)
     name = c3.selectbox(t("pr_cap_model", lang), options, key=keys.CAP_MODEL, persist_state=KEEP,
                         format_func=lambda o: t("pr_cap_loaded", lang, name=loaded.name) if o == LOADED else o)
     model = loaded if name == LOADED else PRESETS[name]
-    context = c4.number_input(t("pr_cap_context", lang), 1, 1 << 20, min(4096, model.max_position),
-                              key=keys.CAP_CONTEXT, persist_state=KEEP)
+    context = whole_number_box(c4, t("pr_cap_context", lang), 1, 1 << 20, keys.CAP_CONTEXT,
+                               value=min(4096, model.max_position))
     budget = gpu.memory_bytes * share / 100
-    rows = capacity_rows(model, budget, int(context), lang)
+    rows = capacity_rows(model, budget, context, lang)
     counts = {c: st.column_config.NumberColumn(format="localized") for c in rows.columns[-3:]}  # 3,113,323
     st.dataframe(rows, hide_index=True, key=keys.CAP_TABLE, column_config=counts)
     group = model.num_heads // model.num_kv_heads

@@ -14,7 +14,7 @@ from ui.models import get_registry, load_for_page
 from ui.sidebar import CHOICE_KEY
 from ui.text import md_literal
 from ui.turn import take_turn
-from ui.widget_state import KEEP
+from ui.widgets import whole_number_box
 
 lang = current_lang()
 st.title(t("pr_title", lang))
@@ -39,9 +39,9 @@ else:
                    icon=":material/check_circle:")
     st.subheader(t("pr_speed_header", lang))
     c1, c2 = st.columns(2)
-    context = int(c1.number_input(t("pr_context", lang), 1, run.model.max_position, min(4096, run.model.max_position),
-                                  key=keys.CONTEXT, persist_state=KEEP))
-    batch = int(c2.number_input(t("pr_batch", lang), 1, 1024, 1, key=keys.BATCH, persist_state=KEEP))
+    context = whole_number_box(c1, t("pr_context", lang), 1, run.model.max_position, keys.CONTEXT,
+                               value=min(4096, run.model.max_position))
+    batch = whole_number_box(c2, t("pr_batch", lang), 1, 1024, keys.BATCH, value=1)
     st.dataframe(speed_table(run, context, batch, lang), hide_index=True, key=keys.SPEED_TABLE)
     s = run.settings
     st.caption(t("pr_speed_caption", lang, n=s.new_tokens, L=s.prompt_len, r=s.repeats))

@@ -12,6 +12,7 @@ from ui.capped import cap_help, capped
 from ui.errors import show_error
 from ui.text import md_escape
 from ui.widget_state import KEEP
+from ui.widgets import whole_number, whole_number_box
 
 DEFAULT_WEIGHTS = ["float32", "bfloat16", "int8 + bfloat16", "w8a8"]
 DEFAULT_KV = ["int8"]
@@ -26,10 +27,10 @@ def render_controls(lang: str) -> bool:
                        persist_state=KEEP)
         c1, c2, c3 = st.columns([1, 1, 1], vertical_alignment="bottom")
         most = capped("max_step_tokens", 4096, keys.QUALITY_TOKENS, 0)
-        c1.number_input(t("pr_quality_tokens", lang), 0, most, min(512, most), step=128, key=keys.QUALITY_TOKENS,
-                        help=cap_help("max_step_tokens", lang, t("pr_quality_tokens_help", lang)), persist_state=KEEP)
-        c2.number_input(t("pr_repeats", lang), 1, capped("max_repeats", 5, keys.REPEATS), 2, key=keys.REPEATS,
-                        help=cap_help("max_repeats", lang), persist_state=KEEP)
+        whole_number_box(c1, t("pr_quality_tokens", lang), 0, most, keys.QUALITY_TOKENS, step=128, value=min(512, most),
+                         help=cap_help("max_step_tokens", lang, t("pr_quality_tokens_help", lang)))
+        whole_number_box(c2, t("pr_repeats", lang), 1, capped("max_repeats", 5, keys.REPEATS), keys.REPEATS, value=2,
+                         help=cap_help("max_repeats", lang))
         return c3.form_submit_button(t("pr_run", lang), type="primary", icon=":material/speed:")
 
 
@@ -43,8 +44,8 @@ def configs_from_state() -> list[FormatConfig]:
 
 def run_with_progress(spec: str, reference, registry, lang: str) -> None:
     s = st.session_state
-    settings = RunSettings(spec, configs_from_state(), repeats=int(s[keys.REPEATS]),
-                           quality_tokens=int(s[keys.QUALITY_TOKENS]))
+    settings = RunSettings(spec, configs_from_state(), repeats=whole_number(s[keys.REPEATS]),
+                           quality_tokens=whole_number(s[keys.QUALITY_TOKENS]))
     run = PrecisionRun(settings)
     s[keys.RESULT] = run  # fills as it goes: a Stop (a rerun) leaves what was measured
     slot = st.empty()

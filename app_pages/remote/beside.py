@@ -20,7 +20,7 @@ from ui.errors import show_message
 from ui.models import get_registry, load_for_page
 from ui.sidebar import CHOICE_KEY
 from ui.turn import take_turn
-from ui.widget_state import KEEP
+from ui.widgets import whole_number, whole_number_box
 
 METRICS = (("ttft_ms", "TTFT P50 (ms)"), ("tpot_ms", "TPOT P50 (ms)"), ("e2e_ms", "E2E P50 (ms)"))
 
@@ -37,11 +37,11 @@ def _controls(lang: str) -> bool:
     with st.form(keys.RUN_BESIDE + "_form", border=False):
         c1, c2 = st.columns(2)
         most = capped("max_requests", 64, keys.BESIDE_REQUESTS)
-        c1.number_input(t("rm_requests", lang), 1, most, min(8, most), key=keys.BESIDE_REQUESTS,
-                        help=cap_help("max_requests", lang), persist_state=KEEP)
+        whole_number_box(c1, t("rm_requests", lang), 1, most, keys.BESIDE_REQUESTS, value=min(8, most),
+                         help=cap_help("max_requests", lang))
         most = capped("max_new_tokens", 512, keys.BESIDE_TOKENS)
-        c2.number_input(t("rm_load_tokens", lang), 1, most, min(16, most), key=keys.BESIDE_TOKENS,
-                        help=cap_help("max_new_tokens", lang), persist_state=KEEP)
+        whole_number_box(c2, t("rm_load_tokens", lang), 1, most, keys.BESIDE_TOKENS, value=min(16, most),
+                         help=cap_help("max_new_tokens", lang))
         return st.form_submit_button(t("rm_run_beside", lang), type="primary", icon=":material/compare_arrows:")
 
 
@@ -76,8 +76,8 @@ def _run(conn: Connection, lang: str) -> None:
     with st.spinner(t("rm_beside_running", lang)):
         try:
             st.session_state[keys.BESIDE_RESULT] = run_beside(
-                conn, st.session_state[keys.MODEL], bundle, int(st.session_state[keys.BESIDE_REQUESTS]),
-                int(st.session_state[keys.BESIDE_TOKENS]))
+                conn, st.session_state[keys.MODEL], bundle, whole_number(st.session_state[keys.BESIDE_REQUESTS]),
+                whole_number(st.session_state[keys.BESIDE_TOKENS]))
         except ValueError as exc:
             show_message(str(exc))
 

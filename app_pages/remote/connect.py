@@ -14,6 +14,7 @@ from lab.remote_metrics import scrape
 from ui.errors import show_message
 from ui.text import md_literal
 from ui.widget_state import KEEP
+from ui.widgets import whole_number_box
 
 DEFAULT_URL = "http://127.0.0.1:8000"
 
@@ -47,8 +48,8 @@ def render_connect(lang: str, allowed_urls: tuple[str, ...] | None = None) -> Co
                                 persist_state=KEEP)
         api_key = c2.text_input(t("rm_key", lang), type="password", key=keys.API_KEY, help=t("rm_key_help", lang),
                                 persist_state=KEEP)
-        timeout = c3.number_input(t("rm_timeout", lang), 1, 600, 30, key=keys.TIMEOUT, help=t("rm_timeout_help", lang),
-                                  persist_state=KEEP)
+        timeout = whole_number_box(c3, t("rm_timeout", lang), 1, 600, keys.TIMEOUT, value=30,
+                                   help=t("rm_timeout_help", lang))
         clicked = st.form_submit_button(t("rm_connect", lang), type="primary", icon=":material/link:")
     if clicked:
         try:

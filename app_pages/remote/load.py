@@ -24,6 +24,7 @@ from ui.capped import cap_help, capped
 from ui.errors import show_message
 from ui.text import md_escape
 from ui.widget_state import KEEP
+from ui.widgets import whole_number, whole_number_box
 
 PAGE_MODES = (*MODES, "sweep")  # sweep: constant load at each rate in turn
 
@@ -40,12 +41,12 @@ def _controls(lang: str) -> bool:
                  format_func=lambda m: t(f"rm_mode_{m}", lang), persist_state=KEEP)
         c = st.columns(5)
         most = capped("max_requests", 1000, keys.REQUESTS)
-        c[0].number_input(t("rm_requests", lang), 1, most, min(16, most), key=keys.REQUESTS,
-                          help=cap_help("max_requests", lang, t("rm_requests_help", lang)), persist_state=KEEP)
-        c[1].number_input(t("rm_concurrency", lang), 1, 256, 4, key=keys.CONCURRENCY, persist_state=KEEP)
+        whole_number_box(c[0], t("rm_requests", lang), 1, most, keys.REQUESTS, value=min(16, most),
+                         help=cap_help("max_requests", lang, t("rm_requests_help", lang)))
+        whole_number_box(c[1], t("rm_concurrency", lang), 1, 256, keys.CONCURRENCY, value=4)
         c[2].number_input(t("rm_rate", lang), 0.1, 1000.0, 2.0, step=0.5, key=keys.RATE, persist_state=KEEP)
-        c[3].number_input(t("rm_duration", lang), 1, 3600, 120, key=keys.DURATION, persist_state=KEEP)
-        c[4].number_input(t("rm_load_tokens", lang), 1, 4096, 32, key=keys.LOAD_TOKENS, persist_state=KEEP)
+        whole_number_box(c[3], t("rm_duration", lang), 1, 3600, keys.DURATION, value=120)
+        whole_number_box(c[4], t("rm_load_tokens", lang), 1, 4096, keys.LOAD_TOKENS, value=32)
         c1, c2 = st.columns(2)
         c1.selectbox(t("rm_preset", lang), PRESET_NAMES, key=keys.PRESET, help=t("rm_preset_help", lang),
                      persist_state=KEEP)
@@ -55,17 +56,18 @@ def _controls(lang: str) -> bool:
 
 
 def _requests() -> list[RemoteRequest]:
-    return [RemoteRequest(q, int(st.session_state[keys.LOAD_TOKENS]), chat=True) for q in QUESTIONS]
+    return [RemoteRequest(q, whole_number(st.session_state[keys.LOAD_TOKENS]), chat=True) for q in QUESTIONS]
 
 
 def _plan(rate: float | None = None) -> LoadPlan:
     s = st.session_state
     if s[keys.MODE] == "workload":
         return workload_plan(workload_tokenizer(), preset(s[keys.PRESET], workload_tokenizer()),
-                             max_duration_s=float(s[keys.DURATION]))
+                             max_duration_s=whole_number(s[keys.DURATION]))
     mode = "constant" if rate is not None else s[keys.MODE]
-    return LoadPlan(mode, _requests(), max_requests=int(s[keys.REQUESTS]), concurrency=int(s[keys.CONCURRENCY]),
-                    rate=rate or float(s[keys.RATE]), max_duration_s=float(s[keys.DURATION]))
+    return LoadPlan(mode, _requests(), max_requests=whole_number(s[keys.REQUESTS]),
+                    concurrency=whole_number(s[keys.CONCURRENCY]), rate=rate or float(s[keys.RATE]),
+                    max_duration_s=whole_number(s[keys.DURATION]))
 
 
 def sweep_rates(text: str, lang: str) -> list[float]:

@@ -16,6 +16,7 @@ from lab.remote_metrics import MetricsWatch, server_request_view
 from lab.remote_trace import Saved, single_run
 from ui.text import md_escape
 from ui.widget_state import KEEP
+from ui.widgets import whole_number, whole_number_box
 
 REDRAW_S = 0.2
 
@@ -34,12 +35,12 @@ def render_one(conn: Connection, lang: str) -> None:
         st.text_area(t("rm_prompt", lang), "Explain in two sentences why the sky is blue.", key=keys.PROMPT,
                      persist_state=KEEP)
         c1, c2 = st.columns([1, 2], vertical_alignment="bottom")
-        c1.number_input(t("rm_max_tokens", lang), 1, 4096, 64, key=keys.MAX_TOKENS, persist_state=KEEP)
+        whole_number_box(c1, t("rm_max_tokens", lang), 1, 4096, keys.MAX_TOKENS, value=64)
         c2.toggle(t("rm_chat", lang), True, key=keys.CHAT, persist_state=KEEP)
         clicked = st.form_submit_button(t("rm_run_one", lang), type="primary", icon=":material/send:")
     if clicked:
         s = st.session_state
-        req = RemoteRequest(s[keys.PROMPT], int(s[keys.MAX_TOKENS]), chat=bool(s[keys.CHAT]))
+        req = RemoteRequest(s[keys.PROMPT], whole_number(s[keys.MAX_TOKENS]), chat=bool(s[keys.CHAT]))
         view = st.empty()
         s[keys.ONE_RESULT] = result = asyncio.run(_stream_live(conn, s[keys.MODEL], req, view, lang))
         s[keys.ONE_VIEW] = asyncio.run(server_request_view(conn.endpoint, result.response_id))

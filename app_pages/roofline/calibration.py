@@ -19,6 +19,7 @@ from ui.errors import show_error
 from ui.text import md_literal
 from ui.turn import take_turn
 from ui.widget_state import KEEP, seed
+from ui.widgets import whole_number_box
 
 LENGTH_CHOICES = [8, 16, 32, 64, 128, 256, 512, 1024]
 DEFAULTS = {keys.CAL_LENGTHS: [16, 128], keys.CAL_N: 16, keys.CAL_REPEATS: 2}
@@ -39,12 +40,12 @@ def render_controls(max_position: int, lang: str) -> tuple[list[int], int, int, 
     c1, c2, c3, c4 = st.columns([5, 2, 2, 3], vertical_alignment="bottom")
     lengths = c1.multiselect(t("rf_cal_lengths", lang), [x for x in LENGTH_CHOICES if x < max_position - 2],
                              key=keys.CAL_LENGTHS, persist_state=KEEP)
-    new_tokens = c2.number_input(t("rf_cal_N", lang), 2, capped("max_new_tokens", 256, keys.CAL_N, 2), step=8,
-                                 key=keys.CAL_N, help=cap_help("max_new_tokens", lang), persist_state=KEEP)
-    repeats = c3.number_input(t("rf_cal_repeats", lang), 1, capped("max_repeats", 9, keys.CAL_REPEATS), step=1,
-                              key=keys.CAL_REPEATS, help=cap_help("max_repeats", lang), persist_state=KEEP)
+    new_tokens = whole_number_box(c2, t("rf_cal_N", lang), 2, capped("max_new_tokens", 256, keys.CAL_N, 2), keys.CAL_N,
+                                  step=8, help=cap_help("max_new_tokens", lang))
+    repeats = whole_number_box(c3, t("rf_cal_repeats", lang), 1, capped("max_repeats", 9, keys.CAL_REPEATS),
+                               keys.CAL_REPEATS, help=cap_help("max_repeats", lang))
     clicked = c4.button(t("rf_cal_run", lang), type="primary", key=keys.CAL_RUN, icon=":material/straighten:")
-    return sorted(lengths), int(new_tokens), int(repeats), clicked
+    return sorted(lengths), new_tokens, repeats, clicked
 
 
 def run_with_progress(bundle, registry, ceilings: DeviceCeilings, lengths: list[int], new_tokens: int, repeats: int,

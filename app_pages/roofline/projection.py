@@ -12,6 +12,7 @@ from app_pages.roofline.strings import t
 from engine.config import PRESETS
 from lab.projection import GPU_PRESETS, KV_DTYPE_BYTES, PUBLISHED, kv_capacity, predict_tpot, predict_ttft
 from ui.widget_state import KEEP, seed
+from ui.widgets import whole_number_box
 
 PROJ_MODELS = ["LLaMA-7B", "Llama-2-7B", "Llama-3-8B", "Qwen2.5-7B", "Llama-2-70B", "Llama-3-70B"]
 DEFAULTS = {keys.PJ_MODELS: ["LLaMA-7B", "Llama-3-8B", "Qwen2.5-7B", "Llama-3-70B"], keys.PJ_GPU: "A100 80GB SXM",
@@ -31,10 +32,10 @@ def render_controls(lang: str) -> tuple[list[str], str, float, float, int, int, 
                             help=t("rf_pj_eff_help", lang), persist_state=KEEP)
     eff_b = c2.number_input(t("rf_pj_eff_b", lang), 0.05, 1.0, step=0.05, key=keys.PJ_EFF_B,
                             help=t("rf_pj_eff_help", lang), persist_state=KEEP)
-    context = c3.number_input(t("rf_pj_context", lang), 1, 131072, step=1024, key=keys.PJ_CONTEXT, persist_state=KEEP)
-    batch = c4.number_input(t("rf_pj_batch", lang), 1, 1024, step=1, key=keys.PJ_BATCH, persist_state=KEEP)
+    context = whole_number_box(c3, t("rf_pj_context", lang), 1, 131072, keys.PJ_CONTEXT, step=1024)
+    batch = whole_number_box(c4, t("rf_pj_batch", lang), 1, 1024, keys.PJ_BATCH)
     kv = c5.selectbox(t("rf_pj_kv", lang), list(KV_DTYPE_BYTES), key=keys.PJ_KV, persist_state=KEEP)
-    return list(models), gpu, float(eff_c), float(eff_b), int(context), int(batch), kv
+    return list(models), gpu, float(eff_c), float(eff_b), context, batch, kv
 
 
 def gpu_table(lang: str) -> pd.DataFrame:

@@ -22,6 +22,7 @@ from ui.load_note import show_load
 from ui.text import md_literal
 from ui.turn import take_turn
 from ui.widget_state import KEEP, seed
+from ui.widgets import whole_number_box
 
 BATCH_CHOICES = [1, 2, 4, 8, 16, 32]
 DEFAULTS = {keys.L: 32, keys.STEPS: 8, keys.BATCHES: [1, 2, 4, 8, 16]}
@@ -44,11 +45,10 @@ class RooflineResult:
 def render_controls(max_position: int, lang: str) -> tuple[int, int, list[int], bool]:
     seed(DEFAULTS)
     c1, c2, c3, c4 = st.columns([2, 2, 4, 2], vertical_alignment="bottom")
-    prompt_len = c1.number_input(t("rf_L", lang), min_value=1, max_value=max(1, max_position - 2), step=8,
-                                 key=keys.L, help=t("rf_L_help", lang), persist_state=KEEP)
-    steps = c2.number_input(t("rf_steps", lang), min_value=1, max_value=capped("max_new_tokens", 256, keys.STEPS),
-                            step=4, key=keys.STEPS, help=cap_help("max_new_tokens", lang, t("rf_steps_help", lang)),
-                            persist_state=KEEP)
+    prompt_len = whole_number_box(c1, t("rf_L", lang), 1, max(1, max_position - 2), keys.L, step=8,
+                                  help=t("rf_L_help", lang))
+    steps = whole_number_box(c2, t("rf_steps", lang), 1, capped("max_new_tokens", 256, keys.STEPS), keys.STEPS, step=4,
+                             help=cap_help("max_new_tokens", lang, t("rf_steps_help", lang)))
     most = capped("max_batch", max(BATCH_CHOICES))
     allowed = [b for b in BATCH_CHOICES if b <= most]
     if any(b not in allowed for b in st.session_state.get(keys.BATCHES) or []):
@@ -56,7 +56,7 @@ def render_controls(max_position: int, lang: str) -> tuple[int, int, list[int], 
     batches = c3.multiselect(t("rf_batches", lang), allowed, key=keys.BATCHES,
                              help=cap_help("max_batch", lang, t("rf_batches_help", lang)), persist_state=KEEP)
     clicked = c4.button(t("rf_run", lang), type="primary", key=keys.RUN, icon=":material/speed:")
-    return int(prompt_len), int(steps), list(batches), clicked
+    return prompt_len, steps, list(batches), clicked
 
 
 def run_with_progress(bundle, registry, ceilings: DeviceCeilings, prompt_len: int, steps: int, batches: list[int],

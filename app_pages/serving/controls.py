@@ -16,6 +16,7 @@ from lab.workload import RequestSpec
 from ui.capped import cap_help, capped, check_count
 from ui.errors import show_error
 from ui.widget_state import KEEP
+from ui.widgets import whole_number, whole_number_box
 
 BLOCK_SIZES = [1, 2, 4, 8, 16, 32, 64]
 
@@ -57,21 +58,22 @@ def _param_inputs(preset: str, lang: str) -> dict[str, float]:
     params = PARAMS[preset]
     cols = st.columns(len(params))
     for col, p in zip(cols, params):
-        cast = int if p.is_int else float
+        key = keys.param(preset, p.name)
         kind = "max_requests" if p.name in ("num_streams", "num_requests") else None  # counts a visitor could inflate
-        hi = cast(p.max_value)
-        if kind:
-            hi = capped(kind, hi, keys.param(preset, p.name), cast(p.min_value))
-        col.number_input(t(f"sv_param_{p.name}", lang), min_value=cast(p.min_value), max_value=hi,
-                         step=cast(p.step), key=keys.param(preset, p.name),
-                         help=cap_help(kind, lang, t(f"sv_param_{p.name}_help", lang)) if kind
-                         else t(f"sv_param_{p.name}_help", lang), persist_state=KEEP)
+        helps = cap_help(kind, lang, t(f"sv_param_{p.name}_help", lang)) if kind else t(f"sv_param_{p.name}_help", lang)
+        if p.is_int:  # a count: "1e3" typed is 1000
+            hi = capped(kind, int(p.max_value), key, int(p.min_value)) if kind else int(p.max_value)
+            whole_number_box(col, t(f"sv_param_{p.name}", lang), int(p.min_value), hi, key, step=int(p.step), help=helps)
+        else:
+            col.number_input(t(f"sv_param_{p.name}", lang), min_value=float(p.min_value), max_value=float(p.max_value),
+                             step=float(p.step), key=key, help=helps, persist_state=KEEP)
     c1, c2, _ = st.columns([1, 1, 3])
     c1.button(t("sv_size_small", lang), key=keys.SMALL, on_click=_set_size, args=("small",),
               icon=":material/bolt:", help=t("sv_size_small_help", lang))
     c2.button(t("sv_size_full", lang), key=keys.FULL, on_click=_set_size, args=("full",),
               icon=":material/speed:", help=t("sv_size_full_help", lang))
-    return {p.name: st.session_state[keys.param(preset, p.name)] for p in params}
+    values = {p.name: st.session_state[keys.param(preset, p.name)] for p in params}
+    return {p.name: whole_number(values[p.name]) if p.is_int else values[p.name] for p in params}
 
 
 def _custom_table(lang: str) -> list[dict]:
@@ -135,18 +137,18 @@ def policy_controls(specs: list[RequestSpec] | None, lang: str) -> ServingSettin
                       format_func=lambda p: t(f"sv_policy_{p}", lang), help=t("sv_policy_help", lang),
                       persist_state=KEEP)
     c = st.columns(4)
-    c[0].number_input(t("sv_batch", lang), min_value=0, max_value=capped("max_batch", 256, keys.BATCH, 0), step=1,
-                      key=keys.BATCH, help=cap_help("max_batch", lang, t("sv_batch_help", lang)), persist_state=KEEP)
-    c[1].number_input(t("sv_budget", lang), min_value=0, max_value=16384, step=16, key=keys.BUDGET,
-                      help=t("sv_budget_help", lang), persist_state=KEEP)
+    whole_number_box(c[0], t("sv_batch", lang), 0, capped("max_batch", 256, keys.BATCH, 0), keys.BATCH,
+                     help=cap_help("max_batch", lang, t("sv_batch_help", lang)))
+    whole_number_box(c[1], t("sv_budget", lang), 0, 16384, keys.BUDGET, step=16, help=t("sv_budget_help", lang))
     c[2].selectbox(t("sv_block", lang), BLOCK_SIZES, key=keys.BLOCK, help=t("sv_block_help", lang), persist_state=KEEP)
-    c[3].number_input(t("sv_pool", lang), min_value=0, max_value=1_000_000, step=8, key=keys.POOL,
-                      placeholder=t("sv_pool_auto", lang), help=t("sv_pool_help", lang), persist_state=KEEP)
+    # Empty is automatic (value=None: the box can be emptied again once a number is typed)
+    whole_number_box(c[3], t("sv_pool", lang), 0, 1_000_000, keys.POOL, step=8, value=None,
+                     placeholder=t("sv_pool_auto", lang), help=t("sv_pool_help", lang))
     s = st.session_state
     try:
-        settings = ServingSettings(policy_a=s[keys.POLICY_A], policy_b=s[keys.POLICY_B], max_num_seqs=s[keys.BATCH],
-                                   chunk_budget=s[keys.BUDGET], block_size=int(s[keys.BLOCK]),
-                                   pool_blocks=None if s[keys.POOL] is None else int(s[keys.POOL]))
+        settings = ServingSettings(policy_a=s[keys.POLICY_A], policy_b=s[keys.POLICY_B],
+                                   max_num_seqs=whole_number(s[keys.BATCH]), chunk_budget=whole_number(s[keys.BUDGET]),
+                                   block_size=int(s[keys.BLOCK]), pool_blocks=whole_number(s[keys.POOL]))
         if specs:
             check_count("max_requests", len(specs), t("public_what_requests", lang))  # a custom table too
             settings.pool(specs)

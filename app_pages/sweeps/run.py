@@ -19,6 +19,7 @@ from ui.capped import cap_help, capped, check_count, check_size
 from ui.errors import show_error
 from ui.text import with_eta
 from ui.widget_state import KEEP, seed
+from ui.widgets import whole_number_box
 
 REDRAW_S = 1.0  # each redraw takes the server and the browser CPU the timed requests then lack
 SETTLE_S = 1.0  # after charts are sent: the browser draws them before the next timed request starts
@@ -44,17 +45,16 @@ def render_controls(lang: str) -> tuple[str, str, int, int, int, bool]:
           keys.REPEATS: DEFAULTS.repeats})
     c1, c2, c3 = st.columns([3, 1, 1])
     Ls = c1.text_input(t("sw_prompt_lens", lang), key=keys.LS, help=t("sw_prompt_lens_help", lang), persist_state=KEEP)
-    new = c2.number_input(t("sw_prompt_new", lang), min_value=2, max_value=capped("max_new_tokens", 256, keys.NEW, 2),
-                          key=keys.NEW, help=cap_help("max_new_tokens", lang), persist_state=KEEP)
-    repeats = c3.number_input(t("sw_repeats", lang), min_value=1, max_value=capped("max_repeats", 10, keys.REPEATS),
-                              key=keys.REPEATS, help=cap_help("max_repeats", lang, t("sw_repeats_help", lang)),
-                              persist_state=KEEP)
+    new = whole_number_box(c2, t("sw_prompt_new", lang), 2, capped("max_new_tokens", 256, keys.NEW, 2), keys.NEW,
+                           help=cap_help("max_new_tokens", lang))
+    repeats = whole_number_box(c3, t("sw_repeats", lang), 1, capped("max_repeats", 10, keys.REPEATS), keys.REPEATS,
+                               help=cap_help("max_repeats", lang, t("sw_repeats_help", lang)))
     c1, c2, c3 = st.columns([3, 1, 1], vertical_alignment="bottom")
     Ns = c1.text_input(t("sw_output_lens", lang), key=keys.NS, persist_state=KEEP)
-    out_L = c2.number_input(t("sw_output_L", lang), min_value=1, max_value=capped("max_step_tokens", 8192, keys.OUT_L),
-                            key=keys.OUT_L, help=cap_help("max_step_tokens", lang), persist_state=KEEP)
+    out_L = whole_number_box(c2, t("sw_output_L", lang), 1, capped("max_step_tokens", 8192, keys.OUT_L), keys.OUT_L,
+                             help=cap_help("max_step_tokens", lang))
     clicked = c3.button(t("sw_run", lang), type="primary", key=keys.RUN, icon=":material/speed:")
-    return Ls, Ns, int(new), int(out_L), int(repeats), clicked
+    return Ls, Ns, new, out_L, repeats, clicked
 
 
 def settings_from(Ls: str, Ns: str, new: int, out_L: int, repeats: int, max_position: int,
