@@ -168,12 +168,12 @@ def test_a_closed_stdout_ends_quietly(tiny_dirs, flags):
     assert "Traceback" not in err and "error" not in err.lower() and "Exception ignored" not in err, err
 
 
-def test_ctrl_c_ends_with_130_and_no_traceback():
-    proc = subprocess.Popen([sys.executable, "-m", "engine", "generate", "--prompt", "Tell me a long story",
-                             "--max-new-tokens", "2000"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
+def _interrupted(args: list[str], ready) -> None:
+    """Start the CLI, send Ctrl-C once ready(proc) returns, and check it ends with 130 and no traceback."""
+    proc = subprocess.Popen([sys.executable, "-m", "engine", *args], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
     try:
-        assert proc.stdout.readline().startswith("[prefill step 0]")  # mid-run: the model is loaded and running
+        ready(proc)
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=120)
     finally:
@@ -182,28 +182,30 @@ def test_ctrl_c_ends_with_130_and_no_traceback():
     assert proc.returncode == 130 and "Traceback" not in err and "KeyboardInterrupt" not in err, err[-2000:]
 
 
-def _loading_torch(pid: int) -> bool:
-    try:
-        return "libtorch" in Path(f"/proc/{pid}/maps").read_text()
-    except OSError:  # it has already ended
-        return True
+def _running(proc) -> None:
+    assert proc.stdout.readline().startswith("[prefill step 0]")  # mid-run: the model is loaded and running
+
+
+def test_ctrl_c_ends_with_130_and_no_traceback():
+    _interrupted(["generate", "--prompt", "Tell me a long story", "--max-new-tokens", "2000"], _running)
+
+
+def _loading_torch(proc) -> None:
+    """Wait until torch's library is mapped into the process: it is mid-import (or has already ended)."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            if "libtorch" in Path(f"/proc/{proc.pid}/maps").read_text():
+                return
+        except OSError:  # it has already ended
+            return
+        time.sleep(0.005)
 
 
 def test_ctrl_c_while_torch_loads_ends_with_130_and_no_traceback():
     """The first second or more of the CLI loads torch, before main() could catch anything (it printed
     Python's traceback): the signal goes in once torch's library is mapped, mid-import."""
-    proc = subprocess.Popen([sys.executable, "-m", "engine", "generate", "--prompt", "hi"], cwd=ROOT,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        deadline = time.monotonic() + 60
-        while not _loading_torch(proc.pid) and time.monotonic() < deadline:
-            time.sleep(0.005)
-        proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=120)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-    assert proc.returncode == 130 and "Traceback" not in err and "KeyboardInterrupt" not in err, err[-2000:]
+    _interrupted(["generate", "--prompt", "hi"], _loading_torch)
 
 
 def test_an_unexpected_error_is_one_line_unless_debug(monkeypatch, capsys):
