@@ -3,6 +3,7 @@
 Each page is a folder under app_pages/ (its page.py and everything only it uses); the table of
 pages is app_pages.PAGES. ui/ holds the kit several pages share.
 """
+
 from pathlib import Path
 
 import pandas  # noqa: F401  - imported before plotly: avoids a fresh-server import race
@@ -19,8 +20,12 @@ ROOT = Path(__file__).resolve().parent  # absolute page paths: the app runs from
 
 st.set_page_config(page_title="The prefill/decode lab", page_icon="⚡", layout="wide")
 inject_css()
-page = st.navigation([st.Page(ROOT / p.file, title=t(p.title_key), icon=p.icon, url_path=p.url_path,
-                              default=p.is_default) for p in PAGES])
+page = st.navigation(
+    [
+        st.Page(ROOT / p.file, title=t(p.title_key), icon=p.icon, url_path=p.url_path, default=p.is_default)
+        for p in PAGES
+    ]
+)
 apply_share_link(page)  # a shared link's settings, once per session, before any widget is drawn
 choice = render_sidebar()
 resend_changed_labels(current_lang(), choice.spec, translated_widgets())  # before any page widget is drawn

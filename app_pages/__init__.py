@@ -6,6 +6,7 @@ page links through it, the tests open each page by it. URLs are explicit and sta
 bookmarks use them. (The folder is not called pages/: a pages/ folder beside app.py switches
 Streamlit to its legacy multipage mode on the first run.)
 """
+
 from __future__ import annotations
 
 import importlib
@@ -16,10 +17,10 @@ from ui import replay
 
 @dataclass(frozen=True)
 class PageEntry:
-    name: str        # the folder under app_pages/
-    title_key: str   # the page's title in the frame's strings (ui/strings_common.py)
+    name: str  # the folder under app_pages/
+    title_key: str  # the page's title in the frame's strings (ui/strings_common.py)
     icon: str
-    url_path: str    # the page's URL is /<url_path>; the default page is also the root URL
+    url_path: str  # the page's URL is /<url_path>; the default page is also the root URL
     is_default: bool = False
 
     @property

@@ -5,6 +5,7 @@ tables the README quotes (verdicts, medians with min-max, the numbers behind eac
 
 Timings depend on the machine and on what else runs on it: the load average is printed first.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -34,13 +35,17 @@ def sweep_tables(bundle, repeats: int) -> None:
     print("| L | TTFT ms (min–max) | prefill step ms | TPOT ms (min–max) |\n|---|---|---|---|")
     ttft, pre, tpot = r.by_prompt("ttft_ms"), r.by_prompt("prefill_ms"), r.by_prompt("tpot_ms")
     for L in ttft:
-        print(f"| {L} | {ttft[L].median:.1f} ({ttft[L].lo:.1f}–{ttft[L].hi:.1f}) | {pre[L].median:.1f} | "
-              f"{tpot[L].median:.2f} ({tpot[L].lo:.2f}–{tpot[L].hi:.2f}) |")
+        print(
+            f"| {L} | {ttft[L].median:.1f} ({ttft[L].lo:.1f}–{ttft[L].hi:.1f}) | {pre[L].median:.1f} | "
+            f"{tpot[L].median:.2f} ({tpot[L].lo:.2f}–{tpot[L].hi:.2f}) |"
+        )
     print("\n| N | TTFT ms | TPOT ms (min–max) | decode share |\n|---|---|---|---|")
     ttft, tpot, share = r.by_output("ttft_ms"), r.by_output("tpot_ms"), r.by_output("decode_share")
     for N in ttft:
-        print(f"| {N} | {ttft[N].median:.1f} | {tpot[N].median:.2f} ({tpot[N].lo:.2f}–{tpot[N].hi:.2f}) | "
-              f"{100 * share[N].median:.1f} % |")
+        print(
+            f"| {N} | {ttft[N].median:.1f} | {tpot[N].median:.2f} ({tpot[N].lo:.2f}–{tpot[N].hi:.2f}) | "
+            f"{100 * share[N].median:.1f} % |"
+        )
     print("\n| claim | verdict | measured |\n|---|---|---|")
     for v in sweep_verdicts(r):
         print(f"| {v.claim} | {v.verdict} | {explain(v)} |")
@@ -50,8 +55,14 @@ def claims_table(bundle, quick: bool) -> None:
     hf = load_hf_model(str(bundle.path))
     start = time.perf_counter()
     quantized = load_model(str(bundle.path), dtype="bfloat16", weights="int8").model  # C19, measured
-    data = measure_all(bundle.model, bundle.tokenizer, ClaimSettings.quick() if quick else ClaimSettings(),
-                       bundle.name, hf_model=hf, quantized=quantized)
+    data = measure_all(
+        bundle.model,
+        bundle.tokenizer,
+        ClaimSettings.quick() if quick else ClaimSettings(),
+        bundle.name,
+        hf_model=hf,
+        quantized=quantized,
+    )
     verdicts = check_all(data)
     print(f"\nclaims: measured in {time.perf_counter() - start:.1f} s (Hugging Face model loaded before)\n")
     print("| claim | verdict | measured |\n|---|---|---|")
@@ -67,8 +78,10 @@ def main() -> int:
     args = ap.parse_args()
     bundle = load_model(str(convert_bundled()), dtype="float32", device="cpu")
     print(f"# {describe_cpu()}")
-    print(f"model {Path(bundle.name).name}; torch {torch.__version__}, {torch.get_num_threads()} threads, "
-          f"load average {os.getloadavg()[0]:.2f} at start\n")
+    print(
+        f"model {Path(bundle.name).name}; torch {torch.__version__}, {torch.get_num_threads()} threads, "
+        f"load average {os.getloadavg()[0]:.2f} at start\n"
+    )
     if not args.skip_sweep:
         sweep_tables(bundle, args.repeats)
     claims_table(bundle, args.quick)

@@ -10,6 +10,7 @@ least-squares fit of log(cumulative) on log(n) over log-spaced n from 4 to N - 1
 complexity lab page shows; beside it, the slope of the document's Σ(L+t) / Σ(L+t)² over that range
 and its asymptotic exponent.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -59,8 +60,10 @@ def report(prompt_len: int, runs: dict[bool, CacheRun]) -> list[str]:
         theory = scaled_theory(prompt_len, run.cumulative_flops, 1 if kv else 2)
         steps = fit_steps(len(run.step_ms))
         first, last = run.step_ms[steps[0] - 1], run.step_ms[-1]
-        lines.append(f"| {prompt_len} | {'on' if kv else 'off'} | {sum(run.step_ms):.0f} | {first:.1f} → {last:.1f} | "
-                     f"{fmt(ms_slope)} | {fmt(flops_slope)} | {fmt(theory.slope)} | {2 if kv else 3} |")
+        lines.append(
+            f"| {prompt_len} | {'on' if kv else 'off'} | {sum(run.step_ms):.0f} | {first:.1f} → {last:.1f} | "
+            f"{fmt(ms_slope)} | {fmt(flops_slope)} | {fmt(theory.slope)} | {2 if kv else 3} |"
+        )
     return lines
 
 
@@ -73,14 +76,22 @@ def main() -> int:
     bundle = load_model(str(convert_bundled()), dtype="float32", device="cpu")
     c = bundle.model.config
     print(f"# {describe_cpu()}")
-    print(f"model {Path(bundle.name).name}: {c.num_layers} layers, hidden {c.hidden_size}; torch {torch.__version__}, "
-          f"{torch.get_num_threads()} threads, load average {os.getloadavg()[0]:.2f} at start")
-    print(f"attention overtakes the linear layers at C* = {crossover_context(c, True):,} tokens with the cache, "
-          f"{crossover_context(c, False):,} without")
-    print(f"N = {args.new_tokens} generated tokens ({args.new_tokens - 1} decode steps), fastest of {args.repeats} "
-          f"repeats per step; fit over n in {fit_steps(args.new_tokens - 1)}\n")
-    print("| L | cache | decode ms | step ms (n=4 → last) | slope: time | slope: FLOPs | "
-          "document's curve here | document's exponent |")
+    print(
+        f"model {Path(bundle.name).name}: {c.num_layers} layers, hidden {c.hidden_size}; torch {torch.__version__}, "
+        f"{torch.get_num_threads()} threads, load average {os.getloadavg()[0]:.2f} at start"
+    )
+    print(
+        f"attention overtakes the linear layers at C* = {crossover_context(c, True):,} tokens with the cache, "
+        f"{crossover_context(c, False):,} without"
+    )
+    print(
+        f"N = {args.new_tokens} generated tokens ({args.new_tokens - 1} decode steps), fastest of {args.repeats} "
+        f"repeats per step; fit over n in {fit_steps(args.new_tokens - 1)}\n"
+    )
+    print(
+        "| L | cache | decode ms | step ms (n=4 → last) | slope: time | slope: FLOPs | "
+        "document's curve here | document's exponent |"
+    )
     print("|---|---|---|---|---|---|---|---|")
     start = time.perf_counter()
     for prompt_len in args.prompt_len:

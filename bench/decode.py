@@ -9,6 +9,7 @@ Floor = the roofline: max(FLOPs / measured GEMM rate, bytes moved / measured rea
 where bytes are the weights plus the KV cache read and written (engine/costmodel.py). Timings are
 medians of interleaved repeats (ours, HF, ours, HF, ...).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -20,8 +21,14 @@ from pathlib import Path
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from bench.decode_parts import (detokenizer_cost, kernel_table, memory_pass_overhead, ours,  # noqa: E402
-                                prompt_ids, step_breakdown)
+from bench.decode_parts import (
+    detokenizer_cost,
+    kernel_table,
+    memory_pass_overhead,
+    ours,  # noqa: E402
+    prompt_ids,
+    step_breakdown,
+)
 from engine import load_model  # noqa: E402
 from engine.costmodel import SeqWork, layer_weight_bytes, step_cost  # noqa: E402
 from engine.loader import convert_bundled  # noqa: E402
@@ -49,8 +56,14 @@ class TimingStreamer:
 def hf(model, ids: list[int], new_tokens: int, pad_id: int) -> tuple[float, float]:
     streamer = TimingStreamer()
     start = time.perf_counter()
-    model.generate(torch.tensor([ids], device=model.device), max_new_tokens=new_tokens, do_sample=False, eos_token_id=None,
-                   pad_token_id=pad_id, streamer=streamer)
+    model.generate(
+        torch.tensor([ids], device=model.device),
+        max_new_tokens=new_tokens,
+        do_sample=False,
+        eos_token_id=None,
+        pad_token_id=pad_id,
+        streamer=streamer,
+    )
     t = streamer.times
     ttft = (t[0] - start) * 1e3
     return ttft, (t[-1] - t[0]) * 1e3 / (len(t) - 1) if len(t) > 1 else 0.0
@@ -59,8 +72,12 @@ def hf(model, ids: list[int], new_tokens: int, pad_id: int) -> tuple[float, floa
 def device_ceilings(device: str) -> Ceilings:
     """A GPU's measured fp32 roofs (CUDA events), in the shape the floors below read."""
     d = measure_device_ceilings(device)
-    return Ceilings(read_gbs=d.read_bytes_per_s / 1e9, gemm_gflops=d.peak_flops("float32") / 1e9,
-                    gemm_kernel=d.gemm_kernel, threads=d.threads)
+    return Ceilings(
+        read_gbs=d.read_bytes_per_s / 1e9,
+        gemm_gflops=d.peak_flops("float32") / 1e9,
+        gemm_kernel=d.gemm_kernel,
+        threads=d.threads,
+    )
 
 
 def floor_ms(cost, ceil) -> float:
@@ -112,8 +129,14 @@ def main() -> None:
         (m_pre, m_tpot), (h_pre, h_tpot) = median_pairs(mine), median_pairs(theirs)
         print(row(f"prefill L={L} (TTFT)", m_pre, h_pre, floor_ms(step_cost(c, [SeqWork(L, L)], 4), ceil)))
         mid_ctx = L + args.new_tokens // 2  # the average context a decode step reads
-        print(row(f"TPOT after L={L}, {args.new_tokens} tokens", m_tpot, h_tpot,
-                  floor_ms(step_cost(c, [SeqWork(1, mid_ctx)], 4), ceil)))
+        print(
+            row(
+                f"TPOT after L={L}, {args.new_tokens} tokens",
+                m_tpot,
+                h_tpot,
+                floor_ms(step_cost(c, [SeqWork(1, mid_ctx)], 4), ceil),
+            )
+        )
     memory_pass_overhead(bundle, args.repeats, args.new_tokens)
     step_breakdown(bundle, args.new_tokens)
     kernel_table(bundle)
@@ -124,13 +147,17 @@ def main() -> None:
 
 def profile_prefill(bundle, L: int) -> None:
     from torch.profiler import ProfilerActivity, profile
+
     ids = prompt_ids(bundle.tokenizer, L)
     ours(bundle, ids, 1)
     with profile(activities=[ProfilerActivity.CPU], record_shapes=True) as prof:
         ours(bundle, ids, 1)
     print(f"\nOp profile of our prefill at L={L}:")
-    print(prof.key_averages(group_by_input_shape=True).table(sort_by="self_cpu_time_total", row_limit=8,
-                                                             max_name_column_width=45, max_shapes_column_width=60))
+    print(
+        prof.key_averages(group_by_input_shape=True).table(
+            sort_by="self_cpu_time_total", row_limit=8, max_name_column_width=45, max_shapes_column_width=60
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
 """The parts of bench/decode.py past the HF comparison: what the memory pass costs the timings, where
 a decode step's time goes, the kernel each layer runs, the detokenizer's cost per token."""
+
 from __future__ import annotations
 
 import statistics
@@ -11,8 +12,10 @@ from engine.kernels import PREFILL_ROWS
 from engine.memory_pass import replay_engine, timed_config
 from lab.precision_formats import timed_request
 
-TEXT = ("The history of computing is a story of ideas meeting machines. Early calculators were mechanical, "
-        "then electrical relays and vacuum tubes made programmable computers possible. ")
+TEXT = (
+    "The history of computing is a story of ideas meeting machines. Early calculators were mechanical, "
+    "then electrical relays and vacuum tubes made programmable computers possible. "
+)
 MIXED = "Hello 世界! 今天天气很好 🌞🚀 café naïve — 日本語のテキスト and code: def f(x): return x**2\n"
 
 
@@ -24,7 +27,6 @@ def prompt_ids(tokenizer, length: int) -> list[int]:
 def ours(bundle, ids: list[int], new_tokens: int, **cfg) -> tuple[float, float]:
     """(prefill ms, TPOT ms) from the engine's own step records and vLLM-style metrics."""
     return timed_request(bundle.model, bundle.tokenizer, ids, new_tokens, **cfg)
-
 
 
 def memory_pass_overhead(bundle, repeats: int, new_tokens: int) -> None:
@@ -45,9 +47,11 @@ def memory_pass_overhead(bundle, repeats: int, new_tokens: int) -> None:
                 pass
         return request.metrics.tpot_ms
 
-    runs = {"trace off, no memory": (EngineConfig(trace=False, probe_memory=False), False),
-            "app default: memory on a 2nd pass": (timed_config(probed), True),
-            "memory probe on the clock (before)": (probed, False)}
+    runs = {
+        "trace off, no memory": (EngineConfig(trace=False, probe_memory=False), False),
+        "app default: memory on a 2nd pass": (timed_config(probed), True),
+        "memory probe on the clock (before)": (probed, False),
+    }
     tpots: dict[str, list[float]] = {k: [] for k in runs}
     for _ in range(repeats):
         for name, (config, replay) in runs.items():
@@ -60,15 +64,44 @@ def memory_pass_overhead(bundle, repeats: int, new_tokens: int) -> None:
 
 
 CATEGORIES = {  # profiler op name -> where a decode step's time goes
-    "weights streamed (linear layers)": ("mkldnn::_linear_pointwise", "aten::mm", "aten::addmm", "aten::linear",
-                                         "aten::matmul", "aten::mv"),
-    "attention": ("aten::_scaled_dot_product", "aten::scaled_dot_product", "aten::bmm", "aten::softmax",
-                  "aten::_softmax", "aten::masked_fill"),
-    "norms, RoPE, elementwise": ("aten::rms_norm", "aten::_fused_rms_norm", "aten::mul", "aten::add", "aten::cat",
-                                 "aten::neg", "aten::silu", "aten::pow", "aten::mean", "aten::rsqrt", "aten::sub",
-                                 "aten::div", "aten::exp"),
-    "KV cache writes and reads": ("aten::copy_", "aten::index_copy", "aten::index_put", "aten::index_select",
-                                  "aten::index"),
+    "weights streamed (linear layers)": (
+        "mkldnn::_linear_pointwise",
+        "aten::mm",
+        "aten::addmm",
+        "aten::linear",
+        "aten::matmul",
+        "aten::mv",
+    ),
+    "attention": (
+        "aten::_scaled_dot_product",
+        "aten::scaled_dot_product",
+        "aten::bmm",
+        "aten::softmax",
+        "aten::_softmax",
+        "aten::masked_fill",
+    ),
+    "norms, RoPE, elementwise": (
+        "aten::rms_norm",
+        "aten::_fused_rms_norm",
+        "aten::mul",
+        "aten::add",
+        "aten::cat",
+        "aten::neg",
+        "aten::silu",
+        "aten::pow",
+        "aten::mean",
+        "aten::rsqrt",
+        "aten::sub",
+        "aten::div",
+        "aten::exp",
+    ),
+    "KV cache writes and reads": (
+        "aten::copy_",
+        "aten::index_copy",
+        "aten::index_put",
+        "aten::index_select",
+        "aten::index",
+    ),
     "sampling": ("aten::argmax", "aten::topk", "aten::sort", "aten::multinomial", "aten::cumsum"),
 }
 
@@ -84,6 +117,7 @@ def step_breakdown(bundle, new_tokens: int) -> None:
     """Where a decode step's time goes: the profiler's self time per category, scaled to the
     uninstrumented TPOT of the same run shape; what no op accounts for is Python and dispatch."""
     from torch.profiler import ProfilerActivity, profile
+
     ids = prompt_ids(bundle.tokenizer, 16)
     tpot = statistics.median(ours(bundle, ids, new_tokens)[1] for _ in range(3))
     engine = Engine(bundle.model, bundle.tokenizer, EngineConfig(probe_memory=False))
@@ -97,10 +131,18 @@ def step_breakdown(bundle, new_tokens: int) -> None:
     for e in prof.key_averages():
         totals[categorise(e.key)] = totals.get(categorise(e.key), 0.0) + e.self_cpu_time_total / 1e3 / steps
     totals["Python and dispatch (no op)"] = max(0.0, wall - sum(totals.values()))
-    weights = sum(lin.num_bytes for layer in bundle.model.layers for lin in
-                  (layer["qkv"], layer["o"], layer["gate_up"], layer["down"])) + bundle.model.lm_head.num_bytes
-    print(f"\n| decode step, L=16 (profiled {wall:.1f} ms, uninstrumented TPOT {tpot:.1f} ms) | ms (profiled) "
-          f"| share | ms, scaled to TPOT |\n|---|---|---|---|")
+    weights = (
+        sum(
+            lin.num_bytes
+            for layer in bundle.model.layers
+            for lin in (layer["qkv"], layer["o"], layer["gate_up"], layer["down"])
+        )
+        + bundle.model.lm_head.num_bytes
+    )
+    print(
+        f"\n| decode step, L=16 (profiled {wall:.1f} ms, uninstrumented TPOT {tpot:.1f} ms) | ms (profiled) "
+        f"| share | ms, scaled to TPOT |\n|---|---|---|---|"
+    )
     for name, ms in sorted(totals.items(), key=lambda kv: -kv[1]):
         print(f"| {name} | {ms:.1f} | {ms / wall:.0%} | {ms / wall * tpot:.1f} |")
     linear_ms = totals.get("weights streamed (linear layers)", 0.0) / wall * tpot
@@ -110,14 +152,18 @@ def step_breakdown(bundle, new_tokens: int) -> None:
 def kernel_table(bundle) -> None:
     """engine/kernels.py's choice for the loaded model, with what each candidate measured."""
     model, plan = bundle.model, bundle.model.kernel_plan
-    print(f"\n| layer (kernels: {plan.source}) | out x in | decode kernel | 1 row, us per call | prefill kernel "
-          f"| {PREFILL_ROWS} rows, ms per call |\n|---|---|---|---|---|---|")
+    print(
+        f"\n| layer (kernels: {plan.source}) | out x in | decode kernel | 1 row, us per call | prefill kernel "
+        f"| {PREFILL_ROWS} rows, ms per call |\n|---|---|---|---|---|---|"
+    )
     for name, lin in model.linears().items():
         c = plan.choices.get((lin.out_features, lin.in_features))
         dec = " / ".join(f"{k} {v * 1e3:.0f}" for k, v in c.decode_ms.items()) if c else "-"
         pre = " / ".join(f"{k} {v:.2f}" for k, v in c.prefill_ms.items()) if c else "-"
-        print(f"| {name} | {lin.out_features} x {lin.in_features} | {lin.decode_kernel} | {dec} | "
-              f"{lin.prefill_kernel} | {pre} |")
+        print(
+            f"| {name} | {lin.out_features} x {lin.in_features} | {lin.decode_kernel} | {dec} | "
+            f"{lin.prefill_kernel} | {pre} |"
+        )
 
 
 def detokenizer_cost(tokenizer) -> None:
@@ -130,5 +176,7 @@ def detokenizer_cost(tokenizer) -> None:
         d.add(token)
         times.append(time.perf_counter() - start)
     early, late = statistics.median(times[:100]) * 1e6, statistics.median(times[4000:4100]) * 1e6
-    print(f"\n# detokenizer ({'DecodeStream' if d._fast else 'windowed decode'}): {early:.1f} us per token "
-          f"over tokens 1-100, {late:.1f} us over tokens 4,001-4,100 (ratio {late / early:.2f})")
+    print(
+        f"\n# detokenizer ({'DecodeStream' if d._fast else 'windowed decode'}): {early:.1f} us per token "
+        f"over tokens 1-100, {late:.1f} us over tokens 4,001-4,100 (ratio {late / early:.2f})"
+    )

@@ -8,6 +8,7 @@ TPOT and prefill are medians of interleaved repeats (each format once per round)
 engine's own token times with the memory probe off. "Read/step" is what the cost model says one
 decode step reads (weights, then the KV of the context); "reached" is that over the TPOT.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -23,8 +24,13 @@ from engine.machine import describe_cpu  # noqa: E402
 from lab.precision import PROMPTS, GREEDY_TOKENS, greedy_agreement, read_text, text_agreement  # noqa: E402
 from lab.precision_formats import decode_step_cost, kv_token_bytes  # noqa: E402
 
-WEIGHTS = [("float32", "native"), ("bfloat16", "native"), ("float32", "int8"), ("bfloat16", "int8"),
-           ("float32", "w8a8")]
+WEIGHTS = [
+    ("float32", "native"),
+    ("bfloat16", "native"),
+    ("float32", "int8"),
+    ("bfloat16", "int8"),
+    ("float32", "w8a8"),
+]
 KV_DTYPES = ["auto", "bfloat16", "float8_e4m3fn", "int8"]
 
 
@@ -41,8 +47,9 @@ def timed(bundles: dict, ids: list[int], new_tokens: int, repeats: int, kv: dict
     for _ in range(repeats):
         for name, bundle in bundles.items():
             runs[name].append(ours(bundle, ids, new_tokens, kv_dtype=(kv or {}).get(name, "auto")))
-    return {name: (statistics.median(r[0] for r in rs), statistics.median(r[1] for r in rs))
-            for name, rs in runs.items()}
+    return {
+        name: (statistics.median(r[0] for r in rs), statistics.median(r[1] for r in rs)) for name, rs in runs.items()
+    }
 
 
 def weights_table(args) -> dict:
@@ -51,20 +58,26 @@ def weights_table(args) -> dict:
         start = time.perf_counter()
         bundles[f"{weights} / {dtype}"] = b = load_model("bundled", dtype=dtype, weights=weights)
         kernels = sorted({k for lin in b.model.linears().values() for k in lin.kernels})
-        print(f"  loaded {weights:>6} weights, {dtype:>8} activations in {time.perf_counter() - start:5.1f} s "
-              f"(kernels: {', '.join(kernels)})")
+        print(
+            f"  loaded {weights:>6} weights, {dtype:>8} activations in {time.perf_counter() - start:5.1f} s "
+            f"(kernels: {', '.join(kernels)})"
+        )
     tok = next(iter(bundles.values())).tokenizer
     short = timed(bundles, prompt_ids(tok, 16), args.new_tokens, args.repeats)
     prefill = timed(bundles, prompt_ids(tok, 256), 2, args.repeats)
     base = short["native / float32"][1]
     print("\nWeights (KV in the activations' dtype), decode at L = 16, batch 1; prefill at L = 256:")
-    print(f"{'weights / activations':<24}{'held MB':>9}{'read/step MB':>14}{'TPOT ms':>10}{'vs fp32':>9}"
-          f"{'reached GB/s':>14}{'prefill ms':>12}")
+    print(
+        f"{'weights / activations':<24}{'held MB':>9}{'read/step MB':>14}{'TPOT ms':>10}{'vs fp32':>9}"
+        f"{'reached GB/s':>14}{'prefill ms':>12}"
+    )
     for name, b in bundles.items():
         read = read_per_step(b, kv_token_bytes(b.model.config, "auto", b.model.dtype), 16 + args.new_tokens // 2)
         tpot = short[name][1]
-        print(f"{name:<24}{b.model.weight_bytes / 1e6:>9.0f}{read / 1e6:>14.0f}{tpot:>10.1f}{tpot / base:>9.2f}"
-              f"{read / tpot / 1e6:>14.1f}{prefill[name][0]:>12.0f}")
+        print(
+            f"{name:<24}{b.model.weight_bytes / 1e6:>9.0f}{read / 1e6:>14.0f}{tpot:>10.1f}{tpot / base:>9.2f}"
+            f"{read / tpot / 1e6:>14.1f}{prefill[name][0]:>12.0f}"
+        )
     return bundles
 
 
@@ -80,8 +93,10 @@ def kv_table(fp32, args) -> None:
         kv_read = per_token * args.long
         tpot = got[kv][1]
         base_kv, base_tpot = base_kv or kv_read, base_tpot or tpot
-        print(f"{kv:<16}{per_token:>12,}{kv_read / 1e6:>17.1f}{kv_read / base_kv:>9.2f}{tpot:>10.1f}"
-              f"{tpot / base_tpot:>9.2f}")
+        print(
+            f"{kv:<16}{per_token:>12,}{kv_read / 1e6:>17.1f}{kv_read / base_kv:>9.2f}{tpot:>10.1f}"
+            f"{tpot / base_tpot:>9.2f}"
+        )
 
 
 def quality_table(fp32, bundles: dict) -> None:
@@ -90,21 +105,28 @@ def quality_table(fp32, bundles: dict) -> None:
     engine = Engine(fp32.model, fp32.tokenizer, EngineConfig(probe_memory=False, trace=True))
 
     def fp32_greedy(prompt: list[int]) -> list[int]:
-        return engine.generate(prompt, SamplingParams(max_new_tokens=GREEDY_TOKENS, ignore_eos=True)) \
-            .requests[-1].output_token_ids
+        return (
+            engine.generate(prompt, SamplingParams(max_new_tokens=GREEDY_TOKENS, ignore_eos=True))
+            .requests[-1]
+            .output_token_ids
+        )
 
     configs = [(name, b, "auto") for name, b in bundles.items() if name != "native / float32"]
     configs += [(f"native / float32, KV {kv}", fp32, kv) for kv in KV_DTYPES[1:]]
-    print(f"\nQuality against float32 ({len(ids):,} tokens of assets/precision_text.txt, fed 32 per forward; "
-          f"{len(prompts)} prompts x {GREEDY_TOKENS} greedy tokens):")
+    print(
+        f"\nQuality against float32 ({len(ids):,} tokens of assets/precision_text.txt, fed 32 per forward; "
+        f"{len(prompts)} prompts x {GREEDY_TOKENS} greedy tokens):"
+    )
     print(f"{'configuration':<36}{'perplexity':>11}{'vs fp32':>9}{'KL nats':>10}{'top-1':>8}{'greedy top-1':>14}")
     ref_ppl = None
     for name, b, kv in configs:
         text = text_agreement(fp32.model, b.model, ids, kv)
         ref_ppl = ref_ppl or text.perplexity_ref
         greedy = greedy_agreement(fp32_greedy, fp32.model, b.model, prompts, kv)
-        print(f"{name:<36}{text.perplexity:>11.3f}{text.perplexity / ref_ppl - 1:>+9.2%}{text.kl_mean:>10.4f}"
-              f"{text.top1_share:>8.1%}{greedy.top1_share:>14.1%}")
+        print(
+            f"{name:<36}{text.perplexity:>11.3f}{text.perplexity / ref_ppl - 1:>+9.2%}{text.kl_mean:>10.4f}"
+            f"{text.top1_share:>8.1%}{greedy.top1_share:>14.1%}"
+        )
     print(f"{'float32 (reference)':<36}{ref_ppl:>11.3f}")
 
 

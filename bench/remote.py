@@ -8,6 +8,7 @@ Both sides run the same engine settings (continuous batching, all requests sent 
 ignore EOS); the HTTP side's prompts are the same token ids decoded to text (the server
 re-tokenises them to the same ids). Medians of interleaved repeats.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -31,8 +32,12 @@ def in_process(bundle, specs: list[RequestSpec]) -> dict:
     config = EngineConfig(probe_memory=False, trace=True, max_num_seqs=16, max_num_batched_tokens=2048)
     trace, _ = run_workload(bundle.model, bundle.tokenizer, specs, config)
     s = summarize(trace)
-    return {"ttft": s["ttft_ms"]["p50"], "tpot": s["tpot_ms"]["p50"], "e2e": s["e2e_ms"]["p50"],
-            "tok_s": s["throughput_tok_s"]}
+    return {
+        "ttft": s["ttft_ms"]["p50"],
+        "tpot": s["tpot_ms"]["p50"],
+        "e2e": s["e2e_ms"]["p50"],
+        "tok_s": s["throughput_tok_s"],
+    }
 
 
 def over_http(url: str, requests: list[RemoteRequest]) -> dict:
@@ -41,8 +46,12 @@ def over_http(url: str, requests: list[RemoteRequest]) -> dict:
     s = run.summary()
     if s["failed"]:
         raise SystemExit(f"{s['failed']} requests failed: {[r.error for r in run.results if r.error][:2]}")
-    return {"ttft": s["ttft_ms"]["p50"], "tpot": s["tpot_ms"]["p50"], "e2e": s["e2e_ms"]["p50"],
-            "tok_s": s["output_tokens_per_s"]}
+    return {
+        "ttft": s["ttft_ms"]["p50"],
+        "tpot": s["tpot_ms"]["p50"],
+        "e2e": s["e2e_ms"]["p50"],
+        "tok_s": s["output_tokens_per_s"],
+    }
 
 
 def main() -> None:
@@ -53,13 +62,19 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=3)
     args = ap.parse_args()
     bundle = load_model()
-    specs = [RequestSpec(0.0, text_tokens(bundle.tokenizer, args.prompt_len, offset=7 * i), args.new_tokens)
-             for i in range(args.requests)]
-    requests = [RemoteRequest(bundle.tokenizer.decode(s.prompt_ids), args.new_tokens, chat=False, ignore_eos=True)
-                for s in specs]
+    specs = [
+        RequestSpec(0.0, text_tokens(bundle.tokenizer, args.prompt_len, offset=7 * i), args.new_tokens)
+        for i in range(args.requests)
+    ]
+    requests = [
+        RemoteRequest(bundle.tokenizer.decode(s.prompt_ids), args.new_tokens, chat=False, ignore_eos=True)
+        for s in specs
+    ]
     print(f"# {describe_cpu()}")
-    print(f"# {args.requests} requests at once, {args.prompt_len}-token prompts, {args.new_tokens} new tokens, "
-          f"medians of {args.repeats} interleaved repeats\n")
+    print(
+        f"# {args.requests} requests at once, {args.prompt_len}-token prompts, {args.new_tokens} new tokens, "
+        f"medians of {args.repeats} interleaved repeats\n"
+    )
     log = Path(__file__).resolve().parent.parent / "test-artifacts" / "bench-remote-server.log"
     log.parent.mkdir(exist_ok=True)
     mine, http = [], []
@@ -70,8 +85,7 @@ def main() -> None:
             mine.append(in_process(bundle, specs))
             http.append(over_http(url, requests))
     print("| P50 | in-process | over HTTP | difference | ratio |\n|---|---|---|---|---|")
-    for key, label in (("ttft", "TTFT (ms)"), ("tpot", "TPOT (ms)"), ("e2e", "E2E (ms)"),
-                       ("tok_s", "output tokens/s")):
+    for key, label in (("ttft", "TTFT (ms)"), ("tpot", "TPOT (ms)"), ("e2e", "E2E (ms)"), ("tok_s", "output tokens/s")):
         a = statistics.median(r[key] for r in mine)
         b = statistics.median(r[key] for r in http)
         print(f"| {label} | {a:.1f} | {b:.1f} | {b - a:+.1f} | {b / a:.2f} |")

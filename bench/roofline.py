@@ -9,6 +9,7 @@
 4. the GPU projection against the published figures it is checked on (lab/projection.py).
 Run it on an otherwise idle machine: another process on the same cores inflates every ratio.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -43,29 +44,37 @@ def main() -> None:
     peak, bw = ceil.peak_flops("float32"), ceil.read_bytes_per_s
     print(f"# {describe_cpu()}")
     print(f"# {bundle.name}, fp32, torch {torch.__version__}, {ceil.threads} threads, load average before: {load:.2f}")
-    print(f"# ceilings: read {bw / 1e9:.1f} GB/s; GEMM " +
-          ", ".join(f"{d} {v / 1e9:.0f} GFLOP/s" for d, v in ceil.gemm_flops_per_s.items() if v) +
-          f"; fp32 ridge {peak / bw:.1f} FLOP/byte\n")
+    print(
+        f"# ceilings: read {bw / 1e9:.1f} GB/s; GEMM "
+        + ", ".join(f"{d} {v / 1e9:.0f} GFLOP/s" for d, v in ceil.gemm_flops_per_s.items() if v)
+        + f"; fp32 ridge {peak / bw:.1f} FLOP/byte\n"
+    )
 
     prompts = {L: prompt_of_length(bundle.tokenizer, L) for L in args.lengths}
     t0 = time.perf_counter()
     rows = calibrate(bundle.model, bundle.tokenizer, ceil, prompts, args.new_tokens, args.repeats)
     print(f"## Calibration (N = {args.new_tokens}, median of {args.repeats}, {time.perf_counter() - t0:.0f} s)\n")
     print(f"# per-op overhead {1e6 * (ceil.op_overhead_s or 0):.2f} us\n")
-    print("| metric | L | predicted ms (roofs) | + overhead ms | measured ms | measured / roofs "
-          "| measured / (roofs + overhead) |")
+    print(
+        "| metric | L | predicted ms (roofs) | + overhead ms | measured ms | measured / roofs "
+        "| measured / (roofs + overhead) |"
+    )
     print("|---|---|---|---|---|---|---|")
     for r in rows:
-        print(f"| {r.metric} | {r.prompt_len} | {r.predicted_ms:.1f} | {r.overhead_ms:.1f} | {r.measured_ms:.1f} | "
-              f"**{r.ratio:.2f}** | **{r.ratio_with_overhead:.2f}** |")
+        print(
+            f"| {r.metric} | {r.prompt_len} | {r.predicted_ms:.1f} | {r.overhead_ms:.1f} | {r.measured_ms:.1f} | "
+            f"**{r.ratio:.2f}** | **{r.ratio_with_overhead:.2f}** |"
+        )
 
     points = run_roofline(bundle.model, bundle.tokenizer, prompts[args.lengths[0]], args.batches, 16)
     print(f"\n## Roofline (L = {args.lengths[0]}, 16 decode steps per batch size; medians)\n")
     print("| phase | B | ms | FLOP/byte | GFLOP/s | GB/s | % compute roof | % bandwidth |")
     print("|---|---|---|---|---|---|---|---|")
     for s in summarise(points):
-        print(f"| {s.phase} | {s.batch} | {s.ms:.1f} | {s.intensity:.2f} | {s.flops_per_s / 1e9:.1f} | "
-              f"{s.bytes_per_s / 1e9:.1f} | {100 * s.flops_per_s / peak:.0f} % | {100 * s.bytes_per_s / bw:.0f} % |")
+        print(
+            f"| {s.phase} | {s.batch} | {s.ms:.1f} | {s.intensity:.2f} | {s.flops_per_s / 1e9:.1f} | "
+            f"{s.bytes_per_s / 1e9:.1f} | {100 * s.flops_per_s / peak:.0f} % | {100 * s.bytes_per_s / bw:.0f} % |"
+        )
 
     print("\n## Projection against published figures (efficiency 0.7 / 0.7, fp16 weights)\n")
     print("| source | model | GPU | metric | published | projected | error |")
@@ -76,8 +85,10 @@ def main() -> None:
             ms = predict_ttft(c, length, g.peak_flops_per_s, g.bytes_per_s).seconds * 1e3
         else:
             ms = predict_tpot(c, 1, length + 1, g.peak_flops_per_s, g.bytes_per_s).seconds * 1e3
-        print(f"| {source} | {model} | {gpu} | {metric} L={length} | {published:.2f} ms | {ms:.2f} ms | "
-              f"{100 * (ms / published - 1):+.0f} % |")
+        print(
+            f"| {source} | {model} | {gpu} | {metric} L={length} | {published:.2f} ms | {ms:.2f} ms | "
+            f"{100 * (ms / published - 1):+.0f} % |"
+        )
     print(f"\n# load average after: {os.getloadavg()[0]:.2f}")
 
 

@@ -6,6 +6,7 @@ sequential `generate` and its own continuous batching, on the same workload, in 
 1. Throughput: N requests (prompts 32-512 tokens, outputs 16-128) all queued at t = 0.
 2. Head-of-line: 8 chats decoding when a 2048-token prompt arrives; chunked prefill vs whole.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -27,9 +28,13 @@ def hf_sequential(hf_model, specs: list[RequestSpec], pad: int) -> float:
     """Output tokens per second of plain `generate`, one request after another."""
     start, tokens = time.perf_counter(), 0
     for s in specs:
-        out = hf_model.generate(torch.tensor([s.prompt_ids], device=hf_model.device),
-                                max_new_tokens=s.max_new_tokens, do_sample=False,
-                                eos_token_id=None, pad_token_id=pad)
+        out = hf_model.generate(
+            torch.tensor([s.prompt_ids], device=hf_model.device),
+            max_new_tokens=s.max_new_tokens,
+            do_sample=False,
+            eos_token_id=None,
+            pad_token_id=pad,
+        )
         tokens += out.shape[1] - len(s.prompt_ids)
     return tokens / (time.perf_counter() - start)
 
@@ -41,13 +46,18 @@ def hf_static(hf_model, tokenizer, specs: list[RequestSpec], batch: int) -> floa
     start, tokens = time.perf_counter(), 0
     pad = tokenizer.eos_token_id
     for i in range(0, len(specs), batch):
-        group = specs[i:i + batch]
+        group = specs[i : i + batch]
         width = max(len(s.prompt_ids) for s in group)
         ids = torch.tensor([[pad] * (width - len(s.prompt_ids)) + s.prompt_ids for s in group])
         mask = torch.tensor([[0] * (width - len(s.prompt_ids)) + [1] * len(s.prompt_ids) for s in group])
-        hf_model.generate(ids.to(hf_model.device), attention_mask=mask.to(hf_model.device),
-                          max_new_tokens=max(s.max_new_tokens for s in group),
-                          do_sample=False, eos_token_id=None, pad_token_id=pad)
+        hf_model.generate(
+            ids.to(hf_model.device),
+            attention_mask=mask.to(hf_model.device),
+            max_new_tokens=max(s.max_new_tokens for s in group),
+            do_sample=False,
+            eos_token_id=None,
+            pad_token_id=pad,
+        )
         tokens += sum(s.max_new_tokens for s in group)
     return tokens / (time.perf_counter() - start)
 
@@ -55,9 +65,11 @@ def hf_static(hf_model, tokenizer, specs: list[RequestSpec], batch: int) -> floa
 def hf_continuous(hf_model, specs: list[RequestSpec]) -> float | str:
     """Output tokens per second of transformers' own continuous batching manager."""
     from transformers import GenerationConfig
+
     try:
-        config = GenerationConfig(do_sample=False, max_new_tokens=max(s.max_new_tokens for s in specs),
-                                  eos_token_id=None, pad_token_id=0)
+        config = GenerationConfig(
+            do_sample=False, max_new_tokens=max(s.max_new_tokens for s in specs), eos_token_id=None, pad_token_id=0
+        )
         manager = hf_model.init_continuous_batching(generation_config=config)
         manager.start()
         start = time.perf_counter()
@@ -84,28 +96,38 @@ def ours(bundle, specs: list[RequestSpec], **cfg) -> dict:
 
 def throughput_table(bundle, hf_model, args) -> None:
     specs = random_mix(bundle.tokenizer, num_requests=args.requests, seed=args.seed)
-    print(f"## Throughput: {args.requests} requests, prompts 32-512 tokens, outputs 16-128, all at t=0, "
-          f"batch limit {args.batch}\n")
+    print(
+        f"## Throughput: {args.requests} requests, prompts 32-512 tokens, outputs 16-128, all at t=0, "
+        f"batch limit {args.batch}\n"
+    )
     results = {
         "HF generate, one request at a time": hf_sequential(hf_model, specs, bundle.tokenizer.eos_token_id),
-        f"HF generate, static batches of {args.batch} (left-padded)": hf_static(hf_model, bundle.tokenizer, specs,
-                                                                               args.batch),
+        f"HF generate, static batches of {args.batch} (left-padded)": hf_static(
+            hf_model, bundle.tokenizer, specs, args.batch
+        ),
         "HF continuous batching (init_continuous_batching)": hf_continuous(hf_model, specs),
     }
     steps = {}
-    for name, cfg in [("ours: sequential", dict(policy="sequential")),
-                      ("ours: static batching", dict(policy="static", max_num_seqs=args.batch)),
-                      ("ours: continuous batching", dict(policy="continuous", max_num_seqs=args.batch)),
-                      ("ours: continuous + chunked prefill", dict(policy="continuous", max_num_seqs=args.batch,
-                                                                  chunked_prefill=True,
-                                                                  max_num_batched_tokens=args.budget))]:
+    for name, cfg in [
+        ("ours: sequential", dict(policy="sequential")),
+        ("ours: static batching", dict(policy="static", max_num_seqs=args.batch)),
+        ("ours: continuous batching", dict(policy="continuous", max_num_seqs=args.batch)),
+        (
+            "ours: continuous + chunked prefill",
+            dict(
+                policy="continuous", max_num_seqs=args.batch, chunked_prefill=True, max_num_batched_tokens=args.budget
+            ),
+        ),
+    ]:
         r = ours(bundle, specs, **cfg)
         results[name] = r["summary"]["throughput_tok_s"]
         steps[name] = step_counts(r["trace"])
     base = results["HF generate, one request at a time"]
     static = results["ours: static batching"]
-    print("| system | output tokens/s | vs HF sequential | vs our static | engine steps | decode rows per step "
-          "| time in steps with prefill |")
+    print(
+        "| system | output tokens/s | vs HF sequential | vs our static | engine steps | decode rows per step "
+        "| time in steps with prefill |"
+    )
     print("|---|---|---|---|---|---|---|")
     for name, value in results.items():
         n, rows, share = steps.get(name, ("–", None, None))
@@ -114,8 +136,10 @@ def throughput_table(bundle, hf_model, args) -> None:
             print(f"| {name} | {value} | – | – | {extra} |")
         else:
             print(f"| {name} | {value:.1f} | {value / base:.2f} | {value / static:.2f} | {extra} |")
-    print("\nEngine steps: forwards run. Where a step costs the same whatever its batch (a GPU's weight-bound "
-          "decode), throughput goes as 1 / steps; on this CPU a step's cost grows with its batch.")
+    print(
+        "\nEngine steps: forwards run. Where a step costs the same whatever its batch (a GPU's weight-bound "
+        "decode), throughput goes as 1 / steps; on this CPU a step's cost grows with its batch."
+    )
 
 
 def step_counts(trace) -> tuple[int, float, float]:
@@ -133,8 +157,10 @@ def head_of_line_table(bundle, args) -> None:
     print(f"\n## Head-of-line: 8 chats decoding, a 2048-token prompt arrives at 0.4 s; budget {args.budget}\n")
     print("| prefill | short streams ITL P50 / P99 (ms) | long prompt TTFT (ms) | throughput (tok/s) |")
     print("|---|---|---|---|")
-    configs = {"whole (no chunking)": dict(),
-               f"chunked, {args.budget}-token budget": dict(chunked_prefill=True, max_num_batched_tokens=args.budget)}
+    configs = {
+        "whole (no chunking)": dict(),
+        f"chunked, {args.budget}-token budget": dict(chunked_prefill=True, max_num_batched_tokens=args.budget),
+    }
     rows: dict[str, list[tuple[float, float]]] = {name: [] for name in configs}
     for _ in range(args.repeats):  # alternate the two, so a noisy moment hits both alike
         for name, cfg in configs.items():
@@ -143,13 +169,17 @@ def head_of_line_table(bundle, args) -> None:
             longest = [sid for sid, label in r["labels"].items() if label == "long prompt"]
             s_short, s_long = summarize(r["trace"], short), summarize(r["trace"], set(longest))
             rows[name].append((s_short["itl_ms"]["p99"], r["summary"]["throughput_tok_s"]))
-            print(f"| {name} | {s_short['itl_ms']['p50']:.0f} / {s_short['itl_ms']['p99']:.0f} | "
-                  f"{s_long['ttft_ms']['p50']:.0f} | {r['summary']['throughput_tok_s']:.1f} |")
+            print(
+                f"| {name} | {s_short['itl_ms']['p50']:.0f} / {s_short['itl_ms']['p99']:.0f} | "
+                f"{s_long['ttft_ms']['p50']:.0f} | {r['summary']['throughput_tok_s']:.1f} |"
+            )
     (whole, chunked) = rows.values()
     p99 = [c[0] / w[0] for w, c in zip(whole, chunked)]
     tput = [c[1] / w[1] for w, c in zip(whole, chunked)]
-    print(f"\nOver {args.repeats} alternating repeats: P99 ITL chunked / whole = {fmt_spread(p99)}; "
-          f"throughput chunked / whole = {fmt_spread(tput)}")
+    print(
+        f"\nOver {args.repeats} alternating repeats: P99 ITL chunked / whole = {fmt_spread(p99)}; "
+        f"throughput chunked / whole = {fmt_spread(tput)}"
+    )
 
 
 def fmt_spread(values: list[float]) -> str:
@@ -168,11 +198,14 @@ def main() -> None:
     ap.add_argument("--skip", choices=["throughput", "hol"], default=None)
     args = ap.parse_args()
     from transformers import AutoModelForCausalLM
+
     bundle = load_model(device=args.device)
     hf_model = AutoModelForCausalLM.from_pretrained(convert_bundled(), dtype=torch.float32).to(args.device).eval()
     print(f"# {describe_cpu()}")
-    print(f"# {bundle.name}, fp32, greedy, torch {torch.__version__}, {args.device}, "
-          f"{torch.get_num_threads()} CPU threads\n")
+    print(
+        f"# {bundle.name}, fp32, greedy, torch {torch.__version__}, {args.device}, "
+        f"{torch.get_num_threads()} CPU threads\n"
+    )
     if args.skip != "throughput":
         throughput_table(bundle, hf_model, args)
     if args.skip != "hol":

@@ -9,6 +9,7 @@ process_resident_memory_bytes. Passes (exit 0) when RSS grows by at most 50 MB f
 last (the first runs warm caches up) and every request gave its KV blocks back.
 The Streamlit app's own soak (a real server and browser) is scripts/soak_app.py.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -36,15 +37,20 @@ def scrape(url: str) -> dict[str, float]:
 
 def soak_engine_server(runs: int, new_tokens: int) -> tuple[list[float], list[float]]:
     from openai import OpenAI
+
     log = ROOT / "test-artifacts" / "bench-soak-server.log"
     log.parent.mkdir(exist_ok=True)
     rss, kv = [], []
     with engine_server("bundled", log) as url:
         client = OpenAI(base_url=f"{url}/v1", api_key="none", max_retries=0)
         for i in range(runs):
-            stream = client.completions.create(model="bundled", prompt=f"{PROMPTS[i % len(PROMPTS)]} ({i})",
-                                               max_tokens=new_tokens, stream=True,
-                                               extra_body={"ignore_eos": True})  # every run the same length
+            stream = client.completions.create(
+                model="bundled",
+                prompt=f"{PROMPTS[i % len(PROMPTS)]} ({i})",
+                max_tokens=new_tokens,
+                stream=True,
+                extra_body={"ignore_eos": True},
+            )  # every run the same length
             if not "".join(chunk.choices[0].text for chunk in stream if chunk.choices):
                 raise SystemExit(f"request {i} produced no text")
             m = scrape(url)
@@ -55,18 +61,24 @@ def soak_engine_server(runs: int, new_tokens: int) -> tuple[list[float], list[fl
 
 def print_header(runs: int, new_tokens: int) -> None:
     print(f"# {describe_cpu()}")
-    print(f"# {runs} runs, {new_tokens} new tokens each; RSS in MiB; growth = last run - run "
-          f"{min(WARM_RUNS, runs)}, limit {LIMIT_MB} MB\n")
-    print(f"| server | runs | RSS after run 1 | after run {min(WARM_RUNS, runs)} | after the last | most | growth "
-          "| within |")
+    print(
+        f"# {runs} runs, {new_tokens} new tokens each; RSS in MiB; growth = last run - run "
+        f"{min(WARM_RUNS, runs)}, limit {LIMIT_MB} MB\n"
+    )
+    print(
+        f"| server | runs | RSS after run 1 | after run {min(WARM_RUNS, runs)} | after the last | most | growth "
+        "| within |"
+    )
     print("|---|---|---|---|---|---|---|---|")
 
 
 def report(name: str, rss: list[float]) -> bool:
     base = rss[min(WARM_RUNS, len(rss)) - 1]
     growth = rss[-1] - base
-    print(f"| {name} | {len(rss)} | {rss[0]:.0f} | {base:.0f} | {rss[-1]:.0f} | {max(rss):.0f} | {growth:+.1f} | "
-          f"{'yes' if growth <= LIMIT_MB else 'NO'} |")
+    print(
+        f"| {name} | {len(rss)} | {rss[0]:.0f} | {base:.0f} | {rss[-1]:.0f} | {max(rss):.0f} | {growth:+.1f} | "
+        f"{'yes' if growth <= LIMIT_MB else 'NO'} |"
+    )
     return growth <= LIMIT_MB
 
 
@@ -87,8 +99,10 @@ def main() -> None:
     rss, kv = soak_engine_server(args.runs, args.new_tokens)
     ok = report("engine serve", rss)
     left = [i for i, u in enumerate(kv) if u != 0]
-    print(f"\nKV cache blocks in use after each request: {'all 0' if not left else f'not 0 after {left}'}"
-          f" (median usage {statistics.median(kv):.3f})")
+    print(
+        f"\nKV cache blocks in use after each request: {'all 0' if not left else f'not 0 after {left}'}"
+        f" (median usage {statistics.median(kv):.3f})"
+    )
     sys.exit(0 if ok and not left else 1)
 
 

@@ -2,11 +2,20 @@
 
 The public names load on first use (PEP 562): `python -m engine` runs this file before its own
 error handling, and torch takes a second or more to load, so a Ctrl-C then would print a traceback."""
+
 from importlib import import_module
 
-_HOMES = {"PRESETS": "engine.config", "ModelConfig": "engine.config", "Engine": "engine.llm_engine",
-          "EngineConfig": "engine.llm_engine", "EngineEvent": "engine.llm_engine", "ModelBundle": "engine.loader",
-          "load_model": "engine.loader", "SamplingParams": "engine.sampler", "Trace": "engine.trace"}
+_HOMES = {
+    "PRESETS": "engine.config",
+    "ModelConfig": "engine.config",
+    "Engine": "engine.llm_engine",
+    "EngineConfig": "engine.llm_engine",
+    "EngineEvent": "engine.llm_engine",
+    "ModelBundle": "engine.loader",
+    "load_model": "engine.loader",
+    "SamplingParams": "engine.sampler",
+    "Trace": "engine.trace",
+}
 __all__ = list(_HOMES)
 
 

@@ -1,6 +1,7 @@
 """Command line: `python -m engine generate --prompt TEXT ...`, `python -m engine serve` (an
 OpenAI-compatible server) and `python -m engine prepare`; installed with the package
 (`pip install -e .`) the same command is `pdlab`."""
+
 from __future__ import annotations
 
 import argparse
@@ -14,9 +15,11 @@ def _parser() -> argparse.ArgumentParser:
     from engine.config import DTYPES  # these load torch: main() is already listening for Ctrl-C
     from engine.kv_cache import KV_DTYPES
     from engine.quant import WEIGHT_FORMATS
+
     prog = "pdlab" if sys.argv[0].endswith("pdlab") else "python -m engine"  # as the user typed it
-    p = argparse.ArgumentParser(prog=prog, description="A KV-cached inference engine that shows "
-                                "its prefill and decode phases.")
+    p = argparse.ArgumentParser(
+        prog=prog, description="A KV-cached inference engine that shows its prefill and decode phases."
+    )
     sub = p.add_subparsers(dest="command", required=True)
     sub.add_parser("prepare", help="convert the bundled model once (de-quantise the GGUF to safetensors)")
     g = sub.add_parser("generate", help="generate from a prompt, streaming tokens tagged with their phase")
@@ -27,8 +30,12 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("--attention", choices=["eager", "sdpa"], default="sdpa")
     g.add_argument("--dtype", default="float32", help=f"one of {', '.join(DTYPES)} (or fp32/bf16/fp16)")
     g.add_argument("--device", default="cpu", help="cpu, cuda or auto")
-    g.add_argument("--weights", choices=WEIGHT_FORMATS, default="native",
-                    help="native (the dtype's own), int8 (weight-only) or w8a8 (int8 weights and activations)")
+    g.add_argument(
+        "--weights",
+        choices=WEIGHT_FORMATS,
+        default="native",
+        help="native (the dtype's own), int8 (weight-only) or w8a8 (int8 weights and activations)",
+    )
     g.add_argument("--kv-dtype", choices=KV_DTYPES, default="auto", help="how the KV cache stores K and V")
     g.add_argument("--seed", type=int, default=None)
     g.add_argument("--temperature", type=float, default=0.0, help="0 (the default) is greedy")
@@ -36,23 +43,34 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("--top-p", type=float, default=1.0)
     g.add_argument("--chat", action="store_true", help="apply the model's chat template")
     g.add_argument("--json", action="store_true", help="print one JSON object instead of streaming")
-    g.add_argument("--probe-memory", action="store_true", help="measure each step's peak memory on a second, "
-                   "untimed pass over the same tokens (the timings never include the probe)")
+    g.add_argument(
+        "--probe-memory",
+        action="store_true",
+        help="measure each step's peak memory on a second, "
+        "untimed pass over the same tokens (the timings never include the probe)",
+    )
     v = sub.add_parser("serve", help="serve the engine over an OpenAI-compatible HTTP API, with Prometheus /metrics")
     v.add_argument("--model", default=None, help="a local folder, a hub id (online only), or 'bundled' (default)")
     v.add_argument("--host", default="127.0.0.1", help="127.0.0.1 (default) serves this machine only")
     v.add_argument("--port", type=int, default=8000)
     v.add_argument("--dtype", default="float32", help=f"one of {', '.join(DTYPES)} (or fp32/bf16/fp16)")
     v.add_argument("--device", default="cpu", help="cpu, cuda or auto")
-    v.add_argument("--weights", choices=WEIGHT_FORMATS, default="native",
-                    help="native (the dtype's own), int8 (weight-only) or w8a8 (int8 weights and activations)")
+    v.add_argument(
+        "--weights",
+        choices=WEIGHT_FORMATS,
+        default="native",
+        help="native (the dtype's own), int8 (weight-only) or w8a8 (int8 weights and activations)",
+    )
     v.add_argument("--kv-dtype", choices=KV_DTYPES, default="auto", help="how the KV cache stores K and V")
     v.add_argument("--max-num-seqs", type=int, default=16, help="requests decoded together in one step")
     v.add_argument("--max-num-batched-tokens", type=int, default=2048, help="token budget of one step")
     v.add_argument("--chunked-prefill", action="store_true", help="split long prompts over several steps")
     v.add_argument("--prefix-caching", action="store_true", help="reuse the KV of prompt prefixes seen before")
-    v.add_argument("--served-model-name", default=None, help="the model id clients see (default: the model's "
-                   "name; a local folder's own name, never its path)")
+    v.add_argument(
+        "--served-model-name",
+        default=None,
+        help="the model id clients see (default: the model's name; a local folder's own name, never its path)",
+    )
     for sp in (g, sub.choices["prepare"], v):
         sp.add_argument("--debug", action="store_true", help="print the traceback of an unexpected error")
     return p
@@ -64,12 +82,24 @@ def _progress(stage: str, fraction: float) -> None:
 
 def generate(args: argparse.Namespace) -> dict | None:
     from engine import Engine, EngineConfig, SamplingParams, load_model
-    params = SamplingParams(max_new_tokens=args.max_new_tokens, temperature=args.temperature, top_k=args.top_k,
-                            top_p=args.top_p, seed=args.seed)
-    config = EngineConfig(attention=args.attention, kv_cache=not args.no_kv_cache, probe_memory=False,
-                          kv_dtype=args.kv_dtype)
-    bundle = load_model(args.model, dtype=args.dtype, device=args.device, weights=args.weights,
-                        progress=(lambda *a: None) if args.json else _progress)
+
+    params = SamplingParams(
+        max_new_tokens=args.max_new_tokens,
+        temperature=args.temperature,
+        top_k=args.top_k,
+        top_p=args.top_p,
+        seed=args.seed,
+    )
+    config = EngineConfig(
+        attention=args.attention, kv_cache=not args.no_kv_cache, probe_memory=False, kv_dtype=args.kv_dtype
+    )
+    bundle = load_model(
+        args.model,
+        dtype=args.dtype,
+        device=args.device,
+        weights=args.weights,
+        progress=(lambda *a: None) if args.json else _progress,
+    )
     engine = Engine(bundle.model, bundle.tokenizer, config, name=bundle.name)
     engine.add_request(args.prompt, params, chat=args.chat)
     color = {"prefill": "\033[1;35m", "decode": "\033[1;36m"} if sys.stdout.isatty() else {}
@@ -90,19 +120,31 @@ def generate(args: argparse.Namespace) -> dict | None:
             "output_tokens": request.output_token_ids,
             "text": request.text,
             "metrics": {"ttft_ms": m.ttft_ms, "tpot_ms": m.tpot_ms, "itl_ms": m.itl_ms, "e2e_ms": m.e2e_ms},
-            "steps": [{"phase": s.phase, "num_tokens": s.num_tokens, "kv_tokens": s.kv_tokens,
-                       "kv_bytes": s.kv_bytes, "score_shape": s.seqs[0].shapes.scores, "ms": s.ms,
-                       "peak_bytes": s.peak_bytes} for s in engine.trace.steps],
+            "steps": [
+                {
+                    "phase": s.phase,
+                    "num_tokens": s.num_tokens,
+                    "kv_tokens": s.kv_tokens,
+                    "kv_bytes": s.kv_bytes,
+                    "score_shape": s.seqs[0].shapes.scores,
+                    "ms": s.ms,
+                    "peak_bytes": s.peak_bytes,
+                }
+                for s in engine.trace.steps
+            ],
         }
     tpot = f"{m.tpot_ms:.1f} ms" if m.tpot_ms is not None else "n/a (one token)"
-    print(f"\n{request.text}\n\nprompt {len(request.prompt_token_ids)} tokens, generated {m.num_output_tokens} "
-          f"({request.finish_reason}); TTFT {m.ttft_ms:.1f} ms, TPOT {tpot}, E2E {m.e2e_ms:.1f} ms")
+    print(
+        f"\n{request.text}\n\nprompt {len(request.prompt_token_ids)} tokens, generated {m.num_output_tokens} "
+        f"({request.finish_reason}); TTFT {m.ttft_ms:.1f} ms, TPOT {tpot}, E2E {m.e2e_ms:.1f} ms"
+    )
     return None
 
 
 def measure_memory(engine, request, params, config) -> None:
     """The second pass: the same tokens again with the probe on; its peaks go on the timed steps."""
     from engine.memory_pass import copy_memory, replay_engine
+
     replay = replay_engine(engine, request.prompt_token_ids, request.output_token_ids, params, config)
     for _ in replay.stream():
         pass
@@ -114,16 +156,26 @@ def serve(args: argparse.Namespace) -> int:
 
     from engine import EngineConfig, load_model
     from engine.server.app import create_app
+
     if not 0 < args.port < 65536:
         raise ValueError(f"--port must be in 1..65535, got {args.port}.")
     bundle = load_model(args.model, dtype=args.dtype, device=args.device, weights=args.weights, progress=_progress)
-    config = EngineConfig(probe_memory=False, max_num_seqs=args.max_num_seqs, kv_dtype=args.kv_dtype,
-                          max_num_batched_tokens=args.max_num_batched_tokens, chunked_prefill=args.chunked_prefill,
-                          prefix_caching=args.prefix_caching)
+    config = EngineConfig(
+        probe_memory=False,
+        max_num_seqs=args.max_num_seqs,
+        kv_dtype=args.kv_dtype,
+        max_num_batched_tokens=args.max_num_batched_tokens,
+        chunked_prefill=args.chunked_prefill,
+        prefix_caching=args.prefix_caching,
+    )
     name = args.served_model_name or (bundle.path.name if bundle.source == "local" else bundle.name)
     app = create_app(bundle, config, name)
-    print(f"serving {name} on http://{args.host}:{args.port} (OpenAI-compatible /v1/completions, "
-          f"/v1/chat/completions, /v1/models; /health; Prometheus /metrics)", file=sys.stderr, flush=True)
+    print(
+        f"serving {name} on http://{args.host}:{args.port} (OpenAI-compatible /v1/completions, "
+        f"/v1/chat/completions, /v1/models; /health; Prometheus /metrics)",
+        file=sys.stderr,
+        flush=True,
+    )
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
     return 0
 
@@ -133,6 +185,7 @@ def run(args: argparse.Namespace) -> int:
         return serve(args)
     if args.command == "prepare":
         from engine.loader import convert_bundled
+
         print(convert_bundled(_progress))
         return 0
     result = generate(args)

@@ -5,6 +5,7 @@ Two code paths, as in the source document: `prefill_attention` for a chunk of T 
 attending to P cached tokens plus themselves (an L x L causal matrix when P = 0, C2), and
 `decode_attention` for one new token attending to the whole cache (a 1 x L row, C6).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -24,6 +25,7 @@ class AttentionCapture:
     probs[layer] is a float16 tensor (heads, T, C) for the sequence being captured; only the
     first segment of a batch (the one the UI shows) is captured.
     """
+
     layers: list[int] | None = None  # None: every layer
     max_bytes: int = 64 * 2**20
     probs: dict[int, torch.Tensor] = field(default_factory=dict)
@@ -78,13 +80,21 @@ def _eager(q, k, v, mask, scale, capture: AttentionCapture | None, layer: int) -
 
 def _sdpa(q, k, v, mask, scale) -> torch.Tensor:
     """q (1, H, T, D); k, v (1, n_kv, C, D). The fused kernel; scores are never materialised."""
-    return F.scaled_dot_product_attention(q, k, v, attn_mask=None if mask is None else ~mask, scale=scale,
-                                          enable_gqa=True)
+    return F.scaled_dot_product_attention(
+        q, k, v, attn_mask=None if mask is None else ~mask, scale=scale, enable_gqa=True
+    )
 
 
-def prefill_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, backend: str, scale: float,
-                      mask: torch.Tensor | None, capture: AttentionCapture | None = None,
-                      layer: int = 0) -> torch.Tensor:
+def prefill_attention(
+    q: torch.Tensor,
+    k: torch.Tensor,
+    v: torch.Tensor,
+    backend: str,
+    scale: float,
+    mask: torch.Tensor | None,
+    capture: AttentionCapture | None = None,
+    layer: int = 0,
+) -> torch.Tensor:
     """q (1, H, T, D) for T new tokens; k, v (1, n_kv, C, D) with C = cached prefix + T: the
     T x C causal score matrix (L x L when nothing is cached). mask: future_mask(T, C), or None
     for sdpa when T == C (the kernel masks by itself). Returns (1, H, T, D)."""
@@ -100,10 +110,16 @@ def needs_mask(backend: str, num_tokens: int, context_len: int) -> bool:
     return num_tokens > 1 and not (backend == "sdpa" and num_tokens == context_len)
 
 
-def decode_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, backend: str, scale: float,
-                     capture: AttentionCapture | None = None, layer: int = 0) -> torch.Tensor:
+def decode_attention(
+    q: torch.Tensor,
+    k: torch.Tensor,
+    v: torch.Tensor,
+    backend: str,
+    scale: float,
+    capture: AttentionCapture | None = None,
+    layer: int = 0,
+) -> torch.Tensor:
     """q (1, H, 1, D) for the one new token; k, v (1, n_kv, C, D): the whole cache. A 1 x C row per head."""
     if backend == "eager":
         return _eager(q, k, v, None, scale, capture, layer)
     return _sdpa(q, k, v, None, scale)
-

@@ -4,6 +4,7 @@
 to run it, to size its KV cache and to count its FLOPs. It is read from a Hugging Face
 `config.json`; `PRESETS` holds famous models for the analytic pages (no weights needed).
 """
+
 from __future__ import annotations
 
 import json
@@ -13,8 +14,16 @@ from pathlib import Path
 import torch
 
 SUPPORTED_MODEL_TYPES = ("llama", "mistral", "qwen2", "qwen3")
-SIZE_FIELDS = ("num_hidden_layers", "hidden_size", "num_attention_heads", "intermediate_size", "vocab_size",
-               "num_key_value_heads", "head_dim", "max_position_embeddings")
+SIZE_FIELDS = (
+    "num_hidden_layers",
+    "hidden_size",
+    "num_attention_heads",
+    "intermediate_size",
+    "vocab_size",
+    "num_key_value_heads",
+    "head_dim",
+    "max_position_embeddings",
+)
 OPTIONAL_SIZES = ("num_key_value_heads", "head_dim")  # null means "derive it", as transformers reads them
 SUPPORTED_ROPE_TYPES = ("default", "linear", "llama3")
 DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
@@ -59,19 +68,32 @@ class ModelConfig:
     eos_token_ids: list[int] = field(default_factory=list)
 
     def __post_init__(self):
-        for name in ("num_layers", "hidden_size", "num_heads", "num_kv_heads", "head_dim", "ffn_size",
-                     "vocab_size", "max_position"):
+        for name in (
+            "num_layers",
+            "hidden_size",
+            "num_heads",
+            "num_kv_heads",
+            "head_dim",
+            "ffn_size",
+            "vocab_size",
+            "max_position",
+        ):
             if int(getattr(self, name)) <= 0:
                 raise ValueError(f"Model config {self.name!r}: {name} must be positive, got {getattr(self, name)}.")
         if self.num_heads % self.num_kv_heads:
-            raise ValueError(f"Model config {self.name!r}: num_heads ({self.num_heads}) must be a multiple of "
-                             f"num_kv_heads ({self.num_kv_heads}).")
+            raise ValueError(
+                f"Model config {self.name!r}: num_heads ({self.num_heads}) must be a multiple of "
+                f"num_kv_heads ({self.num_kv_heads})."
+            )
         if self.model_type not in SUPPORTED_MODEL_TYPES:
-            raise ValueError(f"Model type {self.model_type!r} is not supported; this engine runs "
-                             f"{', '.join(SUPPORTED_MODEL_TYPES)}.")
+            raise ValueError(
+                f"Model type {self.model_type!r} is not supported; this engine runs {', '.join(SUPPORTED_MODEL_TYPES)}."
+            )
         rope_type = (self.rope_scaling or {}).get("rope_type", "default")
         if rope_type not in SUPPORTED_ROPE_TYPES:
-            raise ValueError(f"RoPE scaling {rope_type!r} is not supported; supported: {', '.join(SUPPORTED_ROPE_TYPES)}.")
+            raise ValueError(
+                f"RoPE scaling {rope_type!r} is not supported; supported: {', '.join(SUPPORTED_ROPE_TYPES)}."
+            )
 
     # Derived sizes used by the KV accounting, the cost model and the UI formulas.
     @property
@@ -110,10 +132,15 @@ class ModelConfig:
             raise ValueError(f"config.json of {name!r} should hold a JSON object {{...}}, not a {type(d).__name__}.")
         model_type = d.get("model_type", "llama")
         if model_type not in SUPPORTED_MODEL_TYPES:
-            raise ValueError(f"Model type {model_type!r} is not supported; this engine runs "
-                             f"{', '.join(SUPPORTED_MODEL_TYPES)} (Llama-family) models.")
-        missing = [k for k in ("num_hidden_layers", "hidden_size", "num_attention_heads", "intermediate_size",
-                               "vocab_size") if k not in d]
+            raise ValueError(
+                f"Model type {model_type!r} is not supported; this engine runs "
+                f"{', '.join(SUPPORTED_MODEL_TYPES)} (Llama-family) models."
+            )
+        missing = [
+            k
+            for k in ("num_hidden_layers", "hidden_size", "num_attention_heads", "intermediate_size", "vocab_size")
+            if k not in d
+        ]
         if missing:
             raise ValueError(f"config.json of {name!r} lacks {', '.join(missing)}.")
         for key in SIZE_FIELDS:
@@ -121,8 +148,9 @@ class ModelConfig:
             if (key in d and key in OPTIONAL_SIZES and value is None) or key not in d:
                 continue
             if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-                raise ValueError(f"config.json of {name!r}: {key} should be a positive whole number, "
-                                 f"got {json.dumps(value)}.")
+                raise ValueError(
+                    f"config.json of {name!r}: {key} should be a positive whole number, got {json.dumps(value)}."
+                )
         heads = d["num_attention_heads"]
         rope = dict(d.get("rope_parameters") or d.get("rope_scaling") or {})
         rope_theta = rope.pop("rope_theta", None) or d.get("rope_theta", 10000.0)
@@ -164,14 +192,25 @@ class ModelConfig:
 
 
 def _preset(name, layers, hidden, heads, kv_heads, ffn, vocab, max_pos, theta, tie=False) -> ModelConfig:
-    return ModelConfig(name=name, num_layers=layers, hidden_size=hidden, num_heads=heads, num_kv_heads=kv_heads,
-                       head_dim=hidden // heads, ffn_size=ffn, vocab_size=vocab, max_position=max_pos,
-                       rope_theta=theta, tie_word_embeddings=tie)
+    return ModelConfig(
+        name=name,
+        num_layers=layers,
+        hidden_size=hidden,
+        num_heads=heads,
+        num_kv_heads=kv_heads,
+        head_dim=hidden // heads,
+        ffn_size=ffn,
+        vocab_size=vocab,
+        max_position=max_pos,
+        rope_theta=theta,
+        tie_word_embeddings=tie,
+    )
 
 
 # Famous models, from their published config.json files; used by the analytic pages only.
 PRESETS: dict[str, ModelConfig] = {
-    c.name: c for c in [
+    c.name: c
+    for c in [
         _preset("LLaMA-7B", 32, 4096, 32, 32, 11008, 32000, 2048, 10000.0),
         _preset("Llama-2-7B", 32, 4096, 32, 32, 11008, 32000, 4096, 10000.0),
         _preset("Llama-3-8B", 32, 4096, 32, 8, 14336, 128256, 8192, 500000.0),

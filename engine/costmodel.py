@@ -10,6 +10,7 @@ The same formulas label the measured charts, so they are written to be shown:
   bytes moved     = weights read once per step + KV read (C tokens) + KV written (T tokens)
 where T is the number of new tokens a sequence feeds and C the keys it attends to.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -73,8 +74,14 @@ def layer_weight_bytes(c: ModelConfig, dtype_bytes: int) -> int:
     return (body + embed) * dtype_bytes  # the LM head matrix (tied or not) is read whole
 
 
-def step_cost(c: ModelConfig, work: list[SeqWork], dtype_bytes: int, kv_dtype_bytes: int | None = None,
-              weight_dtype_bytes: float | None = None, kv_token_bytes: int | None = None) -> StepCost:
+def step_cost(
+    c: ModelConfig,
+    work: list[SeqWork],
+    dtype_bytes: int,
+    kv_dtype_bytes: int | None = None,
+    weight_dtype_bytes: float | None = None,
+    kv_token_bytes: int | None = None,
+) -> StepCost:
     """dtype_bytes: the activations' element size; weight_dtype_bytes: the weights' when they are stored
     otherwise (1 for int8); kv_token_bytes: one token's K and V as the pool stores them (int8's
     scales included), else from kv_dtype_bytes."""
@@ -85,8 +92,9 @@ def step_cost(c: ModelConfig, work: list[SeqWork], dtype_bytes: int, kv_dtype_by
     return StepCost(
         flops_linear=float(tokens * linear_flops_per_token(c) + sampled * lm_head_flops(c)),
         flops_attention=float(sum(attention_flops(c, w.num_tokens, w.context_len) for w in work)),
-        weight_bytes=float(layer_weight_bytes(c, weight_dtype_bytes or dtype_bytes)
-                           + tokens * c.hidden_size * dtype_bytes),
+        weight_bytes=float(
+            layer_weight_bytes(c, weight_dtype_bytes or dtype_bytes) + tokens * c.hidden_size * dtype_bytes
+        ),
         kv_read_bytes=float(sum(w.context_len for w in work) * kv_token),
         kv_write_bytes=float(tokens * kv_token),
     )
@@ -97,17 +105,22 @@ def step_cost(c: ModelConfig, work: list[SeqWork], dtype_bytes: int, kv_dtype_by
 # intensity x bandwidth). The two meet at the ridge point, intensity = peak / bandwidth; a step left
 # of it is bandwidth-bound, right of it compute-bound.
 
-def prefill_cost(c: ModelConfig, prompt_len: int, dtype_bytes: int, kv_dtype_bytes: int | None = None,
-                 batch: int = 1) -> StepCost:
+
+def prefill_cost(
+    c: ModelConfig, prompt_len: int, dtype_bytes: int, kv_dtype_bytes: int | None = None, batch: int = 1
+) -> StepCost:
     """One step that prefills `batch` prompts of `prompt_len` tokens each."""
     if prompt_len < 1 or batch < 1:
-        raise ValueError(f"A prefill needs at least one prompt of at least one token (got batch {batch}, "
-                         f"prompt length {prompt_len}).")
+        raise ValueError(
+            f"A prefill needs at least one prompt of at least one token (got batch {batch}, "
+            f"prompt length {prompt_len})."
+        )
     return step_cost(c, [SeqWork(prompt_len, prompt_len)] * batch, dtype_bytes, kv_dtype_bytes)
 
 
-def decode_cost(c: ModelConfig, batch: int, context_len: int, dtype_bytes: int,
-                kv_dtype_bytes: int | None = None) -> StepCost:
+def decode_cost(
+    c: ModelConfig, batch: int, context_len: int, dtype_bytes: int, kv_dtype_bytes: int | None = None
+) -> StepCost:
     """One decode step of `batch` sequences, each attending to `context_len` keys (its new one included)."""
     if batch < 1 or context_len < 1:
         raise ValueError(f"A decode step needs batch >= 1 and context >= 1 (got {batch}, {context_len}).")
@@ -129,6 +142,7 @@ class Utilisation:
     """How much of each ceiling a measured step used:
     compute share   = (FLOPs / t) / peak FLOP/s
     bandwidth share = (bytes / t) / read bandwidth"""
+
     flops_per_s: float
     bytes_per_s: float
     compute_share: float
@@ -139,5 +153,4 @@ def utilisation(cost: StepCost, seconds: float, peak_flops_per_s: float, bytes_p
     if seconds <= 0:
         raise ValueError(f"A measured step time must be positive, got {seconds} s.")
     achieved_flops, achieved_bytes = cost.flops / seconds, cost.bytes_moved / seconds
-    return Utilisation(achieved_flops, achieved_bytes, achieved_flops / peak_flops_per_s,
-                       achieved_bytes / bytes_per_s)
+    return Utilisation(achieved_flops, achieved_bytes, achieved_flops / peak_flops_per_s, achieved_bytes / bytes_per_s)

@@ -6,6 +6,7 @@ Constant cost per token: `tokenizers`' DecodeStream (fast tokenizers) looks only
 tokens; a slow tokenizer gets the same windowed decode done here (vLLM's prefix/read offsets).
 Decoding the whole output again for every token was quadratic: 373 ms for 1,160 tokens.
 """
+
 from __future__ import annotations
 
 from tokenizers import Tokenizer
@@ -34,12 +35,12 @@ class Detokenizer:
         """Decode only ids[prefix:] and hand out what it adds over ids[prefix:read]."""
         self.ids.append(token_id)
         decode = self.tokenizer.decode
-        before = decode(self.ids[self._prefix:self._read], skip_special_tokens=False)
-        after = decode(self.ids[self._prefix:], skip_special_tokens=False)
+        before = decode(self.ids[self._prefix : self._read], skip_special_tokens=False)
+        after = decode(self.ids[self._prefix :], skip_special_tokens=False)
         if after.endswith("\ufffd") or len(after) <= len(before):  # an incomplete UTF-8 sequence: wait
             return ""
         self._prefix, self._read = max(0, len(self.ids) - WINDOW), len(self.ids)
-        return after[len(before):]
+        return after[len(before) :]
 
 
 def token_piece(tokenizer, token_id: int) -> str:

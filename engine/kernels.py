@@ -12,6 +12,7 @@ PDLAB_KERNELS=linear or =packed forces one kernel on float weights (tests check 
 =int8pack or =dequant, on int8 weights (engine/quant.py), which choose between those two the same way.
 A kernel of one family leaves the other's weights to the measurement.
 """
+
 from __future__ import annotations
 
 import os
@@ -38,6 +39,7 @@ REPEATS = 5
 @dataclass
 class ShapeChoice:
     """One weight shape: the kernel per regime and what each candidate measured (ms per call)."""
+
     out_features: int
     in_features: int
     decode: str
@@ -91,8 +93,10 @@ def _candidates(fmt: str) -> dict[str, tuple[Callable, Callable]]:
     if fmt == "int8":
         # dequant first: the baseline, so a far slower int8pack (fp32 activations on AVX2) gives up early
         return {k: (quantize_int8, lambda x, qs, k=k: int8_kernel(k, x, *qs)) for k in sorted(INT8_KERNELS)}
-    return {"linear": (lambda w: w, lambda x, w: run_kernel("linear", x, w, None)),
-            "packed": (pack, lambda x, w: run_kernel("packed", x, w, None))}
+    return {
+        "linear": (lambda w: w, lambda x, w: run_kernel("linear", x, w, None)),
+        "packed": (pack, lambda x, w: run_kernel("packed", x, w, None)),
+    }
 
 
 def time_shape(out_features: int, in_features: int, dtype: torch.dtype, fmt: str = "native") -> ShapeChoice:
@@ -108,8 +112,9 @@ def time_shape(out_features: int, in_features: int, dtype: torch.dtype, fmt: str
         if any(w is None for w in ws):
             continue  # oneDNN cannot take this dtype here
         slowest = {name: 5 * min(ms.values()) if ms else None for name, ms in (("d", decode_ms), ("p", prefill_ms))}
-        decode_ms[kernel] = _median_ms(lambda: [run(one, w) for w in ws], REPEATS,
-                                       slowest["d"] and slowest["d"] * copies) / copies
+        decode_ms[kernel] = (
+            _median_ms(lambda: [run(one, w) for w in ws], REPEATS, slowest["d"] and slowest["d"] * copies) / copies
+        )
         prefill_ms[kernel] = _median_ms(lambda: run(many, ws[0]), 3, slowest["p"])
     decode, prefill = _best(decode_ms), _best(prefill_ms)
     if decode != prefill:  # one copy of the weight if either regime can have the other's kernel for ~free
@@ -126,6 +131,7 @@ def _best(ms: dict[str, float]) -> str:
 
 # --- the plan of one model, cached per machine -------------------------------------------------------
 
+
 def _key(shape: tuple[int, int], dtype: torch.dtype, fmt: str = "native") -> str:
     weights = "" if fmt == "native" else f" | {fmt}"  # native keys stay as earlier caches wrote them
     return f"{machine_key('cpu')} | {str(dtype).removeprefix('torch.')}{weights} | {shape[0]}x{shape[1]}"
@@ -138,13 +144,21 @@ def forced_kernel(fmt: str = "native") -> str | None:
     if value in ("", "auto"):
         return None
     if value not in KERNELS + INT8_KERNELS:
-        raise ValueError(f"{FORCE_ENV}={value!r}: choose auto, {' or '.join(KERNELS)} (float weights), or "
-                         f"{' or '.join(INT8_KERNELS)} (int8 weights).")
+        raise ValueError(
+            f"{FORCE_ENV}={value!r}: choose auto, {' or '.join(KERNELS)} (float weights), or "
+            f"{' or '.join(INT8_KERNELS)} (int8 weights)."
+        )
     return value if value in (INT8_KERNELS if fmt == "int8" else KERNELS) else None
 
 
-def plan_kernels(shapes: list[tuple[int, int]], dtype: torch.dtype, device: torch.device,
-                 cache: Path | None = None, force: str | None = None, fmt: str = "native") -> KernelPlan:
+def plan_kernels(
+    shapes: list[tuple[int, int]],
+    dtype: torch.dtype,
+    device: torch.device,
+    cache: Path | None = None,
+    force: str | None = None,
+    fmt: str = "native",
+) -> KernelPlan:
     """The kernel of every shape: forced, cached for this machine in `cache`, or measured now (about a
     second per shape on a 2-core CPU). `fmt`: the weight format (engine/quant.py); w8a8 has one kernel."""
     if fmt == "w8a8":

@@ -8,6 +8,7 @@ Physical layout: (layers, 2, kv_heads, num_slots, head_dim), slot = block * bloc
 Keeping the slot axis next to head_dim makes a run of consecutive blocks a strided view that
 matmul reads without a copy.
 """
+
 from __future__ import annotations
 
 import heapq
@@ -120,7 +121,9 @@ class BlockPool:
         assert not clean & evictable, "a block is both clean and cached"
         for b, rc in enumerate(self.ref_counts):
             assert rc >= 0
-            assert (rc == 0) == (b in clean or b in evictable), f"block {b}: ref count {rc} disagrees with the free lists"
+            assert (rc == 0) == (b in clean or b in evictable), (
+                f"block {b}: ref count {rc} disagrees with the free lists"
+            )
         assert all(self.block_hash[b] is not None for b in evictable)
         assert all(self.block_hash[b] is None for b in clean)
         for h, b in self.cached.items():
@@ -131,7 +134,7 @@ def prefix_hashes(token_ids: list[int], block_size: int) -> list[int]:
     """One hash per full block, each covering every token up to the end of its block."""
     hashes, h = [], 0
     for i in range(len(token_ids) // block_size):
-        h = hash((h, tuple(token_ids[i * block_size:(i + 1) * block_size])))
+        h = hash((h, tuple(token_ids[i * block_size : (i + 1) * block_size])))
         hashes.append(h)
     return hashes
 
@@ -139,6 +142,7 @@ def prefix_hashes(token_ids: list[int], block_size: int) -> list[int]:
 @dataclass
 class KVUsage:
     """What the UI shows about the cache at one moment."""
+
     tokens: int  # tokens whose K and V are stored
     bytes: int  # bytes those tokens occupy (2 x layers x kv_heads x head_dim x tokens x elem)
     blocks: int  # blocks in use
@@ -171,8 +175,15 @@ class KVCache:
     from `read` in the model's dtype: a float format is cast on write and on read; int8 is
     symmetric per token and head (scale = max|x| / 127 over head_dim), dequantised on read."""
 
-    def __init__(self, config: ModelConfig, num_blocks: int, block_size: int, dtype: torch.dtype,
-                 device: str | torch.device, kv_dtype: str = "auto"):
+    def __init__(
+        self,
+        config: ModelConfig,
+        num_blocks: int,
+        block_size: int,
+        dtype: torch.dtype,
+        device: str | torch.device,
+        kv_dtype: str = "auto",
+    ):
         self.config = config
         self.pool = BlockPool(num_blocks, block_size)
         self.block_size = block_size
@@ -180,8 +191,15 @@ class KVCache:
         self.storage = kv_storage(kv_dtype, dtype)
         self.quantized = self.storage == torch.int8
         # torch.empty only reserves address space on CPU: pages are touched when written.
-        self.data = torch.empty(config.num_layers, 2, config.num_kv_heads, num_blocks * block_size,
-                                config.head_dim, dtype=self.storage, device=device)
+        self.data = torch.empty(
+            config.num_layers,
+            2,
+            config.num_kv_heads,
+            num_blocks * block_size,
+            config.head_dim,
+            dtype=self.storage,
+            device=device,
+        )
         self.bytes_per_token = kv_bytes_per_token(config, self.storage)
         # fp8 has no index_copy/index_select on CPU: those run on its bytes (a uint8 view of the same memory)
         raw = self.data.view(torch.uint8) if self.storage == torch.float8_e4m3fn else self.data
@@ -190,8 +208,9 @@ class KVCache:
         self.v_layers = [raw[i, 1].unsqueeze(0) for i in range(config.num_layers)]
         self.scales = None
         if self.quantized:  # (layers, 2, n_kv, slots): one scale per token and head
-            self.scales = torch.ones(config.num_layers, 2, config.num_kv_heads, num_blocks * block_size,
-                                     dtype=torch.float32, device=device)
+            self.scales = torch.ones(
+                config.num_layers, 2, config.num_kv_heads, num_blocks * block_size, dtype=torch.float32, device=device
+            )
 
     def slots(self, block_table: list[int], start: int, end: int) -> torch.Tensor:
         """Slot indices of token positions start..end-1 of a sequence with this block table."""
@@ -230,9 +249,9 @@ class KVCache:
             stored, scale = self._encode(x)  # the model's own dtype: x itself, no copy
             if start is not None:
                 T = x.shape[2]
-                layers[layer][:, :, start:start + T].copy_(stored)
+                layers[layer][:, :, start : start + T].copy_(stored)
                 if scale is not None:
-                    self.scales[layer, kind, :, start:start + T].copy_(scale[0])
+                    self.scales[layer, kind, :, start : start + T].copy_(scale[0])
             else:
                 layers[layer].index_copy_(2, slots, stored)
                 if scale is not None:
@@ -243,10 +262,13 @@ class KVCache:
         contiguous and stored as computed, else a gather of whole blocks (block_size x head_dim
         elements per copy, far cheaper than per token) and, for another dtype, a converted copy."""
         if start is not None:
-            k, v = self.k_layers[layer][:, :, start:start + length], self.v_layers[layer][:, :, start:start + length]
+            k, v = (
+                self.k_layers[layer][:, :, start : start + length],
+                self.v_layers[layer][:, :, start : start + length],
+            )
             if self.storage == self.dtype:
                 return k, v
-            scales = self.scales[layer, :, :, start:start + length].unsqueeze(1) if self.quantized else (None, None)
+            scales = self.scales[layer, :, :, start : start + length].unsqueeze(1) if self.quantized else (None, None)
             return self._decode(k, scales[0]), self._decode(v, scales[1])
         k, v = self.read_batch(layer, blocks.unsqueeze(0))
         return k[:, :, :length], v[:, :, :length]

@@ -7,6 +7,7 @@ shapes by 25 % and loses others by 50 %. So engine/kernels.py times both on the 
 and a Linear holds what its choice needs: one kernel for decode-sized calls (few rows, a stream of
 weights) and one for prefill-sized calls (a GEMM); both copies only where the two differ.
 """
+
 from __future__ import annotations
 
 import torch
@@ -17,8 +18,12 @@ DECODE_ROWS = 16  # a call with fewer rows is decode-sized (weights streamed onc
 
 
 def can_pack(weight: torch.Tensor) -> bool:
-    return (weight.device.type == "cpu" and weight.dtype in (torch.float32, torch.bfloat16)
-            and torch.backends.mkldnn.is_available() and hasattr(torch.ops.mkldnn, "_linear_pointwise"))
+    return (
+        weight.device.type == "cpu"
+        and weight.dtype in (torch.float32, torch.bfloat16)
+        and torch.backends.mkldnn.is_available()
+        and hasattr(torch.ops.mkldnn, "_linear_pointwise")
+    )
 
 
 def pack(weight: torch.Tensor) -> torch.Tensor | None:
@@ -40,8 +45,9 @@ def run_kernel(kernel: str, x: torch.Tensor, weight: torch.Tensor, bias: torch.T
 class Linear:
     """y = x W^T + b for x (N, in), on `decode_kernel` when N < DECODE_ROWS, else `prefill_kernel`."""
 
-    def __init__(self, weight: torch.Tensor, bias: torch.Tensor | None = None,
-                 kernels: tuple[str, str] = ("linear", "linear")):
+    def __init__(
+        self, weight: torch.Tensor, bias: torch.Tensor | None = None, kernels: tuple[str, str] = ("linear", "linear")
+    ):
         if any(k not in KERNELS for k in kernels):
             raise ValueError(f"Unknown kernel in {kernels}; choose from {', '.join(KERNELS)}.")
         self.out_features, self.in_features = weight.shape

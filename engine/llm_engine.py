@@ -6,6 +6,7 @@
 The weights (`LlamaModel`) are loaded once and may be shared by many engines; an engine is cheap
 (a scheduler and a lazily touched KV pool), so each run with its own settings gets its own.
 """
+
 from __future__ import annotations
 
 import time
@@ -61,6 +62,7 @@ class EngineConfig:
 @dataclass
 class EngineEvent:
     """What stream() yields after each step: its record, the tokens it produced, the requests it finished."""
+
     step: StepRecord | None
     tokens: list[TokenEvent] = field(default_factory=list)
     finished: list[RequestRecord] = field(default_factory=list)
@@ -79,13 +81,22 @@ class Engine:
         num_blocks = max(budget_blocks, -(-self.max_model_len // config.block_size))
         self._check_pool_fits(num_blocks * config.block_size)
         self.kv = KVCache(mc, num_blocks, config.block_size, model.dtype, model.device, config.kv_dtype)
-        self.scheduler = Scheduler(SchedulerConfig(
-            max_num_seqs=config.max_num_seqs, max_num_batched_tokens=config.max_num_batched_tokens,
-            chunked_prefill=config.chunked_prefill, kv_cache=config.kv_cache, policy=config.policy,
-            prefix_caching=config.prefix_caching), self.kv.pool)
+        self.scheduler = Scheduler(
+            SchedulerConfig(
+                max_num_seqs=config.max_num_seqs,
+                max_num_batched_tokens=config.max_num_batched_tokens,
+                chunked_prefill=config.chunked_prefill,
+                kv_cache=config.kv_cache,
+                policy=config.policy,
+                prefix_caching=config.prefix_caching,
+            ),
+            self.kv.pool,
+        )
         self.runner = ModelRunner(model, self.kv, config.attention)
         self.sampler = Sampler()
-        self.eos_ids = set(mc.eos_token_ids) | ({tokenizer.eos_token_id} if tokenizer.eos_token_id is not None else set())
+        self.eos_ids = set(mc.eos_token_ids) | (
+            {tokenizer.eos_token_id} if tokenizer.eos_token_id is not None else set()
+        )
         self.trace = Trace(model=name, settings=self.settings())
         self._detok: dict[int, Detokenizer] = {}
         self._num_steps = 0
@@ -99,11 +110,16 @@ class Engine:
                 f"A context of {self.max_model_len:,} tokens needs {need / 1e9:,.1f} GB of KV cache for one sequence "
                 f"({per_token / 1e3:.1f} kB per token) and this {self.model.device.type} has {have / 1e9:.1f} GB. "
                 f"Lower max_position_embeddings in the model's config.json (now {mc.max_position:,}), or the "
-                f"engine's max_model_len, to at most {have // per_token:,} tokens.")
+                f"engine's max_model_len, to at most {have // per_token:,} tokens."
+            )
 
     def settings(self) -> dict:
-        return asdict(self.config) | {"dtype": dtype_name(self.model.dtype), "device": str(self.model.device),
-                                      "max_model_len": self.max_model_len, "weights": self.model.weight_format}
+        return asdict(self.config) | {
+            "dtype": dtype_name(self.model.dtype),
+            "device": str(self.model.device),
+            "max_model_len": self.max_model_len,
+            "weights": self.model.weight_format,
+        }
 
     # --- requests -------------------------------------------------------------------------
     def encode(self, prompt: str, chat: bool = False) -> list[int]:
@@ -114,25 +130,35 @@ class Engine:
         except UnicodeEncodeError as e:  # bytes that were not UTF-8 reach Python as lone surrogates
             code = ord(prompt[e.start])
             what = f"the byte 0x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else f"U+{code:04X}"
-            raise ValueError(f"The prompt is not valid UTF-8 text: character {e.start} is {what}, which is not "
-                             f"part of any character; check the terminal's or the file's encoding.") from None
+            raise ValueError(
+                f"The prompt is not valid UTF-8 text: character {e.start} is {what}, which is not "
+                f"part of any character; check the terminal's or the file's encoding."
+            ) from None
         if chat:
             if not getattr(self.tokenizer, "chat_template", None):
                 raise ValueError("This model has no chat template; turn the chat template off.")
-            text = self.tokenizer.apply_chat_template([{"role": "user", "content": prompt}],
-                                                      add_generation_prompt=True, tokenize=False)
+            text = self.tokenizer.apply_chat_template(
+                [{"role": "user", "content": prompt}], add_generation_prompt=True, tokenize=False
+            )
             return self.tokenizer(text, add_special_tokens=False).input_ids
         return self.tokenizer(prompt).input_ids
 
-    def add_request(self, prompt: str | list[int], params: SamplingParams | None = None, chat: bool = False,
-                    arrival: float | None = None, forced_output: list[int] | None = None) -> Sequence:
+    def add_request(
+        self,
+        prompt: str | list[int],
+        params: SamplingParams | None = None,
+        chat: bool = False,
+        arrival: float | None = None,
+        forced_output: list[int] | None = None,
+    ) -> Sequence:
         """forced_output: replay these output tokens instead of the sampled ones (the sampler still
         runs, so a replayed step does the same work); the request stops after the last of them."""
         params = params or SamplingParams()
         if forced_output is not None:
             if not forced_output or any(not 0 <= t < self.model.config.vocab_size for t in forced_output):
-                raise ValueError(f"Forced output tokens must be a non-empty list of ids in "
-                                 f"[0, {self.model.config.vocab_size}).")
+                raise ValueError(
+                    f"Forced output tokens must be a non-empty list of ids in [0, {self.model.config.vocab_size})."
+                )
             params = replace(params, max_new_tokens=len(forced_output))
         ids = list(prompt) if isinstance(prompt, (list, tuple)) else self.encode(prompt, chat)
         if not ids:
@@ -140,14 +166,22 @@ class Engine:
         if any(not 0 <= t < self.model.config.vocab_size for t in ids):
             raise ValueError(f"Prompt token ids must be in [0, {self.model.config.vocab_size}).")
         if len(ids) >= self.max_model_len:
-            raise ValueError(f"The prompt is {len(ids)} tokens; this model's context holds {self.max_model_len}, "
-                             f"leaving no room to generate. Shorten the prompt.")
+            raise ValueError(
+                f"The prompt is {len(ids)} tokens; this model's context holds {self.max_model_len}, "
+                f"leaving no room to generate. Shorten the prompt."
+            )
         if len(ids) + params.max_new_tokens > self.max_model_len:
-            raise ValueError(f"{len(ids)} prompt tokens + max_new_tokens {params.max_new_tokens} exceed the context "
-                             f"of {self.max_model_len} tokens; lower max_new_tokens to at most "
-                             f"{self.max_model_len - len(ids)}.")
-        seq = Sequence(ids, params, arrival if arrival is not None else time.perf_counter(),
-                       forced_output=list(forced_output) if forced_output is not None else None)
+            raise ValueError(
+                f"{len(ids)} prompt tokens + max_new_tokens {params.max_new_tokens} exceed the context "
+                f"of {self.max_model_len} tokens; lower max_new_tokens to at most "
+                f"{self.max_model_len - len(ids)}."
+            )
+        seq = Sequence(
+            ids,
+            params,
+            arrival if arrival is not None else time.perf_counter(),
+            forced_output=list(forced_output) if forced_output is not None else None,
+        )
         self._detok[seq.seq_id] = Detokenizer(self.tokenizer)
         self.scheduler.add(seq)
         return seq
@@ -190,36 +224,68 @@ class Engine:
         done = [self._finish(seq) for seq in finished]
         return EngineEvent(record, events, done)
 
-    def _token_events(self, batch: list[ScheduledSeq], tokens: list[int | None], step: int,
-                      now: float) -> list[TokenEvent]:
+    def _token_events(
+        self, batch: list[ScheduledSeq], tokens: list[int | None], step: int, now: float
+    ) -> list[TokenEvent]:
         events = []
         for item, tok in zip(batch, tokens):
             if tok is None:
                 continue
             text = self._detok[item.seq.seq_id].add(tok)
-            events.append(TokenEvent(item.seq.seq_id, item.seq.num_output_tokens - 1, tok, text,
-                                     item.phase, step, now))
+            events.append(TokenEvent(item.seq.seq_id, item.seq.num_output_tokens - 1, tok, text, item.phase, step, now))
         return events
 
-    def _record(self, step: int, start: float, now: float, batch: list[ScheduledSeq], tokens: list[int | None],
-                events: list[TokenEvent], mem: MemoryReading, capture: AttentionCapture | None) -> StepRecord:
+    def _record(
+        self,
+        step: int,
+        start: float,
+        now: float,
+        batch: list[ScheduledSeq],
+        tokens: list[int | None],
+        events: list[TokenEvent],
+        mem: MemoryReading,
+        capture: AttentionCapture | None,
+    ) -> StepRecord:
         mc = self.model.config
         texts = {e.seq_id: e.text for e in events}
-        seqs = [SeqStep(i.seq.seq_id, i.phase, i.num_tokens, i.context_len, i.recompute,
-                        LayerShapes.for_step(mc, i.num_tokens, i.context_len), tok, texts.get(i.seq.seq_id))
-                for i, tok in zip(batch, tokens)]
-        cost = step_cost(mc, [SeqWork(i.num_tokens, i.context_len, i.samples) for i in batch],
-                         self.model.dtype.itemsize, weight_dtype_bytes=self.model.weight_elem_bytes,
-                         kv_token_bytes=self.kv_bytes_per_token)
+        seqs = [
+            SeqStep(
+                i.seq.seq_id,
+                i.phase,
+                i.num_tokens,
+                i.context_len,
+                i.recompute,
+                LayerShapes.for_step(mc, i.num_tokens, i.context_len),
+                tok,
+                texts.get(i.seq.seq_id),
+            )
+            for i, tok in zip(batch, tokens)
+        ]
+        cost = step_cost(
+            mc,
+            [SeqWork(i.num_tokens, i.context_len, i.samples) for i in batch],
+            self.model.dtype.itemsize,
+            weight_dtype_bytes=self.model.weight_elem_bytes,
+            kv_token_bytes=self.kv_bytes_per_token,
+        )
         # KV held at the end of the step (sequences that just finished or recomputed have released theirs)
         holders = [s for s in self.scheduler.running if s.block_table]
         usage = self.kv.usage([(s.block_table, s.num_cached_tokens) for s in holders])
         return StepRecord(
-            step=step, start=start, ms=(now - start) * 1e3, seqs=seqs,
-            kv_tokens=usage.tokens, kv_bytes=usage.bytes, kv_blocks=usage.blocks,
-            kv_reserved_bytes=usage.reserved_bytes, kv_wasted_slots=usage.wasted_slots,
-            kv_free_blocks=usage.free_blocks, flops=cost.flops, flops_linear=cost.flops_linear,
-            flops_attention=cost.flops_attention, bytes_moved=cost.bytes_moved,
+            step=step,
+            start=start,
+            ms=(now - start) * 1e3,
+            seqs=seqs,
+            kv_tokens=usage.tokens,
+            kv_bytes=usage.bytes,
+            kv_blocks=usage.blocks,
+            kv_reserved_bytes=usage.reserved_bytes,
+            kv_wasted_slots=usage.wasted_slots,
+            kv_free_blocks=usage.free_blocks,
+            flops=cost.flops,
+            flops_linear=cost.flops_linear,
+            flops_attention=cost.flops_attention,
+            bytes_moved=cost.bytes_moved,
             peak_bytes=mem.peak_bytes if self.config.probe_memory else None,
             peak_by_label=mem.peak_by_label if self.config.probe_memory else None,
             attention=capture.probs if capture is not None else None,
@@ -233,8 +299,16 @@ class Engine:
         self.sampler.forget(seq.seq_id)
         self._detok.pop(seq.seq_id, None)
         text = self.tokenizer.decode(seq.output_token_ids, skip_special_tokens=True)
-        record = RequestRecord(seq.seq_id, seq.prompt_token_ids, list(seq.output_token_ids), text,
-                               seq.arrival_time, list(seq.token_times), seq.finish_reason, seq.num_preemptions)
+        record = RequestRecord(
+            seq.seq_id,
+            seq.prompt_token_ids,
+            list(seq.output_token_ids),
+            text,
+            seq.arrival_time,
+            list(seq.token_times),
+            seq.finish_reason,
+            seq.num_preemptions,
+        )
         self.trace.requests.append(record)
         return record
 
@@ -244,8 +318,7 @@ class Engine:
         while self.has_unfinished:
             yield self.step()
 
-    def generate(self, prompt: str | list[int], params: SamplingParams | None = None,
-                 chat: bool = False) -> Trace:
+    def generate(self, prompt: str | list[int], params: SamplingParams | None = None, chat: bool = False) -> Trace:
         """Run one prompt to completion; the trace holds its request, steps and tokens."""
         self.add_request(prompt, params, chat)
         for _ in self.stream():

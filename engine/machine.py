@@ -1,6 +1,7 @@
 """What machine this is, in the words every measurement is printed and cached with: the CPU's
 model and the instruction set torch dispatches to (AVX2, AVX512, ...), the thread count, torch;
 and the JSON files such measurements are cached in, keyed by it."""
+
 from __future__ import annotations
 
 import json
@@ -41,8 +42,10 @@ def device_name(device: str) -> str:
 
 def machine_key(device: str = "cpu") -> str:
     """What a measurement belongs to: another CPU, ISA, thread count, torch or device measures again."""
-    return (f"{cpu_model()} | {cpu_capability()} | threads={torch.get_num_threads()} | torch={torch.__version__} | "
-            f"{device}:{device_name(device)}")
+    return (
+        f"{cpu_model()} | {cpu_capability()} | threads={torch.get_num_threads()} | torch={torch.__version__} | "
+        f"{device}:{device_name(device)}"
+    )
 
 
 def read_cache(path: Path) -> dict:

@@ -6,6 +6,7 @@ storage sees it freed; the running sum's high-water mark is the peak. It sees op
 scratch buffers inside a fused kernel (the point of those kernels). Never RSS, and never
 `torch.cuda.*` without CUDA (it silently returns 0).
 """
+
 from __future__ import annotations
 
 import contextvars
@@ -129,6 +130,7 @@ def device_memory_bytes(device: torch.device) -> int | None:
         return torch.cuda.get_device_properties(device).total_memory
     try:
         import os
+
         return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     except (ValueError, OSError, AttributeError):  # not POSIX
         return None

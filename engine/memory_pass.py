@@ -7,6 +7,7 @@ request again with its outputs forced to the tokens the timed run produced, the 
 capture) on. Same prompt, same settings, same tokens: the same schedule, so step i of the replay
 is step i of the timed run, and its memory readings are the ones an instrumented run would give.
 """
+
 from __future__ import annotations
 
 from dataclasses import replace
@@ -24,8 +25,9 @@ def timed_config(config: EngineConfig) -> EngineConfig:
     return replace(config, probe_memory=False, capture_attention=False)
 
 
-def replay_engine(engine: Engine, prompt_ids: list[int], output_ids: list[int], params: SamplingParams,
-                  config: EngineConfig) -> Engine:
+def replay_engine(
+    engine: Engine, prompt_ids: list[int], output_ids: list[int], params: SamplingParams, config: EngineConfig
+) -> Engine:
     """A fresh engine on the same weights with `config` (probe and capture as wanted), its one
     request forced to produce `output_ids` after `prompt_ids`."""
     replay = Engine(engine.model, engine.tokenizer, replace(config, trace=True), name=engine.name)

@@ -3,6 +3,7 @@
 TTFT = first token time - arrival; TPOT = (E2E - TTFT) / (output tokens - 1);
 ITL = the gaps between consecutive output tokens; E2E = last token time - arrival.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -6,6 +6,7 @@ them in one GEMM, attention runs per sequence against the paged KV cache (one ca
 so a sequence's numbers never depend on which others share its step). Only the last
 position of each sequence reaches the LM head (C5): the other positions' logits are never made.
 """
+
 from __future__ import annotations
 
 import math
@@ -27,6 +28,7 @@ ROPE_START = 4096  # positions of RoPE table built at load; it grows when a long
 @dataclass
 class Segment:
     """One sequence's share of a forward: tokens [start, start + num_tokens) of the flat batch."""
+
     start: int
     num_tokens: int  # T: new tokens this step
     context_len: int  # C: cached prefix + T, the keys each new token can see
@@ -90,15 +92,22 @@ def rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float) -> torch.Tensor:
 class LlamaModel:
     """Weights plus the forward. Not an nn.Module: inference only, no autograd, no hooks."""
 
-    def __init__(self, config: ModelConfig, state_dict: dict[str, torch.Tensor], dtype: torch.dtype,
-                 device: str | torch.device, kernels: KernelPlan | None = None, weight_format: str = "native"):
+    def __init__(
+        self,
+        config: ModelConfig,
+        state_dict: dict[str, torch.Tensor],
+        dtype: torch.dtype,
+        device: str | torch.device,
+        kernels: KernelPlan | None = None,
+        weight_format: str = "native",
+    ):
         self.config = config
         self.dtype = dtype
         self.device = torch.device(device)
         check_format(weight_format, dtype, self.device)
         self.weight_format = weight_format  # "native" (the dtype's own weights), "int8" or "w8a8" (engine/quant.py)
         self.kernel_plan = kernels or KernelPlan("default", {})  # F.linear everywhere unless a plan says else
-        self.scale = config.head_dim ** -0.5
+        self.scale = config.head_dim**-0.5
         try:
             self._load(state_dict)
         except RuntimeError as e:  # e.g. torch.cat over matrices whose sizes disagree with the config
@@ -138,9 +147,13 @@ class LlamaModel:
         if self.weight_format != "native":
             self.embed_q = quantize_int8(self.embed)
             head = self.embed_q if tied and self.weight_format == "int8" else None
-            self.lm_head = QuantLinear(self.embed if tied else self._w(state, "lm_head.weight"), None,
-                                       self.weight_format, self.kernel_plan.kernels((c.vocab_size, c.hidden_size)),
-                                       quantized=head)
+            self.lm_head = QuantLinear(
+                self.embed if tied else self._w(state, "lm_head.weight"),
+                None,
+                self.weight_format,
+                self.kernel_plan.kernels((c.vocab_size, c.hidden_size)),
+                quantized=head,
+            )
             self.embed = None
         else:
             self.lm_head = self._linear(self.embed if tied else self._w(state, "lm_head.weight"))
@@ -152,19 +165,23 @@ class LlamaModel:
                 "attn_norm": self._w(state, p + "input_layernorm.weight"),
                 "mlp_norm": self._w(state, p + "post_attention_layernorm.weight"),
                 # q, k, v fused into one GEMM; gate and up into another (fewer, larger matmuls)
-                "qkv": self._linear(torch.cat([self._w(state, a + f"{n}_proj.weight") for n in "qkv"]),
-                                    torch.cat([self._w(state, a + f"{n}_proj.bias") for n in "qkv"])
-                                    if c.qkv_bias else None),
+                "qkv": self._linear(
+                    torch.cat([self._w(state, a + f"{n}_proj.weight") for n in "qkv"]),
+                    torch.cat([self._w(state, a + f"{n}_proj.bias") for n in "qkv"]) if c.qkv_bias else None,
+                ),
                 "o": self._linear(self._w(state, a + "o_proj.weight")),
-                "gate_up": self._linear(torch.cat([self._w(state, p + "mlp.gate_proj.weight"),
-                                                   self._w(state, p + "mlp.up_proj.weight")])),
+                "gate_up": self._linear(
+                    torch.cat([self._w(state, p + "mlp.gate_proj.weight"), self._w(state, p + "mlp.up_proj.weight")])
+                ),
                 "down": self._linear(self._w(state, p + "mlp.down_proj.weight")),
                 "q_norm": self._w(state, a + "q_norm.weight") if c.qk_norm else None,
                 "k_norm": self._w(state, a + "k_norm.weight") if c.qk_norm else None,
             }
             if layer["qkv"].out_features != c.q_size + 2 * c.kv_size:
-                raise ValueError(f"Layer {i}: q/k/v weights have {layer['qkv'].out_features} rows; the config "
-                                 f"implies {c.q_size + 2 * c.kv_size}.")
+                raise ValueError(
+                    f"Layer {i}: q/k/v weights have {layer['qkv'].out_features} rows; the config "
+                    f"implies {c.q_size + 2 * c.kv_size}."
+                )
             self.layers.append(layer)
 
     def _linear(self, weight: torch.Tensor, bias: torch.Tensor | None = None) -> Linear | QuantLinear:
@@ -176,22 +193,33 @@ class LlamaModel:
     def linears(self) -> dict[str, Linear | QuantLinear]:
         """One linear of each kind (every layer has the same shapes), for the kernel report."""
         first = self.layers[0]
-        return {"qkv": first["qkv"], "o": first["o"], "gate_up": first["gate_up"], "down": first["down"],
-                "lm_head": self.lm_head}
+        return {
+            "qkv": first["qkv"],
+            "o": first["o"],
+            "gate_up": first["gate_up"],
+            "down": first["down"],
+            "lm_head": self.lm_head,
+        }
 
     @property
     def weight_bytes(self) -> int:
         """Bytes of every weight (a tied LM head counted once, as in the checkpoint)."""
-        norms = [self.final_norm] + [t for layer in self.layers for t in (layer["attn_norm"], layer["mlp_norm"],
-                                                                         layer["q_norm"], layer["k_norm"])
-                                     if t is not None]
+        norms = [self.final_norm] + [
+            t
+            for layer in self.layers
+            for t in (layer["attn_norm"], layer["mlp_norm"], layer["q_norm"], layer["k_norm"])
+            if t is not None
+        ]
         linears = [layer[k] for layer in self.layers for k in ("qkv", "o", "gate_up", "down")]
         if not self.config.tie_word_embeddings or self.weight_format != "native":  # a quantised head is its own copy
             linears.append(self.lm_head)
         embed = [self.embed] if self.embed is not None else list(self.embed_q)
         shared = self.embed_q is not None and self.lm_head.q is self.embed_q[0]  # int8's tied head: one copy
-        return (sum(t.numel() * t.element_size() for t in embed + norms)
-                + sum(lin.num_bytes for lin in linears) - (self.lm_head.num_bytes if shared else 0))
+        return (
+            sum(t.numel() * t.element_size() for t in embed + norms)
+            + sum(lin.num_bytes for lin in linears)
+            - (self.lm_head.num_bytes if shared else 0)
+        )
 
     @property
     def weight_elem_bytes(self) -> int:
@@ -205,8 +233,9 @@ class LlamaModel:
         return (F.embedding(ids, q).float() * scale[ids, None]).to(self.dtype)
 
     @torch.inference_mode()
-    def forward(self, batch: ForwardBatch, kv: KVCache, backend: str,
-                capture: AttentionCapture | None = None) -> torch.Tensor:
+    def forward(
+        self, batch: ForwardBatch, kv: KVCache, backend: str, capture: AttentionCapture | None = None
+    ) -> torch.Tensor:
         """Returns fp32 logits (S, vocab) for the last token of each sampled sequence."""
         if backend not in BACKENDS:
             raise ValueError(f"Unknown attention backend {backend!r}; choose one of {', '.join(BACKENDS)}.")
@@ -219,26 +248,42 @@ class LlamaModel:
         cos = self.cos[batch.positions].unsqueeze(1)  # (N, 1, D)
         sin = self.sin_rot[batch.positions].unsqueeze(1)
         for i, layer in enumerate(self.layers):
-            h = h + self._attention(i, layer, rms_norm(h, layer["attn_norm"], c.rms_norm_eps), cos, sin, batch,
-                                    kv, backend, capture)
+            h = h + self._attention(
+                i, layer, rms_norm(h, layer["attn_norm"], c.rms_norm_eps), cos, sin, batch, kv, backend, capture
+            )
             x = rms_norm(h, layer["mlp_norm"], c.rms_norm_eps)
             gate, up = layer["gate_up"](x).chunk(2, dim=-1)  # (N, ffn) each
             h = h + layer["down"](F.silu(gate) * up)
         last = h[batch.logits_rows]  # (S, hidden): only the last positions go on (C5)
         return self.lm_head(rms_norm(last, self.final_norm, c.rms_norm_eps)).float()  # (S, vocab)
 
-    def _attention(self, i: int, layer: dict, x: torch.Tensor, cos, sin, batch: ForwardBatch, kv: KVCache,
-                   backend: str, capture: AttentionCapture | None) -> torch.Tensor:
+    def _attention(
+        self,
+        i: int,
+        layer: dict,
+        x: torch.Tensor,
+        cos,
+        sin,
+        batch: ForwardBatch,
+        kv: KVCache,
+        backend: str,
+        capture: AttentionCapture | None,
+    ) -> torch.Tensor:
         c = self.config
         N, H, n_kv = x.shape[0], c.num_heads, c.num_kv_heads
         qkv = layer["qkv"](x)  # (N, (H + 2 n_kv) D)
-        qk = qkv[:, :c.q_size + c.kv_size].view(N, H + n_kv, c.head_dim)
+        qk = qkv[:, : c.q_size + c.kv_size].view(N, H + n_kv, c.head_dim)
         if layer["q_norm"] is not None:  # Qwen3 normalises q and k per head before RoPE
-            qk = torch.cat([rms_norm(qk[:, :H], layer["q_norm"], c.rms_norm_eps),
-                            rms_norm(qk[:, H:], layer["k_norm"], c.rms_norm_eps)], dim=1)
+            qk = torch.cat(
+                [
+                    rms_norm(qk[:, :H], layer["q_norm"], c.rms_norm_eps),
+                    rms_norm(qk[:, H:], layer["k_norm"], c.rms_norm_eps),
+                ],
+                dim=1,
+            )
         qk = apply_rope(qk, cos, sin).transpose(0, 1).unsqueeze(0)  # (1, H + n_kv, N, D): q and k in one go
         q, k = qk[:, :H], qk[:, H:]
-        v = qkv[:, c.q_size + c.kv_size:].view(N, n_kv, c.head_dim).transpose(0, 1).unsqueeze(0)  # (1, n_kv, N, D)
+        v = qkv[:, c.q_size + c.kv_size :].view(N, n_kv, c.head_dim).transpose(0, 1).unsqueeze(0)  # (1, n_kv, N, D)
         kv.write(i, batch.write_start, batch.write_slots, k, v)  # the new tokens' K and V enter the cache
         if len(batch.segments) == 1:  # one sequence: no slicing, no scatter
             out = self._attend(batch.segments[0], i, q, k, v, kv, backend, capture)
@@ -246,12 +291,14 @@ class LlamaModel:
             out = torch.empty_like(q)
             for n, seg in enumerate(batch.segments):
                 rows = slice(seg.start, seg.start + seg.num_tokens)
-                out[:, :, rows] = self._attend(seg, i, q[:, :, rows], k[:, :, rows], v[:, :, rows], kv, backend,
-                                               capture if n == 0 else None)
+                out[:, :, rows] = self._attend(
+                    seg, i, q[:, :, rows], k[:, :, rows], v[:, :, rows], kv, backend, capture if n == 0 else None
+                )
         return layer["o"](out[0].transpose(0, 1).reshape(N, c.q_size))  # (N, hidden)
 
-    def _attend(self, seg: Segment, i: int, q, k, v, kv: KVCache, backend: str,
-                capture: AttentionCapture | None) -> torch.Tensor:
+    def _attend(
+        self, seg: Segment, i: int, q, k, v, kv: KVCache, backend: str, capture: AttentionCapture | None
+    ) -> torch.Tensor:
         """One sequence: q (1, H, T, D) against its context; k, v are its fresh (1, n_kv, T, D)."""
         if seg.num_tokens != seg.context_len:  # a chunk or a decode: the whole context comes from the cache
             k, v = kv.read(i, seg.read_start, seg.read_blocks, seg.context_len)
@@ -262,6 +309,10 @@ class LlamaModel:
 
 def linear_shapes(c: ModelConfig) -> list[tuple[int, int]]:
     """(out, in) of every distinct linear weight: qkv and gate/up fused as the model holds them."""
-    return [(c.q_size + 2 * c.kv_size, c.hidden_size), (c.hidden_size, c.q_size),
-            (2 * c.ffn_size, c.hidden_size), (c.hidden_size, c.ffn_size),
-            (c.vocab_size, c.hidden_size)]
+    return [
+        (c.q_size + 2 * c.kv_size, c.hidden_size),
+        (c.hidden_size, c.q_size),
+        (2 * c.ffn_size, c.hidden_size),
+        (c.hidden_size, c.ffn_size),
+        (c.vocab_size, c.hidden_size),
+    ]

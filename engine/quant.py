@@ -14,6 +14,7 @@ Two formats, each with its own numbers (quality is measured per format, lab/prec
 
 A QuantLinear is called like engine/linear.Linear (y = x W^T + b); the model's forward is one path.
 """
+
 from __future__ import annotations
 
 import warnings
@@ -41,8 +42,11 @@ def dequantize_int8(q: torch.Tensor, scale: torch.Tensor, dtype: torch.dtype) ->
 
 
 def can_int8pack(dtype: torch.dtype, device: torch.device) -> bool:
-    return device.type == "cpu" and dtype in (torch.float32, torch.bfloat16, torch.float16) \
+    return (
+        device.type == "cpu"
+        and dtype in (torch.float32, torch.bfloat16, torch.float16)
         and hasattr(torch, "_weight_int8pack_mm")
+    )
 
 
 def can_w8a8(dtype: torch.dtype, device: torch.device) -> bool:
@@ -54,8 +58,10 @@ def check_format(fmt: str, dtype: torch.dtype, device: torch.device) -> None:
     if fmt not in WEIGHT_FORMATS:
         raise ValueError(f"Unknown weight format {fmt!r}; choose one of {', '.join(WEIGHT_FORMATS)}.")
     if fmt == "w8a8" and not can_w8a8(dtype, device):
-        raise ValueError(f"w8a8 (int8 weights and activations) runs on fbgemm: CPU and float32 only, not "
-                         f"{str(dtype).removeprefix('torch.')} on {device.type}.")
+        raise ValueError(
+            f"w8a8 (int8 weights and activations) runs on fbgemm: CPU and float32 only, not "
+            f"{str(dtype).removeprefix('torch.')} on {device.type}."
+        )
     if fmt == "int8" and device.type != "cpu":
         raise ValueError(f"int8 weight-only runs on the CPU here; {device.type} is not supported yet.")
 
@@ -69,9 +75,14 @@ def int8_kernel(kernel: str, x: torch.Tensor, q: torch.Tensor, scale: torch.Tens
 class QuantLinear:
     """y = x W^T + b with W held as int8 (see the module docstring); the same interface as Linear."""
 
-    def __init__(self, weight: torch.Tensor, bias: torch.Tensor | None, fmt: str,
-                 kernels: tuple[str, str] = ("dequant", "dequant"),
-                 quantized: tuple[torch.Tensor, torch.Tensor] | None = None):
+    def __init__(
+        self,
+        weight: torch.Tensor,
+        bias: torch.Tensor | None,
+        fmt: str,
+        kernels: tuple[str, str] = ("dequant", "dequant"),
+        quantized: tuple[torch.Tensor, torch.Tensor] | None = None,
+    ):
         """quantized: (q, scale) already made from `weight` (a tied LM head shares the embedding's)."""
         self.format = fmt
         self.out_features, self.in_features = weight.shape
@@ -80,8 +91,13 @@ class QuantLinear:
         if fmt == "w8a8":
             with warnings.catch_warnings():  # torch 2.13 marks quantised tensors deprecated; torch is pinned
                 warnings.filterwarnings("ignore", message=".*quantized tensor creation functions.*")
-                qw = torch.quantize_per_channel(weight.float(), self.scale.double(),
-                                                torch.zeros(self.out_features, dtype=torch.long), 0, torch.qint8)
+                qw = torch.quantize_per_channel(
+                    weight.float(),
+                    self.scale.double(),
+                    torch.zeros(self.out_features, dtype=torch.long),
+                    0,
+                    torch.qint8,
+                )
             self._packed = torch.ops.quantized.linear_prepack(qw, bias.float() if bias is not None else None)
             self.q = None  # fbgemm keeps its own packed copy: hold one
             self.decode_kernel = self.prefill_kernel = "fbgemm"

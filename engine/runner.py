@@ -1,4 +1,5 @@
 """Turns a scheduled batch into the model's flat input tensors and runs one forward."""
+
 from __future__ import annotations
 
 import torch
@@ -25,8 +26,11 @@ class ModelRunner:
             positions.append(torch.arange(start, ctx))
             write_slots.append(self.kv.slots(seq.block_table, start, ctx))
             read_start = self.kv.contiguous_start(seq.block_table, ctx)
-            read_blocks = None if read_start is not None else \
-                torch.tensor(seq.block_table[:self.kv.pool.blocks_for(ctx)], dtype=torch.long)
+            read_blocks = (
+                None
+                if read_start is not None
+                else torch.tensor(seq.block_table[: self.kv.pool.blocks_for(ctx)], dtype=torch.long)
+            )
             segments.append(Segment(offset, n, ctx, read_start, read_blocks))
             if item.samples:
                 logits_rows.append(offset + n - 1)

@@ -1,4 +1,5 @@
 """Sampling parameters and the sampler: greedy, temperature, top-k, top-p, seeded."""
+
 from __future__ import annotations
 
 import math
@@ -22,21 +23,26 @@ class SamplingParams:
     ignore_eos: bool = False  # benchmarks: always generate max_new_tokens
 
     def __post_init__(self):
-        if not isinstance(self.max_new_tokens, int) or isinstance(self.max_new_tokens, bool) \
-                or self.max_new_tokens <= 0:
+        if (
+            not isinstance(self.max_new_tokens, int)
+            or isinstance(self.max_new_tokens, bool)
+            or self.max_new_tokens <= 0
+        ):
             raise ValueError(f"max_new_tokens must be a positive whole number, got {self.max_new_tokens!r}.")
-        if not (isinstance(self.temperature, (int, float)) and math.isfinite(self.temperature)) \
-                or self.temperature < 0:
+        if not (isinstance(self.temperature, (int, float)) and math.isfinite(self.temperature)) or self.temperature < 0:
             raise ValueError(f"temperature must be a finite number ≥ 0 (0 = greedy), got {self.temperature!r}.")
         if 0 < self.temperature < MIN_TEMPERATURE:
-            raise ValueError(f"temperature {self.temperature:g} is too small to sample with (the logits divided by it "
-                             f"overflow): use 0 for greedy, or at least {MIN_TEMPERATURE:g}.")
+            raise ValueError(
+                f"temperature {self.temperature:g} is too small to sample with (the logits divided by it "
+                f"overflow): use 0 for greedy, or at least {MIN_TEMPERATURE:g}."
+            )
         if not isinstance(self.top_k, int) or self.top_k < 0:
             raise ValueError(f"top_k must be a whole number ≥ 0 (0 = off), got {self.top_k!r}.")
         if not (isinstance(self.top_p, (int, float)) and 0 < self.top_p <= 1):
             raise ValueError(f"top_p must be in (0, 1], got {self.top_p!r}.")
-        if self.seed is not None and (not isinstance(self.seed, int) or isinstance(self.seed, bool)
-                                      or not 0 <= self.seed <= MAX_SEED):
+        if self.seed is not None and (
+            not isinstance(self.seed, int) or isinstance(self.seed, bool) or not 0 <= self.seed <= MAX_SEED
+        ):
             raise ValueError(f"seed must be a whole number from 0 to 2**64 − 1 ({MAX_SEED}), got {self.seed!r}.")
 
     @property

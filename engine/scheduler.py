@@ -9,6 +9,7 @@ with chunked prefill) under a per-step token budget. With prefix caching, full p
 already in the pool (same tokens, same prefix) are reused instead of recomputed. With the KV
 cache off, every step recomputes each running sequence's whole context.
 """
+
 from __future__ import annotations
 
 from collections import deque
@@ -201,8 +202,9 @@ class Scheduler:
             raise ValueError("The KV pool cannot hold even one sequence's context; give the cache more memory.")
         return batch
 
-    def postprocess(self, batch: list[ScheduledSeq], tokens: list[int | None], now: float,
-                    eos_ids: set[int], max_model_len: int) -> list[Sequence]:
+    def postprocess(
+        self, batch: list[ScheduledSeq], tokens: list[int | None], now: float, eos_ids: set[int], max_model_len: int
+    ) -> list[Sequence]:
         """Advance each scheduled sequence; return those that finished (their blocks are freed)."""
         finished = []
         for item, token in zip(batch, tokens):

@@ -1,4 +1,5 @@
 """A request as the engine sees it: prompt and output token ids, status, KV block table, times."""
+
 from __future__ import annotations
 
 import itertools

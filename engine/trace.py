@@ -5,6 +5,7 @@ Shapes follow the source document's conventions: input [batch, T, hidden]; Q [ba
 head_dim]; K, V [batch, kv_heads, C, head_dim]; scores [batch, heads, T, C]; the KV cache
 [layers, 2, C, kv_heads, head_dim]. Every layer has the same shapes, so they are stored once.
 """
+
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
@@ -27,14 +28,20 @@ class LayerShapes:
     @classmethod
     def for_step(cls, c: ModelConfig, num_tokens: int, context_len: int) -> "LayerShapes":
         T, C = num_tokens, context_len
-        return cls(input=[1, T, c.hidden_size], q=[1, c.num_heads, T, c.head_dim],
-                   k=[1, c.num_kv_heads, C, c.head_dim], v=[1, c.num_kv_heads, C, c.head_dim],
-                   scores=[1, c.num_heads, T, C], kv_cache=[c.num_layers, 2, C, c.num_kv_heads, c.head_dim])
+        return cls(
+            input=[1, T, c.hidden_size],
+            q=[1, c.num_heads, T, c.head_dim],
+            k=[1, c.num_kv_heads, C, c.head_dim],
+            v=[1, c.num_kv_heads, C, c.head_dim],
+            scores=[1, c.num_heads, T, C],
+            kv_cache=[c.num_layers, 2, C, c.num_kv_heads, c.head_dim],
+        )
 
 
 @dataclass
 class SeqStep:
     """What one sequence did in one step."""
+
     seq_id: int
     phase: str  # "prefill" or "decode"
     num_tokens: int  # T, new tokens fed
@@ -126,6 +133,7 @@ class RequestRecord:
 @dataclass
 class Trace:
     """Everything one run produced: the requests, every step and every token, in order."""
+
     model: str
     settings: dict
     requests: list[RequestRecord] = field(default_factory=list)
@@ -133,7 +141,10 @@ class Trace:
     tokens: list[TokenEvent] = field(default_factory=list)
 
     def to_dict(self) -> dict:
-        return {"model": self.model, "settings": self.settings,
-                "requests": [r.to_dict() for r in self.requests],
-                "steps": [s.to_dict() for s in self.steps],
-                "tokens": [asdict(t) for t in self.tokens]}
+        return {
+            "model": self.model,
+            "settings": self.settings,
+            "requests": [r.to_dict() for r in self.requests],
+            "steps": [s.to_dict() for s in self.steps],
+            "tokens": [asdict(t) for t in self.tokens],
+        }

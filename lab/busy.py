@@ -9,6 +9,7 @@ cores says more about them than about the model: pages then call it unreliable i
         ...timed work...
     meter.load.busy, meter.load.other_cores
 """
+
 from __future__ import annotations
 
 import os

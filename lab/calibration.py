@@ -7,6 +7,7 @@ TPOT the engine really shows here, on the loaded model.
 A second prediction adds the third regime the two roofs leave out, overhead: each step's op count
 (counted with a TorchDispatchMode, not timed) x the measured cost of one tiny op.
 """
+
 from __future__ import annotations
 
 import statistics
@@ -64,8 +65,9 @@ def ops_per_step(model, tokenizer, prompt_ids: list[int]) -> tuple[int, int]:
     return counts[0], counts[1]
 
 
-def predicted_ms(c, dtype: str, ceilings: DeviceCeilings, prompt_len: int, new_tokens: int,
-                 ops: tuple[int, int] = (0, 0)) -> tuple[float, float]:
+def predicted_ms(
+    c, dtype: str, ceilings: DeviceCeilings, prompt_len: int, new_tokens: int, ops: tuple[int, int] = (0, 0)
+) -> tuple[float, float]:
     """(TTFT, TPOT) in ms from the ceilings; TPOT averaged over the decode steps' contexts L+2 .. L+N.
     With `ops` (prefill, decode op counts) each step also pays ops x the measured per-op overhead."""
     peak, bw, nbytes = ceilings.peak_flops(dtype), ceilings.read_bytes_per_s, DTYPE_BYTES[dtype]
@@ -86,8 +88,15 @@ def measured_ms(model, tokenizer, prompt_ids: list[int], new_tokens: int) -> tup
     return m.ttft_ms, m.tpot_ms
 
 
-def calibrate(model, tokenizer, ceilings: DeviceCeilings, prompts: dict[int, list[int]], new_tokens: int = 16,
-              repeats: int = 3, progress: Callable[[int, int], None] | None = None) -> list[CalibrationRow]:
+def calibrate(
+    model,
+    tokenizer,
+    ceilings: DeviceCeilings,
+    prompts: dict[int, list[int]],
+    new_tokens: int = 16,
+    repeats: int = 3,
+    progress: Callable[[int, int], None] | None = None,
+) -> list[CalibrationRow]:
     """Predicted vs measured TTFT and TPOT per prompt length (medians of `repeats` runs)."""
     if new_tokens < 2:
         raise ValueError("TPOT needs at least 2 generated tokens.")

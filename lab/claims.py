@@ -1,6 +1,7 @@
 """Every claim C1-C23 of the source document checked on measured data (lab/claims_measure.py):
 check_all() turns one ClaimData into one Verdict per claim. The rules live in claims_shapes.py,
 claims_hardware.py, claims_scaling.py and sweep_verdicts.py, as pure functions tested both ways."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -10,8 +11,17 @@ from engine.costmodel import attention_flops
 from engine.metrics import percentiles
 from lab.claims_hardware import StepUse, c3_check, c7_check, c11_check, c19_check, c20_check
 from lab.claims_measure import ClaimData
-from lab.claims_scaling import (c13_check, c14_check, c15_check, c16_check, c17_check, c21_check, c22_check, chat_gaps,
-                                uncached_attention_exponent)
+from lab.claims_scaling import (
+    c13_check,
+    c14_check,
+    c15_check,
+    c16_check,
+    c17_check,
+    c21_check,
+    c22_check,
+    chat_gaps,
+    uncached_attention_exponent,
+)
 from lab.claims_shapes import c1_check, c2_check, c5_check, c6_check, c10_check, c12_check, c23_check
 from lab.complexity import crossover_context, shape_table
 from lab.sweep_verdicts import sweep_verdicts
@@ -24,19 +34,44 @@ CLAIM_IDS = [f"C{i}" for i in range(1, 24)]
 TIMED_CLAIMS = ("C3", "C4", "C7", "C8", "C9", "C13", "C14", "C18", "C19", "C21", "C22")
 # The page that shows each claim in depth (a name of app_pages.PAGES).
 CLAIM_PAGES = {
-    "C1": "playground", "C2": "memory", "C3": "roofline", "C4": "sweeps", "C5": "playground", "C6": "playground",
-    "C7": "roofline", "C8": "sweeps", "C9": "sweeps", "C10": "playground", "C11": "roofline", "C12": "complexity",
-    "C13": "complexity", "C14": "complexity", "C15": "complexity", "C16": "memory", "C17": "serving",
-    "C18": "sweeps", "C19": "precision", "C20": "memory", "C21": "serving", "C22": "serving", "C23": "serving",
+    "C1": "playground",
+    "C2": "memory",
+    "C3": "roofline",
+    "C4": "sweeps",
+    "C5": "playground",
+    "C6": "playground",
+    "C7": "roofline",
+    "C8": "sweeps",
+    "C9": "sweeps",
+    "C10": "playground",
+    "C11": "roofline",
+    "C12": "complexity",
+    "C13": "complexity",
+    "C14": "complexity",
+    "C15": "complexity",
+    "C16": "memory",
+    "C17": "serving",
+    "C18": "sweeps",
+    "C19": "precision",
+    "C20": "memory",
+    "C21": "serving",
+    "C22": "serving",
+    "C23": "serving",
 }
 
 
 def doc_worked_shapes_match() -> bool:
     """The document's LLaMA-7B numbers (5.4), by the same arithmetic the complexity lab shows."""
     rows = shape_table(PRESETS["LLaMA-7B"], 4, 3)
-    return (rows[0].embedding == [1, 4, 4096] and rows[0].scores_per_head == [4, 4]
-            and rows[0].kv_cache == [32, 2, 4, 32, 128] and rows[0].last_position == [1, 4096]
-            and rows[1].embedding == [1, 1, 4096] and rows[1].scores_per_head == [1, 5] and rows[1].context == 5)
+    return (
+        rows[0].embedding == [1, 4, 4096]
+        and rows[0].scores_per_head == [4, 4]
+        and rows[0].kv_cache == [32, 2, 4, 32, 128]
+        and rows[0].last_position == [1, 4096]
+        and rows[1].embedding == [1, 1, 4096]
+        and rows[1].scores_per_head == [1, 5]
+        and rows[1].context == 5
+    )
 
 
 def _hardware(d: ClaimData) -> tuple[StepUse, StepUse, float]:
@@ -44,8 +79,11 @@ def _hardware(d: ClaimData) -> tuple[StepUse, StepUse, float]:
     pre = next(s for s in d.steps if s.phase == "prefill")
     dec = [s for s in d.steps if s.phase == "decode"]
     dec_mid = sorted(dec, key=lambda s: s.ms)[len(dec) // 2]  # the median step: one slow step is noise
-    return (StepUse.of(pre, ce.gemm_gflops, ce.read_gbs), StepUse.of(dec_mid, ce.gemm_gflops, ce.read_gbs),
-            ce.gemm_gflops / ce.read_gbs)
+    return (
+        StepUse.of(pre, ce.gemm_gflops, ce.read_gbs),
+        StepUse.of(dec_mid, ce.gemm_gflops, ce.read_gbs),
+        ce.gemm_gflops / ce.read_gbs,
+    )
 
 
 def _cache_checks(d: ClaimData) -> list[Verdict]:
@@ -66,8 +104,9 @@ def _cache_checks(d: ClaimData) -> list[Verdict]:
 def _serving_checks(d: ClaimData) -> list[Verdict]:
     (plain, labels_a), (chunked, labels_b) = d.hol[False], d.hol[True]
     long_id = next(k for k, v in labels_a.items() if v == "long prompt")
-    long_prefill = max((s.ms for s in plain.steps if any(q.seq_id == long_id and q.phase == "prefill"
-                                                         for q in s.seqs)), default=0.0)
+    long_prefill = max(
+        (s.ms for s in plain.steps if any(q.seq_id == long_id and q.phase == "prefill" for q in s.seqs)), default=0.0
+    )
     gaps_a, gaps_b = chat_gaps(plain, labels_a), chat_gaps(chunked, labels_b)
 
     def throughput(trace) -> float:
@@ -79,8 +118,13 @@ def _serving_checks(d: ClaimData) -> list[Verdict]:
     return [
         c17_check(plain, max_len),
         c21_check(gaps_a, long_prefill),
-        c22_check(percentiles(gaps_a)["p99"], percentiles(gaps_b)["p99"], throughput(plain), throughput(chunked),
-                  sum(s.phase == "mixed" for s in chunked.steps)),
+        c22_check(
+            percentiles(gaps_a)["p99"],
+            percentiles(gaps_b)["p99"],
+            throughput(plain),
+            throughput(chunked),
+            sum(s.phase == "mixed" for s in chunked.steps),
+        ),
     ]
 
 
@@ -91,18 +135,40 @@ def check_all(d: ClaimData) -> dict[str, Verdict]:
     pre_use, dec_use, balance = _hardware(d)
     sweep = {v.claim: v for v in sweep_verdicts(d.sweep)}
     Ls = sorted(set(p.prompt_len for p in d.sweep.prompt_points))
-    c2 = c2_check(d.steps, s.prompt_len, s.scores_len, d.scores.scores_bytes, d.scores.formula_scores, Ls,
-                  [attention_flops(c, L, L) for L in Ls])
+    c2 = c2_check(
+        d.steps,
+        s.prompt_len,
+        s.scores_len,
+        d.scores.scores_bytes,
+        d.scores.formula_scores,
+        Ls,
+        [attention_flops(c, L, L) for L in Ls],
+    )
     last_ctx = max(q.context_len for st in d.steps for q in st.seqs)
     share = d.sweep.by_output("decode_share")
     verdicts = [
-        c1_check(d.steps, s.prompt_len, c.hidden_size), c2, c3_check(pre_use, balance), sweep["C4"],
-        c5_check(d.steps, rows, s.prompt_len), c6_check(d.steps, rows, c.hidden_size, c.num_heads, d.finish_reason),
-        c7_check(dec_use, balance), sweep["C8"], sweep["C9"], c10_check(d.steps, balance),
-        c11_check(pre_use, dec_use), c12_check(d.worked_steps, d.worked_tokens, doc_worked_shapes_match(), c),
+        c1_check(d.steps, s.prompt_len, c.hidden_size),
+        c2,
+        c3_check(pre_use, balance),
+        sweep["C4"],
+        c5_check(d.steps, rows, s.prompt_len),
+        c6_check(d.steps, rows, c.hidden_size, c.num_heads, d.finish_reason),
+        c7_check(dec_use, balance),
+        sweep["C8"],
+        sweep["C9"],
+        c10_check(d.steps, balance),
+        c11_check(pre_use, dec_use),
+        c12_check(d.worked_steps, d.worked_tokens, doc_worked_shapes_match(), c),
         *_cache_checks(d),
-        (c16_check([p.cache_bytes for p in d.leak_naive], [p.ms_per_token for p in d.leak_naive],
-                   [p.cache_bytes for p in d.leak_engine]) if d.leak_naive else Verdict("C16", SHOWN, "why_c16_shown")),
+        (
+            c16_check(
+                [p.cache_bytes for p in d.leak_naive],
+                [p.ms_per_token for p in d.leak_naive],
+                [p.cache_bytes for p in d.leak_engine],
+            )
+            if d.leak_naive
+            else Verdict("C16", SHOWN, "why_c16_shown")
+        ),
         sweep["C18"],
         c19_check(share[max(share)].median, c, last_ctx, d.elem_bytes, dec_use, balance, d.precision),
         c20_check(PRESETS["LLaMA-7B"], measured_ratio=c2.numbers["ratio"]),

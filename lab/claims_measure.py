@@ -16,6 +16,7 @@ what it keeps of them (plain records, no tensors): lab/claims.py turns these int
   precision    the same model with int8 weights beside it, decode and prefill timed in turn (C19), when
                a quantised copy is given (engine/quant.py)
 """
+
 from __future__ import annotations
 
 import statistics
@@ -43,8 +44,9 @@ LEAK_TOPICS = ["the sea", "a mountain", "bread", "the moon", "a river", "winter"
 class ClaimSettings:
     prompt_len: int = 128  # run A
     new_tokens: int = 24
-    sweep: SweepSettings = SweepSettings(prompt_lens=(32, 256, 1024), prompt_new_tokens=12, output_prompt_len=64,
-                                         output_lens=(8, 128), repeats=3)
+    sweep: SweepSettings = SweepSettings(
+        prompt_lens=(32, 256, 1024), prompt_new_tokens=12, output_prompt_len=64, output_lens=(8, 128), repeats=3
+    )
     cache_prompt_len: int = 16
     cache_new_tokens: int = 48
     hol_streams: int = 3
@@ -58,24 +60,42 @@ class ClaimSettings:
     @classmethod
     def quick(cls) -> "ClaimSettings":
         """Smaller runs: a few seconds, noisier timings."""
-        return cls(prompt_len=32, new_tokens=8, sweep=SweepSettings(prompt_lens=(16, 128), prompt_new_tokens=4,
-                                                                     output_prompt_len=16, output_lens=(4, 32),
-                                                                     repeats=1),
-                   cache_new_tokens=16, hol_streams=2, hol_long_prompt=128, hol_stream_output=8, hol_chunk=32,
-                   scores_len=256, leak_requests=3, leak_new_tokens=4)
+        return cls(
+            prompt_len=32,
+            new_tokens=8,
+            sweep=SweepSettings(
+                prompt_lens=(16, 128), prompt_new_tokens=4, output_prompt_len=16, output_lens=(4, 32), repeats=1
+            ),
+            cache_new_tokens=16,
+            hol_streams=2,
+            hol_long_prompt=128,
+            hol_stream_output=8,
+            hol_chunk=32,
+            scores_len=256,
+            leak_requests=3,
+            leak_new_tokens=4,
+        )
 
     def validate(self, max_position: int) -> None:
-        need = max(self.prompt_len + self.new_tokens, self.hol_long_prompt + 16, self.scores_len + 2,
-                   self.cache_prompt_len + self.cache_new_tokens, self.leak_requests * (self.leak_new_tokens + 24))
+        need = max(
+            self.prompt_len + self.new_tokens,
+            self.hol_long_prompt + 16,
+            self.scores_len + 2,
+            self.cache_prompt_len + self.cache_new_tokens,
+            self.leak_requests * (self.leak_new_tokens + 24),
+        )
         if need > max_position:
-            raise ValueError(f"The claim checks need {need} tokens of context; this model holds {max_position}. "
-                             f"The quick check needs fewer: turn it on.")
+            raise ValueError(
+                f"The claim checks need {need} tokens of context; this model holds {max_position}. "
+                f"The quick check needs fewer: turn it on."
+            )
         self.sweep.validate(max_position)
 
 
 @dataclass
 class MachineRoofs:
     """This machine's ceilings for the model's dtype, from lab/hardware.py's cached measurement."""
+
     gemm_gflops: float
     read_gbs: float
     device_name: str
@@ -83,6 +103,7 @@ class MachineRoofs:
     @classmethod
     def measure(cls, device: str, dtype: str) -> "MachineRoofs":
         from lab.hardware import machine_ceilings  # measured once per machine, then read from its cache
+
         c = machine_ceilings(device)
         return cls(c.peak_flops(dtype) / 1e9, c.read_bytes_per_s / 1e9, c.device_name)
 
@@ -90,6 +111,7 @@ class MachineRoofs:
 @dataclass
 class HeadCall:
     """One forward: the tokens fed in and the rows of logits that came out of the LM head."""
+
     tokens_in: int
     logits_rows: int
 
@@ -119,6 +141,7 @@ class ClaimData:
 @dataclass
 class PrecisionTiming:
     """The model beside a quantised copy: medians of interleaved runs (ms), and what each holds."""
+
     fmt: str  # e.g. "int8 + bfloat16"
     tpot_ms: tuple[float, float]  # (as loaded, quantised)
     prefill_ms: tuple[float, float]
@@ -173,11 +196,17 @@ def measure_hol(model, tokenizer, s: ClaimSettings, data: ClaimData, chat_steps:
     long_ids = text_tokens(tokenizer, s.hol_long_prompt)
     max_len = max(s.hol_long_prompt + 16, max(len(ids) for ids, _ in chats) + s.hol_stream_output)
     for chunked in (False, True):
-        config = EngineConfig(probe_memory=False, chunked_prefill=chunked, max_model_len=max_len,
-                              max_num_batched_tokens=s.hol_chunk if chunked else max(8192, max_len))
+        config = EngineConfig(
+            probe_memory=False,
+            chunked_prefill=chunked,
+            max_model_len=max_len,
+            max_num_batched_tokens=s.hol_chunk if chunked else max(8192, max_len),
+        )
         engine = Engine(model, tokenizer, config)
-        labels = {engine.add_request(ids, SamplingParams(max_new_tokens=s.hol_stream_output, ignore_eos=True)).seq_id:
-                  label for ids, label in chats}
+        labels = {
+            engine.add_request(ids, SamplingParams(max_new_tokens=s.hol_stream_output, ignore_eos=True)).seq_id: label
+            for ids, label in chats
+        }
         for _ in range(chat_steps):
             engine.step()
         labels[engine.add_request(long_ids, SamplingParams(max_new_tokens=16, ignore_eos=True)).seq_id] = "long prompt"
@@ -198,38 +227,70 @@ def measure_precision(model, quantized, tokenizer, s: ClaimSettings, repeats: in
             tpot[i].append(timed_request(m, tokenizer, short, s.cache_new_tokens)[1])
             prefill[i].append(timed_request(m, tokenizer, long, 1)[0])
     fmt = f"{quantized.weight_format} + {dtype_name(quantized.dtype)}"
-    return PrecisionTiming(fmt, (statistics.median(tpot[0]), statistics.median(tpot[1])),
-                           (statistics.median(prefill[0]), statistics.median(prefill[1])),
-                           (model.weight_bytes, quantized.weight_bytes), len(long))
+    return PrecisionTiming(
+        fmt,
+        (statistics.median(tpot[0]), statistics.median(tpot[1])),
+        (statistics.median(prefill[0]), statistics.median(prefill[1])),
+        (model.weight_bytes, quantized.weight_bytes),
+        len(long),
+    )
 
 
-def measure_all(model, tokenizer, s: ClaimSettings, name: str = "model", hf_model=None,
-                ceilings: MachineRoofs | None = None,
-                progress: Callable[[int, int, str], None] | None = None, quantized=None) -> ClaimData:
+def measure_all(
+    model,
+    tokenizer,
+    s: ClaimSettings,
+    name: str = "model",
+    hf_model=None,
+    ceilings: MachineRoofs | None = None,
+    progress: Callable[[int, int, str], None] | None = None,
+    quantized=None,
+) -> ClaimData:
     """Every run the checks need, in order; progress(done, total, what) after each part. `quantized`:
     the same model with int8 weights (engine/quant.py), for C19's measured verdict."""
     s.validate(model.config.max_position)
     data = ClaimData(name, model.config, torch.empty((), dtype=model.dtype).element_size(), s)
-    prompts = [f"Request {i + 1}: write one sentence about {LEAK_TOPICS[i % len(LEAK_TOPICS)]}."
-               for i in range(s.leak_requests)]
+    prompts = [
+        f"Request {i + 1}: write one sentence about {LEAK_TOPICS[i % len(LEAK_TOPICS)]}."
+        for i in range(s.leak_requests)
+    ]
     parts: list[tuple[str, Callable[[], None]]] = [
-        ("ceilings", lambda: setattr(data, "ceilings", ceilings or MachineRoofs.measure(
-            model.device.type, dtype_name(model.dtype)))),
+        (
+            "ceilings",
+            lambda: setattr(
+                data, "ceilings", ceilings or MachineRoofs.measure(model.device.type, dtype_name(model.dtype))
+            ),
+        ),
         ("run A", lambda: measure_run_a(model, tokenizer, s, data)),
         ("scores", lambda: setattr(data, "scores", measure_prefill_memory(model, tokenizer, s.scores_len, "eager"))),
         ("worked", lambda: measure_worked(model, tokenizer, data)),
         ("sweep", lambda: setattr(data, "sweep", run_sweep(model, tokenizer, s.sweep, name))),
-        ("cache", lambda: setattr(data, "cache_runs", run_with_and_without_cache(
-            model, tokenizer, text_tokens(tokenizer, s.cache_prompt_len), s.cache_new_tokens))),
+        (
+            "cache",
+            lambda: setattr(
+                data,
+                "cache_runs",
+                run_with_and_without_cache(
+                    model, tokenizer, text_tokens(tokenizer, s.cache_prompt_len), s.cache_new_tokens
+                ),
+            ),
+        ),
         ("hol", lambda: measure_hol(model, tokenizer, s, data)),
     ]
     if hf_model is not None:
-        parts.append(("leak", lambda: (
-            setattr(data, "leak_naive", naive_hf_loop(hf_model, tokenizer, prompts, s.leak_new_tokens, False)),
-            setattr(data, "leak_engine", engine_loop(model, tokenizer, prompts, s.leak_new_tokens, False)))))
+        parts.append(
+            (
+                "leak",
+                lambda: (
+                    setattr(data, "leak_naive", naive_hf_loop(hf_model, tokenizer, prompts, s.leak_new_tokens, False)),
+                    setattr(data, "leak_engine", engine_loop(model, tokenizer, prompts, s.leak_new_tokens, False)),
+                ),
+            )
+        )
     if quantized is not None:
-        parts.append(("precision", lambda: setattr(data, "precision", measure_precision(model, quantized, tokenizer,
-                                                                                        s))))
+        parts.append(
+            ("precision", lambda: setattr(data, "precision", measure_precision(model, quantized, tokenizer, s)))
+        )
     for i, (what, fn) in enumerate(parts):
         if progress:
             progress(i, len(parts), what)

@@ -1,6 +1,7 @@
 """Checks of the claims about cost growth and serving (C13-C17, C21, C22), as pure functions of
 measured numbers: decode step times with and without the KV cache, the naive loop's leak, and a
 head-of-line workload run without and with chunked prefill."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -11,14 +12,19 @@ from engine.trace import Trace
 from lab.verdicts import FAILS, HOLDS, ROUGHLY, Verdict, log_slope
 
 
-def c13_check(contexts: list[int], ms_off: list[float], attn_flops_off: list[float], total_on_ms: float,
-              total_off_ms: float, crossover: int) -> Verdict:
+def c13_check(
+    contexts: list[int],
+    ms_off: list[float],
+    attn_flops_off: list[float],
+    total_on_ms: float,
+    total_off_ms: float,
+    crossover: int,
+) -> Verdict:
     """Without the cache a step recomputes the whole context: step cost O(C^2) by the document.
     Measured: the exponent of step time against context C, beside the counted attention exponent."""
     measured, counted = log_slope(contexts, ms_off), log_slope(contexts, attn_flops_off)
     ratio = total_off_ms / total_on_ms if total_on_ms else 0.0
-    nums = dict(measured=measured, counted=counted, ratio=ratio, C0=min(contexts), C1=max(contexts),
-                cross=crossover)
+    nums = dict(measured=measured, counted=counted, ratio=ratio, C0=min(contexts), C1=max(contexts), cross=crossover)
     if measured >= 1.7:
         return Verdict("C13", HOLDS, "why_c13_holds", nums)
     if counted >= 1.8 and measured >= 0.3 and ratio > 1.5:  # it grows with the context, if not as C^2
@@ -29,9 +35,10 @@ def c13_check(contexts: list[int], ms_off: list[float], attn_flops_off: list[flo
 def c14_check(contexts: list[int], ms_on: list[float], attn_flops_on: list[float], crossover: int) -> Verdict:
     """With the cache a step is O(C): exponent 1 against the context, by the document."""
     measured, counted = log_slope(contexts, ms_on), log_slope(contexts, attn_flops_on)
-    growth = float(np.median(ms_on[-max(1, len(ms_on) // 4):]) / np.median(ms_on[:max(1, len(ms_on) // 4)]) - 1)
-    nums = dict(measured=measured, counted=counted, growth=100 * growth, C0=min(contexts), C1=max(contexts),
-                cross=crossover)
+    growth = float(np.median(ms_on[-max(1, len(ms_on) // 4) :]) / np.median(ms_on[: max(1, len(ms_on) // 4)]) - 1)
+    nums = dict(
+        measured=measured, counted=counted, growth=100 * growth, C0=min(contexts), C1=max(contexts), cross=crossover
+    )
     if 0.7 <= measured <= 1.3:
         return Verdict("C14", HOLDS, "why_c14_holds", nums)
     if 0.8 <= counted <= 1.2 and -0.2 <= measured < 0.7:
@@ -42,8 +49,10 @@ def c14_check(contexts: list[int], ms_on: list[float], attn_flops_on: list[float
 def uncached_attention_exponent(c: ModelConfig, n: int) -> float:
     """Apparent exponent of the total attention FLOPs of N uncached decode steps after L = N, between
     N = n and 2n, counted by the engine's cost model (each step recomputes C = L + t tokens)."""
+
     def total(N: int) -> float:
         return float(sum(attention_flops(c, N + t, N + t) for t in range(1, N + 1)))
+
     return float(np.log(total(2 * n) / total(n)) / np.log(2))
 
 
@@ -65,8 +74,13 @@ def c16_check(naive_bytes: list[int], naive_ms: list[float], engine_bytes: list[
     freed = all(b == 0 for b in engine_bytes)
     slowdown = naive_ms[-1] / naive_ms[0] if naive_ms and naive_ms[0] > 0 else 0.0
     per_request = (naive_bytes[-1] - naive_bytes[0]) / max(1, len(naive_bytes) - 1) if naive_bytes else 0
-    nums = dict(n=len(naive_bytes), per=per_request / 1024, last=naive_bytes[-1] / 1024 if naive_bytes else 0,
-                slow=slowdown, engine=max(engine_bytes, default=0) / 1024)
+    nums = dict(
+        n=len(naive_bytes),
+        per=per_request / 1024,
+        last=naive_bytes[-1] / 1024 if naive_bytes else 0,
+        slow=slowdown,
+        engine=max(engine_bytes, default=0) / 1024,
+    )
     if not grows or not freed:
         return Verdict("C16", FAILS, "why_c16_fails", nums)
     if slowdown >= 1.5:
@@ -88,8 +102,12 @@ def c17_check(trace: Trace, max_model_len: int) -> Verdict:
             reserved = len(s.block_tables) * max_model_len
             paged.append(s.kv_wasted_slots / max(1, s.kv_tokens + s.kv_wasted_slots))
             contiguous.append(1 - s.kv_tokens / reserved)
-    nums = dict(distinct=distinct, changed=changed, paged=100 * float(np.mean(paged)) if paged else 0.0,
-                contiguous=100 * float(np.mean(contiguous)) if contiguous else 0.0)
+    nums = dict(
+        distinct=distinct,
+        changed=changed,
+        paged=100 * float(np.mean(paged)) if paged else 0.0,
+        contiguous=100 * float(np.mean(contiguous)) if contiguous else 0.0,
+    )
     if distinct >= 2 and changed and nums["contiguous"] > nums["paged"]:
         return Verdict("C17", HOLDS, "why_c17_holds", nums)
     if distinct >= 2:
@@ -114,8 +132,9 @@ def c21_check(gaps_ms: list[float], long_prefill_ms: float) -> Verdict:
     return Verdict("C21", FAILS, "why_c21_fails", nums)
 
 
-def c22_check(p99_plain: float, p99_chunked: float, tput_plain: float, tput_chunked: float,
-              mixed_steps: int) -> Verdict:
+def c22_check(
+    p99_plain: float, p99_chunked: float, tput_plain: float, tput_chunked: float, mixed_steps: int
+) -> Verdict:
     """Chunked prefill interleaves (mixed steps), lowers the short requests' P99 gap, keeps throughput."""
     gain, tput = 1 - p99_chunked / p99_plain, tput_chunked / tput_plain
     nums = dict(p99a=p99_plain, p99b=p99_chunked, gain=100 * gain, tput=100 * (tput - 1), mixed=mixed_steps)

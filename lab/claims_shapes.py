@@ -1,6 +1,7 @@
 """Checks of the claims about what prefill and decode feed, compute and keep (C1, C2, C5, C6, C10,
 C12, C23), as pure functions of the engine's step records: each can be run on a real trace and on a
 hand-made one where the claim fails."""
+
 from __future__ import annotations
 
 from engine.config import ModelConfig
@@ -20,14 +21,25 @@ def c1_check(steps: list[StepRecord], prompt_len: int, hidden: int) -> Verdict:
     """The whole prompt in one forward: one prefill step of L tokens, input [1, L, hidden]."""
     pre = _prefill(steps)
     first = pre[0].seqs[0] if pre else None
-    nums = dict(L=prompt_len, steps=len(pre), T=first.num_tokens if first else 0,
-                shape=str(first.shapes.input) if first else "—")
+    nums = dict(
+        L=prompt_len,
+        steps=len(pre),
+        T=first.num_tokens if first else 0,
+        shape=str(first.shapes.input) if first else "—",
+    )
     ok = len(pre) == 1 and first.num_tokens == prompt_len and first.shapes.input == [1, prompt_len, hidden]
     return Verdict("C1", HOLDS if ok else FAILS, "why_c1_holds" if ok else "why_c1_fails", nums)
 
 
-def c2_check(steps: list[StepRecord], prompt_len: int, scores_len: int, measured: int, formula: int,
-             prompt_lens: list[int], attention_flops: list[float]) -> Verdict:
+def c2_check(
+    steps: list[StepRecord],
+    prompt_len: int,
+    scores_len: int,
+    measured: int,
+    formula: int,
+    prompt_lens: list[int],
+    attention_flops: list[float],
+) -> Verdict:
     """Prefill scores are L x L: the recorded shape; the score bytes the eager backend held at a prefill's
     peak (measured by the memory probe, one layer, all heads) against heads x Lq x Lk x bytes; and the
     counted attention FLOPs' exponent over prompt lengths (2 for L(L+1)/2 pairs)."""
@@ -35,8 +47,16 @@ def c2_check(steps: list[StepRecord], prompt_len: int, scores_len: int, measured
     scores = pre[0].seqs[0].shapes.scores if pre else [0, 0, 0, 0]
     exponent = log_slope(prompt_lens, attention_flops)
     ratio = measured / formula if formula else 0.0
-    nums = dict(L=prompt_len, T=scores[2], C=scores[3], Ls=scores_len, measured=measured, formula=formula, ratio=ratio,
-                exponent=exponent)
+    nums = dict(
+        L=prompt_len,
+        T=scores[2],
+        C=scores[3],
+        Ls=scores_len,
+        measured=measured,
+        formula=formula,
+        ratio=ratio,
+        exponent=exponent,
+    )
     square = scores[2] == scores[3] == prompt_len
     if square and 0.9 <= ratio <= 2.2 and exponent >= 1.8:  # eager may hold the scores and their softmax
         return Verdict("C2", HOLDS, "why_c2_holds", nums)
@@ -56,8 +76,9 @@ def c5_check(steps: list[StepRecord], head_rows: list[tuple[int, int]], prompt_l
     return Verdict("C5", HOLDS if ok else FAILS, "why_c5_holds" if ok else "why_c5_fails", nums)
 
 
-def c6_check(steps: list[StepRecord], head_rows: list[tuple[int, int]], hidden: int, heads: int,
-             finish_reason: str | None) -> Verdict:
+def c6_check(
+    steps: list[StepRecord], head_rows: list[tuple[int, int]], hidden: int, heads: int, finish_reason: str | None
+) -> Verdict:
     """Every decode step feeds one token [1, 1, hidden], attends 1 x C, adds one token to the KV cache
     and yields one token; the loop stops at EOS or max_new_tokens."""
     dec = _decode(steps)
@@ -65,10 +86,18 @@ def c6_check(steps: list[StepRecord], head_rows: list[tuple[int, int]], hidden: 
     row = sum(s.seqs[0].shapes.scores == [1, heads, 1, s.seqs[0].context_len] for s in dec)
     kv = [s.seqs[0].context_len for s in _prefill(steps)[-1:] + dec]  # KV tokens the sequence holds after it
     grows = sum(b - a == 1 for a, b in zip(kv, kv[1:]))
-    heads_ok = sum(r == 1 for _, r in head_rows[len(steps) - len(dec):])
+    heads_ok = sum(r == 1 for _, r in head_rows[len(steps) - len(dec) :])
     stop = finish_reason in ("length", "eos", "stop")
-    nums = dict(n=len(dec), one=one, row=row, grows=grows, head=heads_ok, finish=finish_reason or "—",
-                first=kv[0] if kv else 0, last=kv[-1] if kv else 0)
+    nums = dict(
+        n=len(dec),
+        one=one,
+        row=row,
+        grows=grows,
+        head=heads_ok,
+        finish=finish_reason or "—",
+        first=kv[0] if kv else 0,
+        last=kv[-1] if kv else 0,
+    )
     ok = dec and one == row == heads_ok == len(dec) and grows == len(kv) - 1 and stop
     return Verdict("C6", HOLDS if ok else FAILS, "why_c6_holds" if ok else "why_c6_fails", nums)
 
@@ -93,25 +122,42 @@ def c10_check(steps: list[StepRecord], balance: float) -> Verdict:
         "peak": peak_pre > 2 * peak_dec,
     }
     n_ok = sum(rows.values())
-    nums = dict(ok=n_ok, rows=len(rows), L=p.seqs[0].num_tokens, pre_ms=p.ms, dec_ms=dec_ms, i_pre=i_pre,
-                i_dec=i_dec, balance=balance, peak_pre=peak_pre, peak_dec=peak_dec,
-                failed=", ".join(k for k, v in rows.items() if not v) or "—")
+    nums = dict(
+        ok=n_ok,
+        rows=len(rows),
+        L=p.seqs[0].num_tokens,
+        pre_ms=p.ms,
+        dec_ms=dec_ms,
+        i_pre=i_pre,
+        i_dec=i_dec,
+        balance=balance,
+        peak_pre=peak_pre,
+        peak_dec=peak_dec,
+        failed=", ".join(k for k, v in rows.items() if not v) or "—",
+    )
     verdict = HOLDS if n_ok == len(rows) else ROUGHLY if n_ok >= len(rows) // 2 else FAILS
     return Verdict("C10", verdict, f"why_c10_{'holds' if verdict == HOLDS else 'partly'}", nums)
 
 
-def c12_check(worked_steps: list[StepRecord], token_count: int, doc_shapes_match: bool,
-              c: ModelConfig) -> Verdict:
+def c12_check(worked_steps: list[StepRecord], token_count: int, doc_shapes_match: bool, c: ModelConfig) -> Verdict:
     """The worked example: the document's LLaMA-7B shapes by arithmetic (doc_shapes_match), the same
     pattern on the loaded model's real run (T = n then 1; KV n -> n+1 -> n+2), and the real token
     count of 「今天天气」 against the document's 4."""
     pre, dec = _prefill(worked_steps), _decode(worked_steps)
-    pattern = (len(pre) == 1 and pre[0].seqs[0].num_tokens == token_count
-               and [s.seqs[0].context_len for s in dec] == [token_count + 1 + i for i in range(len(dec))]
-               and all(s.seqs[0].num_tokens == 1 for s in dec))
+    pattern = (
+        len(pre) == 1
+        and pre[0].seqs[0].num_tokens == token_count
+        and [s.seqs[0].context_len for s in dec] == [token_count + 1 + i for i in range(len(dec))]
+        and all(s.seqs[0].num_tokens == 1 for s in dec)
+    )
     kv_shape = pre[0].seqs[0].shapes.kv_cache if pre else []
-    nums = dict(n=token_count, kv=str(kv_shape), kv_heads=c.num_kv_heads, heads=c.num_heads,
-                contexts=" → ".join(str(s.seqs[0].context_len) for s in pre + dec))
+    nums = dict(
+        n=token_count,
+        kv=str(kv_shape),
+        kv_heads=c.num_kv_heads,
+        heads=c.num_heads,
+        contexts=" → ".join(str(s.seqs[0].context_len) for s in pre + dec),
+    )
     if not (pattern and doc_shapes_match):
         return Verdict("C12", FAILS, "why_c12_fails", nums)
     if token_count == 4:
@@ -124,9 +170,14 @@ def c23_check(steps: list[StepRecord], chunked_steps: list[StepRecord]) -> Verdi
     prefill and continuous batching some steps run prefill chunks and decode tokens together."""
     pre, dec = _prefill(steps), _decode(steps)
     built = bool(pre) and pre[-1].kv_tokens == sum(s.seqs[0].num_tokens for s in pre)
-    reused = bool(pre) and bool(dec) and all(
-        s.seqs[0].num_tokens == 1 and b.seqs[0].context_len - a.seqs[0].context_len == 1
-        for s, a, b in zip(dec, [pre[-1]] + dec, dec))
+    reused = (
+        bool(pre)
+        and bool(dec)
+        and all(
+            s.seqs[0].num_tokens == 1 and b.seqs[0].context_len - a.seqs[0].context_len == 1
+            for s, a, b in zip(dec, [pre[-1]] + dec, dec)
+        )
+    )
     mixed = sum(s.phase == "mixed" for s in chunked_steps)
     nums = dict(kv=pre[-1].kv_tokens if pre else 0, n=len(dec), mixed=mixed, steps=len(chunked_steps))
     if built and reused and mixed:

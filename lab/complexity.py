@@ -8,6 +8,7 @@ Per decode step t (context L + t), per the cost model:
 where lin = linear FLOPs per token and a = 4 x layers x heads x head_dim. The attention term
 overtakes the linear one only past C* = 2 lin / a tokens of context (C* = lin / a with the cache).
 """
+
 from __future__ import annotations
 
 import math
@@ -44,6 +45,7 @@ def fit_exponent(x: list[float], y: list[float]) -> float:
 @dataclass
 class CacheRun:
     """One generation: per decode step, measured time and counted FLOPs."""
+
     kv_cache: bool
     tokens: list[int]
     step_ms: list[float]  # decode steps only (the prefill is the same with or without the cache)
@@ -59,8 +61,9 @@ class CacheRun:
         return list(np.cumsum(np.add(self.flops_linear, self.flops_attention)))
 
 
-def seconds_left(prefill_ms: float | None, on_ms: list[float], off_ms: list[float], prompt_len: int,
-                 max_new_tokens: int) -> float | None:
+def seconds_left(
+    prefill_ms: float | None, on_ms: list[float], off_ms: list[float], prompt_len: int, max_new_tokens: int
+) -> float | None:
     """The rest of both runs' time, at t(step) = t_step + (rows − 1) × t_row: t_step is a cached decode
     step (one row), and a step without the cache computes all L + i rows of its context. t_row comes
     from the no-cache steps measured so far, or before them from the prefill (L rows at once, the same
@@ -70,19 +73,20 @@ def seconds_left(prefill_ms: float | None, on_ms: list[float], off_ms: list[floa
     t_step = float(np.median(on_ms))
     rows = [prompt_len + i for i in range(max_new_tokens)]  # rows − 1 of each no-cache decode step
     if len(off_ms) >= 3:
-        t_row = (sum(off_ms) - len(off_ms) * t_step) / max(sum(rows[:len(off_ms)]), 1)
+        t_row = (sum(off_ms) - len(off_ms) * t_step) / max(sum(rows[: len(off_ms)]), 1)
     elif prefill_ms is not None and prompt_len > 1:
         t_row = (prefill_ms - t_step) / (prompt_len - 1)
     else:
         return None
     t_row = max(t_row, 0.0)
     left_on = (max_new_tokens - len(on_ms)) * t_step
-    left_off = sum(t_step + r * t_row for r in rows[len(off_ms):])
+    left_off = sum(t_step + r * t_row for r in rows[len(off_ms) :])
     return (left_on + left_off) / 1e3
 
 
-def run_with_and_without_cache(model, tokenizer, prompt_ids: list[int], max_new_tokens: int, progress=None,
-                               finished=None) -> dict[bool, CacheRun]:
+def run_with_and_without_cache(
+    model, tokenizer, prompt_ids: list[int], max_new_tokens: int, progress=None, finished=None
+) -> dict[bool, CacheRun]:
     """Greedy generation of max_new_tokens twice, KV cache on and off. progress(fraction, seconds
     left or None) after each step; finished(run) as each of the two runs ends (its curve can be drawn)."""
     runs, prefill_ms, times = {}, None, {True: [], False: []}
@@ -96,11 +100,18 @@ def run_with_and_without_cache(model, tokenizer, prompt_ids: list[int], max_new_
             elif event.step is not None and kv:
                 prefill_ms = event.step.ms
             if progress:
-                progress((n * max_new_tokens + i + 1) / total,
-                         seconds_left(prefill_ms, times[True], times[False], len(prompt_ids), max_new_tokens))
+                progress(
+                    (n * max_new_tokens + i + 1) / total,
+                    seconds_left(prefill_ms, times[True], times[False], len(prompt_ids), max_new_tokens),
+                )
         decode = [s for s in engine.trace.steps if s.phase == "decode"]
-        runs[kv] = CacheRun(kv, engine.trace.requests[0].output_token_ids, [s.ms for s in decode],
-                            [s.flops_linear for s in decode], [s.flops_attention for s in decode])
+        runs[kv] = CacheRun(
+            kv,
+            engine.trace.requests[0].output_token_ids,
+            [s.ms for s in decode],
+            [s.flops_linear for s in decode],
+            [s.flops_attention for s in decode],
+        )
         if finished:
             finished(runs[kv])
     return runs
@@ -109,7 +120,7 @@ def run_with_and_without_cache(model, tokenizer, prompt_ids: list[int], max_new_
 def theory_sums(prompt_len: int, num_steps: int) -> tuple[list[int], list[int]]:
     """Cumulative Σ(L+t) and Σ(L+t)² for t = 1..N: the document's with/without-cache curves."""
     ctx = np.arange(prompt_len + 1, prompt_len + num_steps + 1, dtype=np.int64)
-    return list(np.cumsum(ctx)), list(np.cumsum(ctx ** 2))
+    return list(np.cumsum(ctx)), list(np.cumsum(ctx**2))
 
 
 @dataclass
@@ -138,14 +149,24 @@ def shape_table(c: ModelConfig, prompt_len: int, max_new_tokens: int, kv_cache: 
     for step in range(max_new_tokens):
         context = prompt_len + step
         T = context if (step == 0 or not kv_cache) else 1
-        rows.append(ShapeRow(
-            step=step, phase="prefill" if step == 0 else "decode", tokens_in=T, context=context,
-            embedding=[1, T, c.hidden_size], q=[1, c.num_heads, T, c.head_dim],
-            k=[1, c.num_kv_heads, context, c.head_dim], v=[1, c.num_kv_heads, context, c.head_dim],
-            scores=[1, c.num_heads, T, context], scores_per_head=[T, context],
-            kv_cache=[c.num_layers, 2, context, c.num_kv_heads, c.head_dim],
-            hidden_out=[1, T, c.hidden_size], last_position=[1, c.hidden_size], logits=[1, c.vocab_size],
-        ))
+        rows.append(
+            ShapeRow(
+                step=step,
+                phase="prefill" if step == 0 else "decode",
+                tokens_in=T,
+                context=context,
+                embedding=[1, T, c.hidden_size],
+                q=[1, c.num_heads, T, c.head_dim],
+                k=[1, c.num_kv_heads, context, c.head_dim],
+                v=[1, c.num_kv_heads, context, c.head_dim],
+                scores=[1, c.num_heads, T, context],
+                scores_per_head=[T, context],
+                kv_cache=[c.num_layers, 2, context, c.num_kv_heads, c.head_dim],
+                hidden_out=[1, T, c.hidden_size],
+                last_position=[1, c.hidden_size],
+                logits=[1, c.vocab_size],
+            )
+        )
     return rows
 
 

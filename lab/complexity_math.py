@@ -7,6 +7,7 @@ Totals over n decode steps with contexts C = L+1 .. L+n (lab/complexity.py's for
   without the cache  Σ (C lin + head + a C (C + 1) / 2)      = lin S1 + n head + a (S2 + S1) / 2
 where S1 = Σ C and S2 = Σ C².
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -15,11 +16,19 @@ import numpy as np
 
 from engine.config import ModelConfig
 from engine.costmodel import linear_flops_per_token, lm_head_flops
-from lab.complexity import (CacheRun, attention_flops_per_key, crossover_context, fit_exponent, step_flops_split,
-                            theory_sums)
+from lab.complexity import (
+    CacheRun,
+    attention_flops_per_key,
+    crossover_context,
+    fit_exponent,
+    step_flops_split,
+    theory_sums,
+)
 
-FILLER = ("The history of computing is a story of ideas meeting machines. Early calculators were mechanical, "
-          "then electrical relays and vacuum tubes made programmable computers possible. ")
+FILLER = (
+    "The history of computing is a story of ideas meeting machines. Early calculators were mechanical, "
+    "then electrical relays and vacuum tubes made programmable computers possible. "
+)
 MIN_FIT_STEPS = 4  # fewer decode steps than this give no slope worth showing
 
 
@@ -59,6 +68,7 @@ def exponent(values: list[float], steps: list[int]) -> float | None:
 @dataclass
 class Theory:
     """The document's curve for one measurement: Σ(L+t) or Σ(L+t)², scaled to meet it at the end."""
+
     label: str  # "sum1" or "sum2"
     values: list[float]
     slope: float | None  # its own log-log slope over the same fit points
@@ -120,8 +130,17 @@ class CrossoverRow:
 
 
 def crossover_rows(configs: dict[str, ModelConfig]) -> list[CrossoverRow]:
-    return [CrossoverRow(name, linear_flops_per_token(c), attention_flops_per_key(c), crossover_context(c, True),
-                         crossover_context(c, False), c.max_position) for name, c in configs.items()]
+    return [
+        CrossoverRow(
+            name,
+            linear_flops_per_token(c),
+            attention_flops_per_key(c),
+            crossover_context(c, True),
+            crossover_context(c, False),
+            c.max_position,
+        )
+        for name, c in configs.items()
+    ]
 
 
 def per_step_split(c: ModelConfig, contexts: np.ndarray) -> dict[bool, tuple[np.ndarray, np.ndarray]]:

@@ -1,6 +1,7 @@
 """How long the rest of a measured series should take, from the pace of what is already measured:
 each item has a work estimate (any unit), and the pace is the seconds per unit of the items done
 after the first (the first pays one-off costs: new shapes, allocator growth)."""
+
 from __future__ import annotations
 
 

@@ -8,6 +8,7 @@ set the roofline page uses: GEMM rate per dtype and read bandwidth, on the CPU o
 measured once and cached as JSON under ~/.cache/prefill-decode-lab/, keyed by the machine
 (CPU model, threads, torch version, device) so a different machine or torch never reuses it.
 """
+
 from __future__ import annotations
 
 import os
@@ -30,8 +31,10 @@ class Ceilings:
     threads: int
 
     def describe(self) -> str:
-        return (f"read bandwidth {self.read_gbs:.1f} GB/s (torch.sum over 1 GiB, {self.threads} threads); "
-                f"fp32 GEMM {self.gemm_gflops:.0f} GFLOP/s ({self.gemm_kernel}, 2048x2048)")
+        return (
+            f"read bandwidth {self.read_gbs:.1f} GB/s (torch.sum over 1 GiB, {self.threads} threads); "
+            f"fp32 GEMM {self.gemm_gflops:.0f} GFLOP/s ({self.gemm_kernel}, 2048x2048)"
+        )
 
 
 def _best_time(fn, repeats: int) -> float:
@@ -51,7 +54,7 @@ def measure_read_bandwidth(num_bytes: int = 1 << 30, repeats: int = 5) -> float:
 
 def measure_gemm(n: int = 2048, repeats: int = 3) -> tuple[float, str]:
     a, w = torch.randn(n, n), torch.randn(n, n)
-    flops = 2 * n ** 3
+    flops = 2 * n**3
     rates = {"torch.mm (MKL)": flops / _best_time(lambda: a @ w, repeats) / 1e9}
     packed = pack(w)
     if packed is not None:
@@ -62,8 +65,9 @@ def measure_gemm(n: int = 2048, repeats: int = 3) -> tuple[float, str]:
 
 def measure_ceilings() -> Ceilings:
     gflops, kernel = measure_gemm()
-    return Ceilings(read_gbs=measure_read_bandwidth(), gemm_gflops=gflops, gemm_kernel=kernel,
-                    threads=torch.get_num_threads())
+    return Ceilings(
+        read_gbs=measure_read_bandwidth(), gemm_gflops=gflops, gemm_kernel=kernel, threads=torch.get_num_threads()
+    )
 
 
 # --- the cached, per-dtype ceilings of one device ---------------------------------------------------
@@ -81,6 +85,7 @@ def cache_path() -> Path:
 @dataclass
 class DeviceCeilings:
     """Measured roofs of one device: GEMM FLOP/s per dtype (None: not supported there) and read bandwidth."""
+
     device: str
     device_name: str
     read_bytes_per_s: float
@@ -97,8 +102,10 @@ class DeviceCeilings:
         """The compute roof for `dtype`; a ValueError when it was not measurable here."""
         rate = self.gemm_flops_per_s.get(dtype)
         if not rate:
-            raise ValueError(f"No {dtype} matrix-multiply rate was measured on {self.device_name} "
-                             f"({self.device}); it is not supported there.")
+            raise ValueError(
+                f"No {dtype} matrix-multiply rate was measured on {self.device_name} "
+                f"({self.device}); it is not supported there."
+            )
         return rate
 
     def ridge_point(self, dtype: str) -> float:
@@ -155,13 +162,14 @@ def measure_device_gemm(device: str, dtype: str, n: int | None = None, repeats: 
         n = min(n, _affordable_size(device, torch_dtype))
         a = torch.randn(n, n, device=device).to(torch_dtype)
         w = torch.randn(n, n, device=device).to(torch_dtype)
-        flops = 2 * n ** 3
+        flops = 2 * n**3
         rates = {"torch.mm": flops / _best_device_time(lambda: a @ w, repeats, device)}
         if device == "cpu" and dtype == "float32":  # the engine's own fp32 CPU path
             packed = pack(w)
             if packed is not None:
-                rates["oneDNN packed linear"] = flops / _best_device_time(lambda: run_kernel("packed", a, packed, None),
-                                                                          repeats, device)
+                rates["oneDNN packed linear"] = flops / _best_device_time(
+                    lambda: run_kernel("packed", a, packed, None), repeats, device
+                )
     except (RuntimeError, TypeError) as e:  # e.g. a dtype this build has no GEMM kernel for
         return None, f"unsupported: {str(e).splitlines()[0][:80]}"
     kernel = max(rates, key=rates.get)
@@ -173,7 +181,7 @@ def _affordable_size(device: str, torch_dtype: torch.dtype, budget_s: float = 0.
     256x256 probe shows: a dtype without a fast kernel here (fp16 on most CPUs, ~1 GFLOP/s) is then
     measured in a fraction of a second instead of many."""
     probe = torch.randn(256, 256, device=device).to(torch_dtype)
-    rate = 2 * 256 ** 3 / _best_device_time(lambda: probe @ probe, 2, device)
+    rate = 2 * 256**3 / _best_device_time(lambda: probe @ probe, 2, device)
     return max(256, int((budget_s * rate / 2) ** (1 / 3)) // 128 * 128)
 
 
@@ -210,10 +218,18 @@ def measure_device_ceilings(device: str = "cpu", progress: ProgressFn | None = N
     progress("per-op overhead", 0.95)
     overhead = measure_op_overhead(device)
     progress("done", 1.0)
-    return DeviceCeilings(device=device, device_name=device_name(device), read_bytes_per_s=bandwidth,
-                          gemm_flops_per_s=rates, gemm_kernel="; ".join(kernels), threads=torch.get_num_threads(),
-                          torch_version=torch.__version__, key=machine_key(device), load_average=load,
-                          op_overhead_s=overhead)
+    return DeviceCeilings(
+        device=device,
+        device_name=device_name(device),
+        read_bytes_per_s=bandwidth,
+        gemm_flops_per_s=rates,
+        gemm_kernel="; ".join(kernels),
+        threads=torch.get_num_threads(),
+        torch_version=torch.__version__,
+        key=machine_key(device),
+        load_average=load,
+        op_overhead_s=overhead,
+    )
 
 
 def cached_ceilings(device: str = "cpu") -> DeviceCeilings | None:
@@ -225,8 +241,9 @@ def cached_ceilings(device: str = "cpu") -> DeviceCeilings | None:
         return None
 
 
-def machine_ceilings(device: str = "cpu", remeasure: bool = False,
-                     progress: ProgressFn | None = None) -> DeviceCeilings:
+def machine_ceilings(
+    device: str = "cpu", remeasure: bool = False, progress: ProgressFn | None = None
+) -> DeviceCeilings:
     """The cached ceilings of this machine's `device`, measuring (and caching) them when missing or asked."""
     if not remeasure:
         cached = cached_ceilings(device)

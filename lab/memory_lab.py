@@ -9,6 +9,7 @@ Formulas (all shown in the UI next to the numbers they produce):
   prefill activations     ~ batch x Lq x (4 hidden + q + 2 kv + 4 ffn) x bytes   (hidden states,
                             norm output, q/k/v, attention output, gate/up and their product)
 """
+
 from __future__ import annotations
 
 import time
@@ -26,8 +27,9 @@ from engine.sampler import SamplingParams
 GPU_SIZES_GB = (24, 40, 80, 141)
 
 
-def score_bytes(c: ModelConfig, q_len: int, k_len: int, dtype_bytes: int, batch: int = 1,
-                per_layer: bool = True) -> int:
+def score_bytes(
+    c: ModelConfig, q_len: int, k_len: int, dtype_bytes: int, batch: int = 1, per_layer: bool = True
+) -> int:
     return batch * (c.num_heads if per_layer else 1) * q_len * k_len * dtype_bytes
 
 
@@ -57,8 +59,15 @@ class FitReport:
         return self.overflow is None
 
 
-def predict_fit(c: ModelConfig, prompt_len: int, dtype_bytes: int, gpu_gb: float, fused: bool = False,
-                chunk: int | None = None, batch: int = 1) -> FitReport:
+def predict_fit(
+    c: ModelConfig,
+    prompt_len: int,
+    dtype_bytes: int,
+    gpu_gb: float,
+    fused: bool = False,
+    chunk: int | None = None,
+    batch: int = 1,
+) -> FitReport:
     """Peak memory of a prefill of prompt_len tokens, term by term, against a GPU of gpu_gb GB (1e9)."""
     if prompt_len <= 0 or gpu_gb <= 0 or (chunk is not None and chunk <= 0):
         raise ValueError("Prompt length, GPU size and chunk size must be positive.")
@@ -75,13 +84,15 @@ def predict_fit(c: ModelConfig, prompt_len: int, dtype_bytes: int, gpu_gb: float
         running += size
         if running > gpu and overflow is None:
             overflow = name
-    return FitReport(terms["weights"], terms["KV cache"], terms["attention scores"], terms["activations"],
-                     gpu, overflow)
+    return FitReport(
+        terms["weights"], terms["KV cache"], terms["attention scores"], terms["activations"], gpu, overflow
+    )
 
 
 @dataclass
 class PrefillMemory:
     """One measured prefill: its peak transient memory and what was alive at that moment."""
+
     prompt_len: int
     backend: str
     chunk: int | None
@@ -96,14 +107,14 @@ class PrefillMemory:
         return self.peak_bytes - self.scores_bytes
 
 
-def measure_prefill_memory(model, tokenizer, prompt_len: int, backend: str,
-                           chunk: int | None = None) -> PrefillMemory:
+def measure_prefill_memory(model, tokenizer, prompt_len: int, backend: str, chunk: int | None = None) -> PrefillMemory:
     """Run a prefill of prompt_len tokens (plus one decode step) and read the memory probe."""
     c = model.config
     if not 0 < prompt_len < model.config.max_position:
         raise ValueError(f"Prompt length must be in 1..{model.config.max_position - 1}.")
-    cfg = EngineConfig(attention=backend, chunked_prefill=chunk is not None,
-                       max_num_batched_tokens=chunk or max(prompt_len, 8192))
+    cfg = EngineConfig(
+        attention=backend, chunked_prefill=chunk is not None, max_num_batched_tokens=chunk or max(prompt_len, 8192)
+    )
     engine = Engine(model, tokenizer, cfg)
     ids = [(i * 7919) % (c.vocab_size - 1000) + 500 for i in range(prompt_len)]  # any valid tokens
     engine.add_request(ids, SamplingParams(max_new_tokens=2, ignore_eos=True))
@@ -113,9 +124,13 @@ def measure_prefill_memory(model, tokenizer, prompt_len: int, backend: str,
     elem = torch.empty((), dtype=model.dtype).element_size()
     biggest = max(s.seqs[0].num_tokens for s in prefill)
     return PrefillMemory(
-        prompt_len=prompt_len, backend=backend, chunk=chunk, peak_bytes=top.peak_bytes,
+        prompt_len=prompt_len,
+        backend=backend,
+        chunk=chunk,
+        peak_bytes=top.peak_bytes,
         scores_bytes=(top.peak_by_label or {}).get("attention scores", 0),
-        decode_peak_bytes=steps[-1].peak_bytes, kv_bytes=prefill[-1].kv_bytes,
+        decode_peak_bytes=steps[-1].peak_bytes,
+        kv_bytes=prefill[-1].kv_bytes,
         formula_scores=score_bytes(c, biggest, prompt_len, elem),
     )
 
@@ -137,17 +152,25 @@ def _tracker(track_tensors: bool):
 def load_hf_model(path: str):
     """transformers' own model on the same safetensors folder (float32, CPU, offline)."""
     from transformers import AutoModelForCausalLM
+
     model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32)
     model.eval()
     return model
 
 
-def naive_hf_loop(hf_model, tokenizer, prompts: list[str], max_new_tokens: int, track_tensors: bool = True,
-                  progress: Callable[[float], None] | None = None) -> list[LeakPoint]:
+def naive_hf_loop(
+    hf_model,
+    tokenizer,
+    prompts: list[str],
+    max_new_tokens: int,
+    track_tensors: bool = True,
+    progress: Callable[[float], None] | None = None,
+) -> list[LeakPoint]:
     """The bug of C16: one Hugging Face cache, created once and never released or reset, so every
     request appends to it; memory grows and each token attends to all earlier requests.
     track_tensors=False times the loop without the tracker's overhead (retained_bytes is then None)."""
     from transformers import DynamicCache
+
     points = []
     with _tracker(track_tensors) as tracker, torch.inference_mode():
         cache = DynamicCache()
@@ -166,8 +189,14 @@ def naive_hf_loop(hf_model, tokenizer, prompts: list[str], max_new_tokens: int, 
     return points
 
 
-def engine_loop(model, tokenizer, prompts: list[str], max_new_tokens: int, track_tensors: bool = True,
-                progress: Callable[[float], None] | None = None) -> list[LeakPoint]:
+def engine_loop(
+    model,
+    tokenizer,
+    prompts: list[str],
+    max_new_tokens: int,
+    track_tensors: bool = True,
+    progress: Callable[[float], None] | None = None,
+) -> list[LeakPoint]:
     """The same requests through the engine, which frees each sequence's blocks when it finishes."""
     engine = Engine(model, tokenizer, EngineConfig(probe_memory=False))
     points = []

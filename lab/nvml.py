@@ -1,5 +1,6 @@
 """GPU utilisation and power samples from NVML while a run goes on, when there is a CUDA device and
 the optional `pynvml` package; otherwise `nvml_status()` says why not and nothing is sampled."""
+
 from __future__ import annotations
 
 import threading
@@ -53,6 +54,7 @@ class NvmlSampler:
 
     def _run(self) -> None:
         import pynvml
+
         index = torch.device(self.device).index or 0
         handle = pynvml.nvmlDeviceGetHandleByIndex(index)
         start = time.perf_counter()

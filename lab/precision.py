@@ -11,6 +11,7 @@
 Both models read the same tokens in lockstep, chunk by chunk, so no (tokens x vocab) tensor is ever
 held whole (2,456 tokens x 49,152 logits would be 480 MB).
 """
+
 from __future__ import annotations
 
 import math
@@ -25,8 +26,14 @@ from engine.model import ForwardBatch, LlamaModel, Segment
 
 TEXT_PATH = Path(__file__).resolve().parent.parent / "assets" / "precision_text.txt"
 CHUNK = 32
-PROMPTS = ("The capital of France is", "def fibonacci(n):", "Water boils at", "The three primary colours are",
-           "今天天气很好，我们", "Once upon a time,")
+PROMPTS = (
+    "The capital of France is",
+    "def fibonacci(n):",
+    "Water boils at",
+    "The three primary colours are",
+    "今天天气很好，我们",
+    "Once upon a time,",
+)
 GREEDY_TOKENS = 24
 
 
@@ -34,8 +41,9 @@ def read_text() -> str:
     return TEXT_PATH.read_text(encoding="utf-8")
 
 
-def chunk_logits(model: LlamaModel, ids: list[int], kv_dtype: str = "auto",
-                 chunk: int = CHUNK) -> Iterator[torch.Tensor]:
+def chunk_logits(
+    model: LlamaModel, ids: list[int], kv_dtype: str = "auto", chunk: int = CHUNK
+) -> Iterator[torch.Tensor]:
     """fp32 logits (T, vocab) of every position, CHUNK positions at a time, through a KV cache
     stored as `kv_dtype` (a single sequence in consecutive slots)."""
     block = 16
@@ -43,11 +51,15 @@ def chunk_logits(model: LlamaModel, ids: list[int], kv_dtype: str = "auto",
     for start in range(0, len(ids), chunk):
         end = min(len(ids), start + chunk)
         n = end - start
-        batch = ForwardBatch(input_ids=torch.tensor(ids[start:end], device=model.device),
-                             positions=torch.arange(start, end, device=model.device),
-                             write_slots=torch.arange(start, end, device=model.device), write_start=start,
-                             segments=[Segment(0, n, end, 0, None)],
-                             logits_rows=torch.arange(n, device=model.device), max_position=end - 1)
+        batch = ForwardBatch(
+            input_ids=torch.tensor(ids[start:end], device=model.device),
+            positions=torch.arange(start, end, device=model.device),
+            write_slots=torch.arange(start, end, device=model.device),
+            write_start=start,
+            segments=[Segment(0, n, end, 0, None)],
+            logits_rows=torch.arange(n, device=model.device),
+            max_position=end - 1,
+        )
         yield model.forward(batch, kv, "sdpa")
 
 
@@ -85,8 +97,13 @@ class Agreement:
         return self.top1 / self.tokens
 
 
-def text_agreement(ref: LlamaModel, model: LlamaModel, ids: list[int], kv_dtype: str = "auto",
-                   progress: Callable[[float], None] | None = None) -> Agreement:
+def text_agreement(
+    ref: LlamaModel,
+    model: LlamaModel,
+    ids: list[int],
+    kv_dtype: str = "auto",
+    progress: Callable[[float], None] | None = None,
+) -> Agreement:
     """Perplexity of both, KL and top-1 over every position of `ids` that has a next token."""
     out = Agreement()
     pos = 0
@@ -94,7 +111,7 @@ def text_agreement(ref: LlamaModel, model: LlamaModel, ids: list[int], kv_dtype:
         n = ours.shape[0]
         keep = min(n, len(ids) - 1 - pos)  # the last position has no next token to score
         if keep > 0:
-            targets = torch.tensor(ids[pos + 1:pos + 1 + keep], device=ours.device)
+            targets = torch.tensor(ids[pos + 1 : pos + 1 + keep], device=ours.device)
             out.add(ours[:keep], theirs[:keep], targets)
         pos += n
         if progress is not None:
@@ -102,15 +119,20 @@ def text_agreement(ref: LlamaModel, model: LlamaModel, ids: list[int], kv_dtype:
     return out
 
 
-def greedy_agreement(ref_engine_generate: Callable[[list[int]], list[int]], ref: LlamaModel, model: LlamaModel,
-                     prompts: list[list[int]], kv_dtype: str = "auto") -> Agreement:
+def greedy_agreement(
+    ref_engine_generate: Callable[[list[int]], list[int]],
+    ref: LlamaModel,
+    model: LlamaModel,
+    prompts: list[list[int]],
+    kv_dtype: str = "auto",
+) -> Agreement:
     """float32's greedy continuation of each prompt, fed to both; top-1 and KL at the continuation's
     positions (teacher forcing: one early miss does not spoil the rest)."""
     out = Agreement()
     for prompt in prompts:
         ids = prompt + ref_engine_generate(prompt)
         first = len(prompt) - 1  # the position that predicts the first generated token
-        ours = torch.cat(list(chunk_logits(model, ids, kv_dtype)))[first:len(ids) - 1]
-        theirs = torch.cat(list(chunk_logits(ref, ids)))[first:len(ids) - 1]
+        ours = torch.cat(list(chunk_logits(model, ids, kv_dtype)))[first : len(ids) - 1]
+        theirs = torch.cat(list(chunk_logits(ref, ids)))[first : len(ids) - 1]
         out.add(ours, theirs, None)
     return out

@@ -9,6 +9,7 @@ Timings come from runs with the memory probe off (the engine's own token times);
 lab/precision.py. Loading a format re-reads the model and quantises it (int8 kernels are timed once
 per machine and cached), so a run loads each configuration's weights once and lets them go.
 """
+
 from __future__ import annotations
 
 import statistics
@@ -30,9 +31,14 @@ KV_CHOICES = ("auto", "bfloat16", "float16", "float8_e4m3fn", "int8")
 
 def parse_weights(choice: str) -> tuple[str, str]:
     """A page choice -> (activation dtype, weight format)."""
-    table = {"float32": ("float32", "native"), "bfloat16": ("bfloat16", "native"), "float16": ("float16", "native"),
-             "int8 + float32": ("float32", "int8"), "int8 + bfloat16": ("bfloat16", "int8"),
-             "w8a8": ("float32", "w8a8")}
+    table = {
+        "float32": ("float32", "native"),
+        "bfloat16": ("bfloat16", "native"),
+        "float16": ("float16", "native"),
+        "int8 + float32": ("float32", "int8"),
+        "int8 + bfloat16": ("bfloat16", "int8"),
+        "w8a8": ("float32", "w8a8"),
+    }
     if choice not in table:
         raise ValueError(f"Unknown weights {choice!r}; choose one of {', '.join(table)}.")
     return table[choice]
@@ -66,11 +72,13 @@ class FormatResult:
     sample: str = ""  # greedy continuation of PROMPTS[0]
 
 
-def decode_step_cost(model: ModelConfig, act_bytes: int, weight_elem_bytes: int, kv_token: int, context: int,
-                     batch: int) -> StepCost:
+def decode_step_cost(
+    model: ModelConfig, act_bytes: int, weight_elem_bytes: int, kv_token: int, context: int, batch: int
+) -> StepCost:
     """One decode step of `batch` sequences at this context, weights and KV as stored (engine/costmodel)."""
-    return step_cost(model, [SeqWork(1, context)] * batch, act_bytes, weight_dtype_bytes=weight_elem_bytes,
-                     kv_token_bytes=kv_token)
+    return step_cost(
+        model, [SeqWork(1, context)] * batch, act_bytes, weight_dtype_bytes=weight_elem_bytes, kv_token_bytes=kv_token
+    )
 
 
 def format_cost(model: ModelConfig, r: FormatResult, context: int, batch: int) -> StepCost:
@@ -96,8 +104,9 @@ class Capacity:
     sequences: int  # of `context` tokens each
 
 
-def capacity(model: ModelConfig, weight_bytes: float, budget_bytes: float, kv_token: int, context: int,
-             name: str) -> Capacity:
+def capacity(
+    model: ModelConfig, weight_bytes: float, budget_bytes: float, kv_token: int, context: int, name: str
+) -> Capacity:
     room = max(0.0, budget_bytes - weight_bytes)
     tokens = int(room // kv_token)
     return Capacity(name, kv_token, tokens, tokens // max(1, context))
@@ -106,6 +115,7 @@ def capacity(model: ModelConfig, weight_bytes: float, budget_bytes: float, kv_to
 def mha_twin(model: ModelConfig) -> ModelConfig:
     """The same model with one KV head per query head (multi-head attention): GQA's saving undone."""
     from dataclasses import replace
+
     return replace(model, num_kv_heads=model.num_heads)
 
 
@@ -145,6 +155,7 @@ def timed_request(model, tokenizer, ids: list[int], new_tokens: int, **config) -
 def _timing(bundle, kv_dtype: str, settings: RunSettings) -> tuple[float, float]:
     def once(ids: list[int], new: int) -> tuple[float, float]:
         return timed_request(bundle.model, bundle.tokenizer, ids, new, kv_dtype=kv_dtype)
+
     short = text_tokens(bundle.tokenizer, settings.prompt_len)
     long = text_tokens(bundle.tokenizer, settings.prefill_len)
     once(short, 2)  # warm-up: the first step of a fresh format pays for oneDNN primitives
@@ -153,22 +164,30 @@ def _timing(bundle, kv_dtype: str, settings: RunSettings) -> tuple[float, float]
     return statistics.median(prefills), statistics.median(tpots)
 
 
-def measure(settings: RunSettings, progress: Callable[[str, float], None] = lambda s, f: None,
-            stop: Callable[[], bool] = lambda: False, run: PrecisionRun | None = None,
-            reference=None) -> PrecisionRun:
+def measure(
+    settings: RunSettings,
+    progress: Callable[[str, float], None] = lambda s, f: None,
+    stop: Callable[[], bool] = lambda: False,
+    run: PrecisionRun | None = None,
+    reference=None,
+) -> PrecisionRun:
     """Load float32 (the reference; pass `reference`, a float32 bundle of the same model, to reuse
     one), then each configuration in turn: time it and score it. `run` fills as it goes."""
     run = run or PrecisionRun(settings)
     progress("Loading the float32 reference", 0.0)
     ref = reference or load_model(settings.spec, dtype="float32")
     run.model = ref.model.config
-    text_ids = ref.tokenizer(read_text()).input_ids[:settings.quality_tokens] if settings.quality_tokens else []
-    prompts = [ref.tokenizer(p).input_ids for p in PROMPTS[:settings.greedy_prompts]]
+    text_ids = ref.tokenizer(read_text()).input_ids[: settings.quality_tokens] if settings.quality_tokens else []
+    prompts = [ref.tokenizer(p).input_ids for p in PROMPTS[: settings.greedy_prompts]]
     ref_engine = Engine(ref.model, ref.tokenizer, EngineConfig(probe_memory=False))
 
     def ref_greedy(prompt: list[int]) -> list[int]:
-        return ref_engine.generate(prompt, SamplingParams(max_new_tokens=GREEDY_TOKENS, ignore_eos=True)) \
-            .requests[-1].output_token_ids
+        return (
+            ref_engine.generate(prompt, SamplingParams(max_new_tokens=GREEDY_TOKENS, ignore_eos=True))
+            .requests[-1]
+            .output_token_ids
+        )
+
     run.reference_sample = ref.tokenizer.decode(ref_greedy(prompts[0]) if prompts else [], skip_special_tokens=True)
     n = len(settings.configs)
     for i, config in enumerate(settings.configs):
@@ -176,8 +195,17 @@ def measure(settings: RunSettings, progress: Callable[[str, float], None] = lamb
             run.stopped = True
             break
         progress(f"{config.name}: loading", i / n)
-        run.results.append(_one(ref, config, settings, text_ids, prompts, ref_greedy,
-                                lambda stage, f: progress(f"{config.name}: {stage}", (i + f) / n)))
+        run.results.append(
+            _one(
+                ref,
+                config,
+                settings,
+                text_ids,
+                prompts,
+                ref_greedy,
+                lambda stage, f: progress(f"{config.name}: {stage}", (i + f) / n),
+            )
+        )
         ppl = run.results[-1].text
         if ppl is not None and ppl.tokens:
             run.reference_ppl = ppl.perplexity_ref
@@ -187,20 +215,34 @@ def measure(settings: RunSettings, progress: Callable[[str, float], None] = lamb
 
 def _one(ref, config: FormatConfig, settings: RunSettings, text_ids, prompts, ref_greedy, progress) -> FormatResult:
     dtype, weights = parse_weights(config.weights)
-    bundle = ref if config.is_reference or (dtype == "float32" and weights == "native") else \
-        load_model(settings.spec, dtype=dtype, weights=weights)
+    bundle = (
+        ref
+        if config.is_reference or (dtype == "float32" and weights == "native")
+        else load_model(settings.spec, dtype=dtype, weights=weights)
+    )
     m = bundle.model
     progress("timing", 0.1)
     prefill_ms, tpot_ms = _timing(bundle, config.kv_dtype, settings)
-    result = FormatResult(config, m.weight_bytes, m.weight_elem_bytes, m.dtype.itemsize,
-                          kv_token_bytes(m.config, config.kv_dtype, m.dtype), prefill_ms, tpot_ms)
+    result = FormatResult(
+        config,
+        m.weight_bytes,
+        m.weight_elem_bytes,
+        m.dtype.itemsize,
+        kv_token_bytes(m.config, config.kv_dtype, m.dtype),
+        prefill_ms,
+        tpot_ms,
+    )
     if text_ids:
         progress("perplexity", 0.4)
         result.text = text_agreement(ref.model, m, text_ids, config.kv_dtype)
     if prompts:
         progress("greedy agreement", 0.8)
         result.greedy = greedy_agreement(ref_greedy, ref.model, m, prompts, config.kv_dtype)
-        sample = Engine(m, bundle.tokenizer, EngineConfig(probe_memory=False, kv_dtype=config.kv_dtype)).generate(
-            prompts[0], SamplingParams(max_new_tokens=GREEDY_TOKENS, ignore_eos=True)).requests[-1].output_token_ids
+        sample = (
+            Engine(m, bundle.tokenizer, EngineConfig(probe_memory=False, kv_dtype=config.kv_dtype))
+            .generate(prompts[0], SamplingParams(max_new_tokens=GREEDY_TOKENS, ignore_eos=True))
+            .requests[-1]
+            .output_token_ids
+        )
         result.sample = bundle.tokenizer.decode(sample, skip_special_tokens=True)
     return result

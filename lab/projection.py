@@ -10,6 +10,7 @@ Formulas (shown on the roofline page next to the numbers), with e_c and e_b the 
 Prefill streams the weights once while its GEMMs run near the compute roof, so its time is the
 compute time plus one weight read; decode is a max because its reads and FLOPs overlap.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -30,24 +31,35 @@ class GpuSpec:
 
 
 # Datasheet numbers (dense, i.e. half the "with sparsity" figure NVIDIA prints first):
-GPU_PRESETS: dict[str, GpuSpec] = {g.name: g for g in [
-    # NVIDIA A100 Tensor Core GPU datasheet (2021): BF16/FP16 tensor 312 TFLOPS (624 with sparsity);
-    # A100 80GB SXM: 80 GB HBM2e at 2,039 GB/s.
-    GpuSpec("A100 80GB SXM", 312 * TERA, 2039 * GIGA, 80e9,
-            "NVIDIA A100 datasheet: 312 TFLOPS BF16, 2,039 GB/s, 80 GB"),
-    # NVIDIA H100 Tensor Core GPU datasheet: H100 SXM BF16/FP16 tensor 1,979 TFLOPS with sparsity
-    # (989 dense; 989.4 in the H100 whitepaper), 80 GB HBM3 at 3.35 TB/s.
-    GpuSpec("H100 SXM", 989 * TERA, 3350 * GIGA, 80e9,
-            "NVIDIA H100 datasheet: 989 TFLOPS BF16 dense, 3.35 TB/s, 80 GB"),
-    # NVIDIA H200 Tensor Core GPU datasheet: H200 SXM BF16/FP16 1,979 TFLOPS with sparsity (989 dense),
-    # 141 GB HBM3e at 4.8 TB/s.
-    GpuSpec("H200 SXM", 989 * TERA, 4800 * GIGA, 141e9,
-            "NVIDIA H200 datasheet: 989 TFLOPS BF16 dense, 4.8 TB/s, 141 GB"),
-    # NVIDIA Ada Lovelace architecture whitepaper, GeForce RTX 4090: peak FP16/BF16 tensor TFLOPS with
-    # FP32 accumulate 165.2 (330.4 with sparsity), 24 GB GDDR6X at 1,008 GB/s.
-    GpuSpec("RTX 4090", 165.2 * TERA, 1008 * GIGA, 24e9,
-            "NVIDIA Ada whitepaper: 165.2 TFLOPS FP16 (FP32 acc.), 1,008 GB/s, 24 GB"),
-]}
+GPU_PRESETS: dict[str, GpuSpec] = {
+    g.name: g
+    for g in [
+        # NVIDIA A100 Tensor Core GPU datasheet (2021): BF16/FP16 tensor 312 TFLOPS (624 with sparsity);
+        # A100 80GB SXM: 80 GB HBM2e at 2,039 GB/s.
+        GpuSpec(
+            "A100 80GB SXM", 312 * TERA, 2039 * GIGA, 80e9, "NVIDIA A100 datasheet: 312 TFLOPS BF16, 2,039 GB/s, 80 GB"
+        ),
+        # NVIDIA H100 Tensor Core GPU datasheet: H100 SXM BF16/FP16 tensor 1,979 TFLOPS with sparsity
+        # (989 dense; 989.4 in the H100 whitepaper), 80 GB HBM3 at 3.35 TB/s.
+        GpuSpec(
+            "H100 SXM", 989 * TERA, 3350 * GIGA, 80e9, "NVIDIA H100 datasheet: 989 TFLOPS BF16 dense, 3.35 TB/s, 80 GB"
+        ),
+        # NVIDIA H200 Tensor Core GPU datasheet: H200 SXM BF16/FP16 1,979 TFLOPS with sparsity (989 dense),
+        # 141 GB HBM3e at 4.8 TB/s.
+        GpuSpec(
+            "H200 SXM", 989 * TERA, 4800 * GIGA, 141e9, "NVIDIA H200 datasheet: 989 TFLOPS BF16 dense, 4.8 TB/s, 141 GB"
+        ),
+        # NVIDIA Ada Lovelace architecture whitepaper, GeForce RTX 4090: peak FP16/BF16 tensor TFLOPS with
+        # FP32 accumulate 165.2 (330.4 with sparsity), 24 GB GDDR6X at 1,008 GB/s.
+        GpuSpec(
+            "RTX 4090",
+            165.2 * TERA,
+            1008 * GIGA,
+            24e9,
+            "NVIDIA Ada whitepaper: 165.2 TFLOPS FP16 (FP32 acc.), 1,008 GB/s, 24 GB",
+        ),
+    ]
+}
 
 KV_DTYPE_BYTES = {"fp16": 2, "fp8": 1, "int8": 1}
 DEFAULT_EFFICIENCY = 0.7  # a round achievable fraction of datasheet peak; see README for how it compares
@@ -87,23 +99,42 @@ class TpotPrediction:
         return "memory" if self.memory_s >= self.compute_s else "compute"
 
 
-def predict_ttft(c: ModelConfig, prompt_len: int, peak_flops_per_s: float, bytes_per_s: float,
-                 dtype_bytes: int = 2, eff_compute: float = DEFAULT_EFFICIENCY,
-                 eff_bandwidth: float = DEFAULT_EFFICIENCY) -> TtftPrediction:
+def predict_ttft(
+    c: ModelConfig,
+    prompt_len: int,
+    peak_flops_per_s: float,
+    bytes_per_s: float,
+    dtype_bytes: int = 2,
+    eff_compute: float = DEFAULT_EFFICIENCY,
+    eff_bandwidth: float = DEFAULT_EFFICIENCY,
+) -> TtftPrediction:
     _check_efficiency(eff_compute, eff_bandwidth)
     cost = prefill_cost(c, prompt_len, dtype_bytes)
     weights = layer_weight_bytes(c, dtype_bytes)
-    return TtftPrediction(cost.flops / (eff_compute * peak_flops_per_s), weights / (eff_bandwidth * bytes_per_s),
-                          cost.flops, weights)
+    return TtftPrediction(
+        cost.flops / (eff_compute * peak_flops_per_s), weights / (eff_bandwidth * bytes_per_s), cost.flops, weights
+    )
 
 
-def predict_tpot(c: ModelConfig, batch: int, context_len: int, peak_flops_per_s: float, bytes_per_s: float,
-                 dtype_bytes: int = 2, kv_dtype_bytes: int | None = None, eff_compute: float = DEFAULT_EFFICIENCY,
-                 eff_bandwidth: float = DEFAULT_EFFICIENCY) -> TpotPrediction:
+def predict_tpot(
+    c: ModelConfig,
+    batch: int,
+    context_len: int,
+    peak_flops_per_s: float,
+    bytes_per_s: float,
+    dtype_bytes: int = 2,
+    kv_dtype_bytes: int | None = None,
+    eff_compute: float = DEFAULT_EFFICIENCY,
+    eff_bandwidth: float = DEFAULT_EFFICIENCY,
+) -> TpotPrediction:
     _check_efficiency(eff_compute, eff_bandwidth)
     cost = decode_cost(c, batch, context_len, dtype_bytes, kv_dtype_bytes)
-    return TpotPrediction(cost.bytes_moved / (eff_bandwidth * bytes_per_s),
-                          cost.flops / (eff_compute * peak_flops_per_s), cost.flops, cost.bytes_moved)
+    return TpotPrediction(
+        cost.bytes_moved / (eff_bandwidth * bytes_per_s),
+        cost.flops / (eff_compute * peak_flops_per_s),
+        cost.flops,
+        cost.bytes_moved,
+    )
 
 
 @dataclass
@@ -114,8 +145,14 @@ class KvCapacity:
     num_seqs: int  # concurrent sequences of the given context that fit (0: not even the weights fit)
 
 
-def kv_capacity(c: ModelConfig, memory_bytes: float, context_len: int, dtype_bytes: int = 2,
-                kv_dtype_bytes: int = 2, usable_fraction: float = 0.9) -> KvCapacity:
+def kv_capacity(
+    c: ModelConfig,
+    memory_bytes: float,
+    context_len: int,
+    dtype_bytes: int = 2,
+    kv_dtype_bytes: int = 2,
+    usable_fraction: float = 0.9,
+) -> KvCapacity:
     """How many sequences of `context_len` tokens fit in the KV cache beside the weights. The usable
     fraction leaves room for activations and the CUDA context (vLLM's gpu_memory_utilization, 0.9)."""
     if context_len < 1:

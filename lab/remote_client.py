@@ -11,6 +11,7 @@ usage on the chunk with the finish reason instead of a chunk with empty `choices
 only the role; `stream_options` ignored. Every failure becomes a `RemoteError` with a sentence a user
 can act on.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -48,8 +49,9 @@ class Endpoint:
             raise ValueError(f"The timeout must be in (0, 3600] seconds, got {self.timeout_s}.")
 
     def client(self) -> AsyncOpenAI:
-        return AsyncOpenAI(base_url=self.base_url, api_key=self.api_key or "unused", timeout=self.timeout_s,
-                           max_retries=0)
+        return AsyncOpenAI(
+            base_url=self.base_url, api_key=self.api_key or "unused", timeout=self.timeout_s, max_retries=0
+        )
 
     def __repr__(self) -> str:  # never show the key
         return f"Endpoint({self.base_url!r}, key={'set' if self.api_key else 'none'}, timeout_s={self.timeout_s})"
@@ -67,6 +69,7 @@ class RemoteRequest:
 @dataclass
 class RemoteResult:
     """One request as the client saw it: when it was sent, when each content chunk arrived."""
+
     request: RemoteRequest
     send: float  # perf_counter at send
     chunk_times: list[float] = field(default_factory=list)  # content chunks only
@@ -110,14 +113,20 @@ async def list_models(endpoint: Endpoint) -> list[str]:
             body = json.loads(raw.text)
             return [str(m["id"]) for m in body["data"]]
         except (ValueError, KeyError, TypeError) as exc:
-            raise RemoteError(f"{endpoint.base_url}/models is not an OpenAI-compatible model list: "
-                              f"{_short(exc, 120)}") from exc
+            raise RemoteError(
+                f"{endpoint.base_url}/models is not an OpenAI-compatible model list: {_short(exc, 120)}"
+            ) from exc
         except Exception as exc:  # noqa: BLE001 - every failure becomes one sentence
             raise RemoteError(explain(exc, endpoint)) from exc
 
 
-async def stream_one(endpoint: Endpoint, model: str, req: RemoteRequest, client: AsyncOpenAI | None = None,
-                     result: RemoteResult | None = None) -> RemoteResult:
+async def stream_one(
+    endpoint: Endpoint,
+    model: str,
+    req: RemoteRequest,
+    client: AsyncOpenAI | None = None,
+    result: RemoteResult | None = None,
+) -> RemoteResult:
     """Send one request and read its stream to the end; failures land in `result.error` (what
     arrived before them is kept). Pass a client to share its connections across a load run, and a
     result to watch it fill while it streams."""
@@ -140,8 +149,14 @@ async def stream_one(endpoint: Endpoint, model: str, req: RemoteRequest, client:
 
 async def _read(client: AsyncOpenAI, model: str, req: RemoteRequest, result: RemoteResult) -> None:
     extra = {"ignore_eos": True} if req.ignore_eos else None
-    common = dict(model=model, max_tokens=req.max_tokens, temperature=req.temperature, stream=True,
-                  stream_options={"include_usage": True}, extra_body=extra)
+    common = dict(
+        model=model,
+        max_tokens=req.max_tokens,
+        temperature=req.temperature,
+        stream=True,
+        stream_options={"include_usage": True},
+        extra_body=extra,
+    )
     result.send = time.perf_counter()
     if req.chat:
         stream = await client.chat.completions.create(messages=[{"role": "user", "content": req.prompt}], **common)
@@ -166,8 +181,10 @@ async def _read(client: AsyncOpenAI, model: str, req: RemoteRequest, result: Rem
             await stream.close()
             raise RemoteError(f"The reply passed {MAX_TEXT_CHARS:,} characters; the lab stopped reading it.")
     if result.finish_reason is None:  # every server ends with a finish reason, [DONE] or not
-        raise RemoteError(f"The stream from {client.base_url} was cut after {len(result.chunk_times)} chunks: "
-                          f"it ended without a finish reason.")
+        raise RemoteError(
+            f"The stream from {client.base_url} was cut after {len(result.chunk_times)} chunks: "
+            f"it ended without a finish reason."
+        )
 
 
 def explain(exc: BaseException, endpoint: Endpoint, chunks: int = 0) -> str:
@@ -176,15 +193,18 @@ def explain(exc: BaseException, endpoint: Endpoint, chunks: int = 0) -> str:
     if isinstance(exc, RemoteError):
         return str(exc)
     if isinstance(exc, (asyncio.TimeoutError, openai.APITimeoutError)):
-        return (f"{url} did not answer within {endpoint.timeout_s:g} s"
-                + (f" (it stalled after {chunks} chunks)." if chunks else "."))
+        return f"{url} did not answer within {endpoint.timeout_s:g} s" + (
+            f" (it stalled after {chunks} chunks)." if chunks else "."
+        )
     if isinstance(exc, openai.AuthenticationError):
         return f"{url} refused the request (401): check the API key."
     if isinstance(exc, openai.PermissionDeniedError):
         return f"{url} refused the request (403): this key may not use this model."
     if isinstance(exc, openai.NotFoundError):
-        return (f"{url} answered 404 Not Found: is this an OpenAI-compatible server, and is the model name "
-                f"right? ({_short(exc)})")
+        return (
+            f"{url} answered 404 Not Found: is this an OpenAI-compatible server, and is the model name "
+            f"right? ({_short(exc)})"
+        )
     if isinstance(exc, openai.APIStatusError):
         return f"{url} answered {exc.status_code}: {_short(exc)}"
     if isinstance(exc, openai.APIResponseValidationError) or isinstance(exc, ValueError):
@@ -206,11 +226,15 @@ def _tls_failure(exc: BaseException) -> str | None:
     while seen is not None:
         text = str(seen)
         if isinstance(seen, ssl.SSLCertVerificationError) or "CERTIFICATE_VERIFY_FAILED" in text:
-            return (f"The TLS certificate of {{url}} did not verify ({_short(seen, 160)}): a self-signed or "
-                    f"private CA certificate needs SSL_CERT_FILE pointing at that CA.")
+            return (
+                f"The TLS certificate of {{url}} did not verify ({_short(seen, 160)}): a self-signed or "
+                f"private CA certificate needs SSL_CERT_FILE pointing at that CA."
+            )
         if isinstance(seen, ssl.SSLError) or "WRONG_VERSION_NUMBER" in text or "SSL" in type(seen).__name__:
-            return (f"The TLS handshake with {{url}} failed ({_short(seen, 160)}): does the server speak plain "
-                    f"HTTP? Then write http:// instead of https://.")
+            return (
+                f"The TLS handshake with {{url}} failed ({_short(seen, 160)}): does the server speak plain "
+                f"HTTP? Then write http:// instead of https://."
+            )
         seen = seen.__cause__ or seen.__context__
     return None
 

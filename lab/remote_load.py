@@ -11,6 +11,7 @@ A sweep runs `constant` at several rates, to find where latency starts to climb.
 Every run stops at its request count, its time limit, or when `stop()` says so; stopping cancels
 every request still in flight (the server sees each connection close).
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -59,7 +60,7 @@ class LoadPlan:
     def send_times(self) -> list[float]:
         """Seconds after the start at which each request is sent (the rate modes and workloads)."""
         if self.mode == "workload":
-            return list(self.arrivals)[:self.max_requests]
+            return list(self.arrivals)[: self.max_requests]
         if self.mode == "constant":
             return [i / self.rate for i in range(self.max_requests)]
         rng, t, times = random.Random(self.seed), 0.0, []
@@ -85,8 +86,9 @@ class LoadRun:
     @property
     def seconds(self) -> float:
         """From the start to the end, or to the last request that ended when the run was cut short."""
-        end = self.end if self.end is not None else max((r.done or self.start for r in self.results),
-                                                        default=self.start)
+        end = (
+            self.end if self.end is not None else max((r.done or self.start for r in self.results), default=self.start)
+        )
         return max(0.0, end - self.start)
 
     @property
@@ -99,7 +101,9 @@ class LoadRun:
         metrics = [r.metrics for r in done]
         span = max(1e-9, (self.end or time.perf_counter()) - self.start)
         return {
-            "requests": len(self.results), "finished": len(done), "failed": len(self.results) - len(done),
+            "requests": len(self.results),
+            "finished": len(done),
+            "failed": len(self.results) - len(done),
             "ttft_ms": percentiles([m.ttft_ms for m in metrics]),
             "tpot_ms": percentiles([m.tpot_ms for m in metrics if m.tpot_ms is not None]),
             "itl_ms": percentiles([g for m in metrics for g in m.itl_ms]),
@@ -110,8 +114,14 @@ class LoadRun:
         }
 
 
-async def run_load(endpoint: Endpoint, model: str, plan: LoadPlan, stop: Callable[[], bool] | None = None,
-                   on_result: Callable[[RemoteResult], None] | None = None, run: LoadRun | None = None) -> LoadRun:
+async def run_load(
+    endpoint: Endpoint,
+    model: str,
+    plan: LoadPlan,
+    stop: Callable[[], bool] | None = None,
+    on_result: Callable[[RemoteResult], None] | None = None,
+    run: LoadRun | None = None,
+) -> LoadRun:
     """Send the plan's requests; `on_result` sees each one as it ends (progress), `stop` is polled.
     Pass `run` to watch it fill (a page keeps it, so an interrupted run keeps what it measured)."""
     run = run or LoadRun(plan, start=time.perf_counter())
@@ -157,6 +167,7 @@ async def _send(plan: LoadPlan, one) -> None:
             async def worker() -> None:
                 for i in queue:
                     await one(i)
+
             tasks = [asyncio.create_task(worker()) for _ in range(min(plan.concurrency, plan.max_requests))]
             await asyncio.gather(*tasks)
         else:
@@ -174,18 +185,32 @@ async def _send(plan: LoadPlan, one) -> None:
 def workload_plan(tokenizer, specs: list[RequestSpec], chat: bool = False, **kwargs) -> LoadPlan:
     """A serving-lab workload as remote requests: its prompts as text (another model's tokenizer
     counts them a little differently), its output lengths, its arrival times."""
-    requests = [RemoteRequest(tokenizer.decode(s.prompt_ids, skip_special_tokens=True), s.max_new_tokens, chat=chat,
-                              ignore_eos=True) for s in specs]
+    requests = [
+        RemoteRequest(
+            tokenizer.decode(s.prompt_ids, skip_special_tokens=True), s.max_new_tokens, chat=chat, ignore_eos=True
+        )
+        for s in specs
+    ]
     return LoadPlan("workload", requests, max_requests=len(specs), arrivals=[s.arrival_s for s in specs], **kwargs)
 
 
-async def sweep(endpoint: Endpoint, model: str, requests: list[RemoteRequest], rates: list[float],
-                per_rate: int, stop: Callable[[], bool] | None = None, **kwargs) -> list[LoadRun]:
+async def sweep(
+    endpoint: Endpoint,
+    model: str,
+    requests: list[RemoteRequest],
+    rates: list[float],
+    per_rate: int,
+    stop: Callable[[], bool] | None = None,
+    **kwargs,
+) -> list[LoadRun]:
     """`constant` load at each rate in turn (GuideLLM's sweep): throughput against offered rate."""
     runs = []
     for rate in rates:
-        runs.append(await run_load(endpoint, model, LoadPlan("constant", requests, max_requests=per_rate, rate=rate,
-                                                               **kwargs), stop))
+        runs.append(
+            await run_load(
+                endpoint, model, LoadPlan("constant", requests, max_requests=per_rate, rate=rate, **kwargs), stop
+            )
+        )
         if runs[-1].stopped:
             break
     return runs

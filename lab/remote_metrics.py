@@ -7,6 +7,7 @@ way Prometheus' histogram_quantile reads them). The names are vLLM's (our own se
 SGLang's and TGI's as their documentation gives them; a server without /metrics (`transformers
 serve`) is reported, not an error.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -39,16 +40,34 @@ class MetricNames:
 
 
 KINDS = {
-    "vllm": MetricNames("vllm:num_requests_running", "vllm:num_requests_waiting", "vllm:kv_cache_usage_perc",
-                        "vllm:time_to_first_token_seconds", "vllm:inter_token_latency_seconds",
-                        "vllm:e2e_request_latency_seconds", "vllm:request_queue_time_seconds",
-                        "vllm:request_prefill_time_seconds", "vllm:request_decode_time_seconds"),
-    "sglang": MetricNames("sglang:num_running_reqs", "sglang:num_queue_reqs", "sglang:token_usage",
-                          "sglang:time_to_first_token_seconds", "sglang:inter_token_latency_seconds",
-                          "sglang:e2e_request_latency_seconds"),
-    "tgi": MetricNames("tgi_batch_current_size", "tgi_queue_size", None, None,
-                       "tgi_request_mean_time_per_token_duration", "tgi_request_duration",
-                       "tgi_request_queue_duration"),
+    "vllm": MetricNames(
+        "vllm:num_requests_running",
+        "vllm:num_requests_waiting",
+        "vllm:kv_cache_usage_perc",
+        "vllm:time_to_first_token_seconds",
+        "vllm:inter_token_latency_seconds",
+        "vllm:e2e_request_latency_seconds",
+        "vllm:request_queue_time_seconds",
+        "vllm:request_prefill_time_seconds",
+        "vllm:request_decode_time_seconds",
+    ),
+    "sglang": MetricNames(
+        "sglang:num_running_reqs",
+        "sglang:num_queue_reqs",
+        "sglang:token_usage",
+        "sglang:time_to_first_token_seconds",
+        "sglang:inter_token_latency_seconds",
+        "sglang:e2e_request_latency_seconds",
+    ),
+    "tgi": MetricNames(
+        "tgi_batch_current_size",
+        "tgi_queue_size",
+        None,
+        None,
+        "tgi_request_mean_time_per_token_duration",
+        "tgi_request_duration",
+        "tgi_request_queue_duration",
+    ),
 }
 
 
@@ -62,8 +81,11 @@ class Histogram:
         if earlier is None:
             return self
         before = dict(earlier.buckets)
-        return Histogram([(le, c - before.get(le, 0.0)) for le, c in self.buckets], self.count - earlier.count,
-                         self.total - earlier.total)
+        return Histogram(
+            [(le, c - before.get(le, 0.0)) for le, c in self.buckets],
+            self.count - earlier.count,
+            self.total - earlier.total,
+        )
 
     def quantile(self, q: float) -> float | None:
         """Linear within the bucket that holds the q-th observation, as Prometheus does."""
@@ -156,6 +178,7 @@ async def server_request_view(endpoint: Endpoint, response_id: str | None) -> di
 @dataclass
 class MetricsWatch:
     """Readings of one run: before, every `interval_s` during, after; `note` says why there are none."""
+
     snapshots: list[Snapshot] = field(default_factory=list)
     note: str | None = None
 

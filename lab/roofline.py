@@ -7,6 +7,7 @@ bytes beside the measured wall time.
 A decode step of B sequences reads the weights once for all B, so its intensity grows ~B-fold and
 it climbs the bandwidth slope toward the compute roof; a prefill of L tokens starts far right.
 """
+
 from __future__ import annotations
 
 import statistics
@@ -23,6 +24,7 @@ MAX_BATCH = 64
 
 class _Rates:
     """Where a step (or a phase's median step) sits on the roofline; needs flops, bytes_moved, ms."""
+
     flops: float
     bytes_moved: float
     ms: float
@@ -53,8 +55,9 @@ class RooflinePoint(_Rates):
 
 def _engine(model, tokenizer, batch: int) -> Engine:
     # no memory probe: it runs Python on every op and would be timed with the step
-    return Engine(model, tokenizer, EngineConfig(probe_memory=False, max_num_seqs=max(batch, 1),
-                                                 max_num_batched_tokens=1 << 16))
+    return Engine(
+        model, tokenizer, EngineConfig(probe_memory=False, max_num_seqs=max(batch, 1), max_num_batched_tokens=1 << 16)
+    )
 
 
 def run_batch(model, tokenizer, prompt_ids: list[int], batch: int, decode_steps: int) -> list[RooflinePoint]:
@@ -80,13 +83,21 @@ def check_settings(prompt_len: int, batch_sizes: list[int], decode_steps: int, m
     if prompt_len < 1:
         raise ValueError("The prompt must have at least one token.")
     if prompt_len + decode_steps + 1 > max_model_len:
-        raise ValueError(f"{prompt_len} prompt tokens + {decode_steps + 1} generated exceed this model's context "
-                         f"of {max_model_len} tokens; shorten one of them.")
+        raise ValueError(
+            f"{prompt_len} prompt tokens + {decode_steps + 1} generated exceed this model's context "
+            f"of {max_model_len} tokens; shorten one of them."
+        )
 
 
-def run_roofline(model, tokenizer, prompt_ids: list[int], batch_sizes: list[int], decode_steps: int,
-                 progress: Callable[[int, int], None] | None = None,
-                 lock: threading.Lock | None = None) -> list[RooflinePoint]:
+def run_roofline(
+    model,
+    tokenizer,
+    prompt_ids: list[int],
+    batch_sizes: list[int],
+    decode_steps: int,
+    progress: Callable[[int, int], None] | None = None,
+    lock: threading.Lock | None = None,
+) -> list[RooflinePoint]:
     """Every step of a run per batch size, smallest first; progress(done, total) after each run."""
     check_settings(len(prompt_ids), batch_sizes, decode_steps, model.config.max_position)
     sizes = sorted(set(batch_sizes))
@@ -118,6 +129,14 @@ def summarise(points: list[RooflinePoint]) -> list[PhaseSummary]:
     order = {"prefill": 0, "mixed": 1, "decode": 2}
     rows = []
     for (phase, batch), ps in sorted(groups.items(), key=lambda kv: (order.get(kv[0][0], 3), kv[0][1])):
-        rows.append(PhaseSummary(phase, batch, len(ps), statistics.median(p.flops for p in ps),
-                                 statistics.median(p.bytes_moved for p in ps), statistics.median(p.ms for p in ps)))
+        rows.append(
+            PhaseSummary(
+                phase,
+                batch,
+                len(ps),
+                statistics.median(p.flops for p in ps),
+                statistics.median(p.bytes_moved for p in ps),
+                statistics.median(p.ms for p in ps),
+            )
+        )
     return rows

@@ -16,6 +16,7 @@ Rules (shown on the page next to the verdicts):
        longer output: TTFT stays within 20 % of its median and TPOT grows by at most 25 % (holds) /
        50 % (roughly).
 """
+
 from __future__ import annotations
 
 from lab.verdicts import FAILS, HOLDS, ROUGHLY, Verdict, slope, worst
@@ -27,8 +28,15 @@ def c4_verdict(prompt_lens: list[int], ttft_ms: list[float], prefill_ms: list[fl
     share = min(shares)
     i0, i1 = prompt_lens.index(min(prompt_lens)), prompt_lens.index(max(prompt_lens))
     growth = ttft_ms[i1] / ttft_ms[i0] if ttft_ms[i0] > 0 else 0.0
-    nums = dict(share=share, growth=growth, L0=prompt_lens[i0], L1=prompt_lens[i1], ttft0=ttft_ms[i0],
-                ttft1=ttft_ms[i1], slope=slope(prompt_lens, ttft_ms))
+    nums = dict(
+        share=share,
+        growth=growth,
+        L0=prompt_lens[i0],
+        L1=prompt_lens[i1],
+        ttft0=ttft_ms[i0],
+        ttft1=ttft_ms[i1],
+        slope=slope(prompt_lens, ttft_ms),
+    )
     if share >= 0.9 and growth >= 1.5:
         return Verdict("C4", HOLDS, "why_c4_holds", nums)
     if share >= 0.7 and growth > 1.1:
@@ -64,8 +72,14 @@ def c9_verdict(output_lens: list[int], decode_share: list[float]) -> Verdict:
     return Verdict("C9", FAILS, "why_c9_fails", nums)
 
 
-def c18_verdict(prompt_lens: list[int], ttft_by_L: list[float], tpot_by_L: list[float],
-                output_lens: list[int], ttft_by_N: list[float], tpot_by_N: list[float]) -> Verdict:
+def c18_verdict(
+    prompt_lens: list[int],
+    ttft_by_L: list[float],
+    tpot_by_L: list[float],
+    output_lens: list[int],
+    ttft_by_N: list[float],
+    tpot_by_N: list[float],
+) -> Verdict:
     """Medians per prompt length (prompt sweep) and per output length (output sweep)."""
     i0, i1 = prompt_lens.index(min(prompt_lens)), prompt_lens.index(max(prompt_lens))
     j0, j1 = output_lens.index(min(output_lens)), output_lens.index(max(output_lens))
@@ -74,13 +88,36 @@ def c18_verdict(prompt_lens: list[int], ttft_by_L: list[float], tpot_by_L: list[
     mid = sorted(ttft_by_N)[len(ttft_by_N) // 2]
     ttft_wobble = (max(ttft_by_N) - min(ttft_by_N)) / mid
     tpot_change_N = tpot_by_N[j1] / tpot_by_N[j0] - 1
-    nums = dict(L0=prompt_lens[i0], L1=prompt_lens[i1], ttft_growth=ttft_growth, tpot_L=100 * tpot_change_L,
-                N0=output_lens[j0], N1=output_lens[j1], ttft_N=100 * ttft_wobble, tpot_N=100 * tpot_change_N,
-                tpot0=tpot_by_L[i0], tpot1=tpot_by_L[i1])
-    prompt_part = (FAILS if ttft_growth < 1.5 else
-                   HOLDS if abs(tpot_change_L) <= 0.10 else ROUGHLY if abs(tpot_change_L) <= 0.50 else FAILS)
-    output_part = (FAILS if ttft_wobble > 0.20 else
-                   HOLDS if -0.10 <= tpot_change_N <= 0.25 else ROUGHLY if abs(tpot_change_N) <= 0.50 else FAILS)
+    nums = dict(
+        L0=prompt_lens[i0],
+        L1=prompt_lens[i1],
+        ttft_growth=ttft_growth,
+        tpot_L=100 * tpot_change_L,
+        N0=output_lens[j0],
+        N1=output_lens[j1],
+        ttft_N=100 * ttft_wobble,
+        tpot_N=100 * tpot_change_N,
+        tpot0=tpot_by_L[i0],
+        tpot1=tpot_by_L[i1],
+    )
+    prompt_part = (
+        FAILS
+        if ttft_growth < 1.5
+        else HOLDS
+        if abs(tpot_change_L) <= 0.10
+        else ROUGHLY
+        if abs(tpot_change_L) <= 0.50
+        else FAILS
+    )
+    output_part = (
+        FAILS
+        if ttft_wobble > 0.20
+        else HOLDS
+        if -0.10 <= tpot_change_N <= 0.25
+        else ROUGHLY
+        if abs(tpot_change_N) <= 0.50
+        else FAILS
+    )
     verdict = worst(prompt_part, output_part)
     if verdict == HOLDS:
         return Verdict("C18", HOLDS, "why_c18_holds", nums)

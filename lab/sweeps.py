@@ -9,6 +9,7 @@ TPOT = (E2E - TTFT) / (N - 1), ITL = gaps between tokens.
 Repeats go round the whole sweep (repeat 1 of every point, then repeat 2, ...) so a slow spell of
 the machine spreads over all points instead of bending one end of a curve.
 """
+
 from __future__ import annotations
 
 import time
@@ -45,8 +46,10 @@ class SweepSettings:
             raise ValueError("Output lengths must be at least 2 tokens: TPOT needs a second token.")
         longest = max(max(self.prompt_lens) + self.prompt_new_tokens, self.output_prompt_len + max(self.output_lens))
         if longest > max_position:
-            raise ValueError(f"The longest request needs {longest} tokens of context; this model holds "
-                             f"{max_position}. Use shorter lengths.")
+            raise ValueError(
+                f"The longest request needs {longest} tokens of context; this model holds "
+                f"{max_position}. Use shorter lengths."
+            )
 
     @property
     def num_runs(self) -> int:
@@ -56,6 +59,7 @@ class SweepSettings:
 @dataclass
 class SweepPoint:
     """One measured request."""
+
     prompt_len: int
     max_new_tokens: int
     repeat: int
@@ -91,7 +95,9 @@ class SweepResult:
     def noisy_points(self, ratio: float = 2.0) -> int:
         """Points whose slowest repeat took more than `ratio` x the fastest (TTFT or TPOT): a busy
         machine, not the model; the page then says the timing verdicts may reflect load."""
-        spreads = [s for a in ("ttft_ms", "tpot_ms") for s in (*self.by_prompt(a).values(), *self.by_output(a).values())]
+        spreads = [
+            s for a in ("ttft_ms", "tpot_ms") for s in (*self.by_prompt(a).values(), *self.by_output(a).values())
+        ]
         return sum(s.hi > ratio * s.lo for s in spreads if s.lo > 0)
 
     def decode_step_spread(self, bins: int = 12) -> dict[int, Spread]:
@@ -129,8 +135,9 @@ def measure_request(model, tokenizer, prompt_len: int, max_new_tokens: int, repe
     steps = engine.trace.steps
     prefill_ms = sum(s.ms for s in steps if s.phase == "prefill")
     decode = [(s.seqs[0].context_len, s.ms) for s in steps if s.phase == "decode"]
-    return SweepPoint(prompt_len, max_new_tokens, repeat, m.ttft_ms, m.tpot_ms or 0.0, m.e2e_ms, prefill_ms,
-                      m.itl_ms, decode)
+    return SweepPoint(
+        prompt_len, max_new_tokens, repeat, m.ttft_ms, m.tpot_ms or 0.0, m.e2e_ms, prefill_ms, m.itl_ms, decode
+    )
 
 
 PREFILL_TOKENS_PER_DECODE_STEP = 20  # about what a prompt token costs beside a decode step, on CPU
@@ -138,9 +145,12 @@ PREFILL_TOKENS_PER_DECODE_STEP = 20  # about what a prompt token costs beside a 
 
 def sweep_plan(settings: SweepSettings) -> list[tuple[int, str, int, int]]:
     """The requests in the order they run: (repeat, "prompt" or "output", prompt length, new tokens)."""
-    return [item for r in range(settings.repeats) for item in
-            [(r, "prompt", L, settings.prompt_new_tokens) for L in settings.prompt_lens]
-            + [(r, "output", settings.output_prompt_len, N) for N in settings.output_lens]]
+    return [
+        item
+        for r in range(settings.repeats)
+        for item in [(r, "prompt", L, settings.prompt_new_tokens) for L in settings.prompt_lens]
+        + [(r, "output", settings.output_prompt_len, N) for N in settings.output_lens]
+    ]
 
 
 def seconds_left(plan: list[tuple[int, str, int, int]], done: int, since_first_s: float) -> float | None:
@@ -150,9 +160,15 @@ def seconds_left(plan: list[tuple[int, str, int, int]], done: int, since_first_s
     return eta.seconds_left([n + L / PREFILL_TOKENS_PER_DECODE_STEP for _, _, L, n in plan], done, since_first_s)
 
 
-def run_sweep(model, tokenizer, settings: SweepSettings, name: str = "model",
-              progress: Callable[[int, int, str], None] | None = None,
-              should_stop: Callable[[], bool] | None = None, result: SweepResult | None = None) -> SweepResult:
+def run_sweep(
+    model,
+    tokenizer,
+    settings: SweepSettings,
+    name: str = "model",
+    progress: Callable[[int, int, str], None] | None = None,
+    should_stop: Callable[[], bool] | None = None,
+    result: SweepResult | None = None,
+) -> SweepResult:
     """Both sweeps, repeated; progress(done, total, what) after each request (done = 0: warming up).
     should_stop() ends the sweep early: the result keeps what was measured, complete=False. Points go
     into `result` as they are measured (the page keeps it, so an interrupted run leaves them behind)."""

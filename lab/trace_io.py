@@ -8,6 +8,7 @@ for readers of the JSON (a step's phase, a request's metrics) are ignored on the
     text = dump_trace(trace)         # {"format": "pdlab-engine-trace", "version": 1, ...}
     trace = load_trace(text)         # the same Trace, or ValueError
 """
+
 from __future__ import annotations
 
 import json
@@ -45,8 +46,7 @@ class Fields:
         return self.data[name]
 
     def _bad(self, name: str, want: str) -> ValueError:
-        return ValueError(f"Not a valid trace: {self.path(name)} should be {want}, "
-                          f"got {_kind(self.data[name])}.")
+        return ValueError(f"Not a valid trace: {self.path(name)} should be {want}, got {_kind(self.data[name])}.")
 
     def int(self, name: str, lo: int = 0, hi: int = MAX_INT, optional: bool = False) -> int | None:
         v = self._get(name, optional)
@@ -64,8 +64,9 @@ class Fields:
             raise self._bad(name, f"a finite number from {lo:g} to {hi:g}")
         return float(v)
 
-    def str(self, name: str, max_len: int = 1 << 20, optional: bool = False,
-            choices: tuple[str, ...] | None = None) -> str | None:
+    def str(
+        self, name: str, max_len: int = 1 << 20, optional: bool = False, choices: tuple[str, ...] | None = None
+    ) -> str | None:
         v = self._get(name, optional)
         if v is None and optional:
             return None
@@ -118,8 +119,10 @@ def _kind(v: Any) -> str:
 def parse_json(text: str | bytes, max_bytes: int = MAX_TEXT_BYTES) -> Any:
     """JSON text (or UTF-8 bytes) to Python, refusing what no trace holds: huge files, NaN."""
     if len(text) > max_bytes:
-        raise ValueError(f"Not a valid trace: the file is {len(text) / 2**20:.1f} MiB; a trace is at most "
-                         f"{max_bytes / 2**20:.0f} MiB.")
+        raise ValueError(
+            f"Not a valid trace: the file is {len(text) / 2**20:.1f} MiB; a trace is at most "
+            f"{max_bytes / 2**20:.0f} MiB."
+        )
     if isinstance(text, bytes):
         try:
             text = text.decode("utf-8")
@@ -132,8 +135,9 @@ def parse_json(text: str | bytes, max_bytes: int = MAX_TEXT_BYTES) -> Any:
     try:
         return json.loads(text, parse_constant=no_constants)
     except json.JSONDecodeError as e:
-        raise ValueError(f"Not a valid trace: the file is not JSON ({e.msg} at line {e.lineno}, "
-                         f"column {e.colno}).") from None
+        raise ValueError(
+            f"Not a valid trace: the file is not JSON ({e.msg} at line {e.lineno}, column {e.colno})."
+        ) from None
     except RecursionError:
         raise ValueError("Not a valid trace: the JSON is nested too deeply.") from None
 
@@ -141,8 +145,10 @@ def parse_json(text: str | bytes, max_bytes: int = MAX_TEXT_BYTES) -> Any:
 def check_header(doc: Any, fmt: str, version: int) -> Fields:
     f = Fields(doc)
     if doc.get("format") != fmt:
-        raise ValueError(f"Not a valid trace: expected a file with \"format\": \"{fmt}\" (saved by the lab's "
-                         f"Download trace button), got {_kind(doc.get('format'))}.")
+        raise ValueError(
+            f'Not a valid trace: expected a file with "format": "{fmt}" (saved by the lab\'s '
+            f"Download trace button), got {_kind(doc.get('format'))}."
+        )
     found = doc.get("version")
     if isinstance(found, bool) or found != version:  # true == 1 in Python: a flag is not a version
         raise ValueError(f"Unsupported trace version {found!r}: this app reads version {version} of {fmt}.")
@@ -151,15 +157,20 @@ def check_header(doc: Any, fmt: str, version: int) -> Fields:
 
 # --- records ------------------------------------------------------------------------------------
 def shapes_from_dict(f: Fields) -> LayerShapes:
-    return LayerShapes(**{name: f.ints(name, max_len=8) for name in
-                          ("input", "q", "k", "v", "scores", "kv_cache")})
+    return LayerShapes(**{name: f.ints(name, max_len=8) for name in ("input", "q", "k", "v", "scores", "kv_cache")})
 
 
 def seq_step_from_dict(f: Fields) -> SeqStep:
-    return SeqStep(seq_id=f.int("seq_id"), phase=f.str("phase", choices=PHASES), num_tokens=f.int("num_tokens"),
-                   context_len=f.int("context_len"), recompute=f.bool("recompute"),
-                   shapes=shapes_from_dict(f.obj("shapes")), token_id=f.int("token_id", optional=True),
-                   token_text=f.str("token_text", optional=True))
+    return SeqStep(
+        seq_id=f.int("seq_id"),
+        phase=f.str("phase", choices=PHASES),
+        num_tokens=f.int("num_tokens"),
+        context_len=f.int("context_len"),
+        recompute=f.bool("recompute"),
+        shapes=shapes_from_dict(f.obj("shapes")),
+        token_id=f.int("token_id", optional=True),
+        token_text=f.str("token_text", optional=True),
+    )
 
 
 def _int_keys(f: Fields | None, name: str) -> dict[int, list[int]]:
@@ -179,16 +190,27 @@ def step_from_dict(f: Fields) -> StepRecord:
     labels = f.obj("peak_by_label", optional=True)
     peak_by_label = None if labels is None else {k: labels.int(k) for k in labels.data}
     return StepRecord(
-        step=f.int("step"), start=f.float("start"), ms=f.float("ms", lo=0.0), seqs=seqs,
-        kv_tokens=f.int("kv_tokens"), kv_bytes=f.int("kv_bytes"), kv_blocks=f.int("kv_blocks"),
-        kv_reserved_bytes=f.int("kv_reserved_bytes"), kv_wasted_slots=f.int("kv_wasted_slots"),
-        kv_free_blocks=f.int("kv_free_blocks"), flops=f.float("flops", lo=0.0),
-        flops_linear=f.float("flops_linear", lo=0.0), flops_attention=f.float("flops_attention", lo=0.0),
-        bytes_moved=f.float("bytes_moved", lo=0.0), peak_bytes=f.int("peak_bytes", optional=True),
-        peak_by_label=peak_by_label, block_tables=_int_keys(f.obj("block_tables", optional=True), "block_tables"),
+        step=f.int("step"),
+        start=f.float("start"),
+        ms=f.float("ms", lo=0.0),
+        seqs=seqs,
+        kv_tokens=f.int("kv_tokens"),
+        kv_bytes=f.int("kv_bytes"),
+        kv_blocks=f.int("kv_blocks"),
+        kv_reserved_bytes=f.int("kv_reserved_bytes"),
+        kv_wasted_slots=f.int("kv_wasted_slots"),
+        kv_free_blocks=f.int("kv_free_blocks"),
+        flops=f.float("flops", lo=0.0),
+        flops_linear=f.float("flops_linear", lo=0.0),
+        flops_attention=f.float("flops_attention", lo=0.0),
+        bytes_moved=f.float("bytes_moved", lo=0.0),
+        peak_bytes=f.int("peak_bytes", optional=True),
+        peak_by_label=peak_by_label,
+        block_tables=_int_keys(f.obj("block_tables", optional=True), "block_tables"),
         cached_free_blocks=f.ints("cached_free_blocks") if "cached_free_blocks" in f.data else [],
         prefix_hit_tokens=f.int("prefix_hit_tokens") if "prefix_hit_tokens" in f.data else 0,
-        num_waiting=f.int("num_waiting") if "num_waiting" in f.data else 0)
+        num_waiting=f.int("num_waiting") if "num_waiting" in f.data else 0,
+    )
 
 
 def step_to_dict(step: StepRecord) -> dict:
@@ -197,9 +219,15 @@ def step_to_dict(step: StepRecord) -> dict:
 
 
 def token_from_dict(f: Fields) -> TokenEvent:
-    return TokenEvent(seq_id=f.int("seq_id"), index=f.int("index"), token_id=f.int("token_id"),
-                      text=f.str("text"), phase=f.str("phase", choices=PHASES), step=f.int("step"),
-                      time=f.float("time"))
+    return TokenEvent(
+        seq_id=f.int("seq_id"),
+        index=f.int("index"),
+        token_id=f.int("token_id"),
+        text=f.str("text"),
+        phase=f.str("phase", choices=PHASES),
+        step=f.int("step"),
+        time=f.float("time"),
+    )
 
 
 def token_to_dict(token: TokenEvent) -> dict:
@@ -207,11 +235,16 @@ def token_to_dict(token: TokenEvent) -> dict:
 
 
 def request_from_dict(f: Fields) -> RequestRecord:
-    return RequestRecord(seq_id=f.int("seq_id"), prompt_token_ids=f.ints("prompt_token_ids"),
-                         output_token_ids=f.ints("output_token_ids"), text=f.str("text", max_len=MAX_TEXT_BYTES),
-                         arrival=f.float("arrival"), token_times=f.floats("token_times"),
-                         finish_reason=f.str("finish_reason", max_len=64, optional=True),
-                         num_preemptions=f.int("num_preemptions") if "num_preemptions" in f.data else 0)
+    return RequestRecord(
+        seq_id=f.int("seq_id"),
+        prompt_token_ids=f.ints("prompt_token_ids"),
+        output_token_ids=f.ints("output_token_ids"),
+        text=f.str("text", max_len=MAX_TEXT_BYTES),
+        arrival=f.float("arrival"),
+        token_times=f.floats("token_times"),
+        finish_reason=f.str("finish_reason", max_len=64, optional=True),
+        num_preemptions=f.int("num_preemptions") if "num_preemptions" in f.data else 0,
+    )
 
 
 def records(f: Fields, name: str, parse) -> list:
@@ -231,9 +264,13 @@ def dump_trace(trace: Trace) -> str:
 def trace_from_dict(doc: Any) -> Trace:
     f = check_header(doc, ENGINE_FORMAT, ENGINE_VERSION)
     settings = f.obj("settings")
-    return Trace(model=f.str("model", max_len=4096), settings=dict(settings.data),
-                 requests=records(f, "requests", request_from_dict), steps=records(f, "steps", step_from_dict),
-                 tokens=records(f, "tokens", token_from_dict))
+    return Trace(
+        model=f.str("model", max_len=4096),
+        settings=dict(settings.data),
+        requests=records(f, "requests", request_from_dict),
+        steps=records(f, "steps", step_from_dict),
+        tokens=records(f, "tokens", token_from_dict),
+    )
 
 
 def load_trace(text: str | bytes) -> Trace:

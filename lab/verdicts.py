@@ -5,6 +5,7 @@ The rules that produce verdicts are pure functions of measured numbers (lab/swee
 lab/claims.py), so each can be tested on real data and on a hand-made counter-example.
 The explanation is a key into lab/verdict_texts.py (English and Chinese), filled in with `numbers`.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -58,6 +59,7 @@ def worst(*verdicts: str) -> str:
 @dataclass
 class Spread:
     """Median and spread of repeated measurements."""
+
     median: float
     lo: float  # min
     hi: float  # max
@@ -70,8 +72,14 @@ class Spread:
         if not values:
             raise ValueError("No measurements to summarise.")
         a = np.asarray(values, dtype=float)
-        return cls(float(np.median(a)), float(a.min()), float(a.max()), float(np.percentile(a, 25)),
-                   float(np.percentile(a, 75)), len(a))
+        return cls(
+            float(np.median(a)),
+            float(a.min()),
+            float(a.max()),
+            float(np.percentile(a, 25)),
+            float(np.percentile(a, 75)),
+            len(a),
+        )
 
 
 def slope(x: list[float], y: list[float]) -> float:

@@ -8,6 +8,7 @@ Presets:
   random-mix     prompt and output lengths drawn uniformly, Poisson arrivals
 Prompts are real English text cut to the requested token length.
 """
+
 from __future__ import annotations
 
 import random
@@ -27,8 +28,16 @@ CORPUS = (
     "of the modern age, and wondered how much weight a single beam could carry before it bent. "
     "Markets opened at dawn; bakers sold bread still warm, and the smell of coffee drifted across the square. "
 )
-QUESTIONS = ["What is a transformer?", "Explain the KV cache.", "Why is decoding slow?", "Name three rivers.",
-             "Write a haiku about rain.", "What is 17 times 23?", "Summarise the story.", "Translate 'hello'."]
+QUESTIONS = [
+    "What is a transformer?",
+    "Explain the KV cache.",
+    "Why is decoding slow?",
+    "Name three rivers.",
+    "Write a haiku about rain.",
+    "What is 17 times 23?",
+    "Summarise the story.",
+    "Translate 'hello'.",
+]
 PRESET_NAMES = ("head-of-line", "shared-prefix", "random-mix")
 
 
@@ -43,34 +52,53 @@ class RequestSpec:
 def text_tokens(tokenizer, num_tokens: int, offset: int = 0) -> list[int]:
     """Real text of exactly num_tokens tokens (the corpus repeated, starting offset tokens in)."""
     ids = tokenizer(CORPUS * (2 + (num_tokens + offset) // 60)).input_ids
-    return ids[offset:offset + num_tokens]
+    return ids[offset : offset + num_tokens]
 
 
-def head_of_line(tokenizer, num_streams: int = 8, long_prompt: int = 2048, stream_output: int = 96,
-                 long_arrival_s: float = 0.4) -> list[RequestSpec]:
-    chats = [RequestSpec(0.0, text_tokens(tokenizer, 32 + 4 * i, offset=i), stream_output, f"chat {i + 1}")
-             for i in range(num_streams)]
+def head_of_line(
+    tokenizer, num_streams: int = 8, long_prompt: int = 2048, stream_output: int = 96, long_arrival_s: float = 0.4
+) -> list[RequestSpec]:
+    chats = [
+        RequestSpec(0.0, text_tokens(tokenizer, 32 + 4 * i, offset=i), stream_output, f"chat {i + 1}")
+        for i in range(num_streams)
+    ]
     return chats + [RequestSpec(long_arrival_s, text_tokens(tokenizer, long_prompt), 16, "long prompt")]
 
 
-def shared_prefix(tokenizer, num_requests: int = 8, system_tokens: int = 256, output: int = 32,
-                  gap_s: float = 0.15) -> list[RequestSpec]:
+def shared_prefix(
+    tokenizer, num_requests: int = 8, system_tokens: int = 256, output: int = 32, gap_s: float = 0.15
+) -> list[RequestSpec]:
     system = text_tokens(tokenizer, system_tokens)
-    return [RequestSpec(i * gap_s, system + tokenizer(" " + QUESTIONS[i % len(QUESTIONS)]).input_ids, output,
-                        f"user {i + 1}") for i in range(num_requests)]
+    return [
+        RequestSpec(
+            i * gap_s, system + tokenizer(" " + QUESTIONS[i % len(QUESTIONS)]).input_ids, output, f"user {i + 1}"
+        )
+        for i in range(num_requests)
+    ]
 
 
-def random_mix(tokenizer, num_requests: int = 32, prompt_range: tuple[int, int] = (32, 512),
-               output_range: tuple[int, int] = (16, 128), rate_per_s: float | None = None,
-               seed: int = 0) -> list[RequestSpec]:
+def random_mix(
+    tokenizer,
+    num_requests: int = 32,
+    prompt_range: tuple[int, int] = (32, 512),
+    output_range: tuple[int, int] = (16, 128),
+    rate_per_s: float | None = None,
+    seed: int = 0,
+) -> list[RequestSpec]:
     """rate_per_s None: everything arrives at once (a throughput test)."""
     rng = random.Random(seed)
     t, specs = 0.0, []
     for i in range(num_requests):
         if rate_per_s:
             t += rng.expovariate(rate_per_s)
-        specs.append(RequestSpec(t, text_tokens(tokenizer, rng.randint(*prompt_range), offset=rng.randint(0, 50)),
-                                 rng.randint(*output_range), f"req {i + 1}"))
+        specs.append(
+            RequestSpec(
+                t,
+                text_tokens(tokenizer, rng.randint(*prompt_range), offset=rng.randint(0, 50)),
+                rng.randint(*output_range),
+                f"req {i + 1}",
+            )
+        )
     return specs
 
 
@@ -81,10 +109,15 @@ def preset(name: str, tokenizer, **kwargs) -> list[RequestSpec]:
     return builders[name](tokenizer, **kwargs)
 
 
-def run_workload(model, tokenizer, specs: list[RequestSpec], config: EngineConfig,
-                 on_event: Callable[[EngineEvent], None] | None = None,
-                 should_stop: Callable[[], bool] | None = None,
-                 on_add: Callable[[int, RequestSpec], None] | None = None) -> tuple[Trace, dict[int, str]]:
+def run_workload(
+    model,
+    tokenizer,
+    specs: list[RequestSpec],
+    config: EngineConfig,
+    on_event: Callable[[EngineEvent], None] | None = None,
+    should_stop: Callable[[], bool] | None = None,
+    on_add: Callable[[int, RequestSpec], None] | None = None,
+) -> tuple[Trace, dict[int, str]]:
     """Add each request at its arrival time (wall clock) and step until all finish, or until
     should_stop() says so (the trace then holds what ran). on_add(seq_id, spec) reports each request
     as it enters the engine. Returns the trace and a map from sequence id to the request's label."""

@@ -6,6 +6,7 @@
 
 Prints a Markdown table for the README. Usage: .venv/bin/python scripts/measure_ui_latency.py [--runs 5]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -16,8 +17,18 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.browser_utils import (RUN_BUTTON, click_and_wait, free_port, launch_chromium, open_app,  # noqa: E402
-                                 set_number, set_prompt, start_app, stop_app, wait_healthy)
+from tests.browser_utils import (
+    RUN_BUTTON,
+    click_and_wait,
+    free_port,
+    launch_chromium,
+    open_app,  # noqa: E402
+    set_number,
+    set_prompt,
+    start_app,
+    stop_app,
+    wait_healthy,
+)
 
 PROMPT = "Write a short story about a robot who learns to paint."
 MAX_NEW = 64
@@ -42,6 +53,7 @@ class EngineAlone:
         from engine import load_model
         from ui.models import warm_up
         from ui.run_state import RunSettings
+
         self.bundle = load_model(None)
         warm_up(self.bundle)
         self.settings = RunSettings(prompt=PROMPT, chat=True, max_new_tokens=MAX_NEW)
@@ -49,6 +61,7 @@ class EngineAlone:
     def run(self) -> tuple[float, float]:
         """(decode tokens/s = (n - 1) / (E2E - TTFT), TTFT ms) of one generation."""
         from engine import Engine
+
         engine = Engine(self.bundle.model, self.bundle.tokenizer, self.settings.engine_config())
         engine.generate(PROMPT, self.settings.sampling(), chat=True)
         m = engine.trace.requests[0].metrics
@@ -70,6 +83,7 @@ def measure(runs: int) -> list[tuple[float, float, float, float]]:
     machine that speeds up or slows down affects both sides alike.
     Per round: (engine tokens/s, engine TTFT ms, ms to first token visible, live tokens/s)."""
     from playwright.sync_api import sync_playwright
+
     alone = EngineAlone()
     port = free_port()
     proc = start_app(port, log_path=ROOT / "test-artifacts" / "measure_server.log")

@@ -4,6 +4,7 @@ drives the system Chromium with Playwright, and writes PNGs to docs/screenshots/
 Usage: .venv/bin/python scripts/screenshots.py  (needs /usr/bin/chromium; CJK fonts such as
 fonts-noto-cjk for the Chinese screenshot)
 """
+
 from __future__ import annotations
 
 import sys
@@ -12,9 +13,21 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.browser_utils import (RUN_BUTTON, act_and_wait, click_and_wait, free_port, launch_chromium,  # noqa: E402
-                                 open_app, open_tab, set_number, set_prompt, start_app, stop_app, wait_healthy,
-                                 wait_idle)
+from tests.browser_utils import (
+    RUN_BUTTON,
+    act_and_wait,
+    click_and_wait,
+    free_port,
+    launch_chromium,  # noqa: E402
+    open_app,
+    open_tab,
+    set_number,
+    set_prompt,
+    start_app,
+    stop_app,
+    wait_healthy,
+    wait_idle,
+)
 
 OUT = ROOT / "docs" / "screenshots"
 TAB_PANEL = '[data-testid="stTabPanel"]:visible'
@@ -66,9 +79,13 @@ def main_run(page) -> None:
     settle(page)
     # The block container is as tall as its content (stMain fills the whole, very tall, viewport).
     page.locator('[data-testid="stMainBlockContainer"]').screenshot(path=str(OUT / "playground.png"))
-    for tab, name in [("Tokens & replay", "tab-tokens.png"), ("KV cache", "tab-kv-cache.png"),
-                      ("Attention", "tab-attention.png"), ("Timings", "tab-timings.png"),
-                      ("Memory", "tab-memory.png")]:
+    for tab, name in [
+        ("Tokens & replay", "tab-tokens.png"),
+        ("KV cache", "tab-kv-cache.png"),
+        ("Attention", "tab-attention.png"),
+        ("Timings", "tab-timings.png"),
+        ("Memory", "tab-memory.png"),
+    ]:
         shoot_tab(page, tab, name)
 
 
@@ -96,9 +113,11 @@ def complexity(page, port: int) -> None:
     page.keyboard.press("Tab")
     click_and_wait(page, page.get_by_role("button", name="Run cache on vs off"), 600_000)
     wait_text(page, "Done: 64 tokens after")
-    for tab, name in [("Cache on vs off (C13, C14)", "complexity.png"),
-                      ("Which term dominates (C15)", "complexity-dominance.png"),
-                      ("Worked example (C12)", "complexity-worked.png")]:
+    for tab, name in [
+        ("Cache on vs off (C13, C14)", "complexity.png"),
+        ("Which term dominates (C15)", "complexity-dominance.png"),
+        ("Worked example (C12)", "complexity-worked.png"),
+    ]:
         shoot_tab(page, tab, name)
 
 
@@ -128,6 +147,7 @@ def serving(page, port: int) -> None:
     continuous + chunked prefill; the timeline stopped at a step where a chunk of the long prompt
     shares the batch with the chats' decodes, then the block pool and the metrics."""
     import re
+
     page.set_viewport_size({"width": 1280, "height": 2600})
     goto(page, f"http://127.0.0.1:{port}/serving")
     run = page.get_by_role("button", name="Run both policies")
@@ -189,6 +209,7 @@ def sharing(page, port: int) -> None:
     """Sharing a run: a short eager run's HTML report opened from disk (top and replay), and the
     run's trace uploaded into a fresh session, replayed with no model run."""
     import tempfile
+
     page.set_viewport_size({"width": 1280, "height": 1300})
     goto(page, f"http://127.0.0.1:{port}/")
     page.locator("textarea").first.wait_for(timeout=120_000)
@@ -264,6 +285,7 @@ def remote(page, port: int) -> None:
     """The remote-server page against our own `python -m engine serve` (the bundled model): one prompt,
     then a concurrent load of 8 requests."""
     from engine.server.launch import engine_server
+
     page.set_viewport_size({"width": 1280, "height": 2400})
     with engine_server("bundled", OUT.parent.parent / "test-artifacts" / "screenshot-engine-serve.log") as url:
         goto(page, f"http://127.0.0.1:{port}/remote")
@@ -315,16 +337,30 @@ def source(page, port: int) -> None:
 
 
 PLAYGROUND = ("main_run", "worked_example", "chinese")  # these run on the first page, in this order
-SHOTS = {"main_run": main_run, "worked_example": worked_example, "chinese": chinese, "complexity": complexity,
-         "memory": memory, "serving": serving, "compare": compare, "sharing": sharing, "roofline": roofline,
-         "sweeps": sweeps, "claims": claims, "ceilings": ceilings, "remote": remote, "precision": precision,
-         "source": source}
+SHOTS = {
+    "main_run": main_run,
+    "worked_example": worked_example,
+    "chinese": chinese,
+    "complexity": complexity,
+    "memory": memory,
+    "serving": serving,
+    "compare": compare,
+    "sharing": sharing,
+    "roofline": roofline,
+    "sweeps": sweeps,
+    "claims": claims,
+    "ceilings": ceilings,
+    "remote": remote,
+    "precision": precision,
+    "source": source,
+}
 DEFAULT = [name for name in SHOTS if name != "ceilings"]  # roofline takes the ceilings too
 
 
 def main() -> int:
     import argparse
     from playwright.sync_api import sync_playwright
+
     ap = argparse.ArgumentParser(description="Screenshots of the real app for the README.")
     ap.add_argument("--only", nargs="+", choices=list(SHOTS), default=DEFAULT, help="take only these")
     names = ap.parse_args().only

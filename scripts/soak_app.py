@@ -8,6 +8,7 @@ Same table and limit as bench/soak.py (growth from run 10 to the last at most 50
 makes its own engine and KV pool, freed with it; the blocks-back-to-zero check of a long-lived
 engine is bench/soak.py's.
 """
+
 from __future__ import annotations
 
 import re
@@ -19,9 +20,20 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from soak import PROMPTS, parse_args, print_header, report  # noqa: E402
-from tests.browser_utils import (ARTIFACTS, RUN_BUTTON, click_and_wait, exception_boxes, free_port,  # noqa: E402
-                                 launch_chromium, open_app, set_number, set_prompt, start_app, stop_app,
-                                 wait_healthy)
+from tests.browser_utils import (
+    ARTIFACTS,
+    RUN_BUTTON,
+    click_and_wait,
+    exception_boxes,
+    free_port,  # noqa: E402
+    launch_chromium,
+    open_app,
+    set_number,
+    set_prompt,
+    start_app,
+    stop_app,
+    wait_healthy,
+)
 
 
 def rss_mb(pid: int) -> float:
@@ -31,6 +43,7 @@ def rss_mb(pid: int) -> float:
 
 def main() -> None:
     from playwright.sync_api import sync_playwright
+
     args = parse_args(__doc__.splitlines()[0])
     ARTIFACTS.mkdir(exist_ok=True)
     port = free_port()

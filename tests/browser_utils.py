@@ -1,5 +1,6 @@
 """Start the real app in a subprocess and drive it with Playwright and the system Chromium.
 Shared by tests/test_browser.py and scripts/screenshots.py."""
+
 from __future__ import annotations
 
 import os
@@ -11,15 +12,36 @@ from engine.server.launch import free_port, stop, wait_for
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 def start_app(port: int, env: dict[str, str] | None = None, log_path: Path | None = None) -> subprocess.Popen:
     """`streamlit run app.py` on 127.0.0.1:port; its output goes to log_path (or is discarded)."""
-    cmd = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(port),
-           "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false",
-           "--server.fileWatcherType", "none"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        str(ROOT / "app.py"),
+        "--server.port",
+        str(port),
+        "--server.address",
+        "127.0.0.1",
+        "--server.headless",
+        "true",
+        "--browser.gatherUsageStats",
+        "false",
+        "--server.fileWatcherType",
+        "none",
+    ]
     out = open(log_path, "w") if log_path else subprocess.DEVNULL
     return subprocess.Popen(cmd, cwd=ROOT, env={**os.environ, **(env or {})}, stdout=out, stderr=subprocess.STDOUT)
 
@@ -240,6 +262,7 @@ def require_chromium() -> None:
     """At a browser test module's top: skip it where Chromium is missing, except in CI, where the
     browser tests must run (a missing browser fails the run)."""
     import pytest
+
     if not Path(CHROMIUM).exists():
         if os.environ.get("CI") == "true":
             pytest.fail(f"{CHROMIUM} is missing; CI must install Debian's chromium", pytrace=False)

@@ -1,5 +1,6 @@
 """A small HTTP server on a free loopback port that misbehaves on purpose, one way per path prefix,
 for the remote client's error tests. Started and stopped by its own handle (a thread in this process)."""
+
 from __future__ import annotations
 
 import json
@@ -19,8 +20,13 @@ def sse(payload) -> bytes:
 
 def chat_chunk(content: str | None = None, role: bool = False, finish: str | None = None, usage=None) -> dict:
     delta = {"role": "assistant"} if role else ({"content": content} if content is not None else {})
-    chunk = {"id": "x", "object": "chat.completion.chunk", "created": 0, "model": "m",
-             "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+    chunk = {
+        "id": "x",
+        "object": "chat.completion.chunk",
+        "created": 0,
+        "model": "m",
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+    }
     if usage:
         chunk["usage"] = usage
     return chunk
@@ -49,8 +55,7 @@ class Handler(BaseHTTPRequestHandler):
         if mode == "notjson":
             return self._send(200, b"<html>hello</html>", "text/html")
         if mode == "html404":
-            return self._send(404, b"<html><body><h1>404 Not Found</h1>" + b"x" * 5000 + b"</body></html>",
-                              "text/html")
+            return self._send(404, b"<html><body><h1>404 Not Found</h1>" + b"x" * 5000 + b"</body></html>", "text/html")
         self._send(200, json.dumps({"object": "list", "data": [{"id": "m", "object": "model"}]}).encode())
 
     def do_POST(self):
@@ -71,7 +76,7 @@ class Handler(BaseHTTPRequestHandler):
                 self.wfile.write(sse(chat_chunk(word)))
                 self.wfile.flush()
                 time.sleep(0.05)
-            self.wfile.write(b"data: {\"id\": \"x\", \"choi")  # half a chunk
+            self.wfile.write(b'data: {"id": "x", "choi')  # half a chunk
             self.wfile.flush()
             self.connection.shutdown(2)
             return
@@ -86,8 +91,9 @@ class Handler(BaseHTTPRequestHandler):
                 self.wfile.write(sse(chat_chunk(word)))
                 self.wfile.flush()
                 time.sleep(0.02)
-            self.wfile.write(sse(chat_chunk(finish="stop", usage={"prompt_tokens": 4, "completion_tokens": 5,
-                                                                  "total_tokens": 9})))
+            self.wfile.write(
+                sse(chat_chunk(finish="stop", usage={"prompt_tokens": 4, "completion_tokens": 5, "total_tokens": 9}))
+            )
             return
         if mode == "nousage":  # a server that never sends usage, chunks of two words
             for word in ("a b", " c d"):
@@ -100,8 +106,26 @@ class Handler(BaseHTTPRequestHandler):
 def self_signed(folder: Path) -> tuple[Path, Path]:
     """A throwaway certificate for 127.0.0.1 that no client trusts (openssl's CLI, as a real admin makes one)."""
     cert, key = folder / "cert.pem", folder / "key.pem"
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj",
-                    "/CN=127.0.0.1", "-keyout", str(key), "-out", str(cert)], check=True, capture_output=True)
+    subprocess.run(
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-days",
+            "1",
+            "-subj",
+            "/CN=127.0.0.1",
+            "-keyout",
+            str(key),
+            "-out",
+            str(cert),
+        ],
+        check=True,
+        capture_output=True,
+    )
     return cert, key
 
 

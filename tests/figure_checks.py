@@ -1,5 +1,6 @@
 """One rule for every chart the app draws: a title, a titled x and y axis, a legend, and log axes whose
 ticks say their scale."""
+
 from __future__ import annotations
 
 
@@ -26,6 +27,7 @@ def charts(at) -> dict[str, dict]:
     """Every Plotly chart an AppTest page drew, by title, as the JSON the browser gets; each one
     checked by assert_labelled on the way."""
     import json
+
     specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
     for spec in specs:
         assert_labelled(spec)

@@ -1,4 +1,5 @@
 """The claims page under streamlit.testing's AppTest, on a tiny random model (quick check)."""
+
 from __future__ import annotations
 
 import re
@@ -50,7 +51,9 @@ def test_every_claim_has_a_verdict_numbers_and_a_link(checked):
     assert "its LM head returned 1 row of logits" in measured["C5"]
     assert "this tokenizer makes 9 tokens of 今天天气, not 4" in measured["C12"]
     assert "contradicts its own Σ(L+t)²" in measured["C15"]
-    assert "Power and temperature cannot be measured" in measured["C11"] or "Power cannot be measured" in measured["C11"]
+    assert (
+        "Power and temperature cannot be measured" in measured["C11"] or "Power cannot be measured" in measured["C11"]
+    )
     assert re.search(r"naive loop", measured["C16"])  # the tiny model's Hugging Face copy ran the loop
     links = [p for p in at.get("page_link")]
     assert len(links) == 23
@@ -58,7 +61,12 @@ def test_every_claim_has_a_verdict_numbers_and_a_link(checked):
     assert labels[3] == "Open Sweeps" and labels[2] == "Open Roofline lab" and labels[14] == "Open Complexity lab"
     assert len({link.proto.page_script_hash for link in links}) >= 6  # distinct registered pages
     summary = next(m.value for m in at.markdown if m.value.startswith("On **"))
-    counts = [int(n) for n in re.findall(r"(\d+) (?:holds?|do(?:es)? not hold|cannot|is shown|are shown|is unreliable|are unreliable)", summary)]
+    counts = [
+        int(n)
+        for n in re.findall(
+            r"(\d+) (?:holds?|do(?:es)? not hold|cannot|is shown|are shown|is unreliable|are unreliable)", summary
+        )
+    ]
     assert sum(counts) == 23
 
 
@@ -66,10 +74,12 @@ def test_the_summary_counts_each_kind_in_good_english():
     """Issue 16.4: "1 cannot be measured here or are shown on their page" merged two kinds, in bad grammar."""
     from app_pages.claims.panels import summary_text
     from lab.verdicts import FAILS, HOLDS, SHOWN, UNMEASURABLE, Verdict
+
     kinds = [HOLDS] * 2 + [FAILS] + [UNMEASURABLE] + [SHOWN] * 2
     verdicts = {f"C{i}": Verdict(f"C{i}", k, "r") for i, k in enumerate(kinds)}
-    assert summary_text("m", verdicts, "en") == ("On **m**: 2 hold, 1 does not hold, 1 cannot be measured here, "
-                                                 "2 are shown on their pages rather than measured.")
+    assert summary_text("m", verdicts, "en") == (
+        "On **m**: 2 hold, 1 does not hold, 1 cannot be measured here, 2 are shown on their pages rather than measured."
+    )
     one = summary_text("m", {"C1": Verdict("C1", HOLDS, "r"), "C2": Verdict("C2", SHOWN, "r")}, "en")
     assert one == "On **m**: 1 holds, 1 is shown on its page rather than measured."
 
@@ -79,8 +89,10 @@ def test_chinese(checked):
     assert not at.exception and at.title[0].value == "逐条核查原文论断"
     t = table(at, "结论")
     assert t["内容"][0].startswith("整个提示一次前向传播完成")
-    assert all(v.split(" ", 1)[1] in ("成立", "大致成立", "不成立", "此处无法测量", "见相应页面", "不可靠：机器正忙")
-               for v in t["结论"])
+    assert all(
+        v.split(" ", 1)[1] in ("成立", "大致成立", "不成立", "此处无法测量", "见相应页面", "不可靠：机器正忙")
+        for v in t["结论"]
+    )
     at = at.sidebar.radio(key="lang").set_value("en").run()
     assert table(at)["claim"][0] == "C1"
 

@@ -2,6 +2,7 @@
 engine; the shared charts carry one trace per column whose values are the runs' own metrics; the
 summary table and caption; a column that cannot run (empty prompt, too long, a model that cannot
 load) says so while the others run; settings and results survive a page visit and a language switch."""
+
 from __future__ import annotations
 
 import re
@@ -18,8 +19,12 @@ from ui.theme import KIB, MIB
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 PAGE = page_file("compare")
-TITLES = ["TTFT and TPOT per column", "Inter-token latency over decode steps", "KV cache growth per step",
-          "Peak transient memory per step"]
+TITLES = [
+    "TTFT and TPOT per column",
+    "Inter-token latency over decode steps",
+    "KV cache growth per step",
+    "Peak transient memory per step",
+]
 
 
 @pytest.fixture
@@ -122,8 +127,9 @@ def test_two_columns_run_into_shared_charts_and_table(app):
     assert off_col["E2E (ms)"] == round(statistics.median(m.e2e_ms for m in off_runs))
     ttfts = [m.ttft_ms for m in on_runs]
     assert on_col["TTFT spread (%)"] == round(100 * (max(ttfts) - min(ttfts)) / statistics.median(ttfts), 1)
-    assert off_col["TPOT ÷ base (×)"] == round(statistics.median(m.tpot_ms for m in off_runs) /
-                                                statistics.median(m.tpot_ms for m in on_runs), 2)
+    assert off_col["TPOT ÷ base (×)"] == round(
+        statistics.median(m.tpot_ms for m in off_runs) / statistics.median(m.tpot_ms for m in on_runs), 2
+    )
     assert on_col["TPOT ÷ base (×)"] == 1.0
     assert off_col["KV at the end (KiB)"] == 0 and off_col["KV − base (KiB)"] == -on_col["KV at the end (KiB)"]
     assert on_col["KV at the end (KiB)"] == round((on.num_prompt_tokens + 5) * per_token / KIB, 1)
@@ -155,8 +161,9 @@ def test_a_column_that_cannot_run_says_so_and_the_others_run(app, tmp_path):
     shown = errors(at)
     assert any("The prompt is empty" in e for e in shown), shown
     assert any("exceed the context of 512 tokens" in e for e in shown), shown
-    assert any("broken-model could not be loaded for this column" in e and "no *.safetensors weights" in e
-               for e in shown), shown
+    assert any(
+        "broken-model could not be loaded for this column" in e and "no *.safetensors weights" in e for e in shown
+    ), shown
     outcomes = at.session_state["cmp_result"].columns
     assert [c.ok for c in outcomes] == [True, False, False, False]
     for title, spec in charts(at).items():
@@ -180,4 +187,7 @@ def test_settings_and_results_survive_a_page_visit_and_a_language_switch(app):
     specs = charts(at)
     assert "各列的 TTFT 与 TPOT" in specs
     names = [d["name"] for d in specs["各列的 TTFT 与 TPOT"]["data"]]
-    assert names[0].startswith("第 1 列") and names[1] == "第 2 列（KV 关、eager、bfloat16、≤ 4 个 token、«Good morning»（12 个字符））"
+    assert (
+        names[0].startswith("第 1 列")
+        and names[1] == "第 2 列（KV 关、eager、bfloat16、≤ 4 个 token、«Good morning»（12 个字符））"
+    )

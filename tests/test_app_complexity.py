@@ -1,4 +1,5 @@
 """The complexity lab page under streamlit.testing's AppTest, on a tiny random model."""
+
 from __future__ import annotations
 
 import re
@@ -49,8 +50,12 @@ def compare(at: AppTest, prompt_len: int, max_new: int) -> AppTest:
 def test_default_worked_example_is_the_documents_llama7b(app):
     assert app.selectbox(key="cx_we_model").value == "LLaMA-7B"
     assert app.text_input(key="cx_we_prompt").value == "今天天气"
-    assert list(table_with(app, "tensor").columns) == ["tensor", "step 0 · prefill", "step 1 · decode",
-                                                       "step 2 · decode"]
+    assert list(table_with(app, "tensor").columns) == [
+        "tensor",
+        "step 0 · prefill",
+        "step 1 · decode",
+        "step 2 · decode",
+    ]
     shown = shapes(app)
     assert shown[EMB][:2] == ["[1, 4, 4096]", "[1, 1, 4096]"]
     assert shown["scores per head (T×C)"] == ["4×4", "1×5", "1×6"]
@@ -74,8 +79,9 @@ def test_worked_example_on_the_loaded_model_and_tokenizer_counts(app):
     assert not at.exception
 
 
-@pytest.mark.parametrize("prompt, max_new, expected", [("", 3, "The prompt is empty"),
-                                                       ("今天天气" * 520, 3, "exceed LLaMA-7B's context")])
+@pytest.mark.parametrize(
+    "prompt, max_new, expected", [("", 3, "The prompt is empty"), ("今天天气" * 520, 3, "exceed LLaMA-7B's context")]
+)
 def test_worked_example_bad_input(app, prompt, max_new, expected):
     at = app.text_input(key="cx_we_prompt").set_value(prompt).run()
     assert not at.exception and any(expected in e for e in errors(at)), errors(at)

@@ -1,5 +1,6 @@
 """The shared frame under AppTest: every page of the router, with a model that cannot be loaded,
 says so in the page (and what to do about it) without an exception."""
+
 from __future__ import annotations
 
 import re
@@ -38,7 +39,9 @@ def test_the_source_page_opens_from_the_sidebar_and_links_each_section(monkeypat
     at = at.sidebar.radio(key="lang").set_value(lang).run()
     at.switch_page(page_file("source")).run()
     assert not at.exception
-    assert at.title[0].value == ("The source: a tutorial on prefill and decode" if lang == "en" else "原文：一篇讲预填充与解码的教程")
+    assert at.title[0].value == (
+        "The source: a tutorial on prefill and decode" if lang == "en" else "原文：一篇讲预填充与解码的教程"
+    )
     assert len(at.main.subheader) == 8 and at.main.subheader[0].value.startswith("5.1")
     claims = " ".join(c.value for c in at.caption)
     assert all(f"C{i}" in claims for i in range(1, 24))  # every claim sits under its section
@@ -51,6 +54,7 @@ def test_the_model_box_speaks_the_page_language_and_keeps_the_model(monkeypatch)
     """Issue 16.15: "(bundled, offline)" stayed English on a Chinese page. The label follows the language;
     the choice stays the bundled model, and a label of either language handed back means that model."""
     from ui.sidebar import spec_of
+
     monkeypatch.setenv("PDLAB_MODEL", "bundled")
     at = AppTest.from_file(APP, default_timeout=120).run()
     box = at.sidebar.selectbox(key="model_spec")

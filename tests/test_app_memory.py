@@ -1,5 +1,6 @@
 """The memory lab page under streamlit.testing's AppTest, on a tiny random model with a 4096-token
 context: the sweep, the predictor, the heatmaps and the leak, checked on the figure JSON."""
+
 from __future__ import annotations
 
 import re
@@ -45,8 +46,12 @@ def errors(at: AppTest) -> list[str]:
 
 def test_page_opens_with_four_tabs_and_the_c20_numbers(app):
     assert app.title[0].value.startswith("Memory lab")
-    assert [t.label for t in app.tabs] == ["Measured sweep", "Will it fit? (C20)", "Attention heatmaps",
-                                           "KV leak (C16)"]
+    assert [t.label for t in app.tabs] == [
+        "Measured sweep",
+        "Will it fit? (C20)",
+        "Attention heatmaps",
+        "KV leak (C16)",
+    ]
     shown = {m.label: m.value for m in app.metric}
     assert shown["Scores, one head"] == "200.0 MB" and shown["Scores, one layer (all heads)"] == "6.4 GB"
     assert shown["KV cache"] == "5.2 GB" and shown["Weights"] == "13.5 GB"
@@ -94,13 +99,16 @@ def test_sweep_shows_progress_and_matches_the_formula(app):
     assert chart(at, "Memory at the prefill peak")["layout"]["barmode"] == "stack"
 
 
-@pytest.mark.parametrize("field, value, expected", [
-    ("mem_lengths", "64, lots", "whole numbers"),
-    ("mem_lengths", "0", "positive"),
-    ("mem_lengths", "99999", "longer than this model's context"),
-    ("mem_chunks", "-5", "positive"),
-    ("mem_backends", [], "at least one attention backend"),
-])
+@pytest.mark.parametrize(
+    "field, value, expected",
+    [
+        ("mem_lengths", "64, lots", "whole numbers"),
+        ("mem_lengths", "0", "positive"),
+        ("mem_lengths", "99999", "longer than this model's context"),
+        ("mem_chunks", "-5", "positive"),
+        ("mem_backends", [], "at least one attention backend"),
+    ],
+)
 def test_bad_sweep_input_gets_a_message(app, field, value, expected):
     app.session_state[field] = value
     at = app.button(key="mem_run_sweep").click().run()

@@ -1,4 +1,5 @@
 """The playground page under streamlit.testing's AppTest, on a tiny random model."""
+
 from __future__ import annotations
 
 import re
@@ -65,8 +66,12 @@ def test_generation_shows_tokens_metrics_and_charts(app):
     shown = {x.label: x.value for x in at.metric}
     assert shown["TTFT"] == f"{m.ttft_ms:.1f} ms" and shown["E2E"] == f"{m.e2e_ms:.0f} ms"
     specs = charts(at)
-    assert {"KV cache per step: tokens and blocks", "Latency of each output token",
-            "Peak transient memory per step", "Attention probabilities, layer 1, head 0"} <= set(specs)
+    assert {
+        "KV cache per step: tokens and blocks",
+        "Latency of each output token",
+        "Peak transient memory per step",
+        "Attention probabilities, layer 1, head 0",
+    } <= set(specs)
     kv = specs["KV cache per step: tokens and blocks"]
     prefill = next(d for d in kv["data"] if d["name"] == "prefill")
     assert prefill["y"] == [result.num_prompt_tokens]
@@ -86,12 +91,15 @@ def test_sdpa_run_explains_missing_heatmap(app):
     assert not any(title.startswith("Attention probabilities") for title in charts(at))
 
 
-@pytest.mark.parametrize("prompt, settings, expected", [
-    ("", {}, "The prompt is empty"),
-    ("   ", {}, "The prompt is empty"),
-    ("word " * 600, {}, "context"),  # the tiny model's context is 512 tokens
-    ("word " * 450, {"max_new": 100}, "exceed the context"),  # each fits alone, not together
-])  # top-p 0 cannot be typed any more: the box's minimum is above 0 (tests/test_browser.py)
+@pytest.mark.parametrize(
+    "prompt, settings, expected",
+    [
+        ("", {}, "The prompt is empty"),
+        ("   ", {}, "The prompt is empty"),
+        ("word " * 600, {}, "context"),  # the tiny model's context is 512 tokens
+        ("word " * 450, {"max_new": 100}, "exceed the context"),  # each fits alone, not together
+    ],
+)  # top-p 0 cannot be typed any more: the box's minimum is above 0 (tests/test_browser.py)
 def test_bad_input_shows_a_message_not_a_traceback(app, prompt, settings, expected):
     at = run(app, prompt, **settings)
     assert not at.exception

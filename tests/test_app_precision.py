@@ -2,6 +2,7 @@
 measured; a measurement of three configurations fills the speed table, both charts, the quality
 table and the generations; the charts follow the context and batch without measuring again; a
 different GPU or model changes the capacity table."""
+
 from __future__ import annotations
 
 import re
@@ -39,8 +40,11 @@ def test_opens_with_capacity_and_nothing_measured(app):
     app.selectbox(key="pr_gpu").set_value("H200 SXM")
     at = app.run()
     cap = table_with(at, "KV tokens that fit")
-    row = cap[(cap["model"] == "Llama-3-8B") & (cap["weights"] == "float16 / bfloat16") & (cap["KV cache"] ==
-                                                                                           "float16 / bfloat16")]
+    row = cap[
+        (cap["model"] == "Llama-3-8B")
+        & (cap["weights"] == "float16 / bfloat16")
+        & (cap["KV cache"] == "float16 / bfloat16")
+    ]
     assert int(row["KV bytes/token"].iloc[0]) == 131072  # 2 x 32 layers x 8 KV heads x 128 x 2 bytes
     weights = PRESETS["Llama-3-8B"].num_params * 2
     assert int(row["KV tokens that fit"].iloc[0]) == int((141e9 * 0.9 - weights) // 131072)

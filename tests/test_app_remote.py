@@ -2,6 +2,7 @@
 model): it opens with nothing connected, refuses a dead address with one sentence, connects, streams
 one prompt with its timings, runs a concurrent load with percentiles, a timeline and the server's
 own metrics, and keeps serving after each."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -152,8 +153,9 @@ def test_a_saved_run_opens_without_a_server(app, served, tiny_dirs):
     assert shown.equals(table)
     assert "Each request: waiting for its first chunk, then streaming" in charts(fresh)
 
-    fresh.file_uploader(key="rm_upload").set_value(("bad.json", b'{"format": "pdlab-remote-trace", "version": 1}',
-                                                    "application/json"))
+    fresh.file_uploader(key="rm_upload").set_value(
+        ("bad.json", b'{"format": "pdlab-remote-trace", "version": 1}', "application/json")
+    )
     fresh.run()
     assert not fresh.exception
     shown = [e.value.replace("\\", "") for e in fresh.error]  # the page escapes Markdown in messages

@@ -1,5 +1,6 @@
 """The roofline lab page under streamlit.testing's AppTest, on a tiny random model. The hardware cache
 points at a temporary file; the first visit measures it (a few seconds, with progress)."""
+
 from __future__ import annotations
 
 import json
@@ -43,7 +44,7 @@ def table_with(at: AppTest, column: str):
 
 def test_ceilings_measured_once_and_cached(app, cache_file):
     data = json.loads(cache_file.read_text())
-    (key, entry), = data.items()
+    ((key, entry),) = data.items()
     assert "threads=" in key and "torch=" in key and entry["device"] == "cpu"
     assert entry["read_bytes_per_s"] > 1e8 and entry["gemm_flops_per_s"]["float32"] > 1e8
     table = table_with(app, "GEMM GFLOP/s")
@@ -108,8 +109,10 @@ def test_projection_tables_and_figures(app):
     kv = table_with(app, "seqs fp16")
     row = {r["model"]: r for r in kv.to_dict("records")}
     assert row["LLaMA-7B"]["attention"] == "MHA" and row["Llama-3-8B"]["attention"] == "GQA 32/8"
-    assert row["LLaMA-7B"]["seqs fp8"] == 2 * row["LLaMA-7B"]["seqs fp16"] or \
-        abs(row["LLaMA-7B"]["seqs fp8"] - 2 * row["LLaMA-7B"]["seqs fp16"]) <= 1
+    assert (
+        row["LLaMA-7B"]["seqs fp8"] == 2 * row["LLaMA-7B"]["seqs fp16"]
+        or abs(row["LLaMA-7B"]["seqs fp8"] - 2 * row["LLaMA-7B"]["seqs fp16"]) <= 1
+    )
     assert row["Llama-3-70B"]["seqs fp16"] == 0
     published = table_with(app, "published ms")
     errs = [float(e.rstrip(" %")) for e in published["projection error"]]
@@ -131,7 +134,9 @@ def test_calibration_ratio_shown(app):
     assert list(table["metric"]) == ["TTFT", "TPOT", "TTFT", "TPOT"] and list(table["L"]) == [8, 8, 32, 32]
     rows = at.session_state["rf_cal_result"].rows
     assert list(table["ratio"]) == [round(r.measured_ms / r.predicted_ms, 2) for r in rows]
-    assert list(table["ratio with overhead"]) == [round(r.measured_ms / (r.predicted_ms + r.overhead_ms), 2) for r in rows]
+    assert list(table["ratio with overhead"]) == [
+        round(r.measured_ms / (r.predicted_ms + r.overhead_ms), 2) for r in rows
+    ]
     assert all(r.overhead_ms > 0 for r in rows)  # ops counted x a measured per-op cost
     assert all(r.predicted_ms > 0 and r.measured_ms > 0 for r in rows)
     shown = {m.label: m.value for m in at.metric}
@@ -151,6 +156,7 @@ def test_the_kernel_each_layer_runs_is_shown(app):
     """engine/kernels.py's choice on the loaded model: five layers, each with its decode and prefill kernel
     and, where they were timed, the measured times of both candidates and the chosen one's rate."""
     from engine.linear import KERNELS
+
     df = table_with(app, "decode kernel")
     assert [v.split(" ")[0] for v in df["layer (out × in)"]] == ["qkv", "o", "gate_up", "down", "lm_head"]
     assert set(df["decode kernel"]) | set(df["prefill kernel"]) <= set(KERNELS)

@@ -1,5 +1,6 @@
 """The serving lab page under streamlit.testing's AppTest, on a tiny random model: a small preset
 run under two policies, the figures' JSON, the step inspector, and bad input."""
+
 from __future__ import annotations
 
 import math
@@ -104,8 +105,12 @@ def test_metrics_table_matches_summarize(app):
         s = summarize(run.trace)
         assert s == run.summary()
         shown = {(m, p): v for m, p, v in zip(table["metric"], table["percentile"], table[name])}
-        for metric, label in (("ttft_ms", "TTFT (ms)"), ("tpot_ms", "TPOT (ms)"), ("itl_ms", "ITL (ms)"),
-                              ("e2e_ms", "E2E (ms)")):
+        for metric, label in (
+            ("ttft_ms", "TTFT (ms)"),
+            ("tpot_ms", "TPOT (ms)"),
+            ("itl_ms", "ITL (ms)"),
+            ("e2e_ms", "E2E (ms)"),
+        ):
             for p in ("p50", "p90", "p99"):
                 assert shown[(label, p.upper())] == pytest.approx(s[metric][p])
         assert shown[("throughput (tok/s)", "—")] == pytest.approx(s["throughput_tok_s"])
@@ -163,13 +168,16 @@ def test_shared_prefix_shows_shared_blocks(app):
     assert "long prompt" not in captions and "Chunked prefill trades" not in captions
 
 
-@pytest.mark.parametrize("action, expected", [
-    (lambda at: at.number_input(key="sv_head-of-line_long_arrival_s").set_value(-1.0), None),  # widget clamps
-    (lambda at: at.number_input(key="sv_budget").set_value(0), "token budget must be at least 1"),
-    (lambda at: at.number_input(key="sv_batch").set_value(0), "batch limit must be at least 1"),
-    (lambda at: at.number_input(key="sv_pool").set_value(2), "cannot hold the longest request"),
-    (lambda at: at.number_input(key="sv_head-of-line_long_prompt").set_value(600), "exceed this model's context"),
-])
+@pytest.mark.parametrize(
+    "action, expected",
+    [
+        (lambda at: at.number_input(key="sv_head-of-line_long_arrival_s").set_value(-1.0), None),  # widget clamps
+        (lambda at: at.number_input(key="sv_budget").set_value(0), "token budget must be at least 1"),
+        (lambda at: at.number_input(key="sv_batch").set_value(0), "batch limit must be at least 1"),
+        (lambda at: at.number_input(key="sv_pool").set_value(2), "cannot hold the longest request"),
+        (lambda at: at.number_input(key="sv_head-of-line_long_prompt").set_value(600), "exceed this model's context"),
+    ],
+)
 def test_bad_settings_give_a_message_and_disable_run(app, action, expected):
     at = action(app).run()
     assert not at.exception
@@ -196,8 +204,9 @@ def test_full_size_button_loads_the_benchmark_numbers(app):
     assert at.number_input(key="sv_budget").value == 128
     assert any("exceed this model's context" in e for e in errors(at))  # the tiny model holds 512 tokens
     at = at.button(key="sv_small").click().run()
-    assert at.number_input(key="sv_head-of-line_long_prompt").value == 512 and at.number_input(
-        key="sv_budget").value == 64
+    assert (
+        at.number_input(key="sv_head-of-line_long_prompt").value == 512 and at.number_input(key="sv_budget").value == 64
+    )
 
 
 def test_stopped_comparison_keeps_finished_runs(app):

@@ -1,6 +1,7 @@
 """Sharing a playground run under AppTest, on the tiny models: download buttons after a run, a
 trace file uploaded into a fresh session (and into one with no model) shows the same run with no
 model run, invalid files get a message, and share links fill the controls once."""
+
 from __future__ import annotations
 
 import json
@@ -48,6 +49,7 @@ def test_a_run_offers_both_downloads(saved):
 def test_uploaded_trace_shows_the_same_run_without_running_a_model(saved, app, monkeypatch):
     original_at, original, text = saved
     import ui.live
+
     started, start_run = [], ui.live.start_run
     monkeypatch.setattr(ui.live, "start_run", lambda *a: started.append(a) or start_run(*a))
     at = upload(app, text, "my run.json")
@@ -76,13 +78,16 @@ def test_upload_works_when_no_model_can_be_loaded(saved, monkeypatch, tmp_path):
     assert "Attention probabilities, layer 1, head 0" in charts(at)
 
 
-@pytest.mark.parametrize("content, expected", [
-    (b"this is not json", "not JSON"),
-    (b"\xff\xfe\x00binary", "not UTF-8"),
-    ('{"format": "pdlab-playground-trace", "version": 7}', "Unsupported trace version 7"),
-    ('{"hello": "world"}', "format"),
-    ("[]", "should be an object"),
-])
+@pytest.mark.parametrize(
+    "content, expected",
+    [
+        (b"this is not json", "not JSON"),
+        (b"\xff\xfe\x00binary", "not UTF-8"),
+        ('{"format": "pdlab-playground-trace", "version": 7}', "Unsupported trace version 7"),
+        ('{"hello": "world"}', "format"),
+        ("[]", "should be an object"),
+    ],
+)
 def test_invalid_upload_gets_a_clear_message(app, content, expected):
     at = upload(app, content, "bad.json")
     assert not at.exception
@@ -102,9 +107,20 @@ def test_broken_field_names_the_field(saved, app):
 def test_share_link_fills_the_controls_once(tiny_dirs, monkeypatch):
     monkeypatch.setenv("PDLAB_MODEL", str(tiny_dirs["llama"]))
     at = new_app()
-    at.query_params.update({"prompt": "<b>shared</b> prompt", "max_new_tokens": "7", "attention": "eager",
-                            "kv": "0", "chat": "0", "temperature": "0.7", "top_k": "5", "top_p": "0.9",
-                            "seed": "42", "dtype": "bfloat16"})
+    at.query_params.update(
+        {
+            "prompt": "<b>shared</b> prompt",
+            "max_new_tokens": "7",
+            "attention": "eager",
+            "kv": "0",
+            "chat": "0",
+            "temperature": "0.7",
+            "top_k": "5",
+            "top_p": "0.9",
+            "seed": "42",
+            "dtype": "bfloat16",
+        }
+    )
     at = at.run()
     assert not at.exception
     assert at.text_area(key="pg_prompt").value == "<b>shared</b> prompt"
@@ -126,8 +142,17 @@ def test_share_link_fills_the_controls_once(tiny_dirs, monkeypatch):
 def test_invalid_link_parameters_are_ignored_with_a_note(tiny_dirs, monkeypatch):
     monkeypatch.setenv("PDLAB_MODEL", str(tiny_dirs["llama"]))
     at = new_app()
-    at.query_params.update({"max_new_tokens": "lots", "attention": "flash", "top_p": "7", "dtype": "int4",
-                            "model": "/etc/passwd", "wat": "1", "prompt": "kept"})
+    at.query_params.update(
+        {
+            "max_new_tokens": "lots",
+            "attention": "flash",
+            "top_p": "7",
+            "dtype": "int4",
+            "model": "/etc/passwd",
+            "wat": "1",
+            "prompt": "kept",
+        }
+    )
     at = at.run()
     assert not at.exception and not errors(at)
     assert at.text_area(key="pg_prompt").value == "kept"
@@ -174,8 +199,7 @@ def test_link_to_a_hub_model_that_cannot_load_still_offers_the_uploader(tiny_dir
     assert not at.exception
     # the link's model waits for a yes (a hub id would be downloaded); the rest is filled in
     assert at.sidebar.selectbox(key="model_spec").value == str(tiny_dirs["llama"])
-    assert any("This link was made with the model someorg/no-such-model" in i.value.replace("\\", "")
-               for i in at.info)
+    assert any("This link was made with the model someorg/no-such-model" in i.value.replace("\\", "") for i in at.info)
     assert any("Filled in from the shared link: dtype, prompt" in i.value for i in at.info)
     at = at.button(key="pg_share_model_load").click().run()
     assert at.sidebar.selectbox(key="model_spec").value == "someorg/no-such-model"

@@ -1,4 +1,5 @@
 """The sweeps page under streamlit.testing's AppTest, on a tiny random model."""
+
 from __future__ import annotations
 
 import re
@@ -46,8 +47,10 @@ def test_sweep_runs_and_shows_verdicts_and_charts(app):
     assert any(s.value.startswith("Done: 8 requests") for s in at.success)
     table = next(d.value for d in at.table if "verdict" in d.value.columns)
     assert list(table["claim"]) == ["C4", "C8", "C9", "C18"]
-    assert all(re.match(r"([✓≈✗] (holds|roughly|does not hold)|⚠ unreliable: the machine was busy)$", v)
-               for v in table["verdict"])  # unreliable: something else kept this machine busy
+    assert all(
+        re.match(r"([✓≈✗] (holds|roughly|does not hold)|⚠ unreliable: the machine was busy)$", v)
+        for v in table["verdict"]
+    )  # unreliable: something else kept this machine busy
     assert all(re.search(r"\d", m) for m in table["measured"])  # the numbers behind each verdict
     assert "TTFT(longest L) ≥ 1.5 × TTFT(shortest)" in table["rule"][3]
     specs = charts(at)
@@ -65,9 +68,14 @@ def test_sweep_runs_and_shows_verdicts_and_charts(app):
     assert not status or status[0].proto.state != 3  # never left in an error state
 
 
-@pytest.mark.parametrize("Ls, Ns, expected", [("8, abc", "2, 6", "is not a list of whole numbers"),
-                                               ("8", "2, 6", "at least two different lengths"),
-                                               ("8, 600", "2, 6", "this model holds 512")])
+@pytest.mark.parametrize(
+    "Ls, Ns, expected",
+    [
+        ("8, abc", "2, 6", "is not a list of whole numbers"),
+        ("8", "2, 6", "at least two different lengths"),
+        ("8, 600", "2, 6", "this model holds 512"),
+    ],
+)
 def test_bad_input(app, Ls, Ns, expected):
     at = sweep(app, Ls, Ns, 1)
     assert not at.exception and any(expected in e for e in errors(at)), errors(at)
@@ -78,6 +86,7 @@ def test_bad_input(app, Ls, Ns, expected):
 
 def test_stopped_sweep_keeps_its_points(app):
     from lab.sweeps import SweepResult, SweepSettings
+
     done = sweep(app, repeats=1).session_state["sw_result"]
     partial = SweepResult(done.model, done.settings, done.prompt_points[:1], [], complete=False)
     app.session_state["sw_result"] = partial

@@ -1,6 +1,7 @@
 """The house rules, read from the code itself: imports run one way, engine <- lab <- ui <- app_pages <-
 app.py (bench uses engine and lab only); no page folder imports another; ui/ holds only what more
 than one page (or the frame) uses; every page folder is in the one table of pages."""
+
 from __future__ import annotations
 
 import ast
@@ -38,7 +39,9 @@ def imports_of(path: Path, root: Path) -> set[str]:
         if isinstance(node, ast.Import):
             found |= {a.name for a in node.names}
         elif isinstance(node, ast.ImportFrom):
-            base = ".".join(package[:len(package) - node.level + 1] + [node.module or ""]) if node.level else node.module
+            base = (
+                ".".join(package[: len(package) - node.level + 1] + [node.module or ""]) if node.level else node.module
+            )
             base = base.strip(".")
             found.add(base)
             found |= {f"{base}.{a.name}" for a in node.names}  # `from pkg import module`
@@ -67,7 +70,9 @@ def violations(root: Path) -> list[str]:
             top = imported.split(".")[0]
             if top in FORBIDDEN.get(layer, ()):
                 found.append(f"{path.relative_to(root)}: imports {imported}")
-            elif layer == "app_pages" and page_of(me, root) and page_of(imported, root) not in (None, page_of(me, root)):
+            elif (
+                layer == "app_pages" and page_of(me, root) and page_of(imported, root) not in (None, page_of(me, root))
+            ):
                 found.append(f"{path.relative_to(root)}: imports another page's {imported}")
     return found
 
@@ -76,24 +81,28 @@ def test_imports_follow_the_layers():
     assert violations(ROOT) == []
 
 
-@pytest.mark.parametrize("planted, layer_file", [
-    ("import streamlit", "engine/bad.py"),
-    ("from lab.claims import CLAIM_IDS", "engine/bad.py"),
-    ("from ui.i18n import t", "lab/bad.py"),
-    ("import plotly.graph_objects as go", "lab/bad.py"),
-    ("from app_pages.serving.panels import blocks_panel", "ui/bad.py"),
-    ("from app_pages.serving import panels", "app_pages/memory/bad.py"),
-    ("from ..serving import panels", "app_pages/memory/bad.py"),
-    ("from ui.models import load_for_page", "bench/bad.py"),
-    ("def f():\n    import streamlit as st", "bench/bad.py"),
-])
+@pytest.mark.parametrize(
+    "planted, layer_file",
+    [
+        ("import streamlit", "engine/bad.py"),
+        ("from lab.claims import CLAIM_IDS", "engine/bad.py"),
+        ("from ui.i18n import t", "lab/bad.py"),
+        ("import plotly.graph_objects as go", "lab/bad.py"),
+        ("from app_pages.serving.panels import blocks_panel", "ui/bad.py"),
+        ("from app_pages.serving import panels", "app_pages/memory/bad.py"),
+        ("from ..serving import panels", "app_pages/memory/bad.py"),
+        ("from ui.models import load_for_page", "bench/bad.py"),
+        ("def f():\n    import streamlit as st", "bench/bad.py"),
+    ],
+)
 def test_a_planted_bad_import_is_caught(tmp_path, planted, layer_file):
     """A test of the test: one wrong edge in an otherwise good tree is reported, by file."""
     for package in ("engine", "lab", "ui", "app_pages", "app_pages/memory", "app_pages/serving", "bench"):
         (tmp_path / package).mkdir(parents=True, exist_ok=True)
         (tmp_path / package / "__init__.py").write_text("")
-    (tmp_path / "app_pages/memory/good.py").write_text("from app_pages import PAGES\nfrom app_pages.memory import x\n"
-                                                       "from ui.i18n import t\nfrom lab.claims import C\n")
+    (tmp_path / "app_pages/memory/good.py").write_text(
+        "from app_pages import PAGES\nfrom app_pages.memory import x\nfrom ui.i18n import t\nfrom lab.claims import C\n"
+    )
     (tmp_path / "ui/good.py").write_text("import streamlit\nfrom lab.verdicts import Verdict\n")
     assert violations(tmp_path) == []
     (tmp_path / layer_file).write_text(planted + "\n")
@@ -102,8 +111,10 @@ def test_a_planted_bad_import_is_caught(tmp_path, planted, layer_file):
 
 def users_by_page() -> dict[str, set[str]]:
     """For each ui module, the pages (and 'frame' for app.py) that reach it, directly or through ui."""
-    ui_imports = {module_name(p, ROOT): {m for m in imports_of(p, ROOT) if m.startswith("ui.")}
-                  for p in (ROOT / "ui").glob("*.py")}
+    ui_imports = {
+        module_name(p, ROOT): {m for m in imports_of(p, ROOT) if m.startswith("ui.")}
+        for p in (ROOT / "ui").glob("*.py")
+    }
     users: dict[str, set[str]] = {m: set() for m in ui_imports}
 
     def reach(user: str, start: set[str]) -> None:
@@ -115,6 +126,7 @@ def users_by_page() -> dict[str, set[str]]:
             seen.add(m)
             users[m].add(user)
             todo += ui_imports[m]
+
     for path in (ROOT / "app_pages").rglob("*.py"):
         if page_of(module_name(path, ROOT)):
             reach(page_of(module_name(path, ROOT)), imports_of(path, ROOT))
@@ -131,9 +143,22 @@ def test_ui_holds_only_what_several_pages_share():
 
 def test_urls_stay_as_they_were():
     """Share links and bookmarks use them (the browser test opens each one)."""
-    assert [(p.name, p.url_path) for p in PAGES] == [(n, n) for n in (
-        "playground", "memory", "complexity", "serving", "compare", "roofline", "sweeps", "claims", "remote",
-        "precision", "source")]
+    assert [(p.name, p.url_path) for p in PAGES] == [
+        (n, n)
+        for n in (
+            "playground",
+            "memory",
+            "complexity",
+            "serving",
+            "compare",
+            "roofline",
+            "sweeps",
+            "claims",
+            "remote",
+            "precision",
+            "source",
+        )
+    ]
     assert [p.name for p in PAGES if p.is_default] == ["playground"]
 
 
@@ -150,12 +175,19 @@ def literal_state_keys(path: Path) -> list[str]:
     """String literals a module uses as a session-state key: key=..., st.session_state[...] or .get(...)
     (and the same through a local name for st.session_state, such as `s = st.session_state`)."""
     tree = ast.parse(path.read_text())
-    aliases = {t.id for n in ast.walk(tree) if isinstance(n, ast.Assign) and isinstance(n.value, ast.Attribute)
-               and n.value.attr == "session_state" for t in n.targets if isinstance(t, ast.Name)}
+    aliases = {
+        t.id
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Assign) and isinstance(n.value, ast.Attribute) and n.value.attr == "session_state"
+        for t in n.targets
+        if isinstance(t, ast.Name)
+    }
 
     def is_state(node: ast.expr) -> bool:
-        return (isinstance(node, ast.Attribute) and node.attr == "session_state") or \
-            (isinstance(node, ast.Name) and node.id in aliases)
+        return (isinstance(node, ast.Attribute) and node.attr == "session_state") or (
+            isinstance(node, ast.Name) and node.id in aliases
+        )
+
     found = []
     for node in ast.walk(tree):
         key = None
@@ -163,8 +195,13 @@ def literal_state_keys(path: Path) -> list[str]:
             key = node.value
         elif isinstance(node, ast.Subscript) and is_state(node.value):
             key = node.slice
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and is_state(node.func.value) \
-                and node.func.attr in ("get", "pop", "setdefault") and node.args:
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and is_state(node.func.value)
+            and node.func.attr in ("get", "pop", "setdefault")
+            and node.args
+        ):
             key = node.args[0]
         if isinstance(key, (ast.Constant, ast.JoinedStr)):
             found.append(ast.unparse(key))
@@ -174,8 +211,10 @@ def literal_state_keys(path: Path) -> list[str]:
 def test_a_literal_state_key_is_found(tmp_path):
     """A test of the test below: each way of writing a key as a literal is caught."""
     bad = tmp_path / "bad.py"
-    bad.write_text('import streamlit as st\ns = st.session_state\nst.button("x", key="pg_a")\n'
-                   's["pg_b"] = 1\nst.session_state.get("pg_c")\nst.text_input("y", key=f"pg_{1}")\n')
+    bad.write_text(
+        'import streamlit as st\ns = st.session_state\nst.button("x", key="pg_a")\n'
+        's["pg_b"] = 1\nst.session_state.get("pg_c")\nst.text_input("y", key=f"pg_{1}")\n'
+    )
     assert sorted(literal_state_keys(bad)) == ["'pg_a'", "'pg_b'", "'pg_c'", "f'pg_{1}'"]
 
 
@@ -188,4 +227,6 @@ def test_each_page_names_its_state_keys_in_its_keys_module():
         module = importlib.import_module(f"app_pages.{page.name}.keys")
         for name, value in vars(module).items():
             if name.isupper() and isinstance(value, str):
-                assert owner.setdefault(value, page.name) == page.name, f"{value} is a key of {owner[value]} and {page.name}"
+                assert owner.setdefault(value, page.name) == page.name, (
+                    f"{value} is a key of {owner[value]} and {page.name}"
+                )

@@ -2,6 +2,7 @@
 ValueError that names the problem), the CLI (one line `error: …`, exit code 2, no traceback) and the
 app (an error element with the same words, no exception element). Validation lives in the engine;
 the CLI and the app only translate. Cases still to add are listed in issue 17's notes."""
+
 from __future__ import annotations
 
 import json
@@ -41,8 +42,9 @@ def test_the_engine_names_the_problem(settings, flags, words):
 
 @pytest.mark.parametrize("settings, flags, words", SAMPLING_CASES)
 def test_the_cli_says_it_in_one_line(tiny_dirs, settings, flags, words):
-    done = cli("generate", "--model", str(tiny_dirs["llama"]), "--prompt", "hi", "--max-new-tokens", "2", *flags,
-               text=True)
+    done = cli(
+        "generate", "--model", str(tiny_dirs["llama"]), "--prompt", "hi", "--max-new-tokens", "2", *flags, text=True
+    )
     assert done.returncode == 2, (done.returncode, done.stderr[-2000:])
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: ") and words in lines[0], done.stderr
@@ -75,17 +77,21 @@ def broken_copy(src: Path, dst: Path, edit) -> Path:
 def broken_models(tiny_dirs, tmp_path_factory) -> dict[str, Path]:
     root = tmp_path_factory.mktemp("broken")
     src = tiny_dirs["llama"]
-    return {"list": broken_copy(src, root / "list", lambda c: []),
-            "null": broken_copy(src, root / "null", lambda c: {**c, "num_hidden_layers": None}),
-            "text": broken_copy(src, root / "text", lambda c: {**c, "hidden_size": "64"}),
-            "huge": broken_copy(src, root / "huge", lambda c: {**c, "max_position_embeddings": 10**9})}
+    return {
+        "list": broken_copy(src, root / "list", lambda c: []),
+        "null": broken_copy(src, root / "null", lambda c: {**c, "num_hidden_layers": None}),
+        "text": broken_copy(src, root / "text", lambda c: {**c, "hidden_size": "64"}),
+        "huge": broken_copy(src, root / "huge", lambda c: {**c, "max_position_embeddings": 10**9}),
+    }
 
 
 # (which model spec, words the message must contain)
-MODEL_CASES = [("list", "should hold a JSON object"),
-               ("null", "num_hidden_layers should be a positive whole number, got null"),
-               ("text", 'hidden_size should be a positive whole number, got "64"'),
-               ("~nosuchuser/x", "is not a user")]
+MODEL_CASES = [
+    ("list", "should hold a JSON object"),
+    ("null", "num_hidden_layers should be a positive whole number, got null"),
+    ("text", 'hidden_size should be a positive whole number, got "64"'),
+    ("~nosuchuser/x", "is not a user"),
+]
 
 
 def spec_of(name: str, broken_models) -> str:
@@ -100,8 +106,9 @@ def test_the_loader_names_the_field(broken_models, name, words):
 
 @pytest.mark.parametrize("name, words", MODEL_CASES)
 def test_the_cli_names_the_field_in_one_line(broken_models, name, words):
-    done = cli("generate", "--model", spec_of(name, broken_models), "--prompt", "hi", "--max-new-tokens", "2",
-               text=True)
+    done = cli(
+        "generate", "--model", spec_of(name, broken_models), "--prompt", "hi", "--max-new-tokens", "2", text=True
+    )
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr[-2000:]
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: ") and words in lines[0], done.stderr
@@ -116,8 +123,13 @@ def test_a_huge_context_is_refused_with_the_arithmetic(broken_models):
     assert last.startswith("error: A context of 1,000,000,000 tokens needs") and "Lower max_position_embeddings" in last
 
 
-@pytest.mark.parametrize("name, words", [("null", "num_hidden_layers should be a positive whole number"),
-                                         ("huge", "Lower max_position_embeddings in the model's config.json")])
+@pytest.mark.parametrize(
+    "name, words",
+    [
+        ("null", "num_hidden_layers should be a positive whole number"),
+        ("huge", "Lower max_position_embeddings in the model's config.json"),
+    ],
+)
 def test_the_app_names_the_field(broken_models, monkeypatch, name, words):
     monkeypatch.setenv("PDLAB_MODEL", str(broken_models[name]))
     at = AppTest.from_file(APP, default_timeout=180).run()
@@ -137,14 +149,14 @@ def test_a_local_model_is_named_by_its_folder_not_its_path(tiny_dirs, monkeypatc
     assert not [text for text in shown if str(folder) in text]
 
 
-
 def test_a_prompt_that_is_not_utf8_is_named(tiny_dirs):
     prompt = b"hi \xff there".decode("utf-8", "surrogateescape")  # argv passes the byte through as it is
     done = cli("generate", "--model", str(tiny_dirs["llama"]), "--prompt", prompt, "--max-new-tokens", "2", text=True)
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr[-2000:]
     assert done.stderr.strip().splitlines()[-1] == (
         "error: The prompt is not valid UTF-8 text: character 3 is the byte 0xff, which is not part of any "
-        "character; check the terminal's or the file's encoding.")
+        "character; check the terminal's or the file's encoding."
+    )
 
 
 def test_prepare_names_a_cache_folder_it_cannot_write(tmp_path):
@@ -152,16 +164,34 @@ def test_prepare_names_a_cache_folder_it_cannot_write(tmp_path):
     blocker.write_text("not a folder")  # under a file nothing can be created, even by root (CI runs as root)
     done = cli("prepare", env={**os.environ, "PDLAB_CACHE_DIR": str(blocker / "cache")}, text=True)
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr[-2000:]
-    assert done.stderr.strip().splitlines() == [f"error: Cannot write the converted model under {blocker / 'cache'}: "
-                                                "Not a directory. Set PDLAB_CACHE_DIR to a folder you can write to."]
+    assert done.stderr.strip().splitlines() == [
+        f"error: Cannot write the converted model under {blocker / 'cache'}: "
+        "Not a directory. Set PDLAB_CACHE_DIR to a folder you can write to."
+    ]
 
 
 @pytest.mark.parametrize("flags", [[], ["--json"]], ids=["plain", "json"])
 def test_a_closed_stdout_ends_quietly(tiny_dirs, flags):
     """`pdlab generate … | head -1`: the reader left; the CLI stops without a word, exit 0."""
-    proc = subprocess.Popen([sys.executable, "-m", "engine", "generate", "--model", str(tiny_dirs["llama"]),
-                             "--prompt", "hi", "--max-new-tokens", "4", *flags], cwd=ROOT,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "engine",
+            "generate",
+            "--model",
+            str(tiny_dirs["llama"]),
+            "--prompt",
+            "hi",
+            "--max-new-tokens",
+            "4",
+            *flags,
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     proc.stdout.close()  # before the first token is written
     err = proc.stderr.read()
     assert proc.wait(timeout=300) == 0, err
@@ -170,8 +200,9 @@ def test_a_closed_stdout_ends_quietly(tiny_dirs, flags):
 
 def _interrupted(args: list[str], ready) -> None:
     """Start the CLI, send Ctrl-C once ready(proc) returns, and check it ends with 130 and no traceback."""
-    proc = subprocess.Popen([sys.executable, "-m", "engine", *args], cwd=ROOT, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "engine", *args], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
     try:
         ready(proc)
         proc.send_signal(signal.SIGINT)
@@ -213,9 +244,11 @@ def test_an_unexpected_error_is_one_line_unless_debug(monkeypatch, capsys):
 
     def broken(args):
         raise RuntimeError("the disk caught fire")
+
     monkeypatch.setattr(cli_main, "run", broken)
     assert cli_main.main(["generate", "--prompt", "hi"]) == 1
     assert capsys.readouterr().err.splitlines() == [
-        "error: RuntimeError: the disk caught fire (run with --debug for the traceback)"]
+        "error: RuntimeError: the disk caught fire (run with --debug for the traceback)"
+    ]
     with pytest.raises(RuntimeError, match="caught fire"):
         cli_main.main(["generate", "--prompt", "hi", "--debug"])

@@ -1,4 +1,5 @@
 """Block pool and KV accounting, with tiny block sizes."""
+
 from __future__ import annotations
 
 import pytest
@@ -9,8 +10,17 @@ from hypothesis import strategies as st
 from engine.config import ModelConfig
 from engine.kv_cache import BlockPool, KVCache
 
-TINY = ModelConfig(name="t", num_layers=2, hidden_size=8, num_heads=2, num_kv_heads=1, head_dim=4, ffn_size=16,
-                   vocab_size=10, max_position=64)
+TINY = ModelConfig(
+    name="t",
+    num_layers=2,
+    hidden_size=8,
+    num_heads=2,
+    num_kv_heads=1,
+    head_dim=4,
+    ffn_size=16,
+    vocab_size=10,
+    max_position=64,
+)
 
 
 def test_allocate_hands_out_lowest_ids_and_free_returns_them():

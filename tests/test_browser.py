@@ -1,14 +1,30 @@
 """The real app in Chromium (Playwright, the system browser) on the bundled model: the main flows
 a user clicks through. Screenshots land in test-artifacts/."""
+
 from __future__ import annotations
 
 import re
 
 import pytest
 
-from tests.browser_utils import (ARTIFACTS, RUN_BUTTON, click_and_wait, exception_boxes, final_chip_labels,
-                                 launch_chromium, live_record, open_app, open_tab, press_and_wait, require_chromium,
-                                 serve, set_number, set_prompt, wait_idle, watch_live)
+from tests.browser_utils import (
+    ARTIFACTS,
+    RUN_BUTTON,
+    click_and_wait,
+    exception_boxes,
+    final_chip_labels,
+    launch_chromium,
+    live_record,
+    open_app,
+    open_tab,
+    press_and_wait,
+    require_chromium,
+    serve,
+    set_number,
+    set_prompt,
+    wait_idle,
+    watch_live,
+)
 
 XSS = ["<script>alert(1)</script>", "<img src=x onerror=alert(1)>"]
 
@@ -116,8 +132,7 @@ def test_replay_shows_prefill_at_once_then_one_token_per_step(page):
     click_and_wait(page, page.get_by_role("button", name="Replay", exact=True), 60_000)
     # Replay reruns its panel once per frame, and on a busy machine the page reads as idle between
     # two frames, its button redrawn before its chips (CI read the first frame): wait for the last
-    page.wait_for_function(f"() => document.querySelectorAll('{FINAL_OUT_CHIPS}').length === {total}",
-                           timeout=60_000)
+    page.wait_for_function(f"() => document.querySelectorAll('{FINAL_OUT_CHIPS}').length === {total}", timeout=60_000)
     page.get_by_role("button", name="Replay", exact=True).wait_for(timeout=60_000)
     wait_idle(page)
     assert len(final_chip_labels(page)) == total and exception_boxes(page) == 0

@@ -2,23 +2,51 @@
 exception box; a choice among translated labels survives a language switch and back; settings
 and finished results survive a visit to another page; without a model every page says so.
 Screenshots land in test-artifacts/."""
+
 from __future__ import annotations
 
 import re
 
 import pytest
 
-from tests.browser_utils import (ARTIFACTS, RUN_BUTTON, choose, chosen, click_and_wait, edit_grid_cell, exception_boxes,
-                                 grid_cell, launch_chromium, open_app, open_page, open_tab, press_and_wait,
-                                 require_chromium, serve, set_number, set_prompt, wait_idle)
+from tests.browser_utils import (
+    ARTIFACTS,
+    RUN_BUTTON,
+    choose,
+    chosen,
+    click_and_wait,
+    edit_grid_cell,
+    exception_boxes,
+    grid_cell,
+    launch_chromium,
+    open_app,
+    open_page,
+    open_tab,
+    press_and_wait,
+    require_chromium,
+    serve,
+    set_number,
+    set_prompt,
+    wait_idle,
+)
 from app_pages import PAGES
 from tests.text_support import t
 
 PLAYGROUND, MEMORY, COMPLEXITY, SERVING = range(4)  # the order of app_pages.PAGES
 TITLES = ("pg_title", "mem_title", "cx_title", "sv_title")
-PAGE_TITLES = {"playground": "pg_title", "memory": "mem_title", "complexity": "cx_title", "serving": "sv_title",
-               "compare": "cmp_title", "roofline": "rf_title", "sweeps": "sw_title", "claims": "cl_title",
-               "remote": "rm_title", "precision": "pr_title", "source": "src_title"}
+PAGE_TITLES = {
+    "playground": "pg_title",
+    "memory": "mem_title",
+    "complexity": "cx_title",
+    "serving": "sv_title",
+    "compare": "cmp_title",
+    "roofline": "rf_title",
+    "sweeps": "sw_title",
+    "claims": "cl_title",
+    "remote": "rm_title",
+    "precision": "pr_title",
+    "source": "src_title",
+}
 
 require_chromium()
 
@@ -60,8 +88,10 @@ def test_every_page_opens_without_an_exception_box(page):
     for index in (MEMORY, COMPLEXITY, SERVING, PLAYGROUND, SERVING, MEMORY):
         open_page(page, index)
         assert title_of(page) == t(TITLES[index], "en")
-        assert exception_boxes(page) == 0 and page.locator('[data-testid="stAlert"]').filter(
-            has_text="went wrong").count() == 0, f"page {index}"
+        assert (
+            exception_boxes(page) == 0
+            and page.locator('[data-testid="stAlert"]').filter(has_text="went wrong").count() == 0
+        ), f"page {index}"
 
 
 def test_every_url_opens_its_page(browser, server):
@@ -82,10 +112,12 @@ def test_every_url_opens_its_page(browser, server):
 def _shown(page, key: str, tab: str | None = None):
     """A reader of what the keyed widget shows as chosen, in either language. The tabs' own labels
     change with the language, so the first tab is selected again after a switch: reopen this one."""
+
     def read(lang: str) -> str | None:
         if tab:
             open_tab(page, t(tab, lang))
         return chosen(page, key)
+
     return read
 
 
@@ -101,8 +133,12 @@ def _round_trip(page, read, english: str, chinese: str) -> None:
 
 def test_translated_choices_survive_a_language_switch(page):
     # issue 16.15: the sidebar's model label follows the language, and the model stays the bundled one
-    _round_trip(page, _shown(page, "model_spec"), "SmolLM2-135M-Instruct (bundled, offline)",
-                "SmolLM2-135M-Instruct（内置，可离线）")
+    _round_trip(
+        page,
+        _shown(page, "model_spec"),
+        "SmolLM2-135M-Instruct (bundled, offline)",
+        "SmolLM2-135M-Instruct（内置，可离线）",
+    )
     alerts = page.locator('[data-testid="stAlert"]').all_inner_texts()
     assert not [a for a in alerts if "load" in a], alerts  # no model named by a label failed to load
     set_prompt(page, "Hi")
@@ -115,8 +151,12 @@ def test_translated_choices_survive_a_language_switch(page):
     open_page(page, MEMORY)
     open_tab(page, "Will it fit? (C20)")
     choose(page, "mem_fit_model", "loaded: SmolLM2-135M-Instruct")
-    _round_trip(page, _shown(page, "mem_fit_model", "mem_tab_fit"), "loaded: SmolLM2-135M-Instruct",
-                "已加载：SmolLM2-135M-Instruct")
+    _round_trip(
+        page,
+        _shown(page, "mem_fit_model", "mem_tab_fit"),
+        "loaded: SmolLM2-135M-Instruct",
+        "已加载：SmolLM2-135M-Instruct",
+    )
     open_tab(page, "Attention heatmaps")
     click_and_wait(page, page.get_by_role("button", name="Run and capture"), 120_000)
     choose(page, "mem_heat_mode", "every layer")
@@ -126,13 +166,18 @@ def test_translated_choices_survive_a_language_switch(page):
     open_tab(page, "Worked example (C12)")
     choose(page, "cx_we_model", "Llama-3-8B")
     choose(page, "cx_we_count", "as the loaded tokenizer splits it")
-    _round_trip(page, _shown(page, "cx_we_count", "cx_tab_worked"), "as the loaded tokenizer splits it",
-                "按已加载模型的分词器")
+    _round_trip(
+        page, _shown(page, "cx_we_count", "cx_tab_worked"), "as the loaded tokenizer splits it", "按已加载模型的分词器"
+    )
     open_tab(page, "Which term dominates (C15)")
     choose(page, "cx_cross_model", "Llama-3-70B")
     choose(page, "cx_cross_model", "SmolLM2-135M-Instruct (loaded)")  # back to the default: a translated label
-    _round_trip(page, _shown(page, "cx_cross_model", "cx_tab_dominance"), "SmolLM2-135M-Instruct (loaded)",
-                "SmolLM2-135M-Instruct（已加载）")
+    _round_trip(
+        page,
+        _shown(page, "cx_cross_model", "cx_tab_dominance"),
+        "SmolLM2-135M-Instruct (loaded)",
+        "SmolLM2-135M-Instruct（已加载）",
+    )
 
     open_page(page, SERVING)
     choose(page, "sv_preset", "Shared system prompt")
@@ -201,8 +246,11 @@ def test_without_a_model_every_page_says_so(browser, no_model_server):
         if index != PLAYGROUND:
             open_page(pg, index)
         assert title_of(pg) == t(TITLES[index], "en")
-        alert = pg.locator('[data-testid="stAlert"]').filter(has_text="not found").filter(
-            has_text="Pick another model in the sidebar")
+        alert = (
+            pg.locator('[data-testid="stAlert"]')
+            .filter(has_text="not found")
+            .filter(has_text="Pick another model in the sidebar")
+        )
         assert alert.count() >= 1 and alert.first.is_visible(), f"page {index} does not say the model is missing"
         assert exception_boxes(pg) == 0
         pg.screenshot(path=str(ARTIFACTS / f"app_no_model_{index}.png"), full_page=True)

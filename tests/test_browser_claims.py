@@ -1,12 +1,21 @@
 """The sweeps and claims pages in Chromium on the bundled model: a tiny sweep with its progress shown,
 then its verdicts and charts; the claims page's quick check with every verdict and its page link; no
 exception box. Screenshots land in test-artifacts/."""
+
 from __future__ import annotations
 
 import pytest
 
-from tests.browser_utils import (ARTIFACTS, PROGRESS_OBSERVER_JS, click_and_wait, exception_boxes, launch_chromium,
-                                 require_chromium, serve, wait_idle)
+from tests.browser_utils import (
+    ARTIFACTS,
+    PROGRESS_OBSERVER_JS,
+    click_and_wait,
+    exception_boxes,
+    launch_chromium,
+    require_chromium,
+    serve,
+    wait_idle,
+)
 
 require_chromium()
 

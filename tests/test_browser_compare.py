@@ -1,12 +1,21 @@
 """The compare page in Chromium on the bundled model: the default comparison (one prompt, KV cache on
 in column 1 and off in column 2) with a small max_new_tokens, its progress shown, both columns'
 tokens, the shared charts and the summary table, no exception box. Screenshot in test-artifacts/."""
+
 from __future__ import annotations
 
 import pytest
 
-from tests.browser_utils import (ARTIFACTS, PROGRESS_OBSERVER_JS, click_and_wait, exception_boxes, launch_chromium,
-                                 require_chromium, serve, wait_idle)
+from tests.browser_utils import (
+    ARTIFACTS,
+    PROGRESS_OBSERVER_JS,
+    click_and_wait,
+    exception_boxes,
+    launch_chromium,
+    require_chromium,
+    serve,
+    wait_idle,
+)
 
 MAX_NEW = 8
 
@@ -51,8 +60,12 @@ def test_default_comparison_shows_both_columns_charts_and_table(page):
     charts = page.locator('[data-testid="stPlotlyChart"]')
     charts.first.locator(".main-svg").first.wait_for(timeout=20_000)
     assert charts.count() == 4
-    for title in ("TTFT and TPOT per column", "Inter-token latency over decode steps", "KV cache growth per step",
-                  "Peak transient memory per step"):
+    for title in (
+        "TTFT and TPOT per column",
+        "Inter-token latency over decode steps",
+        "KV cache growth per step",
+        "Peak transient memory per step",
+    ):
         assert page.locator(".gtitle", has_text=title).count() == 1, title
     assert page.locator(".legendtext", has_text="Column 2 (KV off)").count() == 4  # one trace in each chart
     assert page.locator('[data-testid="stDataFrame"]').count() == 1

@@ -1,14 +1,24 @@
 """The complexity lab in Chromium on the bundled model: a small cache on/off comparison with its
 progress shown, the charts drawn, the worked example, no exception box. Screenshots land in
 test-artifacts/."""
+
 from __future__ import annotations
 
 import re
 
 import pytest
 
-from tests.browser_utils import (ARTIFACTS, PROGRESS_OBSERVER_JS, click_and_wait, exception_boxes, launch_chromium,
-                                 open_tab, require_chromium, serve, wait_idle)
+from tests.browser_utils import (
+    ARTIFACTS,
+    PROGRESS_OBSERVER_JS,
+    click_and_wait,
+    exception_boxes,
+    launch_chromium,
+    open_tab,
+    require_chromium,
+    serve,
+    wait_idle,
+)
 
 require_chromium()
 

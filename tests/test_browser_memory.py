@@ -1,6 +1,7 @@
 """The memory lab in Chromium (Playwright, the system browser) on the bundled model: a small sweep
 with its progress seen while it runs, the predictor, and a heatmap downloaded as PNG and CSV.
 Screenshots land in test-artifacts/."""
+
 from __future__ import annotations
 
 import re
@@ -8,12 +9,22 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser_utils import (ARTIFACTS, PROGRESS_OBSERVER_JS, click_and_wait, exception_boxes, launch_chromium,
-                                 open_tab, require_chromium, serve, wait_idle)
+from tests.browser_utils import (
+    ARTIFACTS,
+    PROGRESS_OBSERVER_JS,
+    click_and_wait,
+    exception_boxes,
+    launch_chromium,
+    open_tab,
+    require_chromium,
+    serve,
+    wait_idle,
+)
 
 require_chromium()
 
 sync_api = pytest.importorskip("playwright.sync_api")
+
 
 @pytest.fixture(scope="module")
 def server(bundled_dir):

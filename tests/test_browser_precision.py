@@ -1,12 +1,20 @@
 """The precision lab in Chromium on a tiny model: measure float32 beside int8 weights and an int8 KV
 cache, see the speed table, both charts, the quality table and the generations, then the capacity
 table on a preset; no exception box. A screenshot lands in test-artifacts/."""
+
 from __future__ import annotations
 
 import pytest
 
-from tests.browser_utils import (ARTIFACTS, click_and_wait, exception_boxes, launch_chromium, require_chromium, serve,
-                                 wait_idle)
+from tests.browser_utils import (
+    ARTIFACTS,
+    click_and_wait,
+    exception_boxes,
+    launch_chromium,
+    require_chromium,
+    serve,
+    wait_idle,
+)
 
 require_chromium()
 

@@ -1,15 +1,28 @@
 """Public mode in Chromium on the bundled model: two visitors at once take turns (the second sees its
 place in the queue, then both get their solo output), and a visitor who closes the browser mid-run
 frees the engine for the next at once; Cancel leaves the queue."""
+
 from __future__ import annotations
 
 import time
 
 import pytest
 
-from tests.browser_utils import (ARTIFACTS, RUN_BUTTON, click_and_wait, exception_boxes, launch_chromium,
-                                 live_record, open_app, require_chromium, serve, set_number, set_prompt, wait_idle,
-                                 watch_live)
+from tests.browser_utils import (
+    ARTIFACTS,
+    RUN_BUTTON,
+    click_and_wait,
+    exception_boxes,
+    launch_chromium,
+    live_record,
+    open_app,
+    require_chromium,
+    serve,
+    set_number,
+    set_prompt,
+    wait_idle,
+    watch_live,
+)
 
 require_chromium()
 sync_api = pytest.importorskip("playwright.sync_api")
@@ -21,8 +34,10 @@ QUEUED = "ahead of you"
 def server(bundled_dir, tmp_path_factory):
     settings = tmp_path_factory.mktemp("public") / "lab.toml"
     settings.write_text('[public]\nmodels = ["bundled"]\nmax_new_tokens = 256\nruns_per_minute = 10\n')
-    yield from serve({"PDLAB_MODEL": "bundled", "PDLAB_PUBLIC": "1", "PDLAB_SETTINGS": str(settings),
-                      "PDLAB_LIVE_REDRAW_S": "0.05"}, "browser-public-server.log")
+    yield from serve(
+        {"PDLAB_MODEL": "bundled", "PDLAB_PUBLIC": "1", "PDLAB_SETTINGS": str(settings), "PDLAB_LIVE_REDRAW_S": "0.05"},
+        "browser-public-server.log",
+    )
 
 
 @pytest.fixture(scope="module")

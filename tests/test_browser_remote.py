@@ -2,13 +2,23 @@
 run a concurrency-4 load, and see the percentiles, the per-request timeline and the server's gauges;
 save the run's trace and report as Chromium downloads them, and open the trace again on the page; no
 exception box. A screenshot lands in test-artifacts/."""
+
 from __future__ import annotations
 
 import pytest
 
 from engine.server.launch import engine_server
-from tests.browser_utils import (ARTIFACTS, act_and_wait, click_and_wait, exception_boxes, launch_chromium, open_tab,
-                                 require_chromium, serve, wait_idle)
+from tests.browser_utils import (
+    ARTIFACTS,
+    act_and_wait,
+    click_and_wait,
+    exception_boxes,
+    launch_chromium,
+    open_tab,
+    require_chromium,
+    serve,
+    wait_idle,
+)
 
 require_chromium()
 

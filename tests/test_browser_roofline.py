@@ -2,13 +2,23 @@
 visit (a fresh cache file), a roofline run with its chart and utilisation table, the projection's four
 charts and the published-figures table, a calibration run; no exception box. Screenshots land in
 test-artifacts/."""
+
 from __future__ import annotations
 
 import pytest
 
 from lab.hardware import CACHE_ENV
-from tests.browser_utils import (ARTIFACTS, PROGRESS_OBSERVER_JS, click_and_wait, exception_boxes, launch_chromium,
-                                 open_tab, require_chromium, serve, wait_idle)
+from tests.browser_utils import (
+    ARTIFACTS,
+    PROGRESS_OBSERVER_JS,
+    click_and_wait,
+    exception_boxes,
+    launch_chromium,
+    open_tab,
+    require_chromium,
+    serve,
+    wait_idle,
+)
 
 PANEL = '[data-testid="stTabPanel"]:visible'
 

@@ -2,14 +2,25 @@
 policies with its progress shown, then stepping through the recorded run one iteration at a
 time (the batch composition changes), the block pool and the metrics, and no exception box.
 Screenshots land in test-artifacts/."""
+
 from __future__ import annotations
 
 import re
 
 import pytest
 
-from tests.browser_utils import (ARTIFACTS, PROGRESS_OBSERVER_JS, click_and_wait, exception_boxes, launch_chromium,
-                                 open_tab, press_and_wait, require_chromium, serve, wait_idle)
+from tests.browser_utils import (
+    ARTIFACTS,
+    PROGRESS_OBSERVER_JS,
+    click_and_wait,
+    exception_boxes,
+    launch_chromium,
+    open_tab,
+    press_and_wait,
+    require_chromium,
+    serve,
+    wait_idle,
+)
 
 PANEL = '[data-testid="stTabPanel"]:visible'
 SMALL = {"chat streams": 3, "long prompt (tokens)": 256, "chat output (tokens)": 16, "long prompt arrives (s)": 0.1}

@@ -2,6 +2,7 @@
 disk with its charts and a working token replay and fetches nothing; a share link fills in the
 controls; a downloaded trace uploaded into a fresh session replays with no run. Screenshots land
 in test-artifacts/ (report.png, uploaded_trace.png, share_link.png)."""
+
 from __future__ import annotations
 
 import json
@@ -11,9 +12,25 @@ from urllib.parse import quote
 
 import pytest
 
-from tests.browser_utils import (ARTIFACTS, RUN_BUTTON, act_and_wait, chosen, click_and_wait, exception_boxes,
-                                 final_chip_labels, launch_chromium, live_record, open_app, open_tab, press_and_wait,
-                                 require_chromium, serve, set_number, set_prompt, watch_live)
+from tests.browser_utils import (
+    ARTIFACTS,
+    RUN_BUTTON,
+    act_and_wait,
+    chosen,
+    click_and_wait,
+    exception_boxes,
+    final_chip_labels,
+    launch_chromium,
+    live_record,
+    open_app,
+    open_tab,
+    press_and_wait,
+    require_chromium,
+    serve,
+    set_number,
+    set_prompt,
+    watch_live,
+)
 
 PROMPT = "<script>alert(1)</script> Why is the sky blue?"
 MAX_NEW = 8
@@ -62,10 +79,14 @@ def saved(browser, server, tmp_path_factory) -> dict:
     page.locator('label:has-text("eager")').click()
     click_and_wait(page, page.locator(RUN_BUTTON).first, 120_000)
     assert exception_boxes(page) == 0 and page.dialogs == []
-    saved = {"report": download(page, "pg_dl_report", folder / "report.html"),
-             "trace": download(page, "pg_dl_trace", folder / "trace.json"),
-             "prompt_len": len(final_chip_labels(page, "pd-in")), "outputs": final_chip_labels(page),
-             "text": page.locator(".pd-output").inner_text(), "folder": folder}
+    saved = {
+        "report": download(page, "pg_dl_report", folder / "report.html"),
+        "trace": download(page, "pg_dl_trace", folder / "trace.json"),
+        "prompt_len": len(final_chip_labels(page, "pd-in")),
+        "outputs": final_chip_labels(page),
+        "text": page.locator(".pd-output").inner_text(),
+        "folder": folder,
+    }
     page.context.close()
     return saved
 
@@ -96,14 +117,16 @@ def test_report_opens_offline_with_charts_and_replay(browser, saved):
     assert chips(page, ".pd-decode.pd-out") == 1 and chips(page, ".pd-out") == 2
     assert chips(page, ".pd-current") == 1
     page.locator("#pd-replay-play").click()
-    page.wait_for_function(f"() => document.querySelectorAll('#pd-replay-chips .pd-out').length === {n_out}",
-                           timeout=20_000)
+    page.wait_for_function(
+        f"() => document.querySelectorAll('#pd-replay-chips .pd-out').length === {n_out}", timeout=20_000
+    )
     labels = page.locator("#pd-replay-chips .pd-out .pd-tok").all_inner_texts()
     assert labels == saved["outputs"]
     assert "<script>alert(1)</script>" in page.locator(".rp-prompt").inner_text()  # shown as text
     assert page.dialogs == []
-    assert requests and all(u.startswith(("file://", "data:")) for u in requests), \
-        [u for u in requests if not u.startswith(("file://", "data:"))]
+    assert requests and all(u.startswith(("file://", "data:")) for u in requests), [
+        u for u in requests if not u.startswith(("file://", "data:"))
+    ]
     page.mouse.move(1, 1)
     page.screenshot(path=str(ARTIFACTS / "report.png"), full_page=True)
     page.context.close()
@@ -111,8 +134,10 @@ def test_report_opens_offline_with_charts_and_replay(browser, saved):
 
 def test_share_link_fills_in_the_settings(browser, server):
     page = new_page(browser)
-    query = (f"prompt={quote('Tell me a joke about <caches>')}&max_new_tokens=7&attention=eager&kv=0&chat=0"
-             "&temperature=0.5&seed=3&top_p=9")
+    query = (
+        f"prompt={quote('Tell me a joke about <caches>')}&max_new_tokens=7&attention=eager&kv=0&chat=0"
+        "&temperature=0.5&seed=3&top_p=9"
+    )
     page.goto(f"http://127.0.0.1:{server}/?{query}", wait_until="domcontentloaded")
     page.locator("textarea").first.wait_for(timeout=120_000)
     act_and_wait(page, lambda: None, 120_000)
@@ -154,6 +179,7 @@ def test_replay_moves_the_slider_with_the_caption(browser, server, saved):
     press_and_wait(page, "Home")  # 1 step/s: several samples per frame
     page.get_by_role("button", name="Replay").click()
     page.get_by_role("button", name="Stop replay").wait_for(timeout=20_000)
+
     def shown() -> tuple[str, str] | None:
         state = page.evaluate(REPLAY_STATE)
         if not (state["caption"] and state["slider"]):

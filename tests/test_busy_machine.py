@@ -1,6 +1,7 @@
 """Issue 16.11: a timing taken while other processes keep the machine busy is called unreliable, not
 judged. The busy work is real: busy-looping processes this test starts (one per core) and stops by
 their own handles."""
+
 from __future__ import annotations
 
 import os
@@ -49,8 +50,9 @@ def test_busy_marks_only_the_timed_claims():
     assert unreliable_when_busy(verdicts, quiet, TIMED_CLAIMS) == verdicts
     marked = unreliable_when_busy(verdicts, busy, TIMED_CLAIMS)
     assert marked["C1"].verdict == HOLDS and marked["C13"].verdict == UNRELIABLE  # a shape is exact either way
-    assert explain(marked["C13"]).startswith("Unreliable: the machine was busy (other processes kept 1.2 of its "
-                                             "2 cores busy while this was timed)")
+    assert explain(marked["C13"]).startswith(
+        "Unreliable: the machine was busy (other processes kept 1.2 of its 2 cores busy while this was timed)"
+    )
     assert not MachineLoad(None, 2, 1.0).busy  # unknown: the pages say so rather than guess
 
 
@@ -70,6 +72,7 @@ def test_a_sweep_on_a_busy_machine_says_unreliable_instead_of_a_verdict(tiny_dir
 def test_every_timed_page_shows_the_load_of_its_run(tiny_dirs, monkeypatch):
     """The playground's timings tab says how busy the machine was (quiet or busy: either sentence)."""
     from tests.test_app_playground import new_app, run
+
     monkeypatch.setenv("PDLAB_MODEL", str(tiny_dirs["llama"]))
     at = run(new_app().run(), "Hello there", max_new=3)
     load = at.session_state["pg_result"].load

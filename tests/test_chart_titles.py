@@ -1,5 +1,6 @@
 """Issue 16.13: chart titles wrap to fit a phone (Plotly never wraps a title), in English, in Chinese and
 in titles that mix the two (a model name, then Chinese: no space to break at for 30 columns)."""
+
 from __future__ import annotations
 
 from ui.theme import _columns, wrap_title

@@ -1,6 +1,7 @@
 """Issue 16.15: the Chinese text said "hidden 576", "(bundled, offline)" and "heads × L × L × bytes" in
 English. Formulas and labels in Chinese strings name their quantities in Chinese; tensor shapes in
 brackets ([B, heads, T, head_dim], the source's own notation), code spans and placeholders are exempt."""
+
 from __future__ import annotations
 
 import re
@@ -9,8 +10,20 @@ import pytest
 
 from tests.text_support import ALL_STRINGS
 
-ENGLISH_QUANTITIES = ("batch", "bytes", "heads", "hidden", "layers", "kv_heads", "head_dim", "vocab", "tokens",
-                      "bundled", "offline", "online")
+ENGLISH_QUANTITIES = (
+    "batch",
+    "bytes",
+    "heads",
+    "hidden",
+    "layers",
+    "kv_heads",
+    "head_dim",
+    "vocab",
+    "tokens",
+    "bundled",
+    "offline",
+    "online",
+)
 # shapes, code, placeholders, link targets, tags, quoted values ('bundled' as typed)
 EXEMPT = re.compile(r"\[[^\]]*\]|`[^`]*`|\{[^}]*\}|\([^)]*/[^)]*\)|<[^>]*>|'[^']*'")
 

@@ -1,6 +1,7 @@
 """Issue 16.7: every C-number in the lab's text links to its claim (/claims?claim=C12), and the claims
 page opened by such a link shows that claim first. Labels cannot hold links (tab names, titles,
 widget help, legend names, table cells): their keys are listed here with that reason."""
+
 from __future__ import annotations
 
 import re
@@ -27,7 +28,7 @@ def bare_claims(text: str) -> list[str]:
 
 def is_label(key: str) -> bool:
     """Strings drawn where Markdown links are not (tabs, titles, help tooltips, legends, table cells)."""
-    return (key.endswith(("_help", "_title")) or key.startswith(("tab_", "why_c", "sw_tr_")) or "_tab_" in key)
+    return key.endswith(("_help", "_title")) or key.startswith(("tab_", "why_c", "sw_tr_")) or "_tab_" in key
 
 
 STRINGS = [(key, pair) for table in all_tables().values() for key, pair in table.items() if not is_label(key)]
@@ -53,8 +54,9 @@ def shown(tiny_dirs) -> dict[str, list[str]]:
     for page in PAGES:
         at.switch_page(page_file(page.name)).run()
         assert not at.exception, (page.name, [e.value for e in at.exception])
-        out[page.name] = [e.value for kind in ("markdown", "caption", "info", "warning", "success")
-                          for e in at.get(kind)]
+        out[page.name] = [
+            e.value for kind in ("markdown", "caption", "info", "warning", "success") for e in at.get(kind)
+        ]
     mp.undo()
     return out
 

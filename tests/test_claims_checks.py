@@ -1,6 +1,7 @@
 """Every claim check (lab/claims*.py) tested both ways: "holds" on real engine data where the claim
 holds, and not "holds" on a hand-made trace or measurement where it fails; and every verdict's
 explanation fills in, in both languages."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -13,10 +14,16 @@ from engine.trace import LayerShapes, SeqStep, StepRecord
 from lab.claims import CLAIM_IDS, CLAIM_PAGES, check_all, doc_worked_shapes_match
 from lab.claims_hardware import StepUse, c3_check, c7_check, c11_check, c19_check, c20_check
 from engine import load_model
-from lab.claims_measure import (ClaimData, ClaimSettings, PrecisionTiming, measure_all, measure_precision,
-                                 measure_run_a)
-from lab.claims_scaling import (c13_check, c14_check, c15_check, c16_check, c21_check, c22_check,
-                                uncached_attention_exponent)
+from lab.claims_measure import ClaimData, ClaimSettings, PrecisionTiming, measure_all, measure_precision, measure_run_a
+from lab.claims_scaling import (
+    c13_check,
+    c14_check,
+    c15_check,
+    c16_check,
+    c21_check,
+    c22_check,
+    uncached_attention_exponent,
+)
 from lab.claims_shapes import c1_check, c2_check, c5_check, c6_check, c10_check, c12_check, c23_check
 from lab.verdicts import FAILS, HOLDS, ROUGHLY, UNMEASURABLE, VERDICTS, explain
 from tests.text_support import all_tables
@@ -24,18 +31,43 @@ from tests.text_support import all_tables
 LLAMA = PRESETS["LLaMA-7B"]
 
 
-def step(c, phase: str, T: int, C: int, ms: float = 10.0, kv: int | None = None, flops: float = 1e9,
-         bytes_moved: float = 1e8, peak: int = 1000, seq_id: int = 0) -> StepRecord:
+def step(
+    c,
+    phase: str,
+    T: int,
+    C: int,
+    ms: float = 10.0,
+    kv: int | None = None,
+    flops: float = 1e9,
+    bytes_moved: float = 1e8,
+    peak: int = 1000,
+    seq_id: int = 0,
+) -> StepRecord:
     """A hand-made step record of one sequence feeding T tokens with C in its cache after the step."""
     seq = SeqStep(seq_id, phase, T, C, False, LayerShapes.for_step(c, T, C))
-    return StepRecord(step=0, start=0.0, ms=ms, seqs=[seq], kv_tokens=C if kv is None else kv, kv_bytes=0,
-                      kv_blocks=0, kv_reserved_bytes=0, kv_wasted_slots=0, kv_free_blocks=0, flops=flops,
-                      flops_linear=flops, flops_attention=0.0, bytes_moved=bytes_moved, peak_bytes=peak)
+    return StepRecord(
+        step=0,
+        start=0.0,
+        ms=ms,
+        seqs=[seq],
+        kv_tokens=C if kv is None else kv,
+        kv_bytes=0,
+        kv_blocks=0,
+        kv_reserved_bytes=0,
+        kv_wasted_slots=0,
+        kv_free_blocks=0,
+        flops=flops,
+        flops_linear=flops,
+        flops_attention=0.0,
+        bytes_moved=bytes_moved,
+        peak_bytes=peak,
+    )
 
 
 def request(c, L: int, N: int) -> list[StepRecord]:
     return [step(c, "prefill", L, L, ms=100, flops=1e12, peak=10**8)] + [
-        step(c, "decode", 1, L + t, ms=10, flops=1e10, peak=10**6) for t in range(1, N)]
+        step(c, "decode", 1, L + t, ms=10, flops=1e10, peak=10**6) for t in range(1, N)
+    ]
 
 
 # --- real data ---------------------------------------------------------------------------------
@@ -213,6 +245,7 @@ def test_strings_of_both_pages():
     """Every key of the sweeps and claims tables in both languages, with the same placeholders (a
     verdict's numbers fill both), and no key shared with another page's table."""
     import re
+
     mine = ["app_pages.sweeps.strings", "app_pages.claims.strings", "lab.verdict_texts"]
     tables = {name: table for name, table in all_tables().items() if name in mine}
     others = [table for name, table in all_tables().items() if name not in mine]

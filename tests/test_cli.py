@@ -1,4 +1,5 @@
 """`python -m engine generate` in a real subprocess."""
+
 from __future__ import annotations
 
 import json
@@ -11,8 +12,9 @@ def cli(*args: str) -> subprocess.CompletedProcess:
 
 
 def test_generate_json(tiny_dirs):
-    out = cli("generate", "--model", str(tiny_dirs["llama"]), "--prompt", "Hello world", "--max-new-tokens", "4",
-              "--json")
+    out = cli(
+        "generate", "--model", str(tiny_dirs["llama"]), "--prompt", "Hello world", "--max-new-tokens", "4", "--json"
+    )
     assert out.returncode == 0, out.stderr
     d = json.loads(out.stdout)
     assert set(d) == {"model", "prompt_tokens", "output_tokens", "text", "metrics", "steps"}
@@ -25,8 +27,18 @@ def test_generate_json(tiny_dirs):
 
 
 def test_generate_streams_phases(tiny_dirs):
-    out = cli("generate", "--model", str(tiny_dirs["llama"]), "--prompt", "Hello", "--max-new-tokens", "3",
-              "--no-kv-cache", "--attention", "eager")
+    out = cli(
+        "generate",
+        "--model",
+        str(tiny_dirs["llama"]),
+        "--prompt",
+        "Hello",
+        "--max-new-tokens",
+        "3",
+        "--no-kv-cache",
+        "--attention",
+        "eager",
+    )
     assert out.returncode == 0, out.stderr
     assert "[prefill step 0]" in out.stdout and "[decode step 1]" in out.stdout and "TTFT" in out.stdout
 
@@ -37,8 +49,16 @@ def test_bad_input_is_a_message_not_a_traceback(tiny_dirs):
 
 
 def test_memory_is_probed_only_when_asked_and_on_a_second_pass(tiny_dirs):
-    base = ("generate", "--model", str(tiny_dirs["llama"]), "--prompt", "Hello world", "--max-new-tokens", "3",
-            "--json")
+    base = (
+        "generate",
+        "--model",
+        str(tiny_dirs["llama"]),
+        "--prompt",
+        "Hello world",
+        "--max-new-tokens",
+        "3",
+        "--json",
+    )
     plain, probed = json.loads(cli(*base).stdout), json.loads(cli(*base, "--probe-memory").stdout)
     assert all(s["peak_bytes"] is None for s in plain["steps"])
     assert all(s["peak_bytes"] > 0 for s in probed["steps"])
@@ -47,9 +67,22 @@ def test_memory_is_probed_only_when_asked_and_on_a_second_pass(tiny_dirs):
 
 def test_a_closed_pipe_ends_quietly(tiny_dirs):
     """`… | head -1`: the reader goes away; no BrokenPipeError traceback, exit 0."""
-    proc = subprocess.Popen([sys.executable, "-m", "engine", "generate", "--model", str(tiny_dirs["llama"]),
-                             "--prompt", "Hello", "--max-new-tokens", "40"], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "engine",
+            "generate",
+            "--model",
+            str(tiny_dirs["llama"]),
+            "--prompt",
+            "Hello",
+            "--max-new-tokens",
+            "40",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     proc.stdout.close()  # before the engine has written anything (loading takes a moment)
     err = proc.stderr.read().decode()
     assert proc.wait(timeout=300) == 0 and "Traceback" not in err and "BrokenPipe" not in err
@@ -60,6 +93,7 @@ def test_an_unexpected_error_is_one_line_unless_debug(monkeypatch, capsys):
 
     def boom(args):
         raise RuntimeError("something inside broke")
+
     monkeypatch.setattr(cli_main, "generate", boom)
     assert cli_main.main(["generate", "--prompt", "x"]) == 1
     err = capsys.readouterr().err
@@ -77,13 +111,23 @@ def test_ctrl_c_exits_130_without_a_traceback(monkeypatch, capsys):
 
     def interrupted(args):
         raise KeyboardInterrupt
+
     monkeypatch.setattr(cli_main, "generate", interrupted)
     assert cli_main.main(["generate", "--prompt", "x"]) == 130
     assert "Traceback" not in capsys.readouterr().err
 
 
 def test_quantised_weights_and_kv_cache_from_the_command_line(tiny_dirs):
-    base = ("generate", "--model", str(tiny_dirs["llama"]), "--prompt", "Hello world", "--max-new-tokens", "4", "--json")
+    base = (
+        "generate",
+        "--model",
+        str(tiny_dirs["llama"]),
+        "--prompt",
+        "Hello world",
+        "--max-new-tokens",
+        "4",
+        "--json",
+    )
     plain = json.loads(cli(*base).stdout)
     out = cli(*base, "--weights", "int8", "--kv-dtype", "int8")
     assert out.returncode == 0, out.stderr

@@ -1,19 +1,36 @@
 """Complexity lab: identical tokens with and without the cache, the worked example's shapes, FLOPs."""
+
 from __future__ import annotations
 
 from engine.config import PRESETS, ModelConfig
-from lab.complexity import (crossover_context, fit_exponent, run_with_and_without_cache, shape_table, step_flops_split,
-                            theory_sums)
+from lab.complexity import (
+    crossover_context,
+    fit_exponent,
+    run_with_and_without_cache,
+    shape_table,
+    step_flops_split,
+    theory_sums,
+)
 
-TINY = ModelConfig(name="t", num_layers=2, hidden_size=8, num_heads=2, num_kv_heads=1, head_dim=4, ffn_size=16,
-                   vocab_size=10, max_position=64)
+TINY = ModelConfig(
+    name="t",
+    num_layers=2,
+    hidden_size=8,
+    num_heads=2,
+    num_kv_heads=1,
+    head_dim=4,
+    ffn_size=16,
+    vocab_size=10,
+    max_position=64,
+)
 
 
 def test_tokens_with_and_without_the_cache_are_identical_and_costs_diverge(tiny):
     ids = tiny.tokenizer("A prompt of a few words").input_ids
     seen, ended = [], []
-    runs = run_with_and_without_cache(tiny.model, tiny.tokenizer, ids, 12, progress=lambda f, left: seen.append(f),
-                                      finished=ended.append)
+    runs = run_with_and_without_cache(
+        tiny.model, tiny.tokenizer, ids, 12, progress=lambda f, left: seen.append(f), finished=ended.append
+    )
     assert runs[True].tokens == runs[False].tokens and len(runs[True].tokens) == 12
     assert seen[-1] == 1.0 and len(seen) == 24
     assert ended == [runs[True], runs[False]]  # each run handed over as it ends
@@ -55,4 +72,4 @@ def test_theory_sums_and_exponent_fit():
     lin, quad = theory_sums(0, 4)
     assert lin == [1, 3, 6, 10] and quad == [1, 5, 14, 30]
     x = [10, 20, 40, 80]
-    assert abs(fit_exponent(x, [v ** 3 for v in x]) - 3) < 1e-9
+    assert abs(fit_exponent(x, [v**3 for v in x]) - 3) < 1e-9

@@ -1,6 +1,7 @@
 """RoPE tables and the KV pool follow the context in use: tables built for the first positions and
 grown on demand (the same numbers as a table built whole), and a config whose context no memory here
 can hold is refused with the numbers, by the engine, the CLI and the app (never an allocation error)."""
+
 from __future__ import annotations
 
 import json
@@ -39,7 +40,7 @@ def test_rope_tables_grow_on_demand_to_the_same_numbers(tiny_dirs, tmp_path):
     freqs = torch.outer(torch.arange(3 * ROPE_START, dtype=torch.float32), rope_inv_freq(model.config))
     whole = torch.cat((freqs, freqs), dim=-1)
     assert torch.equal(model.cos, whole.cos()[:n]) and torch.equal(model.sin, whole.sin()[:n])
-    model.ensure_rope(10 ** 6)
+    model.ensure_rope(10**6)
     assert model.cos.shape[0] == 3 * ROPE_START  # never past the config's context
 
 
@@ -47,6 +48,7 @@ def test_a_long_prompt_past_the_first_table_runs(tiny_dirs, tmp_path, monkeypatc
     """Positions past the table built at load: it grows inside the forward, and the tokens are those of
     a model whose table was built whole from the start."""
     import engine.model as model_module
+
     small = load_model(str(tiny_dirs["llama"]))
     monkeypatch.setattr(model_module, "ROPE_START", 8)
     grown = load_model(str(tiny_dirs["llama"]))
@@ -60,19 +62,26 @@ def test_a_long_prompt_past_the_first_table_runs(tiny_dirs, tmp_path, monkeypatc
 
 @pytest.fixture
 def absurd(tiny_dirs, tmp_path) -> Path:
-    return with_context(tiny_dirs["llama"], tmp_path / "absurd", 10 ** 12)
+    return with_context(tiny_dirs["llama"], tmp_path / "absurd", 10**12)
 
 
 def test_the_engine_refuses_a_context_no_memory_holds(absurd):
     bundle = load_model(str(absurd))  # loading is cheap: nothing is sized by the context yet
-    with pytest.raises(ValueError, match=r"1,000,000,000,000 tokens needs [\d,.]+ GB of KV cache.*"
-                                         r"max_position_embeddings"):
+    with pytest.raises(
+        ValueError,
+        match=r"1,000,000,000,000 tokens needs [\d,.]+ GB of KV cache.*"
+        r"max_position_embeddings",
+    ):
         Engine(bundle.model, bundle.tokenizer)
 
 
 def test_the_cli_says_so_in_one_line(absurd):
-    out = subprocess.run([sys.executable, "-m", "engine", "generate", "--model", str(absurd), "--prompt", "Hi",
-                          "--json"], capture_output=True, text=True, timeout=300)
+    out = subprocess.run(
+        [sys.executable, "-m", "engine", "generate", "--model", str(absurd), "--prompt", "Hi", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert out.returncode == 2 and "Traceback" not in out.stderr
     assert out.stderr.startswith("error: A context of 1,000,000,000,000 tokens needs"), out.stderr
 

@@ -1,14 +1,17 @@
 """The incremental detokeniser: the streamed pieces add up to `tokenizer.decode` of the whole output,
 partial UTF-8 characters are held back, and both paths (DecodeStream for fast tokenizers, the windowed
 decode for slow ones) agree. Its cost per token is a bench figure (bench/decode.py), not a test."""
+
 from __future__ import annotations
 
 import pytest
 
 from engine.detokenizer import Detokenizer
 
-MIXED = ("Hello 世界! 今天天气很好 🌞🚀 café naïve — 日本語のテキスト, Ελληνικά, and code: def f(x): return x**2\n"
-         "「今天天气」는 한국어로 오늘 날씨. Ünïcödé ∑∫√ 👩‍👩‍👧‍👦 emoji families.\n")
+MIXED = (
+    "Hello 世界! 今天天气很好 🌞🚀 café naïve — 日本語のテキスト, Ελληνικά, and code: def f(x): return x**2\n"
+    "「今天天气」는 한국어로 오늘 날씨. Ünïcödé ∑∫√ 👩‍👩‍👧‍👦 emoji families.\n"
+)
 
 
 def mixed_ids(tokenizer, n: int) -> list[int]:

@@ -1,4 +1,5 @@
 """The engine's one data path on a tiny model: trace contents, KV growth, batching, capture, no leaks."""
+
 from __future__ import annotations
 
 import pytest
@@ -63,8 +64,15 @@ def test_step_cost_and_memory_probe_are_recorded(tiny):
     assert run(tiny, n=2, probe_memory=False).trace.steps[0].peak_bytes is None
 
 
-@pytest.mark.parametrize("cfg", [dict(), dict(chunked_prefill=True, max_num_batched_tokens=5),
-                                 dict(kv_cache=False), dict(attention="eager", block_size=1)])
+@pytest.mark.parametrize(
+    "cfg",
+    [
+        dict(),
+        dict(chunked_prefill=True, max_num_batched_tokens=5),
+        dict(kv_cache=False),
+        dict(attention="eager", block_size=1),
+    ],
+)
 def test_a_batch_of_requests_gives_each_the_tokens_it_gets_alone(tiny, cfg):
     prompts = [PROMPT, "Hello there", "One two three four five six seven eight nine ten eleven"]
     alone = [run(tiny, p, n=8).trace.requests[0].output_token_ids for p in prompts]
@@ -101,6 +109,7 @@ def test_seeded_sampling_is_reproducible_and_top_k_1_is_greedy(tiny):
         for _ in engine.stream():
             pass
         return engine.trace.requests[0].output_token_ids
+
     greedy = sample()
     assert sample(temperature=1.0, seed=3) == sample(temperature=1.0, seed=3)
     assert sample(temperature=5.0, top_k=1, seed=1) == greedy
@@ -118,4 +127,3 @@ def test_one_hundred_requests_leave_nothing_behind(tiny):
     pool.check_invariants()
     assert not engine.scheduler.running and not engine.scheduler.waiting
     assert not engine._detok and not engine.sampler._generators
-

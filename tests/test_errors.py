@@ -1,4 +1,5 @@
 """Bad input gets a ValueError a user understands, and the engine keeps working afterwards."""
+
 from __future__ import annotations
 
 import json
@@ -43,21 +44,34 @@ def test_max_new_tokens_past_the_context(engine):
     assert finishes(engine)
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    (dict(max_new_tokens=0), "max_new_tokens"), (dict(max_new_tokens=-3), "max_new_tokens"),
-    (dict(max_new_tokens=2.5), "max_new_tokens"), (dict(temperature=-1), "temperature"),
-    (dict(temperature=float("nan")), "temperature"), (dict(top_p=0), "top_p"), (dict(top_p=1.5), "top_p"),
-    (dict(top_k=-1), "top_k"), (dict(seed=-1), "seed"),
-])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        (dict(max_new_tokens=0), "max_new_tokens"),
+        (dict(max_new_tokens=-3), "max_new_tokens"),
+        (dict(max_new_tokens=2.5), "max_new_tokens"),
+        (dict(temperature=-1), "temperature"),
+        (dict(temperature=float("nan")), "temperature"),
+        (dict(top_p=0), "top_p"),
+        (dict(top_p=1.5), "top_p"),
+        (dict(top_k=-1), "top_k"),
+        (dict(seed=-1), "seed"),
+    ],
+)
 def test_invalid_sampling_values(kwargs, match):
     with pytest.raises(ValueError, match=match):
         SamplingParams(**kwargs)
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    (dict(attention="flash"), "backend"), (dict(attention="sdpa", capture_attention=True), "eager"),
-    (dict(block_size=0), "block_size"), (dict(max_model_len=-1), "max_model_len"),
-])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        (dict(attention="flash"), "backend"),
+        (dict(attention="sdpa", capture_attention=True), "eager"),
+        (dict(block_size=0), "block_size"),
+        (dict(max_model_len=-1), "max_model_len"),
+    ],
+)
 def test_invalid_engine_settings(kwargs, match):
     with pytest.raises(ValueError, match=match):
         EngineConfig(**kwargs)
@@ -108,11 +122,13 @@ def test_unsupported_architecture(tmp_path, tiny_dirs):
 def test_hub_path_downloads_safetensors_only(monkeypatch, tiny_dirs):
     """The hub branch, with the download replaced by a local folder (this machine is offline)."""
     import huggingface_hub
+
     seen = {}
 
     def fake_snapshot_download(repo_id, allow_patterns, **kwargs):
         seen.update(repo_id=repo_id, allow_patterns=allow_patterns)
         return str(tiny_dirs["llama"])
+
     monkeypatch.setattr(huggingface_hub, "snapshot_download", fake_snapshot_download)
     bundle = load_model("some-org/some-model")
     assert bundle.source == "hub" and seen["repo_id"] == "some-org/some-model"

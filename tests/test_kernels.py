@@ -2,6 +2,7 @@
 back from the cache after, a forced kernel wins, a weight keeps one copy unless its two regimes chose
 different kernels, and a Linear runs the kernel its plan names for the size of the call. (Each kernel
 against HF: tests/test_reference.py.)"""
+
 from __future__ import annotations
 
 import json
@@ -51,11 +52,14 @@ def test_a_forced_kernel_acts_on_its_own_family_only(monkeypatch, tmp_path):
     assert plan_kernels([(24, 16)], torch.float32, torch.device("cpu"), tmp_path / "k.json", fmt="int8").forced is None
 
 
-@pytest.mark.parametrize("decode_ms, prefill_ms, expected", [
-    ({"linear": 1.0, "packed": 0.5}, {"linear": 1.0, "packed": 2.0}, ("packed", "linear")),  # each wins one
-    ({"linear": 1.0, "packed": 0.5}, {"linear": 1.0, "packed": 1.03}, ("packed", "packed")),  # a tie: one copy
-    ({"linear": 1.0, "packed": 0.98}, {"linear": 1.0, "packed": 2.0}, ("linear", "linear")),
-])
+@pytest.mark.parametrize(
+    "decode_ms, prefill_ms, expected",
+    [
+        ({"linear": 1.0, "packed": 0.5}, {"linear": 1.0, "packed": 2.0}, ("packed", "linear")),  # each wins one
+        ({"linear": 1.0, "packed": 0.5}, {"linear": 1.0, "packed": 1.03}, ("packed", "packed")),  # a tie: one copy
+        ({"linear": 1.0, "packed": 0.98}, {"linear": 1.0, "packed": 2.0}, ("linear", "linear")),
+    ],
+)
 def test_two_copies_only_when_both_regimes_gain(monkeypatch, decode_ms, prefill_ms, expected):
     timings = iter([decode_ms["linear"], prefill_ms["linear"], decode_ms["packed"], prefill_ms["packed"]])
     monkeypatch.setattr(kernels, "_median_ms", lambda fn, repeats=5, give_up_ms=None: next(timings))
@@ -71,7 +75,9 @@ def test_a_linear_runs_the_kernel_its_size_calls_for(monkeypatch):
     def spy(kernel, x, w, b):
         calls.append((kernel, x.shape[0]))
         return real(kernel, x, w, b)
+
     import engine.linear as linear
+
     monkeypatch.setattr(linear, "run_kernel", spy)
     w = torch.randn(32, 16)
     lin = Linear(w, None, ("packed", "linear"))

@@ -1,4 +1,5 @@
 """Memory lab: the C20 predictor by hand, the eager-vs-sdpa spike against its formula, the C16 leak."""
+
 from __future__ import annotations
 
 import pytest

@@ -1,6 +1,7 @@
 """The two passes: a bare timed run, then a replay of its tokens with the memory probe (and the
 attention capture) on. The replay must produce the timed run's tokens step for step, and its memory
 readings must be the ones an instrumented run gives on the same tokens."""
+
 from __future__ import annotations
 
 import pytest
@@ -14,8 +15,9 @@ from ui.run_state import RunSettings
 PROMPT = "The capital of France is"
 
 
-@pytest.mark.parametrize("cfg", [dict(), dict(kv_cache=False), dict(attention="eager"),
-                                 dict(chunked_prefill=True, max_num_batched_tokens=4)])
+@pytest.mark.parametrize(
+    "cfg", [dict(), dict(kv_cache=False), dict(attention="eager"), dict(chunked_prefill=True, max_num_batched_tokens=4)]
+)
 def test_replay_memory_equals_an_instrumented_run(tiny, cfg):
     """Same tokens, same config: the replay's per-step peaks are the instrumented run's, exactly."""
     params = SamplingParams(max_new_tokens=6, temperature=0.8, seed=3)
@@ -23,8 +25,9 @@ def test_replay_memory_equals_an_instrumented_run(tiny, cfg):
     trace = probed.generate(PROMPT, params)
     request = trace.requests[0]
     timed = Engine(tiny.model, tiny.tokenizer, timed_config(EngineConfig(probe_memory=True, **cfg)))
-    replay = replay_engine(timed, request.prompt_token_ids, request.output_token_ids, params,
-                           EngineConfig(probe_memory=True, **cfg))
+    replay = replay_engine(
+        timed, request.prompt_token_ids, request.output_token_ids, params, EngineConfig(probe_memory=True, **cfg)
+    )
     for _ in replay.stream():
         pass
     assert replay.trace.requests[0].output_token_ids == request.output_token_ids
@@ -43,7 +46,7 @@ def test_forced_output_overrides_sampling_and_stops_after_it(tiny):
     assert request.output_token_ids == forced and request.finish_reason == "length"
 
 
-@pytest.mark.parametrize("bad", [[], [-1], [10 ** 9]])
+@pytest.mark.parametrize("bad", [[], [-1], [10**9]])
 def test_forced_output_is_checked(tiny, bad):
     with pytest.raises(ValueError, match="Forced output"):
         Engine(tiny.model, tiny.tokenizer).add_request(PROMPT, forced_output=bad)

@@ -1,4 +1,5 @@
 """The CPU tensor-allocation tracker reports what was allocated and subtracts what was freed."""
+
 from __future__ import annotations
 
 import torch
@@ -43,6 +44,7 @@ def test_disabled_probe_reads_nothing():
 
 def test_labels_split_the_peak():
     from engine.memory import label
+
     with measure_peak(CPU) as r:
         a = torch.empty(250, 1000)  # 1 MB of activations
         with label("attention scores"):

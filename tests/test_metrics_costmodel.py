@@ -1,4 +1,5 @@
 """vLLM's metric definitions and the analytic cost model, against hand-computed values."""
+
 from __future__ import annotations
 
 import pytest
@@ -7,8 +8,17 @@ from engine.config import PRESETS, ModelConfig
 from engine.costmodel import SeqWork, causal_pairs, step_cost
 from engine.metrics import RequestMetrics, percentiles
 
-TINY = ModelConfig(name="t", num_layers=2, hidden_size=8, num_heads=2, num_kv_heads=1, head_dim=4, ffn_size=16,
-                   vocab_size=10, max_position=64)
+TINY = ModelConfig(
+    name="t",
+    num_layers=2,
+    hidden_size=8,
+    num_heads=2,
+    num_kv_heads=1,
+    head_dim=4,
+    ffn_size=16,
+    vocab_size=10,
+    max_position=64,
+)
 
 
 def test_metrics_follow_vllm_definitions():

@@ -1,5 +1,6 @@
 """The package: pyproject.toml declares what the code imports, requirements.txt (the lock `make`
 installs) pins versions inside those ranges, and the `pdlab` command is the engine's CLI."""
+
 from __future__ import annotations
 
 import ast

@@ -2,6 +2,7 @@
 Hugging Face's loss on the same text; the quality bounds hold on the bundled model (int8 weights
 within 3 % of float32's perplexity, an int8 KV cache within 1 %); the capacity arithmetic; a small
 measurement on a tiny model fills every field."""
+
 from __future__ import annotations
 
 import math
@@ -13,8 +14,16 @@ from transformers import AutoModelForCausalLM
 from engine import load_model
 from engine.config import PRESETS
 from lab.precision import chunk_logits, read_text, text_agreement
-from lab.precision_formats import (FormatConfig, RunSettings, capacity, kv_token_bytes, measure, mha_twin,
-                                   parse_weights, read_bytes)
+from lab.precision_formats import (
+    FormatConfig,
+    RunSettings,
+    capacity,
+    kv_token_bytes,
+    measure,
+    mha_twin,
+    parse_weights,
+    read_bytes,
+)
 
 
 def test_float32_perplexity_equals_hugging_faces_loss(tiny_dirs):
@@ -75,8 +84,18 @@ def test_capacity_and_gqa_arithmetic():
 def test_a_measurement_fills_every_row(tiny_dirs):
     configs = [FormatConfig("float32"), FormatConfig("int8 + float32"), FormatConfig("float32", "int8")]
     seen = []
-    run = measure(RunSettings(str(tiny_dirs["llama"]), configs, new_tokens=6, prefill_len=32, repeats=1,
-                              quality_tokens=96, greedy_prompts=2), progress=lambda s, f: seen.append(f))
+    run = measure(
+        RunSettings(
+            str(tiny_dirs["llama"]),
+            configs,
+            new_tokens=6,
+            prefill_len=32,
+            repeats=1,
+            quality_tokens=96,
+            greedy_prompts=2,
+        ),
+        progress=lambda s, f: seen.append(f),
+    )
     assert [r.config for r in run.results] == configs and not run.stopped
     ref, int8, kv8 = run.results
     assert ref.text.kl_mean == pytest.approx(0, abs=1e-6) and run.reference_ppl == pytest.approx(ref.text.perplexity)

@@ -3,6 +3,7 @@ under AppTest: the model box offers the owner's list only and shows no server pa
 naming /etc or an unlisted hub id is refused with a note and the listed model stays; max_new_tokens
 and the prompt are capped and say so; the remote page is off unless the owner lists servers, and
 then offers only those. With public mode off nothing changes (the rest of the suite)."""
+
 from __future__ import annotations
 
 import re
@@ -23,12 +24,14 @@ def test_settings_defaults_switch_and_bad_fields(tmp_path):
     assert parse_settings({}, env_public="1").enabled and not parse_settings({"public": {"enabled": True}}, "0").enabled
     s = parse_settings({"public": {"enabled": True, "models": ["bundled", "/srv/models/x"], "max_new_tokens": 64}})
     assert s.models == ("bundled", "/srv/models/x") and s.max_new_tokens == 64 and s.remote_urls == ()
-    for doc, message in [({"public": {"models": []}}, "lists no model"),
-                         ({"public": {"models": "bundled"}}, "public.models should be a list"),
-                         ({"public": {"max_prompt_chars": 0}}, "max_prompt_chars should be a whole number"),
-                         ({"public": {"enabled": "yes"}}, "public.enabled should be true or false"),
-                         ({"public": {"max_tokens": 3}}, "Unknown setting"),
-                         ({"public": 3}, "should be a table")]:
+    for doc, message in [
+        ({"public": {"models": []}}, "lists no model"),
+        ({"public": {"models": "bundled"}}, "public.models should be a list"),
+        ({"public": {"max_prompt_chars": 0}}, "max_prompt_chars should be a whole number"),
+        ({"public": {"enabled": "yes"}}, "public.enabled should be true or false"),
+        ({"public": {"max_tokens": 3}}, "Unknown setting"),
+        ({"public": 3}, "should be a table"),
+    ]:
         with pytest.raises(ValueError, match=message):
             parse_settings(doc)
     bad = tmp_path / "lab.toml"
@@ -102,6 +105,7 @@ def test_the_remote_page_is_off_unless_servers_are_listed(public):
     assert not at.text_input  # no URL box at all
     public.write_text(public.read_text() + 'remote_urls = ["http://127.0.0.1:9"]\n')
     from ui.public import _loaded
+
     _loaded.cache_clear()  # the owner restarted the server with the new file
     at = AppTest.from_file(APP, default_timeout=180).run()
     at.switch_page(page_file("remote")).run()
@@ -124,6 +128,7 @@ def test_every_page_sizes_its_runs_within_the_public_context(public, tiny_dirs):
     """One cap holds the lengths of every page: the loaded model's context is lowered to max_context."""
     public.write_text(public.read_text() + "max_context = 96\n")
     from ui.public import _loaded
+
     _loaded.cache_clear()
     at = AppTest.from_file(APP, default_timeout=180).run()
     for page, key in (("roofline", "rf_L"), ("complexity", "cx_L")):

@@ -2,6 +2,7 @@
 say how many are ahead, a visitor's starts are rate-limited, the no-cache work formula is the engine's
 own count of token rows, and every count widget stops at its cap (AppTest). The queue seen from two
 real browsers is in tests/test_browser_public.py."""
+
 from __future__ import annotations
 
 import threading
@@ -110,9 +111,11 @@ def test_the_work_caps_hold_at_their_edges():
 @pytest.fixture
 def capped_public(tiny_dirs, tmp_path, monkeypatch):
     settings = tmp_path / "lab.toml"
-    settings.write_text(f'[public]\nmodels = ["{tiny_dirs["llama"]}"]\nmax_new_tokens = 40\nmax_repeats = 2\n'
-                        "max_requests = 5\nmax_batch = 4\nmax_columns = 3\nmax_step_tokens = 200\n"
-                        "max_uncached_work = 300\nruns_per_minute = 2\n")
+    settings.write_text(
+        f'[public]\nmodels = ["{tiny_dirs["llama"]}"]\nmax_new_tokens = 40\nmax_repeats = 2\n'
+        "max_requests = 5\nmax_batch = 4\nmax_columns = 3\nmax_step_tokens = 200\n"
+        "max_uncached_work = 300\nruns_per_minute = 2\n"
+    )
     monkeypatch.setenv(PUBLIC_ENV, "1")
     monkeypatch.setenv(SETTINGS_ENV, str(settings))
     monkeypatch.setenv("PDLAB_MODEL", str(tiny_dirs["llama"]))
@@ -123,8 +126,12 @@ def capped_public(tiny_dirs, tmp_path, monkeypatch):
 
 def test_every_count_widget_stops_at_its_cap_and_says_why(capped_public):
     at = AppTest.from_file(APP, default_timeout=180).run()
-    pages = {"sweeps": [("sw_repeats", 2), ("sw_new", 40)], "complexity": [("cx_N", 40)],
-             "memory": [("mem_leak_n", 5)], "serving": [("sv_batch", 4)]}
+    pages = {
+        "sweeps": [("sw_repeats", 2), ("sw_new", 40)],
+        "complexity": [("cx_N", 40)],
+        "memory": [("mem_leak_n", 5)],
+        "serving": [("sv_batch", 4)],
+    }
     for page, widgets in pages.items():
         at.switch_page(page_file(page)).run()
         assert not at.exception, (page, [e.value for e in at.exception])
@@ -170,6 +177,7 @@ def test_a_run_waits_for_the_place_another_holds(capped_public):
     """The page's run joins the registry's queue: while another run holds the one place it waits, and it
     goes as soon as that place is given back."""
     from ui.models import get_registry
+
     queue = get_registry().run_queue(1)
     other = queue.join()
     assert queue.wait(other, 0) == 0
@@ -189,9 +197,11 @@ def test_a_sweep_over_the_caps_is_refused_and_says_which(capped_public):
     _loaded.cache_clear()
     at = AppTest.from_file(APP, default_timeout=180).run()
     at.switch_page(page_file("sweeps")).run()
-    for lengths, outputs, expected in [("8, 16, 32", "2, 4", "5 lengths to measure"),
-                                       ("8, 300", "2, 4", "300 is over this public server's cap of 200"),
-                                       ("8, 16", "2, 41", "41 is over this public server's cap of 40")]:
+    for lengths, outputs, expected in [
+        ("8, 16, 32", "2, 4", "5 lengths to measure"),
+        ("8, 300", "2, 4", "300 is over this public server's cap of 200"),
+        ("8, 16", "2, 41", "41 is over this public server's cap of 40"),
+    ]:
         at.session_state["sw_Ls"] = lengths
         at.session_state["sw_Ns"] = outputs
         at = at.button(key="sw_run").click().run()

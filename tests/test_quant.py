@@ -4,6 +4,7 @@ weight; w8a8 equals its integer arithmetic written out; a quantised model's logi
 on the dequantised weights (the same numbers the model stands for); within one format, the paths
 that must agree (KV cache on/off, chunked prefill, batched) give the same greedy tokens; the pool's
 bytes follow the KV dtype."""
+
 from __future__ import annotations
 
 import pytest
@@ -97,7 +98,7 @@ def test_int8_logits_equal_hf_on_the_dequantised_weights(tiny_dirs, family, kern
     tokens, ours = engine_logits(bundle, prompt, 10, attention="sdpa")
     hf = hf_on_dequantised(tiny_dirs[family], bundle)
     with torch.no_grad():
-        ref = hf(torch.tensor([prompt + tokens])).logits[0, len(prompt) - 1:len(prompt) - 1 + len(tokens)]
+        ref = hf(torch.tensor([prompt + tokens])).logits[0, len(prompt) - 1 : len(prompt) - 1 + len(tokens)]
     assert (ours - ref).abs().max().item() <= 1e-4
 
 
@@ -123,16 +124,16 @@ def test_the_bundled_model_in_each_weight_format_against_fp32(bundled):
     kl = {}
     for weights in ("int8", "w8a8"):
         ours = forced_logits(load_model("bundled", weights=weights), prompt, forced)
-        kl[weights] = F.kl_div(ours.log_softmax(-1), ref.log_softmax(-1), log_target=True,
-                               reduction="none").sum(-1)
+        kl[weights] = F.kl_div(ours.log_softmax(-1), ref.log_softmax(-1), log_target=True, reduction="none").sum(-1)
         top1 = (ours.argmax(-1) == ref.argmax(-1)).float().mean().item()
         assert torch.isfinite(ours).all() and top1 >= (1.0 if weights == "int8" else 0.5), (weights, top1)
     assert kl["int8"].max() < 0.02, kl["int8"]
     assert kl["w8a8"].mean() > 5 * kl["int8"].mean(), kl
 
 
-@pytest.mark.parametrize("weights, kv_dtype", [("int8", "auto"), ("native", "int8"),
-                                               ("native", "float8_e4m3fn"), ("int8", "int8")])
+@pytest.mark.parametrize(
+    "weights, kv_dtype", [("int8", "auto"), ("native", "int8"), ("native", "float8_e4m3fn"), ("int8", "int8")]
+)
 def test_paths_that_must_agree_do_within_one_format(tiny_dirs, weights, kv_dtype):
     """Batched equals solo always; KV cache on/off and chunked prefill equal the plain run when the
     cache keeps the model's own numbers (a quantised KV cache is read by decode, so those paths may
@@ -185,8 +186,10 @@ def test_the_pool_counts_the_bytes_its_dtype_stores(tiny, kv_dtype):
     assert last.kv_bytes == last.kv_tokens * per_token
 
 
-@pytest.mark.parametrize("kv_dtype, bound, floor", [("int8", 0.5 / 127, 1e-6), ("float8_e4m3fn", 1 / 16, 2 ** -10),
-                                                    ("bfloat16", 1 / 256, 1e-6)])
+@pytest.mark.parametrize(
+    "kv_dtype, bound, floor",
+    [("int8", 0.5 / 127, 1e-6), ("float8_e4m3fn", 1 / 16, 2**-10), ("bfloat16", 1 / 256, 1e-6)],
+)
 def test_kv_read_returns_what_was_written_within_the_formats_step(tiny, kv_dtype, bound, floor):
     """Half a step of the format: int8's step is the row's max / 127; a float format's is relative
     (3 mantissa bits for e4m3, 7 for bf16), with e4m3's subnormal step 2^-9 near zero."""
@@ -204,6 +207,7 @@ def test_kv_read_returns_what_was_written_within_the_formats_step(tiny, kv_dtype
         assert ((got - want).abs() <= bound * top + floor).all()
     kv.write(1, 0, slots, k, v)  # a slice write, read back as a view of consecutive slots
     ck, _ = kv.read(1, 0, None, 6)
-    assert ((ck - k).abs() <= (bound * (k.abs().amax(-1, keepdim=True) if kv_dtype == "int8" else k.abs()))
-            + floor).all()
+    assert (
+        (ck - k).abs() <= (bound * (k.abs().amax(-1, keepdim=True) if kv_dtype == "int8" else k.abs())) + floor
+    ).all()
     assert kv_bytes_per_token(c, kv.storage) == kv.bytes_per_token

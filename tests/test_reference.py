@@ -1,4 +1,5 @@
 """Reference tests: our engine against Hugging Face transformers on the same weights (fp32)."""
+
 from __future__ import annotations
 
 import pytest
@@ -8,8 +9,9 @@ from transformers import AutoModelForCausalLM
 from engine import Engine, EngineConfig, SamplingParams, load_model
 
 PROMPTS = ["The capital of France is", "def fibonacci(n):", "今天天气"]
-MODES = [dict(attention=a, kv_cache=kv, block_size=bs)
-         for a in ("eager", "sdpa") for kv in (True, False) for bs in (1, 16)]
+MODES = [
+    dict(attention=a, kv_cache=kv, block_size=bs) for a in ("eager", "sdpa") for kv in (True, False) for bs in (1, 16)
+]
 
 
 def engine_logits(bundle, prompt_ids: list[int], steps: int, **cfg) -> tuple[list[int], torch.Tensor]:
@@ -31,19 +33,21 @@ def hf_logits(folder, ids: list[int]) -> torch.Tensor:
 
 
 @pytest.mark.parametrize("family", ["llama", "qwen2", "qwen3", "llama3-rope"])
-@pytest.mark.parametrize("mode", MODES[::3], ids=lambda m: f"{m['attention']}-kv{int(m['kv_cache'])}-bs{m['block_size']}")
+@pytest.mark.parametrize(
+    "mode", MODES[::3], ids=lambda m: f"{m['attention']}-kv{int(m['kv_cache'])}-bs{m['block_size']}"
+)
 def test_tiny_logits_match_hf(tiny_dirs, family, mode):
     bundle = load_model(str(tiny_dirs[family]))
     prompt = bundle.tokenizer("The quick brown fox jumps over the lazy dog").input_ids
     tokens, ours = engine_logits(bundle, prompt, 12, **mode)
-    ref = hf_logits(tiny_dirs[family], prompt + tokens)[len(prompt) - 1:len(prompt) - 1 + len(tokens)]
+    ref = hf_logits(tiny_dirs[family], prompt + tokens)[len(prompt) - 1 : len(prompt) - 1 + len(tokens)]
     assert (ours - ref).abs().max().item() <= 1e-4
 
 
 def test_real_model_logits_match_hf(bundled, bundled_dir):
     prompt = bundled.tokenizer("The capital of France is").input_ids
     tokens, ours = engine_logits(bundled, prompt, 8, attention="sdpa")
-    ref = hf_logits(bundled_dir, prompt + tokens)[len(prompt) - 1:len(prompt) - 1 + len(tokens)]
+    ref = hf_logits(bundled_dir, prompt + tokens)[len(prompt) - 1 : len(prompt) - 1 + len(tokens)]
     assert (ours - ref).abs().max().item() <= 1e-4
 
 
@@ -54,9 +58,14 @@ def hf_greedy(bundled_dir, bundled):
     for p in PROMPTS:
         ids = bundled.tokenizer(p).input_ids
         # eos_token_id=None: HF runs all 64 steps, as our ignore_eos does (min_new_tokens would mask EOS)
-        gen = model.generate(torch.tensor([ids]), max_new_tokens=64, do_sample=False, eos_token_id=None,
-                             pad_token_id=bundled.tokenizer.eos_token_id)
-        out[p] = (ids, gen[0, len(ids):].tolist())
+        gen = model.generate(
+            torch.tensor([ids]),
+            max_new_tokens=64,
+            do_sample=False,
+            eos_token_id=None,
+            pad_token_id=bundled.tokenizer.eos_token_id,
+        )
+        out[p] = (ids, gen[0, len(ids) :].tolist())
         assert len(out[p][1]) == 64
     return out
 
@@ -71,13 +80,18 @@ def test_real_model_greedy_tokens_match_hf(bundled, hf_greedy, mode):
         assert engine.trace.requests[0].output_token_ids == expected, prompt
 
 
-@pytest.mark.parametrize("mode", [dict(), dict(chunked_prefill=True, max_num_batched_tokens=7),
-                                  dict(kv_cache=False, attention="eager")], ids=["batched", "chunked", "batched-kv-off"])
+@pytest.mark.parametrize(
+    "mode",
+    [dict(), dict(chunked_prefill=True, max_num_batched_tokens=7), dict(kv_cache=False, attention="eager")],
+    ids=["batched", "chunked", "batched-kv-off"],
+)
 def test_real_model_batched_greedy_tokens_match_hf(bundled, hf_greedy, mode):
     """All prompts in one engine at once (continuous batching, optionally chunked): still HF's tokens."""
     engine = Engine(bundled.model, bundled.tokenizer, EngineConfig(probe_memory=False, **mode))
-    seqs = {p: engine.add_request(ids, SamplingParams(max_new_tokens=64, ignore_eos=True))
-            for p, (ids, _) in hf_greedy.items()}
+    seqs = {
+        p: engine.add_request(ids, SamplingParams(max_new_tokens=64, ignore_eos=True))
+        for p, (ids, _) in hf_greedy.items()
+    }
     for _ in engine.stream():
         pass
     for prompt, seq in seqs.items():
@@ -97,18 +111,27 @@ def test_every_matmul_kernel_matches_hf(bundled_dir, kernels, monkeypatch):
     a 20-token prompt reaches the prefill-sized path, the decode steps the decode-sized one."""
     import engine.kernels as kernel_module
     from engine.linear import DECODE_ROWS
+
     if kernels == "mixed":
-        monkeypatch.setattr(kernel_module, "plan_kernels", lambda shapes, *a, **k: kernel_module.KernelPlan(
-            "measured", {tuple(s): kernel_module.ShapeChoice(*s, "packed", "linear", {}, {}) for s in shapes}))
+        monkeypatch.setattr(
+            kernel_module,
+            "plan_kernels",
+            lambda shapes, *a, **k: kernel_module.KernelPlan(
+                "measured", {tuple(s): kernel_module.ShapeChoice(*s, "packed", "linear", {}, {}) for s in shapes}
+            ),
+        )
         bundle = load_model(str(bundled_dir))
     else:
         bundle = load_model(str(bundled_dir), kernels=kernels)
     lin = bundle.model.linears()["gate_up"]
-    assert lin.kernels == {"linear": ("linear", "linear"), "packed": ("packed", "packed"),
-                           "mixed": ("packed", "linear")}[kernels]
-    prompt = bundle.tokenizer("The history of computing is a story of ideas meeting machines; early calculators "
-                              "were mechanical, then relays").input_ids
+    assert (
+        lin.kernels
+        == {"linear": ("linear", "linear"), "packed": ("packed", "packed"), "mixed": ("packed", "linear")}[kernels]
+    )
+    prompt = bundle.tokenizer(
+        "The history of computing is a story of ideas meeting machines; early calculators were mechanical, then relays"
+    ).input_ids
     assert len(prompt) >= DECODE_ROWS
     tokens, ours = engine_logits(bundle, prompt, 6, attention="sdpa")
-    ref = hf_logits(bundled_dir, prompt + tokens)[len(prompt) - 1:len(prompt) - 1 + len(tokens)]
+    ref = hf_logits(bundled_dir, prompt + tokens)[len(prompt) - 1 : len(prompt) - 1 + len(tokens)]
     assert (ours - ref).abs().max().item() <= 1e-4

@@ -1,6 +1,7 @@
 """lab/remote_client.py against our own server (real HTTP, the bundled model) and against a small
 server that misbehaves in each way a real one can: every failure is one clear sentence, within the
 timeout the user set, and what arrived before it is kept."""
+
 from __future__ import annotations
 
 import asyncio
@@ -47,8 +48,7 @@ def test_endpoint_is_checked_and_never_shows_its_key():
 def test_a_stream_from_our_server_is_timed_per_chunk(served, chat):
     e = Endpoint(served)
     (model,) = run(list_models(e))
-    r = run(stream_one(e, model, RemoteRequest("The capital of France is", max_tokens=10, chat=chat,
-                                               ignore_eos=True)))
+    r = run(stream_one(e, model, RemoteRequest("The capital of France is", max_tokens=10, chat=chat, ignore_eos=True)))
     assert r.error is None and r.finish_reason == "length" and r.text
     assert r.usage_output_tokens == 10 and not r.tokens_counted_from_chunks
     assert r.send < r.chunk_times[0] <= r.chunk_times[-1] <= r.done
@@ -71,13 +71,16 @@ def test_without_usage_the_chunks_are_counted_and_said_so(faulty):
     assert r.num_output_tokens == 2 and r.finish_reason == "length"
 
 
-@pytest.mark.parametrize("mode, expected", [
-    ("html404", "404 Not Found"),
-    ("error500", "answered 500: "),
-    ("auth", "check the API key"),
-    ("cut", "was cut after 2 chunks"),
-    ("huge", "characters; the lab stopped reading"),
-])
+@pytest.mark.parametrize(
+    "mode, expected",
+    [
+        ("html404", "404 Not Found"),
+        ("error500", "answered 500: "),
+        ("auth", "check the API key"),
+        ("cut", "was cut after 2 chunks"),
+        ("huge", "characters; the lab stopped reading"),
+    ],
+)
 def test_each_failure_is_one_sentence(faulty, mode, expected):
     r = run(stream_one(Endpoint(f"{faulty}/{mode}", timeout_s=5), "m", RemoteRequest("x")))
     assert r.error and expected in r.error, r.error
@@ -119,8 +122,9 @@ def test_the_clients_timing_matches_our_servers_own_view(served):
     e = Endpoint(served)
     (model,) = run(list_models(e))
     for chat in (True, False):
-        r = run(stream_one(e, model, RemoteRequest("Tell me about the sea.", max_tokens=12, chat=chat,
-                                                   ignore_eos=True)))
+        r = run(
+            stream_one(e, model, RemoteRequest("Tell me about the sea.", max_tokens=12, chat=chat, ignore_eos=True))
+        )
         view = run(server_request_view(e, r.response_id))
         assert r.error is None and view is not None, r.error
         m = r.metrics

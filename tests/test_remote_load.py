@@ -1,6 +1,7 @@
 """lab/remote_load.py against our own server on loopback (a tiny model, so the load is quick): each
 mode sends what it says, a stop cancels every request in flight and the server frees them, and the
 summary's percentiles come from the finished requests. Bounded in count and time."""
+
 from __future__ import annotations
 
 import asyncio
@@ -70,8 +71,11 @@ def test_rate_schedules_are_what_they_say():
 def test_a_stop_cancels_every_request_in_flight(served):
     long = [RemoteRequest("Hello", max_tokens=500, chat=False, ignore_eos=True)]  # the tiny model's context: 512
     started = time.perf_counter()
-    run = load(served, LoadPlan("concurrent", long, max_requests=4, concurrency=4),
-               stop=lambda: time.perf_counter() - started > 0.3)
+    run = load(
+        served,
+        LoadPlan("concurrent", long, max_requests=4, concurrency=4),
+        stop=lambda: time.perf_counter() - started > 0.3,
+    )
     assert run.stopped and time.perf_counter() - started < 10
     assert all(r.error == "cancelled" for r in run.results)
     deadline = time.monotonic() + 20
@@ -101,10 +105,16 @@ def test_a_sweep_reports_throughput_per_offered_rate(served):
     assert all(r.summary()["finished"] == 4 for r in runs)
 
 
-@pytest.mark.parametrize("kwargs, expected", [
-    (dict(mode="bursty"), "Unknown load mode"), (dict(concurrency=0), "Concurrency"), (dict(rate=0), "rate"),
-    (dict(max_requests=0), "Requests"), (dict(mode="workload"), "arrival time"),
-])
+@pytest.mark.parametrize(
+    "kwargs, expected",
+    [
+        (dict(mode="bursty"), "Unknown load mode"),
+        (dict(concurrency=0), "Concurrency"),
+        (dict(rate=0), "rate"),
+        (dict(max_requests=0), "Requests"),
+        (dict(mode="workload"), "arrival time"),
+    ],
+)
 def test_bad_plans_say_why(kwargs, expected):
     with pytest.raises(ValueError, match=expected):
         LoadPlan(**({"mode": "concurrent", "requests": REQS} | kwargs))

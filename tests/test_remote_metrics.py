@@ -1,6 +1,7 @@
 """lab/remote_metrics.py: Prometheus text parsed into gauges and histograms, quantiles read as
 Prometheus reads them, and a live watch of our own server during a load, whose histograms over the
 run count exactly the requests the load finished. A server without /metrics is a note, not an error."""
+
 from __future__ import annotations
 
 import asyncio
@@ -53,11 +54,16 @@ def test_a_watch_of_our_server_during_a_load(tiny_dirs):
         async def scenario():
             done = asyncio.Event()
             watcher = asyncio.create_task(watch(endpoint, done, interval_s=0.1))
-            plan = LoadPlan("concurrent", [RemoteRequest("Hello there", 40, chat=False, ignore_eos=True)],
-                            max_requests=6, concurrency=3)
+            plan = LoadPlan(
+                "concurrent",
+                [RemoteRequest("Hello there", 40, chat=False, ignore_eos=True)],
+                max_requests=6,
+                concurrency=3,
+            )
             run = await run_load(endpoint, Path(tiny_dirs["llama"]).name, plan)
             done.set()
             return run, await watcher
+
         run, seen = asyncio.run(scenario())
     assert seen.note is None and seen.kind == "vllm" and len(seen.snapshots) >= 2
     ttft = seen.over_run("ttft")

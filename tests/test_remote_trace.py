@@ -2,6 +2,7 @@
 own server (a tiny model) with the server's metrics read beside it round-trips to the same numbers
 and charts; the API key and any credentials in the URL never reach a file; a bad file is refused
 with the field it got wrong."""
+
 from __future__ import annotations
 
 import asyncio
@@ -42,8 +43,10 @@ async def _watched(endpoint: Endpoint, model: str, plan: LoadPlan) -> tuple[Load
 def sweep_saved(served) -> Saved:
     base, model = served
     endpoint = Endpoint(base, api_key=SECRET, timeout_s=30)
-    runs = [asyncio.run(_watched(endpoint, model, LoadPlan("constant", REQS, max_requests=4, rate=rate)))
-            for rate in (4.0, 16.0)]
+    runs = [
+        asyncio.run(_watched(endpoint, model, LoadPlan("constant", REQS, max_requests=4, rate=rate)))
+        for rate in (4.0, 16.0)
+    ]
     return Saved(base.replace("http://", f"http://user:{SECRET}@"), model, "vllm", runs)
 
 
@@ -86,8 +89,14 @@ def test_no_key_and_no_credentials_reach_the_file_or_the_report(sweep_saved):
 def test_the_report_draws_the_sweep_and_the_last_run(sweep_saved):
     html = report_html(sweep_saved)
     assert html.count("Plotly.newPlot") == 3 and html.count("plotly.js v") == 1  # sweep, gantt, gauges; js once
-    for text in ("Sweep: what the server delivers", "offered (req/s)", "TTFT P50", "4 of 4 requests finished",
-                 "own TTFT over this load", "API key is not in this file"):
+    for text in (
+        "Sweep: what the server delivers",
+        "offered (req/s)",
+        "TTFT P50",
+        "4 of 4 requests finished",
+        "own TTFT over this load",
+        "API key is not in this file",
+    ):
         assert text in html, text
     assert "<script>x</script>" not in html  # a prompt never becomes markup (and replies are escaped)
     zh = report_html(sweep_saved, "zh")
@@ -100,28 +109,35 @@ def test_one_prompt_saves_as_a_run_of_one(served):
     result = asyncio.run(stream_one(endpoint, model, RemoteRequest("Tell me", max_tokens=6, ignore_eos=True)))
     saved = Saved(base, model, None, [(single_run(result), MetricsWatch(note="none here"))])
     back = load_saved(dump_saved(saved))
-    (run, seen), = back.runs
+    ((run, seen),) = back.runs
     assert run.results[0].text == result.text and run.results[0].metrics.ttft_ms == pytest.approx(
-        result.metrics.ttft_ms, abs=1e-3)
+        result.metrics.ttft_ms, abs=1e-3
+    )
     assert seen.note == "none here" and not seen.snapshots
     html = report_html(back)
     assert "The reply" in html and "When each chunk arrived" in html and "No server metrics: none here" in html
 
 
-@pytest.mark.parametrize("change, message", [
-    (lambda d: d.update(format="pdlab-playground-trace"), 'expected a file with "format": "pdlab-remote-trace"'),
-    (lambda d: d.update(runs=[]), "holds no run"),
-    (lambda d: d["runs"][0]["results"][0].update(request=7), "runs[0].results[0].request should be"),
-    (lambda d: d["runs"][0]["results"][0]["chunk_texts"].append("x"), "one text per chunk time"),
-    (lambda d: d["runs"][0]["results"][0].update(chunk_times=[3.0, 2.0], chunk_texts=["a", "b"]), "not in order"),
-    (lambda d: d["runs"][0]["results"][0].update(chunk_times=[-5.0], chunk_texts=["a"]), "before its request"),
-    (lambda d: d["runs"][0]["plan"].update(mode="tsunami"), "runs[0].plan.mode should be one of"),
-    (lambda d: d["runs"][0]["plan"].update(concurrency=0), "runs[0].plan.concurrency should be"),
-    (lambda d: d["runs"][0]["server_metrics"]["snapshots"][0]["histograms"].update(h={"buckets": [[1]],
-                                                                                       "count": 1, "total": 1}),
-     "should be [upper bound, count]"),
-    (lambda d: d["server"].update(kind="mystery"), "server.kind should be one of"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (lambda d: d.update(format="pdlab-playground-trace"), 'expected a file with "format": "pdlab-remote-trace"'),
+        (lambda d: d.update(runs=[]), "holds no run"),
+        (lambda d: d["runs"][0]["results"][0].update(request=7), "runs[0].results[0].request should be"),
+        (lambda d: d["runs"][0]["results"][0]["chunk_texts"].append("x"), "one text per chunk time"),
+        (lambda d: d["runs"][0]["results"][0].update(chunk_times=[3.0, 2.0], chunk_texts=["a", "b"]), "not in order"),
+        (lambda d: d["runs"][0]["results"][0].update(chunk_times=[-5.0], chunk_texts=["a"]), "before its request"),
+        (lambda d: d["runs"][0]["plan"].update(mode="tsunami"), "runs[0].plan.mode should be one of"),
+        (lambda d: d["runs"][0]["plan"].update(concurrency=0), "runs[0].plan.concurrency should be"),
+        (
+            lambda d: d["runs"][0]["server_metrics"]["snapshots"][0]["histograms"].update(
+                h={"buckets": [[1]], "count": 1, "total": 1}
+            ),
+            "should be [upper bound, count]",
+        ),
+        (lambda d: d["server"].update(kind="mystery"), "server.kind should be one of"),
+    ],
+)
 def test_a_bad_file_names_what_is_wrong(sweep_saved, change, message):
     doc = saved_to_dict(sweep_saved)
     change(doc)

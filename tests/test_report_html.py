@@ -1,5 +1,6 @@
 """The standalone HTML report: self-contained (plotly.js inline once, nothing fetched), the run's
 figures from the page's own builders, a replay with every frame, and user text that stays text."""
+
 from __future__ import annotations
 
 import json

@@ -19,6 +19,7 @@ Weights read per step (fp16) = every parameter except the embedding table, plus 
   = (6,738,415,616 - 131,072,000) x 2 = 13,214,687,232 bytes; plus one embedding row per new token
   (4096 x 2 = 8,192 bytes).
 """
+
 from __future__ import annotations
 
 import json
@@ -26,8 +27,14 @@ import json
 import pytest
 
 from engine.config import PRESETS
-from engine.costmodel import (attainable_flops_per_s, decode_cost, layer_weight_bytes, prefill_cost, ridge_intensity,
-                              utilisation)
+from engine.costmodel import (
+    attainable_flops_per_s,
+    decode_cost,
+    layer_weight_bytes,
+    prefill_cost,
+    ridge_intensity,
+    utilisation,
+)
 from lab.projection import GPU_PRESETS, kv_capacity, predict_tpot, predict_ttft
 
 LLAMA = PRESETS["LLaMA-7B"]
@@ -112,13 +119,22 @@ def test_kv_capacity_mha_vs_gqa_by_hand():
 
 def test_hardware_cache_is_keyed_by_machine(tmp_path, monkeypatch):
     from lab import hardware
+
     monkeypatch.setenv(hardware.CACHE_ENV, str(tmp_path / "hw.json"))
     calls = []
 
     def fake_measure(device, progress=None):
         calls.append(device)
-        return hardware.DeviceCeilings(device, "test CPU", 1e10, {"float32": 1e11, "bfloat16": None, "float16": None},
-                                       "k", 2, "t", key=hardware.machine_key(device))
+        return hardware.DeviceCeilings(
+            device,
+            "test CPU",
+            1e10,
+            {"float32": 1e11, "bfloat16": None, "float16": None},
+            "k",
+            2,
+            "t",
+            key=hardware.machine_key(device),
+        )
 
     monkeypatch.setattr(hardware, "measure_device_ceilings", fake_measure)
     first = hardware.machine_ceilings("cpu")
@@ -135,12 +151,18 @@ def test_hardware_cache_is_keyed_by_machine(tmp_path, monkeypatch):
 
 def test_engine_roofline_run_on_tiny(tiny):
     from lab.roofline import run_roofline, summarise
+
     points = run_roofline(tiny.model, tiny.tokenizer, list(range(10, 22)), [1, 2], 3)
-    assert [(p.batch, p.phase) for p in points] == [(1, "prefill")] + [(1, "decode")] * 3 + \
-        [(2, "prefill")] + [(2, "decode")] * 3
+    assert [(p.batch, p.phase) for p in points] == [(1, "prefill")] + [(1, "decode")] * 3 + [(2, "prefill")] + [
+        (2, "decode")
+    ] * 3
     assert all(p.ms > 0 and p.flops > 0 for p in points)
     rows = summarise(points)
-    assert [(r.phase, r.batch, r.num_steps) for r in rows] == [("prefill", 1, 1), ("prefill", 2, 1),
-                                                                ("decode", 1, 3), ("decode", 2, 3)]
+    assert [(r.phase, r.batch, r.num_steps) for r in rows] == [
+        ("prefill", 1, 1),
+        ("prefill", 2, 1),
+        ("decode", 1, 3),
+        ("decode", 2, 3),
+    ]
     with pytest.raises(ValueError, match="context"):
         run_roofline(tiny.model, tiny.tokenizer, list(range(500)), [1], 20)

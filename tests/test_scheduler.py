@@ -1,4 +1,5 @@
 """Scheduler: prefill then decode, chunking under a token budget, KV-off recompute, preemption."""
+
 from __future__ import annotations
 
 from engine.kv_cache import BlockPool

@@ -2,6 +2,7 @@
 HTTP on loopback. Greedy output equals `Engine.generate`; concurrent streams each equal their solo
 output (continuous batching in one engine); /metrics parses and counts what was served; bad
 requests get OpenAI-shaped 400s; a client that leaves mid-stream frees its slot."""
+
 from __future__ import annotations
 
 import json
@@ -18,8 +19,16 @@ from prometheus_client.parser import text_string_to_metric_families
 from engine import Engine, SamplingParams
 from engine.server.launch import engine_server
 
-PROMPTS = ["The capital of France is", "def fibonacci(n):", "Once upon a time, in a small village by the sea,",
-           "The three primary colours are", "今天天气", "Water boils at", "The largest planet is", "In 1969,"]
+PROMPTS = [
+    "The capital of France is",
+    "def fibonacci(n):",
+    "Once upon a time, in a small village by the sea,",
+    "The three primary colours are",
+    "今天天气",
+    "Water boils at",
+    "The largest planet is",
+    "In 1969,",
+]
 ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
 
 
@@ -42,8 +51,9 @@ def solo(bundled, prompt: str, n: int) -> str:
 
 def streamed(client: OpenAI, prompt: str, n: int) -> tuple[str, dict | None, list[float]]:
     """The text, the usage chunk and the arrival time of every content chunk."""
-    stream = client.completions.create(model="any", prompt=prompt, max_tokens=n, temperature=0, stream=True,
-                                       stream_options={"include_usage": True})
+    stream = client.completions.create(
+        model="any", prompt=prompt, max_tokens=n, temperature=0, stream=True, stream_options={"include_usage": True}
+    )
     text, usage, times = [], None, []
     for chunk in stream:
         if chunk.usage:
@@ -72,8 +82,11 @@ def test_greedy_completion_equals_the_engine(client, bundled):
 
 
 def test_chat_streams_a_role_then_content(client):
-    chunks = list(client.chat.completions.create(model="any", messages=[{"role": "user", "content": "Say hi."}],
-                                                 max_tokens=8, temperature=0, stream=True))
+    chunks = list(
+        client.chat.completions.create(
+            model="any", messages=[{"role": "user", "content": "Say hi."}], max_tokens=8, temperature=0, stream=True
+        )
+    )
     assert chunks[0].choices[0].delta.role == "assistant"
     assert "".join(c.choices[0].delta.content or "" for c in chunks if c.choices).strip()
     assert chunks[-1].choices[0].finish_reason in ("stop", "length")
@@ -97,14 +110,17 @@ def post(url: str, path: str, body: dict) -> tuple[int, dict]:
         return e.code, json.load(e)
 
 
-@pytest.mark.parametrize("body, expected", [
-    ({"prompt": "", "max_tokens": 4}, "The prompt is empty"),
-    ({"prompt": "Hi", "max_tokens": 0}, "max_tokens"),
-    ({"prompt": "Hi", "max_tokens": 10 ** 6}, "exceed the context"),
-    ({"prompt": "Hi", "temperature": -1}, "temperature"),
-    ({"prompt": [10 ** 9], "max_tokens": 2}, "token ids must be in"),
-    ({"max_tokens": 2}, "prompt"),
-])
+@pytest.mark.parametrize(
+    "body, expected",
+    [
+        ({"prompt": "", "max_tokens": 4}, "The prompt is empty"),
+        ({"prompt": "Hi", "max_tokens": 0}, "max_tokens"),
+        ({"prompt": "Hi", "max_tokens": 10**6}, "exceed the context"),
+        ({"prompt": "Hi", "temperature": -1}, "temperature"),
+        ({"prompt": [10**9], "max_tokens": 2}, "token ids must be in"),
+        ({"max_tokens": 2}, "prompt"),
+    ],
+)
 def test_bad_requests_are_openai_shaped_400s(url, body, expected):
     status, reply = post(url, "/v1/completions", body)
     assert status == 400 and reply["error"]["type"] == "invalid_request_error"
@@ -121,14 +137,19 @@ def test_metrics_count_what_was_served(client, url):
     before = metric(url, "vllm:time_to_first_token_seconds", "vllm:time_to_first_token_seconds_count")
     generated = metric(url, "vllm:generation_tokens", "vllm:generation_tokens_total")
     for prompt in PROMPTS[:3]:
-        client.completions.create(model="any", prompt=prompt, max_tokens=5, temperature=0,
-                                  extra_body={"ignore_eos": True})
+        client.completions.create(
+            model="any", prompt=prompt, max_tokens=5, temperature=0, extra_body={"ignore_eos": True}
+        )
     assert metric(url, "vllm:time_to_first_token_seconds", "vllm:time_to_first_token_seconds_count") == before + 3
     assert metric(url, "vllm:generation_tokens", "vllm:generation_tokens_total") == generated + 15
     assert metric(url, "vllm:num_requests_running", "vllm:num_requests_running") == 0
-    for name in ("vllm:e2e_request_latency_seconds", "vllm:request_queue_time_seconds",
-                 "vllm:request_prefill_time_seconds", "vllm:request_decode_time_seconds",
-                 "vllm:inter_token_latency_seconds"):
+    for name in (
+        "vllm:e2e_request_latency_seconds",
+        "vllm:request_queue_time_seconds",
+        "vllm:request_prefill_time_seconds",
+        "vllm:request_decode_time_seconds",
+        "vllm:inter_token_latency_seconds",
+    ):
         assert metric(url, name, f"{name}_count") > 0, name
 
 
@@ -139,8 +160,14 @@ def test_metrics_are_current_when_a_stream_ends(client, url):
     count = "vllm:time_to_first_token_seconds"
     for i in range(10):
         before = metric(url, count, f"{count}_count")
-        stream = client.completions.create(model="any", prompt=f"{PROMPTS[i % len(PROMPTS)]} {i}", max_tokens=3,
-                                           temperature=0, stream=True, extra_body={"ignore_eos": True})
+        stream = client.completions.create(
+            model="any",
+            prompt=f"{PROMPTS[i % len(PROMPTS)]} {i}",
+            max_tokens=3,
+            temperature=0,
+            stream=True,
+            extra_body={"ignore_eos": True},
+        )
         assert len([c for c in stream if c.choices]) >= 3
         assert metric(url, "vllm:kv_cache_usage_perc", "vllm:kv_cache_usage_perc") == 0, i
         assert metric(url, count, f"{count}_count") == before + 1, i
@@ -148,8 +175,9 @@ def test_metrics_are_current_when_a_stream_ends(client, url):
 
 
 def test_a_client_that_leaves_frees_its_slot(client, url):
-    stream = client.completions.create(model="any", prompt=PROMPTS[2], max_tokens=2000, temperature=0,
-                                       stream=True, extra_body={"ignore_eos": True})
+    stream = client.completions.create(
+        model="any", prompt=PROMPTS[2], max_tokens=2000, temperature=0, stream=True, extra_body={"ignore_eos": True}
+    )
     for i, _ in enumerate(stream):
         if i == 2:
             break

@@ -1,6 +1,7 @@
 """The server's engine thread on its own (no HTTP): requests in, tokens out to each request's queue,
 and an engine failure mid-run fails the requests in flight with the reason while the loop keeps
 serving the next ones."""
+
 from __future__ import annotations
 
 import asyncio
@@ -39,6 +40,7 @@ def test_tokens_flow_and_a_failure_is_contained(tiny):
         engine.step = real_step
         again = await collect(loop, [8, 9], 3)
         return ok, failed, again
+
     try:
         ok, failed, again = asyncio.run(scenario())
     finally:
@@ -65,6 +67,7 @@ def test_metrics_are_current_before_a_client_hears_it_finished(tiny, monkeypatch
     """A client that reads /metrics as soon as its stream ends must see its KV blocks freed and its
     request counted: the loop updates both before it sends the step's events."""
     from engine.server.loop import Submission
+
     metrics = ServerMetrics("tiny")
     loop = EngineLoop(Engine(tiny.model, tiny.tokenizer, EngineConfig(probe_memory=False)), metrics)
     seen, send = [], Submission.send
@@ -72,8 +75,12 @@ def test_metrics_are_current_before_a_client_hears_it_finished(tiny, monkeypatch
     def spy(self, item):
         if isinstance(item, Finished):
             labels = {"model_name": "tiny"}
-            seen.append((metrics.registry.get_sample_value("vllm:kv_cache_usage_perc", labels),
-                         metrics.registry.get_sample_value("vllm:time_to_first_token_seconds_count", labels)))
+            seen.append(
+                (
+                    metrics.registry.get_sample_value("vllm:kv_cache_usage_perc", labels),
+                    metrics.registry.get_sample_value("vllm:time_to_first_token_seconds_count", labels),
+                )
+            )
         send(self, item)
 
     monkeypatch.setattr(Submission, "send", spy)

@@ -1,4 +1,5 @@
 """Scheduling policies and prefix caching: same greedy outputs under every policy; pool invariants."""
+
 from __future__ import annotations
 
 from collections import Counter
@@ -56,7 +57,7 @@ def test_static_batch_admits_nobody_until_it_finishes(tiny):
     batches = [frozenset(x.seq_id for x in s.seqs) for s in engine.trace.steps]
     first, second = {seqs[0].seq_id, seqs[1].seq_id}, {seqs[2].seq_id, seqs[3].seq_id}
     last_of_first = max(i for i, b in enumerate(batches) if b & first)
-    assert all(not (b & second) for b in batches[:last_of_first + 1])
+    assert all(not (b & second) for b in batches[: last_of_first + 1])
 
 
 def test_continuous_batching_mixes_decodes_and_prefills(tiny):
@@ -85,15 +86,18 @@ def test_shared_blocks_are_counted_once(tiny):
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(st.lists(st.tuples(st.integers(0, 2), st.integers(1, 30), st.integers(1, 6)), min_size=1, max_size=7),
-       st.sampled_from(list(POLICIES)), st.integers(1, 4))
+@given(
+    st.lists(st.tuples(st.integers(0, 2), st.integers(1, 30), st.integers(1, 6)), min_size=1, max_size=7),
+    st.sampled_from(list(POLICIES)),
+    st.integers(1, 4),
+)
 def test_pool_invariants_hold_under_random_workloads(tiny, requests, policy, arrive_every):
     """Requests with shared or fresh prefixes arrive over time under every policy; after every step
     no block is leaked or owned twice, and ref counts equal the number of owners."""
     cfg = POLICIES[policy] | ({"max_model_len": 100} if policy == "tiny-pool" else {})
     engine = Engine(tiny.model, tiny.tokenizer, EngineConfig(probe_memory=False, **cfg))
     pool = engine.kv.pool
-    pending = [(SYSTEM[:16 * share] + list(range(3000, 3000 + n)), m) for share, n, m in requests]
+    pending = [(SYSTEM[: 16 * share] + list(range(3000, 3000 + n)), m) for share, n, m in requests]
     while pending or engine.has_unfinished:
         for _ in range(min(arrive_every, len(pending))):
             prompt, m = pending.pop(0)
@@ -114,9 +118,15 @@ def test_step_records_show_cached_free_blocks(tiny):
 
 def test_run_workload_reports_each_request_as_it_enters(tiny):
     from lab.workload import RequestSpec, run_workload
+
     specs = [RequestSpec(0.0, PROMPTS[0], 3, "a"), RequestSpec(0.05, PROMPTS[2], 3, "b")]
     added = []
-    trace, labels = run_workload(tiny.model, tiny.tokenizer, specs, EngineConfig(probe_memory=False),
-                                 on_add=lambda sid, spec: added.append((sid, spec.label)))
+    trace, labels = run_workload(
+        tiny.model,
+        tiny.tokenizer,
+        specs,
+        EngineConfig(probe_memory=False),
+        on_add=lambda sid, spec: added.append((sid, spec.label)),
+    )
     assert [label for _, label in added] == ["a", "b"] and dict(added) == labels
     assert len(trace.requests) == 2

@@ -1,5 +1,6 @@
 """Sweeps (lab/sweeps.py) and the C4, C8, C9, C18 verdict rules, each tested both ways: on numbers
 measured on the bundled model where the claim holds, and on hand-made numbers where it does not."""
+
 from __future__ import annotations
 
 import pytest
@@ -62,6 +63,7 @@ def test_c18_both_ways():
 def test_c8_is_judged_per_request():
     from lab.sweep_verdicts import c8_median_request
     from lab.sweeps import SweepPoint
+
     fast = [17.5] * 30
     slow = [64.0] * 30  # a whole repeat slowed by the machine: even, just slower
     points = [SweepPoint(64, 31, r, 50.0, sum(g) / len(g), 0.0, 50.0, g, []) for r, g in enumerate([fast, fast, slow])]
@@ -76,6 +78,7 @@ def test_noisy_points():
 
     def point(L, r, ttft, tpot):
         return SweepPoint(L, 16, r, ttft, tpot, 0.0, ttft, [], [])
+
     quiet = [point(16, r, 23.0 + r, 17.4) for r in range(3)] + [point(1024, r, 864.0, 21.0 - r / 10) for r in range(3)]
     assert SweepResult("m", SweepSettings(), quiet).noisy_points() == 0
     busy = quiet[:5] + [point(1024, 2, 2900.0, 96.0)]  # one repeat while the machine was busy
@@ -89,12 +92,15 @@ def test_spread():
         Spread.of([])
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    (dict(repeats=0), "Repeats must be between"),
-    (dict(prompt_lens=(16,)), "at least two different lengths"),
-    (dict(output_lens=(1, 8)), "at least 2 tokens"),
-    (dict(prompt_lens=(16, 600)), "this model holds 512"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (dict(repeats=0), "Repeats must be between"),
+        (dict(prompt_lens=(16,)), "at least two different lengths"),
+        (dict(output_lens=(1, 8)), "at least 2 tokens"),
+        (dict(prompt_lens=(16, 600)), "this model holds 512"),
+    ],
+)
 def test_settings_are_checked(kwargs, message):
     with pytest.raises(ValueError, match=message):
         SweepSettings(**kwargs).validate(512)

@@ -1,6 +1,7 @@
 """Trace files: a run -> JSON -> load gives the same records and the same figures; anything that
 is not a valid trace is refused with a ValueError that says why; the attention kept in a file is
 capped. Real runs of a tiny model (eager, so attention is captured)."""
+
 from __future__ import annotations
 
 import copy
@@ -62,8 +63,9 @@ def test_sdpa_run_round_trips_without_attention(tiny):
     run = run_to_end(tiny, prompt="Hello", max_new_tokens=3, attention="sdpa", kv_cache=False)
     loaded = load_run(dump_run(run).encode("utf-8"))  # bytes, as the uploader hands them over
     assert loaded.attention == [] and not loaded.has_attention and heatmap_figure(loaded, "en") is None
-    assert {k: f.to_json() for k, f in run_figures(loaded).items()} == \
-        {k: f.to_json() for k, f in run_figures(run).items()}
+    assert {k: f.to_json() for k, f in run_figures(loaded).items()} == {
+        k: f.to_json() for k, f in run_figures(run).items()
+    }
 
 
 def test_engine_trace_round_trip(tiny):
@@ -88,8 +90,9 @@ def test_a_big_capture_stays_a_few_mb(eager_run):
     big = copy.copy(eager_run)
     big.model = dataclasses.replace(eager_run.model, num_layers=200)
     rng = np.random.default_rng(0)  # random values do not compress: the cap alone keeps it small
-    big.attention = [{layer: rng.random((4, 64, 64)).astype(np.float16) for layer in range(200)}
-                     for _ in eager_run.steps]
+    big.attention = [
+        {layer: rng.random((4, 64, 64)).astype(np.float16) for layer in range(200)} for _ in eager_run.steps
+    ]
     kept = kept_layers(big.attention)
     assert 0 < len(kept) < 200 and kept[-1] == 199
     text = dump_run(big)
@@ -122,13 +125,15 @@ INVALID = [
     ("negative count", lambda d: _broken(d, ["model", "num_heads"], -3), "model.num_heads should be a whole number"),
     ("token in no step", lambda d: _broken(d, ["tokens", 0, "step"], 999), "names step 999"),
     ("labels missing", lambda d: _broken(d, ["tokens", 0, "piece"], KeyError), "tokens[0].piece is missing"),
-    ("absurd shape", lambda d: _broken(d, ["attention", "steps", 0, "0", "shape"], [4, 100000, 100000]),
-     "larger than"),
+    ("absurd shape", lambda d: _broken(d, ["attention", "steps", 0, "0", "shape"], [4, 100000, 100000]), "larger than"),
     ("wrong heads", lambda d: _broken(d, ["attention", "steps", 0, "0", "shape"], [3, 2, 2]), "heads="),
     ("corrupt attention", lambda d: _broken(d, ["attention", "steps", 0, "0", "data"], "@@@"), "base64"),
     ("too many steps", lambda d: _broken(d, ["steps"], [0] * 300_000), "at most 200000 items"),
-    ("a long run", lambda d: _broken(d, ["steps"], d["steps"][:1] * 16_385), "holds 16,385 steps; the lab reads runs "
-     "of at most 16,384 steps"),
+    (
+        "a long run",
+        lambda d: _broken(d, ["steps"], d["steps"][:1] * 16_385),
+        "holds 16,385 steps; the lab reads runs of at most 16,384 steps",
+    ),
     ("a flag for a version", lambda d: _broken(d, ["version"], True), "Unsupported trace version True"),
     ("huge file", lambda d: " " * (33 << 20), "at most 32 MiB"),
 ]
@@ -141,4 +146,3 @@ def test_invalid_files_are_refused_with_the_reason(doc, name, make, expected):
     message = str(info.value)
     assert expected in message, message
     assert message.startswith(("Not a valid trace", "Unsupported trace version")), message
-

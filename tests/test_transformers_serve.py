@@ -2,6 +2,7 @@
 folder, read by lab/remote_client.py: its quirks (a role-only first delta, no [DONE], usage on the
 finish chunk, stream_options ignored, no /metrics) are handled, and the client's token count agrees
 with the server's."""
+
 from __future__ import annotations
 
 import asyncio
@@ -26,8 +27,11 @@ def hf_server(bundled_dir):
     ARTIFACTS.mkdir(exist_ok=True)
     port, log_path = free_port(), ARTIFACTS / "transformers-serve.log"
     with open(log_path, "w") as log:
-        proc = subprocess.Popen([str(CLI), "serve", str(bundled_dir), "--host", "127.0.0.1", "--port", str(port)],
-                                stdout=log, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(
+            [str(CLI), "serve", str(bundled_dir), "--host", "127.0.0.1", "--port", str(port)],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
     try:
         wait_for(f"http://127.0.0.1:{port}/health", proc, 240, log_path)
         yield f"http://127.0.0.1:{port}"

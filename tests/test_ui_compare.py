@@ -1,5 +1,6 @@
 """The compare page's pure parts: how columns are named by what they change, the caption's biggest
 differences, the summary of a real tiny run, the clocked replay's step at a given time, a comparison cut short."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -9,8 +10,14 @@ import pytest
 from app_pages.compare.metrics import ColumnSummary, biggest_differences, column_name, differences, fmt_ratio, summarise
 from app_pages.compare.run import median_run
 from app_pages.compare.replay import step_at
-from app_pages.compare.state import (ColumnOutcome, ColumnSettings, CompareResult, CompareStatus, TimedRun,
-                                     mark_interrupted)
+from app_pages.compare.state import (
+    ColumnOutcome,
+    ColumnSettings,
+    CompareResult,
+    CompareStatus,
+    TimedRun,
+    mark_interrupted,
+)
 from engine.metrics import RequestMetrics
 from tests.ui_support import run_to_end
 from ui.run_state import RunSettings, RunStatus
@@ -23,8 +30,19 @@ def column(i: int, **changes) -> ColumnSettings:
 
 
 def summary(i: int, **values) -> ColumnSummary:
-    base = dict(index=i, prompt_tokens=5, output_tokens=8, ttft_ms=100.0, tpot_ms=20.0, itl_mean_ms=20.0,
-                itl_p50_ms=20.0, itl_p99_ms=30.0, e2e_ms=240.0, peak_bytes=1000, kv_end_bytes=4000)
+    base = dict(
+        index=i,
+        prompt_tokens=5,
+        output_tokens=8,
+        ttft_ms=100.0,
+        tpot_ms=20.0,
+        itl_mean_ms=20.0,
+        itl_p50_ms=20.0,
+        itl_p99_ms=30.0,
+        e2e_ms=240.0,
+        peak_bytes=1000,
+        kv_end_bytes=4000,
+    )
     return ColumnSummary(**{**base, **values})
 
 
@@ -33,8 +51,12 @@ def test_columns_are_named_by_what_they_change():
     assert column_name(base, base, "en") == "Column 1 (KV on, sdpa, float32)"
     assert column_name(column(1, kv_cache=False), base, "en") == "Column 2 (KV off)"
     changed = column(2, attention="eager", temperature=0.7, seed=3, model="/models/Qwen2.5-0.5B", dtype="bfloat16")
-    assert differences(changed, base, "en") == ["eager", "bfloat16", "Qwen2.5-0.5B",
-                                                "temperature 0.7, top-k 0, top-p 1, seed 3"]
+    assert differences(changed, base, "en") == [
+        "eager",
+        "bfloat16",
+        "Qwen2.5-0.5B",
+        "temperature 0.7, top-k 0, top-p 1, seed 3",
+    ]
     other = dataclasses.replace(column(3), run=RunSettings(prompt="Another"))
     assert column_name(other, base, "en") == "Column 4 («Another» (7 chars))"  # issue 16.10: its prompt
     long = dataclasses.replace(column(2), run=RunSettings(prompt="Explain  the KV cache in one long paragraph"))
@@ -47,14 +69,18 @@ def test_columns_are_named_by_what_they_change():
 
 def test_the_caption_names_the_biggest_time_and_memory_difference():
     cols = [column(0), column(1, kv_cache=False)]
-    lines = biggest_differences([summary(0), summary(1, tpot_ms=62.0, e2e_ms=534.0, peak_bytes=1500, kv_end_bytes=0)],
-                                cols, "en")
+    lines = biggest_differences(
+        [summary(0), summary(1, tpot_ms=62.0, e2e_ms=534.0, peak_bytes=1500, kv_end_bytes=0)], cols, "en"
+    )
     # TPOT ×3.1 beats E2E ×2.2; peak ×1.5 is the only memory ratio (no KV bytes: no ratio, its own line)
-    assert lines == ["Column 2 (KV off): TPOT 3.10× column 1, peak memory 1.50× column 1",
-                     "Column 2 (KV off) keeps no KV cache: every step recomputes K and V of the whole context."]
+    assert lines == [
+        "Column 2 (KV off): TPOT 3.10× column 1, peak memory 1.50× column 1",
+        "Column 2 (KV off) keeps no KV cache: every step recomputes K and V of the whole context.",
+    ]
     assert fmt_ratio(12.4) == "12" and fmt_ratio(0.5) == "0.50"
-    busy = biggest_differences([summary(0), summary(1, tpot_ms=62.0, e2e_ms=534.0, peak_bytes=1500)], cols, "en",
-                               busy=True)  # issue 16.11: a time ratio measured on a busy machine is not given
+    busy = biggest_differences(
+        [summary(0), summary(1, tpot_ms=62.0, e2e_ms=534.0, peak_bytes=1500)], cols, "en", busy=True
+    )  # issue 16.11: a time ratio measured on a busy machine is not given
     assert busy == ["Column 2 (KV off): time ratios unreliable (the machine was busy), peak memory 1.50× column 1"]
 
 
@@ -74,8 +100,10 @@ def test_repeats_give_medians_pooled_percentiles_and_spread(tiny):
     gap of every run, and the spread; the run it shows is the one with the median E2E."""
     result = run_to_end(tiny, prompt="The quick brown fox", max_new_tokens=5)
     times = [(30.0, 10.0, 70.0), (10.0, 20.0, 90.0), (20.0, 40.0, 180.0)]  # (TTFT, ITL, E2E) of each run
-    runs = [TimedRun(RequestMetrics(ttft_ms=ttft, tpot_ms=itl, itl_ms=[itl] * 4, e2e_ms=e2e, num_output_tokens=5),
-                     None) for ttft, itl, e2e in times]
+    runs = [
+        TimedRun(RequestMetrics(ttft_ms=ttft, tpot_ms=itl, itl_ms=[itl] * 4, e2e_ms=e2e, num_output_tokens=5), None)
+        for ttft, itl, e2e in times
+    ]
     s = summarise(ColumnOutcome(settings=column(0), result=result, runs=runs))
     assert (s.runs, s.ttft_ms, s.tpot_ms, s.e2e_ms) == (3, 20.0, 20.0, 90.0)
     assert (s.itl_p50_ms, s.itl_mean_ms) == (20.0, pytest.approx(70 / 3))  # 12 gaps: 4 of each
@@ -90,17 +118,28 @@ def test_repeats_give_medians_pooled_percentiles_and_spread(tiny):
 def test_a_time_ratio_inside_the_spread_is_not_called_a_difference():
     cols = [column(0), column(1, attention="eager")]
     noisy = {"ttft_ms": 0.3, "tpot_ms": 0.3, "e2e_ms": 0.3}
-    base, other = summary(0, runs=3, spread=noisy), summary(1, ttft_ms=140.0, tpot_ms=24.0, e2e_ms=260.0, runs=3,
-                                                             spread={"ttft_ms": 0.05, "tpot_ms": 0.1, "e2e_ms": 0.1})
+    base, other = (
+        summary(0, runs=3, spread=noisy),
+        summary(
+            1,
+            ttft_ms=140.0,
+            tpot_ms=24.0,
+            e2e_ms=260.0,
+            runs=3,
+            spread={"ttft_ms": 0.05, "tpot_ms": 0.1, "e2e_ms": 0.1},
+        ),
+    )
     lines = biggest_differences([base, other], cols, "en")  # TPOT ×1.2 and E2E ×1.08 are inside base's 30 %
     assert lines == ["Column 2 (eager): TTFT 1.40× column 1, peak memory 1.00× column 1"]
     quiet = summary(1, tpot_ms=24.0, e2e_ms=260.0, runs=3, spread=noisy)  # every time inside the spread
     assert biggest_differences([base, quiet], cols, "en") == [
         "Column 2 (eager): times within the runs' spread (no timing difference this run can tell), "
-        "peak memory 1.00× column 1"]
+        "peak memory 1.00× column 1"
+    ]
     sharp = summary(1, tpot_ms=62.0, runs=3, spread={"tpot_ms": 0.02})
     assert biggest_differences([summary(0, runs=3, spread={"tpot_ms": 0.02}), sharp], cols, "en")[0].startswith(
-        "Column 2 (eager): TPOT 3.10× column 1")
+        "Column 2 (eager): TPOT 3.10× column 1"
+    )
 
 
 def test_clocked_replay_shows_the_steps_done_by_then(tiny):
@@ -116,8 +155,9 @@ def test_a_comparison_cut_short_is_marked_stopped(tiny):
     done = run_to_end(tiny, prompt="Hello", max_new_tokens=2)
     cut = run_to_end(tiny, prompt="Hello", max_new_tokens=2)
     cut.status = RunStatus.RUNNING  # as Stop leaves the column it interrupted
-    result = CompareResult(columns=[ColumnOutcome(column(0), done), ColumnOutcome(column(1), cut),
-                                    ColumnOutcome(column(2))])
+    result = CompareResult(
+        columns=[ColumnOutcome(column(0), done), ColumnOutcome(column(1), cut), ColumnOutcome(column(2))]
+    )
     mark_interrupted(result)
     assert result.status == CompareStatus.STOPPED and cut.status == RunStatus.STOPPED
     assert [c.ok for c in result.columns] == [True, False, False]

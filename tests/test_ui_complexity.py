@@ -1,20 +1,45 @@
 """Complexity lab building blocks without a server: the arithmetic (fit points, scaled curves,
 closed-form totals against real counted runs), the figures' JSON and the C12 shape table."""
+
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from app_pages.complexity.figures import (GIGA, crossover_figure, cumulative_figure, exponent_figure, step_flops_figure,
-                                          step_time_figure)
+from app_pages.complexity.figures import (
+    GIGA,
+    crossover_figure,
+    cumulative_figure,
+    exponent_figure,
+    step_flops_figure,
+    step_time_figure,
+)
 from app_pages.complexity.table import matches_document, shape_frame, walkthrough_md, worked_rows
 from engine.config import PRESETS, ModelConfig
 from lab.complexity import run_with_and_without_cache, step_flops_split
-from lab.complexity_math import (apparent_exponent, crossover_rows, exponent, first_n_above, fit_steps,
-                                 measured_exponents, prompt_of_length, scaled_theory, total_flops)
+from lab.complexity_math import (
+    apparent_exponent,
+    crossover_rows,
+    exponent,
+    first_n_above,
+    fit_steps,
+    measured_exponents,
+    prompt_of_length,
+    scaled_theory,
+    total_flops,
+)
 
-TINY = ModelConfig(name="t", num_layers=2, hidden_size=8, num_heads=2, num_kv_heads=1, head_dim=4, ffn_size=16,
-                   vocab_size=10, max_position=64)
+TINY = ModelConfig(
+    name="t",
+    num_layers=2,
+    hidden_size=8,
+    num_heads=2,
+    num_kv_heads=1,
+    head_dim=4,
+    ffn_size=16,
+    vocab_size=10,
+    max_position=64,
+)
 LLAMA = PRESETS["LLaMA-7B"]
 
 
@@ -44,7 +69,7 @@ def test_fit_steps_are_log_spaced_from_4():
 
 
 def test_exponent_of_a_power_law():
-    values = [n ** 1.5 for n in range(1, 101)]
+    values = [n**1.5 for n in range(1, 101)]
     assert exponent(values, fit_steps(100)) == pytest.approx(1.5)
 
 
@@ -117,8 +142,12 @@ def test_step_figures(tiny_runs):
     assert list(fig.data[0].x)[0] == 13 and list(fig.data[1].y) == pytest.approx(tiny_runs[False].step_ms)
     fig = step_flops_figure(tiny_runs, 12, "zh")
     layout_ok(fig)
-    assert [d.name for d in fig.data] == ["有 KV 缓存：线性层", "有 KV 缓存：注意力", "无 KV 缓存：线性层",
-                                          "无 KV 缓存：注意力"]
+    assert [d.name for d in fig.data] == [
+        "有 KV 缓存：线性层",
+        "有 KV 缓存：注意力",
+        "无 KV 缓存：线性层",
+        "无 KV 缓存：注意力",
+    ]
     assert len(set(fig.data[0].y)) == 1 and fig.data[2].y[-1] > fig.data[2].y[0]  # flat vs growing
 
 

@@ -1,4 +1,5 @@
 """The figure builders, on real runs of a tiny model: the figure JSON must match the records."""
+
 from __future__ import annotations
 
 import base64
@@ -93,7 +94,8 @@ def test_kv_bytes_figure_uses_the_formula(eager_run, tiny):
     tokens = [s.seqs[0].context_len for s in eager_run.steps]
     assert trace_named(spec, "total (MiB)")["y"] == pytest.approx([n * per_token / MIB for n in tokens])
     assert trace_named(spec, "per layer (KiB)")["y"] == pytest.approx(
-        [n * per_token / m.num_layers / KIB for n in tokens])
+        [n * per_token / m.num_layers / KIB for n in tokens]
+    )
 
 
 def test_kv_formula_is_filled_in():

@@ -1,6 +1,7 @@
 """The memory lab's building blocks without a server: parsing, the sweep on a tiny model, the
 predictor's tables and figures, heatmap aggregation and downloads, the leak figures. Figure JSON
 must match the records it was drawn from."""
+
 from __future__ import annotations
 
 import io
@@ -13,14 +14,35 @@ import pandas as pd
 import pytest
 from PIL import Image
 
-from app_pages.memory.figures import (breakdown_figure, difference_figure, leak_memory_figure, leak_speed_figure,
-                                      sweep_peak_figure)
-from app_pages.memory.fit import (FitVariant, fit_figure, fit_table, fit_variants, fmt_si, max_fit_length,
-                                  max_length_table, score_numbers)
+from app_pages.memory.figures import (
+    breakdown_figure,
+    difference_figure,
+    leak_memory_figure,
+    leak_speed_figure,
+    sweep_peak_figure,
+)
+from app_pages.memory.fit import (
+    FitVariant,
+    fit_figure,
+    fit_table,
+    fit_variants,
+    fmt_si,
+    max_fit_length,
+    max_length_table,
+    score_numbers,
+)
 from app_pages.memory.heat import csv_text, layer_matrices, layers_csv, layers_figure, mean_matrix, png_bytes, tile
 from app_pages.memory.strings import STRINGS as PAGE_STRINGS
-from app_pages.memory.sweep import (SweepPlan, SweepStatus, Variant, comparisons, new_result, parse_chunks,
-                                    parse_lengths, run_sweep)
+from app_pages.memory.sweep import (
+    SweepPlan,
+    SweepStatus,
+    Variant,
+    comparisons,
+    new_result,
+    parse_chunks,
+    parse_lengths,
+    run_sweep,
+)
 from engine import load_model
 from engine.config import PRESETS
 from lab.memory_lab import LeakPoint, predict_fit
@@ -48,9 +70,15 @@ def test_every_literal_key_the_page_uses_exists():
     assert keys and not keys - known, sorted(keys - known)
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("64, 128,256", [64, 128, 256]), ("2048 64 64", [64, 2048]), ("1_024；", None), ("512，1024", [512, 1024]),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("64, 128,256", [64, 128, 256]),
+        ("2048 64 64", [64, 2048]),
+        ("1_024；", None),
+        ("512，1024", [512, 1024]),
+    ],
+)
 def test_parse_lengths(text, expected):
     if expected is None:
         with pytest.raises(ValueError, match="whole numbers"):
@@ -59,10 +87,16 @@ def test_parse_lengths(text, expected):
         assert parse_lengths(text, 4095) == expected
 
 
-@pytest.mark.parametrize("text, message", [
-    ("", "at least one"), ("abc", "whole numbers"), ("0, 64", "positive"), ("64, 5000", "at most 4095"),
-    (",".join(str(i) for i in range(1, 20)), "too many"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("", "at least one"),
+        ("abc", "whole numbers"),
+        ("0, 64", "positive"),
+        ("64, 5000", "at most 4095"),
+        (",".join(str(i) for i in range(1, 20)), "too many"),
+    ],
+)
 def test_bad_lengths_get_a_clear_message(text, message):
     with pytest.raises(ValueError, match=message):
         parse_lengths(text, 4095)
@@ -143,8 +177,12 @@ def test_score_numbers_for_llama_7b_at_10k():
 
 def test_fit_table_names_the_overflowing_term():
     table = fit_table(PRESETS["LLaMA-7B"], 10_000, 2, chunk=1024)
-    assert list(table.columns) == ["GPU", "eager (materialised scores)", "fused kernel (FlashAttention-style)",
-                                   "eager, chunks of 1024"]
+    assert list(table.columns) == [
+        "GPU",
+        "eager (materialised scores)",
+        "fused kernel (FlashAttention-style)",
+        "eager, chunks of 1024",
+    ]
     row24 = table.iloc[0]
     assert row24["GPU"] == "24 GB" and row24["eager (materialised scores)"].startswith("OOM at attention scores")
     assert row24["fused kernel (FlashAttention-style)"].startswith("fits")
@@ -153,8 +191,9 @@ def test_fit_table_names_the_overflowing_term():
     assert seventy.iloc[0, 1].startswith("OOM at weights")
 
 
-@pytest.mark.parametrize("variant", [FitVariant("eager"), FitVariant("fused", fused=True),
-                                     FitVariant("chunked", chunk=1024)])
+@pytest.mark.parametrize(
+    "variant", [FitVariant("eager"), FitVariant("fused", fused=True), FitVariant("chunked", chunk=1024)]
+)
 def test_longest_prompt_that_fits_is_the_boundary(variant):
     c = PRESETS["LLaMA-7B"]
     L = max_fit_length(c, 2, 24, variant)
@@ -168,7 +207,10 @@ def test_longest_prompt_that_fits_is_the_boundary(variant):
 def test_fit_figure_stacks_the_terms_against_the_gpu_sizes():
     c = PRESETS["LLaMA-7B"]
     fig = as_json(fit_figure(c, 10_000, 2, 1024))
-    assert fig["layout"]["title"]["text"].replace("<br>", "") == "Predicted prefill peak, LLaMA-7B, L = 10,000, 2 bytes per value"
+    assert (
+        fig["layout"]["title"]["text"].replace("<br>", "")
+        == "Predicted prefill peak, LLaMA-7B, L = 10,000, 2 bytes per value"
+    )
     assert fig["layout"]["xaxis"]["title"]["text"] == "memory (GB = 10⁹ bytes)"
     scores = trace(fig, "attention scores")
     assert scores["x"] == pytest.approx([6.4, 0.0, 32 * 1024 * 10_000 * 2 / 1e9])
@@ -183,8 +225,7 @@ def test_fit_figure_stacks_the_terms_against_the_gpu_sizes():
 
 @pytest.fixture(scope="module")
 def captured(tiny):
-    return run_to_end(tiny, prompt="The quick brown fox jumps", max_new_tokens=4, attention="eager",
-                      probe_memory=False)
+    return run_to_end(tiny, prompt="The quick brown fox jumps", max_new_tokens=4, attention="eager", probe_memory=False)
 
 
 def test_mean_over_heads_and_every_layer(captured):
@@ -222,7 +263,7 @@ def test_png_download_draws_the_matrix(captured):
     px = image.convert("RGB").load()
     assert px[cell * matrix.shape[1] - 1, 0] == (255, 255, 255)  # the future: blank
     i, j = np.unravel_index(np.nanargmax(matrix), matrix.shape)
-    assert px[int(j) * cell, int(i) * cell] == (0xfd, 0xe7, 0x25)  # the maximum: Viridis' top
+    assert px[int(j) * cell, int(i) * cell] == (0xFD, 0xE7, 0x25)  # the maximum: Viridis' top
     with pytest.raises(ValueError):
         png_bytes(np.zeros((0, 0)))
 

@@ -1,6 +1,7 @@
 """The serving lab's building blocks on real runs of a tiny model: workloads and their checks,
 engine settings per policy, the timeline segments, the block pool grid, waste, metrics, and the
 figures built from them (their JSON)."""
+
 from __future__ import annotations
 
 import math
@@ -12,8 +13,15 @@ from app_pages.serving.figures import composition_figure, gantt_figure, mark_ste
 from app_pages.serving.metrics import groups, label_group, metrics_table, request_table, same_outputs
 from app_pages.serving.run import ServingSettings, run_policy
 from app_pages.serving.timeline import batch_rows, request_segments, step_totals
-from app_pages.serving.workload import (CUSTOM_ROWS, PARAMS, build_custom, build_preset, check_workload, param_values,
-                                        pool_needs)
+from app_pages.serving.workload import (
+    CUSTOM_ROWS,
+    PARAMS,
+    build_custom,
+    build_preset,
+    check_workload,
+    param_values,
+    pool_needs,
+)
 from engine import Engine
 from lab.workload import summarize
 
@@ -51,31 +59,53 @@ def test_full_sizes_are_the_benchmarks():
     assert full["sv_head-of-line_num_streams"] == 8 and full["sv_head-of-line_long_prompt"] == 2048
     assert param_values("random-mix", "full")["sv_random-mix_num_requests"] == 32
     assert isinstance(full["sv_head-of-line_num_streams"], int) and isinstance(
-        full["sv_head-of-line_long_arrival_s"], float)
+        full["sv_head-of-line_long_arrival_s"], float
+    )
 
 
 def test_custom_rows_become_requests(tiny):
-    specs = build_custom(CUSTOM_ROWS + [{"label": None, "arrival_s": None, "prompt_tokens": None,
-                                         "output_tokens": None}], tiny.tokenizer)  # a blank row is skipped
+    specs = build_custom(
+        CUSTOM_ROWS + [{"label": None, "arrival_s": None, "prompt_tokens": None, "output_tokens": None}], tiny.tokenizer
+    )  # a blank row is skipped
     assert [len(s.prompt_ids) for s in specs] == [r["prompt_tokens"] for r in CUSTOM_ROWS]
     assert specs[0].prompt_ids != specs[1].prompt_ids[:48]  # each starts further into the text
     assert pool_needs(specs, 16) == (25, 5 + 6 + 25 + 4)  # ceil((prompt + output) / 16) each
 
 
-@pytest.mark.parametrize("build, expected", [
-    (lambda tok: build_preset("shared-prefix", tok, dict(num_requests=0, system_tokens=8, output=2, gap_s=0)),
-     "The workload has no requests"),
-    (lambda tok: build_preset("random-mix", tok, dict(num_requests=2, prompt_min=50, prompt_max=10, output_min=1,
-                                                      output_max=2, rate_per_s=0, seed=0)),
-     "shortest prompt (50 tokens) is longer than the longest (10)"),
-    (lambda tok: build_custom([{"label": "x", "arrival_s": 0.0, "prompt_tokens": float("nan"),
-                                "output_tokens": 3}], tok), "Request 'x': the prompt length"),
-    (lambda tok: build_custom([{"label": "y", "arrival_s": -1.0, "prompt_tokens": 3, "output_tokens": 3}], tok),
-     "arrival time must be zero or more"),
-    (lambda tok: check_workload(build_custom([], tok), 512), "The workload has no requests"),
-    (lambda tok: check_workload(build_custom([{"label": "big", "arrival_s": 0, "prompt_tokens": 500,
-                                               "output_tokens": 20}], tok), 512), "exceed this model's context"),
-])
+@pytest.mark.parametrize(
+    "build, expected",
+    [
+        (
+            lambda tok: build_preset("shared-prefix", tok, dict(num_requests=0, system_tokens=8, output=2, gap_s=0)),
+            "The workload has no requests",
+        ),
+        (
+            lambda tok: build_preset(
+                "random-mix",
+                tok,
+                dict(num_requests=2, prompt_min=50, prompt_max=10, output_min=1, output_max=2, rate_per_s=0, seed=0),
+            ),
+            "shortest prompt (50 tokens) is longer than the longest (10)",
+        ),
+        (
+            lambda tok: build_custom(
+                [{"label": "x", "arrival_s": 0.0, "prompt_tokens": float("nan"), "output_tokens": 3}], tok
+            ),
+            "Request 'x': the prompt length",
+        ),
+        (
+            lambda tok: build_custom([{"label": "y", "arrival_s": -1.0, "prompt_tokens": 3, "output_tokens": 3}], tok),
+            "arrival time must be zero or more",
+        ),
+        (lambda tok: check_workload(build_custom([], tok), 512), "The workload has no requests"),
+        (
+            lambda tok: check_workload(
+                build_custom([{"label": "big", "arrival_s": 0, "prompt_tokens": 500, "output_tokens": 20}], tok), 512
+            ),
+            "exceed this model's context",
+        ),
+    ],
+)
 def test_bad_workloads_raise_readable_errors(tiny, build, expected):
     with pytest.raises(ValueError, match=None) as err:
         build(tiny.tokenizer)
@@ -83,12 +113,15 @@ def test_bad_workloads_raise_readable_errors(tiny, build, expected):
 
 
 # --- settings ----------------------------------------------------------------------------------
-@pytest.mark.parametrize("kwargs, expected", [
-    (dict(chunk_budget=0), "token budget must be at least 1"),
-    (dict(max_num_seqs=0), "batch limit must be at least 1"),
-    (dict(policy_a="fifo"), "Unknown policy 'fifo'"),
-    (dict(pool_blocks=0), "at least 1 block"),
-])
+@pytest.mark.parametrize(
+    "kwargs, expected",
+    [
+        (dict(chunk_budget=0), "token budget must be at least 1"),
+        (dict(max_num_seqs=0), "batch limit must be at least 1"),
+        (dict(policy_a="fifo"), "Unknown policy 'fifo'"),
+        (dict(pool_blocks=0), "at least 1 block"),
+    ],
+)
 def test_bad_settings_raise_readable_errors(kwargs, expected):
     with pytest.raises(ValueError) as err:
         ServingSettings(**kwargs)
@@ -122,8 +155,7 @@ def test_segments_cover_every_step_of_every_request(hol_runs):
             assert mine[0].start_s >= -1e-9 and all(a.end_s <= b.start_s + 1e-9 for a, b in zip(mine, mine[1:]))
     whole, chunked = hol_runs
     long_id = {label: sid for sid, label in chunked.labels.items()}["long prompt"]
-    chunks = [s for s in request_segments(chunked.trace, chunked.labels) if s.seq_id == long_id and
-              s.kind == "prefill"]
+    chunks = [s for s in request_segments(chunked.trace, chunked.labels) if s.seq_id == long_id and s.kind == "prefill"]
     assert len(chunks) >= 160 // 32 and sum(c.num_tokens for c in chunks) == 160
     assert max(s.num_tokens for s in chunked.trace.steps) <= 32
     assert max(s.num_tokens for s in whole.trace.steps) >= 160
@@ -133,8 +165,9 @@ def test_batch_rows_and_totals_are_the_step_records(hol_runs):
     run = hol_runs[1]
     for i, step in enumerate(run.trace.steps):
         rows = batch_rows(run.trace, run.labels, i)
-        assert [(r.seq_id, r.phase, r.num_tokens) for r in rows] == [(q.seq_id, q.phase, q.num_tokens)
-                                                                     for q in step.seqs]
+        assert [(r.seq_id, r.phase, r.num_tokens) for r in rows] == [
+            (q.seq_id, q.phase, q.num_tokens) for q in step.seqs
+        ]
         assert all(r.context_len - r.first_pos == r.num_tokens for r in rows)
     for totals, step in zip(step_totals(run.trace), run.trace.steps):
         assert totals.prefill_tokens + totals.decode_tokens == step.num_tokens and totals.num_seqs == len(step.seqs)
@@ -158,8 +191,13 @@ def test_gantt_and_composition_figures(hol_runs):
 
 
 def test_labels_are_escaped_for_plotly(tiny):
-    specs = build_custom([{"label": XSS, "arrival_s": 0.0, "prompt_tokens": 8, "output_tokens": 3},
-                          {"label": XSS, "arrival_s": 0.0, "prompt_tokens": 9, "output_tokens": 3}], tiny.tokenizer)
+    specs = build_custom(
+        [
+            {"label": XSS, "arrival_s": 0.0, "prompt_tokens": 8, "output_tokens": 3},
+            {"label": XSS, "arrival_s": 0.0, "prompt_tokens": 9, "output_tokens": 3},
+        ],
+        tiny.tokenizer,
+    )
     run = run_policy(tiny, specs, ServingSettings(), "a")
     fig = gantt_figure(run.trace, run.labels, "t").to_plotly_json()
     rows = list(fig["layout"]["yaxis"]["categoryarray"])
@@ -201,8 +239,7 @@ def test_waste_of_paged_blocks_against_contiguous(hol_runs):
 
 
 def test_shared_prefix_blocks_are_shared(tiny):
-    specs = build_preset("shared-prefix", tiny.tokenizer, dict(num_requests=3, system_tokens=64, output=40,
-                                                               gap_s=0.01))
+    specs = build_preset("shared-prefix", tiny.tokenizer, dict(num_requests=3, system_tokens=64, output=40, gap_s=0.01))
     run = run_policy(tiny, specs, ServingSettings("prefix", "prefix"), "a")
     grid = owner_grid(run.trace)
     assert any(v == len(grid.owners) + 1 for row in grid.z for v in row)
@@ -210,15 +247,17 @@ def test_shared_prefix_blocks_are_shared(tiny):
 
 
 def test_a_small_pool_preempts_and_the_timeline_shows_the_wait(tiny):
-    specs = build_custom([{"label": f"r{i}", "arrival_s": 0.0, "prompt_tokens": 40, "output_tokens": 30}
-                          for i in range(4)], tiny.tokenizer)
+    specs = build_custom(
+        [{"label": f"r{i}", "arrival_s": 0.0, "prompt_tokens": 40, "output_tokens": 30} for i in range(4)],
+        tiny.tokenizer,
+    )
     run = run_policy(tiny, specs, ServingSettings(pool_blocks=6, block_size=16), "a")
     assert run.num_preemptions > 0 and run.num_blocks == 6
     segs = request_segments(run.trace, run.labels)
     preempted = [r.seq_id for r in run.trace.requests if r.num_preemptions]
     for sid in preempted:
         kinds = [s.kind for s in segs if s.seq_id == sid]
-        assert "waiting" in kinds[kinds.index("decode"):]  # back in the queue after it had started decoding
+        assert "waiting" in kinds[kinds.index("decode") :]  # back in the queue after it had started decoding
     assert max(s.kv_blocks for s in run.trace.steps) <= 6
 
 

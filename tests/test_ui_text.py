@@ -1,4 +1,5 @@
 """Text the app shows: the strings table, token chips and their escaping, the C12 step table."""
+
 from __future__ import annotations
 
 import re
@@ -128,9 +129,11 @@ def test_byte_tokens_are_grouped_under_the_character_they_make(tiny):
     """Issue 16.5: the worked example's chips showed raw bytes ("e4 bb", "8a", …) with nothing to say they
     spell 今天天气; now each run of byte tokens is boxed under its text, with "N tokens → 今" on hover."""
     import re
+
     ids = tiny.tokenizer("今天天气").input_ids
     pieces = [piece_for(tiny.tokenizer, i) for i in ids]
     from ui.tokens import byte_groups
+
     groups = byte_groups(pieces)
     assert "".join(text for _, text in groups.values()) == "今天天气"
     assert sum(end - start for start, (end, _) in groups.items()) == len(ids)  # every byte token in a group
@@ -145,17 +148,21 @@ def test_byte_tokens_are_grouped_under_the_character_they_make(tiny):
 def test_downloads_are_named_by_what_they_hold_and_when():
     """Issue 16.16: every download had one fixed name, so a second one collided with the first."""
     from ui.text import download_name, slug
+
     assert slug("Why is the sky blue?") == "why-is-the-sky-blue"
     assert slug("今天天气 <script>") == "今天天气-script"
     a = download_name("trace", "SmolLM2-135M-Instruct", "Why is the sky blue?", ext="json", when=0)
     assert a.startswith("trace_smollm2-135m-instruct_why-is-the-sky-blue_19700101-") and a.endswith(".json")
-    assert download_name("trace", "m", "Hello", ext="json", when=0) != download_name("trace", "m", "Hello", ext="json",
-                                                                                       when=1)
+    assert download_name("trace", "m", "Hello", ext="json", when=0) != download_name(
+        "trace", "m", "Hello", ext="json", when=1
+    )
     assert "/" not in download_name("x", "../../etc/passwd", ext="csv")
 
 
-REPO_PATH = re.compile(r"\b(?:engine|lab|ui|app_pages|bench|scripts|tests|assets|seed|docs)/[\w./-]*|\b[\w-]+\.(?:py|md|toml)\b"
-                       r"|\bREADME\b")
+REPO_PATH = re.compile(
+    r"\b(?:engine|lab|ui|app_pages|bench|scripts|tests|assets|seed|docs)/[\w./-]*|\b[\w-]+\.(?:py|md|toml)\b"
+    r"|\bREADME\b"
+)
 
 
 @pytest.mark.parametrize("table, key, pair", TABLE_ENTRIES, ids=[f"{n}:{k}" for n, k, _ in TABLE_ENTRIES])

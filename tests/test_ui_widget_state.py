@@ -1,5 +1,6 @@
 """The shared widget-state rules, checked on the source: every choice widget whose labels can change
 is re-sent after a language switch, and every settings widget keeps its value across page visits."""
+
 from __future__ import annotations
 
 import ast
@@ -63,13 +64,15 @@ def test_choice_widgets_with_formatted_labels_are_resent(path):
     for name, kw in widget_calls(path):
         key = key_value(path, kw.get("key"))
         if name in CHOICE_WIDGETS and "format_func" in kw and key is not None:
-            assert key in TRANSLATED_WIDGETS or key in STABLE_LABELS, \
+            assert key in TRANSLATED_WIDGETS or key in STABLE_LABELS, (
                 f"{path.name}: {name}(key={key!r}) has formatted labels but is not re-sent on a language switch"
+            )
 
 
 @pytest.mark.parametrize("path", [p for p in SOURCES if p.name not in FRAME], ids=lambda p: str(p.relative_to(ROOT)))
 def test_every_settings_widget_is_kept_across_page_visits(path):
     for name, kw in widget_calls(path):
         keep = kw.get("persist_state")
-        assert "key" in kw and isinstance(keep, ast.Name) and keep.id == "KEEP", \
+        assert "key" in kw and isinstance(keep, ast.Name) and keep.id == "KEEP", (
             f"{path.name}: a {name} without a key and persist_state=KEEP loses its value on a page visit"
+        )

@@ -1,6 +1,7 @@
 """Every count box reads "1e3" as 1000. Streamlit's browser side reads what is typed into a whole-number
 (int) st.number_input with parseInt, so "1e3" became 1; ui/widgets.whole_number_box is a float box (read
 with parseFloat) rounded back to a whole number. These tests hold that no page draws an int box."""
+
 from __future__ import annotations
 
 import ast
@@ -22,8 +23,14 @@ EXPECTED = {
     "playground": {"pg_max_new", "pg_top_k", "pg_seed"},
     "memory": {"mem_fit_L", "mem_fit_chunk", "mem_fit_batch", "mem_heat_new", "mem_leak_n", "mem_leak_new"},
     "complexity": {"cx_L", "cx_N", "cx_we_max_new"},
-    "serving": {"sv_batch", "sv_budget", "sv_pool", "sv_head-of-line_num_streams", "sv_shared-prefix_output",
-                "sv_random-mix_seed"},
+    "serving": {
+        "sv_batch",
+        "sv_budget",
+        "sv_pool",
+        "sv_head-of-line_num_streams",
+        "sv_shared-prefix_output",
+        "sv_random-mix_seed",
+    },
     "compare": {"cmp_repeats", "cmp_top_k_0", "cmp_seed_0", "cmp_max_new_0"},
     "roofline": {"rf_L", "rf_steps", "rf_cal_N", "rf_cal_repeats", "rf_pj_context", "rf_pj_batch"},
     "sweeps": {"sw_new", "sw_repeats", "sw_out_L"},
@@ -42,6 +49,7 @@ def _seed_box_script():
     import streamlit as st
 
     from ui.widgets import whole_number_box
+
     st.session_state.setdefault("seed", None)  # as the playground seeds it: empty, no seed
     st.session_state["read"] = whole_number_box(st, "seed", 0, None, "seed", value=None, placeholder="none")
 
@@ -58,8 +66,9 @@ def test_an_empty_seed_box_gives_none_and_a_typed_one_a_whole_number():
 
 
 def _float_bound(node: ast.expr | None) -> bool:
-    return (isinstance(node, ast.Constant) and isinstance(node.value, float)) or \
-        (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "float")
+    return (isinstance(node, ast.Constant) and isinstance(node.value, float)) or (
+        isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "float"
+    )
 
 
 def test_every_number_input_in_the_code_is_a_float_box():
@@ -91,8 +100,13 @@ def test_no_page_draws_an_int_number_box(tiny_dirs, monkeypatch):
                 assert not at.exception, (page, preset, [e.value for e in at.exception])
                 boxes += list(at.number_input)
         seen[page] = {box.key for box in boxes}
-        int_boxes.update({box.key: page for box in boxes
-                          if box.proto.data_type == NumberInput.INT and box.key not in INT_BOXES_ALLOWED})
+        int_boxes.update(
+            {
+                box.key: page
+                for box in boxes
+                if box.proto.data_type == NumberInput.INT and box.key not in INT_BOXES_ALLOWED
+            }
+        )
     assert not int_boxes, f"int number boxes (typing 1e3 gives 1): {int_boxes}"
     missing = {page: keys - seen[page] for page, keys in EXPECTED.items() if keys - seen[page]}
     assert not missing, f"count boxes the walk did not meet: {missing}"
@@ -101,6 +115,7 @@ def test_no_page_draws_an_int_number_box(tiny_dirs, monkeypatch):
 def test_typed_counts_reach_the_share_link_and_the_sampling_title_as_whole_numbers(tiny_dirs, monkeypatch):
     """A float box holds 1000.0: the link, the run and the labels must still say 1000."""
     from urllib.parse import parse_qsl, urlsplit
+
     monkeypatch.setenv("PDLAB_MODEL", str(tiny_dirs["llama"]))
     at = AppTest.from_file(APP, default_timeout=120).run()
     at.number_input(key="pg_temperature").set_value(0.7)

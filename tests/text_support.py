@@ -1,5 +1,6 @@
 """Every strings table of the app, and any string by its key whichever table holds it: a test reads a
 page's text in both languages without knowing which table (shared or the page's own) a key lives in."""
+
 from __future__ import annotations
 
 import importlib
@@ -22,5 +23,6 @@ def all_tables() -> dict[str, dict[str, tuple[str, str]]]:
 
 ALL_STRINGS = {key: pair for table in all_tables().values() for key, pair in table.items()}
 # Every page's keys in one table, looked up as a page looks them up: then the shared ones.
-t = page_translator({k: pair for name, table in all_tables().items() if name.startswith("app_pages.")
-                     for k, pair in table.items()})
+t = page_translator(
+    {k: pair for name, table in all_tables().items() if name.startswith("app_pages.") for k, pair in table.items()}
+)

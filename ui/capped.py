@@ -4,6 +4,7 @@ comes back inside before the widget is drawn. Off public mode: the widget's own 
 
     max_value=capped("max_repeats", 10, keys.REPEATS), help=cap_help("max_repeats", lang, t("..."))
 """
+
 from __future__ import annotations
 
 import streamlit as st

@@ -3,6 +3,7 @@ once), then each generated token with its phase colour, step number and latency.
 
 Every piece of model or user text goes through `html_text`: nothing here can inject markup.
 """
+
 from __future__ import annotations
 
 from ui.i18n import t
@@ -14,11 +15,17 @@ MAX_OUTPUT_CHIPS = 1_000  # more chips than this make every frame of a long run 
 
 
 def _chip(piece: Piece, phase: str, title: str, meta: str = "", current: bool = False, kind: str = "") -> str:
-    classes = ["pd-chip", f"pd-{phase}"] + ([kind] if kind else []) + (["pd-bytes"] if piece.is_bytes else []) + \
-        (["pd-current"] if current else [])
+    classes = (
+        ["pd-chip", f"pd-{phase}"]
+        + ([kind] if kind else [])
+        + (["pd-bytes"] if piece.is_bytes else [])
+        + (["pd-current"] if current else [])
+    )
     meta_html = f'<span class="pd-meta">{html_text(meta)}</span>' if meta else ""
-    return (f'<span class="{" ".join(classes)}" title="{html_text(title)}">'
-            f'<span class="pd-tok">{html_text(visible(piece.label))}</span>{meta_html}</span>')
+    return (
+        f'<span class="{" ".join(classes)}" title="{html_text(title)}">'
+        f'<span class="pd-tok">{html_text(visible(piece.label))}</span>{meta_html}</span>'
+    )
 
 
 def chips_html(result: RunResult, upto_step: int | None = None, lang: str = "en") -> str:
@@ -26,24 +33,31 @@ def chips_html(result: RunResult, upto_step: int | None = None, lang: str = "en"
     the first step, the prompt tokenised but not yet computed)."""
     prefilled = bool(result.steps) and (upto_step is None or upto_step >= result.steps[0].step)
     prompt_phase = "prefill" if prefilled else "pending"
-    prompt = [_chip(p, prompt_phase, t("chip_prompt_title", lang, i=i, id=p.token_id), kind="pd-in")
-              for i, p in enumerate(result.prompt)]
+    prompt = [
+        _chip(p, prompt_phase, t("chip_prompt_title", lang, i=i, id=p.token_id), kind="pd-in")
+        for i, p in enumerate(result.prompt)
+    ]
     parts = grouped(result.prompt, prompt, lang)
     latencies = result.latencies_ms()
-    shown = [(tok, piece, ms) for tok, piece, ms in zip(result.tokens, result.pieces, latencies)
-             if upto_step is None or tok.step <= upto_step]
+    shown = [
+        (tok, piece, ms)
+        for tok, piece, ms in zip(result.tokens, result.pieces, latencies)
+        if upto_step is None or tok.step <= upto_step
+    ]
     if shown:
         parts.append('<span class="pd-arrow">→</span>')
     if len(shown) > MAX_OUTPUT_CHIPS:  # a long run: the newest tokens; the output text above has them all
-        parts.append(f'<span class="pd-more">{html_text(t("chips_earlier", lang, n=len(shown) - MAX_OUTPUT_CHIPS))}'
-                     '</span>')
+        parts.append(
+            f'<span class="pd-more">{html_text(t("chips_earlier", lang, n=len(shown) - MAX_OUTPUT_CHIPS))}</span>'
+        )
         shown = shown[-MAX_OUTPUT_CHIPS:]
     out = []
     for tok, piece, ms in shown:
         meta = t("chip_meta", lang, step=tok.step, ms=ms)
         title = t("chip_out_title", lang, i=tok.index, id=piece.token_id, phase=t(f"phase_{tok.phase}", lang))
-        out.append(_chip(piece, tok.phase, title, meta, current=upto_step is not None and tok.step == upto_step,
-                         kind="pd-out"))
+        out.append(
+            _chip(piece, tok.phase, title, meta, current=upto_step is not None and tok.step == upto_step, kind="pd-out")
+        )
     parts += grouped([piece for _, piece, _ in shown], out, lang)
     return f'<div class="pd-chips">{"".join(parts)}</div>'
 
@@ -59,8 +73,10 @@ def grouped(pieces: list[Piece], chips: list[str], lang: str) -> list[str]:
             continue
         end, text = groups[i]
         title = html_text(t("chip_group_title", lang, n=end - i, text=text))
-        out.append(f'<span class="pd-group" title="{title}"><span class="pd-group-text">{html_text(visible(text))}'
-                   f'</span><span class="pd-group-chips">{"".join(chips[i:end])}</span></span>')
+        out.append(
+            f'<span class="pd-group" title="{title}"><span class="pd-group-text">{html_text(visible(text))}'
+            f'</span><span class="pd-group-chips">{"".join(chips[i:end])}</span></span>'
+        )
         i = end
     return out
 
@@ -68,8 +84,11 @@ def grouped(pieces: list[Piece], chips: list[str], lang: str) -> list[str]:
 def legend_html(lang: str = "en") -> str:
     demo = Piece(0, "tok")
     items = [("pending", "chip_legend_pending"), ("prefill", "chip_legend_prefill"), ("decode", "chip_legend_decode")]
-    return '<div class="pd-legend">' + "".join(
-        f'{_chip(demo, phase, "")} {html_text(t(key, lang))}' for phase, key in items) + "</div>"
+    return (
+        '<div class="pd-legend">'
+        + "".join(f"{_chip(demo, phase, '')} {html_text(t(key, lang))}" for phase, key in items)
+        + "</div>"
+    )
 
 
 def output_html(text: str) -> str:

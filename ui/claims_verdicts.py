@@ -1,5 +1,6 @@
 """Verdicts as the sweeps and claims pages show them: a mark and a word, and the sweeps page's table (the
 sentence with the measured numbers is lab.verdicts.explain, from lab/verdict_texts.py)."""
+
 from __future__ import annotations
 
 import pandas as pd
@@ -16,6 +17,14 @@ def verdict_label(v: Verdict, lang: str) -> str:
 
 def sweep_frame(verdicts: list[Verdict], lang: str) -> pd.DataFrame:
     """The sweeps page's table: claim, verdict, the numbers behind it, the rule used."""
-    return pd.DataFrame([{t("sw_col_claim", lang): v.claim, t("sw_col_verdict", lang): verdict_label(v, lang),
-                          t("sw_col_numbers", lang): explain(v, lang),
-                          t("sw_col_rule", lang): t(f"rule_{v.claim.lower()}", lang)} for v in verdicts])
+    return pd.DataFrame(
+        [
+            {
+                t("sw_col_claim", lang): v.claim,
+                t("sw_col_verdict", lang): verdict_label(v, lang),
+                t("sw_col_numbers", lang): explain(v, lang),
+                t("sw_col_rule", lang): t(f"rule_{v.claim.lower()}", lang),
+            }
+            for v in verdicts
+        ]
+    )

@@ -1,5 +1,6 @@
 """Errors shown in the page, never as tracebacks: the engine's ValueErrors are written for users;
 anything else gets a short message here and its traceback in the server log."""
+
 from __future__ import annotations
 
 import logging

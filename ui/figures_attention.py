@@ -1,5 +1,6 @@
 """Attention figures: the per-head Q, K, V and score shapes of a step drawn to scale (L x L in
 prefill, 1 x L in decode: C2, C6, C10), and a heatmap of real attention probabilities."""
+
 from __future__ import annotations
 
 import html
@@ -33,20 +34,51 @@ def _matmul_layout(T: int, C: int, D: int) -> dict[str, tuple[float, float, floa
 def _draw(fig: go.Figure, rects: dict, col: int, lang: str) -> None:
     for name, (x0, y0, x1, y1, label) in rects.items():
         color = MATRIX_COLORS[name]
-        fig.add_trace(go.Scatter(
-            x=[x0, x1, x1, x0, x0], y=[y0, y0, y1, y1, y0], fill="toself", mode="lines",
-            line=dict(color=color, width=2), fillcolor=color, opacity=0.55, name=t(f"mat_{name}", lang),
-            legendgroup=name, showlegend=col == 1, hoverinfo="text", text=label), row=1, col=col)
+        fig.add_trace(
+            go.Scatter(
+                x=[x0, x1, x1, x0, x0],
+                y=[y0, y0, y1, y1, y0],
+                fill="toself",
+                mode="lines",
+                line=dict(color=color, width=2),
+                fillcolor=color,
+                opacity=0.55,
+                name=t(f"mat_{name}", lang),
+                legendgroup=name,
+                showlegend=col == 1,
+                hoverinfo="text",
+                text=label,
+            ),
+            row=1,
+            col=col,
+        )
         above = name in ("k", "v")  # Kᵀ and V sit above their products: label them on top, the rest below
-        fig.add_annotation(x=(x0 + x1) / 2, y=y0 if above else y1, text=label, showarrow=False,
-                           yshift=10 if above else -10, font=dict(size=10), row=1, col=col)
+        fig.add_annotation(
+            x=(x0 + x1) / 2,
+            y=y0 if above else y1,
+            text=label,
+            showarrow=False,
+            yshift=10 if above else -10,
+            font=dict(size=10),
+            row=1,
+            col=col,
+        )
 
 
 def shapes_figure(steps: list[StepRecord], step_index: int, head_dim: int, lang: str = "en") -> go.Figure:
     """Step 0 (prefill) beside `step_index`, both to the same scale."""
     chosen = [steps[0], steps[step_index]]
-    titles = [t("shapes_panel", lang, step=s.step, phase=t(f"phase_{s.phase}", lang), T=s.seqs[0].num_tokens,
-                C=s.seqs[0].context_len) for s in chosen]
+    titles = [
+        t(
+            "shapes_panel",
+            lang,
+            step=s.step,
+            phase=t(f"phase_{s.phase}", lang),
+            T=s.seqs[0].num_tokens,
+            C=s.seqs[0].context_len,
+        )
+        for s in chosen
+    ]
     titles = [wrap_title(x, SUBPLOT_TITLE_WIDTH) for x in titles]
     fig = make_subplots(rows=1, cols=2, subplot_titles=titles, horizontal_spacing=0.06)
     extents = []
@@ -61,10 +93,15 @@ def shapes_figure(steps: list[StepRecord], step_index: int, head_dim: int, lang:
     fig.update_annotations(font_size=12, selector=lambda a: a.text in titles)  # side by side on a phone too
     fig.update_layout(margin_t=fig.layout.margin.t + 40)  # room for them under the chart's title
     for col in (1, 2):  # equal ranges and equal aspect: both panels share one scale
-        fig.update_xaxes(range=[-GAP, x_max], constrain="domain", title_text=t("axis_elements", lang),
-                         row=1, col=col)
-        fig.update_yaxes(range=[y_max, y_min], scaleanchor=f"x{'' if col == 1 else col}", scaleratio=1,
-                         title_text=t("axis_elements", lang) if col == 1 else None, row=1, col=col)
+        fig.update_xaxes(range=[-GAP, x_max], constrain="domain", title_text=t("axis_elements", lang), row=1, col=col)
+        fig.update_yaxes(
+            range=[y_max, y_min],
+            scaleanchor=f"x{'' if col == 1 else col}",
+            scaleratio=1,
+            title_text=t("axis_elements", lang) if col == 1 else None,
+            row=1,
+            col=col,
+        )
     return fig
 
 
@@ -84,30 +121,47 @@ def attention_matrix(attention: list[dict[int, np.ndarray]], layer: int, head: i
     width = max(len(r) for r in rows)
     out = np.full((len(rows), width), np.nan, dtype=np.float32)
     for i, r in enumerate(rows):
-        out[i, :len(r)] = r
+        out[i, : len(r)] = r
     return out
 
 
 def boundary_line(num_prefill_rows: int, cols: int, lang: str, **kw) -> go.Scatter:
     """The dashed line where the prefill rows end and the decode rows begin."""
-    return go.Scatter(x=[-0.5, cols - 0.5], y=[num_prefill_rows - 0.5] * 2, mode="lines", hoverinfo="skip",
-                      line=dict(color=BOUNDARY_COLOR, width=2, dash="dash"), name=t("heat_boundary", lang), **kw)
+    return go.Scatter(
+        x=[-0.5, cols - 0.5],
+        y=[num_prefill_rows - 0.5] * 2,
+        mode="lines",
+        hoverinfo="skip",
+        line=dict(color=BOUNDARY_COLOR, width=2, dash="dash"),
+        name=t("heat_boundary", lang),
+        **kw,
+    )
 
 
-def attention_heatmap(matrix: np.ndarray, labels: list[str], num_prefill_rows: int, layer: int, head: int,
-                      lang: str = "en") -> go.Figure:
+def attention_heatmap(
+    matrix: np.ndarray, labels: list[str], num_prefill_rows: int, layer: int, head: int, lang: str = "en"
+) -> go.Figure:
     """labels: every token of the context in order (prompt, then generated); query row i is the
     token at position i, key column j the token at position j."""
     rows, cols = matrix.shape
     safe = [html.escape(s) for s in labels]  # Plotly renders a subset of HTML in text: escape it
     ylab = [f"{i}: {safe[i]}" if i < len(safe) else str(i) for i in range(rows)]
     xlab = [f"{j}: {safe[j]}" if j < len(safe) else str(j) for j in range(cols)]
-    fig = go.Figure(go.Heatmap(
-        z=matrix, x=list(range(cols)), y=list(range(rows)), colorscale="Viridis", zmin=0,
-        zmax=float(np.nanmax(matrix)) if np.isfinite(matrix).any() else 1.0,
-        colorbar=dict(title=dict(text=t("axis_probability", lang))), name=t("heat_trace", lang), showlegend=True,
-        customdata=np.array([[f"{ylab[i]} → {xlab[j]}" for j in range(cols)] for i in range(rows)]),
-        hovertemplate="%{customdata}<br>p = %{z:.3f}<extra></extra>"))
+    fig = go.Figure(
+        go.Heatmap(
+            z=matrix,
+            x=list(range(cols)),
+            y=list(range(rows)),
+            colorscale="Viridis",
+            zmin=0,
+            zmax=float(np.nanmax(matrix)) if np.isfinite(matrix).any() else 1.0,
+            colorbar=dict(title=dict(text=t("axis_probability", lang))),
+            name=t("heat_trace", lang),
+            showlegend=True,
+            customdata=np.array([[f"{ylab[i]} → {xlab[j]}" for j in range(cols)] for i in range(rows)]),
+            hovertemplate="%{customdata}<br>p = %{z:.3f}<extra></extra>",
+        )
+    )
     if 0 < num_prefill_rows < rows:
         fig.add_trace(boundary_line(num_prefill_rows, cols, lang))
     height = max(420, min(900, 200 + 9 * rows))

@@ -9,6 +9,7 @@ app_pages/<page>/strings.py, with a `t` made by `page_translator` that looks the
 A missing key is a bug (KeyError); a page key that is also a shared one is refused at import, and a
 test checks that every key has both languages.
 """
+
 from __future__ import annotations
 
 from typing import Callable
@@ -26,6 +27,7 @@ def current_lang() -> str:
     """The language chosen in the sidebar ('en' outside a Streamlit session)."""
     try:
         import streamlit as st
+
         lang = st.session_state.get("lang", "en")
     except Exception:  # noqa: BLE001 - no session (plain Python, unit tests): English
         return "en"
@@ -50,4 +52,5 @@ def page_translator(page_strings: dict[str, tuple[str, str]]) -> Translator:
 
     def page_t(key: str, lang: str | None = None, **values) -> str:
         return _say(page_strings[key] if key in page_strings else STRINGS[key], lang, values)
+
     return page_t

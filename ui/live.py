@@ -8,6 +8,7 @@ redraw per ~25 ms decode step halved the engine's speed; 10 a second kept ~75 % 
 decode steps at most every `redraw_interval()` seconds, and the final state always; the replay
 then shows the run one step at a time.
 """
+
 from __future__ import annotations
 
 import os
@@ -74,9 +75,11 @@ def run_live(bundle, settings: RunSettings, registry: ModelRegistry, slot, lang:
 def scroll_here() -> None:
     """Bring this place to the top of the window: a run's live view, drawn below the controls, would
     otherwise play out of sight (at 1400×900 it began below the fold). A fixed script, no user text."""
-    st.html('<div id="pd-run-top"></div>'
-            '<script>document.getElementById("pd-run-top")?.scrollIntoView({block: "start"});</script>',
-            unsafe_allow_javascript=True)
+    st.html(
+        '<div id="pd-run-top"></div>'
+        '<script>document.getElementById("pd-run-top")?.scrollIntoView({block: "start"});</script>',
+        unsafe_allow_javascript=True,
+    )
 
 
 def measure_live(engine, result: RunResult, registry: ModelRegistry, note, lang: str) -> None:

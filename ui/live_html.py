@@ -1,5 +1,6 @@
 """The live view's HTML: a status line, the chips and the KV cache's blocks, in one block so each
 engine step costs the browser a single redraw. Only numbers and escaped text go in."""
+
 from __future__ import annotations
 
 from ui.chips import chips_html
@@ -16,9 +17,18 @@ def status_text(result: RunResult, lang: str) -> str:
     if not result.steps:
         return t("live_waiting", lang, L=result.num_prompt_tokens)
     s, kv = result.steps[-1], kv_steps(result.steps[-1:], result.block_size)[0]
-    return t("live_status", lang, step=s.step, phase=t(f"phase_{s.phase}", lang), T=s.num_tokens,
-             kv=kv.cached_tokens, kv_bytes=fmt_bytes(kv.cached_tokens * result.model.kv_bytes_per_token),
-             blocks=kv.blocks, ms=s.ms, n=len(result.tokens))
+    return t(
+        "live_status",
+        lang,
+        step=s.step,
+        phase=t(f"phase_{s.phase}", lang),
+        T=s.num_tokens,
+        kv=kv.cached_tokens,
+        kv_bytes=fmt_bytes(kv.cached_tokens * result.model.kv_bytes_per_token),
+        blocks=kv.blocks,
+        ms=s.ms,
+        n=len(result.tokens),
+    )
 
 
 def kv_blocks_html(result: RunResult, lang: str) -> str:
@@ -28,13 +38,16 @@ def kv_blocks_html(result: RunResult, lang: str) -> str:
     tokens = kv_steps(result.steps[-1:], result.block_size)[0].cached_tokens
     full, rest = divmod(tokens, result.block_size)
     fills = [100] * full + ([round(100 * rest / result.block_size)] if rest else [])
-    squares = "".join(f'<span class="pd-block"><span style="height:{f}%"></span></span>'
-                      for f in fills[:MAX_BLOCKS_DRAWN])
+    squares = "".join(
+        f'<span class="pd-block"><span style="height:{f}%"></span></span>' for f in fills[:MAX_BLOCKS_DRAWN]
+    )
     label = html_text(t("live_kv_blocks", lang, n=len(fills), size=result.block_size))
     return f'<div class="pd-kv"><span>{label}</span>{squares}</div>'
 
 
 def live_html(result: RunResult, lang: str) -> str:
     status = html_text(status_text(result, lang))
-    return (f'<div class="pd-live"><div class="pd-live-status">{status}</div>'
-            f"{chips_html(result, lang=lang)}{kv_blocks_html(result, lang)}</div>")
+    return (
+        f'<div class="pd-live"><div class="pd-live-status">{status}</div>'
+        f"{chips_html(result, lang=lang)}{kv_blocks_html(result, lang)}</div>"
+    )

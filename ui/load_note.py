@@ -1,5 +1,6 @@
 """The machine's load during a timed run, as every timed page shows it: a caption when the machine
 was quiet, a warning when other processes were busy enough to make the timings unreliable (lab/busy.py)."""
+
 from __future__ import annotations
 
 import streamlit as st

@@ -4,6 +4,7 @@ loop that never releases its cache, and through the engine, which frees each req
 The Hugging Face copy of the weights is loaded once per server (st.cache_resource, like the
 engine's model registry) from the folder the engine loaded, and only when the leak is run.
 """
+
 from __future__ import annotations
 
 import threading

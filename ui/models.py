@@ -1,6 +1,7 @@
 """One model registry per server: loads each (spec, dtype, device) once, warms it up, and hands
 the same read-only weights to every browser session. Engines are made per run, never shared.
 """
+
 from __future__ import annotations
 
 import os
@@ -60,8 +61,9 @@ class ModelRegistry:
             if key in self._models:
                 self._models.move_to_end(key)
                 return self._models[key]
-            bundle = load_model(choice.spec, dtype=choice.dtype, device=choice.device,
-                                progress=progress or (lambda stage, frac: None))
+            bundle = load_model(
+                choice.spec, dtype=choice.dtype, device=choice.device, progress=progress or (lambda stage, frac: None)
+            )
             if key[1] is not None:  # public: every page sizes its runs by the model's context, so one cap holds all
                 c = bundle.model.config
                 bundle.model.config = replace(c, max_position=min(c.max_position, key[1]))
@@ -79,8 +81,9 @@ def warm_up(bundle: ModelBundle) -> None:
     pay it here, for both attention backends, not in a user's first run."""
     ids = bundle.tokenizer("Hello there").input_ids or [0]
     for attention in ("sdpa", "eager"):
-        config = EngineConfig(attention=attention, kv_cache_bytes=0, probe_memory=True,
-                              capture_attention=attention == "eager")
+        config = EngineConfig(
+            attention=attention, kv_cache_bytes=0, probe_memory=True, capture_attention=attention == "eager"
+        )
         Engine(bundle.model, bundle.tokenizer, config).generate(ids, SamplingParams(max_new_tokens=2, ignore_eos=True))
 
 

@@ -19,6 +19,7 @@ repository root, or the file `PDLAB_SETTINGS` names), read once when the server 
 
 See lab.example.toml. Off, the app behaves as before.
 """
+
 from __future__ import annotations
 
 import functools
@@ -56,9 +57,18 @@ class PublicSettings:
 
 
 COUNTS = {  # the whole-number settings and the most each may be set to
-    "max_prompt_chars": 1 << 20, "max_new_tokens": 1 << 16, "max_context": 1 << 20, "max_repeats": 100,
-    "max_requests": 10_000, "max_batch": 1024, "max_columns": 4, "max_sweep_points": 1000, "max_step_tokens": 1 << 20,
-    "max_uncached_work": 1 << 30, "max_active_runs": 64, "runs_per_minute": 10_000,
+    "max_prompt_chars": 1 << 20,
+    "max_new_tokens": 1 << 16,
+    "max_context": 1 << 20,
+    "max_repeats": 100,
+    "max_requests": 10_000,
+    "max_batch": 1024,
+    "max_columns": 4,
+    "max_sweep_points": 1000,
+    "max_step_tokens": 1 << 20,
+    "max_uncached_work": 1 << 30,
+    "max_active_runs": 64,
+    "runs_per_minute": 10_000,
 }
 
 
@@ -160,5 +170,6 @@ def check_run_work(prompt_tokens: int, new_tokens: int, kv_cache: bool, public: 
         raise CappedError("public_step_capped", n=step, cap=public.max_step_tokens, P=prompt_tokens, N=new_tokens)
     work = uncached_work(prompt_tokens, new_tokens)
     if not kv_cache and work > public.max_uncached_work:
-        raise CappedError("public_work_capped", n=work, cap=public.max_uncached_work, P=prompt_tokens, N=new_tokens,
-                          N1=new_tokens - 1)
+        raise CappedError(
+            "public_work_capped", n=work, cap=public.max_uncached_work, P=prompt_tokens, N=new_tokens, N1=new_tokens - 1
+        )

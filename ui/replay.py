@@ -2,6 +2,7 @@
 one token per step" can be watched at any pace. A fragment: scrubbing reruns only this panel, and
 Replay reruns it once per frame, moving the slider itself, so the slider, the caption and the chips
 always show the same step."""
+
 from __future__ import annotations
 
 import time
@@ -79,11 +80,21 @@ def replay_panel(result: RunResult, lang: str) -> None:
         c1.button(t("replay_play", lang), key=PLAY_KEY, icon=":material/replay:", on_click=_start)
     else:
         c1.button(t("replay_stop", lang), key=STOP_KEY, icon=":material/stop:", on_click=_stop)
-    speed = c2.select_slider(t("replay_speed", lang), options=SPEEDS, key=SPEED_KEY,
-                             format_func=lambda v: t("replay_speed_fmt", lang, n=v), persist_state=KEEP)
-    frame = st.select_slider(t("replay_step", lang), options=frames, key=STEP_KEY, on_change=_stop,
-                             format_func=lambda f: t("replay_frame_before", lang) if f < 0 else str(f),
-                             persist_state=KEEP)
+    speed = c2.select_slider(
+        t("replay_speed", lang),
+        options=SPEEDS,
+        key=SPEED_KEY,
+        format_func=lambda v: t("replay_speed_fmt", lang, n=v),
+        persist_state=KEEP,
+    )
+    frame = st.select_slider(
+        t("replay_step", lang),
+        options=frames,
+        key=STEP_KEY,
+        on_change=_stop,
+        format_func=lambda f: t("replay_frame_before", lang) if f < 0 else str(f),
+        persist_state=KEEP,
+    )
     st.markdown(step_caption(result, frame, lang))
     st.html(chips_html(result, frame, lang))
     st.html(legend_html(lang))

@@ -2,6 +2,7 @@
 self-contained page that opens offline from disk. plotly.js is embedded once, inline (no CDN); the
 app's own stylesheet (chip styles) comes first, then the report's. Callers pass body HTML whose
 user or model text went through `ui.text.html_text`."""
+
 from __future__ import annotations
 
 import plotly.graph_objects as go
@@ -37,8 +38,13 @@ def figures_html(figures: dict[str, go.Figure], with_plotly_js: bool = True) -> 
     earlier call on the same page already carried it)."""
     parts = []
     for i, (name, fig) in enumerate(figures.items()):
-        div = pio.to_html(fig, include_plotlyjs=with_plotly_js and i == 0, full_html=False, default_width="100%",
-                          config={"displaylogo": False, "responsive": True})
+        div = pio.to_html(
+            fig,
+            include_plotlyjs=with_plotly_js and i == 0,
+            full_html=False,
+            default_width="100%",
+            config={"displaylogo": False, "responsive": True},
+        )
         parts.append(f'<div class="rp-figure" data-figure="{html_text(name)}">{div}</div>')
     return "".join(parts)
 
@@ -59,6 +65,8 @@ def heading(text: str) -> str:
 
 def html_document(title: str, body: list[str], lang: str) -> str:
     css = CSS_PATH.read_text(encoding="utf-8") + PAGE_CSS
-    return (f'<!DOCTYPE html>\n<html lang="{"zh-Hans" if lang == "zh" else "en"}"><head><meta charset="utf-8">'
-            f'<meta name="viewport" content="width=device-width, initial-scale=1"><title>{html_text(title)}</title>'
-            f"<style>{css}</style></head><body>{''.join(body)}</body></html>\n")
+    return (
+        f'<!DOCTYPE html>\n<html lang="{"zh-Hans" if lang == "zh" else "en"}"><head><meta charset="utf-8">'
+        f'<meta name="viewport" content="width=device-width, initial-scale=1"><title>{html_text(title)}</title>'
+        f"<style>{css}</style></head><body>{''.join(body)}</body></html>\n"
+    )

@@ -8,6 +8,7 @@ No Streamlit here: the page consumes the generators and redraws after each step.
 lock serialises engine steps across browser sessions: the weights are shared and read-only, and
 on a small CPU two forwards at once only fight over the same cores.
 """
+
 from __future__ import annotations
 
 import threading
@@ -31,8 +32,13 @@ def start_run(bundle, settings: RunSettings) -> tuple[Engine, RunResult]:
     engine = Engine(bundle.model, bundle.tokenizer, timed_config(settings.engine_config()), name=bundle.name)
     seq = engine.add_request(settings.prompt, sampling, chat=settings.chat)
     check_run_work(len(seq.prompt_token_ids), settings.max_new_tokens, settings.kv_cache)  # public caps; off: nothing
-    result = RunResult(settings=settings, model=ModelInfo.from_bundle(bundle), block_size=engine.config.block_size,
-                       prompt=pieces_for(bundle.tokenizer, seq.prompt_token_ids), arrival=seq.arrival_time)
+    result = RunResult(
+        settings=settings,
+        model=ModelInfo.from_bundle(bundle),
+        block_size=engine.config.block_size,
+        prompt=pieces_for(bundle.tokenizer, seq.prompt_token_ids),
+        arrival=seq.arrival_time,
+    )
     return engine, result
 
 
@@ -54,16 +60,22 @@ def run_steps(engine: Engine, result: RunResult, lock: threading.Lock | None = N
         result.load = meter.stop()
 
 
-def measure_pass(engine: Engine, result: RunResult, lock: threading.Lock | None = None,
-                 config: EngineConfig | None = None) -> Iterator[tuple[int, int]]:
+def measure_pass(
+    engine: Engine, result: RunResult, lock: threading.Lock | None = None, config: EngineConfig | None = None
+) -> Iterator[tuple[int, int]]:
     """Replay the timed run's tokens with the probe and capture on; yields (steps done, steps to do),
     then puts the memory readings on the timed steps and the captured attention beside them.
     config: the instruments to use (default: what the run's settings ask for)."""
     config = config or result.settings.engine_config()
     if not result.tokens or not (config.probe_memory or config.capture_attention):
         return
-    replay = replay_engine(engine, [p.token_id for p in result.prompt], [tok.token_id for tok in result.tokens],
-                           result.settings.sampling(), config)
+    replay = replay_engine(
+        engine,
+        [p.token_id for p in result.prompt],
+        [tok.token_id for tok in result.tokens],
+        result.settings.sampling(),
+        config,
+    )
     steps, total = [], len(result.steps)
     events = replay_steps(replay)
     while True:

@@ -8,6 +8,7 @@ how many are ahead of it and can leave (Cancel, or its browser closed).
 
 RateLimit: the starts of one visitor's runs in the last minute.
 """
+
 from __future__ import annotations
 
 import threading

@@ -3,6 +3,7 @@
 The engine's own records (StepRecord, TokenEvent, RequestRecord) are kept as they are, with the
 captured attention moved out of the StepRecords into float16 numpy arrays.
 """
+
 from __future__ import annotations
 
 import time
@@ -31,6 +32,7 @@ class RunStatus(str, Enum):
 @dataclass
 class RunSettings:
     """Everything the controls set for one run."""
+
     prompt: str
     chat: bool = False
     max_new_tokens: int = 32
@@ -43,20 +45,31 @@ class RunSettings:
     probe_memory: bool = True
 
     def sampling(self) -> SamplingParams:
-        return SamplingParams(max_new_tokens=int(self.max_new_tokens), temperature=float(self.temperature),
-                              top_k=int(self.top_k), top_p=float(self.top_p), seed=self.seed)
+        return SamplingParams(
+            max_new_tokens=int(self.max_new_tokens),
+            temperature=float(self.temperature),
+            top_k=int(self.top_k),
+            top_p=float(self.top_p),
+            seed=self.seed,
+        )
 
     def engine_config(self) -> EngineConfig:
         """The instruments these settings ask for; the timed run drops them (ui/run_driver.py).
         kv_cache_bytes=0: the pool holds exactly one max-length sequence, all a single prompt needs."""
-        return EngineConfig(attention=self.attention, kv_cache=self.kv_cache, kv_cache_bytes=0,
-                            probe_memory=self.probe_memory, capture_attention=self.attention == "eager",
-                            capture_max_bytes=CAPTURE_BYTES)
+        return EngineConfig(
+            attention=self.attention,
+            kv_cache=self.kv_cache,
+            kv_cache_bytes=0,
+            probe_memory=self.probe_memory,
+            capture_attention=self.attention == "eager",
+            capture_max_bytes=CAPTURE_BYTES,
+        )
 
 
 @dataclass(frozen=True)
 class ModelInfo:
     """The model's numbers the page shows (formulas, shapes), detached from the weights."""
+
     name: str
     source: str
     num_layers: int
@@ -79,11 +92,22 @@ class ModelInfo:
     @classmethod
     def from_bundle(cls, bundle) -> "ModelInfo":
         model, c = bundle.model, bundle.model.config
-        return cls(name=bundle.name, source=bundle.source, num_layers=c.num_layers, hidden_size=c.hidden_size,
-                   num_heads=c.num_heads, num_kv_heads=c.num_kv_heads, head_dim=c.head_dim,
-                   vocab_size=c.vocab_size, max_position=c.max_position, num_params=c.num_params,
-                   weight_bytes=model.weight_bytes, dtype=str(model.dtype).removeprefix("torch."),
-                   elem_bytes=torch.empty((), dtype=model.dtype).element_size(), device=str(model.device))
+        return cls(
+            name=bundle.name,
+            source=bundle.source,
+            num_layers=c.num_layers,
+            hidden_size=c.hidden_size,
+            num_heads=c.num_heads,
+            num_kv_heads=c.num_kv_heads,
+            head_dim=c.head_dim,
+            vocab_size=c.vocab_size,
+            max_position=c.max_position,
+            num_params=c.num_params,
+            weight_bytes=model.weight_bytes,
+            dtype=str(model.dtype).removeprefix("torch."),
+            elem_bytes=torch.empty((), dtype=model.dtype).element_size(),
+            device=str(model.device),
+        )
 
 
 @dataclass

@@ -1,4 +1,5 @@
 """The shared sidebar: language, and which model (with dtype and device) every page runs on."""
+
 from __future__ import annotations
 
 import os
@@ -71,15 +72,22 @@ def render_sidebar() -> ModelChoice:
             default = public.models[0]
             if st.session_state.get(SPEC_KEY) not in public.models:
                 st.session_state[SPEC_KEY] = default
-            spec = model_box(t("model_label", lang), list(public.models), lang, shown=model_label, key=SPEC_KEY,
-                             help=t("model_help_public", lang))
+            spec = model_box(
+                t("model_label", lang),
+                list(public.models),
+                lang,
+                shown=model_label,
+                key=SPEC_KEY,
+                help=t("model_help_public", lang),
+            )
             if problem := settings_problem():
                 st.warning(t("settings_invalid", lang, msg=problem), icon=":material/warning:")
         else:
             default = default_model_spec()
             options = list(dict.fromkeys([default, "bundled", *local_model_dirs(), *HUB_SUGGESTIONS]))
-            spec = model_box(t("model_label", lang), options, lang, key=SPEC_KEY, accept_new_options=True,
-                             help=t("model_help", lang))
+            spec = model_box(
+                t("model_label", lang), options, lang, key=SPEC_KEY, accept_new_options=True, help=t("model_help", lang)
+            )
             st.caption(t("model_caption", lang))
         c1, c2 = st.columns(2)
         dtype = c1.selectbox(t("dtype_label", lang), DTYPES, key=DTYPE_KEY, help=t("dtype_help", lang))

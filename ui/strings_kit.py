@@ -1,16 +1,21 @@
 """Strings of the shared kit (ui/): run settings several pages offer (prompt, sampling, KV cache,
 attention), the live view, token chips, replay, the KV and attention figures, the KV-leak run, the
 sweep verdict table. A key only one page uses lives in that page's strings.py. {key: (en, zh)}."""
+
 STRINGS: dict[str, tuple[str, str]] = {
     # controls
     "prompt": ("Prompt", "提示词"),
     "chat_template": ("Chat template", "对话模板"),
-    "chat_template_help": ("Wrap the prompt in the model's chat template (instruct models answer better). The "
-                           "template's tokens are part of the prompt and are prefilled too.",
-                           "用模型的对话模板包裹提示词（指令模型回答得更好）。模板自身的 token 也属于提示词，同样参与预填充。"),
+    "chat_template_help": (
+        "Wrap the prompt in the model's chat template (instruct models answer better). The "
+        "template's tokens are part of the prompt and are prefilled too.",
+        "用模型的对话模板包裹提示词（指令模型回答得更好）。模板自身的 token 也属于提示词，同样参与预填充。",
+    ),
     "kv_cache": ("KV cache", "KV 缓存"),
-    "kv_cache_help": ("Off: every step recomputes K and V of the whole context (the O(N³) baseline, C13).",
-                      "关闭时：每一步都重新计算整个上下文的 K 和 V（O(N³) 的基线，C13）。"),
+    "kv_cache_help": (
+        "Off: every step recomputes K and V of the whole context (the O(N³) baseline, C13).",
+        "关闭时：每一步都重新计算整个上下文的 K 和 V（O(N³) 的基线，C13）。",
+    ),
     "max_new_tokens": ("max_new_tokens", "max_new_tokens"),  # the parameter's name, in both languages
     "attention": ("Attention backend", "注意力后端"),
     "sampling_greedy": ("Sampling: greedy (temperature 0)", "采样：贪心（temperature 0）"),
@@ -22,46 +27,69 @@ STRINGS: dict[str, tuple[str, str]] = {
     "top_k": ("top-k", "top-k"),
     "top_k_help": ("Keep the k most likely tokens; 0 = off.", "只保留概率最高的 k 个 token；0 表示不限制。"),
     "top_p": ("top-p", "top-p"),
-    "top_p_help": ("Keep the smallest set of tokens whose probability reaches p; must be in (0, 1].",
-                   "保留累计概率达到 p 的最小 token 集合；取值范围 (0, 1]。"),
+    "top_p_help": (
+        "Keep the smallest set of tokens whose probability reaches p; must be in (0, 1].",
+        "保留累计概率达到 p 的最小 token 集合；取值范围 (0, 1]。",
+    ),
     "seed": ("seed", "随机种子"),
     "seed_placeholder": ("random", "随机"),
     "stop": ("Stop", "停止"),
     # live view and banners
-    "live_waiting": ("Prompt tokenised: {L} tokens, waiting for the prefill step…",
-                     "提示词已切分为 {L} 个 token，等待预填充…"),
-    "live_status": ("Step {step} · {phase} · {T} token(s) in · KV cache {kv} tokens ({kv_bytes}, {blocks} "
-                    "blocks) · {ms:.1f} ms · {n} generated",
-                    "第 {step} 步 · {phase} · 输入 {T} 个 token · KV 缓存 {kv} 个 token（{kv_bytes}，{blocks} "
-                    "块）· {ms:.1f} 毫秒 · 已生成 {n} 个"),
-    "live_measuring": ("Timed run done. Measuring memory on a second, untimed pass over the same tokens: step "
-                       "{done} of {total}…", "计时运行已完成。正在用同样的 token 再跑一遍（不计时）测量内存：第 {done}/{total} 步…"),
+    "live_waiting": (
+        "Prompt tokenised: {L} tokens, waiting for the prefill step…",
+        "提示词已切分为 {L} 个 token，等待预填充…",
+    ),
+    "live_status": (
+        "Step {step} · {phase} · {T} token(s) in · KV cache {kv} tokens ({kv_bytes}, {blocks} "
+        "blocks) · {ms:.1f} ms · {n} generated",
+        "第 {step} 步 · {phase} · 输入 {T} 个 token · KV 缓存 {kv} 个 token（{kv_bytes}，{blocks} "
+        "块）· {ms:.1f} 毫秒 · 已生成 {n} 个",
+    ),
+    "live_measuring": (
+        "Timed run done. Measuring memory on a second, untimed pass over the same tokens: step {done} of {total}…",
+        "计时运行已完成。正在用同样的 token 再跑一遍（不计时）测量内存：第 {done}/{total} 步…",
+    ),
     "live_kv_blocks": ("KV cache: {n} block(s) of {size} tokens", "KV 缓存：{n} 块，每块 {size} 个 token"),
-    "run_done": ("Done: {n} tokens generated in {steps} steps from a {L}-token prompt (stopped by: {reason}).",
-                 "完成：{L} 个 token 的提示词，用 {steps} 步生成了 {n} 个 token（停止原因：{reason}）。"),
-    "run_stopped": ("Stopped after {n} generated token(s); below is what ran.", "已在生成 {n} 个 token 后停止；下面是已完成的部分。"),
+    "run_done": (
+        "Done: {n} tokens generated in {steps} steps from a {L}-token prompt (stopped by: {reason}).",
+        "完成：{L} 个 token 的提示词，用 {steps} 步生成了 {n} 个 token（停止原因：{reason}）。",
+    ),
+    "run_stopped": (
+        "Stopped after {n} generated token(s); below is what ran.",
+        "已在生成 {n} 个 token 后停止；下面是已完成的部分。",
+    ),
     # chips
     "chip_prompt_title": ("prompt token {i} · id {id}", "提示词第 {i} 个 token · id {id}"),
     "chip_out_title": ("output token {i} · id {id} · {phase}", "输出第 {i} 个 token · id {id} · {phase}"),
     "chip_meta": ("step {step} · {ms:.0f} ms", "第{step}步 · {ms:.0f}ms"),
-    "chips_earlier": ("… {n:,} earlier tokens (all of them are in the output text)",
-                      "……前面还有 {n:,} 个 token（输出文本里全都有）"),
+    "chips_earlier": (
+        "… {n:,} earlier tokens (all of them are in the output text)",
+        "……前面还有 {n:,} 个 token（输出文本里全都有）",
+    ),
     "chip_legend_pending": ("prompt, not yet computed", "提示词，尚未计算"),
-    "chip_legend_prefill": ("prefill: the whole prompt in one step (and the first new token)",
-                            "预填充：整段提示词一步完成（并产生第一个新 token）"),
+    "chip_legend_prefill": (
+        "prefill: the whole prompt in one step (and the first new token)",
+        "预填充：整段提示词一步完成（并产生第一个新 token）",
+    ),
     "chip_legend_decode": ("decode: one token per step", "解码：每步一个 token"),
     # the machine's load during a timed run (ui/load_note.py)
-    "load_quiet": ("While this was timed, other processes kept {other:.1f} of this machine's {cores} cores busy: the "
-                   "timings are the model's own.",
-                   "计时期间，其他进程平均占用了本机 {cores} 个核心中的 {other:.1f} 个：这些计时反映的是模型本身。"),
-    "load_busy": ("Unreliable timings: the machine was busy (other processes kept {other:.1f} of its {cores} cores busy "
-                  "while this was timed). Timed verdicts and ratios say \"unreliable\" instead of judging; run it "
-                  "again when the machine is quiet.",
-                  "计时不可靠：机器正忙（计时期间其他进程平均占用了 {cores} 个核心中的 {other:.1f} 个）。"
-                  "基于计时的结论与比值显示为“不可靠”而不作判断；请在机器空闲时再运行。"),
-    "load_unknown": ("This system does not report its CPU use (/proc/stat), so the lab cannot tell whether other work "
-                     "slowed these timings.",
-                     "本系统不提供 CPU 使用情况（/proc/stat），因此无法判断其他工作是否拖慢了这些计时。"),
+    "load_quiet": (
+        "While this was timed, other processes kept {other:.1f} of this machine's {cores} cores busy: the "
+        "timings are the model's own.",
+        "计时期间，其他进程平均占用了本机 {cores} 个核心中的 {other:.1f} 个：这些计时反映的是模型本身。",
+    ),
+    "load_busy": (
+        "Unreliable timings: the machine was busy (other processes kept {other:.1f} of its {cores} cores busy "
+        'while this was timed). Timed verdicts and ratios say "unreliable" instead of judging; run it '
+        "again when the machine is quiet.",
+        "计时不可靠：机器正忙（计时期间其他进程平均占用了 {cores} 个核心中的 {other:.1f} 个）。"
+        "基于计时的结论与比值显示为“不可靠”而不作判断；请在机器空闲时再运行。",
+    ),
+    "load_unknown": (
+        "This system does not report its CPU use (/proc/stat), so the lab cannot tell whether other work "
+        "slowed these timings.",
+        "本系统不提供 CPU 使用情况（/proc/stat），因此无法判断其他工作是否拖慢了这些计时。",
+    ),
     # the KV size formula's subscripts (ui/figures_kv.kv_formula)
     "kvf_layers": ("layers", "层"),
     "kvf_kv_heads": ("kv_heads", "KV 头"),
@@ -77,28 +105,40 @@ STRINGS: dict[str, tuple[str, str]] = {
     "replay_stop": ("Stop replay", "停止回放"),
     "replay_speed": ("Speed", "速度"),
     "replay_speed_fmt": ("{n} step/s", "每秒 {n} 步"),  # a unit, as in 8 km/h
-    "chip_group_title": ("{n} tokens → {text}: byte-level BPE splits a character's UTF-8 bytes over tokens",
-                         "{n} 个 token → {text}：字节级 BPE 把一个字符的 UTF-8 字节拆进多个 token"),
+    "chip_group_title": (
+        "{n} tokens → {text}: byte-level BPE splits a character's UTF-8 bytes over tokens",
+        "{n} 个 token → {text}：字节级 BPE 把一个字符的 UTF-8 字节拆进多个 token",
+    ),
     "replay_step": ("Step", "步"),
     "replay_frame_before": ("before", "开始前"),
-    "replay_before": ("Before the first step: the prompt is tokenised ({L} tokens) but nothing is computed yet.",
-                      "第一步之前：提示词已切分（{L} 个 token），但还没有任何计算。"),
-    "replay_prefill": ("Step {step} · **prefill**: all {T} prompt tokens in one forward pass ({T}×{C} attention "
-                       "per head), {ms:.1f} ms, and the first new token.",
-                       "第 {step} 步 · **预填充**：{T} 个提示词 token 一次前向完成（每个头 {T}×{C} 的注意力），"
-                       "{ms:.1f} 毫秒，并产生第一个新 token。"),
-    "replay_decode": ("Step {step} · **decode**: 1 token in, attending to {C} cached keys (1×{C}), {ms:.1f} ms.",
-                      "第 {step} 步 · **解码**：输入 1 个 token，关注 {C} 个缓存的键（1×{C}），{ms:.1f} 毫秒。"),
-    "replay_recompute": ("Step {step} · **decode without a KV cache**: all {T} context tokens recomputed "
-                         "({T}×{C}), {ms:.1f} ms.",
-                         "第 {step} 步 · **无 KV 缓存的解码**：重新计算全部 {T} 个上下文 token（{T}×{C}），{ms:.1f} 毫秒。"),
+    "replay_before": (
+        "Before the first step: the prompt is tokenised ({L} tokens) but nothing is computed yet.",
+        "第一步之前：提示词已切分（{L} 个 token），但还没有任何计算。",
+    ),
+    "replay_prefill": (
+        "Step {step} · **prefill**: all {T} prompt tokens in one forward pass ({T}×{C} attention "
+        "per head), {ms:.1f} ms, and the first new token.",
+        "第 {step} 步 · **预填充**：{T} 个提示词 token 一次前向完成（每个头 {T}×{C} 的注意力），"
+        "{ms:.1f} 毫秒，并产生第一个新 token。",
+    ),
+    "replay_decode": (
+        "Step {step} · **decode**: 1 token in, attending to {C} cached keys (1×{C}), {ms:.1f} ms.",
+        "第 {step} 步 · **解码**：输入 1 个 token，关注 {C} 个缓存的键（1×{C}），{ms:.1f} 毫秒。",
+    ),
+    "replay_recompute": (
+        "Step {step} · **decode without a KV cache**: all {T} context tokens recomputed ({T}×{C}), {ms:.1f} ms.",
+        "第 {step} 步 · **无 KV 缓存的解码**：重新计算全部 {T} 个上下文 token（{T}×{C}），{ms:.1f} 毫秒。",
+    ),
     "kv_tokens_title": ("KV cache per step: tokens and blocks", "每步的 KV 缓存：token 与块"),
     "kv_computed_rows": ("K,V rows computed this step", "本步计算的 K、V 行数"),
     "kv_blocks": ("blocks allocated ({size} tokens each)", "已分配的块（每块 {size} 个 token）"),
     "kv_bytes_title": ("KV cache bytes per step: total and per layer", "每步 KV 缓存字节数：总量与每层"),
     "kv_total": ("total (MiB)", "总量（MiB）"),
     "kv_per_layer": ("per layer (KiB)", "每层（KiB）"),
-    "shapes_title": ("Attention shapes per head, to scale: prefill vs a later step", "每个头的注意力形状（按比例）：预填充对比之后的一步"),
+    "shapes_title": (
+        "Attention shapes per head, to scale: prefill vs a later step",
+        "每个头的注意力形状（按比例）：预填充对比之后的一步",
+    ),
     "shapes_panel": ("step {step} ({phase}): T={T}, C={C}", "第 {step} 步（{phase}）：T={T}，C={C}"),
     "mat_q": ("Q (queries of the new tokens)", "Q（新 token 的查询）"),
     "mat_k": ("Kᵀ (keys of the context)", "Kᵀ（上下文的键）"),
@@ -107,26 +147,36 @@ STRINGS: dict[str, tuple[str, str]] = {
     "mat_out": ("O = softmax(S)·V", "O = softmax(S)·V"),
     "heat_layer": ("Layer", "层"),
     "heat_head": ("Head", "头"),
-    "heat_truncated": ("Only {n} of {total} layers fit the capture budget for this prompt.",
-                       "对这个提示词，捕获预算只够保存 {total} 层中的 {n} 层。"),
+    "heat_truncated": (
+        "Only {n} of {total} layers fit the capture budget for this prompt.",
+        "对这个提示词，捕获预算只够保存 {total} 层中的 {n} 层。",
+    ),
     "heat_title": ("Attention probabilities, layer {layer}, head {head}", "注意力概率：第 {layer} 层，第 {head} 个头"),
     "heat_trace": ("attention probability", "注意力概率"),
     "heat_boundary": ("prefill ends, decode rows below", "预填充结束，以下为解码行"),
-    "mem_err_leak_n": ("The number of requests must be between 2 and {max}, got {n}.",
-                       "请求数必须在 2 到 {max} 之间，收到的是 {n}。"),
-    "mem_err_leak_new": ("max_new_tokens must be between 1 and {max}, got {n}.",
-                         "max_new_tokens 必须在 1 到 {max} 之间，收到的是 {n}。"),
-    "mem_err_leak_ctx": ("{n} requests of up to {per} tokens would pass the model's context of {ctx} tokens in the "
-                         "naive loop's single cache; use fewer requests or tokens.",
-                         "{n} 个最多 {per} 个 token 的请求会让朴素循环的单一缓存超出模型 {ctx} 个 token 的上下文；"
-                         "请减少请求数或 token 数。"),
+    "mem_err_leak_n": (
+        "The number of requests must be between 2 and {max}, got {n}.",
+        "请求数必须在 2 到 {max} 之间，收到的是 {n}。",
+    ),
+    "mem_err_leak_new": (
+        "max_new_tokens must be between 1 and {max}, got {n}.",
+        "max_new_tokens 必须在 1 到 {max} 之间，收到的是 {n}。",
+    ),
+    "mem_err_leak_ctx": (
+        "{n} requests of up to {per} tokens would pass the model's context of {ctx} tokens in the "
+        "naive loop's single cache; use fewer requests or tokens.",
+        "{n} 个最多 {per} 个 token 的请求会让朴素循环的单一缓存超出模型 {ctx} 个 token 的上下文；"
+        "请减少请求数或 token 数。",
+    ),
     "sw_col_claim": ("claim", "论断"),
     "sw_col_verdict": ("verdict", "结论"),
     "sw_col_numbers": ("measured", "测量依据"),
     "sw_col_rule": ("rule", "判定规则"),
-    "sw_noisy": ("{n} measured points had a repeat more than twice as slow as another: the machine was busy "
-                 "during the sweep, and the timing verdicts may reflect that load rather than the model. Run it "
-                 "again when the machine is idle.",
-                 "有 {n} 个测量点的某次重复比另一次慢两倍以上：扫描期间机器较忙，计时类结论可能反映的是负载而非模型本身。"
-                 "请在机器空闲时重新运行。"),
+    "sw_noisy": (
+        "{n} measured points had a repeat more than twice as slow as another: the machine was busy "
+        "during the sweep, and the timing verdicts may reflect that load rather than the model. Run it "
+        "again when the machine is idle.",
+        "有 {n} 个测量点的某次重复比另一次慢两倍以上：扫描期间机器较忙，计时类结论可能反映的是负载而非模型本身。"
+        "请在机器空闲时重新运行。",
+    ),
 }

@@ -1,4 +1,5 @@
 """Making model and user text safe to show: in HTML, in Markdown, on a chip, and in a file name."""
+
 from __future__ import annotations
 
 import html

@@ -1,4 +1,5 @@
 """Colours and one shared Plotly layout, so every chart in the app reads the same way."""
+
 from __future__ import annotations
 
 import re
@@ -38,8 +39,9 @@ def wrap_title(title: str, width: int = TITLE_WIDTH) -> str:
         return title
     pieces = _PIECES.findall(title)
     cuts = [i for i in range(1, len(pieces)) if not pieces[i].isspace() and pieces[i][0] not in NO_LINE_START]
-    best = min(cuts, key=lambda i: max(_columns("".join(pieces[:i]).rstrip()), _columns("".join(pieces[i:]))),
-               default=None)
+    best = min(
+        cuts, key=lambda i: max(_columns("".join(pieces[:i]).rstrip()), _columns("".join(pieces[i:]))), default=None
+    )
     if best is not None and max(_columns("".join(pieces[:best]).rstrip()), _columns("".join(pieces[best:]))) <= width:
         return _joined([pieces[:best], pieces[best:]])
     lines, line = [], []
@@ -114,10 +116,10 @@ def log_axis(fig: go.Figure, axis: str, lo: float, hi: float, max_ticks: int = 9
     own log ticks label the in-between ones as bare digits ("2", "5"), which reads as a wrong scale."""
     lo, hi = max(float(lo), 1e-12), max(float(hi), float(lo) * 10)
     first, last = int(np.floor(np.log10(lo))), int(np.ceil(np.log10(hi)))
-    marks = [(m, m * 10.0 ** e) for e in range(first, last + 1) for m in (1, 2, 5) if lo <= m * 10.0 ** e <= hi]
+    marks = [(m, m * 10.0**e) for e in range(first, last + 1) for m in (1, 2, 5) if lo <= m * 10.0**e <= hi]
     if len(marks) > max_ticks:
         marks = [(m, v) for m, v in marks if m == 1]
-        marks = marks[::max(1, int(np.ceil(len(marks) / max_ticks)))]
+        marks = marks[:: max(1, int(np.ceil(len(marks) / max_ticks)))]
     ticks = [v for _, v in marks]
     update = fig.update_xaxes if axis == "x" else fig.update_yaxes
     update(type="log", tickvals=ticks, ticktext=[_tick_text(v) for v in ticks])

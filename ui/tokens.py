@@ -1,5 +1,6 @@
 """How one token is labelled on a chip: its text, or its raw bytes when it is only part of a
 UTF-8 character (byte-level BPE splits 「今」 over several tokens)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -18,8 +19,9 @@ class Piece:
 @lru_cache(maxsize=1)
 def _byte_decoder() -> dict[str, int]:
     """GPT-2's byte <-> printable-character table, inverted: 'Ċ' -> 0x0a, 'ä' -> 0xe4."""
-    printable = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) \
-        + list(range(ord("®"), ord("ÿ") + 1))
+    printable = (
+        list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
+    )
     chars = printable[:]
     n = 0
     for b in range(256):

@@ -10,6 +10,7 @@ the page shows "N runs ahead of you" with a Cancel button. Cancel, a Stop, or a 
 reach this script as Streamlit's own stop at its next page update (the wait redraws twice a second),
 and the finally clause gives the place up, so the next visitor goes at once.
 """
+
 from __future__ import annotations
 
 import time

@@ -13,6 +13,7 @@ Two Streamlit behaviours would otherwise lose a user's settings:
   keys.py says (TRANSLATED), and ui/replay.py for the replay's; app_pages.translated_widgets()
   gathers them for app.py.
 """
+
 from __future__ import annotations
 
 from typing import Any, Iterable

@@ -1,4 +1,5 @@
 """Small shared widgets: the page CSS, the one-line model summary, a whole-number box."""
+
 from __future__ import annotations
 
 from functools import lru_cache
@@ -30,10 +31,21 @@ def inject_css() -> None:
 
 
 def model_summary(info: ModelInfo, lang: str) -> str:
-    return t("model_summary", lang, name=md_literal(info.name), layers=info.num_layers, hidden=info.hidden_size,
-             heads=info.num_heads, kv_heads=info.num_kv_heads, head_dim=info.head_dim,
-             params=info.num_params / 1e6, weights=fmt_bytes(info.weight_bytes), dtype=info.dtype,
-             device=info.device, ctx=info.max_position)
+    return t(
+        "model_summary",
+        lang,
+        name=md_literal(info.name),
+        layers=info.num_layers,
+        hidden=info.hidden_size,
+        heads=info.num_heads,
+        kv_heads=info.num_kv_heads,
+        head_dim=info.head_dim,
+        params=info.num_params / 1e6,
+        weights=fmt_bytes(info.weight_bytes),
+        dtype=info.dtype,
+        device=info.device,
+        ctx=info.max_position,
+    )
 
 
 def sampling_label(temperature, top_k, top_p, seed, lang: str) -> str:
@@ -56,8 +68,17 @@ def whole_number(value: float | int | None) -> int | None:
     return None if value is None else int(value + 0.5)
 
 
-def whole_number_box(container, label: str, lo: int, hi: int | None, key: str, *, step: int = 1,
-                     value: int | None | Literal["min"] = "min", **kw) -> int | None:
+def whole_number_box(
+    container,
+    label: str,
+    lo: int,
+    hi: int | None,
+    key: str,
+    *,
+    step: int = 1,
+    value: int | None | Literal["min"] = "min",
+    **kw,
+) -> int | None:
     """A number box for a count that reads "1e3" as 1000. Streamlit's browser side reads what is typed
     into a whole-number box with parseInt ("1e3" becomes 1) and into a float box with parseFloat, so
     this is a float box shown without decimals, rounded back to a whole number.
@@ -68,6 +89,15 @@ def whole_number_box(container, label: str, lo: int, hi: int | None, key: str, *
     on_change...) go to st.number_input as they are."""
     if value not in ("min", None):
         value = float(value)  # one numeric type for value, bounds and step, or Streamlit refuses them
-    value = container.number_input(label, min_value=float(lo), max_value=None if hi is None else float(hi),
-                                   value=value, step=float(step), format="%.0f", key=key, persist_state=KEEP, **kw)
+    value = container.number_input(
+        label,
+        min_value=float(lo),
+        max_value=None if hi is None else float(hi),
+        value=value,
+        step=float(step),
+        format="%.0f",
+        key=key,
+        persist_state=KEEP,
+        **kw,
+    )
     return whole_number(value)

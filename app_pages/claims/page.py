@@ -1,5 +1,6 @@
 """Claims: every claim C1-C23 of the source document with a live check on the loaded model, the
 numbers behind each verdict and a link to the page that shows it in depth."""
+
 import pandas  # noqa: F401  - before plotly (fresh-server import race)
 import streamlit as st
 
@@ -32,8 +33,13 @@ clicked = c1.button(t("cl_run", lang), type="primary", key=keys.RUN, icon=":mate
 public = public_settings().enabled  # a public server runs the quick check only: a full one takes minutes
 if public:
     st.session_state[keys.QUICK] = True
-quick = c2.toggle(t("cl_quick", lang), key=keys.QUICK, persist_state=KEEP, disabled=public,
-                  help=t("cl_quick_public" if public else "cl_quick_help", lang))
+quick = c2.toggle(
+    t("cl_quick", lang),
+    key=keys.QUICK,
+    persist_state=KEEP,
+    disabled=public,
+    help=t("cl_quick_public" if public else "cl_quick_help", lang),
+)
 if clicked:
     with take_turn(lang) as go:
         if go:

@@ -1,5 +1,6 @@
 """The claims page's result: a summary line, one table of all verdicts, then claim by claim the
 statement, the verdict, the measured numbers and a link to the page that shows it in depth."""
+
 from __future__ import annotations
 
 import pandas as pd
@@ -24,29 +25,58 @@ TABLE_HEIGHT = 35 * (len(CLAIM_IDS) + 1) + 3  # every row, no inner scroll
 
 def claims_table(lang: str) -> pd.DataFrame:
     """Before any check: every claim with its statement and the page that shows it."""
-    return pd.DataFrame([{t("cl_col_claim", lang): c, t("cl_col_text", lang): t(f"claim_{c}", lang),
-                          t("cl_col_page", lang): t(page_for(c).title_key, lang)} for c in CLAIM_IDS])
+    return pd.DataFrame(
+        [
+            {
+                t("cl_col_claim", lang): c,
+                t("cl_col_text", lang): t(f"claim_{c}", lang),
+                t("cl_col_page", lang): t(page_for(c).title_key, lang),
+            }
+            for c in CLAIM_IDS
+        ]
+    )
 
 
 def render_claims_list(lang: str) -> None:
-    st.dataframe(claims_table(lang), hide_index=True, key=keys.LIST, height=TABLE_HEIGHT,
-                 column_config={t("cl_col_claim", lang): st.column_config.TextColumn(width=60),
-                                t("cl_col_text", lang): st.column_config.TextColumn(width=560),
-                                t("cl_col_page", lang): st.column_config.TextColumn(width=150)})
+    st.dataframe(
+        claims_table(lang),
+        hide_index=True,
+        key=keys.LIST,
+        height=TABLE_HEIGHT,
+        column_config={
+            t("cl_col_claim", lang): st.column_config.TextColumn(width=60),
+            t("cl_col_text", lang): st.column_config.TextColumn(width=560),
+            t("cl_col_page", lang): st.column_config.TextColumn(width=150),
+        },
+    )
 
 
 def verdict_table(verdicts: dict[str, Verdict], lang: str) -> pd.DataFrame:
-    return pd.DataFrame([{t("cl_col_claim", lang): c, t("cl_col_text", lang): t(f"claim_{c}", lang),
-                          t("cl_col_verdict", lang): verdict_label(verdicts[c], lang),
-                          t("cl_col_numbers", lang): explain(verdicts[c], lang)} for c in CLAIM_IDS])
+    return pd.DataFrame(
+        [
+            {
+                t("cl_col_claim", lang): c,
+                t("cl_col_text", lang): t(f"claim_{c}", lang),
+                t("cl_col_verdict", lang): verdict_label(verdicts[c], lang),
+                t("cl_col_numbers", lang): explain(verdicts[c], lang),
+            }
+            for c in CLAIM_IDS
+        ]
+    )
 
 
-SUMMARY_KINDS = {HOLDS: "holds", ROUGHLY: "roughly", FAILS: "fails", UNMEASURABLE: "unmeasurable", SHOWN: "shown",
-                 UNRELIABLE: "unreliable"}
+SUMMARY_KINDS = {
+    HOLDS: "holds",
+    ROUGHLY: "roughly",
+    FAILS: "fails",
+    UNMEASURABLE: "unmeasurable",
+    SHOWN: "shown",
+    UNRELIABLE: "unreliable",
+}
 
 
 def summary_text(model: str, verdicts: dict[str, Verdict], lang: str) -> str:
-    """"On X: 14 hold, 7 hold roughly, 1 does not hold, 1 cannot be measured here." (kinds with none left out)."""
+    """ "On X: 14 hold, 7 hold roughly, 1 does not hold, 1 cannot be measured here." (kinds with none left out)."""
     parts = []
     for kind, name in SUMMARY_KINDS.items():
         n = sum(v.verdict == kind for v in verdicts.values())
@@ -65,8 +95,9 @@ def render_claim(claim: str, v: Verdict, lang: str) -> None:
         c1.markdown(f"**{claim}** · {t(f'claim_{claim}', lang)}")
         c2.markdown(f"**{verdict_label(v, lang)}**")
         page = page_for(claim)
-        c3.page_link(page.file, label=t("cl_open_page", lang, page=t(page.title_key, lang)),
-                     icon=":material/arrow_forward:")
+        c3.page_link(
+            page.file, label=t("cl_open_page", lang, page=t(page.title_key, lang)), icon=":material/arrow_forward:"
+        )
         st.caption(explain(v, lang))
 
 
@@ -86,8 +117,9 @@ def render_linked_claim(claim: str, verdicts: dict[str, Verdict] | None, lang: s
         c1, c3 = st.columns([5, 2], vertical_alignment="center")
         c1.markdown(f"**{claim}** · {t(f'claim_{claim}', lang)}")
         page = page_for(claim)
-        c3.page_link(page.file, label=t("cl_open_page", lang, page=t(page.title_key, lang)),
-                     icon=":material/arrow_forward:")
+        c3.page_link(
+            page.file, label=t("cl_open_page", lang, page=t(page.title_key, lang)), icon=":material/arrow_forward:"
+        )
 
 
 def render_result(model: str, verdicts: dict[str, Verdict], lang: str, noisy: int = 0) -> None:
@@ -97,11 +129,18 @@ def render_result(model: str, verdicts: dict[str, Verdict], lang: str, noisy: in
     st.subheader(t("cl_table_header", lang))
     # Widths that fit the page (the measured column was cut off at its right edge); each claim's full
     # sentence is in its box below, and in the cell's tooltip
-    st.dataframe(verdict_table(verdicts, lang), hide_index=True, key=keys.TABLE, height=TABLE_HEIGHT,
-                 column_config={t("cl_col_claim", lang): st.column_config.TextColumn(width=50),
-                                t("cl_col_verdict", lang): st.column_config.TextColumn(width=130),
-                                t("cl_col_text", lang): st.column_config.TextColumn(width=260),
-                                t("cl_col_numbers", lang): st.column_config.TextColumn(width=260)})
+    st.dataframe(
+        verdict_table(verdicts, lang),
+        hide_index=True,
+        key=keys.TABLE,
+        height=TABLE_HEIGHT,
+        column_config={
+            t("cl_col_claim", lang): st.column_config.TextColumn(width=50),
+            t("cl_col_verdict", lang): st.column_config.TextColumn(width=130),
+            t("cl_col_text", lang): st.column_config.TextColumn(width=260),
+            t("cl_col_numbers", lang): st.column_config.TextColumn(width=260),
+        },
+    )
     st.caption(t("cl_table_note", lang))
     st.subheader(t("cl_details_header", lang))
     for claim in CLAIM_IDS:

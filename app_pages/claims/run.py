@@ -1,6 +1,7 @@
 """Running the claim checks from the page: the engine runs of lab/claims_measure.py under the
 registry's step lock (they are timed), a progress bar per part and a Stop button, then one verdict per
 claim (lab/claims.py). The page keeps the measured data and the verdicts in session state."""
+
 from __future__ import annotations
 
 import time
@@ -31,6 +32,7 @@ class ClaimsResult:
 def load_hf(bundle, lang: str) -> tuple[object | None, str | None]:
     """transformers' copy of the weights for the C16 loop (cached per server), or why not."""
     from ui.memory_leak import hf_model
+
     try:
         return hf_model(str(bundle.path)), None
     except Exception as exc:  # noqa: BLE001 - C16 then points to the memory lab instead
@@ -41,6 +43,7 @@ def int8_copy(bundle):
     """The same model with int8 weights (bfloat16 activations, where this CPU's int8 kernel is fast) for
     C19's measured verdict; None where the format cannot run (then C19 argues from the roofline)."""
     from engine import load_model
+
     try:
         return load_model(str(bundle.path), dtype="bfloat16", device=str(bundle.model.device), weights="int8").model
     except ValueError:
@@ -59,22 +62,34 @@ def run_checks(bundle, registry, lang: str, settings: ClaimSettings | None = Non
         hf, leak_note = load_hf(bundle, lang)
 
         def progress(done: int, total: int, what: str) -> None:
-            bar.progress(done / total, text=t("cl_stage", lang, done=done, total=total,
-                                              what=t(f"cl_stage_{what}", lang, n=settings.scores_len)))
+            bar.progress(
+                done / total,
+                text=t(
+                    "cl_stage", lang, done=done, total=total, what=t(f"cl_stage_{what}", lang, n=settings.scores_len)
+                ),
+            )
 
         try:
             quantized = int8_copy(bundle)
             with registry.step_lock, LoadMeter() as meter:
-                data = measure_all(bundle.model, bundle.tokenizer, settings, bundle.name, hf_model=hf,
-                                   progress=progress, quantized=quantized)
+                data = measure_all(
+                    bundle.model,
+                    bundle.tokenizer,
+                    settings,
+                    bundle.name,
+                    hf_model=hf,
+                    progress=progress,
+                    quantized=quantized,
+                )
             verdicts = unreliable_when_busy(check_all(data), meter.load, TIMED_CLAIMS)
         except Exception as exc:  # noqa: BLE001 - a message in the page, never a traceback
             st.session_state.pop(keys.RUNNING_FLAG, None)
             box.update(label=t("cl_failed", lang), state="error")
             show_error(exc, lang)
             return
-    st.session_state[keys.RESULT] = ClaimsResult(bundle.name, data, verdicts, time.perf_counter() - start, leak_note,
-                                                  meter.load)
+    st.session_state[keys.RESULT] = ClaimsResult(
+        bundle.name, data, verdicts, time.perf_counter() - start, leak_note, meter.load
+    )
     st.session_state.pop(keys.RUNNING_FLAG, None)
     slot.empty()
 

@@ -5,6 +5,7 @@ form so typing never starts anything until Run all.
 Defaults: two columns on the same prompt, column 1 with the KV cache and column 2 without, so the
 first click shows what generating without a cache costs; columns 3 and 4 try eager attention and
 bfloat16."""
+
 from __future__ import annotations
 
 import streamlit as st
@@ -32,9 +33,19 @@ def seed_defaults(sidebar: ModelChoice, lang: str = "en") -> None:
     unsent text a value from the server would overwrite."""
     seed({keys.N: MIN_COLUMNS, keys.REPEATS: float(DEFAULT_REPEATS)})
     for i, changes in enumerate(COLUMN_DEFAULTS):
-        base = {"prompt": DEFAULT_PROMPTS[lang], "chat": True, "max_new": 32, "temperature": 0.0, "top_k": 0,
-                "top_p": 1.0, "seed": None, "attention": "sdpa", "kv": True, "model": sidebar.spec,
-                "dtype": sidebar.dtype}
+        base = {
+            "prompt": DEFAULT_PROMPTS[lang],
+            "chat": True,
+            "max_new": 32,
+            "temperature": 0.0,
+            "top_k": 0,
+            "top_p": 1.0,
+            "seed": None,
+            "attention": "sdpa",
+            "kv": True,
+            "model": sidebar.spec,
+            "dtype": sidebar.dtype,
+        }
         seed({keys.column(f, i): v for f, v in {**base, **changes}.items()})
 
 
@@ -52,46 +63,83 @@ def _column_controls(i: int, options: list[str], wide: bool, lang: str) -> None:
     """One column's widgets; in a narrow column (3 or 4 of them) stacked, so no label is cut off."""
     public = public_settings()
     st.markdown(f"**{t('cmp_column', lang, n=i + 1)}**")
-    st.text_area(t("prompt", lang), key=keys.column("prompt", i), height=90, persist_state=KEEP,
-                 max_chars=public.max_prompt_chars if public.enabled else None)
+    st.text_area(
+        t("prompt", lang),
+        key=keys.column("prompt", i),
+        height=90,
+        persist_state=KEEP,
+        max_chars=public.max_prompt_chars if public.enabled else None,
+    )
     if public.enabled:  # values kept from before the caps (or a crafted session) come back inside them
         if st.session_state.get(keys.column("model", i)) not in options:
             st.session_state[keys.column("model", i)] = options[0]
         kept = st.session_state.get(keys.column("max_new", i))
         if isinstance(kept, (int, float)) and kept > public.max_new_tokens:
             st.session_state[keys.column("max_new", i)] = public.max_new_tokens
-    model_box(t("model_label", lang), options, lang, shown=model_label, key=keys.column("model", i),
-              persist_state=KEEP, accept_new_options=not public.enabled, help=t("cmp_model_help", lang))
+    model_box(
+        t("model_label", lang),
+        options,
+        lang,
+        shown=model_label,
+        key=keys.column("model", i),
+        persist_state=KEEP,
+        accept_new_options=not public.enabled,
+        help=t("cmp_model_help", lang),
+    )
     c1, c2 = st.columns(2) if wide else (st.container(), st.container())
     c1.selectbox(t("dtype_label", lang), DTYPES, key=keys.column("dtype", i), persist_state=KEEP)
-    whole_number_box(c2, t("max_new_tokens", lang), 1, public.max_new_tokens if public.enabled else 8192,
-                     keys.column("max_new", i))  # "1e3" is 1000
+    whole_number_box(
+        c2, t("max_new_tokens", lang), 1, public.max_new_tokens if public.enabled else 8192, keys.column("max_new", i)
+    )  # "1e3" is 1000
     c1, c2 = st.columns(2) if wide else (st.container(), st.container())
     c1.toggle(t("kv_cache", lang), key=keys.column("kv", i), help=t("kv_cache_help", lang), persist_state=KEEP)
     c2.toggle(t("chat_template", lang), key=keys.column("chat", i), help=t("cmp_chat_help", lang), persist_state=KEEP)
-    st.radio(t("attention", lang), ["sdpa", "eager"], key=keys.column("attention", i), horizontal=True, persist_state=KEEP)
+    st.radio(
+        t("attention", lang), ["sdpa", "eager"], key=keys.column("attention", i), horizontal=True, persist_state=KEEP
+    )
     s = st.session_state
     label = sampling_label(*(s.get(keys.column(name, i)) for name in ("temperature", "top_k", "top_p", "seed")), lang)
     with st.expander(label):
-        st.number_input(t("temperature", lang), min_value=0.0, max_value=5.0, step=0.1, key=keys.column("temperature", i),
-                        help=t("temperature_help", lang), persist_state=KEEP)
+        st.number_input(
+            t("temperature", lang),
+            min_value=0.0,
+            max_value=5.0,
+            step=0.1,
+            key=keys.column("temperature", i),
+            help=t("temperature_help", lang),
+            persist_state=KEEP,
+        )
         whole_number_box(st, t("top_k", lang), 0, 100_000, keys.column("top_k", i), help=t("top_k_help", lang))
-        st.number_input(t("top_p", lang), min_value=0.01, max_value=1.0, step=0.05, key=keys.column("top_p", i),
-                        help=t("top_p_help", lang), persist_state=KEEP)
+        st.number_input(
+            t("top_p", lang),
+            min_value=0.01,
+            max_value=1.0,
+            step=0.05,
+            key=keys.column("top_p", i),
+            help=t("top_p_help", lang),
+            persist_state=KEEP,
+        )
         # No maximum; empty is no seed (value=None: the box can be emptied again once a seed is typed)
-        whole_number_box(st, t("seed", lang), 0, None, keys.column("seed", i), value=None,
-                         placeholder=t("seed_placeholder", lang))
+        whole_number_box(
+            st, t("seed", lang), 0, None, keys.column("seed", i), value=None, placeholder=t("seed_placeholder", lang)
+        )
 
 
 def column_settings(i: int, device: str) -> ColumnSettings:
     """Column i's settings as its widgets (or their kept values) hold them."""
     s = st.session_state
-    run = RunSettings(prompt=s[keys.column("prompt", i)] or "", chat=bool(s[keys.column("chat", i)]),
-                      max_new_tokens=whole_number(s[keys.column("max_new", i)]),
-                      temperature=float(s[keys.column("temperature", i)]),
-                      top_k=whole_number(s[keys.column("top_k", i)]), top_p=float(s[keys.column("top_p", i)]),
-                      seed=whole_number(s[keys.column("seed", i)]),
-                      attention=s[keys.column("attention", i)], kv_cache=bool(s[keys.column("kv", i)]), probe_memory=True)
+    run = RunSettings(
+        prompt=s[keys.column("prompt", i)] or "",
+        chat=bool(s[keys.column("chat", i)]),
+        max_new_tokens=whole_number(s[keys.column("max_new", i)]),
+        temperature=float(s[keys.column("temperature", i)]),
+        top_k=whole_number(s[keys.column("top_k", i)]),
+        top_p=float(s[keys.column("top_p", i)]),
+        seed=whole_number(s[keys.column("seed", i)]),
+        attention=s[keys.column("attention", i)],
+        kv_cache=bool(s[keys.column("kv", i)]),
+        probe_memory=True,
+    )
     model = (s[keys.column("model", i)] or default_model_spec()).strip()
     return ColumnSettings(index=i, run=run, model=model, dtype=s[keys.column("dtype", i)], device=device)
 
@@ -101,8 +149,14 @@ def render_controls(sidebar: ModelChoice, lang: str) -> tuple[list[ColumnSetting
     Run all was pressed."""
     seed_defaults(sidebar, lang)
     most = capped("max_columns", MAX_COLUMNS, keys.N, MIN_COLUMNS)
-    st.radio(t("cmp_count", lang), list(range(MIN_COLUMNS, most + 1)), key=keys.N, horizontal=True,
-             help=cap_help("max_columns", lang), persist_state=KEEP)
+    st.radio(
+        t("cmp_count", lang),
+        list(range(MIN_COLUMNS, most + 1)),
+        key=keys.N,
+        horizontal=True,
+        help=cap_help("max_columns", lang),
+        persist_state=KEEP,
+    )
     n = int(st.session_state[keys.N])
     options = model_options([st.session_state[keys.column("model", i)] for i in range(MAX_COLUMNS)])
     with st.form(keys.FORM, border=False):
@@ -110,8 +164,14 @@ def render_controls(sidebar: ModelChoice, lang: str) -> tuple[list[ColumnSetting
             with box:
                 _column_controls(i, options, n <= 2, lang)
         box, _ = st.columns([1, 3])
-        repeats = whole_number_box(box, t("cmp_repeats", lang), 1, capped("max_repeats", MAX_REPEATS, keys.REPEATS),
-                                   keys.REPEATS, help=cap_help("max_repeats", lang, t("cmp_repeats_help", lang)))
+        repeats = whole_number_box(
+            box,
+            t("cmp_repeats", lang),
+            1,
+            capped("max_repeats", MAX_REPEATS, keys.REPEATS),
+            keys.REPEATS,
+            help=cap_help("max_repeats", lang, t("cmp_repeats_help", lang)),
+        )
         run = st.form_submit_button(t("cmp_run", lang), type="primary", icon=":material/play_arrow:", key=keys.RUN)
     st.caption(t("cmp_sequential_note", lang))
     return [column_settings(i, sidebar.device) for i in range(n)], repeats, run

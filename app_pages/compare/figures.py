@@ -1,6 +1,7 @@
 """The compare page's shared charts: every column is one trace in the same figure, in its own colour
 (the same in every chart), named in the legend. The per-step charts share one x range (engine
 steps), so step s sits at the same place in all three. Pure functions: runs in, go.Figure out."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -16,6 +17,7 @@ from ui.theme import MIB, style
 @dataclass(frozen=True)
 class Series:
     """One column as the charts draw it."""
+
     name: str
     color: str
     result: RunResult
@@ -37,8 +39,16 @@ def latency_bars_figure(series: list[Series], lang: str = "en") -> go.Figure:
     for s in series:
         m = s.result.metrics
         ys = [m.ttft_ms, m.tpot_ms]  # TPOT is None with one output token: no bar
-        fig.add_trace(go.Bar(x=cats, y=ys, name=s.name, marker_color=s.color,
-                             text=[None if y is None else f"{y:.1f}" for y in ys], textposition="outside"))
+        fig.add_trace(
+            go.Bar(
+                x=cats,
+                y=ys,
+                name=s.name,
+                marker_color=s.color,
+                text=[None if y is None else f"{y:.1f}" for y in ys],
+                textposition="outside",
+            )
+        )
     style(fig, t("cmp_fig_latency", lang), t("cmp_axis_metric", lang), t("axis_ms", lang))
     fig.update_layout(barmode="group")
     fig.update_yaxes(rangemode="tozero")
@@ -51,8 +61,16 @@ def itl_figure(series: list[Series], lang: str = "en") -> go.Figure:
     for s in series:
         lat = s.result.latencies_ms()  # TTFT, then the ITLs
         toks = s.result.tokens[1:]
-        fig.add_trace(go.Scatter(x=[tok.step for tok in toks], y=lat[1:], mode="lines+markers", name=s.name,
-                                 line=dict(color=s.color), marker=dict(size=5)))
+        fig.add_trace(
+            go.Scatter(
+                x=[tok.step for tok in toks],
+                y=lat[1:],
+                mode="lines+markers",
+                name=s.name,
+                line=dict(color=s.color),
+                marker=dict(size=5),
+            )
+        )
     style(fig, t("cmp_fig_itl", lang), t("axis_step", lang), t("axis_ms", lang))
     return _step_axis(fig, series)
 
@@ -62,8 +80,16 @@ def kv_growth_figure(series: list[Series], lang: str = "en") -> go.Figure:
     fig = go.Figure()
     for s in series:
         rows = kv_bytes_per_step(s.result)
-        fig.add_trace(go.Scatter(x=[step for step, _ in rows], y=[b / MIB for _, b in rows], mode="lines+markers",
-                                 name=s.name, line=dict(color=s.color, shape="hv"), marker=dict(size=5)))
+        fig.add_trace(
+            go.Scatter(
+                x=[step for step, _ in rows],
+                y=[b / MIB for _, b in rows],
+                mode="lines+markers",
+                name=s.name,
+                line=dict(color=s.color, shape="hv"),
+                marker=dict(size=5),
+            )
+        )
     style(fig, t("cmp_fig_kv", lang), t("axis_step", lang), t("axis_mib", lang))
     return _step_axis(fig, series)
 
@@ -73,7 +99,15 @@ def peak_memory_figure(series: list[Series], lang: str = "en") -> go.Figure:
     fig = go.Figure()
     for s in series:
         steps = [x for x in s.result.steps if x.peak_bytes is not None]
-        fig.add_trace(go.Scatter(x=[x.step for x in steps], y=[x.peak_bytes / MIB for x in steps],
-                                 mode="lines+markers", name=s.name, line=dict(color=s.color), marker=dict(size=5)))
+        fig.add_trace(
+            go.Scatter(
+                x=[x.step for x in steps],
+                y=[x.peak_bytes / MIB for x in steps],
+                mode="lines+markers",
+                name=s.name,
+                line=dict(color=s.color),
+                marker=dict(size=5),
+            )
+        )
     style(fig, t("cmp_fig_peak", lang), t("axis_step", lang), t("axis_mib", lang))
     return _step_axis(fig, series)

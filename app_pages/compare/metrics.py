@@ -3,6 +3,7 @@ TTFT, TPOT, ITL (mean, P50, P99) and E2E from the token times (engine/metrics.py
 definitions), each the median over the column's timed repeats with its spread, peak memory from
 the per-step probe, and KV bytes from the cached tokens x the model's KV bytes per token. Also how
 each column's settings differ from column 1, for names."""
+
 from __future__ import annotations
 
 import math
@@ -36,9 +37,10 @@ class ColumnSummary:
 # What the caption ranks by ratio to the base, in two families: for each column it names the time
 # metric and the memory metric furthest from the base. (Mean ITL is left out: over one request it
 # equals TPOT by definition.)
-RANKED = ((("ttft_ms", "cmp_m_ttft"), ("tpot_ms", "cmp_m_tpot"), ("itl_p99_ms", "cmp_m_itl_p99"),
-           ("e2e_ms", "cmp_m_e2e")),
-          (("peak_bytes", "cmp_m_peak"), ("kv_end_bytes", "cmp_m_kv")))
+RANKED = (
+    (("ttft_ms", "cmp_m_ttft"), ("tpot_ms", "cmp_m_tpot"), ("itl_p99_ms", "cmp_m_itl_p99"), ("e2e_ms", "cmp_m_e2e")),
+    (("peak_bytes", "cmp_m_peak"), ("kv_end_bytes", "cmp_m_kv")),
+)
 
 
 def kv_bytes_per_step(result: RunResult) -> list[tuple[int, int]]:
@@ -73,12 +75,21 @@ def summarise(col: ColumnOutcome) -> ColumnSummary:
     peaks = [s.peak_bytes for s in r.steps if s.peak_bytes is not None]
     kv = kv_bytes_per_step(r)
     spread = {name: _spread([getattr(m, name) for m in runs]) for name in SPREAD_METRICS} if len(runs) > 1 else None
-    return ColumnSummary(index=col.settings.index, prompt_tokens=r.num_prompt_tokens, output_tokens=len(r.tokens),
-                         ttft_ms=_median([m.ttft_ms for m in runs]), tpot_ms=_median([m.tpot_ms for m in runs]),
-                         itl_mean_ms=itl["mean"] if itl else None, itl_p50_ms=itl["p50"] if itl else None,
-                         itl_p99_ms=itl["p99"] if itl else None, e2e_ms=_median([m.e2e_ms for m in runs]),
-                         peak_bytes=max(peaks) if peaks else None, kv_end_bytes=kv[-1][1] if kv else 0,
-                         runs=len(runs), spread=spread)
+    return ColumnSummary(
+        index=col.settings.index,
+        prompt_tokens=r.num_prompt_tokens,
+        output_tokens=len(r.tokens),
+        ttft_ms=_median([m.ttft_ms for m in runs]),
+        tpot_ms=_median([m.tpot_ms for m in runs]),
+        itl_mean_ms=itl["mean"] if itl else None,
+        itl_p50_ms=itl["p50"] if itl else None,
+        itl_p99_ms=itl["p99"] if itl else None,
+        e2e_ms=_median([m.e2e_ms for m in runs]),
+        peak_bytes=max(peaks) if peaks else None,
+        kv_end_bytes=kv[-1][1] if kv else 0,
+        runs=len(runs),
+        spread=spread,
+    )
 
 
 def ratio(value: float | None, base: float | None) -> float | None:
@@ -103,13 +114,27 @@ def _model_name(spec: str) -> str:
 def setting_phrases(s: ColumnSettings, lang: str) -> dict[str, str]:
     """Each setting as a short phrase, by name (the same names for every column, to compare)."""
     r = s.run
-    sampling = (t("cmp_greedy", lang) if r.temperature == 0 else
-                t("cmp_sampled", lang, temp=r.temperature, k=r.top_k, p=r.top_p,
-                  seed=t("seed_placeholder", lang) if r.seed is None else r.seed))
-    return {"kv": t("cmp_kv_on" if r.kv_cache else "cmp_kv_off", lang), "attention": r.attention,
-            "dtype": s.dtype, "model": _model_name(s.model), "sampling": sampling,
-            "max_new": t("cmp_max_new_short", lang, n=r.max_new_tokens),
-            "chat": t("cmp_chat_on" if r.chat else "cmp_chat_off", lang)}
+    sampling = (
+        t("cmp_greedy", lang)
+        if r.temperature == 0
+        else t(
+            "cmp_sampled",
+            lang,
+            temp=r.temperature,
+            k=r.top_k,
+            p=r.top_p,
+            seed=t("seed_placeholder", lang) if r.seed is None else r.seed,
+        )
+    )
+    return {
+        "kv": t("cmp_kv_on" if r.kv_cache else "cmp_kv_off", lang),
+        "attention": r.attention,
+        "dtype": s.dtype,
+        "model": _model_name(s.model),
+        "sampling": sampling,
+        "max_new": t("cmp_max_new_short", lang, n=r.max_new_tokens),
+        "chat": t("cmp_chat_on" if r.chat else "cmp_chat_off", lang),
+    }
 
 
 def differences(s: ColumnSettings, base: ColumnSettings, lang: str) -> list[str]:
@@ -124,7 +149,7 @@ def differences(s: ColumnSettings, base: ColumnSettings, lang: str) -> list[str]
 def prompt_phrase(s: ColumnSettings, lang: str) -> str:
     """A column's prompt, shortened, and its length: «Why is the sky…» (52 chars)."""
     text = " ".join(s.run.prompt.split())
-    short = text if len(text) <= PROMPT_SHOWN else text[:PROMPT_SHOWN - 1].rstrip() + "…"
+    short = text if len(text) <= PROMPT_SHOWN else text[: PROMPT_SHOWN - 1].rstrip() + "…"
     return t("cmp_prompt_named", lang, text=short, n=len(s.run.prompt))
 
 
@@ -137,8 +162,9 @@ def column_name(s: ColumnSettings, base: ColumnSettings, lang: str, prompts_diff
     differ), the others by what they change."""
     if s.index == base.index:
         p = setting_phrases(s, lang)
-        detail = t("cmp_sep", lang).join([p["kv"], p["attention"], p["dtype"]] +
-                                         ([prompt_phrase(s, lang)] if prompts_differ else []))
+        detail = t("cmp_sep", lang).join(
+            [p["kv"], p["attention"], p["dtype"]] + ([prompt_phrase(s, lang)] if prompts_differ else [])
+        )
     else:
         detail = t("cmp_sep", lang).join(differences(s, base, lang)) or t("cmp_same_settings", lang)
     return t("cmp_column_named", lang, n=s.index + 1, detail=detail)
@@ -153,8 +179,9 @@ def within_spread(q: float, s: ColumnSummary, base: ColumnSummary, attr: str) ->
     return bool(spreads) and abs(q - 1) <= max(spreads)
 
 
-def biggest_differences(summaries: list[ColumnSummary], columns: list[ColumnSettings], lang: str,
-                        busy: bool = False) -> list[str]:
+def biggest_differences(
+    summaries: list[ColumnSummary], columns: list[ColumnSettings], lang: str, busy: bool = False
+) -> list[str]:
     """For each column after the first, its time metric and its memory metric furthest from the
     first column (by the size of log(ratio)), as sentences: "Column 2 (KV off): TPOT 3.10× column 1, ...".
     A time ratio inside the repeats' spread is not named; when all are, the sentence says so.
@@ -181,8 +208,9 @@ def biggest_differences(summaries: list[ColumnSummary], columns: list[ColumnSett
                 parts.append(t("cmp_diff_noise", lang))
             elif ranked:
                 _, key, q = max(ranked)
-                parts.append(t("cmp_diff_part", lang, metric=t(key, lang), x=fmt_ratio(q),
-                               base=base_settings.index + 1))
+                parts.append(
+                    t("cmp_diff_part", lang, metric=t(key, lang), x=fmt_ratio(q), base=base_settings.index + 1)
+                )
         name = column_name(by_index[s.index], base_settings, lang, prompts_differ(columns))
         if parts:
             lines.append(t("cmp_diff_line", lang, name=name, parts=t("cmp_sep", lang).join(parts)))

@@ -1,6 +1,7 @@
 """Compare: 2-4 prompts side by side, each with its own settings (KV cache, attention backend,
 dtype, model, sampling), run one after another on the same engine; then the runs replayed side by
 side, shared charts (every column one trace) and a summary table of the differences."""
+
 import pandas  # noqa: F401  - before plotly (fresh-server import race)
 import streamlit as st
 

@@ -4,6 +4,7 @@ slower visibly falls behind. A fragment: scrubbing reruns only this section, and
 once per frame, moving the sliders themselves.
 
 The chips and step captions are the playground's (ui/chips.py, ui/replay.py)."""
+
 from __future__ import annotations
 
 import time
@@ -67,8 +68,13 @@ def replay_section(outcomes: list[ColumnOutcome], lang: str) -> None:
     """Replay of every column that finished, each in its own column of the page."""
     clock = _clock(outcomes)
     if clock is None:
-        st.button(t("cmp_replay_all", lang), key=keys.PLAY, icon=":material/replay:", on_click=_start,
-                  help=t("cmp_replay_all_help", lang))
+        st.button(
+            t("cmp_replay_all", lang),
+            key=keys.PLAY,
+            icon=":material/replay:",
+            on_click=_start,
+            help=t("cmp_replay_all_help", lang),
+        )
     else:
         st.button(t("cmp_replay_stop", lang), key=keys.PLAY_STOP, icon=":material/stop:", on_click=_stop)
         elapsed, longest, scale = clock
@@ -81,8 +87,15 @@ def replay_section(outcomes: list[ColumnOutcome], lang: str) -> None:
             st.session_state[k] = last  # a new run: show the end
         with box:
             st.markdown(f"**{t('cmp_column', lang, n=c.settings.index + 1)}**")
-            step = st.slider(t("cmp_replay_step", lang), min_value=-1, max_value=last, key=k, on_change=_stop,
-                             help=t("cmp_replay_step_help", lang), persist_state=KEEP)
+            step = st.slider(
+                t("cmp_replay_step", lang),
+                min_value=-1,
+                max_value=last,
+                key=k,
+                on_change=_stop,
+                help=t("cmp_replay_step_help", lang),
+                persist_state=KEEP,
+            )
             st.markdown(step_caption(r, step, lang))
             st.html(chips_html(r, step, lang))
     if clock is not None:  # the next frame

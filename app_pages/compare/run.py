@@ -10,6 +10,7 @@ each is timed in turn, `repeats` times back to back: the column shows its median
 the summary each time's median and spread over the runs. A column that cannot run (its model
 fails to load, an empty prompt, a prompt past the context) gets its message and the others run.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -44,9 +45,13 @@ def start_column(bundle, outcome: ColumnOutcome) -> tuple[Engine, RunResult]:
     engine = Engine(bundle.model, bundle.tokenizer, timed_config(settings.engine_config()), name=bundle.name)
     seq = engine.add_request(settings.prompt, settings.sampling(), chat=settings.chat)  # bad input fails here
     check_run_work(len(seq.prompt_token_ids), settings.max_new_tokens, settings.kv_cache)  # public caps; off: nothing
-    return engine, RunResult(settings=settings, model=ModelInfo.from_bundle(bundle),
-                             block_size=engine.config.block_size,
-                             prompt=pieces_for(bundle.tokenizer, seq.prompt_token_ids), arrival=seq.arrival_time)
+    return engine, RunResult(
+        settings=settings,
+        model=ModelInfo.from_bundle(bundle),
+        block_size=engine.config.block_size,
+        prompt=pieces_for(bundle.tokenizer, seq.prompt_token_ids),
+        arrival=seq.arrival_time,
+    )
 
 
 def warm_up_column(bundle, result: RunResult, lock) -> None:
@@ -112,8 +117,9 @@ def median_run(runs: list[tuple[Engine, RunResult]]) -> tuple[Engine, RunResult]
     return sorted(runs, key=lambda run: run[1].metrics.e2e_ms)[(len(runs) - 1) // 2]
 
 
-def time_column(outcome: ColumnOutcome, bundle, view, progress, registry: ModelRegistry,
-                lang: str) -> tuple[Engine, RunResult]:
+def time_column(
+    outcome: ColumnOutcome, bundle, view, progress, registry: ModelRegistry, lang: str
+) -> tuple[Engine, RunResult]:
     """One timed run of a prepared column, drawn live into its view; progress(tokens done) moves the bar."""
     engine, result = start_column(bundle, outcome)  # checked in prepare_column: arrival is now
     if outcome.result is None:
@@ -130,8 +136,9 @@ def time_column(outcome: ColumnOutcome, bundle, view, progress, registry: ModelR
     return engine, result
 
 
-def run_column(outcome: ColumnOutcome, bundle, view, k: int, n: int, repeats: int, registry: ModelRegistry, bar,
-               lang: str) -> None:
+def run_column(
+    outcome: ColumnOutcome, bundle, view, k: int, n: int, repeats: int, registry: ModelRegistry, bar, lang: str
+) -> None:
     """A prepared column's timed runs, one after another, then its memory pass on the median run."""
     s = outcome.settings
     name = t("cmp_column", lang, n=s.index + 1)
@@ -139,10 +146,13 @@ def run_column(outcome: ColumnOutcome, bundle, view, k: int, n: int, repeats: in
     finished = []
     try:
         for r in range(repeats):
+
             def progress(done: int, r: int = r) -> None:
-                bar.progress(min(1.0, (k + (r + done / most) / repeats) / n),
-                             text=t("cmp_progress", lang, name=name, k=k + 1, n=n, done=done, N=most,
-                                    r=r + 1, R=repeats))
+                bar.progress(
+                    min(1.0, (k + (r + done / most) / repeats) / n),
+                    text=t("cmp_progress", lang, name=name, k=k + 1, n=n, done=done, N=most, r=r + 1, R=repeats),
+                )
+
             engine, result = time_column(outcome, bundle, view, progress, registry, lang)
             if result.status == RunStatus.DONE and result.tokens:
                 finished.append((engine, result))
@@ -159,17 +169,20 @@ def run_column(outcome: ColumnOutcome, bundle, view, k: int, n: int, repeats: in
         view.html(live_html(outcome.result, lang))
 
 
-def measure_column(engine, result: RunResult, registry: ModelRegistry, bar, name: str, k: int, n: int,
-                   lang: str) -> None:
+def measure_column(
+    engine, result: RunResult, registry: ModelRegistry, bar, name: str, k: int, n: int, lang: str
+) -> None:
     """The column's memory, from an untimed replay of its tokens with the probe on (no capture)."""
     config = dataclasses.replace(result.settings.engine_config(), capture_attention=False)
     for done, total in measure_pass(engine, result, registry.step_lock, config):
-        bar.progress(min(1.0, (k + 1) / n), text=t("cmp_progress_memory", lang, name=name, k=k + 1, n=n,
-                                                   done=done, total=total))
+        bar.progress(
+            min(1.0, (k + 1) / n), text=t("cmp_progress_memory", lang, name=name, k=k + 1, n=n, done=done, total=total)
+        )
 
 
-def run_all(columns: list[ColumnSettings], repeats: int, registry: ModelRegistry, status_slot, slots: list,
-            lang: str) -> None:
+def run_all(
+    columns: list[ColumnSettings], repeats: int, registry: ModelRegistry, status_slot, slots: list, lang: str
+) -> None:
     """Every column in turn, each timed `repeats` times back to back; the comparison lands in session
     state before the first step, so Stop (which interrupts this script) leaves the finished columns behind."""
     result = CompareResult(columns=[ColumnOutcome(settings=c) for c in columns], repeats=repeats)

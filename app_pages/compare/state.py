@@ -3,6 +3,7 @@
 A column is one playground run (ui/run_state.RunResult) plus the model it ran on; plain records,
 never tensors or weights, so the last comparison survives page visits and language switches.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -23,6 +24,7 @@ COLUMN_COLORS = ["#2563eb", "#dc2626", "#16a34a", "#d97706"]  # one per column, 
 @dataclass(frozen=True)
 class ColumnSettings:
     """Everything one column's controls set: the run's settings and the model it runs on."""
+
     index: int  # 0-based; shown as "Column index + 1"
     run: RunSettings
     model: str
@@ -47,6 +49,7 @@ class CompareStatus(str, Enum):
 @dataclass(frozen=True)
 class TimedRun:
     """One timed repeat of a column: its latency metrics and the machine's load while it ran."""
+
     metrics: RequestMetrics
     load: MachineLoad | None
 
@@ -55,6 +58,7 @@ class TimedRun:
 class ColumnOutcome:
     """One column after Run all: its shown run (the median of its repeats by E2E; None if it never
     started) and every finished repeat's timings, or why it could not run."""
+
     settings: ColumnSettings
     result: RunResult | None = None
     error: str | None = None

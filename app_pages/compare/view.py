@@ -1,6 +1,7 @@
 """The last comparison: each column's outcome and text, the side-by-side replay, the shared charts
 and the summary table with each column's ratio to the first, and a caption naming the biggest
 differences."""
+
 from __future__ import annotations
 
 import pandas as pd
@@ -8,8 +9,15 @@ import streamlit as st
 
 from app_pages.compare import keys
 from app_pages.compare.figures import Series, itl_figure, kv_growth_figure, latency_bars_figure, peak_memory_figure
-from app_pages.compare.metrics import (ColumnSummary, biggest_differences, column_name, prompts_differ, ratio,
-                                      setting_phrases, summarise)
+from app_pages.compare.metrics import (
+    ColumnSummary,
+    biggest_differences,
+    column_name,
+    prompts_differ,
+    ratio,
+    setting_phrases,
+    summarise,
+)
 from app_pages.compare.replay import replay_section
 from app_pages.compare.state import ColumnOutcome, CompareResult, CompareStatus
 from app_pages.compare.strings import t
@@ -38,8 +46,17 @@ def _outcome(c: ColumnOutcome, lang: str) -> None:
         st.warning(t("run_stopped", lang, n=len(r.tokens)), icon=":material/stop_circle:")
     elif r.status == RunStatus.DONE:
         reason = r.request.finish_reason if r.request else None
-        st.success(t("run_done", lang, n=len(r.tokens), reason=t(f"finish_{reason or 'none'}", lang),
-                     L=r.num_prompt_tokens, steps=len(r.steps)), icon=":material/check_circle:")
+        st.success(
+            t(
+                "run_done",
+                lang,
+                n=len(r.tokens),
+                reason=t(f"finish_{reason or 'none'}", lang),
+                L=r.num_prompt_tokens,
+                steps=len(r.steps),
+            ),
+            icon=":material/check_circle:",
+        )
     if r is not None and r.tokens:
         st.html(output_html(r.text))
 
@@ -71,9 +88,15 @@ def summary_table(summaries: list[ColumnSummary], names: list[str], lang: str) -
         "cmp_col_itl_p50": lambda s: num(s.itl_p50_ms),
         "cmp_col_itl_p99": lambda s: num(s.itl_p99_ms),
         "cmp_col_e2e": lambda s: num(s.e2e_ms, 0),
-        **({"cmp_col_ttft_spread": lambda s: spread(s, "ttft_ms"),
-            "cmp_col_tpot_spread": lambda s: spread(s, "tpot_ms"),
-            "cmp_col_e2e_spread": lambda s: spread(s, "e2e_ms")} if repeated else {}),
+        **(
+            {
+                "cmp_col_ttft_spread": lambda s: spread(s, "ttft_ms"),
+                "cmp_col_tpot_spread": lambda s: spread(s, "tpot_ms"),
+                "cmp_col_e2e_spread": lambda s: spread(s, "e2e_ms"),
+            }
+            if repeated
+            else {}
+        ),
         "cmp_col_peak": lambda s: num(mib(s.peak_bytes), 2),
         "cmp_col_kv": lambda s: num(s.kv_end_bytes / KIB),
         "cmp_col_ttft_x": lambda s: num(ratio(s.ttft_ms, base.ttft_ms), 2),
@@ -82,8 +105,9 @@ def summary_table(summaries: list[ColumnSummary], names: list[str], lang: str) -
         "cmp_col_peak_x": lambda s: num(ratio(s.peak_bytes, base.peak_bytes), 2),
         "cmp_col_kv_diff": lambda s: num((s.kv_end_bytes - base.kv_end_bytes) / KIB),
     }
-    table = pd.DataFrame({name: [f(s) for f in rows.values()] for s, name in zip(summaries, names)},
-                         index=[t(k, lang) for k in rows])
+    table = pd.DataFrame(
+        {name: [f(s) for f in rows.values()] for s, name in zip(summaries, names)}, index=[t(k, lang) for k in rows]
+    )
     table.index.name = t("cmp_col_metric", lang)
     return table
 
@@ -120,8 +144,12 @@ def render_comparison(result: CompareResult | None, lang: str) -> None:
     st.subheader(t("cmp_table_header", lang))
     summaries = [summarise(c) for c in done]
     table = summary_table(summaries, names, lang)
-    st.dataframe(table, key=keys.TABLE, height=35 * (len(table) + 1) + 3,  # every row, no inner scrolling
-                 column_config={"_index": st.column_config.TextColumn(width="medium")})
+    st.dataframe(
+        table,
+        key=keys.TABLE,
+        height=35 * (len(table) + 1) + 3,  # every row, no inner scrolling
+        column_config={"_index": st.column_config.TextColumn(width="medium")},
+    )
     if base.index != 0:
         st.caption(t("cmp_base_moved", lang, n=base.index + 1))
     loads = [run.load for c in done for run in c.runs or [c.result] if run.load is not None]

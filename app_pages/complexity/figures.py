@@ -4,6 +4,7 @@ Cache on is blue, cache off red; the linear-layer term is a solid line, the atte
 the document's curves are dotted. Log axes wherever a power law is the question: a power law is a
 straight line there and its slope is the exponent.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -12,8 +13,14 @@ import plotly.graph_objects as go
 from app_pages.complexity.strings import t
 from engine.config import ModelConfig
 from lab.complexity import CacheRun
-from lab.complexity_math import (apparent_exponent, crossover_rows, exponent_grid, measured_exponents, per_step_split,
-                                 scaled_theory)
+from lab.complexity_math import (
+    apparent_exponent,
+    crossover_rows,
+    exponent_grid,
+    measured_exponents,
+    per_step_split,
+    scaled_theory,
+)
 from ui.theme import log_axis, log_span, style
 
 CACHE_COLORS = {True: "#2563eb", False: "#dc2626"}
@@ -36,8 +43,16 @@ def step_time_figure(runs: dict[bool, CacheRun], prompt_len: int, lang: str = "e
     fig = go.Figure()
     for kv in (kv for kv in (True, False) if kv in runs):
         ms = runs[kv].step_ms
-        fig.add_trace(go.Scatter(x=list(range(prompt_len + 1, prompt_len + len(ms) + 1)), y=ms, mode="lines+markers",
-                                 marker=dict(size=4), name=_cache_name(kv, lang), line=dict(color=CACHE_COLORS[kv])))
+        fig.add_trace(
+            go.Scatter(
+                x=list(range(prompt_len + 1, prompt_len + len(ms) + 1)),
+                y=ms,
+                mode="lines+markers",
+                marker=dict(size=4),
+                name=_cache_name(kv, lang),
+                line=dict(color=CACHE_COLORS[kv]),
+            )
+        )
     style(fig, t("cx_fig_step_ms", lang), t("cx_axis_context", lang), t("axis_ms", lang), height=420)
     fig.update_yaxes(rangemode="tozero")
     return fig
@@ -50,8 +65,15 @@ def step_flops_figure(runs: dict[bool, CacheRun], prompt_len: int, lang: str = "
         run = runs[kv]
         x = list(range(prompt_len + 1, prompt_len + len(run.step_ms) + 1))
         for term, values, dash in (("linear", run.flops_linear, "solid"), ("attention", run.flops_attention, "dash")):
-            fig.add_trace(go.Scatter(x=x, y=[v / GIGA for v in values], mode="lines", line=dict(color=CACHE_COLORS[kv],
-                                     dash=dash), name=t(f"cx_term_{term}", lang, cache=_cache_name(kv, lang))))
+            fig.add_trace(
+                go.Scatter(
+                    x=x,
+                    y=[v / GIGA for v in values],
+                    mode="lines",
+                    line=dict(color=CACHE_COLORS[kv], dash=dash),
+                    name=t(f"cx_term_{term}", lang, cache=_cache_name(kv, lang)),
+                )
+            )
     style(fig, t("cx_fig_step_flops", lang), t("cx_axis_context", lang), t("cx_axis_gflop", lang), height=420)
     fig.update_layout(legend=dict(y=-0.28))
     log_axis(fig, "y", *log_span(fig, "y"))
@@ -67,12 +89,26 @@ def cumulative_figure(runs: dict[bool, CacheRun], prompt_len: int, kind: str, la
         values = run.cumulative_ms if kind == "ms" else [v / GIGA for v in run.cumulative_flops]
         n = list(range(1, len(values) + 1))
         slope = measured_exponents(run)[0 if kind == "ms" else 1]
-        fig.add_trace(go.Scatter(x=n, y=values, mode="lines+markers", marker=dict(size=4),
-                                 line=dict(color=CACHE_COLORS[kv]),
-                                 name=t("cx_measured", lang, cache=_cache_name(kv, lang), slope=_slope(slope))))
+        fig.add_trace(
+            go.Scatter(
+                x=n,
+                y=values,
+                mode="lines+markers",
+                marker=dict(size=4),
+                line=dict(color=CACHE_COLORS[kv]),
+                name=t("cx_measured", lang, cache=_cache_name(kv, lang), slope=_slope(slope)),
+            )
+        )
         theory = scaled_theory(prompt_len, values, 1 if kv else 2)
-        fig.add_trace(go.Scatter(x=n, y=theory.values, mode="lines", line=dict(color=CACHE_COLORS[kv], dash="dot"),
-                                 name=t(f"cx_theory_{theory.label}", lang, slope=_slope(theory.slope))))
+        fig.add_trace(
+            go.Scatter(
+                x=n,
+                y=theory.values,
+                mode="lines",
+                line=dict(color=CACHE_COLORS[kv], dash="dot"),
+                name=t(f"cx_theory_{theory.label}", lang, slope=_slope(theory.slope)),
+            )
+        )
     title, y_title = ("cx_fig_cum_ms", "axis_ms") if kind == "ms" else ("cx_fig_cum_flops", "cx_axis_gflop")
     style(fig, t(title, lang), t("cx_axis_steps", lang), t(y_title, lang), height=420)
     log_axis(fig, "x", *log_span(fig, "x"))
@@ -83,8 +119,9 @@ def cumulative_figure(runs: dict[bool, CacheRun], prompt_len: int, kind: str, la
 
 def _vline(fig: go.Figure, x: float, y_range: tuple[float, float], name: str, color: str, dash: str) -> None:
     """A vertical marker as a trace (so it has a legend entry and needs no log-axis shape maths)."""
-    fig.add_trace(go.Scatter(x=[x, x], y=list(y_range), mode="lines", name=name, line=dict(color=color, dash=dash,
-                             width=1.5)))
+    fig.add_trace(
+        go.Scatter(x=[x, x], y=list(y_range), mode="lines", name=name, line=dict(color=color, dash=dash, width=1.5))
+    )
 
 
 def crossover_figure(c: ModelConfig, lang: str = "en", name: str | None = None) -> go.Figure:
@@ -98,17 +135,37 @@ def crossover_figure(c: ModelConfig, lang: str = "en", name: str | None = None) 
     for kv in (True, False):
         linear, attention = lines[kv]
         cache = _cache_name(kv, lang)
-        fig.add_trace(go.Scatter(x=ctx, y=linear / GIGA, mode="lines", line=dict(color=CACHE_COLORS[kv]),
-                                 name=t("cx_term_linear", lang, cache=cache)))
-        fig.add_trace(go.Scatter(x=ctx, y=attention / GIGA, mode="lines", line=dict(color=CACHE_COLORS[kv],
-                                 dash="dash"), name=t("cx_term_attention", lang, cache=cache)))
+        fig.add_trace(
+            go.Scatter(
+                x=ctx,
+                y=linear / GIGA,
+                mode="lines",
+                line=dict(color=CACHE_COLORS[kv]),
+                name=t("cx_term_linear", lang, cache=cache),
+            )
+        )
+        fig.add_trace(
+            go.Scatter(
+                x=ctx,
+                y=attention / GIGA,
+                mode="lines",
+                line=dict(color=CACHE_COLORS[kv], dash="dash"),
+                name=t("cx_term_attention", lang, cache=cache),
+            )
+        )
     y_range = (float(lines[True][1][0]) / GIGA, float(lines[False][1][-1]) / GIGA)
     _vline(fig, row.with_cache, y_range, t("cx_cross_on", lang, n=f"{row.with_cache:,}"), CACHE_COLORS[True], "dot")
-    _vline(fig, row.without_cache, y_range, t("cx_cross_off", lang, n=f"{row.without_cache:,}"),
-           CACHE_COLORS[False], "dot")
+    _vline(
+        fig, row.without_cache, y_range, t("cx_cross_off", lang, n=f"{row.without_cache:,}"), CACHE_COLORS[False], "dot"
+    )
     _vline(fig, c.max_position, y_range, t("cx_max_ctx", lang, n=f"{c.max_position:,}"), THEORY_COLOR, "dashdot")
-    style(fig, t("cx_fig_cross", lang, model=name or c.name), t("cx_axis_context_c", lang), t("cx_axis_gflop", lang),
-          height=460)
+    style(
+        fig,
+        t("cx_fig_cross", lang, model=name or c.name),
+        t("cx_axis_context_c", lang),
+        t("cx_axis_gflop", lang),
+        height=460,
+    )
     log_axis(fig, "x", *log_span(fig, "x"))
     log_axis(fig, "y", *log_span(fig, "y"))
     fig.update_layout(legend=dict(y=-0.2))
@@ -123,12 +180,25 @@ def exponent_figure(configs: dict[str, ModelConfig], lang: str = "en") -> go.Fig
     for i, (name, c) in enumerate(configs.items()):
         color = MODEL_PALETTE[i % len(MODEL_PALETTE)]
         for kv, dash in ((False, "solid"), (True, "dash")):
-            fig.add_trace(go.Scatter(x=ns, y=apparent_exponent(c, ns, kv), mode="lines",
-                                     line=dict(color=color, dash=dash),
-                                     name=t("cx_exp_model", lang, model=name, cache=_cache_name(kv, lang))))
+            fig.add_trace(
+                go.Scatter(
+                    x=ns,
+                    y=apparent_exponent(c, ns, kv),
+                    mode="lines",
+                    line=dict(color=color, dash=dash),
+                    name=t("cx_exp_model", lang, model=name, cache=_cache_name(kv, lang)),
+                )
+            )
     for level, key in ((3, "cx_doc_cubic"), (2, "cx_doc_quadratic")):
-        fig.add_trace(go.Scatter(x=[ns[0], ns[-1]], y=[level, level], mode="lines", name=t(key, lang),
-                                 line=dict(color=THEORY_COLOR, dash="dot", width=1)))
+        fig.add_trace(
+            go.Scatter(
+                x=[ns[0], ns[-1]],
+                y=[level, level],
+                mode="lines",
+                name=t(key, lang),
+                line=dict(color=THEORY_COLOR, dash="dot", width=1),
+            )
+        )
     style(fig, t("cx_fig_exp", lang), t("cx_axis_n_eq_l", lang), t("cx_axis_exponent", lang), height=460)
     log_axis(fig, "x", float(ns[0]), float(ns[-1]))
     fig.update_yaxes(range=[0.8, 3.2])

@@ -1,5 +1,6 @@
 """Every st.session_state key of the complexity lab, widget keys included, named once: the page's
 modules use these names, so a key is renamed in one place."""
+
 # panels.py
 CROSSOVER_TABLE = "cx_crossover_table"
 CROSS_MODEL = "cx_cross_model"

@@ -1,5 +1,6 @@
 """Complexity lab: what generating without a KV cache really costs (C13-C15), measured on the loaded
 model and counted for any model, and the worked example's tensor shapes step by step (C12)."""
+
 import pandas  # noqa: F401  - before plotly (fresh-server import race)
 import streamlit as st
 
@@ -18,8 +19,9 @@ bundle = load_for_page(st.session_state[CHOICE_KEY], lang)
 if bundle is None:
     st.stop()
 
-cache_tab, dominance_tab, worked_tab = st.tabs([t("cx_tab_cache", lang), t("cx_tab_dominance", lang),
-                                                 t("cx_tab_worked", lang)])
+cache_tab, dominance_tab, worked_tab = st.tabs(
+    [t("cx_tab_cache", lang), t("cx_tab_dominance", lang), t("cx_tab_worked", lang)]
+)
 with cache_tab:
     render_cache_section(bundle, get_registry(), lang)
 with dominance_tab:

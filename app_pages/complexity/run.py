@@ -4,6 +4,7 @@ model, with progress, then per-step and cumulative cost, measured and counted, a
 The whole comparison holds the registry's step lock: it is a timing experiment, and another
 session's steps interleaved with it would show up as noise in both curves.
 """
+
 from __future__ import annotations
 
 import time
@@ -36,6 +37,7 @@ SETTLE_S = 1.0  # after a chart is sent: the browser draws it before the next ti
 @dataclass
 class Comparison:
     """One finished comparison, as kept in st.session_state (plain lists, no tensors)."""
+
     model: str
     prompt_len: int
     max_new_tokens: int
@@ -60,15 +62,18 @@ def run_comparison(bundle, prompt_len: int, max_new_tokens: int, lock, progress,
         raise ValueError(f"N must be at least {MIN_N}: a slope needs a few decode steps to fit on.")
     c = bundle.model.config
     if prompt_len + max_new_tokens > c.max_position:
-        raise ValueError(f"L = {prompt_len} + N = {max_new_tokens} exceed this model's context of "
-                         f"{c.max_position} tokens; lower one of them.")
+        raise ValueError(
+            f"L = {prompt_len} + N = {max_new_tokens} exceed this model's context of "
+            f"{c.max_position} tokens; lower one of them."
+        )
     ids = prompt_of_length(bundle.tokenizer, prompt_len)
     with lock:
         # A two-token pass first: a fresh process pays one-off costs on the first steps of new shapes
         # (oneDNN primitives, allocator growth) that would otherwise bend the start of both curves.
         run_with_and_without_cache(bundle.model, bundle.tokenizer, ids, 2)
-        runs = run_with_and_without_cache(bundle.model, bundle.tokenizer, ids, max_new_tokens, progress=progress,
-                                          finished=finished)
+        runs = run_with_and_without_cache(
+            bundle.model, bundle.tokenizer, ids, max_new_tokens, progress=progress, finished=finished
+        )
     text = bundle.tokenizer.decode(runs[True].tokens, skip_special_tokens=True)
     return Comparison(bundle.name, prompt_len, max_new_tokens, runs, text, crossover_context(c, kv_cache=True))
 
@@ -79,8 +84,9 @@ def render_controls(max_position: int, lang: str) -> tuple[int, int, bool]:
     c1, c2, c3 = st.columns([1, 1, 1], vertical_alignment="bottom")
     prompt_len = whole_number_box(c1, t("cx_L", lang), 1, max_l, keys.L, help=t("cx_L_help", lang))
     most = capped("max_new_tokens", MAX_N, keys.N, MIN_N)
-    max_new = whole_number_box(c2, t("cx_N", lang), MIN_N, most, keys.N, step=8,
-                               help=cap_help("max_new_tokens", lang, t("cx_N_help", lang)))
+    max_new = whole_number_box(
+        c2, t("cx_N", lang), MIN_N, most, keys.N, step=8, help=cap_help("max_new_tokens", lang, t("cx_N_help", lang))
+    )
     clicked = c3.button(t("cx_run", lang), type="primary", key=keys.RUN, icon=":material/speed:")
     return prompt_len, max_new, clicked
 
@@ -139,29 +145,50 @@ def exponent_table(r: Comparison, lang: str) -> pd.DataFrame:
         run = r.runs[kv]
         ms_slope, flops_slope = measured_exponents(run)
         theory = scaled_theory(r.prompt_len, run.cumulative_flops, 1 if kv else 2)
-        rows.append({t("cx_col_mode", lang): t("cx_cache_on" if kv else "cx_cache_off", lang),
-                     t("cx_col_total_ms", lang): round(sum(run.step_ms)),
-                     t("cx_col_slope_ms", lang): None if ms_slope is None else round(ms_slope, 2),
-                     t("cx_col_slope_flops", lang): None if flops_slope is None else round(flops_slope, 2),
-                     t("cx_col_slope_doc_range", lang): None if theory.slope is None else round(theory.slope, 2),
-                     t("cx_col_slope_doc", lang): "2 (C14)" if kv else "3 (C13)"})
+        rows.append(
+            {
+                t("cx_col_mode", lang): t("cx_cache_on" if kv else "cx_cache_off", lang),
+                t("cx_col_total_ms", lang): round(sum(run.step_ms)),
+                t("cx_col_slope_ms", lang): None if ms_slope is None else round(ms_slope, 2),
+                t("cx_col_slope_flops", lang): None if flops_slope is None else round(flops_slope, 2),
+                t("cx_col_slope_doc_range", lang): None if theory.slope is None else round(theory.slope, 2),
+                t("cx_col_slope_doc", lang): "2 (C14)" if kv else "3 (C13)",
+            }
+        )
     return pd.DataFrame(rows)
 
 
 def render_result(r: Comparison, lang: str) -> None:
     on, off = r.runs[True], r.runs[False]
     c = st.columns(4)
-    c[0].metric(t("cx_m_match", lang), t("cx_yes" if r.tokens_match else "cx_no", lang),
-                help=t("cx_m_match_help", lang))
+    c[0].metric(
+        t("cx_m_match", lang), t("cx_yes" if r.tokens_match else "cx_no", lang), help=t("cx_m_match_help", lang)
+    )
     c[1].metric(t("cx_m_on", lang), f"{sum(on.step_ms) / 1e3:.2f} s")
     c[2].metric(t("cx_m_off", lang), f"{sum(off.step_ms) / 1e3:.2f} s")
     c[3].metric(t("cx_m_ratio", lang), f"{sum(off.step_ms) / max(sum(on.step_ms), 1e-9):.1f}×")
-    st.caption(t("cx_result_caption", lang, model=md_literal(r.model), L=r.prompt_len, N=r.max_new_tokens,
-                 n=r.num_steps, last=r.prompt_len + r.num_steps))
+    st.caption(
+        t(
+            "cx_result_caption",
+            lang,
+            model=md_literal(r.model),
+            L=r.prompt_len,
+            N=r.max_new_tokens,
+            n=r.num_steps,
+            last=r.prompt_len + r.num_steps,
+        )
+    )
     st.dataframe(exponent_table(r, lang), hide_index=True, key=keys.EXPONENTS)
     last = r.prompt_len + r.num_steps
-    st.markdown(t("cx_reading" if last < r.crossover else "cx_reading_beyond", lang, last=last,
-                  cross=f"{r.crossover:,}", cross2=f"{2 * r.crossover:,}"))
+    st.markdown(
+        t(
+            "cx_reading" if last < r.crossover else "cx_reading_beyond",
+            lang,
+            last=last,
+            cross=f"{r.crossover:,}",
+            cross2=f"{2 * r.crossover:,}",
+        )
+    )
     c1, c2 = st.columns(2)
     c1.plotly_chart(cumulative_figure(r.runs, r.prompt_len, "ms", lang), key=keys.FIG_CUM_MS)
     c2.plotly_chart(cumulative_figure(r.runs, r.prompt_len, "flops", lang), key=keys.FIG_CUM_FLOPS)

@@ -4,6 +4,7 @@ chunked prefill; the longest prompt that fits; and the formulas with their numbe
 
 Sizes here are decimal (1 GB = 10⁹ bytes), as GPU memory is sold and as the source's "200 MB" is.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -73,23 +74,33 @@ def fit_table(c: ModelConfig, L: int, dtype_bytes: int, chunk: int, batch: int =
         row = {t("mem_col_gpu", lang): f"{gb} GB"}
         for v in fit_variants(chunk):
             r = predict(c, L, dtype_bytes, gb, v, batch)
-            row[v.label(lang)] = (t("mem_fits", lang, total=fmt_si(r.total)) if r.fits
-                                  else t("mem_oom", lang, term=term_name(r.overflow, lang), total=fmt_si(r.total)))
+            row[v.label(lang)] = (
+                t("mem_fits", lang, total=fmt_si(r.total))
+                if r.fits
+                else t("mem_oom", lang, term=term_name(r.overflow, lang), total=fmt_si(r.total))
+            )
         rows.append(row)
     return pd.DataFrame(rows)
 
 
 def max_length_table(c: ModelConfig, dtype_bytes: int, chunk: int, batch: int = 1, lang: str = "en") -> pd.DataFrame:
     """Rows: GPU sizes; per variant, the longest prompt whose prefill fits."""
-    return pd.DataFrame([{t("mem_col_gpu", lang): f"{gb} GB",
-                          **{v.label(lang): max_fit_length(c, dtype_bytes, gb, v, batch) for v in fit_variants(chunk)}}
-                         for gb in GPU_SIZES_GB])
+    return pd.DataFrame(
+        [
+            {
+                t("mem_col_gpu", lang): f"{gb} GB",
+                **{v.label(lang): max_fit_length(c, dtype_bytes, gb, v, batch) for v in fit_variants(chunk)},
+            }
+            for gb in GPU_SIZES_GB
+        ]
+    )
 
 
 @dataclass(frozen=True)
 class ScoreNumbers:
     """C20's numbers for one model, dtype and L: the score matrix per head and per layer, beside
     the KV cache and the weights."""
+
     per_head: int
     per_layer: int
     all_layers: int  # what a reader who multiplies by layers too would expect; never alive at once
@@ -99,9 +110,13 @@ class ScoreNumbers:
 
 def score_numbers(c: ModelConfig, L: int, dtype_bytes: int, batch: int = 1) -> ScoreNumbers:
     per_layer = score_bytes(c, L, L, dtype_bytes, batch)
-    return ScoreNumbers(per_head=score_bytes(c, L, L, dtype_bytes, batch, per_layer=False), per_layer=per_layer,
-                        all_layers=per_layer * c.num_layers, kv_cache=kv_bytes(c, L, dtype_bytes, batch),
-                        weights=c.num_params * dtype_bytes)
+    return ScoreNumbers(
+        per_head=score_bytes(c, L, L, dtype_bytes, batch, per_layer=False),
+        per_layer=per_layer,
+        all_layers=per_layer * c.num_layers,
+        kv_cache=kv_bytes(c, L, dtype_bytes, batch),
+        weights=c.num_params * dtype_bytes,
+    )
 
 
 def formulas(c: ModelConfig, L: int, dtype_bytes: int, batch: int = 1) -> dict[str, str]:
@@ -109,11 +124,15 @@ def formulas(c: ModelConfig, L: int, dtype_bytes: int, batch: int = 1) -> dict[s
     return {
         "per_head": f"batch × Lq × Lk × bytes = {batch} × {L:,} × {L:,} × {dtype_bytes}",
         "per_layer": f"batch × heads × Lq × Lk × bytes = {batch} × {c.num_heads} × {L:,} × {L:,} × {dtype_bytes}",
-        "kv_cache": (f"2 × layers × kv_heads × head_dim × L × bytes = 2 × {c.num_layers} × {c.num_kv_heads} × "
-                     f"{c.head_dim} × {L:,} × {dtype_bytes}" + (f" × {batch}" if batch > 1 else "")),
+        "kv_cache": (
+            f"2 × layers × kv_heads × head_dim × L × bytes = 2 × {c.num_layers} × {c.num_kv_heads} × "
+            f"{c.head_dim} × {L:,} × {dtype_bytes}" + (f" × {batch}" if batch > 1 else "")
+        ),
         "weights": f"parameters × bytes = {c.num_params:,} × {dtype_bytes}",
-        "activations": (f"batch × Lq × (4·hidden + q + 2·kv + 4·ffn) × bytes = {batch} × Lq × (4·{c.hidden_size} + "
-                        f"{c.q_size} + 2·{c.kv_size} + 4·{c.ffn_size}) × {dtype_bytes}"),
+        "activations": (
+            f"batch × Lq × (4·hidden + q + 2·kv + 4·ffn) × bytes = {batch} × Lq × (4·{c.hidden_size} + "
+            f"{c.q_size} + 2·{c.kv_size} + 4·{c.ffn_size}) × {dtype_bytes}"
+        ),
     }
 
 
@@ -126,19 +145,49 @@ def fit_figure(c: ModelConfig, L: int, dtype_bytes: int, chunk: int, batch: int 
     fig = go.Figure()
     for key, attr in (("weights", "weights"), ("kv", "kv_cache"), ("scores", "scores"), ("activations", "activations")):
         name = t(f"mem_term_{key}", lang)
-        fig.add_trace(go.Bar(x=[getattr(r, attr) / 1e9 for r in reports], y=ys, orientation="h", name=name,
-                             width=0.55, marker_color=TERM_COLORS[key], customdata=[v.label(lang) for v in variants],
-                             hovertemplate="%{customdata}: %{x:.2f} GB<extra>" + name + "</extra>"))
+        fig.add_trace(
+            go.Bar(
+                x=[getattr(r, attr) / 1e9 for r in reports],
+                y=ys,
+                orientation="h",
+                name=name,
+                width=0.55,
+                marker_color=TERM_COLORS[key],
+                customdata=[v.label(lang) for v in variants],
+                hovertemplate="%{customdata}: %{x:.2f} GB<extra>" + name + "</extra>",
+            )
+        )
     for gb, color in zip(GPU_SIZES_GB, GPU_COLORS):
-        fig.add_trace(go.Scatter(x=[gb, gb], y=[-0.5, len(ys) - 0.5], mode="lines", name=f"GPU {gb} GB",
-                                 line=dict(color=color, dash="dash", width=2)))
-    style(fig, t("mem_fig_fit", lang, model=c.name, L=f"{L:,}", bytes=dtype_bytes), t("mem_axis_gb", lang),
-          t("mem_axis_variant", lang), height=400)
+        fig.add_trace(
+            go.Scatter(
+                x=[gb, gb],
+                y=[-0.5, len(ys) - 0.5],
+                mode="lines",
+                name=f"GPU {gb} GB",
+                line=dict(color=color, dash="dash", width=2),
+            )
+        )
+    style(
+        fig,
+        t("mem_fig_fit", lang, model=c.name, L=f"{L:,}", bytes=dtype_bytes),
+        t("mem_axis_gb", lang),
+        t("mem_axis_variant", lang),
+        height=400,
+    )
     fig.update_layout(barmode="stack", legend=dict(y=-0.3, traceorder="normal"))
     # Each variant's name above its bar, not as a tick label beside it: on a phone the tick labels took
     # most of the width and squeezed the bars into a sliver
     fig.update_yaxes(tickvals=ys, showticklabels=False, range=[len(ys) - 0.5, -0.5])
     for y, v in zip(ys, variants):
-        fig.add_annotation(x=0, xref="paper", y=y - 0.3, yref="y", text=v.label(lang), showarrow=False,
-                           xanchor="left", yanchor="bottom", font=dict(size=12))
+        fig.add_annotation(
+            x=0,
+            xref="paper",
+            y=y - 0.3,
+            yref="y",
+            text=v.label(lang),
+            showarrow=False,
+            xanchor="left",
+            yanchor="bottom",
+            font=dict(size=12),
+        )
     return fig

@@ -5,6 +5,7 @@ Pillow: no browser needed) and CSV downloads.
 Matrices follow ui.figures_attention.attention_matrix: the prefill step's T x T triangle, then one
 row per decode step, NaN where a query cannot see a key (the causal future).
 """
+
 from __future__ import annotations
 
 import io
@@ -48,7 +49,7 @@ def tile(matrices: list[np.ndarray], cols: int = GRID_COLS, gap: int = 1) -> np.
     out = np.full((rows * (h + gap) - gap, cols * (w + gap) - gap), np.nan, dtype=np.float32)
     for i, m in enumerate(matrices):
         r, c = divmod(i, cols)
-        out[r * (h + gap):r * (h + gap) + h, c * (w + gap):c * (w + gap) + w] = m
+        out[r * (h + gap) : r * (h + gap) + h, c * (w + gap) : c * (w + gap) + w] = m
     return out
 
 
@@ -95,16 +96,18 @@ def layers_csv(matrices: dict[int, np.ndarray], labels: list[str]) -> str:
     for layer, m in matrices.items():
         q, k = np.nonzero(np.isfinite(m))
         parts.append(pd.DataFrame({"layer": layer, "query": q, "key": k, "probability": m[q, k]}))
-    frame = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(
-        columns=["layer", "query", "key", "probability"])
+    frame = (
+        pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=["layer", "query", "key", "probability"])
+    )
     token = dict(enumerate(labels))
     frame.insert(2, "query_token", frame["query"].map(token))
     frame.insert(4, "key_token", frame["key"].map(token))
     return frame.to_csv(index=False, float_format="%.6g")
 
 
-def mean_heatmap(matrix: np.ndarray, labels: list[str], num_prefill_rows: int, layer: int, num_heads: int,
-                 lang: str = "en") -> go.Figure:
+def mean_heatmap(
+    matrix: np.ndarray, labels: list[str], num_prefill_rows: int, layer: int, num_heads: int, lang: str = "en"
+) -> go.Figure:
     """The single-head heatmap's layout, for the mean over heads."""
     fig = attention_heatmap(matrix, labels, num_prefill_rows, layer, 0, lang)
     fig.update_layout(title_text=t("mem_heat_mean_title", lang, layer=layer, heads=num_heads))
@@ -118,21 +121,40 @@ def layers_figure(matrices: dict[int, np.ndarray], lang: str = "en", num_prefill
     layers = list(matrices)
     cols = min(GRID_COLS, max(1, len(layers)))
     rows = max(1, math.ceil(len(layers) / cols))
-    fig = make_subplots(rows=rows, cols=cols, subplot_titles=[t("mem_heat_layer_n", lang, layer=n) for n in layers],
-                        horizontal_spacing=0.03, vertical_spacing=0.3 / rows + 0.02)
+    fig = make_subplots(
+        rows=rows,
+        cols=cols,
+        subplot_titles=[t("mem_heat_layer_n", lang, layer=n) for n in layers],
+        horizontal_spacing=0.03,
+        vertical_spacing=0.3 / rows + 0.02,
+    )
     top = max((float(np.nanmax(m)) for m in matrices.values() if np.isfinite(m).any()), default=1.0)
     for i, (layer, m) in enumerate(matrices.items()):
         r, c = divmod(i, cols)
-        fig.add_trace(go.Heatmap(z=m, coloraxis="coloraxis", name=t("mem_heat_mean_trace", lang), showlegend=i == 0,
-                                 hovertemplate=t("mem_heat_grid_hover", lang, layer=layer) + "<extra></extra>"),
-                      row=r + 1, col=c + 1)
+        fig.add_trace(
+            go.Heatmap(
+                z=m,
+                coloraxis="coloraxis",
+                name=t("mem_heat_mean_trace", lang),
+                showlegend=i == 0,
+                hovertemplate=t("mem_heat_grid_hover", lang, layer=layer) + "<extra></extra>",
+            ),
+            row=r + 1,
+            col=c + 1,
+        )
         if 0 < num_prefill_rows < m.shape[0]:
-            fig.add_trace(boundary_line(num_prefill_rows, m.shape[1], lang, legendgroup="boundary",
-                                        showlegend=i == 0), row=r + 1, col=c + 1)
+            fig.add_trace(
+                boundary_line(num_prefill_rows, m.shape[1], lang, legendgroup="boundary", showlegend=i == 0),
+                row=r + 1,
+                col=c + 1,
+            )
     style(fig, t("mem_heat_layers_title", lang, n=len(layers)), "", "")
     legend_below(fig, 80 + 170 * rows)
-    fig.update_layout(coloraxis=dict(colorscale="Viridis", cmin=0, cmax=top,
-                                     colorbar=dict(title=dict(text=t("axis_probability", lang)))))
+    fig.update_layout(
+        coloraxis=dict(
+            colorscale="Viridis", cmin=0, cmax=top, colorbar=dict(title=dict(text=t("axis_probability", lang)))
+        )
+    )
     fig.update_yaxes(autorange="reversed", showticklabels=False, showgrid=False)
     fig.update_xaxes(showticklabels=False, showgrid=False)
     fig.update_xaxes(title_text=t("mem_axis_key_pos", lang), row=rows, col=1)

@@ -2,6 +2,7 @@
 over prompt length (eager vs sdpa vs chunked) against the score-matrix formula; the "will it
 fit" predictor for big models on real GPU sizes; attention heatmaps with downloads; and the KV
 leak of a naive generation loop against the engine."""
+
 import pandas  # noqa: F401  - before plotly (fresh-server import race)
 import streamlit as st
 
@@ -24,8 +25,9 @@ bundle = load_for_page(st.session_state[CHOICE_KEY], lang)
 if bundle is not None:
     st.caption(model_summary(ModelInfo.from_bundle(bundle), lang))
 
-sweep_tab, fit_tab, heat_tab, leak_tab = st.tabs([t("mem_tab_sweep", lang), t("mem_tab_fit", lang),
-                                                  t("mem_tab_heat", lang), t("mem_tab_leak", lang)])
+sweep_tab, fit_tab, heat_tab, leak_tab = st.tabs(
+    [t("mem_tab_sweep", lang), t("mem_tab_fit", lang), t("mem_tab_heat", lang), t("mem_tab_leak", lang)]
+)
 with fit_tab:  # arithmetic only: works on the presets even when no model could be loaded
     fit_panel(bundle, lang)
 for tab, panel in ((sweep_tab, sweep_panel), (heat_tab, heat_panel), (leak_tab, leak_panel)):

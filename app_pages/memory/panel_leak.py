@@ -1,6 +1,7 @@
 """The memory lab's fourth tab: the KV leak of C16, measured. N consecutive requests through a
 hand-written Hugging Face loop that keeps one cache for ever, and through the engine, which frees
 each request's blocks; tensor memory left behind and milliseconds per token, request by request."""
+
 from __future__ import annotations
 
 import statistics
@@ -29,10 +30,17 @@ def _controls(lang: str) -> bool:
         c1, c2 = st.columns(2)
         most = capped("max_requests", MAX_REQUESTS, keys.LEAK_N, 2)
         whole_number_box(c1, t("mem_leak_n", lang), 2, most, keys.LEAK_N, help=cap_help("max_requests", lang))
-        whole_number_box(c2, t("max_new_tokens", lang), 1, capped("max_new_tokens", MAX_NEW_TOKENS, keys.LEAK_NEW),
-                         keys.LEAK_NEW, help=cap_help("max_new_tokens", lang))
-        return st.form_submit_button(t("mem_leak_run", lang), type="primary", icon=":material/water_drop:",
-                                     key=keys.LEAK_RUN)
+        whole_number_box(
+            c2,
+            t("max_new_tokens", lang),
+            1,
+            capped("max_new_tokens", MAX_NEW_TOKENS, keys.LEAK_NEW),
+            keys.LEAK_NEW,
+            help=cap_help("max_new_tokens", lang),
+        )
+        return st.form_submit_button(
+            t("mem_leak_run", lang), type="primary", icon=":material/water_drop:", key=keys.LEAK_RUN
+        )
 
 
 def _run(bundle, lang: str) -> None:
@@ -62,15 +70,17 @@ def _run(bundle, lang: str) -> None:
 
 
 def _table(result: LeakResult, lang: str) -> pd.DataFrame:
-    return pd.DataFrame({
-        t("mem_col_request", lang): [p.request + 1 for p in result.naive],
-        t("mem_col_naive_mib", lang): [p.retained_bytes / MIB for p in result.naive],
-        t("mem_col_naive_ctx", lang): [p.context_tokens for p in result.naive],
-        t("mem_col_naive_ms", lang): [p.ms_per_token for p in result.naive],
-        t("mem_col_engine_mib", lang): [p.retained_bytes / MIB for p in result.engine],
-        t("mem_col_engine_ctx", lang): [p.context_tokens for p in result.engine],
-        t("mem_col_engine_ms", lang): [p.ms_per_token for p in result.engine],
-    })
+    return pd.DataFrame(
+        {
+            t("mem_col_request", lang): [p.request + 1 for p in result.naive],
+            t("mem_col_naive_mib", lang): [p.retained_bytes / MIB for p in result.naive],
+            t("mem_col_naive_ctx", lang): [p.context_tokens for p in result.naive],
+            t("mem_col_naive_ms", lang): [p.ms_per_token for p in result.naive],
+            t("mem_col_engine_mib", lang): [p.retained_bytes / MIB for p in result.engine],
+            t("mem_col_engine_ctx", lang): [p.context_tokens for p in result.engine],
+            t("mem_col_engine_ms", lang): [p.ms_per_token for p in result.engine],
+        }
+    )
 
 
 def _median_ms(points) -> float:
@@ -80,20 +90,37 @@ def _median_ms(points) -> float:
 def _show(result: LeakResult, lang: str) -> None:
     naive, ours = result.naive, result.engine
     c = st.columns(4)
-    c[0].metric(t("mem_leak_m_naive", lang, n=result.n), fmt_bytes(naive[-1].retained_bytes),
-                delta=t("mem_leak_m_growth", lang, b=fmt_bytes(result.growth_per_request)), delta_color="inverse")
+    c[0].metric(
+        t("mem_leak_m_naive", lang, n=result.n),
+        fmt_bytes(naive[-1].retained_bytes),
+        delta=t("mem_leak_m_growth", lang, b=fmt_bytes(result.growth_per_request)),
+        delta_color="inverse",
+    )
     c[1].metric(t("mem_leak_m_engine", lang, n=result.n), fmt_bytes(ours[-1].retained_bytes))
     c[2].metric(t("mem_leak_m_ctx", lang), f"{naive[-1].context_tokens:,}")
-    c[3].metric(t("mem_leak_m_ms", lang), f"{_median_ms(naive):.0f} / {_median_ms(ours):.0f}",
-                help=t("mem_leak_m_ms_help", lang))
+    c[3].metric(
+        t("mem_leak_m_ms", lang),
+        f"{_median_ms(naive):.0f} / {_median_ms(ours):.0f}",
+        help=t("mem_leak_m_ms_help", lang),
+    )
     c1, c2 = st.columns(2)
     c1.plotly_chart(leak_memory_figure(naive, ours, lang), key=keys.FIG_LEAK_MEM)
     c2.plotly_chart(leak_speed_figure(naive, ours, lang), key=keys.FIG_LEAK_SPEED)
-    st.markdown(t("mem_leak_conclusion", lang, per_token=fmt_bytes(result.kv_bytes_per_token),
-                  growth=fmt_bytes(result.growth_per_request)))
+    st.markdown(
+        t(
+            "mem_leak_conclusion",
+            lang,
+            per_token=fmt_bytes(result.kv_bytes_per_token),
+            growth=fmt_bytes(result.growth_per_request),
+        )
+    )
     table = _table(result, lang)
-    st.dataframe(table, hide_index=True, key=keys.LEAK_TABLE, column_config={
-        col: st.column_config.NumberColumn(format="%.2f") for col in table.columns[[1, 3, 4, 6]]})
+    st.dataframe(
+        table,
+        hide_index=True,
+        key=keys.LEAK_TABLE,
+        column_config={col: st.column_config.NumberColumn(format="%.2f") for col in table.columns[[1, 3, 4, 6]]},
+    )
 
 
 def leak_panel(bundle, lang: str) -> None:

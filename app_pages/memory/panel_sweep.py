@@ -1,6 +1,7 @@
 """The memory lab's first tab: a measured sweep of prefill peaks over prompt length, eager vs sdpa
 vs chunked, against the score-matrix formula (C20). Each point is a real prefill through the
 engine with the CPU tensor tracker (or CUDA's counters); progress is shown point by point."""
+
 from __future__ import annotations
 
 import pandas as pd
@@ -9,8 +10,18 @@ import streamlit as st
 from app_pages.memory import keys
 from app_pages.memory.figures import breakdown_figure, difference_figure, sweep_peak_figure
 from app_pages.memory.strings import t
-from app_pages.memory.sweep import (SweepPlan, SweepResult, SweepStatus, Variant, comparisons, new_result, parse_chunks,
-                                    parse_lengths, run_sweep, seconds_left)
+from app_pages.memory.sweep import (
+    SweepPlan,
+    SweepResult,
+    SweepStatus,
+    Variant,
+    comparisons,
+    new_result,
+    parse_chunks,
+    parse_lengths,
+    run_sweep,
+    seconds_left,
+)
 from ui.errors import error_message, show_error, show_message
 from ui.models import get_registry
 from ui.text import download_name, with_eta
@@ -24,35 +35,56 @@ DEFAULT_LENGTHS = (64, 128, 256, 512, 1024)
 
 def _init_defaults(max_len: int) -> None:
     lengths = [L for L in DEFAULT_LENGTHS if L <= max_len] or [max_len]
-    seed({keys.LENGTHS: ", ".join(map(str, lengths)), keys.BACKENDS: ["eager", "sdpa"], keys.CHUNKS: "512",
-          keys.WITH_WEIGHTS: False})
+    seed(
+        {
+            keys.LENGTHS: ", ".join(map(str, lengths)),
+            keys.BACKENDS: ["eager", "sdpa"],
+            keys.CHUNKS: "512",
+            keys.WITH_WEIGHTS: False,
+        }
+    )
 
 
 def _controls(max_len: int, lang: str) -> bool:
     _init_defaults(max_len)
     with st.form(keys.SWEEP_FORM):
         c1, c2, c3 = st.columns([2.2, 1.4, 1])
-        c1.text_input(t("mem_lengths", lang), key=keys.LENGTHS, help=t("mem_lengths_help", lang, max=max_len),
-                      persist_state=KEEP)
-        c2.multiselect(t("mem_backends", lang), ["eager", "sdpa"], key=keys.BACKENDS,
-                       help=t("mem_backends_help", lang), persist_state=KEEP)
+        c1.text_input(
+            t("mem_lengths", lang), key=keys.LENGTHS, help=t("mem_lengths_help", lang, max=max_len), persist_state=KEEP
+        )
+        c2.multiselect(
+            t("mem_backends", lang),
+            ["eager", "sdpa"],
+            key=keys.BACKENDS,
+            help=t("mem_backends_help", lang),
+            persist_state=KEEP,
+        )
         c3.text_input(t("mem_chunks", lang), key=keys.CHUNKS, help=t("mem_chunks_help", lang), persist_state=KEEP)
-        return st.form_submit_button(t("mem_run_sweep", lang), type="primary", icon=":material/play_arrow:",
-                                     key=keys.RUN_SWEEP)
+        return st.form_submit_button(
+            t("mem_run_sweep", lang), type="primary", icon=":material/play_arrow:", key=keys.RUN_SWEEP
+        )
 
 
 def _plan(max_len: int, lang: str) -> SweepPlan:
     s = st.session_state
     if not s[keys.BACKENDS]:
         raise ValueError(t("mem_err_no_backend", lang))
-    return SweepPlan(parse_lengths(s[keys.LENGTHS], max_len, lang), list(s[keys.BACKENDS]),
-                     parse_chunks(s[keys.CHUNKS], lang))
+    return SweepPlan(
+        parse_lengths(s[keys.LENGTHS], max_len, lang), list(s[keys.BACKENDS]), parse_chunks(s[keys.CHUNKS], lang)
+    )
 
 
 def _point_line(result: SweepResult, i: int, lang: str) -> str:
     p, seconds = result.points[i], result.seconds[i]
-    return t("mem_point_done", lang, L=p.prompt_len, variant=Variant(p.backend, p.chunk).label(lang),
-             peak=fmt_bytes(p.peak_bytes), scores=fmt_bytes(p.scores_bytes), s=seconds)
+    return t(
+        "mem_point_done",
+        lang,
+        L=p.prompt_len,
+        variant=Variant(p.backend, p.chunk).label(lang),
+        peak=fmt_bytes(p.peak_bytes),
+        scores=fmt_bytes(p.scores_bytes),
+        s=seconds,
+    )
 
 
 def _run(bundle, max_len: int, lang: str) -> None:
@@ -82,8 +114,9 @@ def _run(bundle, max_len: int, lang: str) -> None:
             return
         chart.empty()  # the page draws the full result below
         bar.progress(1.0, text=t("mem_sweep_done", lang, n=len(points), s=sum(result.seconds)))
-        box.update(label=t("mem_sweep_done", lang, n=len(points), s=sum(result.seconds)), state="complete",
-                   expanded=False)
+        box.update(
+            label=t("mem_sweep_done", lang, n=len(points), s=sum(result.seconds)), state="complete", expanded=False
+        )
 
 
 def _comparison_table(result: SweepResult, lang: str) -> None:
@@ -93,28 +126,47 @@ def _comparison_table(result: SweepResult, lang: str) -> None:
         return
     st.subheader(t("mem_cmp_header", lang))
     st.markdown(t("mem_cmp_explain", lang, heads=result.num_heads, bytes=result.elem_bytes, dtype=result.dtype))
-    table = pd.DataFrame({
-        "L": [r.L for r in rows],
-        t("mem_col_eager", lang): [r.eager_peak / MIB for r in rows],
-        t("mem_col_sdpa", lang): [r.sdpa_peak / MIB for r in rows],
-        t("mem_col_diff", lang): [r.difference / MIB for r in rows],
-        t("mem_col_formula", lang): [r.formula / MIB for r in rows],
-        t("mem_col_ratio", lang): [f"{r.ratio:.1%}" for r in rows],
-        t("mem_col_scores", lang): [r.eager_scores / MIB for r in rows],
-    })
-    st.dataframe(table, hide_index=True, key=keys.CMP_TABLE, column_config={
-        c: st.column_config.NumberColumn(format="%.2f") for c in table.columns[1:5].tolist() + [table.columns[6]]})
-    st.markdown("\n".join(t("mem_why_line", lang, L=r.L, ratio=f"{r.ratio:.1%}", why=t(r.verdict, lang))
-                          for r in rows))
+    table = pd.DataFrame(
+        {
+            "L": [r.L for r in rows],
+            t("mem_col_eager", lang): [r.eager_peak / MIB for r in rows],
+            t("mem_col_sdpa", lang): [r.sdpa_peak / MIB for r in rows],
+            t("mem_col_diff", lang): [r.difference / MIB for r in rows],
+            t("mem_col_formula", lang): [r.formula / MIB for r in rows],
+            t("mem_col_ratio", lang): [f"{r.ratio:.1%}" for r in rows],
+            t("mem_col_scores", lang): [r.eager_scores / MIB for r in rows],
+        }
+    )
+    st.dataframe(
+        table,
+        hide_index=True,
+        key=keys.CMP_TABLE,
+        column_config={
+            c: st.column_config.NumberColumn(format="%.2f") for c in table.columns[1:5].tolist() + [table.columns[6]]
+        },
+    )
+    st.markdown("\n".join(t("mem_why_line", lang, L=r.L, ratio=f"{r.ratio:.1%}", why=t(r.verdict, lang)) for r in rows))
     st.plotly_chart(difference_figure(rows, lang), key=keys.FIG_DIFF)
 
 
 def _points_csv(result: SweepResult) -> str:
-    return pd.DataFrame([{
-        "prompt_len": p.prompt_len, "backend": p.backend, "chunk": p.chunk or "", "peak_bytes": p.peak_bytes,
-        "scores_bytes": p.scores_bytes, "activations_bytes": p.activations_bytes, "kv_bytes": p.kv_bytes,
-        "decode_peak_bytes": p.decode_peak_bytes, "formula_scores_bytes": p.formula_scores, "seconds": round(s, 3),
-    } for p, s in zip(result.points, result.seconds)]).to_csv(index=False)
+    return pd.DataFrame(
+        [
+            {
+                "prompt_len": p.prompt_len,
+                "backend": p.backend,
+                "chunk": p.chunk or "",
+                "peak_bytes": p.peak_bytes,
+                "scores_bytes": p.scores_bytes,
+                "activations_bytes": p.activations_bytes,
+                "kv_bytes": p.kv_bytes,
+                "decode_peak_bytes": p.decode_peak_bytes,
+                "formula_scores_bytes": p.formula_scores,
+                "seconds": round(s, 3),
+            }
+            for p, s in zip(result.points, result.seconds)
+        ]
+    ).to_csv(index=False)
 
 
 def _show(result: SweepResult, lang: str) -> None:
@@ -131,13 +183,23 @@ def _show(result: SweepResult, lang: str) -> None:
     st.caption(t("mem_peak_caption", lang))
     _comparison_table(result, lang)
     st.subheader(t("mem_breakdown_header", lang))
-    with_weights = st.toggle(t("mem_with_weights", lang), key=keys.WITH_WEIGHTS, persist_state=KEEP,
-                             help=t("mem_with_weights_help", lang, weights=fmt_bytes(result.weight_bytes)))
+    with_weights = st.toggle(
+        t("mem_with_weights", lang),
+        key=keys.WITH_WEIGHTS,
+        persist_state=KEEP,
+        help=t("mem_with_weights_help", lang, weights=fmt_bytes(result.weight_bytes)),
+    )
     st.plotly_chart(breakdown_figure(result, lang, with_weights), key=keys.FIG_BREAKDOWN)
     st.caption(t("mem_breakdown_caption", lang))
-    st.download_button(t("mem_download_csv", lang), _points_csv(result),
-                       file_name=download_name("memory-sweep", result.model_name, ext="csv"),
-                       mime="text/csv", on_click="ignore", key=keys.SWEEP_CSV, icon=":material/download:")
+    st.download_button(
+        t("mem_download_csv", lang),
+        _points_csv(result),
+        file_name=download_name("memory-sweep", result.model_name, ext="csv"),
+        mime="text/csv",
+        on_click="ignore",
+        key=keys.SWEEP_CSV,
+        icon=":material/download:",
+    )
 
 
 def sweep_panel(bundle, lang: str) -> None:

@@ -4,6 +4,7 @@ comparing the eager-minus-sdpa peak with the score-matrix formula.
 
 No Streamlit here: the panel drives `run_sweep` and redraws its progress after each point.
 """
+
 from __future__ import annotations
 
 import threading
@@ -94,6 +95,7 @@ class SweepPlan:
 @dataclass
 class SweepResult:
     """What the page keeps in session state: plain numbers, no tensors."""
+
     plan: SweepPlan
     model_name: str
     dtype: str
@@ -107,15 +109,23 @@ class SweepResult:
     error: str | None = None
 
     def find(self, L: int, variant: Variant) -> PrefillMemory | None:
-        return next((p for p in self.points if p.prompt_len == L and p.backend == variant.backend
-                     and p.chunk == variant.chunk), None)
+        return next(
+            (p for p in self.points if p.prompt_len == L and p.backend == variant.backend and p.chunk == variant.chunk),
+            None,
+        )
 
 
 def new_result(bundle, plan: SweepPlan) -> SweepResult:
     model, c = bundle.model, bundle.model.config
-    return SweepResult(plan=plan, model_name=bundle.name, dtype=str(model.dtype).removeprefix("torch."),
-                       elem_bytes=torch.empty((), dtype=model.dtype).element_size(), num_heads=c.num_heads,
-                       weight_bytes=model.weight_bytes, labelled=str(model.device).startswith("cpu"))
+    return SweepResult(
+        plan=plan,
+        model_name=bundle.name,
+        dtype=str(model.dtype).removeprefix("torch."),
+        elem_bytes=torch.empty((), dtype=model.dtype).element_size(),
+        num_heads=c.num_heads,
+        weight_bytes=model.weight_bytes,
+        labelled=str(model.device).startswith("cpu"),
+    )
 
 
 def run_sweep(bundle, result: SweepResult, lock: threading.Lock | None = None) -> Iterator[int]:
@@ -149,6 +159,7 @@ def seconds_left(result: SweepResult) -> float | None:
 @dataclass(frozen=True)
 class Comparison:
     """One prompt length measured both ways, whole prompt: the spike against its formula."""
+
     L: int
     eager_peak: int
     sdpa_peak: int
@@ -181,6 +192,9 @@ def comparisons(result: SweepResult) -> list[Comparison]:
     for L in result.plan.lengths:
         eager, sdpa = result.find(L, Variant("eager")), result.find(L, Variant("sdpa"))
         if eager and sdpa:
-            rows.append(Comparison(L, eager.peak_bytes, sdpa.peak_bytes, eager.formula_scores, eager.scores_bytes,
-                                   result.labelled))
+            rows.append(
+                Comparison(
+                    L, eager.peak_bytes, sdpa.peak_bytes, eager.formula_scores, eager.scores_bytes, result.labelled
+                )
+            )
     return rows

@@ -1,5 +1,6 @@
 """The playground's controls: prompt, chat template, max_new_tokens, sampling, attention backend,
 KV cache and memory probe, in one form so typing never starts anything until Run."""
+
 from __future__ import annotations
 
 import streamlit as st
@@ -10,12 +11,27 @@ from ui.run_state import RunSettings
 from ui.widget_state import KEEP, seed
 from ui.widgets import sampling_label, whole_number, whole_number_box
 
-DEFAULTS = {keys.PROMPT: "What is the capital of France?", keys.CHAT: True, keys.MAX_NEW: 32,
-            keys.TEMPERATURE: 0.0, keys.TOP_K: 0, keys.TOP_P: 1.0, keys.SEED: None, keys.ATTENTION: "sdpa",
-            keys.KV: True, keys.PROBE: True}
+DEFAULTS = {
+    keys.PROMPT: "What is the capital of France?",
+    keys.CHAT: True,
+    keys.MAX_NEW: 32,
+    keys.TEMPERATURE: 0.0,
+    keys.TOP_K: 0,
+    keys.TOP_P: 1.0,
+    keys.SEED: None,
+    keys.ATTENTION: "sdpa",
+    keys.KV: True,
+    keys.PROBE: True,
+}
 DEFAULT_PROMPTS = {"en": DEFAULTS[keys.PROMPT], "zh": "法国的首都是哪里？"}
-WORKED_EXAMPLE = {keys.PROMPT: "今天天气", keys.CHAT: False, keys.MAX_NEW: 3, keys.TEMPERATURE: 0.0,
-                  keys.ATTENTION: "eager", keys.KV: True}
+WORKED_EXAMPLE = {
+    keys.PROMPT: "今天天气",
+    keys.CHAT: False,
+    keys.MAX_NEW: 3,
+    keys.TEMPERATURE: 0.0,
+    keys.ATTENTION: "eager",
+    keys.KV: True,
+}
 
 
 def init_defaults(has_chat_template: bool, lang: str = "en") -> None:
@@ -34,44 +50,85 @@ def _load_worked_example() -> None:
 
 def _sampling_controls(lang: str) -> None:
     s = st.session_state
-    with st.expander(sampling_label(s.get(keys.TEMPERATURE), s.get(keys.TOP_K), s.get(keys.TOP_P), s.get(keys.SEED),
-                                    lang)):
+    with st.expander(
+        sampling_label(s.get(keys.TEMPERATURE), s.get(keys.TOP_K), s.get(keys.TOP_P), s.get(keys.SEED), lang)
+    ):
         c1, c2, c3, c4 = st.columns(4)
-        c1.number_input(t("temperature", lang), min_value=0.0, max_value=5.0, step=0.1, key=keys.TEMPERATURE,
-                        help=t("temperature_help", lang), persist_state=KEEP)
+        c1.number_input(
+            t("temperature", lang),
+            min_value=0.0,
+            max_value=5.0,
+            step=0.1,
+            key=keys.TEMPERATURE,
+            help=t("temperature_help", lang),
+            persist_state=KEEP,
+        )
         whole_number_box(c2, t("top_k", lang), 0, 100_000, keys.TOP_K, help=t("top_k_help", lang))
-        c3.number_input(t("top_p", lang), min_value=0.01, max_value=1.0, step=0.05, key=keys.TOP_P,
-                        help=t("top_p_help", lang), persist_state=KEEP)
+        c3.number_input(
+            t("top_p", lang),
+            min_value=0.01,
+            max_value=1.0,
+            step=0.05,
+            key=keys.TOP_P,
+            help=t("top_p_help", lang),
+            persist_state=KEEP,
+        )
         # No maximum; empty is no seed (value=None: the box can be emptied again once a seed is typed)
         whole_number_box(c4, t("seed", lang), 0, None, keys.SEED, value=None, placeholder=t("seed_placeholder", lang))
 
 
-def render_controls(has_chat_template: bool, max_context: int, lang: str,
-                    max_prompt_chars: int | None = None) -> tuple[RunSettings, bool]:
+def render_controls(
+    has_chat_template: bool, max_context: int, lang: str, max_prompt_chars: int | None = None
+) -> tuple[RunSettings, bool]:
     """Draw the controls; return the settings and whether Run was pressed in this script run.
     max_context: the most max_new_tokens may be (a public server caps it below the model's context)."""
     init_defaults(has_chat_template, lang)
-    st.button(t("worked_example_btn", lang), on_click=_load_worked_example, key=keys.EXAMPLE,
-              help=t("worked_example_help", lang), icon=":material/menu_book:")
+    st.button(
+        t("worked_example_btn", lang),
+        on_click=_load_worked_example,
+        key=keys.EXAMPLE,
+        help=t("worked_example_help", lang),
+        icon=":material/menu_book:",
+    )
     with st.form(keys.FORM):
         st.text_area(t("prompt", lang), key=keys.PROMPT, height=90, max_chars=max_prompt_chars, persist_state=KEEP)
         c1, c2, c3 = st.columns([1.2, 1, 1.3])
-        c1.toggle(t("chat_template", lang), key=keys.CHAT, disabled=not has_chat_template,
-                  help=t("chat_template_help", lang), persist_state=KEEP)
+        c1.toggle(
+            t("chat_template", lang),
+            key=keys.CHAT,
+            disabled=not has_chat_template,
+            help=t("chat_template_help", lang),
+            persist_state=KEEP,
+        )
         c1.toggle(t("kv_cache", lang), key=keys.KV, help=t("kv_cache_help", lang), persist_state=KEEP)
         c1.toggle(t("probe", lang), key=keys.PROBE, help=t("probe_help", lang), persist_state=KEEP)
         whole_number_box(c2, t("max_new_tokens", lang), 1, max_context, keys.MAX_NEW)  # "1e3" is 1000
-        c3.radio(t("attention", lang), ["sdpa", "eager"], key=keys.ATTENTION, horizontal=True,
-                 captions=[t("attention_sdpa", lang), t("attention_eager", lang)], persist_state=KEEP)
+        c3.radio(
+            t("attention", lang),
+            ["sdpa", "eager"],
+            key=keys.ATTENTION,
+            horizontal=True,
+            captions=[t("attention_sdpa", lang), t("attention_eager", lang)],
+            persist_state=KEEP,
+        )
         _sampling_controls(lang)
         buttons = st.container(horizontal=True)
         run = buttons.form_submit_button(t("run", lang), type="primary", icon=":material/play_arrow:", key=keys.RUN)
         # A second submit: the share link is built from the settings as typed, without running them
-        buttons.form_submit_button(t("sh_link_button", lang), icon=":material/link:", key=keys.SHARE,
-                                   help=t("sh_link_help", lang))
+        buttons.form_submit_button(
+            t("sh_link_button", lang), icon=":material/link:", key=keys.SHARE, help=t("sh_link_help", lang)
+        )
     s = st.session_state
-    settings = RunSettings(prompt=s[keys.PROMPT] or "", chat=bool(s[keys.CHAT]),
-                           max_new_tokens=whole_number(s[keys.MAX_NEW]), temperature=float(s[keys.TEMPERATURE]),
-                           top_k=whole_number(s[keys.TOP_K]), top_p=float(s[keys.TOP_P]), seed=whole_number(s[keys.SEED]),
-                           attention=s[keys.ATTENTION], kv_cache=bool(s[keys.KV]), probe_memory=bool(s[keys.PROBE]))
+    settings = RunSettings(
+        prompt=s[keys.PROMPT] or "",
+        chat=bool(s[keys.CHAT]),
+        max_new_tokens=whole_number(s[keys.MAX_NEW]),
+        temperature=float(s[keys.TEMPERATURE]),
+        top_k=whole_number(s[keys.TOP_K]),
+        top_p=float(s[keys.TOP_P]),
+        seed=whole_number(s[keys.SEED]),
+        attention=s[keys.ATTENTION],
+        kv_cache=bool(s[keys.KV]),
+        probe_memory=bool(s[keys.PROBE]),
+    )
     return settings, run

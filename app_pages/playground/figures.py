@@ -1,5 +1,6 @@
 """Timing and memory figures: latency per output token (TTFT, then ITL; C4, C8), the prefill and
 decode shares of the request's time (C9), and peak transient memory per step (C10, C20)."""
+
 from __future__ import annotations
 
 import plotly.graph_objects as go
@@ -19,12 +20,24 @@ def latency_figure(tokens: list[TokenEvent], arrival: float, lang: str = "en") -
     if gaps:
         fig.add_trace(go.Bar(x=[1], y=gaps[:1], name=t("lat_ttft", lang), marker_color=PHASE_COLORS["prefill"]))
     if len(gaps) > 1:
-        fig.add_trace(go.Bar(x=list(range(2, len(gaps) + 1)), y=gaps[1:], name=t("lat_itl", lang),
-                             marker_color=PHASE_COLORS["decode"]))
+        fig.add_trace(
+            go.Bar(
+                x=list(range(2, len(gaps) + 1)),
+                y=gaps[1:],
+                name=t("lat_itl", lang),
+                marker_color=PHASE_COLORS["decode"],
+            )
+        )
         metrics = RequestMetrics.from_times(arrival, times[1:])
-        fig.add_trace(go.Scatter(x=[1.5, len(gaps) + 0.5], y=[metrics.tpot_ms] * 2, mode="lines",
-                                 name=t("lat_tpot", lang, ms=metrics.tpot_ms),
-                                 line=dict(color=EXTRA_COLORS["line"], dash="dash")))
+        fig.add_trace(
+            go.Scatter(
+                x=[1.5, len(gaps) + 0.5],
+                y=[metrics.tpot_ms] * 2,
+                mode="lines",
+                name=t("lat_tpot", lang, ms=metrics.tpot_ms),
+                line=dict(color=EXTRA_COLORS["line"], dash="dash"),
+            )
+        )
     style(fig, t("lat_title", lang), t("axis_output_token", lang), t("axis_ms", lang))
     fig.update_yaxes(rangemode="tozero")
     return fig
@@ -34,11 +47,22 @@ def time_share_figure(metrics: RequestMetrics, lang: str = "en") -> go.Figure:
     """One stacked bar: time to the first token (prefill) and the rest (decode) of E2E."""
     prefill, decode = metrics.ttft_ms, metrics.e2e_ms - metrics.ttft_ms
     fig = go.Figure()
-    for name, value, phase in ((t("share_prefill", lang), prefill, "prefill"),
-                               (t("share_decode", lang), decode, "decode")):
+    for name, value, phase in (
+        (t("share_prefill", lang), prefill, "prefill"),
+        (t("share_decode", lang), decode, "decode"),
+    ):
         share = value / metrics.e2e_ms if metrics.e2e_ms else 0.0
-        fig.add_trace(go.Bar(x=[value], y=[t("share_row", lang)], orientation="h", name=name,
-                             marker_color=PHASE_COLORS[phase], text=[f"{share:.0%}"], textposition="inside"))
+        fig.add_trace(
+            go.Bar(
+                x=[value],
+                y=[t("share_row", lang)],
+                orientation="h",
+                name=name,
+                marker_color=PHASE_COLORS[phase],
+                text=[f"{share:.0%}"],
+                textposition="inside",
+            )
+        )
     style(fig, t("share_title", lang), t("axis_ms", lang), t("share_row", lang), height=260)
     fig.update_yaxes(showticklabels=False)  # one bar: the axis title names it
     fig.update_layout(barmode="stack", legend=dict(y=-0.45, traceorder="normal"))  # clear of the axis title
@@ -51,8 +75,14 @@ def step_time_figure(steps: list[StepRecord], lang: str = "en") -> go.Figure:
     for phase in ("prefill", "decode", "mixed"):
         chosen = [s for s in steps if s.phase == phase]
         if chosen:
-            fig.add_trace(go.Bar(x=[s.step for s in chosen], y=[s.ms for s in chosen], name=t(f"phase_{phase}", lang),
-                                 marker_color=PHASE_COLORS[phase]))
+            fig.add_trace(
+                go.Bar(
+                    x=[s.step for s in chosen],
+                    y=[s.ms for s in chosen],
+                    name=t(f"phase_{phase}", lang),
+                    marker_color=PHASE_COLORS[phase],
+                )
+            )
     style(fig, t("steptime_title", lang), t("axis_step", lang), t("axis_ms", lang))
     return fig
 
@@ -63,12 +93,24 @@ def memory_figure(steps: list[StepRecord], block_size: int, bytes_per_token: int
     for phase in ("prefill", "decode", "mixed"):
         chosen = [s for s in steps if s.phase == phase and s.peak_bytes is not None]
         if chosen:
-            fig.add_trace(go.Bar(x=[s.step for s in chosen], y=[s.peak_bytes / MIB for s in chosen],
-                                 name=t("mem_peak", lang, phase=t(f"phase_{phase}", lang)),
-                                 marker_color=PHASE_COLORS[phase]))
+            fig.add_trace(
+                go.Bar(
+                    x=[s.step for s in chosen],
+                    y=[s.peak_bytes / MIB for s in chosen],
+                    name=t("mem_peak", lang, phase=t(f"phase_{phase}", lang)),
+                    marker_color=PHASE_COLORS[phase],
+                )
+            )
     rows = kv_steps(steps, block_size)
-    fig.add_trace(go.Scatter(x=[r.step for r in rows], y=[r.cached_tokens * bytes_per_token / MIB for r in rows],
-                             mode="lines+markers", name=t("mem_kv", lang), line=dict(color=EXTRA_COLORS["kv"])))
+    fig.add_trace(
+        go.Scatter(
+            x=[r.step for r in rows],
+            y=[r.cached_tokens * bytes_per_token / MIB for r in rows],
+            mode="lines+markers",
+            name=t("mem_kv", lang),
+            line=dict(color=EXTRA_COLORS["kv"]),
+        )
+    )
     if all(s.peak_bytes is None for s in steps):
         fig.add_annotation(text=t("mem_probe_off", lang), showarrow=False, xref="paper", yref="paper", x=0.5, y=0.5)
     style(fig, t("mem_step_title", lang), t("axis_step", lang), t("axis_mib", lang))

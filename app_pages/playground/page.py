@@ -5,6 +5,7 @@ attention shapes and probabilities, timings, memory and the worked example of th
 A run can be shared: as a link that fills in these controls, as a trace file that the uploader
 shows again without any model (so it works even when no model can be loaded), or as a
 standalone HTML report."""
+
 import pandas  # noqa: F401  - before plotly (fresh-server import race)
 import streamlit as st
 
@@ -38,11 +39,23 @@ if info is not None:
 link_notes(lang, max_new)  # what a shared link filled in or ignored
 run_clicked = False
 if bundle is not None:
-    settings, run_clicked = render_controls(bool(getattr(bundle.tokenizer, "chat_template", None)), max_new, lang,
-                                            public.max_prompt_chars if public.enabled else None)
+    settings, run_clicked = render_controls(
+        bool(getattr(bundle.tokenizer, "chat_template", None)),
+        max_new,
+        lang,
+        public.max_prompt_chars if public.enabled else None,
+    )
     if public.enabled:
-        st.caption(t("public_caps", lang, chars=public.max_prompt_chars, tokens=public.max_new_tokens,
-                     step=public.max_step_tokens, work=public.max_uncached_work))
+        st.caption(
+            t(
+                "public_caps",
+                lang,
+                chars=public.max_prompt_chars,
+                tokens=public.max_new_tokens,
+                step=public.max_step_tokens,
+                work=public.max_uncached_work,
+            )
+        )
         if run_clicked and len(settings.prompt) > public.max_prompt_chars:  # the box caps typing; this, the rest
             show_message(t("public_prompt_capped", lang, n=len(settings.prompt), cap=public.max_prompt_chars))
             run_clicked = False

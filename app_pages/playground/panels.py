@@ -1,5 +1,6 @@
 """The result tabs of the playground, one function per tab: KV cache, attention, timings, memory,
 steps. Each draws its figures from the run's records and says what they show."""
+
 from __future__ import annotations
 
 import streamlit as st
@@ -22,25 +23,49 @@ def kv_panel(result: RunResult, lang: str) -> None:
     m, last = result.model, kv_steps(result.steps, result.block_size)[-1]
     st.markdown(t("kv_explain", lang))
     st.latex(kv_formula(m.num_layers, m.num_kv_heads, m.head_dim, last.cached_tokens, m.elem_bytes, lang))
-    st.caption(t("kv_formula_caption", lang, tokens=last.cached_tokens, per_token=fmt_bytes(m.kv_bytes_per_token),
-                 dtype=m.dtype, block=result.block_size))
+    st.caption(
+        t(
+            "kv_formula_caption",
+            lang,
+            tokens=last.cached_tokens,
+            per_token=fmt_bytes(m.kv_bytes_per_token),
+            dtype=m.dtype,
+            block=result.block_size,
+        )
+    )
     if not result.settings.kv_cache:
         st.info(t("kv_off_note", lang))
     c1, c2 = st.columns(2)
     plot(kv_tokens_figure(result.steps, result.block_size, lang), keys.FIG_KV_TOKENS, lang, c1)
-    plot(kv_bytes_figure(result.steps, result.block_size, m.num_layers, m.kv_bytes_per_token, lang),
-         keys.FIG_KV_BYTES, lang, c2)
+    plot(
+        kv_bytes_figure(result.steps, result.block_size, m.num_layers, m.kv_bytes_per_token, lang),
+        keys.FIG_KV_BYTES,
+        lang,
+        c2,
+    )
 
 
 @st.fragment
 def attention_panel(result: RunResult, lang: str) -> None:
     steps = result.steps
-    st.markdown(t("shapes_explain", lang, heads=result.model.num_heads, kv_heads=result.model.num_kv_heads,
-                  layers=result.model.num_layers))
+    st.markdown(
+        t(
+            "shapes_explain",
+            lang,
+            heads=result.model.num_heads,
+            kv_heads=result.model.num_kv_heads,
+            layers=result.model.num_layers,
+        )
+    )
     chosen = steps[-1].step
     if len(steps) > 2:
-        chosen = st.select_slider(t("shapes_pick", lang), options=[s.step for s in steps[1:]], value=steps[1].step,
-                                  key=keys.SHAPES_STEP, persist_state=KEEP)
+        chosen = st.select_slider(
+            t("shapes_pick", lang),
+            options=[s.step for s in steps[1:]],
+            value=steps[1].step,
+            key=keys.SHAPES_STEP,
+            persist_state=KEEP,
+        )
     index = next(i for i, s in enumerate(steps) if s.step == chosen)
     st.plotly_chart(shapes_figure(steps, index, result.model.head_dim, lang), key=keys.FIG_SHAPES)
     st.subheader(t("heat_header", lang))
@@ -49,10 +74,10 @@ def attention_panel(result: RunResult, lang: str) -> None:
         return
     layers = sorted({layer for captured in result.attention for layer in captured})
     c1, c2 = st.columns(2)
-    layer = c1.selectbox(t("heat_layer", lang), layers, index=len(layers) - 1, key=keys.HEAT_LAYER,
-                         persist_state=KEEP)
-    head = c2.selectbox(t("heat_head", lang), list(range(result.model.num_heads)), key=keys.HEAT_HEAD,
-                        persist_state=KEEP)
+    layer = c1.selectbox(t("heat_layer", lang), layers, index=len(layers) - 1, key=keys.HEAT_LAYER, persist_state=KEEP)
+    head = c2.selectbox(
+        t("heat_head", lang), list(range(result.model.num_heads)), key=keys.HEAT_HEAD, persist_state=KEEP
+    )
     if len(layers) < result.model.num_layers:
         st.caption(t("heat_truncated", lang, n=len(layers), total=result.model.num_layers))
     matrix = attention_matrix(result.attention, layer, head)
@@ -66,13 +91,18 @@ def timings_panel(result: RunResult, lang: str) -> None:
     metrics = result.metrics
     c = st.columns(5)
     c[0].metric(t("m_ttft", lang), f"{metrics.ttft_ms:.1f} ms", help=t("m_ttft_help", lang))
-    c[1].metric(t("m_tpot", lang), "—" if metrics.tpot_ms is None else f"{metrics.tpot_ms:.1f} ms",
-                help=t("m_tpot_help", lang))
+    c[1].metric(
+        t("m_tpot", lang), "—" if metrics.tpot_ms is None else f"{metrics.tpot_ms:.1f} ms", help=t("m_tpot_help", lang)
+    )
     c[2].metric(t("m_e2e", lang), f"{metrics.e2e_ms:.0f} ms", help=t("m_e2e_help", lang))
-    c[3].metric(t("m_tps", lang), "—" if not metrics.tpot_ms else f"{1000 / metrics.tpot_ms:.1f}",
-                help=t("m_tps_help", lang))
-    c[4].metric(t("m_share", lang), f"{metrics.prefill_share:.0%} / {1 - metrics.prefill_share:.0%}",
-                help=t("m_share_help", lang))
+    c[3].metric(
+        t("m_tps", lang), "—" if not metrics.tpot_ms else f"{1000 / metrics.tpot_ms:.1f}", help=t("m_tps_help", lang)
+    )
+    c[4].metric(
+        t("m_share", lang),
+        f"{metrics.prefill_share:.0%} / {1 - metrics.prefill_share:.0%}",
+        help=t("m_share_help", lang),
+    )
     show_load(result.load, lang)
     if result.settings.probe_memory or result.has_attention:
         st.caption(t("two_pass_note", lang))
@@ -108,10 +138,16 @@ def steps_panel(result: RunResult, lang: str) -> None:
         starts = list(range(0, len(steps), TABLE_ROWS))
         if st.session_state.get(keys.STEP_PAGE) not in starts:  # a shorter run than the last one
             st.session_state[keys.STEP_PAGE] = 0
-        start = st.selectbox(t("table_page", lang, rows=TABLE_ROWS), starts, key=keys.STEP_PAGE, persist_state=KEEP,
-                             format_func=lambda i: t("table_page_fmt", lang, first=steps[i].step,
-                                                     last=steps[min(i + TABLE_ROWS, len(steps)) - 1].step))
+        start = st.selectbox(
+            t("table_page", lang, rows=TABLE_ROWS),
+            starts,
+            key=keys.STEP_PAGE,
+            persist_state=KEEP,
+            format_func=lambda i: t(
+                "table_page_fmt", lang, first=steps[i].step, last=steps[min(i + TABLE_ROWS, len(steps)) - 1].step
+            ),
+        )
         st.caption(t("table_paged", lang, total=len(steps), rows=TABLE_ROWS))
-        shown = steps[start:start + TABLE_ROWS]
+        shown = steps[start : start + TABLE_ROWS]
     st.dataframe(step_table(shown, produced_labels(result), lang), hide_index=True, key=keys.STEP_TABLE)
     st.caption(t("tbl_shapes", lang))  # the dimension names here: in the headers they were cut off

@@ -5,6 +5,7 @@ Self-contained so it opens offline from disk: plotly.js is embedded once, inline
 chip styles are the app's own stylesheet, inline too. Every piece of user or model text goes
 through `html_text` (or, in the replay, `textContent`), so a prompt like `<script>` stays text.
 """
+
 from __future__ import annotations
 
 from datetime import datetime, timezone
@@ -27,23 +28,40 @@ def _row(name: str, value: str) -> str:
 def _settings_table(result: RunResult, lang: str) -> str:
     s, m = result.settings, result.model
     on_off = {True: t("rp_on", lang), False: t("rp_off", lang)}
-    rows = [f'<tr><th>{html_text(t("prompt", lang))}</th><td><pre class="rp-prompt">{html_text(s.prompt)}</pre>'
-            "</td></tr>",
-            _row(t("chat_template", lang), on_off[s.chat]), _row(t("max_new_tokens", lang), str(s.max_new_tokens)),
-            _row(t("temperature", lang), f"{s.temperature:g}"), _row(t("top_k", lang), str(s.top_k)),
-            _row(t("top_p", lang), f"{s.top_p:g}"),
-            _row(t("seed", lang), t("seed_placeholder", lang) if s.seed is None else str(s.seed)),
-            _row(t("attention", lang), s.attention), _row(t("kv_cache", lang), on_off[s.kv_cache]),
-            _row(t("probe", lang), on_off[s.probe_memory]), _row(t("dtype_label", lang), m.dtype),
-            _row(t("device_label", lang), m.device)]
+    rows = [
+        f'<tr><th>{html_text(t("prompt", lang))}</th><td><pre class="rp-prompt">{html_text(s.prompt)}</pre></td></tr>',
+        _row(t("chat_template", lang), on_off[s.chat]),
+        _row(t("max_new_tokens", lang), str(s.max_new_tokens)),
+        _row(t("temperature", lang), f"{s.temperature:g}"),
+        _row(t("top_k", lang), str(s.top_k)),
+        _row(t("top_p", lang), f"{s.top_p:g}"),
+        _row(t("seed", lang), t("seed_placeholder", lang) if s.seed is None else str(s.seed)),
+        _row(t("attention", lang), s.attention),
+        _row(t("kv_cache", lang), on_off[s.kv_cache]),
+        _row(t("probe", lang), on_off[s.probe_memory]),
+        _row(t("dtype_label", lang), m.dtype),
+        _row(t("device_label", lang), m.device),
+    ]
     return f'<table class="rp-table">{"".join(rows)}</table>'
 
 
 def _model_line(result: RunResult, lang: str) -> str:
     m = result.model
-    text = t("model_summary", lang, name=m.name, layers=m.num_layers, hidden=m.hidden_size, heads=m.num_heads,
-             kv_heads=m.num_kv_heads, head_dim=m.head_dim, params=m.num_params / 1e6,
-             weights=fmt_bytes(m.weight_bytes), dtype=m.dtype, device=m.device, ctx=m.max_position)
+    text = t(
+        "model_summary",
+        lang,
+        name=m.name,
+        layers=m.num_layers,
+        hidden=m.hidden_size,
+        heads=m.num_heads,
+        kv_heads=m.num_kv_heads,
+        head_dim=m.head_dim,
+        params=m.num_params / 1e6,
+        weights=fmt_bytes(m.weight_bytes),
+        dtype=m.dtype,
+        device=m.device,
+        ctx=m.max_position,
+    )
     return f"<p>{html_text(text.replace('**', ''))}</p>"
 
 
@@ -51,8 +69,17 @@ def _banner(result: RunResult, lang: str) -> str:
     n = len(result.tokens)
     if result.status == RunStatus.DONE:
         reason = result.request.finish_reason if result.request else None
-        text, kind = t("run_done", lang, n=n, reason=t(f"finish_{reason or 'none'}", lang),
-                       L=result.num_prompt_tokens, steps=len(result.steps)), ""
+        text, kind = (
+            t(
+                "run_done",
+                lang,
+                n=n,
+                reason=t(f"finish_{reason or 'none'}", lang),
+                L=result.num_prompt_tokens,
+                steps=len(result.steps),
+            ),
+            "",
+        )
     elif result.status == RunStatus.FAILED:
         text, kind = result.error or t("err_unexpected", lang, kind="?"), " rp-stopped"
     else:
@@ -62,16 +89,25 @@ def _banner(result: RunResult, lang: str) -> str:
 
 def _metrics(result: RunResult, lang: str) -> str:
     m = result.metrics
-    items = [(t("m_ttft", lang), f"{m.ttft_ms:.1f} ms"),
-             (t("m_tpot", lang), "—" if m.tpot_ms is None else f"{m.tpot_ms:.1f} ms"),
-             (t("m_e2e", lang), f"{m.e2e_ms:.0f} ms"),
-             (t("m_tps", lang), "—" if not m.tpot_ms else f"{1000 / m.tpot_ms:.1f}"),
-             (t("m_share", lang), f"{m.prefill_share:.0%} / {1 - m.prefill_share:.0%}"),
-             (t("rp_prompt_tokens", lang), str(result.num_prompt_tokens)),
-             (t("rp_output_tokens", lang), str(len(result.tokens))), (t("rp_steps", lang), str(len(result.steps)))]
-    return '<div class="rp-metrics">' + "".join(
-        f'<div class="rp-metric"><div class="rp-label">{html_text(k)}</div><div class="rp-value">{html_text(v)}'
-        "</div></div>" for k, v in items) + "</div>"
+    items = [
+        (t("m_ttft", lang), f"{m.ttft_ms:.1f} ms"),
+        (t("m_tpot", lang), "—" if m.tpot_ms is None else f"{m.tpot_ms:.1f} ms"),
+        (t("m_e2e", lang), f"{m.e2e_ms:.0f} ms"),
+        (t("m_tps", lang), "—" if not m.tpot_ms else f"{1000 / m.tpot_ms:.1f}"),
+        (t("m_share", lang), f"{m.prefill_share:.0%} / {1 - m.prefill_share:.0%}"),
+        (t("rp_prompt_tokens", lang), str(result.num_prompt_tokens)),
+        (t("rp_output_tokens", lang), str(len(result.tokens))),
+        (t("rp_steps", lang), str(len(result.steps))),
+    ]
+    return (
+        '<div class="rp-metrics">'
+        + "".join(
+            f'<div class="rp-metric"><div class="rp-label">{html_text(k)}</div><div class="rp-value">{html_text(v)}'
+            "</div></div>"
+            for k, v in items
+        )
+        + "</div>"
+    )
 
 
 def _charts(result: RunResult, lang: str) -> str:
@@ -89,14 +125,23 @@ def report_html(result: RunResult, lang: str = "en", created: datetime | None = 
     """The whole page. `result` needs at least one step and one token (the page offers it then)."""
     created_text = (created or datetime.now(timezone.utc)).strftime("%Y-%m-%d %H:%M UTC")
     title = t("rp_title", lang)
-    body = [f"<h1>{html_text(title)}</h1>",
-            f'<p class="rp-muted">{html_text(t("rp_intro", lang, model=result.model.name, created=created_text))}</p>',
-            _banner(result, lang),
-            f"<h2>{html_text(t('rp_model', lang))}</h2>", _model_line(result, lang),
-            f"<h2>{html_text(t('rp_settings', lang))}</h2>", _settings_table(result, lang),
-            f"<h2>{html_text(t('rp_numbers', lang))}</h2>", _metrics(result, lang),
-            f"<h2>{html_text(t('rp_output', lang))}</h2>", f'<div class="pd-output">{html_text(result.text)}</div>',
-            f"<h2>{html_text(t('rp_replay', lang))}</h2>", legend_html(lang), replay_html(result, lang),
-            f"<h2>{html_text(t('rp_charts', lang))}</h2>", _charts(result, lang),
-            f'<p class="rp-muted">{html_text(t("rp_footer", lang))}</p>']
+    body = [
+        f"<h1>{html_text(title)}</h1>",
+        f'<p class="rp-muted">{html_text(t("rp_intro", lang, model=result.model.name, created=created_text))}</p>',
+        _banner(result, lang),
+        f"<h2>{html_text(t('rp_model', lang))}</h2>",
+        _model_line(result, lang),
+        f"<h2>{html_text(t('rp_settings', lang))}</h2>",
+        _settings_table(result, lang),
+        f"<h2>{html_text(t('rp_numbers', lang))}</h2>",
+        _metrics(result, lang),
+        f"<h2>{html_text(t('rp_output', lang))}</h2>",
+        f'<div class="pd-output">{html_text(result.text)}</div>',
+        f"<h2>{html_text(t('rp_replay', lang))}</h2>",
+        legend_html(lang),
+        replay_html(result, lang),
+        f"<h2>{html_text(t('rp_charts', lang))}</h2>",
+        _charts(result, lang),
+        f'<p class="rp-muted">{html_text(t("rp_footer", lang))}</p>',
+    ]
     return html_document(title, body, lang)

@@ -3,6 +3,7 @@
 The HTML report draws these; the trace round-trip test compares them on a run and on the run
 reloaded from its JSON file.
 """
+
 from __future__ import annotations
 
 import plotly.graph_objects as go

@@ -5,6 +5,7 @@ prompt's chips light up together at the prefill step, then one chip per decode s
 creates elements and sets `textContent`, and the data travels as JSON with `<`, `>` and `&`
 escaped, so no model or user text can become markup.
 """
+
 from __future__ import annotations
 
 import json
@@ -23,19 +24,27 @@ def replay_data(result: RunResult, lang: str) -> dict:
         "frames": frames,
         "frameLabels": [t("replay_frame_before", lang) if f < 0 else str(f) for f in frames],
         "captions": [step_caption(result, f, lang).replace("**", "") for f in frames],
-        "prompt": [{"l": visible(p.label), "b": p.is_bytes, "t": t("chip_prompt_title", lang, i=i, id=p.token_id)}
-                   for i, p in enumerate(result.prompt)],
-        "out": [{"l": visible(p.label), "b": p.is_bytes, "s": tok.step, "p": tok.phase,
-                 "m": t("chip_meta", lang, step=tok.step, ms=ms),
-                 "t": t("chip_out_title", lang, i=tok.index, id=p.token_id, phase=t(f"phase_{tok.phase}", lang))}
-                for tok, p, ms in zip(result.tokens, result.pieces, latencies)],
+        "prompt": [
+            {"l": visible(p.label), "b": p.is_bytes, "t": t("chip_prompt_title", lang, i=i, id=p.token_id)}
+            for i, p in enumerate(result.prompt)
+        ],
+        "out": [
+            {
+                "l": visible(p.label),
+                "b": p.is_bytes,
+                "s": tok.step,
+                "p": tok.phase,
+                "m": t("chip_meta", lang, step=tok.step, ms=ms),
+                "t": t("chip_out_title", lang, i=tok.index, id=p.token_id, phase=t(f"phase_{tok.phase}", lang)),
+            }
+            for tok, p, ms in zip(result.tokens, result.pieces, latencies)
+        ],
     }
 
 
 def script_json(data: dict) -> str:
     """JSON safe inside a <script> element: no '</script>' or '<!--' can close or confuse it."""
-    return (json.dumps(data, ensure_ascii=False).replace("<", "\\u003c").replace(">", "\\u003e")
-            .replace("&", "\\u0026"))
+    return json.dumps(data, ensure_ascii=False).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
 REPLAY_JS = """
@@ -101,12 +110,14 @@ REPLAY_JS = """
 
 def replay_html(result: RunResult, lang: str) -> str:
     n = len(result.steps)
-    return (f'<p class="rp-help">{html_text(t("rp_replay_help", lang))}</p>'
-            f'<div class="rp-replay-controls"><button id="pd-replay-play" type="button">'
-            f'{html_text(t("rp_play", lang))}</button>'
-            f'<label for="pd-replay-slider">{html_text(t("replay_step", lang))}: <b id="pd-replay-frame"></b></label>'
-            f'<input id="pd-replay-slider" type="range" min="0" max="{n}" step="1" value="{n}"></div>'
-            f'<p id="pd-replay-caption" class="rp-caption"></p>'
-            f'<div id="pd-replay-chips" class="pd-chips"></div>'
-            f'<script type="application/json" id="pd-replay-data">{script_json(replay_data(result, lang))}</script>'
-            f"<script>{REPLAY_JS}</script>")
+    return (
+        f'<p class="rp-help">{html_text(t("rp_replay_help", lang))}</p>'
+        f'<div class="rp-replay-controls"><button id="pd-replay-play" type="button">'
+        f"{html_text(t('rp_play', lang))}</button>"
+        f'<label for="pd-replay-slider">{html_text(t("replay_step", lang))}: <b id="pd-replay-frame"></b></label>'
+        f'<input id="pd-replay-slider" type="range" min="0" max="{n}" step="1" value="{n}"></div>'
+        f'<p id="pd-replay-caption" class="rp-caption"></p>'
+        f'<div id="pd-replay-chips" class="pd-chips"></div>'
+        f'<script type="application/json" id="pd-replay-data">{script_json(replay_data(result, lang))}</script>'
+        f"<script>{REPLAY_JS}</script>"
+    )

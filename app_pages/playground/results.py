@@ -1,4 +1,5 @@
 """The finished (or stopped) run: output text, headline numbers and one tab per topic."""
+
 from __future__ import annotations
 
 import streamlit as st
@@ -28,8 +29,17 @@ def _banner(result: RunResult, lang: str) -> None:
         show_message(result.error or t("err_unexpected", lang, kind="?"))
     else:
         reason = result.request.finish_reason if result.request else None
-        st.success(t("run_done", lang, n=n, reason=t(f"finish_{reason or 'none'}", lang),
-                     L=result.num_prompt_tokens, steps=len(result.steps)), icon=":material/check_circle:")
+        st.success(
+            t(
+                "run_done",
+                lang,
+                n=n,
+                reason=t(f"finish_{reason or 'none'}", lang),
+                L=result.num_prompt_tokens,
+                steps=len(result.steps),
+            ),
+            icon=":material/check_circle:",
+        )
 
 
 def render_results(result: RunResult | None, lang: str) -> None:

@@ -1,5 +1,6 @@
 """The playground's sharing controls: the share link, the trace uploader, the download buttons,
 and the notes that go with them (what a link filled in or ignored, which file is shown)."""
+
 from __future__ import annotations
 
 import logging
@@ -39,8 +40,13 @@ def ask_linked_model(lang: str) -> None:
     with st.container(border=True):
         st.info(t("sh_model_ask", lang, model=md_literal(pending)), icon=":material/help:")
         row = st.container(horizontal=True)
-        row.button(t("sh_model_load", lang), key=keys.SHARE_MODEL_LOAD, on_click=_load_linked_model, type="primary",
-                   icon=":material/download:")
+        row.button(
+            t("sh_model_load", lang),
+            key=keys.SHARE_MODEL_LOAD,
+            on_click=_load_linked_model,
+            type="primary",
+            icon=":material/download:",
+        )
         row.button(t("sh_model_keep", lang), key=keys.SHARE_MODEL_KEEP, on_click=_keep_model)
 
 
@@ -51,8 +57,9 @@ def link_notes(lang: str, max_position: int | None = None) -> None:
     notes = st.session_state.get(keys.SHARE_LINK_NOTES)
     if lowered:
         applied, ignored = notes or ([], [])
-        ignored = [i for i in ignored if i[2] != "sh_clamped"] + \
-            [("max_new_tokens", str(lowered[0]), "sh_clamped", {"n": lowered[0], "max": lowered[1]})]
+        ignored = [i for i in ignored if i[2] != "sh_clamped"] + [
+            ("max_new_tokens", str(lowered[0]), "sh_clamped", {"n": lowered[0], "max": lowered[1]})
+        ]
         notes = st.session_state[keys.SHARE_LINK_NOTES] = (applied, ignored)
     if not notes:
         return
@@ -129,8 +136,13 @@ def upload_control(lang: str) -> None:
     """A trace file dropped here replaces the shown run, once per file; no model runs."""
     s = st.session_state
     with st.expander(t("sh_upload_header", lang), icon=":material/upload_file:"):
-        file = st.file_uploader(t("sh_upload_label", lang), type=["json"], key=keys.TRACE_UPLOAD,
-                                help=t("sh_upload_help", lang, mb=UPLOAD_MAX_MB), max_upload_size=UPLOAD_MAX_MB)
+        file = st.file_uploader(
+            t("sh_upload_label", lang),
+            type=["json"],
+            key=keys.TRACE_UPLOAD,
+            help=t("sh_upload_help", lang, mb=UPLOAD_MAX_MB),
+            max_upload_size=UPLOAD_MAX_MB,
+        )
         if file is None:
             s.pop(keys.TRACE_UPLOAD_SEEN, None)
             s.pop(keys.TRACE_UPLOAD_ERROR, None)
@@ -144,18 +156,32 @@ def upload_control(lang: str) -> None:
 
 def loaded_note(result: RunResult, lang: str) -> None:
     if result.loaded_from:
-        st.info(t("sh_loaded", lang, file=md_literal(result.loaded_from), model=md_literal(result.model.name)),
-                icon=":material/upload_file:")
+        st.info(
+            t("sh_loaded", lang, file=md_literal(result.loaded_from), model=md_literal(result.model.name)),
+            icon=":material/upload_file:",
+        )
 
 
 def download_buttons(result: RunResult, lang: str) -> None:
     """Built only when clicked (deferred data): a report embeds plotly.js, ~5 MB."""
     row = st.container(horizontal=True)
-    row.download_button(t("sh_download_json", lang), data=lambda: dump_run(result),
-                       file_name=download_name("trace", result.model.name, result.settings.prompt, ext="json",
-                                               when=result.started), mime="application/json", key=keys.DL_TRACE,
-                       help=t("sh_download_json_help", lang), icon=":material/download:", on_click="ignore")
-    row.download_button(t("sh_download_html", lang), data=lambda: report_html(result, lang),
-                       file_name=download_name("report", result.model.name, result.settings.prompt, ext="html",
-                                               when=result.started), mime="text/html", key=keys.DL_REPORT,
-                       help=t("sh_download_html_help", lang), icon=":material/description:", on_click="ignore")
+    row.download_button(
+        t("sh_download_json", lang),
+        data=lambda: dump_run(result),
+        file_name=download_name("trace", result.model.name, result.settings.prompt, ext="json", when=result.started),
+        mime="application/json",
+        key=keys.DL_TRACE,
+        help=t("sh_download_json_help", lang),
+        icon=":material/download:",
+        on_click="ignore",
+    )
+    row.download_button(
+        t("sh_download_html", lang),
+        data=lambda: report_html(result, lang),
+        file_name=download_name("report", result.model.name, result.settings.prompt, ext="html", when=result.started),
+        mime="text/html",
+        key=keys.DL_REPORT,
+        help=t("sh_download_html_help", lang),
+        icon=":material/description:",
+        on_click="ignore",
+    )

@@ -9,6 +9,7 @@ The values go into session state before any widget exists, so the widgets' own d
 if the user had typed them; later edits are never overridden, and the parameters are removed
 from the address bar once applied. A parameter that is not valid is ignored and named in a note.
 """
+
 from __future__ import annotations
 
 import math
@@ -70,10 +71,19 @@ def link_params(settings: RunSettings, model_spec: str, dtype: str) -> dict[str,
     """The query parameters for these settings (model left out when it is a local folder, the
     prompt when it is longer than MAX_LINK_PROMPT)."""
     s = settings
-    params = {"prompt": s.prompt, "chat": str(int(s.chat)), "max_new_tokens": str(s.max_new_tokens),
-              "temperature": f"{s.temperature:g}", "top_k": str(s.top_k), "top_p": f"{s.top_p:g}",
-              "seed": "" if s.seed is None else str(s.seed), "attention": s.attention, "kv": str(int(s.kv_cache)),
-              "dtype": dtype, "model": model_spec}
+    params = {
+        "prompt": s.prompt,
+        "chat": str(int(s.chat)),
+        "max_new_tokens": str(s.max_new_tokens),
+        "temperature": f"{s.temperature:g}",
+        "top_k": str(s.top_k),
+        "top_p": f"{s.top_p:g}",
+        "seed": "" if s.seed is None else str(s.seed),
+        "attention": s.attention,
+        "kv": str(int(s.kv_cache)),
+        "dtype": dtype,
+        "model": model_spec,
+    }
     if s.seed is None:
         del params["seed"]
     if len(s.prompt) > MAX_LINK_PROMPT:

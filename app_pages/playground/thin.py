@@ -1,6 +1,7 @@
 """Long runs (a loaded trace can hold 16,384 steps) drawn at a bounded cost: each chart trace keeps
 at most MAX_POINTS evenly spaced points, the first and last always (the prefill step is the first),
 and the step table shows a page of TABLE_ROWS rows. The page says so; the downloads hold everything."""
+
 from __future__ import annotations
 
 import plotly.graph_objects as go

@@ -7,6 +7,7 @@ captured attention probabilities (float16, zlib, base64; at most ATTENTION_MAX_B
 evenly spaced layers, the last always, when a run captured more). Loading checks every field
 and raises ValueError with a message for the user.
 """
+
 from __future__ import annotations
 
 import base64
@@ -20,8 +21,17 @@ from typing import Any
 import numpy as np
 
 from engine.memory_pass import MEMORY_PASS
-from lab.trace_io import (Fields, check_header, parse_json, records, request_from_dict, step_from_dict, step_to_dict,
-                          token_from_dict, token_to_dict)
+from lab.trace_io import (
+    Fields,
+    check_header,
+    parse_json,
+    records,
+    request_from_dict,
+    step_from_dict,
+    step_to_dict,
+    token_from_dict,
+    token_to_dict,
+)
 from ui.run_state import ModelInfo, RunResult, RunSettings, RunStatus
 from ui.tokens import Piece
 
@@ -36,12 +46,14 @@ MAX_STEPS = 16_384  # twice the bundled model's context: every run it can make, 
 def run_to_dict(result: RunResult, created: datetime | None = None) -> dict:
     metrics = result.metrics
     return {
-        "format": FORMAT, "version": VERSION,
+        "format": FORMAT,
+        "version": VERSION,
         "created": (created or datetime.now(timezone.utc)).isoformat(timespec="seconds"),
         "model": asdict(result.model),
         "settings": asdict(result.settings),
         "block_size": result.block_size,
-        "status": result.status.value, "error": result.error,
+        "status": result.status.value,
+        "error": result.error,
         "arrival": result.arrival,
         "prompt": [_piece_dict(p) for p in result.prompt],
         "steps": [step_to_dict(s) for s in result.steps],
@@ -71,13 +83,18 @@ def run_from_dict(doc: Any) -> RunResult:
     token_fields = [Fields(x, f"tokens[{i}]") for i, x in enumerate(f.list("tokens"))]
     request = f.obj("request", optional=True)
     result = RunResult(
-        settings=settings, model=model, block_size=f.int("block_size", lo=1, hi=1 << 16),
+        settings=settings,
+        model=model,
+        block_size=f.int("block_size", lo=1, hi=1 << 16),
         prompt=[_piece_from(Fields(p, f"prompt[{i}]")) for i, p in enumerate(f.list("prompt"))],
-        arrival=f.float("arrival"), steps=steps, tokens=[token_from_dict(t) for t in token_fields],
+        arrival=f.float("arrival"),
+        steps=steps,
+        tokens=[token_from_dict(t) for t in token_fields],
         pieces=[_piece_from(t.obj("piece")) for t in token_fields],
         request=request_from_dict(request) if request else None,
         status=RunStatus(f.str("status", choices=tuple(s.value for s in RunStatus))),
-        error=f.str("error", max_len=4096, optional=True))
+        error=f.str("error", max_len=4096, optional=True),
+    )
     result.attention = decode_attention(f.obj("attention", optional=True), len(steps), model)
     result.memory_pass = f.str("memory_pass", choices=(MEMORY_PASS,), optional=True)  # absent in older files
     _check_consistent(result)
@@ -109,26 +126,35 @@ def _model_from(f: Fields) -> ModelInfo:
 
 
 def _settings_from(f: Fields) -> RunSettings:
-    return RunSettings(prompt=f.str("prompt", max_len=MAX_PROMPT_CHARS), chat=f.bool("chat"),
-                       max_new_tokens=f.int("max_new_tokens", lo=1, hi=1 << 20),
-                       temperature=f.float("temperature", lo=0.0, hi=100.0), top_k=f.int("top_k"),
-                       top_p=f.float("top_p", lo=0.0, hi=1.0), seed=f.int("seed", optional=True),
-                       attention=f.str("attention", choices=("sdpa", "eager")), kv_cache=f.bool("kv_cache"),
-                       probe_memory=f.bool("probe_memory"))
+    return RunSettings(
+        prompt=f.str("prompt", max_len=MAX_PROMPT_CHARS),
+        chat=f.bool("chat"),
+        max_new_tokens=f.int("max_new_tokens", lo=1, hi=1 << 20),
+        temperature=f.float("temperature", lo=0.0, hi=100.0),
+        top_k=f.int("top_k"),
+        top_p=f.float("top_p", lo=0.0, hi=1.0),
+        seed=f.int("seed", optional=True),
+        attention=f.str("attention", choices=("sdpa", "eager")),
+        kv_cache=f.bool("kv_cache"),
+        probe_memory=f.bool("probe_memory"),
+    )
 
 
 def _check_step_count(f: Fields) -> None:
     """Refused before any record is parsed: a longer run would take minutes to check and draw."""
     count = len(f.list("steps"))
     if count > MAX_STEPS:
-        raise ValueError(f"Not a valid trace: it holds {count:,} steps; the lab reads runs of at most "
-                         f"{MAX_STEPS:,} steps.")
+        raise ValueError(
+            f"Not a valid trace: it holds {count:,} steps; the lab reads runs of at most {MAX_STEPS:,} steps."
+        )
 
 
 def _check_consistent(r: RunResult) -> None:
     """What the views rely on: tokens belong to recorded steps, one label per token, one seq per step."""
+
     def bad(why: str) -> ValueError:
         return ValueError(f"Not a valid trace: {why}.")
+
     numbers = [s.step for s in r.steps]
     if any(b <= a for a, b in zip(numbers, numbers[1:])):
         raise bad("the step numbers are not increasing")
@@ -157,16 +183,24 @@ def kept_layers(attention: list[dict[int, np.ndarray]], budget: int = ATTENTION_
     return [layers[round(i * (len(layers) - 1) / (k - 1))] for i in range(k)]
 
 
-def encode_attention(attention: list[dict[int, np.ndarray]], num_layers: int,
-                     budget: int = ATTENTION_MAX_BYTES) -> dict | None:
+def encode_attention(
+    attention: list[dict[int, np.ndarray]], num_layers: int, budget: int = ATTENTION_MAX_BYTES
+) -> dict | None:
     if not any(attention):
         return None
     keep = set(kept_layers(attention, budget))
     captured = sorted({layer for step in attention for layer in step})
-    steps = [{str(layer): {"shape": list(a.shape),
-                           "data": base64.b64encode(zlib.compress(np.ascontiguousarray(a, "<f2").tobytes()))
-                           .decode("ascii")}
-              for layer, a in sorted(step.items()) if layer in keep} for step in attention]
+    steps = [
+        {
+            str(layer): {
+                "shape": list(a.shape),
+                "data": base64.b64encode(zlib.compress(np.ascontiguousarray(a, "<f2").tobytes())).decode("ascii"),
+            }
+            for layer, a in sorted(step.items())
+            if layer in keep
+        }
+        for step in attention
+    ]
     return {"dtype": "float16", "num_layers": num_layers, "captured_layers": captured, "steps": steps}
 
 
@@ -184,8 +218,9 @@ def decode_attention(f: Fields | None, num_steps: int, model: ModelInfo) -> list
         decoded = {}
         for key in step.data:
             if not (key.isdigit() and int(key) < model.num_layers):
-                raise ValueError(f"Not a valid trace: {step.where} has layer {key!r}; the model has "
-                                 f"{model.num_layers} layers.")
+                raise ValueError(
+                    f"Not a valid trace: {step.where} has layer {key!r}; the model has {model.num_layers} layers."
+                )
             decoded[int(key)] = _decode_array(step.obj(key), model.num_heads, budget)
         out.append(decoded)
     return out
@@ -194,16 +229,20 @@ def decode_attention(f: Fields | None, num_steps: int, model: ModelInfo) -> list
 def _decode_array(f: Fields, num_heads: int, budget: list[int]) -> np.ndarray:
     shape = f.ints("shape", max_len=3, lo=1)
     if len(shape) != 3 or shape[0] != num_heads or shape[1] > shape[2]:
-        raise ValueError(f"Not a valid trace: {f.where}.shape should be [heads={num_heads}, rows, keys] with "
-                         f"rows <= keys, got {shape}.")
+        raise ValueError(
+            f"Not a valid trace: {f.where}.shape should be [heads={num_heads}, rows, keys] with "
+            f"rows <= keys, got {shape}."
+        )
     nbytes = 2 * shape[0] * shape[1] * shape[2]
     budget[0] -= nbytes
     if budget[0] < 0:
-        raise ValueError(f"Not a valid trace: its attention probabilities are larger than "
-                         f"{ATTENTION_LOAD_MAX_BYTES >> 20} MiB.")
+        raise ValueError(
+            f"Not a valid trace: its attention probabilities are larger than {ATTENTION_LOAD_MAX_BYTES >> 20} MiB."
+        )
     try:
-        raw = zlib.decompressobj().decompress(base64.b64decode(f.str("data", max_len=4 * nbytes + 64),
-                                                               validate=True), nbytes + 1)
+        raw = zlib.decompressobj().decompress(
+            base64.b64decode(f.str("data", max_len=4 * nbytes + 64), validate=True), nbytes + 1
+        )
     except (binascii.Error, zlib.error, ValueError):
         raise ValueError(f"Not a valid trace: {f.where}.data is not base64 of zlib-compressed float16.") from None
     if len(raw) != nbytes:

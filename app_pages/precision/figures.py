@@ -1,6 +1,7 @@
 """The precision lab's charts: measured TPOT against the bytes a decode step reads (one point per
 configuration, beside the line of float32's own rate), and those bytes against context length at
 the chosen batch (the cost model's formula), where the KV dtype takes over from the weights."""
+
 from __future__ import annotations
 
 import plotly.graph_objects as go
@@ -18,14 +19,28 @@ def tpot_figure(run: PrecisionRun, lang: str) -> go.Figure:
     fig = go.Figure()
     points = [(r, read_bytes(run.model, r, ctx, 1) / 1e6) for r in run.results]
     for i, (r, mb) in enumerate(points):
-        fig.add_trace(go.Scatter(x=[mb], y=[r.tpot_ms], mode="markers", name=r.config.name,
-                                 marker=dict(size=13, color=PALETTE[i % len(PALETTE)]),
-                                 hovertemplate="%{x:.0f} MB, %{y:.1f} ms"))
+        fig.add_trace(
+            go.Scatter(
+                x=[mb],
+                y=[r.tpot_ms],
+                mode="markers",
+                name=r.config.name,
+                marker=dict(size=13, color=PALETTE[i % len(PALETTE)]),
+                hovertemplate="%{x:.0f} MB, %{y:.1f} ms",
+            )
+        )
     ref = next((p for p in points if p[0].config.is_reference), None)
     if ref is not None and ref[1]:
         top = max(mb for _, mb in points) * 1.1
-        fig.add_trace(go.Scatter(x=[0, top], y=[0, top * ref[0].tpot_ms / ref[1]], mode="lines",
-                                 line=dict(dash="dot", color=EXTRA_COLORS["line"]), name=t("pr_fig_rate_line", lang)))
+        fig.add_trace(
+            go.Scatter(
+                x=[0, top],
+                y=[0, top * ref[0].tpot_ms / ref[1]],
+                mode="lines",
+                line=dict(dash="dot", color=EXTRA_COLORS["line"]),
+                name=t("pr_fig_rate_line", lang),
+            )
+        )
     style(fig, t("pr_fig_tpot_title", lang, L=ctx), t("pr_fig_tpot_x", lang), t("pr_fig_tpot_y", lang), height=440)
     fig.update_xaxes(rangemode="tozero")
     fig.update_yaxes(rangemode="tozero")
@@ -44,11 +59,17 @@ def bytes_figure(run: PrecisionRun, context: int, batch: int, lang: str) -> go.F
     grid = context_grid(run.model.max_position)
     fig = go.Figure()
     for i, r in enumerate(run.results):
-        fig.add_trace(go.Scatter(x=grid, y=[read_bytes(run.model, r, c, batch) / 1e6 for c in grid], mode="lines",
-                                 name=r.config.name, line=dict(color=PALETTE[i % len(PALETTE)])))
+        fig.add_trace(
+            go.Scatter(
+                x=grid,
+                y=[read_bytes(run.model, r, c, batch) / 1e6 for c in grid],
+                mode="lines",
+                name=r.config.name,
+                line=dict(color=PALETTE[i % len(PALETTE)]),
+            )
+        )
     fig.add_vline(x=context, line=dict(dash="dot", color=EXTRA_COLORS["line"]))
-    style(fig, t("pr_fig_bytes_title", lang, B=batch), t("pr_fig_bytes_x", lang), t("pr_fig_bytes_y", lang),
-          height=440)
+    style(fig, t("pr_fig_bytes_title", lang, B=batch), t("pr_fig_bytes_x", lang), t("pr_fig_bytes_y", lang), height=440)
     fig.update_xaxes(type="log", dtick=1)  # a label at each power of ten
     fig.update_yaxes(type="log", dtick=1)
     return legend_below(fig, 440, rows=1)

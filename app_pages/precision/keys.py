@@ -1,4 +1,5 @@
 """Every st.session_state key of the precision lab, widget keys included, named once."""
+
 # run.py
 WEIGHTS = "pr_weights"
 KV = "pr_kv"

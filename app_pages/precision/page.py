@@ -1,5 +1,6 @@
 """Precision lab (C19): weight formats and KV cache dtypes of the loaded model, each loaded, timed and
 scored against float32; the bytes a decode step reads at any context and batch; what fits on a GPU."""
+
 import pandas  # noqa: F401  - before plotly (fresh-server import race)
 import streamlit as st
 
@@ -35,12 +36,14 @@ else:
     if run.stopped or len(run.results) < len(run.settings.configs):
         st.warning(t("pr_stopped", lang, n=len(run.results)), icon=":material/stop_circle:")
     else:
-        st.success(t("pr_done", lang, n=len(run.results), model=md_literal(run.model.name)),
-                   icon=":material/check_circle:")
+        st.success(
+            t("pr_done", lang, n=len(run.results), model=md_literal(run.model.name)), icon=":material/check_circle:"
+        )
     st.subheader(t("pr_speed_header", lang))
     c1, c2 = st.columns(2)
-    context = whole_number_box(c1, t("pr_context", lang), 1, run.model.max_position, keys.CONTEXT,
-                               value=min(4096, run.model.max_position))
+    context = whole_number_box(
+        c1, t("pr_context", lang), 1, run.model.max_position, keys.CONTEXT, value=min(4096, run.model.max_position)
+    )
     batch = whole_number_box(c2, t("pr_batch", lang), 1, 1024, keys.BATCH, value=1)
     st.dataframe(speed_table(run, context, batch, lang), hide_index=True, key=keys.SPEED_TABLE)
     s = run.settings
@@ -50,8 +53,15 @@ else:
     if any(r.text is not None or r.greedy is not None for r in run.results):
         st.subheader(t("pr_quality_header", lang))
         st.dataframe(quality_table(run, lang), hide_index=True, key=keys.QUALITY_TABLE)
-        st.caption(t("pr_quality_caption", lang, n=s.quality_tokens, p=s.greedy_prompts,
-                     ppl=f"{run.reference_ppl:.3f}" if run.reference_ppl else "—"))
+        st.caption(
+            t(
+                "pr_quality_caption",
+                lang,
+                n=s.quality_tokens,
+                p=s.greedy_prompts,
+                ppl=f"{run.reference_ppl:.3f}" if run.reference_ppl else "—",
+            )
+        )
         st.subheader(t("pr_samples_header", lang))
         st.table(samples_table(run, lang), hide_index=True)
 

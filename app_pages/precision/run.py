@@ -1,6 +1,7 @@
 """The precision lab's controls and its measurement: which weights and KV dtypes to try, how much of
 the text to score, then each configuration loaded, timed and scored against float32 under the
 registry's step lock (a timing experiment), with progress and a Stop that keeps what was measured."""
+
 from __future__ import annotations
 
 import streamlit as st
@@ -21,16 +22,38 @@ DEFAULT_KV = ["int8"]
 def render_controls(lang: str) -> bool:
     with st.form(keys.RUN + "_form", border=False):
         c1, c2 = st.columns(2)
-        c1.multiselect(t("pr_weights", lang), WEIGHT_CHOICES, DEFAULT_WEIGHTS, key=keys.WEIGHTS,
-                       help=t("pr_weights_help", lang), persist_state=KEEP)
-        c2.multiselect(t("pr_kv", lang), KV_CHOICES[1:], DEFAULT_KV, key=keys.KV, help=t("pr_kv_help", lang),
-                       persist_state=KEEP)
+        c1.multiselect(
+            t("pr_weights", lang),
+            WEIGHT_CHOICES,
+            DEFAULT_WEIGHTS,
+            key=keys.WEIGHTS,
+            help=t("pr_weights_help", lang),
+            persist_state=KEEP,
+        )
+        c2.multiselect(
+            t("pr_kv", lang), KV_CHOICES[1:], DEFAULT_KV, key=keys.KV, help=t("pr_kv_help", lang), persist_state=KEEP
+        )
         c1, c2, c3 = st.columns([1, 1, 1], vertical_alignment="bottom")
         most = capped("max_step_tokens", 4096, keys.QUALITY_TOKENS, 0)
-        whole_number_box(c1, t("pr_quality_tokens", lang), 0, most, keys.QUALITY_TOKENS, step=128, value=min(512, most),
-                         help=cap_help("max_step_tokens", lang, t("pr_quality_tokens_help", lang)))
-        whole_number_box(c2, t("pr_repeats", lang), 1, capped("max_repeats", 5, keys.REPEATS), keys.REPEATS, value=2,
-                         help=cap_help("max_repeats", lang))
+        whole_number_box(
+            c1,
+            t("pr_quality_tokens", lang),
+            0,
+            most,
+            keys.QUALITY_TOKENS,
+            step=128,
+            value=min(512, most),
+            help=cap_help("max_step_tokens", lang, t("pr_quality_tokens_help", lang)),
+        )
+        whole_number_box(
+            c2,
+            t("pr_repeats", lang),
+            1,
+            capped("max_repeats", 5, keys.REPEATS),
+            keys.REPEATS,
+            value=2,
+            help=cap_help("max_repeats", lang),
+        )
         return c3.form_submit_button(t("pr_run", lang), type="primary", icon=":material/speed:")
 
 
@@ -44,8 +67,12 @@ def configs_from_state() -> list[FormatConfig]:
 
 def run_with_progress(spec: str, reference, registry, lang: str) -> None:
     s = st.session_state
-    settings = RunSettings(spec, configs_from_state(), repeats=whole_number(s[keys.REPEATS]),
-                           quality_tokens=whole_number(s[keys.QUALITY_TOKENS]))
+    settings = RunSettings(
+        spec,
+        configs_from_state(),
+        repeats=whole_number(s[keys.REPEATS]),
+        quality_tokens=whole_number(s[keys.QUALITY_TOKENS]),
+    )
     run = PrecisionRun(settings)
     s[keys.RESULT] = run  # fills as it goes: a Stop (a rerun) leaves what was measured
     slot = st.empty()
@@ -54,8 +81,12 @@ def run_with_progress(spec: str, reference, registry, lang: str) -> None:
         bar = st.progress(0.0)
         try:
             with registry.step_lock:
-                measure(settings, lambda stage, f: bar.progress(min(1.0, f), text=md_escape(stage)), run=run,
-                        reference=reference)
+                measure(
+                    settings,
+                    lambda stage, f: bar.progress(min(1.0, f), text=md_escape(stage)),
+                    run=run,
+                    reference=reference,
+                )
         except Exception as exc:  # noqa: BLE001 - a message in the page, never a traceback
             box.update(label=t("pr_failed", lang), state="error")
             show_error(exc, lang)

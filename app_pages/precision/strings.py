@@ -1,10 +1,13 @@
 """Strings of the precision lab, and its `t`: this table first, then the shared ones.
 {key: (en, zh)}; templates use str.format fields."""
+
 from ui.i18n import page_translator
 
 STRINGS: dict[str, tuple[str, str]] = {
-    "pr_title": ("Precision lab: quantised weights and a compressed KV cache (C19)",
-                 "精度实验室：量化权重与压缩 KV 缓存（C19）"),
+    "pr_title": (
+        "Precision lab: quantised weights and a compressed KV cache (C19)",
+        "精度实验室：量化权重与压缩 KV 缓存（C19）",
+    ),
     "pr_intro": (
         "Decode is memory-bound: each step reads every weight and the whole KV cache to make one token per "
         "sequence. The levers are fewer bytes per weight (quantisation), fewer bytes per cached token (KV "
@@ -14,36 +17,44 @@ STRINGS: dict[str, tuple[str, str]] = {
         "解码受内存带宽限制：每一步都要读取全部权重和整个 KV 缓存，才能为每个序列生成一个 token。可用的杠杆是："
         "每个权重更少的字节（量化）、每个缓存 token 更少的字节（KV 压缩、GQA）以及更少的浪费（分页）。这里把已加载"
         "模型的每种配置分别加载、计时并与 float32 比较质量：它存储多少、每步读取多少、测得的 TPOT 与预填充时间，以及"
-        "质量代价。"),
+        "质量代价。",
+    ),
     "pr_weights": ("Weights (and activations)", "权重（与激活）"),
     "pr_weights_help": (
         "float32 is the reference and always runs first. int8 is weight-only (one scale per output row); "
         "“+ bfloat16” runs the activations in bfloat16, which is where this CPU has a fast int8 kernel. "
         "w8a8 also quantises the activations per call (fbgemm): fast, and lossy.",
         "float32 是参照，总是最先运行。int8 只量化权重（每个输出行一个缩放因子）；“+ bfloat16”表示激活用 "
-        "bfloat16 计算，本机的快速 int8 内核正需要它。w8a8 还会在每次调用时量化激活（fbgemm）：快，但有损。"),
+        "bfloat16 计算，本机的快速 int8 内核正需要它。w8a8 还会在每次调用时量化激活（fbgemm）：快，但有损。",
+    ),
     "pr_kv": ("KV cache dtypes (with float32 weights)", "KV 缓存数据类型（配 float32 权重）"),
     "pr_kv_help": (
         "Each adds a row: float32 weights with the cache stored this way, dequantised when read. int8 keeps one "
         "scale per token and head.",
-        "每项增加一行：float32 权重，KV 缓存按此类型存储，读取时反量化。int8 为每个 token 的每个头保存一个缩放因子。"),
+        "每项增加一行：float32 权重，KV 缓存按此类型存储，读取时反量化。int8 为每个 token 的每个头保存一个缩放因子。",
+    ),
     "pr_quality_tokens": ("Text tokens to score", "用于评分的文本 token 数"),
     "pr_quality_tokens_help": (
         "Of the lab's sample text (English, then Chinese from the source document; 2,456 tokens in all). "
         "0 skips perplexity, KL and top-1; more is slower and steadier.",
         "取自实验室的样本文本（先英文，后为原文档的中文；共 2,456 个 token）。0 表示跳过困惑度、KL 与 "
-        "top-1；越多越慢，也越稳定。"),
+        "top-1；越多越慢，也越稳定。",
+    ),
     "pr_repeats": ("Timing repeats", "计时重复次数"),
     "pr_run": ("Measure", "测量"),
     "pr_running": ("Measuring {n} configurations…", "正在测量 {n} 种配置…"),
     "pr_failed": ("The measurement failed", "测量失败"),
-    "pr_not_run": ("Choose the configurations and press Measure. Each is loaded (int8 kernels are timed once per "
-                   "machine), timed and scored: about 20-60 s each for the bundled model on a 2-core CPU.",
-                   "选择配置后点击“测量”。每种配置都会被加载（int8 内核在每台机器上只计时一次）、计时并评分：在双核 "
-                   "CPU 上内置模型每种约 20-60 秒。"),
+    "pr_not_run": (
+        "Choose the configurations and press Measure. Each is loaded (int8 kernels are timed once per "
+        "machine), timed and scored: about 20-60 s each for the bundled model on a 2-core CPU.",
+        "选择配置后点击“测量”。每种配置都会被加载（int8 内核在每台机器上只计时一次）、计时并评分：在双核 "
+        "CPU 上内置模型每种约 20-60 秒。",
+    ),
     "pr_done": ("Measured {n} configurations of {model}.", "已测量 {model} 的 {n} 种配置。"),
-    "pr_stopped": ("Stopped: {n} configuration(s) measured; below is what ran.",
-                   "已停止：测量了 {n} 种配置；下面是已完成的部分。"),
+    "pr_stopped": (
+        "Stopped: {n} configuration(s) measured; below is what ran.",
+        "已停止：测量了 {n} 种配置；下面是已完成的部分。",
+    ),
     "pr_speed_header": ("Speed and memory", "速度与内存"),
     "pr_context": ("Context for the bytes (tokens)", "计算字节数所用的上下文（token）"),
     "pr_batch": ("Batch", "批大小"),
@@ -65,14 +76,19 @@ STRINGS: dict[str, tuple[str, str]] = {
         "TPOT：{L} 个 token 的提示之后解码 {n} 个 token，批大小 1，{r} 次的中位数（关闭内存探针）。每步读取字节 = "
         "按存储格式的权重 + 批大小 × 上下文 × 每 token KV 字节（引擎的计算量模型）；“达到” = 计时上下文处的字节 ÷ "
         "TPOT。批大小 1、上下文较短时，只有当内核以 float32 的速率读取权重，TPOT 才跟随权重字节数；只有当 KV 部分"
-        "很大（长上下文、大批量）时，KV 数据类型才重要。"),
-    "pr_fig_tpot_title": ("TPOT against the bytes a decode step reads (batch 1, L ≈ {L})",
-                          "TPOT 与每个解码步读取的字节数（批大小 1，L ≈ {L}）"),
+        "很大（长上下文、大批量）时，KV 数据类型才重要。",
+    ),
+    "pr_fig_tpot_title": (
+        "TPOT against the bytes a decode step reads (batch 1, L ≈ {L})",
+        "TPOT 与每个解码步读取的字节数（批大小 1，L ≈ {L}）",
+    ),
     "pr_fig_tpot_x": ("bytes read per decode step (MB)", "每个解码步读取的字节（MB）"),
     "pr_fig_tpot_y": ("TPOT (ms)", "TPOT（毫秒）"),
     "pr_fig_rate_line": ("at float32's bytes per second", "按 float32 的每秒字节数"),
-    "pr_fig_bytes_title": ("Bytes a decode step reads at batch {B}: the weights, then the KV cache",
-                           "批大小 {B} 时每个解码步读取的字节：先是权重，然后是 KV 缓存"),
+    "pr_fig_bytes_title": (
+        "Bytes a decode step reads at batch {B}: the weights, then the KV cache",
+        "批大小 {B} 时每个解码步读取的字节：先是权重，然后是 KV 缓存",
+    ),
     "pr_fig_bytes_x": ("context length (tokens, log scale)", "上下文长度（token，对数刻度）"),
     "pr_fig_bytes_y": ("bytes read per step (MB, log scale)", "每步读取的字节（MB，对数刻度）"),
     "pr_quality_header": ("Quality against float32", "与 float32 相比的质量"),
@@ -89,7 +105,8 @@ STRINGS: dict[str, tuple[str, str]] = {
         "first.",
         "困惑度 = 文本前 {n} 个 token 上平均下一 token 损失的指数，每次前向输入 32 个 token，使每块都通过 KV 缓存读取"
         "之前的内容（float32：{ppl}）。KL = 下一 token 分布的平均 KL(float32 ‖ 格式)；top-1 = 两者排第一的 token "
-        "相同的比例。贪心 top-1：把 float32 对 {p} 个提示的贪心续写输入该格式，它同样排第一的 token 所占比例。"),
+        "相同的比例。贪心 top-1：把 float32 对 {p} 个提示的贪心续写输入该格式，它同样排第一的 token 所占比例。",
+    ),
     "pr_samples_header": ("The same prompt, greedy, in each configuration", "同一提示在各配置下的贪心生成"),
     "pr_col_sample": ("continuation", "续写"),
     "pr_reference": ("float32 (reference)", "float32（参照）"),
@@ -97,11 +114,14 @@ STRINGS: dict[str, tuple[str, str]] = {
     "pr_cap_intro": (
         "tokens that fit = (budget − weights) ÷ KV bytes per token; sequences = tokens ÷ context. Weights = "
         "parameters × bytes per weight.",
-        "可容纳 token 数 = （预算 − 权重）÷ 每 token KV 字节；序列数 = token 数 ÷ 上下文。权重 = 参数量 × 每个权重的字节数。"),
+        "可容纳 token 数 = （预算 − 权重）÷ 每 token KV 字节；序列数 = token 数 ÷ 上下文。权重 = 参数量 × 每个权重的字节数。",
+    ),
     "pr_cap_gpu": ("GPU", "GPU"),
     "pr_cap_budget": ("Share of its memory (%)", "使用其内存的比例（%）"),
-    "pr_cap_budget_help": ("What the server may use for weights and KV cache; the rest is activations and the "
-                           "runtime.", "服务器可用于权重与 KV 缓存的部分；其余留给激活与运行时。"),
+    "pr_cap_budget_help": (
+        "What the server may use for weights and KV cache; the rest is activations and the runtime.",
+        "服务器可用于权重与 KV 缓存的部分；其余留给激活与运行时。",
+    ),
     "pr_cap_model": ("Model", "模型"),
     "pr_cap_loaded": ("the loaded model ({name})", "已加载的模型（{name}）"),
     "pr_cap_context": ("Context per sequence", "每个序列的上下文"),
@@ -118,7 +138,8 @@ STRINGS: dict[str, tuple[str, str]] = {
         "than the same model with one KV head per query head (the MHA rows). Budget: {budget:.1f} GB of the "
         "{gpu}.",
         "{heads} 个查询头共享 {kv_heads} 个 KV 头（GQA，每组 {group} 个）：KV 缓存比每个查询头一个 KV 头的同规模模型"
-        "（MHA 行）小 {group} 倍。预算：{gpu} 的 {budget:.1f} GB。"),
+        "（MHA 行）小 {group} 倍。预算：{gpu} 的 {budget:.1f} GB。",
+    ),
 }
 
 t = page_translator(STRINGS)

@@ -1,5 +1,6 @@
 """Beside our engine: the same requests, all sent at once, on this lab's engine in this process (the
 sidebar's model) and on the connected server, with one table of P50s and the server/local ratio."""
+
 from __future__ import annotations
 
 import asyncio
@@ -37,11 +38,25 @@ def _controls(lang: str) -> bool:
     with st.form(keys.RUN_BESIDE + "_form", border=False):
         c1, c2 = st.columns(2)
         most = capped("max_requests", 64, keys.BESIDE_REQUESTS)
-        whole_number_box(c1, t("rm_requests", lang), 1, most, keys.BESIDE_REQUESTS, value=min(8, most),
-                         help=cap_help("max_requests", lang))
+        whole_number_box(
+            c1,
+            t("rm_requests", lang),
+            1,
+            most,
+            keys.BESIDE_REQUESTS,
+            value=min(8, most),
+            help=cap_help("max_requests", lang),
+        )
         most = capped("max_new_tokens", 512, keys.BESIDE_TOKENS)
-        whole_number_box(c2, t("rm_load_tokens", lang), 1, most, keys.BESIDE_TOKENS, value=min(16, most),
-                         help=cap_help("max_new_tokens", lang))
+        whole_number_box(
+            c2,
+            t("rm_load_tokens", lang),
+            1,
+            most,
+            keys.BESIDE_TOKENS,
+            value=min(16, most),
+            help=cap_help("max_new_tokens", lang),
+        )
         return st.form_submit_button(t("rm_run_beside", lang), type="primary", icon=":material/compare_arrows:")
 
 
@@ -61,11 +76,23 @@ def beside_table(b: Beside, lang: str) -> pd.DataFrame:
     rows = []
     for key, label in METRICS:
         local, remote = b.local[key]["p50"], b.remote[key]["p50"]
-        rows.append({t("rm_col_metric", lang): label, t("rm_col_local", lang): round(local, 1),
-                     t("rm_col_server", lang): round(remote, 1), t("rm_col_ratio", lang): round(remote / local, 2)})
+        rows.append(
+            {
+                t("rm_col_metric", lang): label,
+                t("rm_col_local", lang): round(local, 1),
+                t("rm_col_server", lang): round(remote, 1),
+                t("rm_col_ratio", lang): round(remote / local, 2),
+            }
+        )
     local, remote = b.local["throughput_tok_s"], b.remote["output_tokens_per_s"]
-    rows.append({t("rm_col_metric", lang): t("rm_col_tokens", lang), t("rm_col_local", lang): round(local, 1),
-                 t("rm_col_server", lang): round(remote, 1), t("rm_col_ratio", lang): round(remote / local, 2)})
+    rows.append(
+        {
+            t("rm_col_metric", lang): t("rm_col_tokens", lang),
+            t("rm_col_local", lang): round(local, 1),
+            t("rm_col_server", lang): round(remote, 1),
+            t("rm_col_ratio", lang): round(remote / local, 2),
+        }
+    )
     return pd.DataFrame(rows)
 
 
@@ -76,8 +103,12 @@ def _run(conn: Connection, lang: str) -> None:
     with st.spinner(t("rm_beside_running", lang)):
         try:
             st.session_state[keys.BESIDE_RESULT] = run_beside(
-                conn, st.session_state[keys.MODEL], bundle, whole_number(st.session_state[keys.BESIDE_REQUESTS]),
-                whole_number(st.session_state[keys.BESIDE_TOKENS]))
+                conn,
+                st.session_state[keys.MODEL],
+                bundle,
+                whole_number(st.session_state[keys.BESIDE_REQUESTS]),
+                whole_number(st.session_state[keys.BESIDE_TOKENS]),
+            )
         except ValueError as exc:
             show_message(str(exc))
 

@@ -1,5 +1,6 @@
 """Connecting: the base URL, an API key (this session only), a timeout; the server's model list and
 whether it publishes Prometheus metrics (and whose names they are)."""
+
 from __future__ import annotations
 
 import asyncio
@@ -41,15 +42,19 @@ def render_connect(lang: str, allowed_urls: tuple[str, ...] | None = None) -> Co
     with st.form(keys.CONNECT + "_form", border=True):
         c1, c2, c3 = st.columns([4, 3, 1.2])
         if allowed_urls:
-            url = c1.selectbox(t("rm_url", lang), allowed_urls, key=keys.URL_CHOICE, help=t("rm_url_public", lang),
-                               persist_state=KEEP)
+            url = c1.selectbox(
+                t("rm_url", lang), allowed_urls, key=keys.URL_CHOICE, help=t("rm_url_public", lang), persist_state=KEEP
+            )
         else:
-            url = c1.text_input(t("rm_url", lang), value=DEFAULT_URL, key=keys.URL, help=t("rm_url_help", lang),
-                                persist_state=KEEP)
-        api_key = c2.text_input(t("rm_key", lang), type="password", key=keys.API_KEY, help=t("rm_key_help", lang),
-                                persist_state=KEEP)
-        timeout = whole_number_box(c3, t("rm_timeout", lang), 1, 600, keys.TIMEOUT, value=30,
-                                   help=t("rm_timeout_help", lang))
+            url = c1.text_input(
+                t("rm_url", lang), value=DEFAULT_URL, key=keys.URL, help=t("rm_url_help", lang), persist_state=KEEP
+            )
+        api_key = c2.text_input(
+            t("rm_key", lang), type="password", key=keys.API_KEY, help=t("rm_key_help", lang), persist_state=KEEP
+        )
+        timeout = whole_number_box(
+            c3, t("rm_timeout", lang), 1, 600, keys.TIMEOUT, value=30, help=t("rm_timeout_help", lang)
+        )
         clicked = st.form_submit_button(t("rm_connect", lang), type="primary", icon=":material/link:")
     if clicked:
         try:
@@ -64,8 +69,15 @@ def render_connect(lang: str, allowed_urls: tuple[str, ...] | None = None) -> Co
     if conn is None:
         st.info(t("rm_not_connected", lang))
         return None
-    st.caption(t("rm_connected", lang, url=md_literal(conn.endpoint.base_url), n=len(conn.models),
-                 kind=conn.kind or t("rm_kind_none", lang)))
+    st.caption(
+        t(
+            "rm_connected",
+            lang,
+            url=md_literal(conn.endpoint.base_url),
+            n=len(conn.models),
+            kind=conn.kind or t("rm_kind_none", lang),
+        )
+    )
     if not conn.models:
         return None
     st.selectbox(t("rm_model", lang), conn.models, key=keys.MODEL, persist_state=KEEP)

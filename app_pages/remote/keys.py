@@ -1,4 +1,5 @@
 """Every st.session_state key of the remote-server page, widget keys included, named once."""
+
 # connect.py
 URL = "rm_url"
 URL_CHOICE = "rm_url_choice"  # a public server's list of allowed base URLs

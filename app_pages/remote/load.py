@@ -1,6 +1,7 @@
 """A load on the server: GuideLLM's modes with real concurrent streams, the server's /metrics read
 beside it, live progress and a Stop; then the percentiles, each request's timeline and the server's
 own gauges and TTFT histogram over the run."""
+
 from __future__ import annotations
 
 import asyncio
@@ -37,21 +38,36 @@ def workload_tokenizer():
 
 def _controls(lang: str) -> bool:
     with st.form(keys.RUN_LOAD + "_form", border=False):
-        st.radio(t("rm_mode", lang), PAGE_MODES, key=keys.MODE, horizontal=True,
-                 format_func=lambda m: t(f"rm_mode_{m}", lang), persist_state=KEEP)
+        st.radio(
+            t("rm_mode", lang),
+            PAGE_MODES,
+            key=keys.MODE,
+            horizontal=True,
+            format_func=lambda m: t(f"rm_mode_{m}", lang),
+            persist_state=KEEP,
+        )
         c = st.columns(5)
         most = capped("max_requests", 1000, keys.REQUESTS)
-        whole_number_box(c[0], t("rm_requests", lang), 1, most, keys.REQUESTS, value=min(16, most),
-                         help=cap_help("max_requests", lang, t("rm_requests_help", lang)))
+        whole_number_box(
+            c[0],
+            t("rm_requests", lang),
+            1,
+            most,
+            keys.REQUESTS,
+            value=min(16, most),
+            help=cap_help("max_requests", lang, t("rm_requests_help", lang)),
+        )
         whole_number_box(c[1], t("rm_concurrency", lang), 1, 256, keys.CONCURRENCY, value=4)
         c[2].number_input(t("rm_rate", lang), 0.1, 1000.0, 2.0, step=0.5, key=keys.RATE, persist_state=KEEP)
         whole_number_box(c[3], t("rm_duration", lang), 1, 3600, keys.DURATION, value=120)
         whole_number_box(c[4], t("rm_load_tokens", lang), 1, 4096, keys.LOAD_TOKENS, value=32)
         c1, c2 = st.columns(2)
-        c1.selectbox(t("rm_preset", lang), PRESET_NAMES, key=keys.PRESET, help=t("rm_preset_help", lang),
-                     persist_state=KEEP)
-        c2.text_input(t("rm_rates", lang), "0.5, 1, 2, 4", key=keys.RATES, help=t("rm_rates_help", lang),
-                      persist_state=KEEP)
+        c1.selectbox(
+            t("rm_preset", lang), PRESET_NAMES, key=keys.PRESET, help=t("rm_preset_help", lang), persist_state=KEEP
+        )
+        c2.text_input(
+            t("rm_rates", lang), "0.5, 1, 2, 4", key=keys.RATES, help=t("rm_rates_help", lang), persist_state=KEEP
+        )
         return st.form_submit_button(t("rm_run_load", lang), type="primary", icon=":material/speed:")
 
 
@@ -62,12 +78,20 @@ def _requests() -> list[RemoteRequest]:
 def _plan(rate: float | None = None) -> LoadPlan:
     s = st.session_state
     if s[keys.MODE] == "workload":
-        return workload_plan(workload_tokenizer(), preset(s[keys.PRESET], workload_tokenizer()),
-                             max_duration_s=whole_number(s[keys.DURATION]))
+        return workload_plan(
+            workload_tokenizer(),
+            preset(s[keys.PRESET], workload_tokenizer()),
+            max_duration_s=whole_number(s[keys.DURATION]),
+        )
     mode = "constant" if rate is not None else s[keys.MODE]
-    return LoadPlan(mode, _requests(), max_requests=whole_number(s[keys.REQUESTS]),
-                    concurrency=whole_number(s[keys.CONCURRENCY]), rate=rate or float(s[keys.RATE]),
-                    max_duration_s=whole_number(s[keys.DURATION]))
+    return LoadPlan(
+        mode,
+        _requests(),
+        max_requests=whole_number(s[keys.REQUESTS]),
+        concurrency=whole_number(s[keys.CONCURRENCY]),
+        rate=rate or float(s[keys.RATE]),
+        max_duration_s=whole_number(s[keys.DURATION]),
+    )
 
 
 def sweep_rates(text: str, lang: str) -> list[float]:
@@ -80,8 +104,7 @@ def sweep_rates(text: str, lang: str) -> list[float]:
     return sorted(set(rates))
 
 
-async def _run_live(conn: Connection, model: str, run: LoadRun, seen: MetricsWatch, bar, label: str,
-                    lang: str) -> None:
+async def _run_live(conn: Connection, model: str, run: LoadRun, seen: MetricsWatch, bar, label: str, lang: str) -> None:
     done = asyncio.Event()
     watcher = asyncio.create_task(watch(conn.endpoint, done)) if conn.kind else None
     load = asyncio.create_task(run_load(conn.endpoint, model, run.plan, run=run))
@@ -89,9 +112,10 @@ async def _run_live(conn: Connection, model: str, run: LoadRun, seen: MetricsWat
         while not load.done():
             finished = sum(1 for r in run.results if r.done)
             failed = sum(1 for r in run.results if r.error)
-            bar.progress(min(1.0, finished / run.plan.max_requests),
-                         text=label + t("rm_load_running", lang, done=finished, total=run.plan.max_requests,
-                                        failed=failed))
+            bar.progress(
+                min(1.0, finished / run.plan.max_requests),
+                text=label + t("rm_load_running", lang, done=finished, total=run.plan.max_requests, failed=failed),
+            )
             await asyncio.wait([load], timeout=0.25)
         load.result()
     finally:
@@ -104,8 +128,11 @@ async def _run_live(conn: Connection, model: str, run: LoadRun, seen: MetricsWat
 def render_load(conn: Connection, lang: str) -> None:
     if _controls(lang):
         try:
-            plans = ([_plan(rate) for rate in sweep_rates(st.session_state[keys.RATES], lang)]
-                     if st.session_state[keys.MODE] == "sweep" else [_plan()])
+            plans = (
+                [_plan(rate) for rate in sweep_rates(st.session_state[keys.RATES], lang)]
+                if st.session_state[keys.MODE] == "sweep"
+                else [_plan()]
+            )
         except ValueError as exc:
             show_message(str(exc))
             return
@@ -123,8 +150,7 @@ def render_load(conn: Connection, lang: str) -> None:
     if not kept:  # nothing was sent (a Stop before the first request, or no run yet)
         return
     render_runs(kept, lang)
-    download_buttons(Saved(conn.endpoint.base_url, st.session_state[keys.MODEL], conn.kind, kept), lang,
-                     keys.DL_LOAD)
+    download_buttons(Saved(conn.endpoint.base_url, st.session_state[keys.MODEL], conn.kind, kept), lang, keys.DL_LOAD)
 
 
 def render_runs(kept: list[tuple[LoadRun, MetricsWatch]], lang: str, prefix: str = "") -> None:
@@ -140,16 +166,32 @@ def summary_table(run: LoadRun, lang: str) -> pd.DataFrame:
     rows = []
     for key, label in (("ttft_ms", "TTFT"), ("tpot_ms", "TPOT"), ("itl_ms", "ITL"), ("e2e_ms", "E2E")):
         p = summary[key]
-        rows.append({t("rm_col_metric", lang): label, "P50": round(p["p50"], 1), "P90": round(p["p90"], 1),
-                     "P99": round(p["p99"], 1), "mean": round(p["mean"], 1)})
+        rows.append(
+            {
+                t("rm_col_metric", lang): label,
+                "P50": round(p["p50"], 1),
+                "P90": round(p["p90"], 1),
+                "P99": round(p["p99"], 1),
+                "mean": round(p["mean"], 1),
+            }
+        )
     return pd.DataFrame(rows)
 
 
 def render_run(run: LoadRun, seen: MetricsWatch, lang: str, prefix: str = "") -> None:
     """One load's results; `prefix` keeps element keys apart when a saved run is shown too."""
     summary = run.summary()
-    st.success(t("rm_load_done", lang, finished=summary["finished"], requests=summary["requests"], secs=run.seconds,
-                 stopped=t("rm_load_stopped", lang) if run.cut_short else ""), icon=":material/check_circle:")
+    st.success(
+        t(
+            "rm_load_done",
+            lang,
+            finished=summary["finished"],
+            requests=summary["requests"],
+            secs=run.seconds,
+            stopped=t("rm_load_stopped", lang) if run.cut_short else "",
+        ),
+        icon=":material/check_circle:",
+    )
     errors = [r.error for r in run.results if r.error]
     if errors:
         st.warning(md_escape(t("rm_load_errors", lang, n=len(errors), msg=errors[0])), icon=":material/warning:")
@@ -162,8 +204,15 @@ def render_run(run: LoadRun, seen: MetricsWatch, lang: str, prefix: str = "") ->
         st.plotly_chart(server_figure(seen, run.start, lang), key=prefix + keys.FIG_SERVER)
         ttft = seen.over_run("ttft")
         if ttft is not None and ttft.count:
-            st.caption(t("rm_server_hist", lang, p50=1e3 * ttft.quantile(0.5), p99=1e3 * ttft.quantile(0.99),
-                         n=int(ttft.count)))
+            st.caption(
+                t(
+                    "rm_server_hist",
+                    lang,
+                    p50=1e3 * ttft.quantile(0.5),
+                    p99=1e3 * ttft.quantile(0.99),
+                    n=int(ttft.count),
+                )
+            )
     else:
         st.caption(md_escape(t("rm_server_none", lang, note=seen.note or t("rm_kind_none", lang))))
 
@@ -172,12 +221,17 @@ def sweep_table(runs: list[LoadRun], lang: str) -> pd.DataFrame:
     rows = []
     for run in runs:
         summary = run.summary()
-        rows.append({t("rm_col_rate", lang): run.plan.rate,
-                     t("rm_col_achieved", lang): round(summary["requests_per_s"], 2),
-                     t("rm_col_tokens", lang): round(summary["output_tokens_per_s"], 1),
-                     "TTFT P50": round(summary["ttft_ms"]["p50"], 1), "TTFT P99": round(summary["ttft_ms"]["p99"], 1),
-                     "TPOT P50": round(summary["tpot_ms"]["p50"], 1),
-                     t("rm_col_finished", lang): f"{summary['finished']} / {summary['requests']}"})
+        rows.append(
+            {
+                t("rm_col_rate", lang): run.plan.rate,
+                t("rm_col_achieved", lang): round(summary["requests_per_s"], 2),
+                t("rm_col_tokens", lang): round(summary["output_tokens_per_s"], 1),
+                "TTFT P50": round(summary["ttft_ms"]["p50"], 1),
+                "TTFT P99": round(summary["ttft_ms"]["p99"], 1),
+                "TPOT P50": round(summary["tpot_ms"]["p50"], 1),
+                t("rm_col_finished", lang): f"{summary['finished']} / {summary['requests']}",
+            }
+        )
     return pd.DataFrame(rows)
 
 

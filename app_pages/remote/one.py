@@ -1,5 +1,6 @@
 """One streamed prompt: the reply drawn as it arrives (every ~0.2 s), then TTFT, TPOT and E2E from
 the client's own timestamps, how many tokens the chunks carried, and the gap before each chunk."""
+
 from __future__ import annotations
 
 import asyncio
@@ -32,8 +33,9 @@ async def _stream_live(conn: Connection, model: str, req: RemoteRequest, view, l
 
 def render_one(conn: Connection, lang: str) -> None:
     with st.form(keys.RUN_ONE + "_form", border=False):
-        st.text_area(t("rm_prompt", lang), "Explain in two sentences why the sky is blue.", key=keys.PROMPT,
-                     persist_state=KEEP)
+        st.text_area(
+            t("rm_prompt", lang), "Explain in two sentences why the sky is blue.", key=keys.PROMPT, persist_state=KEEP
+        )
         c1, c2 = st.columns([1, 2], vertical_alignment="bottom")
         whole_number_box(c1, t("rm_max_tokens", lang), 1, 4096, keys.MAX_TOKENS, value=64)
         c2.toggle(t("rm_chat", lang), True, key=keys.CHAT, persist_state=KEEP)
@@ -49,8 +51,16 @@ def render_one(conn: Connection, lang: str) -> None:
     if result is not None:
         render_result(result, lang, st.session_state.get(keys.ONE_VIEW))
         if result.chunk_times:
-            download_buttons(Saved(conn.endpoint.base_url, st.session_state[keys.MODEL], conn.kind,
-                                   [(single_run(result), MetricsWatch())]), lang, keys.DL_ONE)
+            download_buttons(
+                Saved(
+                    conn.endpoint.base_url,
+                    st.session_state[keys.MODEL],
+                    conn.kind,
+                    [(single_run(result), MetricsWatch())],
+                ),
+                lang,
+                keys.DL_ONE,
+            )
 
 
 def render_result(r: RemoteResult, lang: str, server_view: dict | None = None, prefix: str = "") -> None:
@@ -66,16 +76,28 @@ def render_result(r: RemoteResult, lang: str, server_view: dict | None = None, p
     c[0].metric(t("rm_m_ttft", lang), f"{m.ttft_ms:.1f} ms")
     c[1].metric(t("rm_m_tpot", lang), "—" if m.tpot_ms is None else f"{m.tpot_ms:.1f} ms")
     c[2].metric(t("rm_m_e2e", lang), f"{m.e2e_ms:.0f} ms")
-    c[3].metric(t("rm_m_tokens", lang), r.num_output_tokens,
-                help=t("rm_tokens_counted" if r.tokens_counted_from_chunks else "rm_tokens_usage", lang))
+    c[3].metric(
+        t("rm_m_tokens", lang),
+        r.num_output_tokens,
+        help=t("rm_tokens_counted" if r.tokens_counted_from_chunks else "rm_tokens_usage", lang),
+    )
     if r.chunks_hold_several_tokens:
         st.caption(t("rm_chunks_note", lang, chunks=len(r.chunk_times), tokens=r.num_output_tokens))
     elif r.tokens_counted_from_chunks:
         st.caption(t("rm_tokens_counted", lang))
     if server_view is not None:
         tpot = server_view.get("tpot_ms")
-        st.caption(t("rm_server_view", lang, ttft=server_view["ttft_ms"], queue=server_view["queue_ms"],
-                     prefill=server_view["prefill_ms"], tpot="—" if tpot is None else f"{tpot:.1f}",
-                     n=server_view["output_tokens"], extra=m.ttft_ms - server_view["ttft_ms"]))
+        st.caption(
+            t(
+                "rm_server_view",
+                lang,
+                ttft=server_view["ttft_ms"],
+                queue=server_view["queue_ms"],
+                prefill=server_view["prefill_ms"],
+                tpot="—" if tpot is None else f"{tpot:.1f}",
+                n=server_view["output_tokens"],
+                extra=m.ttft_ms - server_view["ttft_ms"],
+            )
+        )
     st.plotly_chart(chunks_figure(r, lang), key=prefix + keys.FIG_CHUNKS)
     st.caption(t("rm_no_views", lang))

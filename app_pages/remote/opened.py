@@ -1,5 +1,6 @@
 """Opening a saved remote run: a trace file dropped here is checked field by field and drawn as the
 page drew it, with no server and no connection (a run of one prompt as the One prompt tab shows it)."""
+
 from __future__ import annotations
 
 import streamlit as st
@@ -28,8 +29,13 @@ def _read(file) -> None:
 def render_opened(lang: str) -> None:
     s = st.session_state
     with st.expander(t("rm_open_header", lang), icon=":material/upload_file:"):
-        file = st.file_uploader(t("rm_open_label", lang), type=["json"], key=keys.UPLOAD,
-                                help=t("rm_open_help", lang), max_upload_size=UPLOAD_MAX_MB)
+        file = st.file_uploader(
+            t("rm_open_label", lang),
+            type=["json"],
+            key=keys.UPLOAD,
+            help=t("rm_open_help", lang),
+            max_upload_size=UPLOAD_MAX_MB,
+        )
         if file is None:
             for key in (keys.UPLOAD_SEEN, keys.UPLOAD_ERROR, keys.OPENED):
                 s.pop(key, None)
@@ -45,8 +51,17 @@ def render_opened(lang: str) -> None:
 
 
 def _show(name: str, saved: Saved, lang: str) -> None:
-    st.info(t("rm_opened", lang, file=md_literal(name), url=md_literal(saved.base_url), model=md_literal(saved.model),
-              created=saved.created or "—"), icon=":material/upload_file:")
+    st.info(
+        t(
+            "rm_opened",
+            lang,
+            file=md_literal(name),
+            url=md_literal(saved.base_url),
+            model=md_literal(saved.model),
+            created=saved.created or "—",
+        ),
+        icon=":material/upload_file:",
+    )
     run, _ = saved.runs[-1]
     if len(saved.runs) == 1 and run.plan.mode == "synchronous" and len(run.results) == 1:
         render_result(run.results[0], lang, prefix=keys.SAVED_PREFIX)

@@ -1,5 +1,6 @@
 """Remote server: connect to an OpenAI-compatible server, then stream one prompt or run a load, timed
 on arrival, with the server's own metrics beside the client's view."""
+
 import pandas  # noqa: F401  - before plotly (fresh-server import race)
 import streamlit as st
 

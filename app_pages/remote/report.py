@@ -2,6 +2,7 @@
 plan, the percentiles, the sweep curve, each request's timeline and the server's own gauges, as
 the page draws them (ui/report_page.py embeds plotly.js once, so it opens offline). The API key
 is never part of it: the URL is shown without credentials."""
+
 from __future__ import annotations
 
 from datetime import datetime, timezone
@@ -23,10 +24,19 @@ def _fmt(x: float | None, digits: int = 1) -> str:
 
 def plan_line(run: LoadRun, lang: str) -> str:
     p = run.plan
-    detail = {"concurrent": t("rm_plan_concurrency", lang, n=p.concurrency),
-              "constant": t("rm_plan_rate", lang, rate=p.rate), "poisson": t("rm_plan_rate", lang, rate=p.rate)}
-    return t("rm_plan_line", lang, mode=t(f"rm_mode_{p.mode}", lang), n=p.max_requests,
-             detail=detail.get(p.mode, ""), limit=p.max_duration_s)
+    detail = {
+        "concurrent": t("rm_plan_concurrency", lang, n=p.concurrency),
+        "constant": t("rm_plan_rate", lang, rate=p.rate),
+        "poisson": t("rm_plan_rate", lang, rate=p.rate),
+    }
+    return t(
+        "rm_plan_line",
+        lang,
+        mode=t(f"rm_mode_{p.mode}", lang),
+        n=p.max_requests,
+        detail=detail.get(p.mode, ""),
+        limit=p.max_duration_s,
+    )
 
 
 def _banner(text: str, warn: bool) -> str:
@@ -42,20 +52,40 @@ def _sweep(runs: list[LoadRun], lang: str) -> list[str]:
     rows = []
     for run in runs:
         s = run.summary()
-        rows.append([f"{run.plan.rate:g}", _fmt(s["requests_per_s"], 2), _fmt(s["output_tokens_per_s"]),
-                     _fmt(s["ttft_ms"]["p50"]), _fmt(s["ttft_ms"]["p99"]), _fmt(s["tpot_ms"]["p50"]),
-                     f"{s['finished']} / {s['requests']}"])
-    header = [t("rm_col_rate", lang), t("rm_col_achieved", lang), t("rm_col_tokens", lang), "TTFT P50", "TTFT P99",
-              "TPOT P50", t("rm_col_finished", lang)]
-    return [heading(t("rm_sweep_header", lang)), table_html(header, rows),
-            figures_html({"sweep": sweep_figure(runs, lang)}), muted(t("rm_sweep_caption", lang))]
+        rows.append(
+            [
+                f"{run.plan.rate:g}",
+                _fmt(s["requests_per_s"], 2),
+                _fmt(s["output_tokens_per_s"]),
+                _fmt(s["ttft_ms"]["p50"]),
+                _fmt(s["ttft_ms"]["p99"]),
+                _fmt(s["tpot_ms"]["p50"]),
+                f"{s['finished']} / {s['requests']}",
+            ]
+        )
+    header = [
+        t("rm_col_rate", lang),
+        t("rm_col_achieved", lang),
+        t("rm_col_tokens", lang),
+        "TTFT P50",
+        "TTFT P99",
+        "TPOT P50",
+        t("rm_col_finished", lang),
+    ]
+    return [
+        heading(t("rm_sweep_header", lang)),
+        table_html(header, rows),
+        figures_html({"sweep": sweep_figure(runs, lang)}),
+        muted(t("rm_sweep_caption", lang)),
+    ]
 
 
 def _server_note(seen: MetricsWatch, lang: str) -> str:
     ttft = seen.over_run("ttft")
     if ttft is not None and ttft.count:
-        return muted(t("rm_server_hist", lang, p50=1e3 * ttft.quantile(0.5), p99=1e3 * ttft.quantile(0.99),
-                       n=int(ttft.count)))
+        return muted(
+            t("rm_server_hist", lang, p50=1e3 * ttft.quantile(0.5), p99=1e3 * ttft.quantile(0.99), n=int(ttft.count))
+        )
     if not seen.snapshots:
         return muted(t("rm_server_none", lang, note=seen.note or t("rm_kind_none", lang)))
     return ""
@@ -63,17 +93,30 @@ def _server_note(seen: MetricsWatch, lang: str) -> str:
 
 def _run(run: LoadRun, seen: MetricsWatch, lang: str, with_plotly_js: bool) -> list[str]:
     summary = run.summary()
-    parts = [heading(t("rm_report_run", lang)), f"<p>{html_text(plan_line(run, lang))}</p>",
-             _banner(t("rm_load_done", lang, finished=summary["finished"], requests=summary["requests"],
-                       secs=run.seconds, stopped=t("rm_load_stopped", lang) if run.cut_short else ""),
-                     run.cut_short)]
+    parts = [
+        heading(t("rm_report_run", lang)),
+        f"<p>{html_text(plan_line(run, lang))}</p>",
+        _banner(
+            t(
+                "rm_load_done",
+                lang,
+                finished=summary["finished"],
+                requests=summary["requests"],
+                secs=run.seconds,
+                stopped=t("rm_load_stopped", lang) if run.cut_short else "",
+            ),
+            run.cut_short,
+        ),
+    ]
     errors = [r.error for r in run.results if r.error]
     if errors:
         parts.append(_banner(t("rm_load_errors", lang, n=len(errors), msg=errors[0]), True))
     if not summary["finished"]:
         return parts
-    parts += [_percentiles(summary, lang),
-              muted(t("rm_throughput", lang, rps=summary["requests_per_s"], tps=summary["output_tokens_per_s"]))]
+    parts += [
+        _percentiles(summary, lang),
+        muted(t("rm_throughput", lang, rps=summary["requests_per_s"], tps=summary["output_tokens_per_s"])),
+    ]
     single = run.results[0] if len(run.results) == 1 else None
     if single is not None and single.text:
         parts += [heading(t("rm_report_reply", lang)), f'<div class="pd-output">{html_text(single.text)}</div>']
@@ -87,10 +130,19 @@ def _run(run: LoadRun, seen: MetricsWatch, lang: str, with_plotly_js: bool) -> l
 
 def report_html(saved: Saved, lang: str = "en") -> str:
     title = t("rm_report_title", lang)
-    body = [f"<h1>{html_text(title)}</h1>",
-            muted(t("rm_report_intro", lang, url=public_url(saved.base_url), model=saved.model,
-                    kind=saved.kind or t("rm_kind_none", lang),
-                    created=saved.created or datetime.now(timezone.utc).isoformat(timespec="seconds")))]
+    body = [
+        f"<h1>{html_text(title)}</h1>",
+        muted(
+            t(
+                "rm_report_intro",
+                lang,
+                url=public_url(saved.base_url),
+                model=saved.model,
+                kind=saved.kind or t("rm_kind_none", lang),
+                created=saved.created or datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            )
+        ),
+    ]
     runs = [run for run, _ in saved.runs]
     if len(runs) > 1:
         body += _sweep(runs, lang)

@@ -1,5 +1,6 @@
 """Strings of the remote-server page, and its `t`: this table first, then the shared ones.
 {key: (en, zh)}; templates use str.format fields."""
+
 from ui.i18n import page_translator
 
 STRINGS: dict[str, tuple[str, str]] = {
@@ -11,26 +12,39 @@ STRINGS: dict[str, tuple[str, str]] = {
         "page shows what its API and its Prometheus metrics expose.",
         "把实验室指向一个兼容 OpenAI 的服务器（vLLM、SGLang、TGI、`transformers serve`，或本实验室自带的 "
         "`python -m engine serve`）。每个流式分块在到达时计时：TTFT 就是用户感受到的预填充，之后的间隔就是解码。"
-        "服务器的 KV 缓存与注意力留在服务器内部：本页只展示它的 API 与 Prometheus 指标公开的内容。"),
+        "服务器的 KV 缓存与注意力留在服务器内部：本页只展示它的 API 与 Prometheus 指标公开的内容。",
+    ),
     "rm_url": ("Base URL", "基础 URL"),
-    "rm_public_off": ("This page is off on this public server: it would make the server fetch any address a "
-                      "visitor types. Its owner can list the servers it may reach (remote_urls in the server's settings file).",
-                      "这台公开服务器关闭了本页：否则服务器会去访问访客输入的任意地址。服务器所有者可以列出允许访问的服务器"
-                      "（服务器设置文件中的 remote_urls）。"),
-    "rm_url_public": ("The servers this public lab may reach, as its owner listed them.",
-                      "这台公开实验室所有者列出的、允许访问的服务器。"),
-    "rm_url_help": ("The server's address; /v1 is added if missing. e.g. http://127.0.0.1:8000",
-                    "服务器地址；缺少 /v1 时会自动补上。例如 http://127.0.0.1:8000"),
+    "rm_public_off": (
+        "This page is off on this public server: it would make the server fetch any address a "
+        "visitor types. Its owner can list the servers it may reach (remote_urls in the server's settings file).",
+        "这台公开服务器关闭了本页：否则服务器会去访问访客输入的任意地址。服务器所有者可以列出允许访问的服务器"
+        "（服务器设置文件中的 remote_urls）。",
+    ),
+    "rm_url_public": (
+        "The servers this public lab may reach, as its owner listed them.",
+        "这台公开实验室所有者列出的、允许访问的服务器。",
+    ),
+    "rm_url_help": (
+        "The server's address; /v1 is added if missing. e.g. http://127.0.0.1:8000",
+        "服务器地址；缺少 /v1 时会自动补上。例如 http://127.0.0.1:8000",
+    ),
     "rm_key": ("API key (optional)", "API 密钥（可选）"),
-    "rm_key_help": ("Kept in this browser session only: never in share links, traces, reports or logs.",
-                    "只保存在本浏览器会话中：不会进入分享链接、轨迹文件、报告或日志。"),
+    "rm_key_help": (
+        "Kept in this browser session only: never in share links, traces, reports or logs.",
+        "只保存在本浏览器会话中：不会进入分享链接、轨迹文件、报告或日志。",
+    ),
     "rm_timeout": ("Timeout (s)", "超时（秒）"),
-    "rm_timeout_help": ("How long to wait to connect and for each next piece of a reply.",
-                        "连接以及等待回复下一部分的最长时间。"),
+    "rm_timeout_help": (
+        "How long to wait to connect and for each next piece of a reply.",
+        "连接以及等待回复下一部分的最长时间。",
+    ),
     "rm_connect": ("Connect", "连接"),
     "rm_connecting": ("Asking {url} for its models…", "正在向 {url} 查询模型…"),
-    "rm_connected": ("Connected to {url}: {n} model(s). Server metrics: {kind}.",
-                     "已连接 {url}：{n} 个模型。服务器指标：{kind}。"),
+    "rm_connected": (
+        "Connected to {url}: {n} model(s). Server metrics: {kind}.",
+        "已连接 {url}：{n} 个模型。服务器指标：{kind}。",
+    ),
     "rm_kind_none": ("none (no /metrics)", "无（没有 /metrics）"),
     "rm_not_connected": ("Connect to a server first.", "请先连接一个服务器。"),
     "rm_model": ("Model", "模型"),
@@ -48,19 +62,24 @@ STRINGS: dict[str, tuple[str, str]] = {
     "rm_m_tokens": ("output tokens", "输出 token"),
     "rm_tokens_usage": ("from the server's usage", "来自服务器的 usage"),
     "rm_tokens_counted": ("counted from chunks: the server sent no usage", "按分块计数：服务器没有返回 usage"),
-    "rm_chunks_note": ("{chunks} chunks carried {tokens} tokens: a chunk may hold several tokens, so ITL is the gap "
-                       "between chunks and TPOT = (E2E − TTFT) / (tokens − 1).",
-                       "{chunks} 个分块承载了 {tokens} 个 token：一个分块可能含多个 token，所以 ITL 是分块之间的间隔，"
-                       "TPOT = (E2E − TTFT) / (token 数 − 1)。"),
+    "rm_chunks_note": (
+        "{chunks} chunks carried {tokens} tokens: a chunk may hold several tokens, so ITL is the gap "
+        "between chunks and TPOT = (E2E − TTFT) / (tokens − 1).",
+        "{chunks} 个分块承载了 {tokens} 个 token：一个分块可能含多个 token，所以 ITL 是分块之间的间隔，"
+        "TPOT = (E2E − TTFT) / (token 数 − 1)。",
+    ),
     "rm_server_view": (
         "The server's own clock (this lab's engine, GET /pdlab/requests): TTFT {ttft:.1f} ms (queue {queue:.1f} + "
         "prefill {prefill:.1f}), TPOT {tpot} ms over {n} tokens. The client's TTFT above is {extra:+.1f} ms more: "
         "HTTP, the stream's framing and this page's own reading.",
         "服务器自己的时钟（本实验室的引擎，GET /pdlab/requests）：TTFT {ttft:.1f} ms（排队 {queue:.1f} + 预填充 "
         "{prefill:.1f}），TPOT {tpot} ms，共 {n} 个 token。上面客户端测得的 TTFT 多出 {extra:+.1f} ms：HTTP、"
-        "流的分帧以及本页自身的读取。"),
-    "rm_no_views": ("No KV cache or attention views here: a server does not expose them over its API.",
-                    "这里没有 KV 缓存和注意力视图：服务器不会通过 API 公开它们。"),
+        "流的分帧以及本页自身的读取。",
+    ),
+    "rm_no_views": (
+        "No KV cache or attention views here: a server does not expose them over its API.",
+        "这里没有 KV 缓存和注意力视图：服务器不会通过 API 公开它们。",
+    ),
     "rm_chunks_title": ("When each chunk arrived", "每个分块的到达时间"),
     "rm_chunks_x": ("chunk (#)", "分块（#）"),
     "rm_chunks_y": ("gap before it (ms)", "与前一个的间隔（毫秒）"),
@@ -72,11 +91,14 @@ STRINGS: dict[str, tuple[str, str]] = {
         "continuous batching), then on the server. One table of P50s and the server/local ratio: below 1 the "
         "server is faster.",
         "同样的请求同时发出：先在本进程中的本实验室引擎上运行（侧边栏选中的模型，连续批处理），再在服务器上运行。"
-        "一张表列出 P50 与服务器/本地之比：小于 1 表示服务器更快。"),
+        "一张表列出 P50 与服务器/本地之比：小于 1 表示服务器更快。",
+    ),
     "rm_run_beside": ("Run on both", "两边都运行"),
     "rm_beside_running": ("Running on our engine, then on the server…", "先在本地引擎上运行，再在服务器上运行…"),
-    "rm_beside_failed": ("{n} request(s) failed on the server; see the Load tab for the reasons.",
-                         "服务器上有 {n} 个请求失败；原因请在“负载”标签页查看。"),
+    "rm_beside_failed": (
+        "{n} request(s) failed on the server; see the Load tab for the reasons.",
+        "服务器上有 {n} 个请求失败；原因请在“负载”标签页查看。",
+    ),
     "rm_col_local": ("our engine (in process)", "本地引擎（本进程）"),
     "rm_col_server": ("server", "服务器"),
     "rm_col_ratio": ("server / ours", "服务器 / 本地"),
@@ -86,7 +108,8 @@ STRINGS: dict[str, tuple[str, str]] = {
         "model or tokenizer on the server changes what is compared: say so when you show it.",
         "本地：本进程中的 {model}，提示为 token id，不经 HTTP。服务器：它自己的模型和硬件，同样的提示以文本形式经 "
         "/v1/completions 发送（贪心，忽略 EOS），在每个分块到达时计时。服务器上的模型或分词器不同，比较的内容也就不同："
-        "展示时请说明。"),
+        "展示时请说明。",
+    ),
     "rm_mode": ("Mode", "模式"),
     "rm_mode_synchronous": ("synchronous: one at a time", "同步：一次一个"),
     "rm_mode_concurrent": ("concurrent: a fixed number in flight", "并发：固定数量同时进行"),
@@ -95,17 +118,25 @@ STRINGS: dict[str, tuple[str, str]] = {
     "rm_mode_workload": ("a serving-lab workload", "服务实验室的工作负载"),
     "rm_mode_sweep": ("sweep over rates", "速率扫描"),
     "rm_requests": ("Requests", "请求数"),
-    "rm_requests_help": ("How many requests (per rate, in a sweep). A workload has its own.",
-                         "请求数量（扫描时为每个速率的数量）。工作负载有自己的数量。"),
+    "rm_requests_help": (
+        "How many requests (per rate, in a sweep). A workload has its own.",
+        "请求数量（扫描时为每个速率的数量）。工作负载有自己的数量。",
+    ),
     "rm_preset": ("Workload", "工作负载"),
-    "rm_preset_help": ("For the workload mode: the serving lab's presets, sent at their own arrival times, their "
-                       "prompts cut from real text with the bundled model's tokenizer.",
-                       "用于工作负载模式：服务实验室的预设，按各自的到达时间发送；提示词由内置模型的分词器从真实文本中截取。"),
+    "rm_preset_help": (
+        "For the workload mode: the serving lab's presets, sent at their own arrival times, their "
+        "prompts cut from real text with the bundled model's tokenizer.",
+        "用于工作负载模式：服务实验室的预设，按各自的到达时间发送；提示词由内置模型的分词器从真实文本中截取。",
+    ),
     "rm_rates": ("Sweep rates (requests/s, comma-separated)", "扫描速率（请求/秒，逗号分隔）"),
-    "rm_rates_help": ("For the sweep: a constant-rate load at each rate in turn, to see where latency climbs.",
-                      "用于扫描：依次以每个速率进行恒定速率负载，观察延迟从哪里开始上升。"),
-    "rm_bad_rates": ("“{text}” is not a list of 1-12 rates in (0, 1000] requests per second, separated by commas.",
-                     "“{text}” 不是用逗号分隔的 1–12 个速率（每个在 (0, 1000] 请求/秒之间）。"),
+    "rm_rates_help": (
+        "For the sweep: a constant-rate load at each rate in turn, to see where latency climbs.",
+        "用于扫描：依次以每个速率进行恒定速率负载，观察延迟从哪里开始上升。",
+    ),
+    "rm_bad_rates": (
+        "“{text}” is not a list of 1-12 rates in (0, 1000] requests per second, separated by commas.",
+        "“{text}” 不是用逗号分隔的 1–12 个速率（每个在 (0, 1000] 请求/秒之间）。",
+    ),
     "rm_sweep_step": ("rate {rate:g}/s ({k} of {n}): ", "速率 {rate:g}/秒（第 {k}/{n} 个）："),
     "rm_sweep_header": ("Sweep: what the server delivers at each offered rate", "扫描：每个给定速率下服务器的实际表现"),
     "rm_col_rate": ("offered (req/s)", "给定速率（请求/秒）"),
@@ -121,21 +152,32 @@ STRINGS: dict[str, tuple[str, str]] = {
         "Below the server's capacity, throughput follows the offered rate and TTFT stays flat; past it, requests "
         "queue: throughput levels off and TTFT climbs (prefill waits its turn). The detail below is the last rate's.",
         "低于服务器容量时，吞吐跟随给定速率，TTFT 保持平稳；超过容量后请求开始排队：吞吐趋于平稳，TTFT 上升"
-        "（预填充要排队等候）。下面的详情是最后一个速率的。"),
+        "（预填充要排队等候）。下面的详情是最后一个速率的。",
+    ),
     "rm_concurrency": ("Concurrency", "并发数"),
     "rm_rate": ("Rate (requests/s)", "速率（请求/秒）"),
     "rm_duration": ("Time limit (s)", "时间上限（秒）"),
     "rm_load_tokens": ("max_tokens per request", "每个请求的 max_tokens"),
     "rm_run_load": ("Run the load", "运行负载"),
-    "rm_load_running": ("{done} of {total} requests done ({failed} failed)…", "已完成 {done}/{total} 个请求（失败 {failed} 个）…"),
-    "rm_load_done": ("{finished} of {requests} requests finished in {secs:.1f} s{stopped}.",
-                     "{requests} 个请求中完成 {finished} 个，用时 {secs:.1f} 秒{stopped}。"),
+    "rm_load_running": (
+        "{done} of {total} requests done ({failed} failed)…",
+        "已完成 {done}/{total} 个请求（失败 {failed} 个）…",
+    ),
+    "rm_load_done": (
+        "{finished} of {requests} requests finished in {secs:.1f} s{stopped}.",
+        "{requests} 个请求中完成 {finished} 个，用时 {secs:.1f} 秒{stopped}。",
+    ),
     "rm_load_stopped": (" (stopped: the rest were cancelled)", "（已停止：其余请求已取消）"),
     "rm_load_errors": ("{n} request(s) failed; the first: {msg}", "{n} 个请求失败；第一个：{msg}"),
     "rm_col_metric": ("metric (ms)", "指标（毫秒）"),
-    "rm_throughput": ("Throughput: {rps:.2f} requests/s, {tps:.1f} output tokens/s (client side).",
-                      "吞吐：{rps:.2f} 请求/秒，{tps:.1f} 输出 token/秒（客户端侧）。"),
-    "rm_gantt_title": ("Each request: waiting for its first chunk, then streaming", "每个请求：等待首个分块，然后流式输出"),
+    "rm_throughput": (
+        "Throughput: {rps:.2f} requests/s, {tps:.1f} output tokens/s (client side).",
+        "吞吐：{rps:.2f} 请求/秒，{tps:.1f} 输出 token/秒（客户端侧）。",
+    ),
+    "rm_gantt_title": (
+        "Each request: waiting for its first chunk, then streaming",
+        "每个请求：等待首个分块，然后流式输出",
+    ),
     "rm_gantt_x": ("time since the load started (s)", "负载开始后的时间（秒）"),
     "rm_gantt_y": ("request", "请求"),
     "rm_gantt_wait": ("sent → first chunk (queue + prefill)", "发送 → 首个分块（排队 + 预填充）"),
@@ -146,20 +188,26 @@ STRINGS: dict[str, tuple[str, str]] = {
     "rm_series_running": ("running", "运行中"),
     "rm_series_waiting": ("waiting", "等待中"),
     "rm_server_none": ("No server metrics: {note}", "没有服务器指标：{note}"),
-    "rm_server_hist": ("The server's own TTFT over this load: P50 ≈ {p50:.0f} ms, P99 ≈ {p99:.0f} ms from {n} "
-                       "requests: its histogram's change over the run, read as Prometheus reads it (linear inside a "
-                       "bucket, so only as fine as the buckets: vLLM's bucket from 1 to 2.5 s is 1.5 s wide). The "
-                       "client's TTFT adds the network and the API.",
-                       "本次负载中服务器自己统计的 TTFT：P50 ≈ {p50:.0f} 毫秒，P99 ≈ {p99:.0f} 毫秒，共 {n} 个请求："
-                       "取其直方图在运行前后的差值，并按 Prometheus 的方式读取（桶内线性插值，精度只到桶的宽度："
-                       "vLLM 从 1 到 2.5 秒的桶宽 1.5 秒）。客户端的 TTFT 还包含网络与 API 开销。"),
-    "rm_plan_line": ("Plan: {mode}, {n} request(s){detail}, time limit {limit:g} s.",
-                     "计划：{mode}，{n} 个请求{detail}，时间上限 {limit:g} 秒。"),
+    "rm_server_hist": (
+        "The server's own TTFT over this load: P50 ≈ {p50:.0f} ms, P99 ≈ {p99:.0f} ms from {n} "
+        "requests: its histogram's change over the run, read as Prometheus reads it (linear inside a "
+        "bucket, so only as fine as the buckets: vLLM's bucket from 1 to 2.5 s is 1.5 s wide). The "
+        "client's TTFT adds the network and the API.",
+        "本次负载中服务器自己统计的 TTFT：P50 ≈ {p50:.0f} 毫秒，P99 ≈ {p99:.0f} 毫秒，共 {n} 个请求："
+        "取其直方图在运行前后的差值，并按 Prometheus 的方式读取（桶内线性插值，精度只到桶的宽度："
+        "vLLM 从 1 到 2.5 秒的桶宽 1.5 秒）。客户端的 TTFT 还包含网络与 API 开销。",
+    ),
+    "rm_plan_line": (
+        "Plan: {mode}, {n} request(s){detail}, time limit {limit:g} s.",
+        "计划：{mode}，{n} 个请求{detail}，时间上限 {limit:g} 秒。",
+    ),
     "rm_plan_concurrency": (", concurrency {n}", "，并发数 {n}"),
     "rm_plan_rate": (", {rate:g} requests/s", "，{rate:g} 请求/秒"),
     "rm_report_title": ("Remote server run", "远程服务器运行记录"),
-    "rm_report_intro": ("Server {url}, model {model}, server metrics: {kind}. Saved {created} by the prefill/decode "
-                        "lab.", "服务器 {url}，模型 {model}，服务器指标：{kind}。由 prefill/decode 实验室于 {created} 保存。"),
+    "rm_report_intro": (
+        "Server {url}, model {model}, server metrics: {kind}. Saved {created} by the prefill/decode lab.",
+        "服务器 {url}，模型 {model}，服务器指标：{kind}。由 prefill/decode 实验室于 {created} 保存。",
+    ),
     "rm_report_run": ("The run", "本次运行"),
     "rm_report_reply": ("The reply", "回复"),
     "rm_report_footer": (
@@ -168,22 +216,31 @@ STRINGS: dict[str, tuple[str, str]] = {
         "gauges and histograms are its own Prometheus /metrics. The API key is not in this file.",
         "时间来自客户端：发送请求时与每个分块到达时的 time.perf_counter()（TTFT = 首个分块 − 发送；TPOT = "
         "(E2E − TTFT) / (token 数 − 1)；ITL = 分块之间的间隔）。服务器的仪表与直方图来自它自己的 Prometheus "
-        "/metrics。本文件不含 API 密钥。"),
+        "/metrics。本文件不含 API 密钥。",
+    ),
     "rm_download_trace": ("Download trace (JSON)", "下载轨迹（JSON）"),
-    "rm_download_trace_help": ("Every request's send and chunk times, texts and usage, the plan and the server's "
-                               "metrics; open it again above, without a server. No API key.",
-                               "每个请求的发送与分块时间、文本与 usage、负载计划以及服务器指标；之后可在上方重新打开，"
-                               "无需服务器。不含 API 密钥。"),
+    "rm_download_trace_help": (
+        "Every request's send and chunk times, texts and usage, the plan and the server's "
+        "metrics; open it again above, without a server. No API key.",
+        "每个请求的发送与分块时间、文本与 usage、负载计划以及服务器指标；之后可在上方重新打开，"
+        "无需服务器。不含 API 密钥。",
+    ),
     "rm_download_report": ("Download report (HTML)", "下载报告（HTML）"),
-    "rm_download_report_help": ("One page that opens offline: the numbers, the tables and the charts as shown here.",
-                                "一个可离线打开的页面：与这里一样的数字、表格与图表。"),
+    "rm_download_report_help": (
+        "One page that opens offline: the numbers, the tables and the charts as shown here.",
+        "一个可离线打开的页面：与这里一样的数字、表格与图表。",
+    ),
     "rm_open_header": ("Open a saved remote run", "打开已保存的远程运行"),
     "rm_open_label": ("A trace file saved by this page", "本页保存的轨迹文件"),
-    "rm_open_help": ("Drawn here as it was run, with no server and no connection.",
-                     "按运行时的样子在这里绘制，无需服务器，也无需连接。"),
+    "rm_open_help": (
+        "Drawn here as it was run, with no server and no connection.",
+        "按运行时的样子在这里绘制，无需服务器，也无需连接。",
+    ),
     "rm_open_failed": ("Could not open {file}: {msg}", "无法打开 {file}：{msg}"),
-    "rm_opened": ("Showing {file}: {url}, model {model}, saved {created}.",
-                  "正在显示 {file}：{url}，模型 {model}，保存于 {created}。"),
+    "rm_opened": (
+        "Showing {file}: {url}, model {model}, saved {created}.",
+        "正在显示 {file}：{url}，模型 {model}，保存于 {created}。",
+    ),
 }
 
 t = page_translator(STRINGS)

@@ -1,6 +1,7 @@
 """The calibration section: the projection's formulas with THIS machine's measured ceilings against
 the TTFT and TPOT the engine measures here on the loaded model; the ratio says how far the simple
 model is from the machine."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -38,18 +39,36 @@ class CalibrationResult:
 def render_controls(max_position: int, lang: str) -> tuple[list[int], int, int, bool]:
     seed(DEFAULTS)
     c1, c2, c3, c4 = st.columns([5, 2, 2, 3], vertical_alignment="bottom")
-    lengths = c1.multiselect(t("rf_cal_lengths", lang), [x for x in LENGTH_CHOICES if x < max_position - 2],
-                             key=keys.CAL_LENGTHS, persist_state=KEEP)
-    new_tokens = whole_number_box(c2, t("rf_cal_N", lang), 2, capped("max_new_tokens", 256, keys.CAL_N, 2), keys.CAL_N,
-                                  step=8, help=cap_help("max_new_tokens", lang))
-    repeats = whole_number_box(c3, t("rf_cal_repeats", lang), 1, capped("max_repeats", 9, keys.CAL_REPEATS),
-                               keys.CAL_REPEATS, help=cap_help("max_repeats", lang))
+    lengths = c1.multiselect(
+        t("rf_cal_lengths", lang),
+        [x for x in LENGTH_CHOICES if x < max_position - 2],
+        key=keys.CAL_LENGTHS,
+        persist_state=KEEP,
+    )
+    new_tokens = whole_number_box(
+        c2,
+        t("rf_cal_N", lang),
+        2,
+        capped("max_new_tokens", 256, keys.CAL_N, 2),
+        keys.CAL_N,
+        step=8,
+        help=cap_help("max_new_tokens", lang),
+    )
+    repeats = whole_number_box(
+        c3,
+        t("rf_cal_repeats", lang),
+        1,
+        capped("max_repeats", 9, keys.CAL_REPEATS),
+        keys.CAL_REPEATS,
+        help=cap_help("max_repeats", lang),
+    )
     clicked = c4.button(t("rf_cal_run", lang), type="primary", key=keys.CAL_RUN, icon=":material/straighten:")
     return sorted(lengths), new_tokens, repeats, clicked
 
 
-def run_with_progress(bundle, registry, ceilings: DeviceCeilings, lengths: list[int], new_tokens: int, repeats: int,
-                      lang: str) -> None:
+def run_with_progress(
+    bundle, registry, ceilings: DeviceCeilings, lengths: list[int], new_tokens: int, repeats: int, lang: str
+) -> None:
     st.session_state.pop(keys.CAL_RESULT, None)
     box = st.status(t("rf_cal_running", lang), expanded=True)
     bar = box.progress(0.0, text=t("rf_progress_runs", lang, done=0, total=len(lengths) * repeats))
@@ -62,8 +81,9 @@ def run_with_progress(bundle, registry, ceilings: DeviceCeilings, lengths: list[
             raise ValueError("Pick at least one prompt length.")
         c = bundle.model.config
         if max(lengths) + new_tokens > c.max_position:
-            raise ValueError(f"L = {max(lengths)} + N = {new_tokens} exceed this model's context of "
-                             f"{c.max_position} tokens.")
+            raise ValueError(
+                f"L = {max(lengths)} + N = {new_tokens} exceed this model's context of {c.max_position} tokens."
+            )
         prompts = {L: prompt_of_length(bundle.tokenizer, L) for L in lengths}
         with registry.step_lock:  # a timing experiment: no other session's steps in between
             rows = calibrate(bundle.model, bundle.tokenizer, ceilings, prompts, new_tokens, repeats, progress)
@@ -82,23 +102,37 @@ def ratio_range(ratios: list[float]) -> str:
 
 
 def calibration_table(r: CalibrationResult, lang: str) -> pd.DataFrame:
-    return pd.DataFrame([{t("rf_col_metric", lang): row.metric, "L": row.prompt_len,
-                          t("rf_col_predicted", lang): round(row.predicted_ms, 2),
-                          t("rf_col_overhead", lang): round(row.overhead_ms, 2),
-                          t("rf_col_measured", lang): round(row.measured_ms, 2),
-                          t("rf_col_ratio", lang): round(row.ratio, 2),
-                          t("rf_col_ratio_oh", lang): round(row.ratio_with_overhead, 2)} for row in r.rows])
+    return pd.DataFrame(
+        [
+            {
+                t("rf_col_metric", lang): row.metric,
+                "L": row.prompt_len,
+                t("rf_col_predicted", lang): round(row.predicted_ms, 2),
+                t("rf_col_overhead", lang): round(row.overhead_ms, 2),
+                t("rf_col_measured", lang): round(row.measured_ms, 2),
+                t("rf_col_ratio", lang): round(row.ratio, 2),
+                t("rf_col_ratio_oh", lang): round(row.ratio_with_overhead, 2),
+            }
+            for row in r.rows
+        ]
+    )
 
 
 def render_calibration_section(bundle, registry, ceilings: DeviceCeilings, lang: str) -> None:
     st.markdown(t("rf_cal_intro", lang))
     c1, c2 = st.columns([2, 3])
-    c1.latex(r"\widehat{\mathrm{TTFT}}(L) = \frac{\mathrm{FLOPs}_{\text{prefill}}(L)}{P_{\text{here}}} + "
-             r"\frac{W}{B_{\text{here}}}")
-    c2.latex(r"\widehat{\mathrm{TPOT}} = \operatorname{mean}_{C}\,"
-             r"\max\!\left(\frac{\text{bytes}(C)}{B_{\text{here}}}, \frac{\mathrm{FLOPs}(C)}{P_{\text{here}}}\right)")
-    st.latex(r"\text{overhead} = n_{\text{ops}}(\text{step}) \times t_{\text{op}} \qquad "
-             r"\text{ratio} = \frac{\text{measured}}{\text{predicted}}")
+    c1.latex(
+        r"\widehat{\mathrm{TTFT}}(L) = \frac{\mathrm{FLOPs}_{\text{prefill}}(L)}{P_{\text{here}}} + "
+        r"\frac{W}{B_{\text{here}}}"
+    )
+    c2.latex(
+        r"\widehat{\mathrm{TPOT}} = \operatorname{mean}_{C}\,"
+        r"\max\!\left(\frac{\text{bytes}(C)}{B_{\text{here}}}, \frac{\mathrm{FLOPs}(C)}{P_{\text{here}}}\right)"
+    )
+    st.latex(
+        r"\text{overhead} = n_{\text{ops}}(\text{step}) \times t_{\text{op}} \qquad "
+        r"\text{ratio} = \frac{\text{measured}}{\text{predicted}}"
+    )
     lengths, new_tokens, repeats, clicked = render_controls(bundle.model.config.max_position, lang)
     if clicked:
         with take_turn(lang) as go:
@@ -118,10 +152,22 @@ def render_calibration_section(bundle, registry, ceilings: DeviceCeilings, lang:
     c3.metric(t("rf_m_ratio_ttft_oh", lang), ratio_range(ttft_oh))
     c4.metric(t("rf_m_ratio_tpot_oh", lang), ratio_range(tpot_oh))
     labels = [f"{row.metric} L={row.prompt_len}" for row in r.rows]
-    st.plotly_chart(calibration_figure(labels, [row.predicted_ms for row in r.rows],
-                                       [row.measured_ms for row in r.rows], lang), key=keys.FIG_CAL)
+    st.plotly_chart(
+        calibration_figure(labels, [row.predicted_ms for row in r.rows], [row.measured_ms for row in r.rows], lang),
+        key=keys.FIG_CAL,
+    )
     st.dataframe(calibration_table(r, lang), hide_index=True, key=keys.CAL_TABLE)
-    st.caption(t("rf_cal_caption", lang, model=md_literal(r.model), dtype=r.dtype, N=r.new_tokens, k=r.repeats,
-                 P=r.ceilings.peak_flops(r.dtype) / 1e9, B=r.ceilings.read_bytes_per_s / 1e9,
-                 op=1e6 * (r.ceilings.op_overhead_s or 0.0)))
+    st.caption(
+        t(
+            "rf_cal_caption",
+            lang,
+            model=md_literal(r.model),
+            dtype=r.dtype,
+            N=r.new_tokens,
+            k=r.repeats,
+            P=r.ceilings.peak_flops(r.dtype) / 1e9,
+            B=r.ceilings.read_bytes_per_s / 1e9,
+            op=1e6 * (r.ceilings.op_overhead_s or 0.0),
+        )
+    )
     st.markdown(t("rf_cal_reading", lang))

@@ -1,5 +1,6 @@
 """The ceilings section of the roofline lab: this machine's measured GEMM rate per dtype and read
 bandwidth (lab/hardware.py), measured once with progress and cached; a button measures again."""
+
 from __future__ import annotations
 
 import datetime as dt
@@ -46,9 +47,13 @@ def current_ceilings(device: str, lang: str) -> DeviceCeilings | None:
 def ceilings_table(c: DeviceCeilings, lang: str) -> pd.DataFrame:
     rows = []
     for dtype, rate in c.gemm_flops_per_s.items():
-        rows.append({t("rf_col_dtype", lang): dtype,
-                     t("rf_col_gemm", lang): None if not rate else round(rate / 1e9, 1),
-                     t("rf_col_ridge", lang): None if not rate else round(rate / c.read_bytes_per_s, 2)})
+        rows.append(
+            {
+                t("rf_col_dtype", lang): dtype,
+                t("rf_col_gemm", lang): None if not rate else round(rate / 1e9, 1),
+                t("rf_col_ridge", lang): None if not rate else round(rate / c.read_bytes_per_s, 2),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -68,9 +73,19 @@ def render_ceilings_section(device: str, lang: str) -> DeviceCeilings | None:
     c3.metric(t("rf_m_ridge", lang), f"{ceilings.ridge_point('float32'):.1f} FLOP/B" if fp32 else "–")
     st.dataframe(ceilings_table(ceilings, lang), hide_index=True, key=keys.CEIL_TABLE)
     when = dt.datetime.fromtimestamp(ceilings.measured_at, dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    st.caption(t("rf_ceil_caption", lang, device=md_literal(ceilings.device_name), dev=ceilings.device,
-                 threads=ceilings.threads, torch=md_literal(ceilings.torch_version), when=when,
-                 kernel=md_literal(ceilings.gemm_kernel), path=md_literal(str(cache_path()))))
+    st.caption(
+        t(
+            "rf_ceil_caption",
+            lang,
+            device=md_literal(ceilings.device_name),
+            dev=ceilings.device,
+            threads=ceilings.threads,
+            torch=md_literal(ceilings.torch_version),
+            when=when,
+            kernel=md_literal(ceilings.gemm_kernel),
+            path=md_literal(str(cache_path())),
+        )
+    )
     if ceilings.load_average is not None:
         st.caption(t("rf_ceil_load", lang, load=ceilings.load_average, cores=os.cpu_count() or 1))
     st.latex(r"\text{ridge point} = \frac{\text{peak FLOP/s}}{\text{read bandwidth (B/s)}}")

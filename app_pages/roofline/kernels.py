@@ -1,6 +1,7 @@
 """The kernels section of the roofline lab: which matmul kernel each linear layer of the loaded model
 runs, for decode-sized and prefill-sized calls, and the rate each candidate measured on this machine
 (engine/kernels.py chose by those timings)."""
+
 from __future__ import annotations
 
 import pandas as pd
@@ -18,15 +19,23 @@ def kernel_table(model, lang: str) -> pd.DataFrame:
     elem = model.weight_elem_bytes
     for name, lin in model.linears().items():
         choice = plan.choices.get((lin.out_features, lin.in_features))
-        row = {t("rf_k_layer", lang): f"{name} ({lin.out_features}×{lin.in_features})",
-               t("rf_k_decode", lang): lin.decode_kernel}
+        row = {
+            t("rf_k_layer", lang): f"{name} ({lin.out_features}×{lin.in_features})",
+            t("rf_k_decode", lang): lin.decode_kernel,
+        }
         if choice is not None:
-            row |= {t("rf_k_decode_us", lang, kernels=" · ".join(choice.decode_ms)): _times(choice.decode_ms, 1e3, 0),
-                    t("rf_k_decode_gbs", lang): round(choice.decode_gbs(elem), 1)}
+            row |= {
+                t("rf_k_decode_us", lang, kernels=" · ".join(choice.decode_ms)): _times(choice.decode_ms, 1e3, 0),
+                t("rf_k_decode_gbs", lang): round(choice.decode_gbs(elem), 1),
+            }
         row[t("rf_k_prefill", lang)] = lin.prefill_kernel
         if choice is not None:
-            row |= {t("rf_k_prefill_ms", lang, rows=PREFILL_ROWS, kernels=" · ".join(choice.prefill_ms)):
-                    _times(choice.prefill_ms, 1, 2), t("rf_k_prefill_gflops", lang): round(choice.prefill_gflops())}
+            row |= {
+                t("rf_k_prefill_ms", lang, rows=PREFILL_ROWS, kernels=" · ".join(choice.prefill_ms)): _times(
+                    choice.prefill_ms, 1, 2
+                ),
+                t("rf_k_prefill_gflops", lang): round(choice.prefill_gflops()),
+            }
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -44,6 +53,11 @@ def render_kernels_section(bundle, lang: str) -> None:
     widths = {c: st.column_config.Column(width=150 if "(" in c else 80) for c in table.columns}
     st.dataframe(table, hide_index=True, key=keys.KERNEL_TABLE, column_config=widths)
     st.caption(t(f"rf_k_source_{plan.source}", lang, cpu=md_literal(describe_cpu()), forced=plan.forced or ""))
-    st.latex(r"\text{GB/s} = \frac{\text{out} \times \text{in} \times \text{bytes per weight}}{t_{1\ \text{row}}}"
-             r"\qquad \text{GFLOP/s} = \frac{2 \times " + str(PREFILL_ROWS) +
-             r" \times \text{out} \times \text{in}}{t_{" + str(PREFILL_ROWS) + r"\ \text{rows}}}")
+    st.latex(
+        r"\text{GB/s} = \frac{\text{out} \times \text{in} \times \text{bytes per weight}}{t_{1\ \text{row}}}"
+        r"\qquad \text{GFLOP/s} = \frac{2 \times "
+        + str(PREFILL_ROWS)
+        + r" \times \text{out} \times \text{in}}{t_{"
+        + str(PREFILL_ROWS)
+        + r"\ \text{rows}}}"
+    )

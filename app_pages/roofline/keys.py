@@ -1,5 +1,6 @@
 """Every st.session_state key of the roofline lab, widget keys included, named once: the page's
 modules use these names, so a key is renamed in one place."""
+
 # calibration.py
 CAL_LENGTHS = "rf_cal_lengths"
 CAL_N = "rf_cal_N"

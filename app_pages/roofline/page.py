@@ -1,5 +1,6 @@
 """Roofline lab: why prefill is compute-bound and decode bandwidth-bound (C3, C7, C10, C11, C19),
 measured on this machine against its own ceilings and projected to datasheet GPUs."""
+
 import pandas  # noqa: F401  - before plotly (fresh-server import race)
 import streamlit as st
 
@@ -21,8 +22,14 @@ bundle = load_for_page(st.session_state[CHOICE_KEY], lang)
 if bundle is None:
     st.stop()
 
-ceil_tab, roof_tab, proj_tab, cal_tab = st.tabs([t("rf_tab_ceilings", lang), t("rf_tab_roofline", lang),
-                                                 t("rf_tab_projection", lang), t("rf_tab_calibration", lang)])
+ceil_tab, roof_tab, proj_tab, cal_tab = st.tabs(
+    [
+        t("rf_tab_ceilings", lang),
+        t("rf_tab_roofline", lang),
+        t("rf_tab_projection", lang),
+        t("rf_tab_calibration", lang),
+    ]
+)
 with ceil_tab:  # first: a re-measure here feeds the other tabs in the same run
     ceilings = render_ceilings_section(str(bundle.model.device), lang)
     render_kernels_section(bundle, lang)

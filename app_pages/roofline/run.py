@@ -1,5 +1,6 @@
 """The roofline section: run the loaded model through the engine at several batch sizes, place every
 prefill and decode step on the measured roofline, and show each phase's share of both ceilings."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -31,6 +32,7 @@ DEFAULTS = {keys.L: 32, keys.STEPS: 8, keys.BATCHES: [1, 2, 4, 8, 16]}
 @dataclass
 class RooflineResult:
     """One finished run, as kept in st.session_state (plain records, no tensors)."""
+
     model: str
     dtype: str
     prompt_len: int
@@ -45,22 +47,36 @@ class RooflineResult:
 def render_controls(max_position: int, lang: str) -> tuple[int, int, list[int], bool]:
     seed(DEFAULTS)
     c1, c2, c3, c4 = st.columns([2, 2, 4, 2], vertical_alignment="bottom")
-    prompt_len = whole_number_box(c1, t("rf_L", lang), 1, max(1, max_position - 2), keys.L, step=8,
-                                  help=t("rf_L_help", lang))
-    steps = whole_number_box(c2, t("rf_steps", lang), 1, capped("max_new_tokens", 256, keys.STEPS), keys.STEPS, step=4,
-                             help=cap_help("max_new_tokens", lang, t("rf_steps_help", lang)))
+    prompt_len = whole_number_box(
+        c1, t("rf_L", lang), 1, max(1, max_position - 2), keys.L, step=8, help=t("rf_L_help", lang)
+    )
+    steps = whole_number_box(
+        c2,
+        t("rf_steps", lang),
+        1,
+        capped("max_new_tokens", 256, keys.STEPS),
+        keys.STEPS,
+        step=4,
+        help=cap_help("max_new_tokens", lang, t("rf_steps_help", lang)),
+    )
     most = capped("max_batch", max(BATCH_CHOICES))
     allowed = [b for b in BATCH_CHOICES if b <= most]
     if any(b not in allowed for b in st.session_state.get(keys.BATCHES) or []):
         st.session_state[keys.BATCHES] = [b for b in st.session_state[keys.BATCHES] if b in allowed]
-    batches = c3.multiselect(t("rf_batches", lang), allowed, key=keys.BATCHES,
-                             help=cap_help("max_batch", lang, t("rf_batches_help", lang)), persist_state=KEEP)
+    batches = c3.multiselect(
+        t("rf_batches", lang),
+        allowed,
+        key=keys.BATCHES,
+        help=cap_help("max_batch", lang, t("rf_batches_help", lang)),
+        persist_state=KEEP,
+    )
     clicked = c4.button(t("rf_run", lang), type="primary", key=keys.RUN, icon=":material/speed:")
     return prompt_len, steps, list(batches), clicked
 
 
-def run_with_progress(bundle, registry, ceilings: DeviceCeilings, prompt_len: int, steps: int, batches: list[int],
-                      lang: str) -> None:
+def run_with_progress(
+    bundle, registry, ceilings: DeviceCeilings, prompt_len: int, steps: int, batches: list[int], lang: str
+) -> None:
     st.session_state.pop(keys.RESULT, None)
     box = st.status(t("rf_running", lang, n=len(batches)), expanded=True)
     bar = box.progress(0.0, text=t("rf_progress", lang, done=0, total=len(batches)))
@@ -80,8 +96,9 @@ def run_with_progress(bundle, registry, ceilings: DeviceCeilings, prompt_len: in
         show_error(exc, lang)
         return
     samples = sampler.samples if sampler.samples.times else None
-    st.session_state[keys.RESULT] = RooflineResult(bundle.name, dtype, prompt_len, steps, points, summarise(points),
-                                                  ceilings, samples, meter.load)
+    st.session_state[keys.RESULT] = RooflineResult(
+        bundle.name, dtype, prompt_len, steps, points, summarise(points), ceilings, samples, meter.load
+    )
     box.update(label=t("rf_done", lang, n=len(points), L=prompt_len), state="complete", expanded=False)
 
 
@@ -90,17 +107,22 @@ def utilisation_table(r: RooflineResult, lang: str) -> pd.DataFrame:
     ridge = ridge_intensity(peak, bw)
     rows = []
     for s in r.summary:
-        rows.append({
-            t("rf_col_phase", lang): t(f"rf_phase_{s.phase}", lang), t("rf_col_batch", lang): s.batch,
-            t("rf_col_steps", lang): s.num_steps, t("rf_col_ms", lang): round(s.ms, 1),
-            t("rf_col_gflop", lang): round(s.flops / 1e9, 3), t("rf_col_mb", lang): round(s.bytes_moved / 1e6, 1),
-            t("rf_col_intensity", lang): round(s.intensity, 2),
-            t("rf_col_achieved", lang): round(s.flops_per_s / 1e9, 1),
-            t("rf_col_gbs", lang): round(s.bytes_per_s / 1e9, 1),
-            t("rf_col_compute_share", lang): f"{100 * s.flops_per_s / peak:.0f} %",
-            t("rf_col_bw_share", lang): f"{100 * s.bytes_per_s / bw:.0f} %",
-            t("rf_col_bound", lang): t("rf_bound_compute" if s.intensity >= ridge else "rf_bound_memory", lang),
-        })
+        rows.append(
+            {
+                t("rf_col_phase", lang): t(f"rf_phase_{s.phase}", lang),
+                t("rf_col_batch", lang): s.batch,
+                t("rf_col_steps", lang): s.num_steps,
+                t("rf_col_ms", lang): round(s.ms, 1),
+                t("rf_col_gflop", lang): round(s.flops / 1e9, 3),
+                t("rf_col_mb", lang): round(s.bytes_moved / 1e6, 1),
+                t("rf_col_intensity", lang): round(s.intensity, 2),
+                t("rf_col_achieved", lang): round(s.flops_per_s / 1e9, 1),
+                t("rf_col_gbs", lang): round(s.bytes_per_s / 1e9, 1),
+                t("rf_col_compute_share", lang): f"{100 * s.flops_per_s / peak:.0f} %",
+                t("rf_col_bw_share", lang): f"{100 * s.bytes_per_s / bw:.0f} %",
+                t("rf_col_bound", lang): t("rf_bound_compute" if s.intensity >= ridge else "rf_bound_memory", lang),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -121,16 +143,30 @@ def render_result(r: RooflineResult, lang: str) -> None:
         cols[1].metric(t("rf_m_decode_bw", lang, B=first), f"{100 * dec1.bytes_per_s / bw:.0f} %")
         cols[2].metric(t("rf_m_decode_compute", lang, B=first), f"{100 * dec1.flops_per_s / peak:.1f} %")
     if dec_n and dec1 and last != first:
-        cols[3].metric(t("rf_m_decode_compute", lang, B=last), f"{100 * dec_n.flops_per_s / peak:.1f} %",
-                       delta=f"×{dec_n.flops_per_s / dec1.flops_per_s:.1f}")
+        cols[3].metric(
+            t("rf_m_decode_compute", lang, B=last),
+            f"{100 * dec_n.flops_per_s / peak:.1f} %",
+            delta=f"×{dec_n.flops_per_s / dec1.flops_per_s:.1f}",
+        )
     roofs = {d: v for d, v in r.ceilings.gemm_flops_per_s.items() if v}
     st.plotly_chart(roofline_figure(r.points, r.summary, roofs, bw, r.dtype, lang), key=keys.FIG_ROOFLINE)
-    st.caption(t("rf_result_caption", lang, model=md_literal(r.model), dtype=r.dtype, L=r.prompt_len,
-                 N=r.decode_steps, n=len(r.points)))
+    st.caption(
+        t(
+            "rf_result_caption",
+            lang,
+            model=md_literal(r.model),
+            dtype=r.dtype,
+            L=r.prompt_len,
+            N=r.decode_steps,
+            n=len(r.points),
+        )
+    )
     st.markdown(t("rf_util_header", lang))
-    st.latex(r"\text{compute share} = \frac{\text{FLOPs}/t}{\text{peak FLOP/s}} \qquad "
-             r"\text{bandwidth share} = \frac{\text{bytes}/t}{\text{read bandwidth}} \qquad "
-             r"I = \frac{\text{FLOPs}}{\text{bytes}}")
+    st.latex(
+        r"\text{compute share} = \frac{\text{FLOPs}/t}{\text{peak FLOP/s}} \qquad "
+        r"\text{bandwidth share} = \frac{\text{bytes}/t}{\text{read bandwidth}} \qquad "
+        r"I = \frac{\text{FLOPs}}{\text{bytes}}"
+    )
     st.dataframe(utilisation_table(r, lang), hide_index=True, key=keys.UTIL_TABLE)
     st.markdown(t("rf_reading", lang, ridge=ridge_intensity(peak, bw)))
     render_nvml(r, lang)

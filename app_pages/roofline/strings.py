@@ -1,10 +1,13 @@
 """Strings of the roofline lab, and its `t`: this table first, then the shared ones (ui/i18n.py).
 {key: (en, zh)}; templates use str.format fields."""
+
 from ui.i18n import page_translator
 
 STRINGS: dict[str, tuple[str, str]] = {
-    "rf_title": ("Roofline lab: compute-bound prefill, bandwidth-bound decode",
-                 "屋顶线实验室：预填充受算力限制，解码受带宽限制"),
+    "rf_title": (
+        "Roofline lab: compute-bound prefill, bandwidth-bound decode",
+        "屋顶线实验室：预填充受算力限制，解码受带宽限制",
+    ),
     "rf_intro": (
         "A step can go no faster than its slower ceiling: the matrix-multiply rate (FLOP/s) or the memory read "
         "bandwidth (bytes/s). Which one binds depends on the step's **arithmetic intensity**, FLOPs per byte moved. "
@@ -14,7 +17,8 @@ STRINGS: dict[str, tuple[str, str]] = {
         "一个步骤的速度不会超过较慢的那个上限：矩阵乘法速率（FLOP/s）或内存读取带宽（字节/秒）。哪个起作用取决于该"
         "步骤的**算术强度**，即每搬运一个字节对应的浮点运算数。这里测量本机的上限，把已加载模型的每个预填充和解码"
         "步骤放到它们面前，用同样的公式把知名模型投射到数据手册上的 GPU，并用校准说明这些公式对本机的预测有多准。"
-        "对应论断 [C3](/claims?claim=C3)、[C7](/claims?claim=C7)、[C10](/claims?claim=C10)、[C11](/claims?claim=C11)、[C19](/claims?claim=C19)。"),
+        "对应论断 [C3](/claims?claim=C3)、[C7](/claims?claim=C7)、[C10](/claims?claim=C10)、[C11](/claims?claim=C11)、[C19](/claims?claim=C19)。",
+    ),
     "rf_tab_ceilings": ("This machine's ceilings", "本机上限"),
     "rf_tab_roofline": ("Roofline of the loaded model", "已加载模型的屋顶线"),
     "rf_tab_projection": ("Projection to GPUs", "投射到 GPU"),
@@ -26,7 +30,8 @@ STRINGS: dict[str, tuple[str, str]] = {
         "can use) and a streaming read (`torch.sum` over a buffer far larger than any cache). On CUDA the timings "
         "use CUDA events. A different CPU, thread count, torch version or device is measured again.",
         "每台机器只测一次并缓存：每种数据类型一次方阵乘法（取引擎可用的最快内核），以及一次流式读取（对远大于任何"
-        "缓存的缓冲区做 `torch.sum`）。CUDA 上用 CUDA 事件计时。换了 CPU、线程数、torch 版本或设备都会重新测量。"),
+        "缓存的缓冲区做 `torch.sum`）。CUDA 上用 CUDA 事件计时。换了 CPU、线程数、torch 版本或设备都会重新测量。",
+    ),
     "rf_remeasure": ("Re-measure", "重新测量"),
     "rf_measuring": ("Measuring this machine's ceilings (a few seconds)…", "正在测量本机上限（几秒钟）…"),
     "rf_measuring_stage": ("Measuring: {stage}", "正在测量：{stage}"),
@@ -42,11 +47,14 @@ STRINGS: dict[str, tuple[str, str]] = {
         "{device} ({dev}), {threads} threads, torch {torch}, measured {when}. Kernels: {kernel}. Cache: {path}. "
         "A dtype without a fast kernel here (fp16 on most CPUs) shows its slow rate.",
         "{device}（{dev}），{threads} 个线程，torch {torch}，测量于 {when}。内核：{kernel}。缓存：{path}。"
-        "本机没有快速内核的数据类型（多数 CPU 上的 fp16）显示其较慢的速率。"),
-    "rf_ceil_load": ("Load average when measured: {load:.1f} on {cores} cores. Jobs running beside the measurement "
-                     "lower every roof; if it was busy, press Re-measure on an idle machine.",
-                     "测量时的负载均值：{load:.1f}（共 {cores} 个核）。与测量同时运行的任务会压低所有屋顶；"
-                     "若当时机器繁忙，请在空闲时点击“重新测量”。"),
+        "本机没有快速内核的数据类型（多数 CPU 上的 fp16）显示其较慢的速率。",
+    ),
+    "rf_ceil_load": (
+        "Load average when measured: {load:.1f} on {cores} cores. Jobs running beside the measurement "
+        "lower every roof; if it was busy, press Re-measure on an idle machine.",
+        "测量时的负载均值：{load:.1f}（共 {cores} 个核）。与测量同时运行的任务会压低所有屋顶；"
+        "若当时机器繁忙，请在空闲时点击“重新测量”。",
+    ),
     # --- kernels -----------------------------------------------------------------------------------
     "rf_k_header": ("Which kernel each layer runs", "每一层用哪个内核"),
     "rf_k_intro": (
@@ -58,7 +66,8 @@ STRINGS: dict[str, tuple[str, str]] = {
         "CPU 上有两种矩阵乘法内核可以跑线性层：`linear`（PyTorch 的 `F.linear`，背后是 MKL）和 `packed`（oneDNN 的"
         "内积，权重在加载时重排一次）。两者没有谁处处更快，所以引擎第一次在某台机器上加载模型时，会用模型自己的形状"
         "给两者计时：1 行（如解码，权重从内存流过）和 {rows} 行（如预填充，即 GEMM）。每层在每种情形下用更快的那个；"
-        "差距很小时只保留一份权重。"),
+        "差距很小时只保留一份权重。",
+    ),
     "rf_k_layer": ("layer (out × in)", "层（out × in）"),
     "rf_k_decode": ("decode kernel", "解码内核"),
     "rf_k_decode_us": ("1 row, µs ({kernels})", "1 行，微秒（{kernels}）"),
@@ -66,14 +75,22 @@ STRINGS: dict[str, tuple[str, str]] = {
     "rf_k_prefill": ("prefill kernel", "预填充内核"),
     "rf_k_prefill_ms": ("{rows} rows, ms ({kernels})", "{rows} 行，毫秒（{kernels}）"),
     "rf_k_prefill_gflops": ("prefill GFLOP/s", "预填充 GFLOP/s"),
-    "rf_k_source_measured": ("Measured just now on {cpu}, and cached for this machine.",
-                             "刚刚在 {cpu} 上测得，并为本机缓存。"),
-    "rf_k_source_cached": ("Measured earlier on this machine ({cpu}) and read from the cache.",
-                           "之前在本机（{cpu}）上测得，从缓存读取。"),
-    "rf_k_source_forced": ("Forced to `{forced}` by PDLAB_KERNELS: nothing was timed.",
-                           "由 PDLAB_KERNELS 强制为 `{forced}`：没有计时。"),
-    "rf_k_source_default": ("Nothing to choose on this device or dtype: every layer runs `F.linear`.",
-                            "在这个设备或数据类型上没有可选的：每层都用 `F.linear`。"),
+    "rf_k_source_measured": (
+        "Measured just now on {cpu}, and cached for this machine.",
+        "刚刚在 {cpu} 上测得，并为本机缓存。",
+    ),
+    "rf_k_source_cached": (
+        "Measured earlier on this machine ({cpu}) and read from the cache.",
+        "之前在本机（{cpu}）上测得，从缓存读取。",
+    ),
+    "rf_k_source_forced": (
+        "Forced to `{forced}` by PDLAB_KERNELS: nothing was timed.",
+        "由 PDLAB_KERNELS 强制为 `{forced}`：没有计时。",
+    ),
+    "rf_k_source_default": (
+        "Nothing to choose on this device or dtype: every layer runs `F.linear`.",
+        "在这个设备或数据类型上没有可选的：每层都用 `F.linear`。",
+    ),
     # --- roofline run ---------------------------------------------------------------------------
     "rf_run_intro": (
         "Runs the loaded model through the engine: **B** copies of an L-token prompt are prefilled, then decode "
@@ -84,11 +101,18 @@ STRINGS: dict[str, tuple[str, str]] = {
         "让已加载模型经过引擎运行：先对 **B** 份 L 个 token 的提示做预填充，然后它们一起解码所选的步数（连续批处理），"
         "每个批大小各运行一次。每个步骤是一个点：x = 其浮点运算数 / 搬运字节数（代价模型），y = 其浮点运算数 / 实测"
         "时间。无论 B 多大，一个解码步都只把全部权重读一遍，所以其强度随 B 增长，沿带宽斜线向算力屋顶爬升。计时不含"
-        "内存探针；运行期间独占引擎（其他会话需等待）。"),
+        "内存探针；运行期间独占引擎（其他会话需等待）。",
+    ),
     "rf_L": ("prompt length L (tokens)", "提示长度 L（token）"),
-    "rf_L_help": ("The prompt is ordinary English text cut to exactly L tokens.", "提示为普通英文文本，截取为恰好 L 个 token。"),
+    "rf_L_help": (
+        "The prompt is ordinary English text cut to exactly L tokens.",
+        "提示为普通英文文本，截取为恰好 L 个 token。",
+    ),
     "rf_steps": ("decode steps", "解码步数"),
-    "rf_steps_help": ("Decode steps after the prefill, all B sequences together.", "预填充之后的解码步数，B 个序列一起。"),
+    "rf_steps_help": (
+        "Decode steps after the prefill, all B sequences together.",
+        "预填充之后的解码步数，B 个序列一起。",
+    ),
     "rf_batches": ("batch sizes B (concurrent sequences)", "批大小 B（并发序列数）"),
     "rf_batches_help": ("One run per batch size, smallest first.", "每个批大小运行一次，从小到大。"),
     "rf_run": ("Run the roofline", "运行屋顶线"),
@@ -108,9 +132,12 @@ STRINGS: dict[str, tuple[str, str]] = {
         "{model}, {dtype}, L = {L}, {N} decode steps per batch size, {n} steps in all. Small dots: every step; "
         "large: the median step per phase and batch size.",
         "{model}，{dtype}，L = {L}，每个批大小 {N} 个解码步，共 {n} 个步骤。小点：每个步骤；大点：每个阶段和批大小的"
-        "中位步骤。"),
-    "rf_util_header": ("**Utilisation per phase** (median step; FLOPs and bytes from the cost model, t measured):",
-                       "**各阶段利用率**（中位步骤；浮点运算数与字节数来自代价模型，t 为实测）："),
+        "中位步骤。",
+    ),
+    "rf_util_header": (
+        "**Utilisation per phase** (median step; FLOPs and bytes from the cost model, t measured):",
+        "**各阶段利用率**（中位步骤；浮点运算数与字节数来自代价模型，t 为实测）：",
+    ),
     "rf_col_phase": ("phase", "阶段"),
     "rf_col_batch": ("B", "B"),
     "rf_col_steps": ("steps", "步数"),
@@ -132,18 +159,28 @@ STRINGS: dict[str, tuple[str, str]] = {
         "(Python, small kernels) keep small steps below both roofs.",
         "脊点（{ridge:.1f} FLOP/字节）左侧的步骤受带宽限制：最好情况为 强度 × 带宽，B = 1 的解码就在那里，约 1 FLOP/字节"
         "（fp32 约 0.5）。右侧则受算力限制。L 个 token 的预填充把每个权重复用 L 次，落在远处右侧。在 2 核 CPU 上，"
-        "每步的固定开销（Python、小内核）让小步骤低于两条屋顶线。"),
+        "每步的固定开销（Python、小内核）让小步骤低于两条屋顶线。",
+    ),
     "rf_nvml_header": ("**GPU utilisation and power (NVML)**", "**GPU 利用率与功耗（NVML）**"),
-    "rf_nvml_cpu": ("Not available on CPU: NVML samples need a CUDA device (and the optional pynvml package).",
-                    "CPU 上不可用：NVML 采样需要 CUDA 设备（以及可选的 pynvml 包）。"),
-    "rf_nvml_missing": ("No NVML samples: {why}. Install the optional pynvml package to see them.",
-                        "没有 NVML 采样：{why}。安装可选的 pynvml 包即可查看。"),
+    "rf_nvml_cpu": (
+        "Not available on CPU: NVML samples need a CUDA device (and the optional pynvml package).",
+        "CPU 上不可用：NVML 采样需要 CUDA 设备（以及可选的 pynvml 包）。",
+    ),
+    "rf_nvml_missing": (
+        "No NVML samples: {why}. Install the optional pynvml package to see them.",
+        "没有 NVML 采样：{why}。安装可选的 pynvml 包即可查看。",
+    ),
     # --- figures ---------------------------------------------------------------------------
-    "rf_fig_roofline_title": ("Roofline: measured steps against this machine's ceilings (log-log)",
-                              "屋顶线：实测步骤与本机上限（双对数）"),
+    "rf_fig_roofline_title": (
+        "Roofline: measured steps against this machine's ceilings (log-log)",
+        "屋顶线：实测步骤与本机上限（双对数）",
+    ),
     "rf_fig_x_intensity": ("arithmetic intensity (FLOP/byte, log)", "算术强度（FLOP/字节，对数）"),
     "rf_fig_y_gflops": ("achieved GFLOP/s (log)", "实际 GFLOP/s（对数）"),
-    "rf_fig_roof": ("roof {dtype}: {peak:.0f} GFLOP/s, {bw:.1f} GB/s", "{dtype} 屋顶：{peak:.0f} GFLOP/s，{bw:.1f} GB/s"),
+    "rf_fig_roof": (
+        "roof {dtype}: {peak:.0f} GFLOP/s, {bw:.1f} GB/s",
+        "{dtype} 屋顶：{peak:.0f} GFLOP/s，{bw:.1f} GB/s",
+    ),
     "rf_fig_ridge": ("ridge point {x:.1f} FLOP/byte", "脊点 {x:.1f} FLOP/字节"),
     "rf_fig_ridge_text": ("ridge {x:.1f}", "脊点 {x:.1f}"),
     "rf_fig_steps": ("{phase} steps", "{phase}步骤"),
@@ -177,14 +214,17 @@ STRINGS: dict[str, tuple[str, str]] = {
         "way and grows with the KV it reads.",
         "用代价模型计算知名模型（fp16/bf16 权重）的浮点运算数和字节数，除以数据手册上限乘以效率系数（可达值 / 峰值；"
         "默认 0.7，可修改）。预填充受算力限制，所以 TTFT 随 L 增长；解码在 B × 强度达到脊点之前都受带宽限制，所以 "
-        "TPOT 在很大范围内不随 B 变化，并随其读取的 KV 增长。"),
+        "TPOT 在很大范围内不随 B 变化，并随其读取的 KV 增长。",
+    ),
     "rf_pj_models": ("models", "模型"),
     "rf_pj_gpu": ("GPU", "GPU"),
     "rf_pj_eff_c": ("compute efficiency e_c", "算力效率 e_c"),
     "rf_pj_eff_b": ("bandwidth efficiency e_b", "带宽效率 e_b"),
-    "rf_pj_eff_help": ("Achievable fraction of the datasheet peak. 0.7 puts the projection within a few per cent "
-                       "of the published figures in the table below.",
-                       "可达到的数据手册峰值比例。0.7 时投射值与下表中已发表的数字相差仅几个百分点。"),
+    "rf_pj_eff_help": (
+        "Achievable fraction of the datasheet peak. 0.7 puts the projection within a few per cent "
+        "of the published figures in the table below.",
+        "可达到的数据手册峰值比例。0.7 时投射值与下表中已发表的数字相差仅几个百分点。",
+    ),
     "rf_pj_context": ("context C (tokens)", "上下文 C（token）"),
     "rf_pj_batch": ("batch B", "批大小 B"),
     "rf_pj_kv": ("KV dtype (TPOT)", "KV 数据类型（TPOT）"),
@@ -194,37 +234,50 @@ STRINGS: dict[str, tuple[str, str]] = {
     "rf_col_tbs": ("bandwidth TB/s", "带宽 TB/s"),
     "rf_col_mem": ("memory GB", "显存 GB"),
     "rf_col_source": ("source", "来源"),
-    "rf_pj_published": ("**The projection against published measurements** (batch 1, fp16/bf16; each figure's source in the table):",
-                        "**投射值与已发表的实测值对比**（批大小 1，fp16/bf16；每个数字的来源见表中）："),
+    "rf_pj_published": (
+        "**The projection against published measurements** (batch 1, fp16/bf16; each figure's source in the table):",
+        "**投射值与已发表的实测值对比**（批大小 1，fp16/bf16；每个数字的来源见表中）：",
+    ),
     "rf_col_model": ("model", "模型"),
     "rf_col_metric": ("metric", "指标"),
     "rf_col_published": ("published ms", "已发表 ms"),
     "rf_col_projected": ("projected ms", "投射 ms"),
     "rf_col_error": ("projection error", "投射误差"),
     "rf_pj_pick": ("Pick at least one model.", "请至少选择一个模型。"),
-    "rf_pj_too_big": ("{models}: the fp16 weights alone exceed the {gpu}'s {mem:.0f} GB (dotted lines: as if they "
-                      "fit, e.g. split over several GPUs; no sequence fits in the KV table).",
-                      "{models}：仅 fp16 权重就超过了 {gpu} 的 {mem:.0f} GB（点线：假设能放下，例如分到多块 GPU 上；"
-                      "KV 表中一个序列也放不下）。"),
-    "rf_pj_ttft_formula": ("**TTFT**: the prefill's FLOPs at the achievable compute rate, plus one read of the "
-                           "weights W at the achievable bandwidth.",
-                           "**TTFT**：预填充的浮点运算数按可达算力计算，再加上按可达带宽读一遍权重 W。"),
-    "rf_pj_symbols": ("P = {P:.0f} TFLOP/s, B_w = {Bw:.2f} TB/s, e_c = {ec:.2f}, e_b = {eb:.2f}; FLOPs and W from "
-                      "the engine's cost model.",
-                      "P = {P:.0f} TFLOP/s，B_w = {Bw:.2f} TB/s，e_c = {ec:.2f}，e_b = {eb:.2f}；浮点运算数与 W 来自 "
-                      "引擎的计算量模型。"),
+    "rf_pj_too_big": (
+        "{models}: the fp16 weights alone exceed the {gpu}'s {mem:.0f} GB (dotted lines: as if they "
+        "fit, e.g. split over several GPUs; no sequence fits in the KV table).",
+        "{models}：仅 fp16 权重就超过了 {gpu} 的 {mem:.0f} GB（点线：假设能放下，例如分到多块 GPU 上；"
+        "KV 表中一个序列也放不下）。",
+    ),
+    "rf_pj_ttft_formula": (
+        "**TTFT**: the prefill's FLOPs at the achievable compute rate, plus one read of the "
+        "weights W at the achievable bandwidth.",
+        "**TTFT**：预填充的浮点运算数按可达算力计算，再加上按可达带宽读一遍权重 W。",
+    ),
+    "rf_pj_symbols": (
+        "P = {P:.0f} TFLOP/s, B_w = {Bw:.2f} TB/s, e_c = {ec:.2f}, e_b = {eb:.2f}; FLOPs and W from "
+        "the engine's cost model.",
+        "P = {P:.0f} TFLOP/s，B_w = {Bw:.2f} TB/s，e_c = {ec:.2f}，e_b = {eb:.2f}；浮点运算数与 W 来自 "
+        "引擎的计算量模型。",
+    ),
     "rf_pj_tpot_reading": (
         "**TPOT**: the slower of reading (weights + every sequence's KV, k_v bytes per token in {kv}) and computing. "
         "Growing B shares one weight read among more tokens, so TPOT stays nearly flat until the KV or the FLOPs "
         "take over; a longer context adds KV to read every step.",
         "**TPOT**：读取（权重 + 每个序列的 KV，{kv} 下每个 token k_v 字节）与计算两者中较慢者。增大 B 让更多 token 分摊"
-        "一次权重读取，所以 TPOT 几乎不变，直到 KV 或浮点运算占主导；更长的上下文让每一步都要多读 KV。"),
-    "rf_pj_context_note": ("Lines stop at each model's context window: {models} tokens.",
-                           "每条线止于该模型的上下文窗口：{models} 个 token。"),
-    "rf_pj_kv_header": ("**KV capacity**: concurrent sequences of C = {C} tokens that fit in the {gpu}'s memory after "
-                        "the fp16 weights (90 % of memory usable, as vLLM's default):",
-                        "**KV 容量**：在 {gpu} 显存中放下 fp16 权重之后，还能容纳多少个 C = {C} token 的并发序列"
-                        "（可用 90 % 显存，同 vLLM 默认值）："),
+        "一次权重读取，所以 TPOT 几乎不变，直到 KV 或浮点运算占主导；更长的上下文让每一步都要多读 KV。",
+    ),
+    "rf_pj_context_note": (
+        "Lines stop at each model's context window: {models} tokens.",
+        "每条线止于该模型的上下文窗口：{models} 个 token。",
+    ),
+    "rf_pj_kv_header": (
+        "**KV capacity**: concurrent sequences of C = {C} tokens that fit in the {gpu}'s memory after "
+        "the fp16 weights (90 % of memory usable, as vLLM's default):",
+        "**KV 容量**：在 {gpu} 显存中放下 fp16 权重之后，还能容纳多少个 C = {C} token 的并发序列"
+        "（可用 90 % 显存，同 vLLM 默认值）：",
+    ),
     "rf_col_attn": ("attention", "注意力"),
     "rf_col_weights_gb": ("weights GB", "权重 GB"),
     "rf_col_kv_token": ("KiB/token {dtype}", "KiB/token {dtype}"),
@@ -234,7 +287,8 @@ STRINGS: dict[str, tuple[str, str]] = {
         "holds about 4× the sequences of LLaMA-7B's MHA (32 KV heads) in the same memory. fp8 or int8 KV halves the bytes "
         "again.",
         "GQA 让多个查询头共享一个 K/V 头：Llama-3-8B 的 32 个查询头只保留 8 个 KV 头，所以在同样的显存中能容纳约 "
-        "LLaMA-7B（MHA，32 个 KV 头）4 倍的序列。fp8 或 int8 KV 再把字节数减半。"),
+        "LLaMA-7B（MHA，32 个 KV 头）4 倍的序列。fp8 或 int8 KV 再把字节数减半。",
+    ),
     # --- calibration ---------------------------------------------------------------------------
     "rf_cal_intro": (
         "The projection's formulas with this machine's measured ceilings (P_here, B_here; efficiency 1, they are "
@@ -246,14 +300,18 @@ STRINGS: dict[str, tuple[str, str]] = {
         "投射所用的公式配上本机实测上限（P_here、B_here；效率为 1，因为它们已是可达速率），与引擎在已加载模型上实测的 "
         "TTFT 和 TPOT 对比：批大小 1，贪心，关闭内存探针。比值接近 1 表示屋顶线能解释本机；大于 1 表示存在公式未计入的"
         "开销（每步的 Python、比 GEMM 上限慢的注意力内核）。第二个预测加入第三种情形——开销：每步分派的算子数（计数而非计时）"
-        "× 单个极小算子的实测耗时。其他进程占用 CPU 会让比值变高。"),
+        "× 单个极小算子的实测耗时。其他进程占用 CPU 会让比值变高。",
+    ),
     "rf_cal_lengths": ("prompt lengths L", "提示长度 L"),
     "rf_cal_N": ("generated tokens N", "生成 token 数 N"),
     "rf_cal_repeats": ("repeats (median)", "重复次数（取中位数）"),
     "rf_cal_run": ("Run the calibration", "运行校准"),
     "rf_cal_running": ("Measuring TTFT and TPOT on the engine…", "正在引擎上测量 TTFT 和 TPOT…"),
     "rf_cal_done": ("Calibration done", "校准完成"),
-    "rf_cal_not_run": ("Choose the prompt lengths and press **Run the calibration**.", "选择提示长度后点击**运行校准**。"),
+    "rf_cal_not_run": (
+        "Choose the prompt lengths and press **Run the calibration**.",
+        "选择提示长度后点击**运行校准**。",
+    ),
     "rf_m_ratio_ttft": ("TTFT measured / predicted", "TTFT 实测 / 预测"),
     "rf_m_ratio_tpot": ("TPOT measured / predicted", "TPOT 实测 / 预测"),
     "rf_col_predicted": ("predicted ms (roofs)", "预测 ms（屋顶）"),
@@ -263,14 +321,17 @@ STRINGS: dict[str, tuple[str, str]] = {
     "rf_m_ratio_tpot_oh": ("TPOT / (roofs + overhead)", "TPOT / （屋顶 + 开销）"),
     "rf_col_measured": ("measured ms", "实测 ms"),
     "rf_col_ratio": ("ratio", "比值"),
-    "rf_cal_caption": ("{model}, {dtype}, N = {N}, median of {k}; ceilings P = {P:.0f} GFLOP/s, B = {B:.1f} GB/s; "
-                       "one tiny op t_op = {op:.2f} µs.",
-                       "{model}，{dtype}，N = {N}，{k} 次取中位数；上限 P = {P:.0f} GFLOP/s，B = {B:.1f} GB/s；"
-                       "单个极小算子 t_op = {op:.2f} µs。"),
+    "rf_cal_caption": (
+        "{model}, {dtype}, N = {N}, median of {k}; ceilings P = {P:.0f} GFLOP/s, B = {B:.1f} GB/s; "
+        "one tiny op t_op = {op:.2f} µs.",
+        "{model}，{dtype}，N = {N}，{k} 次取中位数；上限 P = {P:.0f} GFLOP/s，B = {B:.1f} GB/s；"
+        "单个极小算子 t_op = {op:.2f} µs。",
+    ),
     "rf_cal_reading": (
         "Decode is predicted from bytes alone (weights + KV over the read bandwidth) and prefill from FLOPs; the "
         "same formulas, with datasheet ceilings, make the GPU projection.",
         "解码只根据字节数（权重 + KV 除以读取带宽）预测，预填充根据浮点运算数预测；同样的公式配上数据手册上限，"
-        "就得到 GPU 投射。"),
+        "就得到 GPU 投射。",
+    ),
 }
 t = page_translator(STRINGS)

@@ -1,6 +1,7 @@
 """The KV block pool of a run (C17): who owns which physical block after every step, how much of
 the reserved memory holds tokens (paged blocks against contiguous preallocation), and how many
 prompt tokens the prefix cache served. Pure: records in, numbers and go.Figures out."""
+
 from __future__ import annotations
 
 import colorsys
@@ -65,21 +66,38 @@ def pool_figure(run: PolicyRun, title: str, lang: str = "en") -> go.Figure:
     colors = [FREE_COLOR] + owner_colors(len(grid.owners)) + [SHARED_COLOR]
     m = len(colors)
     scale = [[pos, c] for k, c in enumerate(colors) for pos in (k / m, (k + 1) / m)]  # one flat band per value
-    legend_names = ([t("sv_block_free", lang)] + [html_text(names[sid]) for sid in grid.owners]
-                    + [t("sv_block_shared", lang)])
+    legend_names = (
+        [t("sv_block_free", lang)] + [html_text(names[sid]) for sid in grid.owners] + [t("sv_block_shared", lang)]
+    )
     text = None
     if grid.num_rows * len(grid.steps) <= MAX_HOVER_CELLS:
         text = [[legend_names[v] for v in row] for row in grid.z]
-    fig = go.Figure(go.Heatmap(
-        z=grid.z, x=grid.steps, y=list(range(grid.num_rows)), colorscale=scale, zmin=-0.5, zmax=m - 0.5,
-        showscale=False, text=text, name=t("sv_blocks_trace", lang),
-        hovertemplate=t("sv_hover_block", lang, block="%{y}", step="%{x}", owner="%{text}" if text else "?")
-        + "<extra></extra>"))
+    fig = go.Figure(
+        go.Heatmap(
+            z=grid.z,
+            x=grid.steps,
+            y=list(range(grid.num_rows)),
+            colorscale=scale,
+            zmin=-0.5,
+            zmax=m - 0.5,
+            showscale=False,
+            text=text,
+            name=t("sv_blocks_trace", lang),
+            hovertemplate=t("sv_hover_block", lang, block="%{y}", step="%{x}", owner="%{text}" if text else "?")
+            + "<extra></extra>",
+        )
+    )
     shown = [0] + [k + 1 for k in range(len(grid.owners))] + ([m - 1] if any(m - 1 in r for r in grid.z) else [])
     for k in shown:  # a heatmap has no legend of its own: one square marker per colour
-        fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=legend_names[k],
-                                 marker=dict(symbol="square", size=12, color=colors[k],
-                                             line=dict(width=1, color="#94a3b8"))))
+        fig.add_trace(
+            go.Scatter(
+                x=[None],
+                y=[None],
+                mode="markers",
+                name=legend_names[k],
+                marker=dict(symbol="square", size=12, color=colors[k], line=dict(width=1, color="#94a3b8")),
+            )
+        )
     style(fig, title, t("axis_step", lang), t("sv_axis_block", lang))
     legend_below(fig, max(360, min(900, 200 + 3 * grid.num_rows)), rows=1 + len(shown) // 7)
     fig.update_yaxes(range=[-0.5, grid.num_rows - 0.5])
@@ -97,9 +115,16 @@ class WastePoint:
 
 def waste_series(run: PolicyRun) -> list[WastePoint]:
     full_len = {r.seq_id: len(r.prompt_token_ids) + len(r.output_token_ids) for r in run.trace.requests}
-    return [WastePoint(s.step, s.kv_tokens, s.kv_blocks * run.block_size,
-                       sum(full_len.get(sid, 0) for sid in s.block_tables),
-                       len(s.block_tables) * run.context_len) for s in run.trace.steps]
+    return [
+        WastePoint(
+            s.step,
+            s.kv_tokens,
+            s.kv_blocks * run.block_size,
+            sum(full_len.get(sid, 0) for sid in s.block_tables),
+            len(s.block_tables) * run.context_len,
+        )
+        for s in run.trace.steps
+    ]
 
 
 def waste_share(points: list[WastePoint], reserved: str) -> float:
@@ -112,12 +137,23 @@ def waste_figure(run: PolicyRun, lang: str = "en") -> go.Figure:
     points = waste_series(run)
     x = [p.step for p in points]
     fig = go.Figure()
-    for attr, color, dash in (("contiguous_max", "#dc2626", "dot"), ("contiguous", EXTRA_COLORS["blocks"], "dash"),
-                              ("paged", PHASE_COLORS["prefill"], "solid"), ("stored", EXTRA_COLORS["kv"], "solid")):
-        fig.add_trace(go.Scatter(x=x, y=[getattr(p, attr) for p in points], mode="lines", line_shape="hv",
-                                 name=t(f"sv_waste_{attr}", lang, ctx=run.context_len),
-                                 line=dict(color=color, dash=dash, width=3 if attr == "stored" else 2),
-                                 visible="legendonly" if attr == "contiguous_max" else True))
+    for attr, color, dash in (
+        ("contiguous_max", "#dc2626", "dot"),
+        ("contiguous", EXTRA_COLORS["blocks"], "dash"),
+        ("paged", PHASE_COLORS["prefill"], "solid"),
+        ("stored", EXTRA_COLORS["kv"], "solid"),
+    ):
+        fig.add_trace(
+            go.Scatter(
+                x=x,
+                y=[getattr(p, attr) for p in points],
+                mode="lines",
+                line_shape="hv",
+                name=t(f"sv_waste_{attr}", lang, ctx=run.context_len),
+                line=dict(color=color, dash=dash, width=3 if attr == "stored" else 2),
+                visible="legendonly" if attr == "contiguous_max" else True,
+            )
+        )
     style(fig, t("sv_waste_title", lang), t("axis_step", lang), t("sv_axis_slots", lang))
     legend_below(fig, 400)
     fig.update_yaxes(rangemode="tozero")
@@ -132,10 +168,26 @@ def prefix_figure(run: PolicyRun, lang: str = "en") -> go.Figure:
         x.append(s.step)
         computed.append(total)
     fig = go.Figure()
-    fig.add_trace(go.Scatter(x=x, y=computed, mode="lines", line_shape="hv", name=t("sv_prefix_computed", lang),
-                             line=dict(color=PHASE_COLORS["prefill"])))
-    fig.add_trace(go.Scatter(x=x, y=[s.prefix_hit_tokens for s in run.trace.steps], mode="lines", line_shape="hv",
-                             name=t("sv_prefix_hits", lang), line=dict(color=PHASE_COLORS["decode"], width=3)))
+    fig.add_trace(
+        go.Scatter(
+            x=x,
+            y=computed,
+            mode="lines",
+            line_shape="hv",
+            name=t("sv_prefix_computed", lang),
+            line=dict(color=PHASE_COLORS["prefill"]),
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=x,
+            y=[s.prefix_hit_tokens for s in run.trace.steps],
+            mode="lines",
+            line_shape="hv",
+            name=t("sv_prefix_hits", lang),
+            line=dict(color=PHASE_COLORS["decode"], width=3),
+        )
+    )
     style(fig, t("sv_prefix_title", lang), t("axis_step", lang), t("sv_axis_prompt_tokens", lang))
     fig.update_yaxes(rangemode="tozero")
     return fig

@@ -1,6 +1,7 @@
 """Serving lab figures over time: the per-request Gantt chart and the batch composition per step.
 Pure functions: a run's records in, a go.Figure out. Request labels can come from the user, so
 they are HTML-escaped before Plotly (which renders a subset of HTML in text) sees them."""
+
 from __future__ import annotations
 
 import plotly.graph_objects as go
@@ -12,8 +13,7 @@ from engine.trace import Trace
 from ui.text import html_text
 from ui.theme import EXTRA_COLORS, PHASE_COLORS, legend_below, style
 
-KIND_COLORS = {"waiting": PHASE_COLORS["pending"], "prefill": PHASE_COLORS["prefill"],
-               "decode": PHASE_COLORS["decode"]}
+KIND_COLORS = {"waiting": PHASE_COLORS["pending"], "prefill": PHASE_COLORS["prefill"], "decode": PHASE_COLORS["decode"]}
 HIGHLIGHT = "#f59e0b"
 TOKEN_COLOR = "#1e293b"
 
@@ -23,22 +23,41 @@ def _token_marks(trace: Trace, names: dict[int, str], lang: str) -> go.Scatter:
     t0 = origin(trace)
     reqs = ordered_requests(trace)
     return go.Scatter(
-        x=[x - t0 for r in reqs for x in r.token_times], y=[html_text(names[r.seq_id]) for r in reqs
-                                                              for _ in r.token_times],
-        mode="markers", name=t("sv_token_marks", lang),
+        x=[x - t0 for r in reqs for x in r.token_times],
+        y=[html_text(names[r.seq_id]) for r in reqs for _ in r.token_times],
+        mode="markers",
+        name=t("sv_token_marks", lang),
         marker=dict(symbol="line-ns-open", size=13, color=TOKEN_COLOR, line=dict(width=1.5, color=TOKEN_COLOR)),
         customdata=[i + 1 for r in reqs for i in range(len(r.token_times))],
-        hovertemplate=t("sv_hover_token", lang, label="%{y}", n="%{customdata}", s="%{x:.3f}") + "<extra></extra>")
+        hovertemplate=t("sv_hover_token", lang, label="%{y}", n="%{customdata}", s="%{x:.3f}") + "<extra></extra>",
+    )
 
 
 def _step_hover(lang: str) -> str:
-    return t("sv_hover_step", lang, name="%{fullData.name}", label="%{y}", step="%{customdata[0]}",
-             tokens="%{customdata[1]}", context="%{customdata[2]}", batch="%{customdata[3]}",
-             ms="%{customdata[4]:.1f}") + "<extra></extra>"
+    return (
+        t(
+            "sv_hover_step",
+            lang,
+            name="%{fullData.name}",
+            label="%{y}",
+            step="%{customdata[0]}",
+            tokens="%{customdata[1]}",
+            context="%{customdata[2]}",
+            batch="%{customdata[3]}",
+            ms="%{customdata[4]:.1f}",
+        )
+        + "<extra></extra>"
+    )
 
 
-def gantt_figure(trace: Trace, labels: dict[int, str], title: str, lang: str = "en",
-                 highlight: int | None = None, x_max: float | None = None) -> go.Figure:
+def gantt_figure(
+    trace: Trace,
+    labels: dict[int, str],
+    title: str,
+    lang: str = "en",
+    highlight: int | None = None,
+    x_max: float | None = None,
+) -> go.Figure:
     """One row per request: waiting (thin, grey), then a bar per engine step it was part of.
 
     highlight: index of a step to mark across all rows (the step the inspector shows)."""
@@ -48,14 +67,25 @@ def gantt_figure(trace: Trace, labels: dict[int, str], title: str, lang: str = "
         chosen = [s for s in segments if s.kind == kind]
         if not chosen:
             continue
-        hover = (t("sv_hover_wait", lang, label="%{y}", ms="%{customdata[4]:.0f}") + "<extra></extra>"
-                 if kind == "waiting" else _step_hover(lang))
-        fig.add_trace(go.Bar(
-            orientation="h", y=[html_text(s.label) for s in chosen], x=[s.end_s - s.start_s for s in chosen],
-            base=[s.start_s for s in chosen], name=t(f"sv_kind_{kind}", lang), marker_color=KIND_COLORS[kind],
-            marker_line=dict(width=0.5, color="white"), width=0.3 if kind == "waiting" else 0.75,
-            customdata=[[s.step, s.num_tokens, s.context_len, s.batch_tokens, s.ms] for s in chosen],
-            hovertemplate=hover))
+        hover = (
+            t("sv_hover_wait", lang, label="%{y}", ms="%{customdata[4]:.0f}") + "<extra></extra>"
+            if kind == "waiting"
+            else _step_hover(lang)
+        )
+        fig.add_trace(
+            go.Bar(
+                orientation="h",
+                y=[html_text(s.label) for s in chosen],
+                x=[s.end_s - s.start_s for s in chosen],
+                base=[s.start_s for s in chosen],
+                name=t(f"sv_kind_{kind}", lang),
+                marker_color=KIND_COLORS[kind],
+                marker_line=dict(width=0.5, color="white"),
+                width=0.3 if kind == "waiting" else 0.75,
+                customdata=[[s.step, s.num_tokens, s.context_len, s.batch_tokens, s.ms] for s in chosen],
+                hovertemplate=hover,
+            )
+        )
     names = row_names(trace, labels)
     fig.add_trace(_token_marks(trace, names, lang))
     order = [html_text(names[r.seq_id]) for r in ordered_requests(trace)]
@@ -73,9 +103,16 @@ def mark_step(fig: go.Figure, trace: Trace, index: int, lang: str = "en") -> go.
     full-size run responsive."""
     out = go.Figure(fig)
     x0, x1 = step_window(trace, index)
-    out.add_vrect(x0=x0, x1=x1, fillcolor=HIGHLIGHT, opacity=0.35, line_width=1, line_color=HIGHLIGHT,
-                  annotation_text=t("sv_step_mark", lang, step=trace.steps[index].step),
-                  annotation_position="outside top")
+    out.add_vrect(
+        x0=x0,
+        x1=x1,
+        fillcolor=HIGHLIGHT,
+        opacity=0.35,
+        line_width=1,
+        line_color=HIGHLIGHT,
+        annotation_text=t("sv_step_mark", lang, step=trace.steps[index].step),
+        annotation_position="outside top",
+    )
     return out
 
 
@@ -86,8 +123,7 @@ def run_end_s(trace: Trace) -> float:
     return step_window(trace, len(trace.steps) - 1)[1]
 
 
-def composition_figure(trace: Trace, budget: int | None, lang: str = "en",
-                       highlight: int | None = None) -> go.Figure:
+def composition_figure(trace: Trace, budget: int | None, lang: str = "en", highlight: int | None = None) -> go.Figure:
     """Tokens each step processed, prefill and decode stacked (their sum is the budget used), with
     the per-step budget when chunked prefill enforces one, and the batch size on the right axis."""
     rows = step_totals(trace)
@@ -95,24 +131,59 @@ def composition_figure(trace: Trace, budget: int | None, lang: str = "en",
     fig = make_subplots(specs=[[{"secondary_y": True}]])
     for phase in ("decode", "prefill"):  # decode at the bottom: the scheduler fills it first
         y = [r.decode_tokens if phase == "decode" else r.prefill_tokens for r in rows]
-        fig.add_trace(go.Bar(x=x, y=y, name=t(f"sv_tokens_{phase}", lang), marker_color=PHASE_COLORS[phase],
-                             hovertemplate=t("sv_hover_tokens", lang, step="%{x}", n="%{y}") + "<extra></extra>"),
-                      secondary_y=False)
+        fig.add_trace(
+            go.Bar(
+                x=x,
+                y=y,
+                name=t(f"sv_tokens_{phase}", lang),
+                marker_color=PHASE_COLORS[phase],
+                hovertemplate=t("sv_hover_tokens", lang, step="%{x}", n="%{y}") + "<extra></extra>",
+            ),
+            secondary_y=False,
+        )
     if budget is not None and x:
-        fig.add_trace(go.Scatter(x=[x[0] - 0.5, x[-1] + 0.5], y=[budget, budget], mode="lines",
-                                 name=t("sv_budget_line", lang, n=budget),
-                                 line=dict(color=EXTRA_COLORS["line"], dash="dash")), secondary_y=False)
-    fig.add_trace(go.Scatter(x=x, y=[r.num_seqs for r in rows], mode="lines", line_shape="hvh",
-                             name=t("sv_batch_size", lang), line=dict(color=EXTRA_COLORS["blocks"])),
-                  secondary_y=True)
+        fig.add_trace(
+            go.Scatter(
+                x=[x[0] - 0.5, x[-1] + 0.5],
+                y=[budget, budget],
+                mode="lines",
+                name=t("sv_budget_line", lang, n=budget),
+                line=dict(color=EXTRA_COLORS["line"], dash="dash"),
+            ),
+            secondary_y=False,
+        )
+    fig.add_trace(
+        go.Scatter(
+            x=x,
+            y=[r.num_seqs for r in rows],
+            mode="lines",
+            line_shape="hvh",
+            name=t("sv_batch_size", lang),
+            line=dict(color=EXTRA_COLORS["blocks"]),
+        ),
+        secondary_y=True,
+    )
     style(fig, t("sv_comp_title", lang), t("axis_step", lang), t("sv_axis_tokens_step", lang))
     fig.update_layout(barmode="stack", bargap=0.05)
     most = max((r.num_seqs for r in rows), default=1)
-    fig.update_yaxes(title_text=t("sv_axis_seqs", lang), secondary_y=True, rangemode="tozero", showgrid=False,
-                     tick0=0, dtick=max(1, -(-most // 5)))  # whole sequences only
+    fig.update_yaxes(
+        title_text=t("sv_axis_seqs", lang),
+        secondary_y=True,
+        rangemode="tozero",
+        showgrid=False,
+        tick0=0,
+        dtick=max(1, -(-most // 5)),
+    )  # whole sequences only
     fig.update_yaxes(rangemode="tozero", secondary_y=False)
     if highlight is not None and rows:
         step = rows[highlight].step
-        fig.add_vrect(x0=step - 0.5, x1=step + 0.5, fillcolor=HIGHLIGHT, opacity=0.35, line_width=0,
-                      annotation_text=t("sv_step_mark", lang, step=step), annotation_position="outside top")
+        fig.add_vrect(
+            x0=step - 0.5,
+            x1=step + 0.5,
+            fillcolor=HIGHLIGHT,
+            opacity=0.35,
+            line_width=0,
+            annotation_text=t("sv_step_mark", lang, step=step),
+            annotation_position="outside top",
+        )
     return fig

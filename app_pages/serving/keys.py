@@ -1,5 +1,6 @@
 """Every st.session_state key of the serving lab, widget keys included, named once: the page's
 modules use these names, so a key is renamed in one place."""
+
 # controls.py
 BATCH = "sv_batch"
 BLOCK = "sv_block"

@@ -3,6 +3,7 @@ progress bar per run and a Stop button; then the banner that says how it went.
 
 The result goes into session state before the first step, and each run joins it as it finishes:
 Stop (which interrupts this script) leaves the finished runs behind, marked stopped."""
+
 from __future__ import annotations
 
 import time
@@ -33,13 +34,27 @@ def mark_interrupted() -> None:
 
 
 def _progress_text(slot: str, policy: str, p: Progress, lang: str) -> str:
-    return t("sv_progress", lang, slot=slot.upper(), policy=t(f"sv_policy_{policy}", lang), steps=p.steps,
-             finished=p.finished, total=p.total_requests, tokens=p.tokens, total_tokens=p.total_tokens)
+    return t(
+        "sv_progress",
+        lang,
+        slot=slot.upper(),
+        policy=t(f"sv_policy_{policy}", lang),
+        steps=p.steps,
+        finished=p.finished,
+        total=p.total_requests,
+        tokens=p.tokens,
+        total_tokens=p.total_tokens,
+    )
 
 
 def run_comparison(bundle, specs: list[RequestSpec], settings: ServingSettings, preset: str, lang: str) -> None:
-    result = ServingResult(model=bundle.name, preset=preset, settings=settings, num_requests=len(specs),
-                           kv_bytes_per_token=bundle.model.config.kv_bytes_per_token(bundle.model.dtype.itemsize))
+    result = ServingResult(
+        model=bundle.name,
+        preset=preset,
+        settings=settings,
+        num_requests=len(specs),
+        kv_bytes_per_token=bundle.model.config.kv_bytes_per_token(bundle.model.dtype.itemsize),
+    )
     st.session_state[keys.RESULT] = result
     for key in INSPECTOR_KEYS:
         st.session_state.pop(key, None)
@@ -63,8 +78,10 @@ def run_comparison(bundle, specs: list[RequestSpec], settings: ServingSettings, 
                 box.update(label=t("sv_failed", lang), state="error")
                 return
             result.runs[slot] = run
-            bar.progress(1.0, text=t("sv_run_finished", lang, name=run_name(run, lang), s=run.seconds,
-                                     steps=len(run.trace.steps)))
+            bar.progress(
+                1.0,
+                text=t("sv_run_finished", lang, name=run_name(run, lang), s=run.seconds, steps=len(run.trace.steps)),
+            )
     result.status = ServingStatus.DONE
     result.load = meter.stop()
     slot_box.empty()
@@ -78,6 +95,8 @@ def banner(result: ServingResult, lang: str) -> None:
         show_message(result.error or t("err_unexpected", lang, kind="?"))
     elif result.status == ServingStatus.DONE:
         secs = " · ".join(f"{r.slot.upper()} {r.seconds:.1f} s" for r in result.runs.values())
-        st.success(t("sv_done", lang, n=result.num_requests, preset=t(f"sv_preset_{result.preset}", lang), secs=secs),
-                   icon=":material/check_circle:")
+        st.success(
+            t("sv_done", lang, n=result.num_requests, preset=t(f"sv_preset_{result.preset}", lang), secs=secs),
+            icon=":material/check_circle:",
+        )
         show_load(result.load, lang)

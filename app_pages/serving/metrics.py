@@ -1,6 +1,7 @@
 """Latency and throughput of the two runs side by side (C21, C22): TTFT, TPOT, ITL and E2E at
 P50 / P90 / P99 and output tokens per second, all from lab.workload.summarize over the run's
 own trace, for every request or one group of them (e.g. only the short chats)."""
+
 from __future__ import annotations
 
 import math
@@ -69,10 +70,19 @@ def metrics_figure(runs: list[PolicyRun], group: str, lang: str = "en") -> go.Fi
     for run in runs:
         summary = run.summary(ids_in(run, group))
         for col, m in enumerate(METRICS, start=1):
-            fig.add_trace(go.Bar(x=[s.upper() for s in STATS], y=[summary[m][s] for s in STATS],
-                                 name=run_name(run, lang), legendgroup=run.slot, showlegend=col == 1,
-                                 marker_color=RUN_COLORS[run.slot],
-                                 hovertemplate="%{x}: %{y:.1f} ms<extra>%{fullData.name}</extra>"), row=1, col=col)
+            fig.add_trace(
+                go.Bar(
+                    x=[s.upper() for s in STATS],
+                    y=[summary[m][s] for s in STATS],
+                    name=run_name(run, lang),
+                    legendgroup=run.slot,
+                    showlegend=col == 1,
+                    marker_color=RUN_COLORS[run.slot],
+                    hovertemplate="%{x}: %{y:.1f} ms<extra>%{fullData.name}</extra>",
+                ),
+                row=1,
+                col=col,
+            )
     style(fig, t("sv_metrics_title", lang), t("sv_axis_percentile", lang), t("axis_ms", lang), height=400)
     fig.update_layout(barmode="group")
     for col in range(2, len(METRICS) + 1):
@@ -103,8 +113,12 @@ def request_table(runs: list[PolicyRun], lang: str = "en") -> pd.DataFrame:
     rows = []
     for records in aligned(runs):
         r = records[0]
-        row = {t("sv_col_request", lang): names[r.seq_id], t("sv_col_arrival", lang): r.arrival - t0,
-               t("sv_col_prompt", lang): len(r.prompt_token_ids), t("sv_col_output", lang): len(r.output_token_ids)}
+        row = {
+            t("sv_col_request", lang): names[r.seq_id],
+            t("sv_col_arrival", lang): r.arrival - t0,
+            t("sv_col_prompt", lang): len(r.prompt_token_ids),
+            t("sv_col_output", lang): len(r.output_token_ids),
+        }
         for run, rec in zip(runs, records):
             m, slot = rec.metrics, run.slot.upper()
             row[t("sv_col_ttft", lang, slot=slot)] = m.ttft_ms

@@ -2,6 +2,7 @@
 scheduling policies, then watch every request over wall time (waiting, prefill chunks, decode
 steps), step through the batches one iteration at a time, see the paged KV blocks each request
 owns, and compare TTFT, TPOT, ITL and E2E percentiles and throughput side by side."""
+
 import pandas  # noqa: F401  - before plotly (fresh-server import race)
 import streamlit as st
 
@@ -30,8 +31,14 @@ st.subheader(t("sv_workload_header", lang))
 specs = workload_controls(bundle, lang)
 st.subheader(t("sv_policies_header", lang))
 settings = policy_controls(specs, lang)
-run_clicked = st.button(t("sv_run", lang), type="primary", key=keys.RUN, icon=":material/play_arrow:",
-                        disabled=specs is None or settings is None, help=t("sv_run_help", lang))
+run_clicked = st.button(
+    t("sv_run", lang),
+    type="primary",
+    key=keys.RUN,
+    icon=":material/play_arrow:",
+    disabled=specs is None or settings is None,
+    help=t("sv_run_help", lang),
+)
 
 mark_interrupted()
 if run_clicked and specs and settings:
@@ -45,8 +52,9 @@ if result is None:
     st.stop()
 banner(result, lang)
 if result.runs:
-    timeline_tab, blocks_tab, metrics_tab = st.tabs([t("sv_tab_timeline", lang), t("sv_tab_blocks", lang),
-                                                     t("sv_tab_metrics", lang)])
+    timeline_tab, blocks_tab, metrics_tab = st.tabs(
+        [t("sv_tab_timeline", lang), t("sv_tab_blocks", lang), t("sv_tab_metrics", lang)]
+    )
     with timeline_tab:
         timeline_panel(result, lang)
     with blocks_tab:

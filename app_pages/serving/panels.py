@@ -1,6 +1,7 @@
 """The serving lab's result tabs: timeline (Gantt and the batch of any step, one iteration at a
 time), blocks (the physical pool, waste, prefix hits) and metrics (A against B). Each tab is a
 fragment: stepping through a run or switching what is shown redraws that tab only."""
+
 from __future__ import annotations
 
 import pandas as pd
@@ -26,8 +27,14 @@ def _pick_run(result: ServingResult, key: str, lang: str) -> PolicyRun:
     runs = _runs(result)
     if len(runs) == 1:
         return runs[0]
-    slot = st.radio(t("sv_inspect_run", lang), [r.slot for r in runs], key=key, horizontal=True,
-                    format_func=lambda s: run_name(result.runs[s], lang), persist_state=KEEP)
+    slot = st.radio(
+        t("sv_inspect_run", lang),
+        [r.slot for r in runs],
+        key=key,
+        horizontal=True,
+        format_func=lambda s: run_name(result.runs[s], lang),
+        persist_state=KEEP,
+    )
     return result.runs[slot]
 
 
@@ -40,10 +47,22 @@ def _step_navigator(num_steps: int, lang: str) -> int:
     last = num_steps - 1
     st.session_state[keys.TL_STEP] = min(max(int(st.session_state.get(keys.TL_STEP, 0)), 0), last)
     c1, c2, c3 = st.columns([1.4, 1.2, 5], vertical_alignment="bottom")
-    c1.button(t("sv_prev", lang), key=keys.PREV, on_click=_move, args=(-1, last), icon=":material/skip_previous:",
-              disabled=st.session_state[keys.TL_STEP] <= 0)
-    c2.button(t("sv_next", lang), key=keys.NEXT, on_click=_move, args=(1, last), icon=":material/skip_next:",
-              disabled=st.session_state[keys.TL_STEP] >= last)
+    c1.button(
+        t("sv_prev", lang),
+        key=keys.PREV,
+        on_click=_move,
+        args=(-1, last),
+        icon=":material/skip_previous:",
+        disabled=st.session_state[keys.TL_STEP] <= 0,
+    )
+    c2.button(
+        t("sv_next", lang),
+        key=keys.NEXT,
+        on_click=_move,
+        args=(1, last),
+        icon=":material/skip_next:",
+        disabled=st.session_state[keys.TL_STEP] >= last,
+    )
     if last > 0:
         c3.slider(t("sv_step_slider", lang), 0, last, key=keys.TL_STEP, persist_state=KEEP)
     return st.session_state[keys.TL_STEP]
@@ -56,8 +75,9 @@ def _gantt(run: PolicyRun, x_max: float, lang: str) -> go.Figure:
     if key not in cache:
         if len(cache) >= 8:  # old runs' charts: a session only ever shows two
             cache.clear()
-        cache[key] = gantt_figure(run.trace, run.labels, t("sv_gantt_title", lang, name=run_name(run, lang)), lang,
-                                  x_max=x_max)
+        cache[key] = gantt_figure(
+            run.trace, run.labels, t("sv_gantt_title", lang, name=run_name(run, lang)), lang, x_max=x_max
+        )
     return cache[key]
 
 
@@ -67,20 +87,41 @@ def _step_caption(run: PolicyRun, index: int, lang: str) -> str:
     prefill = sum(q.num_tokens for q in step.seqs if q.phase == "prefill")
     decode = sum(q.num_tokens for q in step.seqs if q.phase == "decode")
     budget = t("sv_budget_of", lang, n=run.step_budget) if run.chunked else t("sv_budget_none", lang)
-    return t("sv_step_caption", lang, step=step.step, last=len(run.trace.steps) - 1, start=start, end=end,
-             ms=step.ms, seqs=len(step.seqs), decode=decode, prefill=prefill, total=prefill + decode,
-             budget=budget, waiting=step.num_waiting, blocks=step.kv_blocks, pool=run.num_blocks)
+    return t(
+        "sv_step_caption",
+        lang,
+        step=step.step,
+        last=len(run.trace.steps) - 1,
+        start=start,
+        end=end,
+        ms=step.ms,
+        seqs=len(step.seqs),
+        decode=decode,
+        prefill=prefill,
+        total=prefill + decode,
+        budget=budget,
+        waiting=step.num_waiting,
+        blocks=step.kv_blocks,
+        pool=run.num_blocks,
+    )
 
 
 def _batch_frame(run: PolicyRun, index: int, lang: str) -> pd.DataFrame:
     rows = batch_rows(run.trace, run.labels, index)
-    return pd.DataFrame({
-        t("sv_col_request", lang): [r.label for r in rows],
-        t("sv_col_phase", lang): [t(f"phase_{r.phase}", lang) for r in rows],
-        t("sv_col_tokens", lang): [r.num_tokens for r in rows],
-        t("sv_col_positions", lang): [t("sv_positions", lang, a=r.first_pos, b=r.context_len - 1, p=r.prompt_len)
-                                      if r.phase == "prefill" else str(r.context_len - 1) for r in rows],
-        t("sv_col_blocks", lang): [r.blocks for r in rows]})
+    return pd.DataFrame(
+        {
+            t("sv_col_request", lang): [r.label for r in rows],
+            t("sv_col_phase", lang): [t(f"phase_{r.phase}", lang) for r in rows],
+            t("sv_col_tokens", lang): [r.num_tokens for r in rows],
+            t("sv_col_positions", lang): [
+                t("sv_positions", lang, a=r.first_pos, b=r.context_len - 1, p=r.prompt_len)
+                if r.phase == "prefill"
+                else str(r.context_len - 1)
+                for r in rows
+            ],
+            t("sv_col_blocks", lang): [r.blocks for r in rows],
+        }
+    )
 
 
 @st.fragment
@@ -95,8 +136,10 @@ def timeline_panel(result: ServingResult, lang: str) -> None:
     st.plotly_chart(mark_step(_gantt(run, x_max, lang), run.trace, index, lang), key=keys.FIG_GANTT)
     st.markdown(_step_caption(run, index, lang))
     st.dataframe(_batch_frame(run, index, lang), hide_index=True, key=keys.BATCH_TABLE)
-    st.plotly_chart(composition_figure(run.trace, run.step_budget if run.chunked else None, lang, highlight=index),
-                    key=keys.FIG_COMP)
+    st.plotly_chart(
+        composition_figure(run.trace, run.step_budget if run.chunked else None, lang, highlight=index),
+        key=keys.FIG_COMP,
+    )
     others = [r for r in _runs(result) if r is not run]
     for other in others:
         st.plotly_chart(_gantt(other, x_max, lang), key=keys.FIG_GANTT_OTHER)
@@ -112,22 +155,37 @@ def blocks_panel(result: ServingResult, lang: str) -> None:
     prompt_tokens = sum(len(r.prompt_token_ids) for r in run.trace.requests)
     hits = run.trace.steps[-1].prefix_hit_tokens if run.trace.steps else 0
     c = st.columns(5)
-    c[0].metric(t("sv_m_pool", lang), t("sv_m_pool_value", lang, used=max((s.kv_blocks for s in run.trace.steps),
-                                                                            default=0), pool=run.num_blocks),
-                help=t("sv_m_pool_help", lang, size=fmt_bytes(run.num_blocks * run.block_size * per_token)))
+    c[0].metric(
+        t("sv_m_pool", lang),
+        t("sv_m_pool_value", lang, used=max((s.kv_blocks for s in run.trace.steps), default=0), pool=run.num_blocks),
+        help=t("sv_m_pool_help", lang, size=fmt_bytes(run.num_blocks * run.block_size * per_token)),
+    )
     c[1].metric(t("sv_m_waste_paged", lang), f"{waste_share(points, 'paged'):.0%}", help=t("sv_m_waste_help", lang))
-    c[2].metric(t("sv_m_waste_contig", lang), f"{waste_share(points, 'contiguous'):.0%}",
-                help=t("sv_m_waste_help", lang))
-    c[3].metric(t("sv_m_prefix", lang), f"{hits / max(prompt_tokens, 1):.0%}",
-                help=t("sv_m_prefix_help", lang, hits=hits, total=prompt_tokens))
+    c[2].metric(
+        t("sv_m_waste_contig", lang), f"{waste_share(points, 'contiguous'):.0%}", help=t("sv_m_waste_help", lang)
+    )
+    c[3].metric(
+        t("sv_m_prefix", lang),
+        f"{hits / max(prompt_tokens, 1):.0%}",
+        help=t("sv_m_prefix_help", lang, hits=hits, total=prompt_tokens),
+    )
     c[4].metric(t("sv_m_preempt", lang), run.num_preemptions, help=t("sv_m_preempt_help", lang))
     st.plotly_chart(pool_figure(run, t("sv_pool_title", lang, name=run_name(run, lang)), lang), key=keys.FIG_POOL)
     st.plotly_chart(waste_figure(run, lang), key=keys.FIG_WASTE)
     peak = max(points, key=lambda p: p.stored) if points else None
     if peak is not None:
-        st.caption(t("sv_blocks_caption", lang, step=peak.step, stored=fmt_bytes(peak.stored * per_token),
-                     paged=fmt_bytes(peak.paged * per_token), contig=fmt_bytes(peak.contiguous * per_token),
-                     full=fmt_bytes(peak.contiguous_max * per_token), ctx=run.context_len))
+        st.caption(
+            t(
+                "sv_blocks_caption",
+                lang,
+                step=peak.step,
+                stored=fmt_bytes(peak.stored * per_token),
+                paged=fmt_bytes(peak.paged * per_token),
+                contig=fmt_bytes(peak.contiguous * per_token),
+                full=fmt_bytes(peak.contiguous_max * per_token),
+                ctx=run.context_len,
+            )
+        )
     if POLICIES[run.policy].get("prefix_caching"):
         st.plotly_chart(prefix_figure(run, lang), key=keys.FIG_PREFIX)
     else:
@@ -139,23 +197,33 @@ def metrics_panel(result: ServingResult, lang: str) -> None:
     runs = _runs(result)
     st.markdown(t("sv_metrics_intro", lang))
     options = groups(runs[0].labels)
-    group = st.selectbox(t("sv_group", lang), options, key=keys.MX_GROUP,
-                         format_func=lambda g: t("sv_group_all", lang) if g == ALL else g, persist_state=KEEP)
+    group = st.selectbox(
+        t("sv_group", lang),
+        options,
+        key=keys.MX_GROUP,
+        format_func=lambda g: t("sv_group_all", lang) if g == ALL else g,
+        persist_state=KEEP,
+    )
     c = st.columns(len(runs) + 1)
     for col, run in zip(c, runs):
         summary = run.summary(None)
-        col.metric(t("sv_m_throughput_run", lang, slot=run.slot.upper()), f"{summary['throughput_tok_s']:.1f} tok/s",
-                   help=t("sv_m_throughput_help", lang, name=run_name(run, lang)))
+        col.metric(
+            t("sv_m_throughput_run", lang, slot=run.slot.upper()),
+            f"{summary['throughput_tok_s']:.1f} tok/s",
+            help=t("sv_m_throughput_help", lang, name=run_name(run, lang)),
+        )
     same, compared = same_outputs(runs)
     if compared:
         c[-1].metric(t("sv_m_same", lang), f"{same} / {compared}", help=t("sv_m_same_help", lang))
     table = metrics_table(runs, group, lang)
     number = st.column_config.NumberColumn(format="%.1f")
-    config = {run_name(r, lang): number for r in runs} | {t("sv_col_ratio", lang): st.column_config.NumberColumn(
-        format="%.2f×")}
-    st.dataframe(table, hide_index=True, key=keys.METRICS_TABLE, column_config=config,
-                 height=35 * (len(table) + 1) + 3)  # every row at once: no scrolling inside the table
+    config = {run_name(r, lang): number for r in runs} | {
+        t("sv_col_ratio", lang): st.column_config.NumberColumn(format="%.2f×")
+    }
+    st.dataframe(
+        table, hide_index=True, key=keys.METRICS_TABLE, column_config=config, height=35 * (len(table) + 1) + 3
+    )  # every row at once: no scrolling inside the table
     st.plotly_chart(metrics_figure(runs, group, lang), key=keys.FIG_METRICS)
-    st.caption(f'{t("sv_metrics_caption", lang)} {t(f"sv_metrics_note_{result.preset}", lang)}')
+    st.caption(f"{t('sv_metrics_caption', lang)} {t(f'sv_metrics_note_{result.preset}', lang)}")
     with st.expander(t("sv_requests_header", lang)):
         st.dataframe(request_table(runs, lang), hide_index=True, key=keys.REQUEST_TABLE)

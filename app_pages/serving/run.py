@@ -5,6 +5,7 @@ Each run holds the registry's step lock from its first step to its last: it is a
 experiment (TTFT, ITL, throughput), and another session's steps interleaved with it would show
 up as latency that no policy caused.
 """
+
 from __future__ import annotations
 
 import threading
@@ -29,8 +30,12 @@ POLICIES: dict[str, dict] = {
     "chunked-prefix": dict(policy="continuous", chunked_prefill=True, prefix_caching=True),
 }
 # What each preset is about, as the two policies it compares by default, and its batch limit.
-PRESET_POLICIES = {"head-of-line": ("continuous", "chunked"), "shared-prefix": ("continuous", "prefix"),
-                   "random-mix": ("static", "continuous"), "custom": ("continuous", "chunked")}
+PRESET_POLICIES = {
+    "head-of-line": ("continuous", "chunked"),
+    "shared-prefix": ("continuous", "prefix"),
+    "random-mix": ("static", "continuous"),
+    "custom": ("continuous", "chunked"),
+}
 PRESET_BATCH = {"random-mix": 4}  # fewer slots than requests, so static and continuous differ
 DEFAULT_BATCH, DEFAULT_BUDGET, FULL_BUDGET = 8, 64, 128
 WHOLE_PROMPT_BUDGET = 8192  # the engine's default step budget, for policies that do not chunk
@@ -52,8 +57,9 @@ class ServingSettings:
         if self.max_num_seqs is None or self.max_num_seqs < 1:
             raise ValueError("The batch limit must be at least 1 sequence.")
         if self.chunk_budget is None or self.chunk_budget < 1:
-            raise ValueError("The per-step token budget must be at least 1 token: with 0, no step could "
-                             "process anything.")
+            raise ValueError(
+                "The per-step token budget must be at least 1 token: with 0, no step could process anything."
+            )
         if self.block_size < 1:
             raise ValueError("The block size must be at least 1 token.")
         if self.pool_blocks is not None and self.pool_blocks < 1:
@@ -71,8 +77,10 @@ class ServingSettings:
         longest, everything = pool_needs(specs, self.block_size)
         blocks = self.pool_blocks or everything
         if blocks < longest:
-            raise ValueError(f"A KV pool of {blocks} blocks cannot hold the longest request, which needs {longest} "
-                             f"blocks of {self.block_size} tokens; give the pool at least {longest} blocks.")
+            raise ValueError(
+                f"A KV pool of {blocks} blocks cannot hold the longest request, which needs {longest} "
+                f"blocks of {self.block_size} tokens; give the pool at least {longest} blocks."
+            )
         return blocks, max(len(s.prompt_ids) + s.max_new_tokens for s in specs)
 
     def engine_config(self, policy: str, specs: list[RequestSpec], kv_bytes_per_token: int) -> EngineConfig:
@@ -80,14 +88,21 @@ class ServingSettings:
         switches = POLICIES[policy]
         # Without chunking a prompt goes into one step whole (vLLM needs the budget >= max_model_len then)
         budget = self.chunk_budget if switches.get("chunked_prefill") else max(WHOLE_PROMPT_BUDGET, max_len)
-        return EngineConfig(probe_memory=False, block_size=self.block_size, max_num_seqs=self.max_num_seqs,
-                            max_num_batched_tokens=budget, max_model_len=max_len,
-                            kv_cache_bytes=num_blocks * self.block_size * kv_bytes_per_token, **switches)
+        return EngineConfig(
+            probe_memory=False,
+            block_size=self.block_size,
+            max_num_seqs=self.max_num_seqs,
+            max_num_batched_tokens=budget,
+            max_model_len=max_len,
+            kv_cache_bytes=num_blocks * self.block_size * kv_bytes_per_token,
+            **switches,
+        )
 
 
 @dataclass
 class PolicyRun:
     """One finished run: the engine's own trace and labels, and the numbers the charts need."""
+
     slot: str  # "a" or "b"
     policy: str
     trace: Trace
@@ -117,6 +132,7 @@ class ServingStatus(str, Enum):
 @dataclass
 class ServingResult:
     """What the page keeps in session state: plain records only."""
+
     model: str
     preset: str
     settings: ServingSettings
@@ -135,6 +151,7 @@ class ServingResult:
 @dataclass
 class Progress:
     """How far one run is, for the progress bar."""
+
     steps: int = 0
     finished: int = 0
     tokens: int = 0
@@ -146,9 +163,14 @@ class Progress:
         return min(1.0, self.tokens / self.total_tokens) if self.total_tokens else 0.0
 
 
-def run_policy(bundle, specs: list[RequestSpec], settings: ServingSettings, slot: str,
-               lock: threading.Lock | None = None,
-               on_progress: Callable[[Progress], None] | None = None) -> PolicyRun:
+def run_policy(
+    bundle,
+    specs: list[RequestSpec],
+    settings: ServingSettings,
+    slot: str,
+    lock: threading.Lock | None = None,
+    on_progress: Callable[[Progress], None] | None = None,
+) -> PolicyRun:
     """Run the workload under the policy in `slot` ("a" or "b"), arrivals in real time."""
     policy = settings.policies[slot]
     elem_bytes = bundle.model.dtype.itemsize
@@ -166,7 +188,15 @@ def run_policy(bundle, specs: list[RequestSpec], settings: ServingSettings, slot
         start = time.perf_counter()
         trace, labels = run_workload(bundle.model, bundle.tokenizer, specs, config, on_event=on_event)
         seconds = time.perf_counter() - start
-    return PolicyRun(slot=slot, policy=policy, trace=trace, labels=labels, seconds=seconds,
-                     num_blocks=settings.pool(specs)[0], block_size=settings.block_size,
-                     step_budget=config.max_num_batched_tokens, chunked=config.chunked_prefill,
-                     context_len=bundle.model.config.max_position)
+    return PolicyRun(
+        slot=slot,
+        policy=policy,
+        trace=trace,
+        labels=labels,
+        seconds=seconds,
+        num_blocks=settings.pool(specs)[0],
+        block_size=settings.block_size,
+        step_budget=config.max_num_batched_tokens,
+        chunked=config.chunked_prefill,
+        context_len=bundle.model.config.max_position,
+    )

@@ -5,6 +5,7 @@ segment per engine step it was part of, prefill (a whole prompt or a chunk) or d
 A step is one forward pass over the whole batch, so a decode that shares its step with a long
 prefill lasts as long as that prefill: that is head-of-line blocking (C21), drawn to scale.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -32,6 +33,7 @@ class Segment:
 @dataclass
 class BatchRow:
     """One sequence in one step's batch."""
+
     seq_id: int
     label: str
     phase: str
@@ -78,8 +80,19 @@ def request_segments(trace: Trace, labels: dict[int, str]) -> list[Segment]:
             if waiting_since is not None and step.start > waiting_since:
                 out.append(Segment(r.seq_id, label, "waiting", waiting_since - t0, step.start - t0))
             q = next(x for x in step.seqs if x.seq_id == r.seq_id)
-            out.append(Segment(r.seq_id, label, q.phase, step.start - t0, _end(step) - t0, step.step, q.num_tokens,
-                               q.context_len, step.num_tokens))
+            out.append(
+                Segment(
+                    r.seq_id,
+                    label,
+                    q.phase,
+                    step.start - t0,
+                    _end(step) - t0,
+                    step.step,
+                    q.num_tokens,
+                    q.context_len,
+                    step.num_tokens,
+                )
+            )
             waiting_since, last_index = None, i
     return out
 
@@ -99,10 +112,19 @@ def batch_rows(trace: Trace, labels: dict[int, str], index: int) -> list[BatchRo
     step = trace.steps[index]
     prompt_len = {r.seq_id: len(r.prompt_token_ids) for r in trace.requests}
     names = row_names(trace, labels)
-    return [BatchRow(q.seq_id, names.get(q.seq_id, f"req {q.seq_id}"), q.phase, q.num_tokens,
-                     q.context_len - q.num_tokens, q.context_len, prompt_len.get(q.seq_id, 0),
-                     len(step.block_tables.get(q.seq_id, [])))
-            for q in step.seqs]
+    return [
+        BatchRow(
+            q.seq_id,
+            names.get(q.seq_id, f"req {q.seq_id}"),
+            q.phase,
+            q.num_tokens,
+            q.context_len - q.num_tokens,
+            q.context_len,
+            prompt_len.get(q.seq_id, 0),
+            len(step.block_tables.get(q.seq_id, [])),
+        )
+        for q in step.seqs
+    ]
 
 
 @dataclass
@@ -117,6 +139,14 @@ class StepTotals:
 
 def step_totals(trace: Trace) -> list[StepTotals]:
     """Per step: prefill and decode tokens (their sum is the budget used), batch size, queue, time."""
-    return [StepTotals(s.step, sum(q.num_tokens for q in s.seqs if q.phase == "prefill"),
-                       sum(q.num_tokens for q in s.seqs if q.phase == "decode"), len(s.seqs), s.num_waiting, s.ms)
-            for s in trace.steps]
+    return [
+        StepTotals(
+            s.step,
+            sum(q.num_tokens for q in s.seqs if q.phase == "prefill"),
+            sum(q.num_tokens for q in s.seqs if q.phase == "decode"),
+            len(s.seqs),
+            s.num_waiting,
+            s.ms,
+        )
+        for s in trace.steps
+    ]

@@ -3,6 +3,7 @@ numbers a user can change (sized small by default so that a run takes seconds on
 benchmark's sizes one click away), a hand-made table of requests, and the checks that turn bad
 input into a readable ValueError before anything runs.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -17,6 +18,7 @@ MAX_REQUESTS = 256  # a page run, not a load test: beyond this the charts stop b
 @dataclass(frozen=True)
 class Param:
     """One number of a preset: the keyword of its lab.workload builder, and its two sizes."""
+
     name: str
     small: float
     full: float
@@ -30,14 +32,27 @@ class Param:
 
 
 PARAMS: dict[str, tuple[Param, ...]] = {
-    "head-of-line": (Param("num_streams", 4, 8, 0, 64), Param("long_prompt", 512, 2048, 1, 8192, 64),
-                     Param("stream_output", 32, 96, 1, 1024, 8), Param("long_arrival_s", 0.3, 0.4, 0.0, 30.0, 0.1)),
-    "shared-prefix": (Param("num_requests", 6, 8, 0, MAX_REQUESTS), Param("system_tokens", 256, 256, 1, 4096, 16),
-                      Param("output", 16, 32, 1, 1024, 8), Param("gap_s", 0.15, 0.15, 0.0, 10.0, 0.05)),
-    "random-mix": (Param("num_requests", 8, 32, 0, MAX_REQUESTS), Param("prompt_min", 32, 32, 1, 8192, 16),
-                   Param("prompt_max", 192, 512, 1, 8192, 16), Param("output_min", 8, 16, 1, 1024, 8),
-                   Param("output_max", 48, 128, 1, 1024, 8), Param("rate_per_s", 0.0, 0.0, 0.0, 100.0, 0.5),
-                   Param("seed", 0, 0, 0, 10_000)),
+    "head-of-line": (
+        Param("num_streams", 4, 8, 0, 64),
+        Param("long_prompt", 512, 2048, 1, 8192, 64),
+        Param("stream_output", 32, 96, 1, 1024, 8),
+        Param("long_arrival_s", 0.3, 0.4, 0.0, 30.0, 0.1),
+    ),
+    "shared-prefix": (
+        Param("num_requests", 6, 8, 0, MAX_REQUESTS),
+        Param("system_tokens", 256, 256, 1, 4096, 16),
+        Param("output", 16, 32, 1, 1024, 8),
+        Param("gap_s", 0.15, 0.15, 0.0, 10.0, 0.05),
+    ),
+    "random-mix": (
+        Param("num_requests", 8, 32, 0, MAX_REQUESTS),
+        Param("prompt_min", 32, 32, 1, 8192, 16),
+        Param("prompt_max", 192, 512, 1, 8192, 16),
+        Param("output_min", 8, 16, 1, 1024, 8),
+        Param("output_max", 48, 128, 1, 1024, 8),
+        Param("rate_per_s", 0.0, 0.0, 0.0, 100.0, 0.5),
+        Param("seed", 0, 0, 0, 10_000),
+    ),
 }
 
 # A hand-made workload to start editing from: two chats, a long prompt arriving late, one more chat.
@@ -74,20 +89,27 @@ def build_preset(name: str, tokenizer, values: dict[str, float]) -> list[Request
     """The preset's requests with these numbers ({param name: value}); ValueError on bad numbers."""
     v = dict(values)
     if name == "head-of-line":
-        kwargs = dict(num_streams=_count(v["num_streams"], "The number of chat streams", 0),
-                      long_prompt=_count(v["long_prompt"], "The long prompt's length"),
-                      stream_output=_count(v["stream_output"], "The chats' output length"),
-                      long_arrival_s=_seconds(v["long_arrival_s"], "The long prompt's arrival"))
+        kwargs = dict(
+            num_streams=_count(v["num_streams"], "The number of chat streams", 0),
+            long_prompt=_count(v["long_prompt"], "The long prompt's length"),
+            stream_output=_count(v["stream_output"], "The chats' output length"),
+            long_arrival_s=_seconds(v["long_arrival_s"], "The long prompt's arrival"),
+        )
     elif name == "shared-prefix":
-        kwargs = dict(num_requests=_num_requests(v["num_requests"]),
-                      system_tokens=_count(v["system_tokens"], "The system prompt's length"),
-                      output=_count(v["output"], "The output length"), gap_s=_seconds(v["gap_s"], "The gap"))
+        kwargs = dict(
+            num_requests=_num_requests(v["num_requests"]),
+            system_tokens=_count(v["system_tokens"], "The system prompt's length"),
+            output=_count(v["output"], "The output length"),
+            gap_s=_seconds(v["gap_s"], "The gap"),
+        )
     elif name == "random-mix":
-        kwargs = dict(num_requests=_num_requests(v["num_requests"]),
-                      prompt_range=_range(v["prompt_min"], v["prompt_max"], "prompt"),
-                      output_range=_range(v["output_min"], v["output_max"], "output"),
-                      rate_per_s=_seconds(v["rate_per_s"], "The arrival rate") or None,
-                      seed=_count(v["seed"], "The seed", 0))
+        kwargs = dict(
+            num_requests=_num_requests(v["num_requests"]),
+            prompt_range=_range(v["prompt_min"], v["prompt_max"], "prompt"),
+            output_range=_range(v["output_min"], v["output_max"], "output"),
+            rate_per_s=_seconds(v["rate_per_s"], "The arrival rate") or None,
+            seed=_count(v["seed"], "The seed", 0),
+        )
     else:
         raise ValueError(f"Unknown workload preset {name!r}.")
     return preset(name, tokenizer, **kwargs)
@@ -127,8 +149,10 @@ def check_workload(specs: list[RequestSpec], max_len: int) -> None:
         raise ValueError(f"The workload has {len(specs)} requests; the page runs at most {MAX_REQUESTS}.")
     for s in specs:
         if len(s.prompt_ids) + s.max_new_tokens > max_len:
-            raise ValueError(f"Request {s.label!r}: {len(s.prompt_ids)} prompt + {s.max_new_tokens} output tokens "
-                             f"exceed this model's context of {max_len} tokens; make it shorter.")
+            raise ValueError(
+                f"Request {s.label!r}: {len(s.prompt_ids)} prompt + {s.max_new_tokens} output tokens "
+                f"exceed this model's context of {max_len} tokens; make it shorter."
+            )
 
 
 def blocks_for(num_tokens: int, block_size: int) -> int:

@@ -1,5 +1,6 @@
 """The source: what the document behind the lab is, in the lab's own words, section by section, with
 the claims each section makes and where the lab shows them."""
+
 import streamlit as st
 
 from app_pages import BY_NAME

@@ -1,5 +1,6 @@
 """The source document's sections, the claims each makes (lab/claims.py numbers them) and the lab
 pages that show them: the table the source page draws."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -1,5 +1,6 @@
 """The sweep's four charts in two rows: drawn once it ends, and drawn the same way while it runs,
 from the points measured so far."""
+
 from __future__ import annotations
 
 import streamlit as st
@@ -8,8 +9,12 @@ from app_pages.sweeps import keys
 from app_pages.sweeps.figures import share_figure, tpot_output_figure, tpot_prompt_figure, ttft_figure
 from lab.sweeps import SweepResult
 
-FIGURES = ((ttft_figure, keys.FIG_TTFT), (tpot_prompt_figure, keys.FIG_TPOT), (tpot_output_figure, keys.FIG_TPOT_N),
-           (share_figure, keys.FIG_SHARE))
+FIGURES = (
+    (ttft_figure, keys.FIG_TTFT),
+    (tpot_prompt_figure, keys.FIG_TPOT),
+    (tpot_output_figure, keys.FIG_TPOT_N),
+    (share_figure, keys.FIG_SHARE),
+)
 
 
 def render_charts(result: SweepResult, lang: str, draw: int | None = None) -> None:

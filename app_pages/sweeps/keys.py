@@ -1,5 +1,6 @@
 """Every st.session_state key of the sweeps page, widget keys included, named once: the page's
 modules use these names, so a key is renamed in one place."""
+
 from ui import widget_state
 
 # charts.py

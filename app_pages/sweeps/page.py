@@ -1,5 +1,6 @@
 """Sweeps (C4, C8, C9, C18): TTFT and TPOT against prompt length, TPOT and the decode share against
 output length, repeated on the real engine, with a verdict on each claim from the medians."""
+
 import pandas  # noqa: F401  - before plotly (fresh-server import race)
 import streamlit as st
 
@@ -48,8 +49,18 @@ if result.complete:
     st.success(t("sw_done", lang, runs=measured, secs=result.seconds), icon=":material/check_circle:")
 else:
     st.warning(t("sw_stopped", lang, runs=measured), icon=":material/stop_circle:")
-st.caption(t("sw_result_caption", lang, model=md_literal(result.model), Ls=", ".join(map(str, s.prompt_lens)),
-             n=s.prompt_new_tokens, L=s.output_prompt_len, Ns=", ".join(map(str, s.output_lens)), repeats=s.repeats))
+st.caption(
+    t(
+        "sw_result_caption",
+        lang,
+        model=md_literal(result.model),
+        Ls=", ".join(map(str, s.prompt_lens)),
+        n=s.prompt_new_tokens,
+        L=s.output_prompt_len,
+        Ns=", ".join(map(str, s.output_lens)),
+        repeats=s.repeats,
+    )
+)
 
 show_load(result.load, lang)
 

@@ -4,6 +4,7 @@ interleaved with it would be noise), with a progress bar and a Stop button.
 
 The result goes into session state before the first request and fills as points are measured: Stop
 (which interrupts this script) leaves the measured points behind, marked incomplete."""
+
 from __future__ import annotations
 
 import time
@@ -40,27 +41,55 @@ def parse_lengths(text: str, lang: str) -> tuple[int, ...]:
 
 
 def render_controls(lang: str) -> tuple[str, str, int, int, int, bool]:
-    seed({keys.LS: ", ".join(map(str, DEFAULTS.prompt_lens)), keys.NEW: DEFAULTS.prompt_new_tokens,
-          keys.OUT_L: DEFAULTS.output_prompt_len, keys.NS: ", ".join(map(str, DEFAULTS.output_lens)),
-          keys.REPEATS: DEFAULTS.repeats})
+    seed(
+        {
+            keys.LS: ", ".join(map(str, DEFAULTS.prompt_lens)),
+            keys.NEW: DEFAULTS.prompt_new_tokens,
+            keys.OUT_L: DEFAULTS.output_prompt_len,
+            keys.NS: ", ".join(map(str, DEFAULTS.output_lens)),
+            keys.REPEATS: DEFAULTS.repeats,
+        }
+    )
     c1, c2, c3 = st.columns([3, 1, 1])
     Ls = c1.text_input(t("sw_prompt_lens", lang), key=keys.LS, help=t("sw_prompt_lens_help", lang), persist_state=KEEP)
-    new = whole_number_box(c2, t("sw_prompt_new", lang), 2, capped("max_new_tokens", 256, keys.NEW, 2), keys.NEW,
-                           help=cap_help("max_new_tokens", lang))
-    repeats = whole_number_box(c3, t("sw_repeats", lang), 1, capped("max_repeats", 10, keys.REPEATS), keys.REPEATS,
-                               help=cap_help("max_repeats", lang, t("sw_repeats_help", lang)))
+    new = whole_number_box(
+        c2,
+        t("sw_prompt_new", lang),
+        2,
+        capped("max_new_tokens", 256, keys.NEW, 2),
+        keys.NEW,
+        help=cap_help("max_new_tokens", lang),
+    )
+    repeats = whole_number_box(
+        c3,
+        t("sw_repeats", lang),
+        1,
+        capped("max_repeats", 10, keys.REPEATS),
+        keys.REPEATS,
+        help=cap_help("max_repeats", lang, t("sw_repeats_help", lang)),
+    )
     c1, c2, c3 = st.columns([3, 1, 1], vertical_alignment="bottom")
     Ns = c1.text_input(t("sw_output_lens", lang), key=keys.NS, persist_state=KEEP)
-    out_L = whole_number_box(c2, t("sw_output_L", lang), 1, capped("max_step_tokens", 8192, keys.OUT_L), keys.OUT_L,
-                             help=cap_help("max_step_tokens", lang))
+    out_L = whole_number_box(
+        c2,
+        t("sw_output_L", lang),
+        1,
+        capped("max_step_tokens", 8192, keys.OUT_L),
+        keys.OUT_L,
+        help=cap_help("max_step_tokens", lang),
+    )
     clicked = c3.button(t("sw_run", lang), type="primary", key=keys.RUN, icon=":material/speed:")
     return Ls, Ns, new, out_L, repeats, clicked
 
 
-def settings_from(Ls: str, Ns: str, new: int, out_L: int, repeats: int, max_position: int,
-                  lang: str) -> SweepSettings:
-    s = SweepSettings(prompt_lens=parse_lengths(Ls, lang), prompt_new_tokens=new, output_prompt_len=out_L,
-                      output_lens=parse_lengths(Ns, lang), repeats=repeats)
+def settings_from(Ls: str, Ns: str, new: int, out_L: int, repeats: int, max_position: int, lang: str) -> SweepSettings:
+    s = SweepSettings(
+        prompt_lens=parse_lengths(Ls, lang),
+        prompt_new_tokens=new,
+        output_prompt_len=out_L,
+        output_lens=parse_lengths(Ns, lang),
+        repeats=repeats,
+    )
     s.validate(max_position)
     check_count("max_sweep_points", len(s.prompt_lens) + len(s.output_lens), t("sw_what_points", lang))
     check_size("max_step_tokens", max(s.prompt_lens), t("sw_prompt_lens", lang))

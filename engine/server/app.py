@@ -2,6 +2,7 @@
 events, or whole), /v1/models, /health, and Prometheus /metrics. A request the engine refuses is a
 400 with the engine's own message in OpenAI's error shape; a client that goes away mid-stream has
 its request dropped before the engine's next step."""
+
 from __future__ import annotations
 
 import json
@@ -45,8 +46,18 @@ def create_app(bundle, config: EngineConfig | None = None, served_name: str | No
 
     @app.get("/v1/models")
     async def models() -> dict:
-        return {"object": "list", "data": [{"id": name, "object": "model", "created": 0, "owned_by": "pdlab",
-                                            "max_model_len": engine.max_model_len}]}
+        return {
+            "object": "list",
+            "data": [
+                {
+                    "id": name,
+                    "object": "model",
+                    "created": 0,
+                    "owned_by": "pdlab",
+                    "max_model_len": engine.max_model_len,
+                }
+            ],
+        }
 
     @app.get("/metrics")
     async def prometheus() -> Response:
@@ -62,8 +73,10 @@ def create_app(bundle, config: EngineConfig | None = None, served_name: str | No
     async def one_request(response_id: str):
         found = next((r for r in reversed(loop.recent()) if r["id"] == response_id), None)
         if found is None:
-            return JSONResponse(error_body(f"No finished request {response_id!r} among the last {RECENT_MAX}.",
-                                           "not_found_error", 404), 404)
+            return JSONResponse(
+                error_body(f"No finished request {response_id!r} among the last {RECENT_MAX}.", "not_found_error", 404),
+                404,
+            )
         return found
 
     @app.post("/v1/completions")
@@ -131,8 +144,7 @@ def create_app(bundle, config: EngineConfig | None = None, served_name: str | No
                     continue
                 if isinstance(item, Rejected):
                     return JSONResponse(error_body(item.message, "server_error", 500), 500)
-                return names.whole("".join(parts), item.finish_reason, item.num_prompt_tokens,
-                                   item.num_output_tokens)
+                return names.whole("".join(parts), item.finish_reason, item.num_prompt_tokens, item.num_output_tokens)
         except BaseException:
             loop.cancel(sub)
             raise

@@ -1,5 +1,6 @@
 """Start `python -m engine serve` in a subprocess on a free loopback port, wait until /health answers,
 and stop it by its own handle (never by name). For tests and benches that need a real server."""
+
 from __future__ import annotations
 
 import socket
@@ -35,8 +36,12 @@ def engine_server(model: str, log_path: Path, *extra: str, timeout: float = 240.
     """Yields the base URL (http://127.0.0.1:PORT) of a running server on `model`."""
     port = free_port()
     with open(log_path, "w") as log:
-        proc = subprocess.Popen([sys.executable, "-m", "engine", "serve", "--model", model, "--port", str(port),
-                                 *extra], cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "engine", "serve", "--model", model, "--port", str(port), *extra],
+            cwd=ROOT,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
     try:
         wait_for(f"http://127.0.0.1:{port}/health", proc, timeout, log_path)
         yield f"http://127.0.0.1:{port}"

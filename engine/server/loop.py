@@ -5,6 +5,7 @@ put requests and cancellations on a queue, and the engine thread takes them betw
 while any request is unfinished (one step serves every running request) and hands each token to
 its request's asyncio queue through the event loop (`call_soon_threadsafe`).
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -46,6 +47,7 @@ class Finished:
 @dataclass
 class Submission:
     """One HTTP request as the engine thread sees it."""
+
     prompt_ids: list[int]
     params: SamplingParams
     events: asyncio.Queue
@@ -150,8 +152,13 @@ class EngineLoop:
             sub = self._live.pop(record.seq_id, None)
             if sub is not None:
                 self._observe(sub, record)
-                sub.send(Finished(FINISH.get(record.finish_reason, "stop"), len(record.prompt_token_ids),
-                                  len(record.output_token_ids)))
+                sub.send(
+                    Finished(
+                        FINISH.get(record.finish_reason, "stop"),
+                        len(record.prompt_token_ids),
+                        len(record.output_token_ids),
+                    )
+                )
         trace = self.engine.trace  # a server runs for days: keep no history
         trace.steps.clear(), trace.tokens.clear(), trace.requests.clear()
 
@@ -170,11 +177,20 @@ class EngineLoop:
         m = record.metrics
         queue_s, prefill_s = scheduled - record.arrival, record.token_times[0] - scheduled
         decode_s = record.token_times[-1] - record.token_times[0]
-        self.metrics.observe_request(m, queue_s=queue_s, prefill_s=prefill_s, decode_s=decode_s,
-                                     prompt_tokens=len(record.prompt_token_ids))
-        view = {"id": sub.response_id, "prompt_tokens": len(record.prompt_token_ids),
-                "output_tokens": m.num_output_tokens, "finish_reason": FINISH.get(record.finish_reason, "stop"),
-                "ttft_ms": m.ttft_ms, "tpot_ms": m.tpot_ms, "e2e_ms": m.e2e_ms, "queue_ms": 1e3 * max(0.0, queue_s),
-                "prefill_ms": 1e3 * max(0.0, prefill_s), "decode_ms": 1e3 * decode_s}
+        self.metrics.observe_request(
+            m, queue_s=queue_s, prefill_s=prefill_s, decode_s=decode_s, prompt_tokens=len(record.prompt_token_ids)
+        )
+        view = {
+            "id": sub.response_id,
+            "prompt_tokens": len(record.prompt_token_ids),
+            "output_tokens": m.num_output_tokens,
+            "finish_reason": FINISH.get(record.finish_reason, "stop"),
+            "ttft_ms": m.ttft_ms,
+            "tpot_ms": m.tpot_ms,
+            "e2e_ms": m.e2e_ms,
+            "queue_ms": 1e3 * max(0.0, queue_s),
+            "prefill_ms": 1e3 * max(0.0, prefill_s),
+            "decode_ms": 1e3 * decode_s,
+        }
         with self._recent_lock:
             self._recent.append(view)

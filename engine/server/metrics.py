@@ -3,14 +3,37 @@ remote page reads our server as it reads vLLM: the batch (running, waiting, KV c
 gauges, and per request the latency histograms TTFT, ITL, E2E, queue, prefill and decode time,
 with prompt and generation token counters, and the process's own (resident memory, CPU seconds).
 One registry per server (tests run several)."""
+
 from __future__ import annotations
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, ProcessCollector, generate_latest
 
 from engine.metrics import RequestMetrics
 
-LATENCY_BUCKETS = (0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0,
-                   20.0, 40.0, 80.0, 160.0, 640.0, 2560.0)  # vLLM's TTFT buckets, used for every latency here
+LATENCY_BUCKETS = (
+    0.001,
+    0.005,
+    0.01,
+    0.02,
+    0.04,
+    0.06,
+    0.08,
+    0.1,
+    0.25,
+    0.5,
+    0.75,
+    1.0,
+    2.5,
+    5.0,
+    7.5,
+    10.0,
+    20.0,
+    40.0,
+    80.0,
+    160.0,
+    640.0,
+    2560.0,
+)  # vLLM's TTFT buckets, used for every latency here
 
 
 class ServerMetrics:
@@ -35,18 +58,21 @@ class ServerMetrics:
         self.queue = histogram("vllm:request_queue_time_seconds", "Arrival to first scheduled.")
         self.prefill = histogram("vllm:request_prefill_time_seconds", "First scheduled to first token.")
         self.decode = histogram("vllm:request_decode_time_seconds", "First token to last token.")
-        self.prompt_tokens = Counter("vllm:prompt_tokens", "Prompt tokens processed.", labels,
-                                     registry=r).labels(model_name)
-        self.generation_tokens = Counter("vllm:generation_tokens", "Tokens generated.", labels,
-                                         registry=r).labels(model_name)
+        self.prompt_tokens = Counter("vllm:prompt_tokens", "Prompt tokens processed.", labels, registry=r).labels(
+            model_name
+        )
+        self.generation_tokens = Counter("vllm:generation_tokens", "Tokens generated.", labels, registry=r).labels(
+            model_name
+        )
 
     def set_load(self, running: int, waiting: int, kv_usage: float) -> None:
         self.running.set(running)
         self.waiting.set(waiting)
         self.kv_usage.set(kv_usage)
 
-    def observe_request(self, m: RequestMetrics, queue_s: float, prefill_s: float, decode_s: float,
-                        prompt_tokens: int) -> None:
+    def observe_request(
+        self, m: RequestMetrics, queue_s: float, prefill_s: float, decode_s: float, prompt_tokens: int
+    ) -> None:
         self.ttft.observe(m.ttft_ms / 1e3)
         for gap in m.itl_ms:
             self.itl.observe(gap / 1e3)

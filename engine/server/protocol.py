@@ -1,5 +1,6 @@
 """OpenAI's request bodies (the fields this engine honours; others are accepted and ignored, as
 vLLM does) and the shapes of its responses and stream chunks."""
+
 from __future__ import annotations
 
 import time
@@ -21,15 +22,21 @@ class _Sampling(BaseModel):
     temperature: float = Field(default=1.0, ge=0.0, le=100.0)  # OpenAI's default is 1, not greedy
     top_p: float = Field(default=1.0, gt=0.0, le=1.0)
     top_k: int = Field(default=0, ge=0)  # vLLM's extension; 0 (or -1 there) = off
-    seed: int | None = Field(default=None, ge=0, lt=2 ** 63)
+    seed: int | None = Field(default=None, ge=0, lt=2**63)
     ignore_eos: bool = False  # vLLM's extension, for benchmarks
     n: int = Field(default=1, ge=1, le=1)
     stream: bool = False
     stream_options: StreamOptions | None = None
 
     def sampling(self, default_max_tokens: int) -> SamplingParams:
-        return SamplingParams(max_new_tokens=self.max_tokens or default_max_tokens, temperature=self.temperature,
-                              top_k=self.top_k, top_p=self.top_p, seed=self.seed, ignore_eos=self.ignore_eos)
+        return SamplingParams(
+            max_new_tokens=self.max_tokens or default_max_tokens,
+            temperature=self.temperature,
+            top_k=self.top_k,
+            top_p=self.top_p,
+            seed=self.seed,
+            ignore_eos=self.ignore_eos,
+        )
 
     @property
     def include_usage(self) -> bool:
@@ -79,16 +86,32 @@ class ResponseIds:
 
     def usage_chunk(self, prompt: int, completion: int) -> dict:
         kind = "chat.completion.chunk" if self.chat else "text_completion"
-        return {"id": self.id, "object": kind, "created": self.created, "model": self.model, "choices": [],
-                "usage": usage(prompt, completion)}
+        return {
+            "id": self.id,
+            "object": kind,
+            "created": self.created,
+            "model": self.model,
+            "choices": [],
+            "usage": usage(prompt, completion),
+        }
 
     def whole(self, text: str, finish: str, prompt: int, completion: int) -> dict:
         if self.chat:
-            choice = {"index": 0, "message": {"role": "assistant", "content": text}, "logprobs": None,
-                      "finish_reason": finish}
+            choice = {
+                "index": 0,
+                "message": {"role": "assistant", "content": text},
+                "logprobs": None,
+                "finish_reason": finish,
+            }
             kind = "chat.completion"
         else:
             choice = {"index": 0, "text": text, "logprobs": None, "finish_reason": finish}
             kind = "text_completion"
-        return {"id": self.id, "object": kind, "created": self.created, "model": self.model, "choices": [choice],
-                "usage": usage(prompt, completion)}
+        return {
+            "id": self.id,
+            "object": kind,
+            "created": self.created,
+            "model": self.model,
+            "choices": [choice],
+            "usage": usage(prompt, completion),
+        }
