@@ -1,11 +1,12 @@
 # Two entry points: `make run` starts the app, `make test` runs every test. Both set up .venv first.
+# `make lint` is ruff.
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 PORT ?= 8501
 
-.PHONY: run dev test bench screenshots clean
+.PHONY: run dev test lint bench screenshots clean
 
 $(STAMP): requirements.txt pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -31,6 +32,10 @@ dev: $(STAMP)
 
 test: $(STAMP)
 	$(PY) -m pytest
+
+lint: $(STAMP)
+	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
 
 bench: $(STAMP)
 	$(PY) bench/decode.py

@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.decode_parts import ours, prompt_ids  # noqa: E402
 from engine import Engine, EngineConfig, SamplingParams, load_model  # noqa: E402
 from engine.machine import describe_cpu  # noqa: E402
-from lab.precision import PROMPTS, GREEDY_TOKENS, greedy_agreement, read_text, text_agreement  # noqa: E402
+from lab.precision import GREEDY_TOKENS, PROMPTS, greedy_agreement, read_text, text_agreement  # noqa: E402
 from lab.precision_formats import decode_step_cost, kv_token_bytes  # noqa: E402
 
 WEIGHTS = [

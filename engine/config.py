@@ -125,7 +125,7 @@ class ModelConfig:
         return asdict(self)
 
     @classmethod
-    def from_hf_dict(cls, d: dict, name: str = "model") -> "ModelConfig":
+    def from_hf_dict(cls, d: dict, name: str = "model") -> ModelConfig:
         """Build from a Hugging Face config.json dict (transformers 4.x or 5.x layout); ValueError naming
         the field for anything that is not one (a list, a null or a text where a size belongs)."""
         if not isinstance(d, dict):
@@ -182,7 +182,7 @@ class ModelConfig:
         )
 
     @classmethod
-    def from_json(cls, path: str | Path, name: str | None = None) -> "ModelConfig":
+    def from_json(cls, path: str | Path, name: str | None = None) -> ModelConfig:
         path = Path(path)
         try:
             d = json.loads(path.read_text())

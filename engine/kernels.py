@@ -18,15 +18,15 @@ from __future__ import annotations
 import os
 import statistics
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Callable
 
 import torch
 
 from engine.linear import KERNELS, pack, run_kernel
-from engine.quant import INT8_KERNELS, int8_kernel, quantize_int8
 from engine.machine import machine_key, read_cache, write_cache
+from engine.quant import INT8_KERNELS, int8_kernel, quantize_int8
 
 FORCE_ENV = "PDLAB_KERNELS"
 PREFILL_ROWS = 256
@@ -113,9 +113,12 @@ def time_shape(out_features: int, in_features: int, dtype: torch.dtype, fmt: str
             continue  # oneDNN cannot take this dtype here
         slowest = {name: 5 * min(ms.values()) if ms else None for name, ms in (("d", decode_ms), ("p", prefill_ms))}
         decode_ms[kernel] = (
-            _median_ms(lambda: [run(one, w) for w in ws], REPEATS, slowest["d"] and slowest["d"] * copies) / copies
+            _median_ms(
+                lambda run=run, ws=ws: [run(one, w) for w in ws], REPEATS, slowest["d"] and slowest["d"] * copies
+            )
+            / copies
         )
-        prefill_ms[kernel] = _median_ms(lambda: run(many, ws[0]), 3, slowest["p"])
+        prefill_ms[kernel] = _median_ms(lambda run=run, ws=ws: run(many, ws[0]), 3, slowest["p"])
     decode, prefill = _best(decode_ms), _best(prefill_ms)
     if decode != prefill:  # one copy of the weight if either regime can have the other's kernel for ~free
         if decode_ms[prefill] <= (1 + TIE) * decode_ms[decode]:

@@ -10,8 +10,8 @@ The weights (`LlamaModel`) are loaded once and may be shared by many engines; an
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field, replace
-from typing import Iterator
 
 from engine.attention import BACKENDS, AttentionCapture
 from engine.config import dtype_name

@@ -19,7 +19,6 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_leaves
 
-
 _ALIASING: dict = {}
 _label = contextvars.ContextVar("allocation_label", default="activations")
 

@@ -10,8 +10,8 @@ is step i of the timed run, and its memory readings are the ones an instrumented
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import replace
-from typing import Iterator
 
 from engine.llm_engine import Engine, EngineConfig, EngineEvent
 from engine.sampler import SamplingParams

@@ -20,7 +20,7 @@ class RequestMetrics:
     num_output_tokens: int
 
     @classmethod
-    def from_times(cls, arrival: float, token_times: list[float], num_tokens: int | None = None) -> "RequestMetrics":
+    def from_times(cls, arrival: float, token_times: list[float], num_tokens: int | None = None) -> RequestMetrics:
         """token_times: when each output arrived (a token here; a streamed chunk from a server, which
         may hold several tokens). num_tokens: the true output count when it is known and differs
         (a server's `usage`): TPOT divides by it, ITL stays the gaps between arrivals."""

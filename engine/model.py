@@ -17,8 +17,8 @@ import torch.nn.functional as F
 
 from engine.attention import BACKENDS, AttentionCapture, decode_attention, future_mask, needs_mask, prefill_attention
 from engine.config import ModelConfig
-from engine.kv_cache import KVCache
 from engine.kernels import KernelPlan
+from engine.kv_cache import KVCache
 from engine.linear import Linear
 from engine.quant import QuantLinear, check_format, quantize_int8
 

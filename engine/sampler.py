@@ -8,7 +8,6 @@ from dataclasses import dataclass
 
 import torch
 
-
 MIN_TEMPERATURE = 1e-4  # below it (but above 0) logits / temperature overflows float32: refused, not guessed
 MAX_SEED = 2**64 - 1  # torch.Generator.manual_seed's range
 

@@ -26,7 +26,7 @@ class LayerShapes:
     kv_cache: list[int]
 
     @classmethod
-    def for_step(cls, c: ModelConfig, num_tokens: int, context_len: int) -> "LayerShapes":
+    def for_step(cls, c: ModelConfig, num_tokens: int, context_len: int) -> LayerShapes:
         T, C = num_tokens, context_len
         return cls(
             input=[1, T, c.hidden_size],

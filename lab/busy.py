@@ -59,7 +59,7 @@ class LoadMeter:
         self.load: MachineLoad | None = None
         self._start: tuple[float | None, float, float] | None = None
 
-    def start(self) -> "LoadMeter":
+    def start(self) -> LoadMeter:
         self._start = (_machine_busy_s(), _own_s(), time.perf_counter())
         return self
 
@@ -72,7 +72,7 @@ class LoadMeter:
         self.load = MachineLoad(other, os.cpu_count() or 1, wall)
         return self.load
 
-    def __enter__(self) -> "LoadMeter":
+    def __enter__(self) -> LoadMeter:
         return self.start()
 
     def __exit__(self, *exc) -> None:

@@ -11,8 +11,8 @@ A second prediction adds the third regime the two roofs leave out, overhead: eac
 from __future__ import annotations
 
 import statistics
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from torch.utils._python_dispatch import TorchDispatchMode
 

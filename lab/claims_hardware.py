@@ -27,7 +27,7 @@ class StepUse:
     bandwidth_share: float  # achieved bytes/s / read bandwidth
 
     @classmethod
-    def of(cls, step: StepRecord, gemm_gflops: float, read_gbs: float) -> "StepUse":
+    def of(cls, step: StepRecord, gemm_gflops: float, read_gbs: float) -> StepUse:
         secs = max(step.ms, 1e-6) / 1e3
         return cls(
             step.flops / step.bytes_moved,

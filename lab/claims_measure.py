@@ -20,8 +20,8 @@ what it keeps of them (plain records, no tensors): lab/claims.py turns these int
 from __future__ import annotations
 
 import statistics
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import torch
 
@@ -58,7 +58,7 @@ class ClaimSettings:
     leak_new_tokens: int = 16
 
     @classmethod
-    def quick(cls) -> "ClaimSettings":
+    def quick(cls) -> ClaimSettings:
         """Smaller runs: a few seconds, noisier timings."""
         return cls(
             prompt_len=32,
@@ -101,7 +101,7 @@ class MachineRoofs:
     device_name: str
 
     @classmethod
-    def measure(cls, device: str, dtype: str) -> "MachineRoofs":
+    def measure(cls, device: str, dtype: str) -> MachineRoofs:
         from lab.hardware import machine_ceilings  # measured once per machine, then read from its cache
 
         c = machine_ceilings(device)
@@ -135,7 +135,7 @@ class ClaimData:
     leak_naive: list[LeakPoint] = field(default_factory=list)
     leak_engine: list[LeakPoint] = field(default_factory=list)
     ceilings: MachineRoofs | None = None
-    precision: "PrecisionTiming | None" = None
+    precision: PrecisionTiming | None = None
 
 
 @dataclass

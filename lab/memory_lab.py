@@ -13,9 +13,9 @@ Formulas (all shown in the UI next to the numbers they produce):
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from contextlib import nullcontext
 from dataclasses import dataclass
-from typing import Callable
 
 import torch
 

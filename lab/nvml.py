@@ -41,7 +41,7 @@ class NvmlSampler:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
-    def __enter__(self) -> "NvmlSampler":
+    def __enter__(self) -> NvmlSampler:
         if nvml_status(self.device) is None:
             self._thread = threading.Thread(target=self._run, daemon=True)
             self._thread.start()

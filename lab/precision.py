@@ -15,9 +15,9 @@ held whole (2,456 tokens x 49,152 logits would be 480 MB).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterator
 
 import torch
 

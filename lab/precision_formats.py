@@ -13,8 +13,8 @@ per machine and cached), so a run loads each configuration's weights once and le
 from __future__ import annotations
 
 import statistics
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import torch
 
@@ -203,7 +203,7 @@ def measure(
                 text_ids,
                 prompts,
                 ref_greedy,
-                lambda stage, f: progress(f"{config.name}: {stage}", (i + f) / n),
+                lambda stage, f, name=config.name, i=i: progress(f"{name}: {stage}", (i + f) / n),
             )
         )
         ppl = run.results[-1].text

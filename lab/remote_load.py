@@ -17,8 +17,8 @@ from __future__ import annotations
 import asyncio
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from engine.metrics import percentiles
 from lab.remote_client import Endpoint, RemoteRequest, RemoteResult, stream_one

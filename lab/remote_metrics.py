@@ -77,7 +77,7 @@ class Histogram:
     count: float
     total: float
 
-    def minus(self, earlier: "Histogram | None") -> "Histogram":
+    def minus(self, earlier: Histogram | None) -> Histogram:
         if earlier is None:
             return self
         before = dict(earlier.buckets)
@@ -216,5 +216,5 @@ async def watch(endpoint: Endpoint, done: asyncio.Event, interval_s: float = 0.5
             return result
         try:
             await asyncio.wait_for(done.wait(), interval_s)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             pass

@@ -14,7 +14,7 @@ import json
 import math
 import urllib.parse
 from dataclasses import asdict, dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from lab.remote_client import RemoteRequest, RemoteResult
@@ -65,7 +65,7 @@ def saved_to_dict(saved: Saved, created: datetime | None = None) -> dict:
     return {
         "format": FORMAT,
         "version": VERSION,
-        "created": (created or datetime.now(timezone.utc)).isoformat(timespec="seconds"),
+        "created": (created or datetime.now(UTC)).isoformat(timespec="seconds"),
         "server": {"base_url": public_url(saved.base_url), "model": saved.model, "kind": saved.kind},
         "runs": [_run_dict(run, seen) for run, seen in saved.runs],
     }

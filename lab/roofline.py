@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import statistics
 import threading
+from collections.abc import Callable
 from contextlib import nullcontext
 from dataclasses import dataclass
-from typing import Callable
 
 from engine.llm_engine import Engine, EngineConfig
 from engine.sampler import SamplingParams

@@ -13,8 +13,8 @@ the machine spreads over all points instead of bending one end of a curve.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from engine.llm_engine import Engine, EngineConfig
 from engine.sampler import SamplingParams

@@ -102,7 +102,7 @@ class Fields:
             raise self._bad(name, "a list of finite numbers")
         return [float(x) for x in items]
 
-    def obj(self, name: str, optional: bool = False) -> "Fields | None":
+    def obj(self, name: str, optional: bool = False) -> Fields | None:
         v = self._get(name, optional)
         if v is None and optional:
             return None

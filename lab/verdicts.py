@@ -68,7 +68,7 @@ class Spread:
     n: int
 
     @classmethod
-    def of(cls, values: list[float]) -> "Spread":
+    def of(cls, values: list[float]) -> Spread:
         if not values:
             raise ValueError("No measurements to summarise.")
         a = np.asarray(values, dtype=float)

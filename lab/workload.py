@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from engine.llm_engine import Engine, EngineConfig, EngineEvent
 from engine.metrics import percentiles

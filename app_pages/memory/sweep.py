@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Iterator
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Iterator
 
 import torch
 

@@ -8,17 +8,17 @@ through `html_text` (or, in the replay, `textContent`), so a prompt like `<scrip
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from app_pages.playground.report_figures import run_figures
 from app_pages.playground.report_replay import replay_html
 from app_pages.playground.strings import t
 from app_pages.playground.thin import MAX_POINTS, thin_figure
 from ui.chips import legend_html
+from ui.report_page import figures_html, html_document
 from ui.run_state import RunResult, RunStatus
 from ui.text import html_text
 from ui.theme import fmt_bytes
-from ui.report_page import figures_html, html_document
 
 
 def _row(name: str, value: str) -> str:
@@ -123,7 +123,7 @@ def _charts(result: RunResult, lang: str) -> str:
 
 def report_html(result: RunResult, lang: str = "en", created: datetime | None = None) -> str:
     """The whole page. `result` needs at least one step and one token (the page offers it then)."""
-    created_text = (created or datetime.now(timezone.utc)).strftime("%Y-%m-%d %H:%M UTC")
+    created_text = (created or datetime.now(UTC)).strftime("%Y-%m-%d %H:%M UTC")
     title = t("rp_title", lang)
     body = [
         f"<h1>{html_text(title)}</h1>",

@@ -15,7 +15,7 @@ import binascii
 import json
 import zlib
 from dataclasses import asdict, fields
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
@@ -48,7 +48,7 @@ def run_to_dict(result: RunResult, created: datetime | None = None) -> dict:
     return {
         "format": FORMAT,
         "version": VERSION,
-        "created": (created or datetime.now(timezone.utc)).isoformat(timespec="seconds"),
+        "created": (created or datetime.now(UTC)).isoformat(timespec="seconds"),
         "model": asdict(result.model),
         "settings": asdict(result.settings),
         "block_size": result.block_size,

@@ -4,8 +4,8 @@ the chosen batch (the cost model's formula), where the KV dtype takes over from 
 
 from __future__ import annotations
 
-import plotly.graph_objects as go
 import plotly.express as px
+import plotly.graph_objects as go
 
 from app_pages.precision.strings import t
 from lab.precision_formats import PrecisionRun, read_bytes

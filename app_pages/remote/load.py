@@ -15,8 +15,8 @@ from app_pages.remote.connect import Connection
 from app_pages.remote.figures import gantt_figure, server_figure, sweep_figure
 from app_pages.remote.saving import download_buttons
 from app_pages.remote.strings import t
-from lab.remote_client import RemoteRequest
 from engine.loader import convert_bundled, load_tokenizer
+from lab.remote_client import RemoteRequest
 from lab.remote_load import MODES, LoadPlan, LoadRun, run_load, workload_plan
 from lab.remote_metrics import MetricsWatch, watch
 from lab.remote_trace import Saved

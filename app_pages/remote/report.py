@@ -5,7 +5,7 @@ is never part of it: the URL is shown without credentials."""
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from app_pages.remote.figures import chunks_figure, gantt_figure, server_figure, sweep_figure
 from app_pages.remote.strings import t
@@ -139,7 +139,7 @@ def report_html(saved: Saved, lang: str = "en") -> str:
                 url=public_url(saved.base_url),
                 model=saved.model,
                 kind=saved.kind or t("rm_kind_none", lang),
-                created=saved.created or datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                created=saved.created or datetime.now(UTC).isoformat(timespec="seconds"),
             )
         ),
     ]

@@ -72,7 +72,7 @@ def render_ceilings_section(device: str, lang: str) -> DeviceCeilings | None:
     c2.metric(t("rf_m_fp32", lang), f"{fp32 / 1e9:.0f} GFLOP/s" if fp32 else "–")
     c3.metric(t("rf_m_ridge", lang), f"{ceilings.ridge_point('float32'):.1f} FLOP/B" if fp32 else "–")
     st.dataframe(ceilings_table(ceilings, lang), hide_index=True, key=keys.CEIL_TABLE)
-    when = dt.datetime.fromtimestamp(ceilings.measured_at, dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    when = dt.datetime.fromtimestamp(ceilings.measured_at, dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     st.caption(
         t(
             "rf_ceil_caption",

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Callable
 
 from app_pages.serving.workload import pool_needs
 from engine import EngineConfig, EngineEvent
