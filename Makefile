@@ -1,12 +1,12 @@
 # Two entry points: `make run` starts the app, `make test` runs every test. Both set up .venv first.
-# `make lint` is ruff.
+# `make test-fast` is the inner loop (no model, pages, servers or browser); `make lint` is ruff.
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 PORT ?= 8501
 
-.PHONY: run dev test lint bench screenshots clean
+.PHONY: run dev test test-fast lint bench screenshots clean
 
 $(STAMP): requirements.txt pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -31,7 +31,11 @@ dev: $(STAMP)
 		--server.fileWatcherType auto
 
 test: $(STAMP)
-	$(PY) -m pytest
+	$(PY) -m pytest -q
+
+# The tests that touch none of the tiers in pytest.ini: under two minutes on 2 cores.
+test-fast: $(STAMP)
+	$(PY) -m pytest -q -m "not (model or app or server or browser or slow)"
 
 lint: $(STAMP)
 	$(PY) -m ruff check .
@@ -44,4 +48,4 @@ screenshots: $(STAMP)
 	$(PY) scripts/screenshots.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache test-artifacts
+	rm -rf $(VENV) .pytest_cache test-artifacts .test-cache

@@ -14,9 +14,9 @@ import os
 import shutil
 import tempfile
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 import torch
 
@@ -69,9 +69,10 @@ def _noop(stage: str, fraction: float) -> None:
     pass
 
 
-def convert_bundled(progress: ProgressFn = _noop) -> Path:
-    """De-quantise the bundled GGUF once into a safetensors folder; return that folder."""
-    target = cache_dir() / f"{BUNDLED_NAME}-Q4_1-dequantised"
+def convert_bundled(progress: ProgressFn = _noop, cache: Path | None = None) -> Path:
+    """De-quantise the bundled GGUF once into a safetensors folder under `cache` (default: cache_dir());
+    return that folder."""
+    target = (cache or cache_dir()) / f"{BUNDLED_NAME}-Q4_1-dequantised"
     if (target / "config.json").is_file():
         return _name_architecture(target)
     with _convert_lock:

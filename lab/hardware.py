@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Callable
 
 import torch
 
 from engine.linear import pack, run_kernel
+from engine.loader import cache_dir
 from engine.machine import device_name, machine_key, read_cache, write_cache
 
 
@@ -72,14 +73,14 @@ def measure_ceilings() -> Ceilings:
 
 # --- the cached, per-dtype ceilings of one device ---------------------------------------------------
 
-CACHE_ENV = "PDLAB_HARDWARE_CACHE"  # tests point this at a temporary file
+CACHE_ENV = "PDLAB_HARDWARE_CACHE"  # a file of its own; by default beside the converted models
 GEMM_DTYPES = ("float32", "bfloat16", "float16")
 ProgressFn = Callable[[str, float], None]
 
 
 def cache_path() -> Path:
     env = os.environ.get(CACHE_ENV, "").strip()
-    return Path(env) if env else Path.home() / ".cache" / "prefill-decode-lab" / "hardware.json"
+    return Path(env) if env else cache_dir() / "hardware.json"
 
 
 @dataclass
@@ -116,7 +117,7 @@ class DeviceCeilings:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, d: dict) -> "DeviceCeilings":
+    def from_dict(cls, d: dict) -> DeviceCeilings:
         return cls(**d)
 
 

@@ -17,12 +17,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.browser_utils import (
+from engine.server.launch import free_port
+from scripts.app_browser import (
     RUN_BUTTON,
     click_and_wait,
-    free_port,
     launch_chromium,
-    open_app,  # noqa: E402
+    open_app,
     set_number,
     set_prompt,
     start_app,

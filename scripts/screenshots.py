@@ -13,12 +13,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.browser_utils import (
+from engine.server.launch import free_port
+from scripts.app_browser import (
     RUN_BUTTON,
     act_and_wait,
     click_and_wait,
-    free_port,
-    launch_chromium,  # noqa: E402
+    launch_chromium,
     open_app,
     open_tab,
     set_number,
@@ -359,6 +359,7 @@ DEFAULT = [name for name in SHOTS if name != "ceilings"]  # roofline takes the c
 
 def main() -> int:
     import argparse
+
     from playwright.sync_api import sync_playwright
 
     ap = argparse.ArgumentParser(description="Screenshots of the real app for the README.")

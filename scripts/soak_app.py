@@ -19,13 +19,14 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from soak import PROMPTS, parse_args, print_header, report  # noqa: E402
-from tests.browser_utils import (
+from soak import PROMPTS, parse_args, print_header, report
+
+from engine.server.launch import free_port
+from scripts.app_browser import (
     ARTIFACTS,
     RUN_BUTTON,
     click_and_wait,
     exception_boxes,
-    free_port,  # noqa: E402
     launch_chromium,
     open_app,
     set_number,

@@ -1,115 +1,11 @@
-"""Start the real app in a subprocess and drive it with Playwright and the system Chromium.
-Shared by tests/test_browser.py and scripts/screenshots.py."""
+"""Browser-test helpers beyond driving the app (scripts/app_browser.py): watching the live view and
+progress bars, reading chips and keyed widgets, editing a data grid, opening pages by the sidebar."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-from pathlib import Path
+from contextlib import contextmanager
 
-from engine.server.launch import free_port, stop, wait_for
-
-ROOT = Path(__file__).resolve().parent.parent
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-
-
-def start_app(port: int, env: dict[str, str] | None = None, log_path: Path | None = None) -> subprocess.Popen:
-    """`streamlit run app.py` on 127.0.0.1:port; its output goes to log_path (or is discarded)."""
-    cmd = [
-        sys.executable,
-        "-m",
-        "streamlit",
-        "run",
-        str(ROOT / "app.py"),
-        "--server.port",
-        str(port),
-        "--server.address",
-        "127.0.0.1",
-        "--server.headless",
-        "true",
-        "--browser.gatherUsageStats",
-        "false",
-        "--server.fileWatcherType",
-        "none",
-    ]
-    out = open(log_path, "w") if log_path else subprocess.DEVNULL
-    return subprocess.Popen(cmd, cwd=ROOT, env={**os.environ, **(env or {})}, stdout=out, stderr=subprocess.STDOUT)
-
-
-def wait_healthy(port: int, proc: subprocess.Popen, timeout: float = 60.0) -> None:
-    wait_for(f"http://127.0.0.1:{port}/_stcore/health", proc, timeout)
-
-
-stop_app = stop  # stop the server we started, by its own handle
-
-
-def launch_chromium(playwright):
-    return playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-
-
-# --- page helpers ------------------------------------------------------------------------------
-RUN_BUTTON = 'button:has-text("Run"), button:has-text("运行")'
-
-
-def open_app(page, port: int, timeout_ms: int = 120_000) -> None:
-    """Load the app and wait until the model is loaded and the prompt box is there."""
-    page.goto(f"http://127.0.0.1:{port}/", wait_until="domcontentloaded")
-    page.locator("textarea").first.wait_for(state="visible", timeout=timeout_ms)
-    wait_idle(page, timeout_ms)
-
-
-SCRIPT_STATE = "() => document.querySelector('[data-testid=\"stApp\"]')?.dataset.testScriptState"
-
-
-def wait_idle(page, timeout_ms: int = 60_000, settle_ms: int = 250) -> None:
-    """Wait until the app's script is not running (Streamlit marks the state on the app root) and stays
-    so for settle_ms: a second rerun may follow the first at once (a widget the first run changed), and
-    a page read in the gap between the two shows half of the second one."""
-    idle = f"() => ({SCRIPT_STATE})() === 'notRunning'"
-    for _ in range(5):
-        page.wait_for_function(idle, timeout=timeout_ms)
-        page.wait_for_timeout(settle_ms)
-        if page.evaluate(idle):
-            return
-
-
-def click_and_wait(page, locator, timeout_ms: int = 60_000) -> None:
-    """Click something that reruns the script, then wait for that rerun to finish."""
-    act_and_wait(page, locator.click, timeout_ms)
-
-
-def press_and_wait(page, key: str, timeout_ms: int = 60_000) -> None:
-    """Press a key on the focused widget, then wait for the rerun it causes."""
-    act_and_wait(page, lambda: page.keyboard.press(key), timeout_ms)
-
-
-def act_and_wait(page, action, timeout_ms: int = 60_000) -> None:
-    action()
-    try:  # the rerun may start and end before we look: then there is nothing to wait for
-        page.wait_for_function(f"() => ({SCRIPT_STATE})() !== 'notRunning'", timeout=3_000)
-    except Exception:  # noqa: BLE001 - playwright's TimeoutError
-        pass
-    wait_idle(page, timeout_ms)
-
-
-def set_prompt(page, text: str) -> None:
-    box = page.locator("textarea").first
-    box.fill(text)
-
-
-def set_number(page, label: str, value: int | float) -> None:
-    field = page.get_by_label(label, exact=True)
-    field.fill(str(value))
+from scripts.app_browser import act_and_wait, click_and_wait, wait_idle
 
 
 def output_chip_texts(page, scope: str = "") -> list[str]:
@@ -142,18 +38,9 @@ def live_record(page) -> dict:
     return page.evaluate("() => window.__live")
 
 
-def open_tab(page, name: str) -> None:
-    page.get_by_role("tab", name=name).click()
-    page.wait_for_timeout(300)
-
-
 def final_chip_labels(page, kind: str = "pd-out") -> list[str]:
     """Chip labels in the replay panel (the finished run), by kind: pd-in (prompt) or pd-out."""
     return page.locator(f'[data-testid="stTabPanel"] .pd-chips .{kind} .pd-tok').all_inner_texts()
-
-
-def exception_boxes(page) -> int:
-    return page.locator('[data-testid="stException"]').count()
 
 
 # --- keyed widgets and pages (Streamlit puts a widget's key in its container's class: st-key-<key>) ---
@@ -226,8 +113,6 @@ def grid_cell(page, key: str, row: int, column: int) -> str:
     return page.locator(f".st-key-{key}").get_by_test_id(f"glide-cell-{column + 1}-{row}").inner_text()
 
 
-ARTIFACTS = ROOT / "test-artifacts"  # screenshots and server logs of the browser tests
-
 # Records whether a progress bar ever showed while the script ran, and the texts every bar carried.
 # Records what a run shows while its progress bar is up: the bar's texts, the captions, the most
 # charts drawn inside the running status box at once (results drawn before the run ends), and
@@ -258,25 +143,16 @@ PROGRESS_OBSERVER_JS = """() => {
 }"""
 
 
-def require_chromium() -> None:
-    """At a browser test module's top: skip it where Chromium is missing, except in CI, where the
-    browser tests must run (a missing browser fails the run)."""
-    import pytest
-
-    if not Path(CHROMIUM).exists():
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"{CHROMIUM} is missing; CI must install Debian's chromium", pytrace=False)
-        pytest.skip(f"{CHROMIUM} not installed (the browser tests run in CI)", allow_module_level=True)
-
-
-def serve(env: dict[str, str], log_name: str):
-    """A module fixture's body: `yield from serve(env, "x.log")` yields the port of a healthy app
-    server and stops it (by its own handle) when the module is done."""
-    ARTIFACTS.mkdir(exist_ok=True)
-    port = free_port()
-    proc = start_app(port, env=env, log_path=ARTIFACTS / log_name)
+@contextmanager
+def page_at(browser, port: int, path: str, ready, width: int = 1400, height: int = 1100, **context_args):
+    """A fresh browser session on the app's /path, once `ready(page)` (a locator) is visible and the
+    script is idle; closed afterwards."""
+    context = browser.new_context(viewport={"width": width, "height": height}, **context_args)
+    page = context.new_page()
     try:
-        wait_healthy(port, proc)
-        yield port
+        page.goto(f"http://127.0.0.1:{port}/{path}", wait_until="domcontentloaded")
+        ready(page).wait_for(state="visible", timeout=180_000)
+        wait_idle(page, 180_000)
+        yield page
     finally:
-        stop_app(proc)
+        context.close()

@@ -1,26 +1,118 @@
-"""Shared fixtures: the bundled model, and tiny random-weight HF models saved as real folders."""
+"""Shared fixtures, the test session's own state, and the tiers.
+
+Tiers: a test is marked by the fixtures it uses (MARKS), so a new test is marked by what it touches:
+`model` (the real bundled model), `app` (AppTest of the real pages), `server` (a server in a
+subprocess), `browser` (Chromium), `slow` (the CLI in a fresh Python, which imports torch: seconds a
+run; also set by hand on a test that takes long without any of them). `make test-fast` runs what none of these mark; `make test` runs everything.
+
+State: the session uses its own cache folder (PDLAB_CACHE_DIR), so the kernel plan and the hardware
+ceilings it measures are its own and no setting of the shell (PDLAB_*) reaches a test. Converted
+weights and the bundled tokenizer are kept between sessions in .test-cache/ (they are made the same
+way every time) and linked into the session's folder."""
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 import torch
 
-from engine.loader import convert_bundled, load_model
+from scripts.app_browser import ARTIFACTS
 
+ROOT = Path(__file__).resolve().parent.parent
+STORE = ROOT / ".test-cache"  # converted weights and the bundled tokenizer, kept between sessions
 TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "chat_template.jinja")
+MARKS = {"bundled_dir": "model", "new_app": "app", "servers": "server", "chromium": "browser", "cli": "slow"}
+
+
+# --- the session's own state and the tiers -----------------------------------------------------------------
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    for name in [n for n in os.environ if n.startswith("PDLAB_")]:
+        del os.environ[name]
+    config._pdlab_cache = tempfile.mkdtemp(prefix="pdlab-test-cache-")
+    os.environ["PDLAB_CACHE_DIR"] = config._pdlab_cache  # servers started by tests inherit it
+    ARTIFACTS.mkdir(exist_ok=True)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    shutil.rmtree(getattr(config, "_pdlab_cache", ""), ignore_errors=True)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark each test by the fixtures it uses, then run the browser tests last: Playwright's sync API
+    keeps an event loop running in this thread while the session's Chromium lives, and asyncio.run()
+    cannot start beside it. (The sort is stable: files keep their order within a tier.)"""
+    for item in items:
+        used = set(getattr(item, "fixturenames", ()))
+        for fixture, mark in MARKS.items():
+            if fixture in used:
+                item.add_marker(mark)
+    items.sort(key=lambda item: item.get_closest_marker("browser") is not None)
+
+
+def _in_session(target: Path) -> Path:
+    """`target` (a folder of STORE) as seen from this session's cache folder, through a link."""
+    link = Path(os.environ["PDLAB_CACHE_DIR"]) / target.name
+    if not link.exists():
+        link.symlink_to(target, target_is_directory=True)
+    return link
+
+
+# --- models ----------------------------------------------------------------------------------------------
 
 
 @pytest.fixture(scope="session")
 def bundled_dir() -> Path:
+    """The bundled model, converted to safetensors (the session's cache folder links the stored copy)."""
+    from engine.loader import convert_bundled
+
+    _in_session(convert_bundled(cache=STORE))  # converted once, atomically, then found there
     return convert_bundled()
 
 
 @pytest.fixture(scope="session")
 def bundled(bundled_dir):
+    from engine.loader import load_model
+
     return load_model(str(bundled_dir), dtype="float32", device="cpu")
+
+
+@pytest.fixture(scope="session")
+def tokenizer_dir() -> Path:
+    """The bundled model's tokenizer alone, read from its GGUF file (no weights: seconds, not half a minute)."""
+
+    from transformers import AutoTokenizer
+
+    from engine.loader import bundled_gguf_path
+
+    target = STORE / "bundled-tokenizer"
+    if not (target / "tokenizer.json").is_file():
+        STORE.mkdir(exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(dir=STORE, prefix=".tokenizer-"))
+        try:
+            gguf = bundled_gguf_path()
+            AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name).save_pretrained(tmp)
+            shutil.rmtree(target, ignore_errors=True)
+            os.replace(tmp, target)  # never half-written
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+    return target
+
+
+@pytest.fixture(scope="session")
+def tokenizer(tokenizer_dir):
+    from transformers import AutoTokenizer
+
+    return AutoTokenizer.from_pretrained(tokenizer_dir)
 
 
 def save_tiny_model(folder: Path, model_type: str, tokenizer_dir: Path, seed: int = 0, **overrides) -> Path:
@@ -61,31 +153,212 @@ def save_tiny_model(folder: Path, model_type: str, tokenizer_dir: Path, seed: in
 
 
 @pytest.fixture(scope="session")
-def tiny_dirs(tmp_path_factory, bundled_dir) -> dict[str, Path]:
+def tiny_dirs(tmp_path_factory, tokenizer_dir) -> dict[str, Path]:
     root = tmp_path_factory.mktemp("tiny")
-    dirs = {
-        "llama": save_tiny_model(root / "llama", "llama", bundled_dir),
-        "qwen2": save_tiny_model(root / "qwen2", "qwen2", bundled_dir, seed=1),
-        "qwen3": save_tiny_model(root / "qwen3", "qwen3", bundled_dir, seed=2),
-        "llama-4k": save_tiny_model(root / "llama4k", "llama", bundled_dir, seed=4, max_position_embeddings=4096),
+    llama3_rope = {
+        "rope_type": "llama3",
+        "rope_theta": 500000.0,
+        "factor": 8.0,
+        "low_freq_factor": 1.0,
+        "high_freq_factor": 4.0,
+        "original_max_position_embeddings": 64,
+    }
+    return {
+        "llama": save_tiny_model(root / "llama", "llama", tokenizer_dir),
+        "qwen2": save_tiny_model(root / "qwen2", "qwen2", tokenizer_dir, seed=1),
+        "qwen3": save_tiny_model(root / "qwen3", "qwen3", tokenizer_dir, seed=2),
+        "llama-4k": save_tiny_model(root / "llama4k", "llama", tokenizer_dir, seed=4, max_position_embeddings=4096),
         "llama3-rope": save_tiny_model(
-            root / "llama3rope",
-            "llama",
-            bundled_dir,
-            seed=3,
-            rope_parameters={
-                "rope_type": "llama3",
-                "rope_theta": 500000.0,
-                "factor": 8.0,
-                "low_freq_factor": 1.0,
-                "high_freq_factor": 4.0,
-                "original_max_position_embeddings": 64,
-            },
+            root / "llama3rope", "llama", tokenizer_dir, seed=3, rope_parameters=llama3_rope
         ),
     }
-    return dirs
 
 
 @pytest.fixture(scope="session")
 def tiny(tiny_dirs):
+    from engine.loader import load_model
+
     return load_model(str(tiny_dirs["llama"]))
+
+
+# --- the command line in a subprocess -----------------------------------------------------------------------
+
+
+class Cli:
+    """`python -m engine ...` in a fresh Python, from the repository root."""
+
+    def __call__(self, *args: str, **kw) -> subprocess.CompletedProcess:
+        """Run to the end; output captured as text unless text=False."""
+        kw = {"capture_output": True, "text": True, "timeout": 300, **kw}
+        return subprocess.run([sys.executable, "-m", "engine", *args], cwd=ROOT, **kw)
+
+    def popen(self, *args: str, **kw) -> subprocess.Popen:
+        """Start it; stdout and stderr are pipes, as text."""
+        kw = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, "text": True, **kw}
+        return subprocess.Popen([sys.executable, "-m", "engine", *args], cwd=ROOT, **kw)
+
+
+@pytest.fixture(scope="session")
+def cli() -> Cli:
+    return Cli()
+
+
+# --- the app under AppTest --------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def new_app() -> Callable[..., object]:
+    """new_app(timeout_s) -> an AppTest of the real app, not yet run (the model: PDLAB_MODEL)."""
+    from streamlit.testing.v1 import AppTest
+
+    def make(timeout_s: float = 300) -> AppTest:
+        return AppTest.from_file(str(ROOT / "app.py"), default_timeout=timeout_s)
+
+    return make
+
+
+@pytest.fixture
+def app_env() -> None:
+    """Settings a test module needs before its app starts: a module overrides this fixture."""
+
+
+@pytest.fixture
+def app(new_app, tiny_dirs, monkeypatch, request, app_env):
+    """The app on a tiny model, drawn without an exception, on the module's page. A test module names
+    them in MODEL (a key of tiny_dirs; default the tiny Llama) and PAGE (a page file; default the
+    playground)."""
+    monkeypatch.setenv("PDLAB_MODEL", str(tiny_dirs[getattr(request.module, "MODEL", "llama")]))
+    at = new_app().run()
+    page = getattr(request.module, "PAGE", None)
+    if page:
+        at.switch_page(page).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+@pytest.fixture(scope="session")
+def saved_run(new_app, tiny_dirs):
+    """A finished eager playground run on the tiny Llama: (its AppTest, its result, its trace file as
+    the download button writes it)."""
+    from app_pages.playground.trace_file import dump_run
+    from tests.app_helpers import run_playground
+
+    mp = pytest.MonkeyPatch()
+    mp.setenv("PDLAB_MODEL", str(tiny_dirs["llama"]))
+    at = run_playground(new_app().run(), "The quick brown fox", max_new=5, attention="eager")
+    mp.undo()
+    result = at.session_state["pg_result"]
+    return at, result, dump_run(result)
+
+
+# --- servers in subprocesses, and the browser ----------------------------------------------------------------
+
+
+class Servers:
+    """Starts servers in subprocesses on free loopback ports; each stops by its own handle."""
+
+    @contextmanager
+    def engine(self, model: str, log_name: str, *extra: str) -> Iterator[str]:
+        """`python -m engine serve` on `model`: yields its base URL."""
+        from engine.server.launch import engine_server
+
+        with engine_server(model, ARTIFACTS / log_name, *extra) as url:
+            yield url
+
+    @contextmanager
+    def app(self, env: dict[str, str], log_name: str) -> Iterator[int]:
+        """`streamlit run app.py` with `env` added: yields its port once it is healthy."""
+        from engine.server.launch import free_port
+        from scripts.app_browser import start_app, stop_app, wait_healthy
+
+        port = free_port()
+        proc = start_app(port, env=env, log_path=ARTIFACTS / log_name)
+        try:
+            wait_healthy(port, proc)
+            yield port
+        finally:
+            stop_app(proc)
+
+    @contextmanager
+    def command(self, argv: list[str], health_path: str, log_name: str, timeout_s: float = 240) -> Iterator[int]:
+        """Any server: `argv` with {port} filled in; yields the port once GET health_path answers 200."""
+        from engine.server.launch import free_port, stop, wait_for
+
+        port, log_path = free_port(), ARTIFACTS / log_name
+        with open(log_path, "w") as log:
+            proc = subprocess.Popen([a.format(port=port) for a in argv], stdout=log, stderr=subprocess.STDOUT)
+        try:
+            wait_for(f"http://127.0.0.1:{port}{health_path}", proc, timeout_s, log_path)
+            yield port
+        finally:
+            stop(proc)
+
+
+@pytest.fixture(scope="session")
+def servers() -> Servers:
+    return Servers()
+
+
+@pytest.fixture(scope="session")
+def bundled_server(servers, bundled_dir) -> Iterator[str]:
+    """`python -m engine serve` on the bundled model, shared by the tests that can share it."""
+    with servers.engine("bundled", "engine-serve-bundled.log") as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def tiny_server(servers, tiny_dirs) -> Iterator[tuple[str, str]]:
+    """`python -m engine serve` on the tiny Llama: (base URL, served model name)."""
+    with servers.engine(str(tiny_dirs["llama"]), "engine-serve-tiny.log") as url:
+        yield url, tiny_dirs["llama"].name
+
+
+@pytest.fixture(scope="session")
+def app_server(servers, bundled_dir) -> Iterator[int]:
+    """The app on the bundled model, as `make run` serves it: shared by every browser test that needs
+    no other setting."""
+    with servers.app({"PDLAB_MODEL": "bundled"}, "app-server.log") as port:
+        yield port
+
+
+@pytest.fixture(scope="session")
+def tiny_app_server(servers, tiny_dirs) -> Iterator[int]:
+    """The app on the tiny Llama: the pages whose work would take minutes on the bundled model."""
+    with servers.app({"PDLAB_MODEL": str(tiny_dirs["llama"])}, "app-server-tiny.log") as port:
+        yield port
+
+
+@pytest.fixture(scope="session")
+def chromium():
+    """One headless Chromium for the session (Debian's; in CI a missing one fails the run)."""
+    from scripts.app_browser import CHROMIUM, launch_chromium
+
+    if not Path(CHROMIUM).exists():
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"{CHROMIUM} is missing; CI must install Debian's chromium", pytrace=False)
+        pytest.skip(f"{CHROMIUM} not installed (the browser tests run in CI)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = launch_chromium(p)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(chromium, app_server, request):
+    """A fresh browser session on the shared app; JavaScript dialogs are recorded (and dismissed), and a
+    screenshot of the end state lands in test-artifacts/."""
+    import re
+
+    from scripts.app_browser import open_app
+
+    context = chromium.new_context(viewport={"width": 1400, "height": 1100})
+    pg = context.new_page()
+    pg.dialogs = []
+    pg.on("dialog", lambda d: (pg.dialogs.append(d.message), d.dismiss()))
+    open_app(pg, app_server, timeout_ms=180_000)
+    yield pg
+    name = re.sub(r"[^\w.-]+", "_", request.node.name)  # parametrised names hold "<", "/", ...
+    pg.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+    context.close()

@@ -10,8 +10,8 @@ import tempfile
 import threading
 import time
 from contextlib import contextmanager
-from pathlib import Path
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 
 
 def sse(payload) -> bytes:

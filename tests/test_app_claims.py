@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -11,16 +10,15 @@ from streamlit.testing.v1 import AppTest
 from app_pages import page_file
 from lab.claims import CLAIM_IDS
 
-APP = str(Path(__file__).resolve().parent.parent / "app.py")
 PAGE = page_file("claims")
 
 
 @pytest.fixture(scope="module")
-def checked(tiny_dirs) -> AppTest:
+def checked(new_app, tiny_dirs) -> AppTest:
     """The page after one quick check (module-scoped: the check is the slow part)."""
     mp = pytest.MonkeyPatch()
     mp.setenv("PDLAB_MODEL", str(tiny_dirs["llama"]))
-    at = AppTest.from_file(APP, default_timeout=240)
+    at = new_app(240)
     at.run()
     at.switch_page(PAGE).run()
     assert not at.exception and any("Not checked yet" in i.value for i in at.info)

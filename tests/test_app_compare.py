@@ -7,17 +7,16 @@ from __future__ import annotations
 
 import re
 import statistics
-from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from app_pages import page_file
+from tests.app_helpers import errors, html_bodies
 from tests.figure_checks import charts
 from ui.run_state import RunStatus
 from ui.theme import KIB, MIB
 
-APP = str(Path(__file__).resolve().parent.parent / "app.py")
 PAGE = page_file("compare")
 TITLES = [
     "TTFT and TPOT per column",
@@ -28,17 +27,11 @@ TITLES = [
 
 
 @pytest.fixture
-def app(tiny_dirs, monkeypatch, tmp_path) -> AppTest:
-    monkeypatch.setenv("PDLAB_MODEL", str(tiny_dirs["llama"]))
+def app_env(monkeypatch, tmp_path) -> None:
     broken = tmp_path / "broken-model"  # offered like any local model folder; its config cannot be read
     broken.mkdir()
     (broken / "config.json").write_text("{not json")
     monkeypatch.setenv("PDLAB_MODELS_DIR", str(tmp_path))
-    at = AppTest.from_file(APP, default_timeout=120)
-    at.run()
-    at.switch_page(PAGE).run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
 
 
 def set_column(at: AppTest, i: int, **values) -> None:
@@ -51,14 +44,6 @@ def run_all(at: AppTest) -> AppTest:
     return at.run()
 
 
-def errors(at: AppTest) -> list[str]:
-    return [re.sub(r"\\(.)", r"\1", e.value) for e in at.error]
-
-
-def html_bodies(at: AppTest) -> str:
-    return "\n".join(h.proto.body for h in at.get("html") if not h.proto.body.startswith("<style>"))
-
-
 def test_defaults_compare_kv_on_with_kv_off(app):
     assert app.radio(key="cmp_n").value == 2
     assert app.toggle(key="cmp_kv_0").value is True and app.toggle(key="cmp_kv_1").value is False
@@ -66,10 +51,10 @@ def test_defaults_compare_kv_on_with_kv_off(app):
     assert "No comparison yet" in app.info[0].value
 
 
-def test_a_chinese_session_gets_a_chinese_default_prompt(tiny_dirs, monkeypatch):
+def test_a_chinese_session_gets_a_chinese_default_prompt(new_app, tiny_dirs, monkeypatch):
     """Issue 16.15: a Chinese page asks its default question in Chinese."""
     monkeypatch.setenv("PDLAB_MODEL", str(tiny_dirs["llama"]))
-    at = AppTest.from_file(APP, default_timeout=120).run()
+    at = new_app(120).run()
     at = at.sidebar.radio(key="lang").set_value("zh").run()
     at.switch_page(PAGE).run()
     assert [at.text_area(key=f"cmp_prompt_{i}").value for i in range(2)] == ["用两句话解释天空为什么是蓝色的。"] * 2

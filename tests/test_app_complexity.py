@@ -3,42 +3,23 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from app_pages import page_file
+from tests.app_helpers import errors, table_with
 from tests.figure_checks import charts
 
-APP = str(Path(__file__).resolve().parent.parent / "app.py")
 PAGE = page_file("complexity")
 EMB = "embedding [B, T, hidden]"
 KV = "KV cache [layers, 2, C, kv_heads, head_dim]"
-
-
-@pytest.fixture
-def app(tiny_dirs, monkeypatch) -> AppTest:
-    monkeypatch.setenv("PDLAB_MODEL", str(tiny_dirs["llama"]))
-    at = AppTest.from_file(APP, default_timeout=120)
-    at.run()
-    at.switch_page(PAGE).run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
-
-
-def table_with(at: AppTest, column: str):
-    return next(d.value for d in at.dataframe if column in d.value.columns)
 
 
 def shapes(at: AppTest, lang: str = "en") -> dict[str, list[str]]:
     """The worked example's table as {tensor: [value at step 0, step 1, ...]}."""
     table = table_with(at, "tensor" if lang == "en" else "张量")
     return {row[0]: list(row[1:]) for row in table.itertuples(index=False)}
-
-
-def errors(at: AppTest) -> list[str]:
-    return [re.sub(r"\\(.)", r"\1", e.value) for e in at.error]
 
 
 def compare(at: AppTest, prompt_len: int, max_new: int) -> AppTest:

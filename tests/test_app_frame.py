@@ -4,22 +4,19 @@ says so in the page (and what to do about it) without an exception."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
-from streamlit.testing.v1 import AppTest
 
 from app_pages import page_file
 from app_pages.source.sections import SECTIONS, pages_of
 
-APP = str(Path(__file__).resolve().parent.parent / "app.py")
 PAGES = [page_file("playground"), page_file("memory"), page_file("complexity"), page_file("serving")]
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_every_page_says_the_model_cannot_be_loaded(monkeypatch, tmp_path, lang):
+def test_every_page_says_the_model_cannot_be_loaded(new_app, monkeypatch, tmp_path, lang):
     monkeypatch.setenv("PDLAB_MODEL", str(tmp_path / "no-such-model"))
-    at = AppTest.from_file(APP, default_timeout=60)
+    at = new_app(60)
     at.run()
     at = at.sidebar.radio(key="lang").set_value(lang).run()
     for page in PAGES:
@@ -32,10 +29,10 @@ def test_every_page_says_the_model_cannot_be_loaded(monkeypatch, tmp_path, lang)
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_the_source_page_opens_from_the_sidebar_and_links_each_section(monkeypatch, tiny_dirs, lang):
+def test_the_source_page_opens_from_the_sidebar_and_links_each_section(new_app, monkeypatch, tiny_dirs, lang):
     """Issue 16.7: the UI spoke of "the source" and "section 5.5" and never said what the source is."""
     monkeypatch.setenv("PDLAB_MODEL", str(tiny_dirs["llama"]))
-    at = AppTest.from_file(APP, default_timeout=120).run()
+    at = new_app(120).run()
     at = at.sidebar.radio(key="lang").set_value(lang).run()
     at.switch_page(page_file("source")).run()
     assert not at.exception
@@ -50,13 +47,13 @@ def test_the_source_page_opens_from_the_sidebar_and_links_each_section(monkeypat
     assert len(labels) == 1 + sum(len(pages_of(s)) for s in SECTIONS)  # and the pages each section shows on
 
 
-def test_the_model_box_speaks_the_page_language_and_keeps_the_model(monkeypatch):
+def test_the_model_box_speaks_the_page_language_and_keeps_the_model(new_app, bundled_dir, monkeypatch):
     """Issue 16.15: "(bundled, offline)" stayed English on a Chinese page. The label follows the language;
     the choice stays the bundled model, and a label of either language handed back means that model."""
     from ui.sidebar import spec_of
 
     monkeypatch.setenv("PDLAB_MODEL", "bundled")
-    at = AppTest.from_file(APP, default_timeout=120).run()
+    at = new_app(120).run()
     box = at.sidebar.selectbox(key="model_spec")
     assert box.options[0] == "SmolLM2-135M-Instruct (bundled, offline)" and box.value == "bundled"
     at = at.sidebar.radio(key="lang").set_value("zh").run()

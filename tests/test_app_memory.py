@@ -3,28 +3,17 @@ context: the sweep, the predictor, the heatmaps and the leak, checked on the fig
 
 from __future__ import annotations
 
-import re
-from pathlib import Path
-
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from app_pages import page_file
 from app_pages.memory.sweep import SweepStatus
+from tests.app_helpers import errors, table_with
 from tests.figure_checks import charts
 from ui.theme import MIB
 
-APP = str(Path(__file__).resolve().parent.parent / "app.py")
-
-
-@pytest.fixture
-def app(tiny_dirs, monkeypatch) -> AppTest:
-    monkeypatch.setenv("PDLAB_MODEL", str(tiny_dirs["llama-4k"]))
-    at = AppTest.from_file(APP, default_timeout=180)
-    at.run()
-    at.switch_page(page_file("memory")).run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+PAGE = page_file("memory")
+MODEL = "llama-4k"  # a context long enough for the sweeps
 
 
 def chart(at: AppTest, prefix: str) -> dict:
@@ -33,15 +22,6 @@ def chart(at: AppTest, prefix: str) -> dict:
 
 def trace(spec: dict, name: str) -> dict:
     return next(d for d in spec["data"] if d.get("name") == name)
-
-
-def table_with(at: AppTest, column: str):
-    """The first table that has this column (AppTest does not expose a dataframe's key)."""
-    return next(d.value for d in at.dataframe if column in d.value.columns)
-
-
-def errors(at: AppTest) -> list[str]:
-    return [re.sub(r"\\(.)", r"\1", e.value) for e in at.error]
 
 
 def test_page_opens_with_four_tabs_and_the_c20_numbers(app):
@@ -177,9 +157,9 @@ def test_chinese(app):
     assert any("必须是用逗号分隔的整数" in e for e in errors(at)) and not at.exception
 
 
-def test_predictor_works_when_no_model_loads(monkeypatch, tmp_path):
+def test_predictor_works_when_no_model_loads(new_app, monkeypatch, tmp_path):
     monkeypatch.setenv("PDLAB_MODEL", str(tmp_path / "no-such-model"))
-    at = AppTest.from_file(APP, default_timeout=60)
+    at = new_app(60)
     at.run()
     at.switch_page(page_file("memory")).run()
     assert not at.exception and any("not found" in e for e in errors(at)), errors(at)

@@ -2,60 +2,17 @@
 
 from __future__ import annotations
 
-import re
-from pathlib import Path
-
 import pytest
-from streamlit.testing.v1 import AppTest
 
 from app_pages import page_file
+from tests.app_helpers import count_chips, errors, html_bodies, run_playground
 from tests.figure_checks import charts
 from ui.run_state import RunStatus
 from ui.theme import MIB
 
-APP = str(Path(__file__).resolve().parent.parent / "app.py")
-
-
-def new_app() -> AppTest:
-    return AppTest.from_file(APP, default_timeout=120)
-
-
-@pytest.fixture
-def app(tiny_dirs, monkeypatch) -> AppTest:
-    monkeypatch.setenv("PDLAB_MODEL", str(tiny_dirs["llama"]))
-    at = new_app()
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
-
-
-def run(at: AppTest, prompt: str, **settings) -> AppTest:
-    at.session_state["pg_prompt"] = prompt
-    at.session_state["pg_chat"] = False
-    for key, value in settings.items():
-        at.session_state[f"pg_{key}"] = value
-    at.button(key="pg_run").click()
-    return at.run()
-
-
-def html_bodies(at: AppTest) -> str:
-    """The page's HTML elements, without the style sheet."""
-    return "\n".join(h.proto.body for h in at.get("html") if not h.proto.body.startswith("<style>"))
-
-
-def count_chips(body: str, *classes: str) -> int:
-    """Chips whose class attribute has all of `classes`."""
-    attrs = re.findall(r'class="(pd-chip [^"]*)"', body)
-    return sum(all(c in a.split() for c in classes) for a in attrs)
-
-
-def errors(at: AppTest) -> list[str]:
-    """Error messages as the reader sees them (the page backslash-escapes Markdown in them)."""
-    return [re.sub(r"\\(.)", r"\1", e.value) for e in at.error]
-
 
 def test_generation_shows_tokens_metrics_and_charts(app):
-    at = run(app, "The quick brown fox", max_new=5, attention="eager")
+    at = run_playground(app, "The quick brown fox", max_new=5, attention="eager")
     assert not at.exception and not errors(at)
     result = at.session_state["pg_result"]
     assert result.status == RunStatus.DONE and 1 <= len(result.tokens) <= 5
@@ -85,7 +42,7 @@ def test_generation_shows_tokens_metrics_and_charts(app):
 
 
 def test_sdpa_run_explains_missing_heatmap(app):
-    at = run(app, "Hello there", max_new=3, attention="sdpa")
+    at = run_playground(app, "Hello there", max_new=3, attention="sdpa")
     assert not at.exception and not errors(at)
     assert any("eager" in i.value for i in at.info)
     assert not any(title.startswith("Attention probabilities") for title in charts(at))
@@ -101,10 +58,10 @@ def test_sdpa_run_explains_missing_heatmap(app):
     ],
 )  # top-p 0 cannot be typed any more: the box's minimum is above 0 (tests/test_browser.py)
 def test_bad_input_shows_a_message_not_a_traceback(app, prompt, settings, expected):
-    at = run(app, prompt, **settings)
+    at = run_playground(app, prompt, **settings)
     assert not at.exception
     assert any(expected in e for e in errors(at)), errors(at)
-    at = run(at, "Hello", max_new=2, top_p=1.0)  # and the page keeps working
+    at = run_playground(at, "Hello", max_new=2, top_p=1.0)  # and the page keeps working
     assert not at.exception and not errors(at)
     assert at.session_state["pg_result"].status == RunStatus.DONE
 
@@ -112,7 +69,7 @@ def test_bad_input_shows_a_message_not_a_traceback(app, prompt, settings, expect
 def test_the_sampling_panel_says_what_is_active(app):
     """Issue 16.9: the closed panel read "greedy by default" while temperature 0.7 was in use."""
     assert app.expander[0].label == "Sampling: greedy (temperature 0)"
-    at = run(app, "Hello", max_new=2, temperature=0.7, top_k=40, seed=3)
+    at = run_playground(app, "Hello", max_new=2, temperature=0.7, top_k=40, seed=3)
     assert not at.exception
     labels = [e.label for e in at.expander]
     assert "Sampling: temperature 0.7, top-k 40, seed 3" in labels, labels
@@ -129,7 +86,7 @@ def test_the_untouched_default_prompt_follows_the_language(app):
     assert at.text_area(key="pg_prompt").value == "我自己的问题"  # a typed prompt is the user's: kept
 
 
-def test_unknown_model_is_reported(monkeypatch, tmp_path):
+def test_unknown_model_is_reported(new_app, monkeypatch, tmp_path):
     monkeypatch.setenv("PDLAB_MODEL", str(tmp_path / "no-such-model"))
     at = new_app().run()
     assert not at.exception
@@ -144,7 +101,7 @@ def test_unknown_model_is_reported(monkeypatch, tmp_path):
 
 @pytest.mark.parametrize("prompt", ["<script>alert(1)</script>", "<img src=x onerror=alert(1)>"])
 def test_markup_in_prompts_stays_text(app, prompt):
-    at = run(app, prompt, max_new=3)
+    at = run_playground(app, prompt, max_new=3)
     assert not at.exception and not errors(at)
     body = html_bodies(at)
     assert "<script" not in body and "<img" not in body and "&lt;" in body
@@ -153,7 +110,7 @@ def test_markup_in_prompts_stays_text(app, prompt):
 
 
 def test_replay_slider_steps_through_the_run(app):
-    at = run(app, "One two three", max_new=4, attention="sdpa")
+    at = run_playground(app, "One two three", max_new=4, attention="sdpa")
     result = at.session_state["pg_result"]
     slider = at.select_slider(key="pg_replay_step")
     assert slider.value == result.steps[-1].step
@@ -172,7 +129,7 @@ def test_replay_slider_steps_through_the_run(app):
 
 
 def test_interrupted_run_is_marked_stopped(app):
-    at = run(app, "Hello", max_new=3)
+    at = run_playground(app, "Hello", max_new=3)
     at.session_state["pg_result"].status = RunStatus.RUNNING  # as if Stop cut the script short
     at = at.run()
     assert at.session_state["pg_result"].status == RunStatus.STOPPED
@@ -183,7 +140,7 @@ def test_language_switch(app):
     app.sidebar.radio(key="lang").set_value("zh")
     at = app.run()
     assert at.title[0].value == "预填充与解码，逐个 token 看"
-    at = run(at, "Hello", max_new=2)
+    at = run_playground(at, "Hello", max_new=2)
     assert not at.exception and any("完成" in s.value for s in at.success)
 
 

@@ -6,40 +6,23 @@ different GPU or model changes the capacity table."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
-
-import pytest
-from streamlit.testing.v1 import AppTest
 
 from app_pages import page_file
 from engine.config import PRESETS
+from tests.app_helpers import table_with
 from tests.figure_checks import charts
 
-APP = str(Path(__file__).resolve().parent.parent / "app.py")
-
-
-@pytest.fixture
-def app(tiny_dirs, monkeypatch) -> AppTest:
-    monkeypatch.setenv("PDLAB_MODEL", str(tiny_dirs["llama"]))
-    at = AppTest.from_file(APP, default_timeout=300)
-    at.run()
-    at.switch_page(page_file("precision")).run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
-
-
-def table_with(at: AppTest, column: str):
-    return next(d.value for d in at.dataframe if any(column in c for c in d.value.columns))
+PAGE = page_file("precision")
 
 
 def test_opens_with_capacity_and_nothing_measured(app):
     assert any("press Measure" in i.value for i in app.info)
-    cap = table_with(app, "KV tokens that fit")
+    cap = table_with(app, "KV tokens that fit", partial=True)
     assert "same size, MHA (no GQA)" in set(cap["model"])
     app.selectbox(key="pr_cap_model").set_value("Llama-3-8B")
     app.selectbox(key="pr_gpu").set_value("H200 SXM")
     at = app.run()
-    cap = table_with(at, "KV tokens that fit")
+    cap = table_with(at, "KV tokens that fit", partial=True)
     row = cap[
         (cap["model"] == "Llama-3-8B")
         & (cap["weights"] == "float16 / bfloat16")
@@ -59,12 +42,12 @@ def test_measure_three_configurations(app):
     at = next(b for b in app.button if b.label == "Measure").click().run()
     assert not at.exception and not at.error, [e.value for e in at.error]
     assert any("Measured 3 configurations" in s.value for s in at.success)
-    speed = table_with(at, "TPOT (ms)")
+    speed = table_with(at, "TPOT (ms)", partial=True)
     assert list(speed["configuration"]) == ["float32", "int8 + float32", "float32, KV int8"]
     assert list(speed["× float32"])[0] == 1.0 and (speed["TPOT (ms)"] > 0).all()
     read = next(c for c in speed.columns if c.startswith("read/step"))
     assert speed[read].iloc[1] < speed[read].iloc[0]  # int8 weights: fewer bytes per step
-    quality = table_with(at, "perplexity")
+    quality = table_with(at, "perplexity", partial=True)
     assert list(quality["KL (nats)"])[0] == 0.0 and "greedy top-1" in quality.columns
     titles = list(charts(at))
     assert any(x.startswith("TPOT against the bytes") for x in titles)
@@ -74,7 +57,7 @@ def test_measure_three_configurations(app):
     at.number_input(key="pr_batch").set_value(64)
     at.number_input(key="pr_context").set_value(100)
     at = at.run()
-    speed2 = table_with(at, "TPOT (ms)")
+    speed2 = table_with(at, "TPOT (ms)", partial=True)
     assert list(speed2["TPOT (ms)"]) == list(speed["TPOT (ms)"])  # the same measurement, new arithmetic
     assert any(re.search(r"read/step at L=100, B=64", c) for c in speed2.columns)
     assert any(x.startswith("Bytes a decode step reads at batch 64") for x in charts(at))

@@ -11,29 +11,16 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from app_pages import page_file
-from engine.server.launch import engine_server, free_port
+from engine.server.launch import free_port
 from lab.remote_trace import Saved, dump_saved
 from tests.figure_checks import charts
 
-APP = str(Path(__file__).resolve().parent.parent / "app.py")
-ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
+PAGE = page_file("remote")
 
 
 @pytest.fixture(scope="module")
-def served(tiny_dirs):
-    ARTIFACTS.mkdir(exist_ok=True)
-    with engine_server(str(tiny_dirs["llama"]), ARTIFACTS / "engine-serve-apptest.log") as base:
-        yield base
-
-
-@pytest.fixture
-def app(tiny_dirs, monkeypatch) -> AppTest:
-    monkeypatch.setenv("PDLAB_MODEL", str(tiny_dirs["llama"]))
-    at = AppTest.from_file(APP, default_timeout=180)
-    at.run()
-    at.switch_page(page_file("remote")).run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+def served(tiny_server):
+    return tiny_server[0]
 
 
 def submit(at: AppTest, label: str) -> AppTest:
@@ -130,7 +117,7 @@ def test_beside_our_engine(app, served):
     assert (abs(table["server / ours"] - ratio) < 0.02 * ratio + 0.01).all()
 
 
-def test_a_saved_run_opens_without_a_server(app, served, tiny_dirs):
+def test_a_saved_run_opens_without_a_server(new_app, app, served, tiny_dirs):
     """A load saved as the page saves it, opened in a fresh session that never connected: the same
     table and charts; a bad file gets one sentence and the page keeps serving."""
     at = connect(app, served)
@@ -142,7 +129,7 @@ def test_a_saved_run_opens_without_a_server(app, served, tiny_dirs):
     saved = Saved(served, Path(tiny_dirs["llama"]).name, "vllm", [(run, seen)])
     table = next(d.value for d in at.dataframe if "P50" in d.value.columns)
 
-    fresh = AppTest.from_file(APP, default_timeout=180)
+    fresh = new_app(180)
     fresh.run()
     fresh.switch_page(page_file("remote")).run()
     fresh.file_uploader(key="rm_upload").set_value(("my load.json", dump_saved(saved).encode(), "application/json"))

@@ -8,13 +8,12 @@ import re
 from pathlib import Path
 
 import pytest
-from streamlit.testing.v1 import AppTest
 
 from app_pages import page_file
 from lab.hardware import CACHE_ENV
+from tests.app_helpers import errors, table_with
 from tests.figure_checks import charts
 
-APP = str(Path(__file__).resolve().parent.parent / "app.py")
 PAGE = page_file("roofline")
 
 
@@ -24,22 +23,8 @@ def cache_file(tmp_path_factory) -> Path:
 
 
 @pytest.fixture
-def app(tiny_dirs, cache_file, monkeypatch) -> AppTest:
-    monkeypatch.setenv("PDLAB_MODEL", str(tiny_dirs["llama"]))
-    monkeypatch.setenv(CACHE_ENV, str(cache_file))
-    at = AppTest.from_file(APP, default_timeout=180)
-    at.run()
-    at.switch_page(PAGE).run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
-
-
-def errors(at: AppTest) -> list[str]:
-    return [re.sub(r"\\(.)", r"\1", e.value) for e in at.error]
-
-
-def table_with(at: AppTest, column: str):
-    return next(d.value for d in at.dataframe if column in d.value.columns)
+def app_env(cache_file, monkeypatch) -> None:
+    monkeypatch.setenv(CACHE_ENV, str(cache_file))  # a file of the module's own: its first app measures
 
 
 def test_ceilings_measured_once_and_cached(app, cache_file):

@@ -4,8 +4,6 @@ run under two policies, the figures' JSON, the step inspector, and bad input."""
 from __future__ import annotations
 
 import math
-import re
-from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -13,25 +11,11 @@ from streamlit.testing.v1 import AppTest
 from app_pages import page_file
 from app_pages.serving.run import ServingStatus
 from lab.workload import summarize
+from tests.app_helpers import errors, table_with
 from tests.figure_checks import charts
 
-APP = str(Path(__file__).resolve().parent.parent / "app.py")
 PAGE = page_file("serving")
 HOL = {"num_streams": 3, "long_prompt": 160, "stream_output": 10, "long_arrival_s": 0.0}
-
-
-@pytest.fixture
-def app(tiny_dirs, monkeypatch) -> AppTest:
-    monkeypatch.setenv("PDLAB_MODEL", str(tiny_dirs["llama"]))
-    at = AppTest.from_file(APP, default_timeout=120)
-    at.run()
-    at.switch_page(PAGE).run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
-
-
-def errors(at: AppTest) -> list[str]:
-    return [re.sub(r"\\(.)", r"\1", e.value) for e in at.error]
 
 
 def set_params(at: AppTest, preset: str, **values) -> AppTest:
@@ -47,10 +31,6 @@ def run_hol(at: AppTest, budget: int = 32) -> AppTest:
     assert not at.exception, [e.value for e in at.exception]
     assert not errors(at), errors(at)
     return at
-
-
-def table_with(at: AppTest, column: str):
-    return next(d.value for d in at.dataframe if column in d.value.columns)
 
 
 def test_defaults_compare_continuous_with_chunked_on_head_of_line(app):

@@ -11,48 +11,23 @@ from urllib.parse import parse_qsl, urlsplit
 import pytest
 
 from app_pages.playground.share_link import parse_link
-from app_pages.playground.trace_file import dump_run
-from tests.test_app_playground import charts, errors, html_bodies, new_app, run
+from tests.app_helpers import errors, html_bodies, run_playground, upload_trace
+from tests.figure_checks import charts
 
 
-@pytest.fixture
-def app(tiny_dirs, monkeypatch):
-    monkeypatch.setenv("PDLAB_MODEL", str(tiny_dirs["llama"]))
-    at = new_app().run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
-
-
-def upload(at, content: bytes | str, name: str = "trace.json"):
-    data = content.encode("utf-8") if isinstance(content, str) else content
-    at.file_uploader(key="pg_trace_upload").set_value((name, data, "application/json"))
-    return at.run()
-
-
-@pytest.fixture(scope="module")
-def saved(tiny_dirs):
-    """A finished eager run of the page, and its trace file as the download button writes it."""
-    mp = pytest.MonkeyPatch()
-    mp.setenv("PDLAB_MODEL", str(tiny_dirs["llama"]))
-    at = run(new_app().run(), "The quick brown fox", max_new=5, attention="eager")
-    mp.undo()
-    result = at.session_state["pg_result"]
-    return at, result, dump_run(result)
-
-
-def test_a_run_offers_both_downloads(saved):
-    at, _, _ = saved
+def test_a_run_offers_both_downloads(saved_run):
+    at, _, _ = saved_run
     labels = {b.proto.label for b in at.get("download_button")}
     assert labels == {"Download trace (JSON)", "Download report (HTML)"}
 
 
-def test_uploaded_trace_shows_the_same_run_without_running_a_model(saved, app, monkeypatch):
-    original_at, original, text = saved
+def test_uploaded_trace_shows_the_same_run_without_running_a_model(saved_run, app, monkeypatch):
+    original_at, original, text = saved_run
     import ui.live
 
     started, start_run = [], ui.live.start_run
     monkeypatch.setattr(ui.live, "start_run", lambda *a: started.append(a) or start_run(*a))
-    at = upload(app, text, "my run.json")
+    at = upload_trace(app, text, "my run.json")
     assert started == [], "an upload must not run a model"
     assert not at.exception and not errors(at)
     shown = at.session_state["pg_result"]
@@ -64,17 +39,17 @@ def test_uploaded_trace_shows_the_same_run_without_running_a_model(saved, app, m
     assert at.dataframe[0].value.equals(original_at.dataframe[0].value)
     at = at.run()  # a rerun does not load the file again, and a new run replaces it
     assert at.session_state["pg_result"] is shown
-    at = run(at, "Hello", max_new=2)
+    at = run_playground(at, "Hello", max_new=2)
     assert len(started) == 1 and at.session_state["pg_result"].loaded_from is None and not at.exception
 
 
-def test_upload_works_when_no_model_can_be_loaded(saved, monkeypatch, tmp_path):
+def test_upload_works_when_no_model_can_be_loaded(new_app, saved_run, monkeypatch, tmp_path):
     monkeypatch.setenv("PDLAB_MODEL", str(tmp_path / "no-such-model"))
     at = new_app().run()
     assert any("not found" in e for e in errors(at))
-    at = upload(at, saved[2])
+    at = upload_trace(at, saved_run[2])
     assert not at.exception
-    assert at.session_state["pg_result"].tokens == saved[1].tokens
+    assert at.session_state["pg_result"].tokens == saved_run[1].tokens
     assert "Attention probabilities, layer 1, head 0" in charts(at)
 
 
@@ -89,22 +64,22 @@ def test_upload_works_when_no_model_can_be_loaded(saved, monkeypatch, tmp_path):
     ],
 )
 def test_invalid_upload_gets_a_clear_message(app, content, expected):
-    at = upload(app, content, "bad.json")
+    at = upload_trace(app, content, "bad.json")
     assert not at.exception
     assert any("Could not load bad.json" in e and expected in e for e in errors(at)), errors(at)
     assert at.session_state.get("pg_result") is None
-    at = run(at, "Hello", max_new=2)  # the page keeps working
+    at = run_playground(at, "Hello", max_new=2)  # the page keeps working
     assert not at.exception and at.session_state["pg_result"].tokens
 
 
-def test_broken_field_names_the_field(saved, app):
-    doc = json.loads(saved[2])
+def test_broken_field_names_the_field(saved_run, app):
+    doc = json.loads(saved_run[2])
     doc["steps"][1]["kv_tokens"] = "many"
-    at = upload(app, json.dumps(doc), "edited.json")
+    at = upload_trace(app, json.dumps(doc), "edited.json")
     assert any("steps[1].kv_tokens should be a whole number" in e for e in errors(at)), errors(at)
 
 
-def test_share_link_fills_the_controls_once(tiny_dirs, monkeypatch):
+def test_share_link_fills_the_controls_once(new_app, tiny_dirs, monkeypatch):
     monkeypatch.setenv("PDLAB_MODEL", str(tiny_dirs["llama"]))
     at = new_app()
     at.query_params.update(
@@ -139,7 +114,7 @@ def test_share_link_fills_the_controls_once(tiny_dirs, monkeypatch):
     assert not any("shared link" in i.value for i in at.info)  # the note goes with the first run
 
 
-def test_invalid_link_parameters_are_ignored_with_a_note(tiny_dirs, monkeypatch):
+def test_invalid_link_parameters_are_ignored_with_a_note(new_app, tiny_dirs, monkeypatch):
     monkeypatch.setenv("PDLAB_MODEL", str(tiny_dirs["llama"]))
     at = new_app()
     at.query_params.update(
@@ -162,7 +137,7 @@ def test_invalid_link_parameters_are_ignored_with_a_note(tiny_dirs, monkeypatch)
         assert f"{name}=" in warning, warning
 
 
-def test_link_asking_more_tokens_than_the_context_is_lowered(tiny_dirs, monkeypatch):
+def test_link_asking_more_tokens_than_the_context_is_lowered(new_app, tiny_dirs, monkeypatch):
     monkeypatch.setenv("PDLAB_MODEL", str(tiny_dirs["llama"]))  # context 512
     at = new_app()
     at.query_params["max_new_tokens"] = "5000"
@@ -191,7 +166,7 @@ def test_show_share_link_shows_the_current_settings(app):
     assert not at.code
 
 
-def test_link_to_a_hub_model_that_cannot_load_still_offers_the_uploader(tiny_dirs, monkeypatch):
+def test_link_to_a_hub_model_that_cannot_load_still_offers_the_uploader(new_app, tiny_dirs, monkeypatch):
     monkeypatch.setenv("PDLAB_MODEL", str(tiny_dirs["llama"]))
     at = new_app()
     at.query_params.update({"model": "someorg/no-such-model", "dtype": "bfloat16", "prompt": "hi"})
@@ -208,7 +183,7 @@ def test_link_to_a_hub_model_that_cannot_load_still_offers_the_uploader(tiny_dir
     assert at.file_uploader(key="pg_trace_upload") is not None
 
 
-def test_keeping_the_current_model_drops_the_question(tiny_dirs, monkeypatch):
+def test_keeping_the_current_model_drops_the_question(new_app, tiny_dirs, monkeypatch):
     monkeypatch.setenv("PDLAB_MODEL", str(tiny_dirs["llama"]))
     at = new_app()
     at.query_params.update({"model": "bundled"})

@@ -3,44 +3,19 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
-from streamlit.testing.v1 import AppTest
 
 from app_pages import page_file
+from tests.app_helpers import errors, run_sweep
 from tests.figure_checks import charts
 
-APP = str(Path(__file__).resolve().parent.parent / "app.py")
 PAGE = page_file("sweeps")
-
-
-@pytest.fixture
-def app(tiny_dirs, monkeypatch) -> AppTest:
-    monkeypatch.setenv("PDLAB_MODEL", str(tiny_dirs["llama"]))
-    at = AppTest.from_file(APP, default_timeout=180)
-    at.run()
-    at.switch_page(PAGE).run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
-
-
-def errors(at: AppTest) -> list[str]:
-    return [re.sub(r"\\(.)", r"\1", e.value) for e in at.error]
-
-
-def sweep(at: AppTest, Ls: str = "8, 32", Ns: str = "2, 6", repeats: int = 2) -> AppTest:
-    at.text_input(key="sw_Ls").set_value(Ls)
-    at.text_input(key="sw_Ns").set_value(Ns)
-    at.number_input(key="sw_new").set_value(3)
-    at.number_input(key="sw_out_L").set_value(8)
-    at.number_input(key="sw_repeats").set_value(repeats)
-    return at.button(key="sw_run").click().run()
 
 
 def test_sweep_runs_and_shows_verdicts_and_charts(app):
     assert any("Not run yet" in i.value for i in app.info)
-    at = sweep(app)
+    at = run_sweep(app)
     assert not at.exception and not errors(at)
     result = at.session_state["sw_result"]
     assert result.complete and len(result.prompt_points) == 4 and len(result.output_points) == 4
@@ -77,17 +52,17 @@ def test_sweep_runs_and_shows_verdicts_and_charts(app):
     ],
 )
 def test_bad_input(app, Ls, Ns, expected):
-    at = sweep(app, Ls, Ns, 1)
+    at = run_sweep(app, Ls, Ns, 1)
     assert not at.exception and any(expected in e for e in errors(at)), errors(at)
     assert "sw_result" not in at.session_state
-    at = sweep(at, "8, 16", "2, 3", 1)
+    at = run_sweep(at, "8, 16", "2, 3", 1)
     assert not errors(at) and at.session_state["sw_result"].complete
 
 
 def test_stopped_sweep_keeps_its_points(app):
     from lab.sweeps import SweepResult, SweepSettings
 
-    done = sweep(app, repeats=1).session_state["sw_result"]
+    done = run_sweep(app, repeats=1).session_state["sw_result"]
     partial = SweepResult(done.model, done.settings, done.prompt_points[:1], [], complete=False)
     app.session_state["sw_result"] = partial
     at = app.run()
@@ -98,7 +73,7 @@ def test_stopped_sweep_keeps_its_points(app):
 
 
 def test_language_and_page_visits(app):
-    at = sweep(app, repeats=1)
+    at = run_sweep(app, repeats=1)
     at.text_input(key="sw_Ls").set_value("8, 16, 32")
     at = at.sidebar.radio(key="lang").set_value("zh").run()
     assert not at.exception and at.title[0].value == "扫描实验：实测 TTFT、TPOT 与解码占比"

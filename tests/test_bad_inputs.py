@@ -10,28 +10,20 @@ import os
 import re
 import shutil
 import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
-from streamlit.testing.v1 import AppTest
 
 from engine import SamplingParams, load_model
 
 ROOT = Path(__file__).resolve().parent.parent
-APP = str(ROOT / "app.py")
 
 # (sampling settings, CLI flags, words the message must contain)
 SAMPLING_CASES = [
     ({"temperature": 1e-40}, ["--temperature", "1e-40"], "too small to sample with"),
     ({"seed": 2**64, "temperature": 0.7}, ["--seed", str(2**64), "--temperature", "0.7"], "from 0 to 2**64"),
 ]
-
-
-def cli(*args: str, **kw) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "engine", *args], cwd=ROOT, capture_output=True, timeout=300, **kw)
 
 
 @pytest.mark.parametrize("settings, flags, words", SAMPLING_CASES)
@@ -41,7 +33,7 @@ def test_the_engine_names_the_problem(settings, flags, words):
 
 
 @pytest.mark.parametrize("settings, flags, words", SAMPLING_CASES)
-def test_the_cli_says_it_in_one_line(tiny_dirs, settings, flags, words):
+def test_the_cli_says_it_in_one_line(cli, tiny_dirs, settings, flags, words):
     done = cli(
         "generate", "--model", str(tiny_dirs["llama"]), "--prompt", "hi", "--max-new-tokens", "2", *flags, text=True
     )
@@ -52,9 +44,9 @@ def test_the_cli_says_it_in_one_line(tiny_dirs, settings, flags, words):
 
 
 @pytest.mark.parametrize("settings, flags, words", SAMPLING_CASES[:1])  # the seed box stops below 2**53 itself
-def test_the_app_shows_the_engines_words(tiny_dirs, monkeypatch, settings, flags, words):
+def test_the_app_shows_the_engines_words(new_app, tiny_dirs, monkeypatch, settings, flags, words):
     monkeypatch.setenv("PDLAB_MODEL", str(tiny_dirs["llama"]))
-    at = AppTest.from_file(APP, default_timeout=180).run()
+    at = new_app(180).run()
     at.session_state["pg_prompt"] = "hi"
     at.session_state["pg_max_new"] = 2
     for name, value in settings.items():
@@ -105,7 +97,7 @@ def test_the_loader_names_the_field(broken_models, name, words):
 
 
 @pytest.mark.parametrize("name, words", MODEL_CASES)
-def test_the_cli_names_the_field_in_one_line(broken_models, name, words):
+def test_the_cli_names_the_field_in_one_line(cli, broken_models, name, words):
     done = cli(
         "generate", "--model", spec_of(name, broken_models), "--prompt", "hi", "--max-new-tokens", "2", text=True
     )
@@ -114,7 +106,7 @@ def test_the_cli_names_the_field_in_one_line(broken_models, name, words):
     assert len(lines) == 1 and lines[0].startswith("error: ") and words in lines[0], done.stderr
 
 
-def test_a_huge_context_is_refused_with_the_arithmetic(broken_models):
+def test_a_huge_context_is_refused_with_the_arithmetic(cli, broken_models):
     """The config loads (nothing is allocated for the context up front); the engine refuses to size
     a KV cache it cannot hold, naming the field and the most it could be."""
     done = cli("generate", "--model", str(broken_models["huge"]), "--prompt", "hi", "--max-new-tokens", "2", text=True)
@@ -130,26 +122,26 @@ def test_a_huge_context_is_refused_with_the_arithmetic(broken_models):
         ("huge", "Lower max_position_embeddings in the model's config.json"),
     ],
 )
-def test_the_app_names_the_field(broken_models, monkeypatch, name, words):
+def test_the_app_names_the_field(new_app, broken_models, monkeypatch, name, words):
     monkeypatch.setenv("PDLAB_MODEL", str(broken_models[name]))
-    at = AppTest.from_file(APP, default_timeout=180).run()
+    at = new_app(180).run()
     assert not at.exception, [e.value for e in at.exception]
     shown = " ".join(re.sub(r"\\(.)", r"\1", e.value) for e in at.error)
     assert words in shown, shown
 
 
-def test_a_local_model_is_named_by_its_folder_not_its_path(tiny_dirs, monkeypatch):
+def test_a_local_model_is_named_by_its_folder_not_its_path(new_app, tiny_dirs, monkeypatch):
     folder = tiny_dirs["llama"]
     assert load_model(str(folder)).name == folder.name
     monkeypatch.setenv("PDLAB_MODEL", str(folder))
-    at = AppTest.from_file(APP, default_timeout=180).run()
+    at = new_app(180).run()
     assert not at.exception, [e.value for e in at.exception]
     shown = [e.value for kind in ("markdown", "caption", "info", "success") for e in at.get(kind)]
     assert any(f"**{folder.name}**" in text for text in shown), shown  # the playground's model line
     assert not [text for text in shown if str(folder) in text]
 
 
-def test_a_prompt_that_is_not_utf8_is_named(tiny_dirs):
+def test_a_prompt_that_is_not_utf8_is_named(cli, tiny_dirs):
     prompt = b"hi \xff there".decode("utf-8", "surrogateescape")  # argv passes the byte through as it is
     done = cli("generate", "--model", str(tiny_dirs["llama"]), "--prompt", prompt, "--max-new-tokens", "2", text=True)
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr[-2000:]
@@ -159,7 +151,7 @@ def test_a_prompt_that_is_not_utf8_is_named(tiny_dirs):
     )
 
 
-def test_prepare_names_a_cache_folder_it_cannot_write(tmp_path):
+def test_prepare_names_a_cache_folder_it_cannot_write(cli, tmp_path):
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder")  # under a file nothing can be created, even by root (CI runs as root)
     done = cli("prepare", env={**os.environ, "PDLAB_CACHE_DIR": str(blocker / "cache")}, text=True)
@@ -171,38 +163,18 @@ def test_prepare_names_a_cache_folder_it_cannot_write(tmp_path):
 
 
 @pytest.mark.parametrize("flags", [[], ["--json"]], ids=["plain", "json"])
-def test_a_closed_stdout_ends_quietly(tiny_dirs, flags):
+def test_a_closed_stdout_ends_quietly(cli, tiny_dirs, flags):
     """`pdlab generate … | head -1`: the reader left; the CLI stops without a word, exit 0."""
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "engine",
-            "generate",
-            "--model",
-            str(tiny_dirs["llama"]),
-            "--prompt",
-            "hi",
-            "--max-new-tokens",
-            "4",
-            *flags,
-        ],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    proc = cli.popen("generate", "--model", str(tiny_dirs["llama"]), "--prompt", "hi", "--max-new-tokens", "4", *flags)
     proc.stdout.close()  # before the first token is written
     err = proc.stderr.read()
     assert proc.wait(timeout=300) == 0, err
     assert "Traceback" not in err and "error" not in err.lower() and "Exception ignored" not in err, err
 
 
-def _interrupted(args: list[str], ready) -> None:
+def _interrupted(cli, args: list[str], ready) -> None:
     """Start the CLI, send Ctrl-C once ready(proc) returns, and check it ends with 130 and no traceback."""
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "engine", *args], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-    )
+    proc = cli.popen(*args)
     try:
         ready(proc)
         proc.send_signal(signal.SIGINT)
@@ -217,8 +189,8 @@ def _running(proc) -> None:
     assert proc.stdout.readline().startswith("[prefill step 0]")  # mid-run: the model is loaded and running
 
 
-def test_ctrl_c_ends_with_130_and_no_traceback():
-    _interrupted(["generate", "--prompt", "Tell me a long story", "--max-new-tokens", "2000"], _running)
+def test_ctrl_c_ends_with_130_and_no_traceback(cli, bundled_dir):
+    _interrupted(cli, ["generate", "--prompt", "Tell me a long story", "--max-new-tokens", "2000"], _running)
 
 
 def _loading_torch(proc) -> None:
@@ -233,10 +205,10 @@ def _loading_torch(proc) -> None:
         time.sleep(0.005)
 
 
-def test_ctrl_c_while_torch_loads_ends_with_130_and_no_traceback():
+def test_ctrl_c_while_torch_loads_ends_with_130_and_no_traceback(cli):
     """The first second or more of the CLI loads torch, before main() could catch anything (it printed
     Python's traceback): the signal goes in once torch's library is mapped, mid-import."""
-    _interrupted(["generate", "--prompt", "hi"], _loading_torch)
+    _interrupted(cli, ["generate", "--prompt", "hi"], _loading_torch)
 
 
 def test_an_unexpected_error_is_one_line_unless_debug(monkeypatch, capsys):

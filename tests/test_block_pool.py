@@ -7,20 +7,8 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.config import ModelConfig
 from engine.kv_cache import BlockPool, KVCache
-
-TINY = ModelConfig(
-    name="t",
-    num_layers=2,
-    hidden_size=8,
-    num_heads=2,
-    num_kv_heads=1,
-    head_dim=4,
-    ffn_size=16,
-    vocab_size=10,
-    max_position=64,
-)
+from tests.engine_support import TINY_CONFIG
 
 
 def test_allocate_hands_out_lowest_ids_and_free_returns_them():
@@ -66,7 +54,7 @@ def test_invalid_pool_sizes_raise_value_error():
 
 
 def test_kv_usage_counts_tokens_bytes_and_waste():
-    kv = KVCache(TINY, num_blocks=8, block_size=4, dtype=torch.float32, device="cpu")
+    kv = KVCache(TINY_CONFIG, num_blocks=8, block_size=4, dtype=torch.float32, device="cpu")
     table = kv.pool.allocate(2)  # one sequence of 5 tokens: 2 blocks, 3 empty slots
     usage = kv.usage([(table, 5)])
     per_token = 2 * 2 * 1 * 4 * 4  # 2 (K,V) x layers x kv_heads x head_dim x fp32 bytes
@@ -75,14 +63,14 @@ def test_kv_usage_counts_tokens_bytes_and_waste():
 
 
 def test_slots_follow_the_block_table_and_views_need_contiguity():
-    kv = KVCache(TINY, num_blocks=8, block_size=2, dtype=torch.float32, device="cpu")
+    kv = KVCache(TINY_CONFIG, num_blocks=8, block_size=2, dtype=torch.float32, device="cpu")
     assert kv.slots([5, 2], 0, 4).tolist() == [10, 11, 4, 5]
     assert kv.contiguous_start([5, 2], 3) is None
     assert kv.contiguous_start([3, 4, 5], 5) == 6
 
 
 def test_written_kv_reads_back_through_a_scattered_block_table():
-    kv = KVCache(TINY, num_blocks=8, block_size=2, dtype=torch.float32, device="cpu")
+    kv = KVCache(TINY_CONFIG, num_blocks=8, block_size=2, dtype=torch.float32, device="cpu")
     table = [6, 1, 3]
     k = torch.randn(1, 1, 5, 4)
     v = torch.randn(1, 1, 5, 4)

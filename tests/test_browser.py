@@ -7,58 +7,21 @@ import re
 
 import pytest
 
-from tests.browser_utils import (
+from scripts.app_browser import (
     ARTIFACTS,
     RUN_BUTTON,
     click_and_wait,
     exception_boxes,
-    final_chip_labels,
-    launch_chromium,
-    live_record,
     open_app,
     open_tab,
     press_and_wait,
-    require_chromium,
-    serve,
     set_number,
     set_prompt,
     wait_idle,
-    watch_live,
 )
+from tests.browser_utils import final_chip_labels, live_record, watch_live
 
 XSS = ["<script>alert(1)</script>", "<img src=x onerror=alert(1)>"]
-
-require_chromium()
-
-sync_api = pytest.importorskip("playwright.sync_api")
-
-
-@pytest.fixture(scope="module")
-def server(bundled_dir):
-    """The app on a free port, on the bundled model (converted beforehand by `bundled_dir`)."""
-    yield from serve({"PDLAB_MODEL": "bundled", "PDLAB_LIVE_REDRAW_S": "0.05"}, "browser-server.log")
-
-
-@pytest.fixture(scope="module")
-def browser(server):
-    with sync_api.sync_playwright() as p:
-        b = launch_chromium(p)
-        yield b
-        b.close()
-
-
-@pytest.fixture
-def page(browser, server, request):
-    """A fresh browser session on the app; any JavaScript dialog is recorded (and dismissed)."""
-    context = browser.new_context(viewport={"width": 1400, "height": 1100})
-    pg = context.new_page()
-    pg.dialogs = []
-    pg.on("dialog", lambda d: (pg.dialogs.append(d.message), d.dismiss()))
-    open_app(pg, server)
-    yield pg
-    name = re.sub(r"[^\w.-]+", "_", request.node.name)  # parametrised names hold "<", "/", ...
-    pg.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
-    context.close()
 
 
 def run_prompt(page, prompt: str, max_new: int, chat: bool | None = None) -> None:
@@ -138,16 +101,21 @@ def test_replay_shows_prefill_at_once_then_one_token_per_step(page):
     assert len(final_chip_labels(page)) == total and exception_boxes(page) == 0
 
 
-def test_the_live_view_comes_into_sight_when_run_is_pressed(browser, server):
+def test_the_live_view_comes_into_sight_when_run_is_pressed(chromium, app_server):
     """Issue 16.6: at 1400×900 the live view began below the fold and the animation played unseen."""
-    pg = browser.new_context(viewport={"width": 1400, "height": 900}).new_page()
-    open_app(pg, server)
+    pg = chromium.new_context(viewport={"width": 1400, "height": 900}).new_page()
+    open_app(pg, app_server)
     set_prompt(pg, "Tell me about the sea.")
     set_number(pg, "max_new_tokens", 40)
     pg.locator(RUN_BUTTON).first.click()
     chip = pg.locator(".pd-live .pd-out").first
     chip.wait_for(timeout=60_000)
-    box = chip.bounding_box()  # where it is now: this test never scrolls
+    box = None
+    for _ in range(20):  # the live view is redrawn 20 times a second: read a chip that is on the page
+        box = chip.bounding_box()  # where it is now: this test never scrolls
+        if box is not None:
+            break
+        pg.wait_for_timeout(25)
     assert box is not None and 0 <= box["y"] and box["y"] + box["height"] <= 900, box
     wait_idle(pg, 120_000)
     pg.context.close()
@@ -163,13 +131,13 @@ def test_markup_in_the_prompt_is_shown_as_text(page, prompt):
     assert exception_boxes(page) == 0
 
 
-def test_two_sessions_at_once_get_their_solo_output(browser, server):
+def test_two_sessions_at_once_get_their_solo_output(chromium, app_server):
     prompt, n = "List three colours of the rainbow.", 24
     pages = []
     for _ in range(2):
-        ctx = browser.new_context(viewport={"width": 1200, "height": 900})
+        ctx = chromium.new_context(viewport={"width": 1200, "height": 900})
         pg = ctx.new_page()
-        open_app(pg, server)
+        open_app(pg, app_server)
         set_prompt(pg, prompt)
         set_number(pg, "max_new_tokens", n)
         pages.append(pg)

@@ -9,27 +9,19 @@ import re
 
 import pytest
 
-from tests.browser_utils import (
+from app_pages import PAGES
+from scripts.app_browser import (
     ARTIFACTS,
     RUN_BUTTON,
-    choose,
-    chosen,
     click_and_wait,
-    edit_grid_cell,
     exception_boxes,
-    grid_cell,
-    launch_chromium,
-    open_app,
-    open_page,
     open_tab,
     press_and_wait,
-    require_chromium,
-    serve,
     set_number,
     set_prompt,
     wait_idle,
 )
-from app_pages import PAGES
+from tests.browser_utils import choose, chosen, edit_grid_cell, grid_cell, open_page
 from tests.text_support import t
 
 PLAYGROUND, MEMORY, COMPLEXITY, SERVING = range(4)  # the order of app_pages.PAGES
@@ -47,33 +39,6 @@ PAGE_TITLES = {
     "precision": "pr_title",
     "source": "src_title",
 }
-
-require_chromium()
-
-sync_api = pytest.importorskip("playwright.sync_api")
-
-
-@pytest.fixture(scope="module")
-def server(bundled_dir):
-    yield from serve({"PDLAB_MODEL": "bundled"}, "browser-app-server.log")
-
-
-@pytest.fixture(scope="module")
-def browser(server):
-    with sync_api.sync_playwright() as p:
-        b = launch_chromium(p)
-        yield b
-        b.close()
-
-
-@pytest.fixture
-def page(browser, server, request):
-    context = browser.new_context(viewport={"width": 1400, "height": 1100})
-    pg = context.new_page()
-    open_app(pg, server, timeout_ms=180_000)
-    yield pg
-    pg.screenshot(path=str(ARTIFACTS / f"app_{request.node.name}.png"), full_page=True)
-    context.close()
 
 
 def switch_language(page, lang: str) -> None:
@@ -94,13 +59,13 @@ def test_every_page_opens_without_an_exception_box(page):
         ), f"page {index}"
 
 
-def test_every_url_opens_its_page(browser, server):
+def test_every_url_opens_its_page(chromium, app_server):
     """Share links and bookmarks use the URLs: the root and each page's url_path open that page."""
-    context = browser.new_context(viewport={"width": 1400, "height": 1100})
+    context = chromium.new_context(viewport={"width": 1400, "height": 1100})
     pg = context.new_page()
     # the default page lives at the root only: Streamlit ignores a default page's url_path
     for path, name in [("", "playground"), *((p.url_path, p.name) for p in PAGES if not p.is_default)]:
-        pg.goto(f"http://127.0.0.1:{server}/{path}", wait_until="domcontentloaded")
+        pg.goto(f"http://127.0.0.1:{app_server}/{path}", wait_until="domcontentloaded")
         pg.locator("h1").first.wait_for(timeout=180_000)
         wait_idle(pg, 180_000)
         assert title_of(pg) == t(PAGE_TITLES[name], "en"), f"/{path}"
@@ -231,13 +196,15 @@ def test_settings_and_results_survive_page_visits(page):
 
 
 @pytest.fixture(scope="module")
-def no_model_server(tmp_path_factory):
+def no_model_server(servers, tmp_path_factory):
+    """A server of its own: its model folder does not exist."""
     missing = tmp_path_factory.mktemp("models") / "no-such-model"
-    yield from serve({"PDLAB_MODEL": str(missing)}, "browser-app-no-model.log")
+    with servers.app({"PDLAB_MODEL": str(missing)}, "app-server-no-model.log") as port:
+        yield port
 
 
-def test_without_a_model_every_page_says_so(browser, no_model_server):
-    context = browser.new_context(viewport={"width": 1400, "height": 1100})
+def test_without_a_model_every_page_says_so(chromium, no_model_server):
+    context = chromium.new_context(viewport={"width": 1400, "height": 1100})
     pg = context.new_page()
     pg.goto(f"http://127.0.0.1:{no_model_server}/", wait_until="domcontentloaded")
     pg.locator("h1").first.wait_for(timeout=60_000)
@@ -267,14 +234,14 @@ PHONE_CHARTS = """() => [...document.querySelectorAll('.js-plotly-plot')].filter
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_charts_fit_a_phone_on_the_labs(browser, server, lang):
+def test_charts_fit_a_phone_on_the_labs(chromium, app_server, lang):
     """Issue 16.13 beyond the playground: at 390 px every chart of the memory, complexity and roofline
     labs (no run needed) fits the screen with its title whole (a Chinese title with a model name had no
     space to break at), and the Will-it-fit bars keep most of the chart's width (their names beside
     them took it)."""
-    context = browser.new_context(viewport={"width": 1400, "height": 1100})
+    context = chromium.new_context(viewport={"width": 1400, "height": 1100})
     page = context.new_page()
-    page.goto(f"http://127.0.0.1:{server}/memory", wait_until="domcontentloaded")
+    page.goto(f"http://127.0.0.1:{app_server}/memory", wait_until="domcontentloaded")
     page.locator("h1").first.wait_for(timeout=180_000)
     wait_idle(page, 180_000)
     if lang == "zh":
@@ -288,7 +255,7 @@ def test_charts_fit_a_phone_on_the_labs(browser, server, lang):
         page.set_viewport_size({"width": 390, "height": 844})
         tabs = page.get_by_role("tab")
         for k in range(tabs.count()):
-            click_and_wait(page, tabs.nth(k))
+            tabs.nth(k).click()  # a tab shows what the run drew: no rerun
             page.wait_for_timeout(800)  # Plotly lays out at the new width
             for chart in page.evaluate(PHONE_CHARTS):
                 plot, title = chart["plot"], chart["title"]

@@ -6,37 +6,14 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser_utils import (
-    ARTIFACTS,
-    PROGRESS_OBSERVER_JS,
-    click_and_wait,
-    exception_boxes,
-    launch_chromium,
-    require_chromium,
-    serve,
-    wait_idle,
-)
-
-require_chromium()
-
-sync_api = pytest.importorskip("playwright.sync_api")
+from scripts.app_browser import ARTIFACTS, click_and_wait, exception_boxes, wait_idle
+from tests.browser_utils import PROGRESS_OBSERVER_JS, page_at
 
 
 @pytest.fixture(scope="module")
-def server(bundled_dir):
-    yield from serve({"PDLAB_MODEL": "bundled"}, "browser-claims-server.log")
-
-
-@pytest.fixture(scope="module")
-def page(server):
-    with sync_api.sync_playwright() as p:
-        browser = launch_chromium(p)
-        pg = browser.new_page(viewport={"width": 1400, "height": 1100})
-        pg.goto(f"http://127.0.0.1:{server}/sweeps", wait_until="domcontentloaded")
-        pg.get_by_role("button", name="Run sweeps").wait_for(state="visible", timeout=180_000)
-        wait_idle(pg, 120_000)
+def page(chromium, app_server):
+    with page_at(chromium, app_server, "sweeps", lambda p: p.get_by_role("button", name="Run sweeps")) as pg:
         yield pg
-        browser.close()
 
 
 def fill(page, label: str, value: str) -> None:
@@ -67,8 +44,8 @@ def test_tiny_sweep_shows_progress_verdicts_and_charts(page):
     page.screenshot(path=str(ARTIFACTS / "sweeps_run.png"), full_page=True)
 
 
-def test_claims_quick_check(page, server):
-    page.goto(f"http://127.0.0.1:{server}/claims", wait_until="domcontentloaded")
+def test_claims_quick_check(page, app_server):
+    page.goto(f"http://127.0.0.1:{app_server}/claims", wait_until="domcontentloaded")
     page.get_by_role("button", name="Check all claims").wait_for(state="visible", timeout=120_000)
     wait_idle(page)
     click_and_wait(page, page.get_by_text("Quick check (smaller runs, noisier timings)"))

@@ -6,39 +6,16 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser_utils import (
-    ARTIFACTS,
-    PROGRESS_OBSERVER_JS,
-    click_and_wait,
-    exception_boxes,
-    launch_chromium,
-    require_chromium,
-    serve,
-    wait_idle,
-)
+from scripts.app_browser import ARTIFACTS, click_and_wait, exception_boxes
+from tests.browser_utils import PROGRESS_OBSERVER_JS, page_at
 
 MAX_NEW = 8
 
-require_chromium()
-
-sync_api = pytest.importorskip("playwright.sync_api")
-
 
 @pytest.fixture(scope="module")
-def server(bundled_dir):
-    yield from serve({"PDLAB_MODEL": "bundled"}, "browser-compare-server.log")
-
-
-@pytest.fixture(scope="module")
-def page(server):
-    with sync_api.sync_playwright() as p:
-        browser = launch_chromium(p)
-        pg = browser.new_page(viewport={"width": 1400, "height": 1100})
-        pg.goto(f"http://127.0.0.1:{server}/compare", wait_until="domcontentloaded")
-        pg.get_by_role("button", name="Run all").wait_for(state="visible", timeout=180_000)
-        wait_idle(pg, 120_000)
+def page(chromium, app_server):
+    with page_at(chromium, app_server, "compare", lambda p: p.get_by_role("button", name="Run all")) as pg:
         yield pg
-        browser.close()
 
 
 def test_default_comparison_shows_both_columns_charts_and_table(page):

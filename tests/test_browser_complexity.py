@@ -8,38 +8,16 @@ import re
 
 import pytest
 
-from tests.browser_utils import (
-    ARTIFACTS,
-    PROGRESS_OBSERVER_JS,
-    click_and_wait,
-    exception_boxes,
-    launch_chromium,
-    open_tab,
-    require_chromium,
-    serve,
-    wait_idle,
-)
-
-require_chromium()
-
-sync_api = pytest.importorskip("playwright.sync_api")
+from scripts.app_browser import ARTIFACTS, click_and_wait, exception_boxes, open_tab, wait_idle
+from tests.browser_utils import PROGRESS_OBSERVER_JS, page_at
 
 
 @pytest.fixture(scope="module")
-def server(bundled_dir):
-    yield from serve({"PDLAB_MODEL": "bundled"}, "browser-complexity-server.log")
-
-
-@pytest.fixture(scope="module")
-def page(server):
-    with sync_api.sync_playwright() as p:
-        browser = launch_chromium(p)
-        pg = browser.new_page(viewport={"width": 1400, "height": 1100})
-        pg.goto(f"http://127.0.0.1:{server}/complexity", wait_until="domcontentloaded")
-        pg.get_by_role("spinbutton", name="generated tokens N").wait_for(state="visible", timeout=180_000)
-        wait_idle(pg, 120_000)
+def page(chromium, app_server):
+    with page_at(
+        chromium, app_server, "complexity", lambda p: p.get_by_role("spinbutton", name="generated tokens N")
+    ) as pg:
         yield pg
-        browser.close()
 
 
 def test_small_comparison_shows_progress_then_charts(page):

@@ -9,39 +9,16 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser_utils import (
-    ARTIFACTS,
-    PROGRESS_OBSERVER_JS,
-    click_and_wait,
-    exception_boxes,
-    launch_chromium,
-    open_tab,
-    require_chromium,
-    serve,
-    wait_idle,
-)
-
-require_chromium()
-
-sync_api = pytest.importorskip("playwright.sync_api")
-
-
-@pytest.fixture(scope="module")
-def server(bundled_dir):
-    yield from serve({"PDLAB_MODEL": "bundled"}, "browser-memory-server.log")
+from scripts.app_browser import ARTIFACTS, click_and_wait, exception_boxes, open_tab
+from tests.browser_utils import PROGRESS_OBSERVER_JS, page_at
 
 
 @pytest.fixture
-def page(server, request):
-    with sync_api.sync_playwright() as p:
-        browser = launch_chromium(p)
-        pg = browser.new_page(viewport={"width": 1400, "height": 2400}, accept_downloads=True)
-        pg.goto(f"http://127.0.0.1:{server}/memory", wait_until="domcontentloaded")
-        pg.get_by_role("tab", name="Measured sweep").wait_for(timeout=180_000)
-        wait_idle(pg, 180_000)
+def page(chromium, app_server, request):
+    ready = lambda p: p.get_by_role("tab", name="Measured sweep")  # noqa: E731
+    with page_at(chromium, app_server, "memory", ready, height=2400, accept_downloads=True) as pg:
         yield pg
         pg.screenshot(path=str(ARTIFACTS / f"memory_{request.node.name}.png"))
-        browser.close()
 
 
 def test_small_sweep_shows_progress_then_the_charts(page):

@@ -4,36 +4,14 @@ table on a preset; no exception box. A screenshot lands in test-artifacts/."""
 
 from __future__ import annotations
 
-import pytest
-
-from tests.browser_utils import (
-    ARTIFACTS,
-    click_and_wait,
-    exception_boxes,
-    launch_chromium,
-    require_chromium,
-    serve,
-    wait_idle,
-)
-
-require_chromium()
-
-sync_api = pytest.importorskip("playwright.sync_api")
+from scripts.app_browser import ARTIFACTS, click_and_wait, exception_boxes, wait_idle
+from tests.browser_utils import page_at
 
 
-@pytest.fixture(scope="module")
-def app_port(tiny_dirs):
-    yield from serve({"PDLAB_MODEL": str(tiny_dirs["llama"])}, "browser-precision-server.log")
-
-
-def test_measure_and_read_the_tables(app_port):
-    with sync_api.sync_playwright() as p:
-        browser = launch_chromium(p)
-        page = browser.new_page(viewport={"width": 1400, "height": 2600})
-        page.goto(f"http://127.0.0.1:{app_port}/precision", wait_until="domcontentloaded")
-        button = page.get_by_role("button", name="Measure")
-        button.wait_for(timeout=120_000)
-        wait_idle(page)
+def test_measure_and_read_the_tables(chromium, tiny_app_server):
+    ready = lambda p: p.get_by_role("button", name="Measure")  # noqa: E731
+    with page_at(chromium, tiny_app_server, "precision", ready, height=2600) as page:
+        button = ready(page)
         page.get_by_label("Text tokens to score", exact=True).fill("128")
         page.get_by_label("Timing repeats", exact=True).fill("1")
         click_and_wait(page, button, 600_000)
@@ -49,4 +27,3 @@ def test_measure_and_read_the_tables(app_port):
         assert exception_boxes(page) == 0
         page.mouse.move(1, 1)
         page.screenshot(path=str(ARTIFACTS / "precision.png"), full_page=True)
-        browser.close()

@@ -8,48 +8,38 @@ import time
 
 import pytest
 
-from tests.browser_utils import (
+from scripts.app_browser import (
     ARTIFACTS,
     RUN_BUTTON,
     click_and_wait,
     exception_boxes,
-    launch_chromium,
-    live_record,
     open_app,
-    require_chromium,
-    serve,
     set_number,
     set_prompt,
     wait_idle,
-    watch_live,
 )
-
-require_chromium()
-sync_api = pytest.importorskip("playwright.sync_api")
+from tests.browser_utils import live_record, watch_live
 
 QUEUED = "ahead of you"
 
 
 @pytest.fixture(scope="module")
-def server(bundled_dir, tmp_path_factory):
+def server(servers, bundled_dir, tmp_path_factory):
+    """A server of its own: public mode, with a settings file."""
     settings = tmp_path_factory.mktemp("public") / "lab.toml"
     settings.write_text('[public]\nmodels = ["bundled"]\nmax_new_tokens = 256\nruns_per_minute = 10\n')
-    yield from serve(
-        {"PDLAB_MODEL": "bundled", "PDLAB_PUBLIC": "1", "PDLAB_SETTINGS": str(settings), "PDLAB_LIVE_REDRAW_S": "0.05"},
-        "browser-public-server.log",
-    )
+    env = {
+        "PDLAB_MODEL": "bundled",
+        "PDLAB_PUBLIC": "1",
+        "PDLAB_SETTINGS": str(settings),
+        "PDLAB_LIVE_REDRAW_S": "0.05",
+    }
+    with servers.app(env, "app-server-public.log") as port:
+        yield port
 
 
-@pytest.fixture(scope="module")
-def browser(server):
-    with sync_api.sync_playwright() as p:
-        b = launch_chromium(p)
-        yield b
-        b.close()
-
-
-def visitor(browser, server, prompt: str, max_new: int):
-    pg = browser.new_context(viewport={"width": 1400, "height": 900}).new_page()
+def visitor(chromium, server, prompt: str, max_new: int):
+    pg = chromium.new_context(viewport={"width": 1400, "height": 900}).new_page()
     open_app(pg, server)
     set_prompt(pg, prompt)
     set_number(pg, "max_new_tokens", max_new)
@@ -60,9 +50,9 @@ def output_text(page) -> str:
     return page.locator(".pd-output").inner_text()
 
 
-def test_two_visitors_take_turns_and_get_their_solo_output(browser, server):
-    prompt, n = "Name three rivers in Europe.", 96
-    a, b = visitor(browser, server, prompt, n), visitor(browser, server, prompt, n)
+def test_two_visitors_take_turns_and_get_their_solo_output(chromium, server):
+    prompt, n = "Name three rivers in Europe.", 32
+    a, b = visitor(chromium, server, prompt, n), visitor(chromium, server, prompt, n)
     click_and_wait(a, a.locator(RUN_BUTTON).first, 180_000)
     solo = output_text(a)
     for pg in (a, b):
@@ -84,9 +74,9 @@ def test_two_visitors_take_turns_and_get_their_solo_output(browser, server):
         pg.context.close()
 
 
-def test_a_closed_browser_frees_the_engine_for_the_next_visitor(browser, server):
-    a = visitor(browser, server, "Write a long story about a lighthouse keeper.", 256)
-    b = visitor(browser, server, "Hello", 4)
+def test_a_closed_browser_frees_the_engine_for_the_next_visitor(chromium, server):
+    a = visitor(chromium, server, "Write a long story about a lighthouse keeper.", 256)
+    b = visitor(chromium, server, "Hello", 4)
     a.locator(RUN_BUTTON).first.click()
     a.locator(".pd-live .pd-out").first.wait_for(timeout=60_000)
     b.locator(RUN_BUTTON).first.click()

@@ -5,47 +5,22 @@ exception box. A screenshot lands in test-artifacts/."""
 
 from __future__ import annotations
 
-import pytest
-
-from engine.server.launch import engine_server
-from tests.browser_utils import (
+from scripts.app_browser import (
     ARTIFACTS,
     act_and_wait,
     click_and_wait,
     exception_boxes,
-    launch_chromium,
     open_tab,
-    require_chromium,
-    serve,
     wait_idle,
 )
-
-require_chromium()
-
-sync_api = pytest.importorskip("playwright.sync_api")
+from tests.browser_utils import page_at
 
 
-@pytest.fixture(scope="module")
-def app_port(tiny_dirs):
-    yield from serve({"PDLAB_MODEL": str(tiny_dirs["llama"])}, "browser-remote-server.log")
-
-
-@pytest.fixture(scope="module")
-def engine_url(tiny_dirs):
-    ARTIFACTS.mkdir(exist_ok=True)
-    with engine_server(str(tiny_dirs["llama"]), ARTIFACTS / "browser-remote-engine.log") as url:
-        yield url
-
-
-def test_connect_and_run_a_concurrent_load(app_port, engine_url):
-    with sync_api.sync_playwright() as p:
-        browser = launch_chromium(p)
-        page = browser.new_page(viewport={"width": 1400, "height": 2200})
-        page.goto(f"http://127.0.0.1:{app_port}/remote", wait_until="domcontentloaded")
-        box = page.get_by_label("Base URL", exact=True)
-        box.wait_for(timeout=120_000)
-        wait_idle(page)
-        box.fill(engine_url)
+def test_connect_and_run_a_concurrent_load(chromium, tiny_app_server, tiny_server):
+    engine_url, _ = tiny_server
+    ready = lambda p: p.get_by_label("Base URL", exact=True)  # noqa: E731
+    with page_at(chromium, tiny_app_server, "remote", ready, height=2200) as page:
+        ready(page).fill(engine_url)
         click_and_wait(page, page.get_by_role("button", name="Connect"))
         page.get_by_text("Connected to").first.wait_for(timeout=60_000)
         assert page.get_by_text("1 model(s). Server metrics: vllm").count() == 1
@@ -82,4 +57,3 @@ def test_connect_and_run_a_concurrent_load(app_port, engine_url):
         assert opened.locator('[data-testid="stDataFrame"]').count() == 1
         assert opened.locator(".js-plotly-plot").count() == 2 and exception_boxes(page) == 0
         opened.screenshot(path=str(ARTIFACTS / "remote_opened.png"))
-        browser.close()

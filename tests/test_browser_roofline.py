@@ -7,49 +7,22 @@ from __future__ import annotations
 
 import pytest
 
-from lab.hardware import CACHE_ENV
-from tests.browser_utils import (
-    ARTIFACTS,
-    PROGRESS_OBSERVER_JS,
-    click_and_wait,
-    exception_boxes,
-    launch_chromium,
-    open_tab,
-    require_chromium,
-    serve,
-    wait_idle,
-)
+from lab.hardware import cache_path
+from scripts.app_browser import ARTIFACTS, click_and_wait, exception_boxes, open_tab, wait_idle
+from tests.browser_utils import PROGRESS_OBSERVER_JS, page_at
 
 PANEL = '[data-testid="stTabPanel"]:visible'
 
-require_chromium()
-
-sync_api = pytest.importorskip("playwright.sync_api")
-
 
 @pytest.fixture(scope="module")
-def server(bundled_dir, tmp_path_factory):
-    cache = tmp_path_factory.mktemp("hw") / "hardware.json"  # fresh: the first visit measures
-    for port in serve({"PDLAB_MODEL": "bundled", CACHE_ENV: str(cache)}, "browser-roofline-server.log"):
-        yield port, cache
-
-
-@pytest.fixture(scope="module")
-def page(server):
-    port, _ = server
-    with sync_api.sync_playwright() as p:
-        browser = launch_chromium(p)
-        pg = browser.new_page(viewport={"width": 1400, "height": 1600})
-        pg.goto(f"http://127.0.0.1:{port}/roofline", wait_until="domcontentloaded")
-        pg.get_by_role("button", name="Re-measure").wait_for(state="visible", timeout=240_000)
-        wait_idle(pg, 120_000)
+def page(chromium, app_server):
+    ready = lambda p: p.get_by_role("button", name="Re-measure")  # noqa: E731
+    with page_at(chromium, app_server, "roofline", ready, height=1600) as pg:
         yield pg
-        browser.close()
 
 
-def test_ceilings_measured_and_cached(page, server):
-    _, cache = server
-    assert cache.exists()  # the first visit measured and wrote the cache
+def test_ceilings_measured_and_cached(page):
+    assert cache_path().is_file()  # the first visit measured them (this one or an earlier test's)
     panel = page.locator(PANEL)
     assert panel.get_by_text("read bandwidth").first.is_visible()
     assert panel.get_by_text("GB/s").first.is_visible()

@@ -9,42 +9,24 @@ import re
 
 import pytest
 
-from tests.browser_utils import (
+from scripts.app_browser import (
     ARTIFACTS,
-    PROGRESS_OBSERVER_JS,
     click_and_wait,
     exception_boxes,
-    launch_chromium,
     open_tab,
     press_and_wait,
-    require_chromium,
-    serve,
     wait_idle,
 )
+from tests.browser_utils import PROGRESS_OBSERVER_JS, page_at
 
 PANEL = '[data-testid="stTabPanel"]:visible'
 SMALL = {"chat streams": 3, "long prompt (tokens)": 256, "chat output (tokens)": 16, "long prompt arrives (s)": 0.1}
 
-require_chromium()
-
-sync_api = pytest.importorskip("playwright.sync_api")
-
 
 @pytest.fixture(scope="module")
-def server(bundled_dir):
-    yield from serve({"PDLAB_MODEL": "bundled"}, "browser-serving-server.log")
-
-
-@pytest.fixture(scope="module")
-def page(server):
-    with sync_api.sync_playwright() as p:
-        browser = launch_chromium(p)
-        pg = browser.new_page(viewport={"width": 1400, "height": 1100})
-        pg.goto(f"http://127.0.0.1:{server}/serving", wait_until="domcontentloaded")
-        pg.get_by_role("button", name="Run both policies").wait_for(state="visible", timeout=180_000)
-        wait_idle(pg, 120_000)
+def page(chromium, app_server):
+    with page_at(chromium, app_server, "serving", lambda p: p.get_by_role("button", name="Run both policies")) as pg:
         yield pg
-        browser.close()
 
 
 def step_caption(page) -> str:

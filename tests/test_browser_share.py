@@ -12,45 +12,22 @@ from urllib.parse import quote
 
 import pytest
 
-from tests.browser_utils import (
+from scripts.app_browser import (
     ARTIFACTS,
     RUN_BUTTON,
     act_and_wait,
-    chosen,
     click_and_wait,
     exception_boxes,
-    final_chip_labels,
-    launch_chromium,
-    live_record,
     open_app,
     open_tab,
     press_and_wait,
-    require_chromium,
-    serve,
     set_number,
     set_prompt,
-    watch_live,
 )
+from tests.browser_utils import chosen, final_chip_labels, live_record, watch_live
 
 PROMPT = "<script>alert(1)</script> Why is the sky blue?"
 MAX_NEW = 8
-
-require_chromium()
-
-sync_api = pytest.importorskip("playwright.sync_api")
-
-
-@pytest.fixture(scope="module")
-def server(bundled_dir):
-    yield from serve({"PDLAB_MODEL": "bundled", "PDLAB_LIVE_REDRAW_S": "0.05"}, "browser-share-server.log")
-
-
-@pytest.fixture(scope="module")
-def browser(server):
-    with sync_api.sync_playwright() as p:
-        b = launch_chromium(p)
-        yield b
-        b.close()
 
 
 def new_page(browser, width: int = 1400, height: int = 1100):
@@ -69,11 +46,11 @@ def download(page, key: str, path: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def saved(browser, server, tmp_path_factory) -> dict:
+def saved(chromium, app_server, tmp_path_factory) -> dict:
     """One eager run in the app, its report and its trace saved through the download buttons."""
     folder = tmp_path_factory.mktemp("share")
-    page = new_page(browser)
-    open_app(page, server)
+    page = new_page(chromium)
+    open_app(page, app_server)
     set_prompt(page, PROMPT)
     set_number(page, "max_new_tokens", MAX_NEW)
     page.locator('label:has-text("eager")').click()
@@ -95,8 +72,8 @@ def chips(page, selector: str) -> int:
     return page.locator(f"#pd-replay-chips {selector}").count()
 
 
-def test_report_opens_offline_with_charts_and_replay(browser, saved):
-    page = new_page(browser, 1300, 1000)
+def test_report_opens_offline_with_charts_and_replay(chromium, saved):
+    page = new_page(chromium, 1300, 1000)
     requests = []
     page.on("request", lambda r: requests.append(r.url))
     page.goto(saved["report"].as_uri(), wait_until="load")
@@ -132,13 +109,13 @@ def test_report_opens_offline_with_charts_and_replay(browser, saved):
     page.context.close()
 
 
-def test_share_link_fills_in_the_settings(browser, server):
-    page = new_page(browser)
+def test_share_link_fills_in_the_settings(chromium, app_server):
+    page = new_page(chromium)
     query = (
         f"prompt={quote('Tell me a joke about <caches>')}&max_new_tokens=7&attention=eager&kv=0&chat=0"
         "&temperature=0.5&seed=3&top_p=9"
     )
-    page.goto(f"http://127.0.0.1:{server}/?{query}", wait_until="domcontentloaded")
+    page.goto(f"http://127.0.0.1:{app_server}/?{query}", wait_until="domcontentloaded")
     page.locator("textarea").first.wait_for(timeout=120_000)
     act_and_wait(page, lambda: None, 120_000)
     assert page.locator("textarea").first.input_value() == "Tell me a joke about <caches>"
@@ -151,7 +128,7 @@ def test_share_link_fills_in_the_settings(browser, server):
     assert "prompt=" not in page.url  # applied once: the address bar no longer claims these settings
     click_and_wait(page, page.locator(".st-key-pg_share button").first)
     link = page.locator(".st-key-pg_share_box code").inner_text()
-    assert link.startswith(f"http://127.0.0.1:{server}/?") and "max_new_tokens=7" in link and "kv=0" in link
+    assert link.startswith(f"http://127.0.0.1:{app_server}/?") and "max_new_tokens=7" in link and "kv=0" in link
     assert "model=bundled" in link and exception_boxes(page) == 0
     page.screenshot(path=str(ARTIFACTS / "share_link.png"), full_page=True)
     page.context.close()
@@ -166,11 +143,11 @@ REPLAY_STATE = """() => {
 }"""
 
 
-def test_replay_moves_the_slider_with_the_caption(browser, server, saved):
+def test_replay_moves_the_slider_with_the_caption(chromium, app_server, saved):
     """Issue 16.2: while Replay plays, the slider, the caption and the chips show one step (the
     slider stayed at the end while the caption counted up)."""
-    page = new_page(browser)
-    open_app(page, server)
+    page = new_page(chromium)
+    open_app(page, app_server)
     uploader = page.locator('.st-key-pg_trace_upload input[type="file"]')
     page.get_by_text("Load a saved trace (JSON)").click()
     act_and_wait(page, lambda: uploader.set_input_files(str(saved["trace"])), 60_000)
@@ -220,11 +197,11 @@ def overlap(a: dict, b: dict) -> bool:
     return a["left"] < b["right"] and b["left"] < a["right"] and a["top"] < b["bottom"] and b["top"] < a["bottom"]
 
 
-def test_chart_titles_fit_a_phone(browser, server):
+def test_chart_titles_fit_a_phone(chromium, app_server):
     """Issue 16.13: at 390×844 every chart title of the playground is whole inside its chart, and the
     Plotly toolbar does not cover it."""
-    page = new_page(browser, width=390, height=844)
-    open_app(page, server)
+    page = new_page(chromium, width=390, height=844)
+    open_app(page, app_server)
     set_number(page, "max_new_tokens", 4)
     page.locator('label:has-text("eager")').click()
     click_and_wait(page, page.locator(RUN_BUTTON).first, 120_000)
@@ -242,11 +219,11 @@ def test_chart_titles_fit_a_phone(browser, server):
     page.context.close()
 
 
-def test_max_new_tokens_typed_as_1e3_is_read_as_1000(browser, server):
+def test_max_new_tokens_typed_as_1e3_is_read_as_1000(chromium, app_server):
     """Issue 17: Streamlit's whole-number box read "1e3" with parseInt, as 1; the value the server
     holds is checked through the share link, which is built from the settings as typed."""
-    page = new_page(browser)
-    open_app(page, server)
+    page = new_page(chromium)
+    open_app(page, app_server)
     box = page.get_by_label("max_new_tokens", exact=True)
     box.fill("1e3")
     press_and_wait(page, "Tab")
@@ -256,9 +233,9 @@ def test_max_new_tokens_typed_as_1e3_is_read_as_1000(browser, server):
     page.context.close()
 
 
-def test_uploaded_trace_replays_without_a_run(browser, server, saved):
-    page = new_page(browser)
-    open_app(page, server)
+def test_uploaded_trace_replays_without_a_run(chromium, app_server, saved):
+    page = new_page(chromium)
+    open_app(page, app_server)
     watch_live(page)
     page.get_by_text("Load a saved trace (JSON)").click()
     uploader = page.locator('.st-key-pg_trace_upload input[type="file"]')

@@ -8,18 +8,14 @@ import os
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
-from streamlit.testing.v1 import AppTest
 
 from app_pages import page_file
 from lab.busy import LoadMeter, MachineLoad
 from lab.claims import TIMED_CLAIMS
 from lab.verdicts import FAILS, HOLDS, UNRELIABLE, Verdict, explain, unreliable_when_busy
-from tests.test_app_sweeps import errors, sweep
-
-APP = str(Path(__file__).resolve().parent.parent / "app.py")
+from tests.app_helpers import errors, run_playground, run_sweep
 
 
 @pytest.fixture
@@ -56,11 +52,11 @@ def test_busy_marks_only_the_timed_claims():
     assert not MachineLoad(None, 2, 1.0).busy  # unknown: the pages say so rather than guess
 
 
-def test_a_sweep_on_a_busy_machine_says_unreliable_instead_of_a_verdict(tiny_dirs, monkeypatch, busy_machine):
+def test_a_sweep_on_a_busy_machine_says_unreliable_instead_of_a_verdict(new_app, tiny_dirs, monkeypatch, busy_machine):
     monkeypatch.setenv("PDLAB_MODEL", str(tiny_dirs["llama"]))
-    at = AppTest.from_file(APP, default_timeout=300).run()
+    at = new_app(300).run()
     at.switch_page(page_file("sweeps")).run()
-    at = sweep(at)
+    at = run_sweep(at)
     assert not at.exception and not errors(at), errors(at)
     table = next(d.value for d in at.table if "verdict" in d.value.columns)
     assert list(table["verdict"]) == ["⚠ unreliable: the machine was busy"] * 4
@@ -69,12 +65,11 @@ def test_a_sweep_on_a_busy_machine_says_unreliable_instead_of_a_verdict(tiny_dir
     assert any(w.value.startswith("Unreliable timings: the machine was busy") for w in at.warning)
 
 
-def test_every_timed_page_shows_the_load_of_its_run(tiny_dirs, monkeypatch):
+def test_every_timed_page_shows_the_load_of_its_run(new_app, tiny_dirs, monkeypatch):
     """The playground's timings tab says how busy the machine was (quiet or busy: either sentence)."""
-    from tests.test_app_playground import new_app, run
 
     monkeypatch.setenv("PDLAB_MODEL", str(tiny_dirs["llama"]))
-    at = run(new_app().run(), "Hello there", max_new=3)
+    at = run_playground(new_app().run(), "Hello there", max_new=3)
     load = at.session_state["pg_result"].load
     assert load is not None and load.seconds > 0
     shown = [c.value for c in at.caption] + [w.value for w in at.warning]

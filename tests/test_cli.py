@@ -3,15 +3,9 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 
-def cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "engine", *args], capture_output=True, text=True, timeout=300)
-
-
-def test_generate_json(tiny_dirs):
+def test_generate_json(cli, tiny_dirs):
     out = cli(
         "generate", "--model", str(tiny_dirs["llama"]), "--prompt", "Hello world", "--max-new-tokens", "4", "--json"
     )
@@ -26,7 +20,7 @@ def test_generate_json(tiny_dirs):
     assert len(d["metrics"]["itl_ms"]) == len(d["output_tokens"]) - 1
 
 
-def test_generate_streams_phases(tiny_dirs):
+def test_generate_streams_phases(cli, tiny_dirs):
     out = cli(
         "generate",
         "--model",
@@ -43,12 +37,12 @@ def test_generate_streams_phases(tiny_dirs):
     assert "[prefill step 0]" in out.stdout and "[decode step 1]" in out.stdout and "TTFT" in out.stdout
 
 
-def test_bad_input_is_a_message_not_a_traceback(tiny_dirs):
+def test_bad_input_is_a_message_not_a_traceback(cli, tiny_dirs):
     out = cli("generate", "--model", str(tiny_dirs["llama"]), "--prompt", "", "--max-new-tokens", "3")
     assert out.returncode == 2 and "error: The prompt is empty" in out.stderr and "Traceback" not in out.stderr
 
 
-def test_memory_is_probed_only_when_asked_and_on_a_second_pass(tiny_dirs):
+def test_memory_is_probed_only_when_asked_and_on_a_second_pass(cli, tiny_dirs):
     base = (
         "generate",
         "--model",
@@ -65,26 +59,11 @@ def test_memory_is_probed_only_when_asked_and_on_a_second_pass(tiny_dirs):
     assert probed["output_tokens"] == plain["output_tokens"]
 
 
-def test_a_closed_pipe_ends_quietly(tiny_dirs):
+def test_a_closed_pipe_ends_quietly(cli, tiny_dirs):
     """`… | head -1`: the reader goes away; no BrokenPipeError traceback, exit 0."""
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "engine",
-            "generate",
-            "--model",
-            str(tiny_dirs["llama"]),
-            "--prompt",
-            "Hello",
-            "--max-new-tokens",
-            "40",
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
+    proc = cli.popen("generate", "--model", str(tiny_dirs["llama"]), "--prompt", "Hello", "--max-new-tokens", "40")
     proc.stdout.close()  # before the engine has written anything (loading takes a moment)
-    err = proc.stderr.read().decode()
+    err = proc.stderr.read()
     assert proc.wait(timeout=300) == 0 and "Traceback" not in err and "BrokenPipe" not in err
 
 
@@ -117,7 +96,7 @@ def test_ctrl_c_exits_130_without_a_traceback(monkeypatch, capsys):
     assert "Traceback" not in capsys.readouterr().err
 
 
-def test_quantised_weights_and_kv_cache_from_the_command_line(tiny_dirs):
+def test_quantised_weights_and_kv_cache_from_the_command_line(cli, tiny_dirs):
     base = (
         "generate",
         "--model",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engine.config import PRESETS, ModelConfig
+from engine.config import PRESETS
 from lab.complexity import (
     crossover_context,
     fit_exponent,
@@ -11,18 +11,7 @@ from lab.complexity import (
     step_flops_split,
     theory_sums,
 )
-
-TINY = ModelConfig(
-    name="t",
-    num_layers=2,
-    hidden_size=8,
-    num_heads=2,
-    num_kv_heads=1,
-    head_dim=4,
-    ffn_size=16,
-    vocab_size=10,
-    max_position=64,
-)
+from tests.engine_support import TINY_CONFIG
 
 
 def test_tokens_with_and_without_the_cache_are_identical_and_costs_diverge(tiny):
@@ -59,9 +48,9 @@ def test_without_cache_every_step_feeds_the_whole_context():
 
 def test_flop_split_for_a_tiny_config_by_hand():
     # linear per token: 2 layers x 2 x (8*16 + 8*8 + 3*8*16) = 2304; LM head 2*8*10 = 160; a = 4*2*2*4 = 64
-    assert step_flops_split(TINY, 10, kv_cache=True) == (2304 + 160, 64 * 10)
-    assert step_flops_split(TINY, 10, kv_cache=False) == (10 * 2304 + 160, 64 * 55)
-    assert crossover_context(TINY) == 36 and crossover_context(TINY, kv_cache=False) == 72
+    assert step_flops_split(TINY_CONFIG, 10, kv_cache=True) == (2304 + 160, 64 * 10)
+    assert step_flops_split(TINY_CONFIG, 10, kv_cache=False) == (10 * 2304 + 160, 64 * 55)
+    assert crossover_context(TINY_CONFIG) == 36 and crossover_context(TINY_CONFIG, kv_cache=False) == 72
 
 
 def test_crossover_for_llama7b_is_far_beyond_short_prompts():

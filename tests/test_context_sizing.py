@@ -5,18 +5,13 @@ can hold is refused with the numbers, by the engine, the CLI and the app (never 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import torch
-from streamlit.testing.v1 import AppTest
 
 from engine import Engine, SamplingParams, load_model
 from engine.model import ROPE_START, rope_inv_freq
-
-APP = str(Path(__file__).resolve().parent.parent / "app.py")
 
 
 def with_context(src: Path, dst: Path, max_position: int) -> Path:
@@ -75,20 +70,15 @@ def test_the_engine_refuses_a_context_no_memory_holds(absurd):
         Engine(bundle.model, bundle.tokenizer)
 
 
-def test_the_cli_says_so_in_one_line(absurd):
-    out = subprocess.run(
-        [sys.executable, "-m", "engine", "generate", "--model", str(absurd), "--prompt", "Hi", "--json"],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+def test_the_cli_says_so_in_one_line(cli, absurd):
+    out = cli("generate", "--model", str(absurd), "--prompt", "Hi", "--json")
     assert out.returncode == 2 and "Traceback" not in out.stderr
     assert out.stderr.startswith("error: A context of 1,000,000,000,000 tokens needs"), out.stderr
 
 
-def test_the_app_says_so(absurd, monkeypatch):
+def test_the_app_says_so(new_app, absurd, monkeypatch):
     monkeypatch.setenv("PDLAB_MODEL", str(absurd))
-    at = AppTest.from_file(APP, default_timeout=120).run()
+    at = new_app(120).run()
     assert not at.exception
     shown = [e.value for e in at.error] + [w.value for w in at.warning]
     assert any("GB of KV cache" in m for m in shown), shown

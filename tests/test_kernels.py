@@ -5,7 +5,9 @@ against HF: tests/test_reference.py.)"""
 
 from __future__ import annotations
 
+import dataclasses
 import json
+from pathlib import Path
 
 import pytest
 import torch
@@ -119,3 +121,41 @@ def test_int8_weights_choose_between_their_own_kernels_and_cache_apart(tmp_path)
     again = kernels.plan_kernels([(24, 16)], torch.float32, torch.device("cpu"), cache, force=None, fmt="int8")
     assert again.source == "cached" and again.choices[(24, 16)].kernels == choice.kernels
     assert kernels.plan_kernels([(24, 16)], torch.float32, torch.device("cpu"), cache, fmt="w8a8").forced == "fbgemm"
+
+
+def follows_the_rule(choice: ShapeChoice) -> bool:
+    """Each regime runs its fastest kernel, or the other regime's choice when that is within TIE of the
+    fastest (one copy of the weight instead of two)."""
+    for mine, theirs, ms in (
+        (choice.decode, choice.prefill, choice.decode_ms),
+        (choice.prefill, choice.decode, choice.prefill_ms),
+    ):
+        fastest = min(ms.values())
+        if ms[mine] != fastest and not (mine == theirs and ms[mine] <= (1 + kernels.TIE) * fastest):
+            return False
+    return True
+
+
+@needs_onednn
+def test_the_test_session_measures_its_own_kernel_plan_and_follows_the_rule(tiny):
+    """The session's cache folder starts empty (tests/conftest.py), so the plan the tiny model runs was
+    measured in this session, on this machine, whatever ran on the machine before."""
+    from engine.loader import cache_dir
+    from engine.model import linear_shapes
+
+    assert cache_dir() != Path.home() / ".cache" / "prefill-decode-lab" and cache_dir().name.startswith("pdlab-test")
+    plan = tiny.model.kernel_plan
+    assert plan.source in ("measured", "cached") and plan.forced is None
+    stored = json.loads((cache_dir() / "kernels.json").read_text())
+    for shape in linear_shapes(tiny.model.config):
+        assert plan.choices[shape] == ShapeChoice(**stored[kernels._key(shape, torch.float32)])
+        assert follows_the_rule(plan.choices[shape]), plan.choices[shape]
+    for name, linear in tiny.model.linears().items():  # and each layer runs what its shape's plan says
+        assert linear.kernels == plan.kernels((linear.out_features, linear.in_features)), name
+
+
+def test_the_rule_check_catches_a_planted_wrong_choice():
+    right = ShapeChoice(8, 8, "packed", "packed", {"packed": 1.0, "linear": 0.98}, {"packed": 1.0, "linear": 2.0})
+    assert follows_the_rule(right)  # decode's packed is within TIE of linear: one copy
+    wrong = dataclasses.replace(right, decode="linear", prefill="linear")  # prefill's linear is twice as slow
+    assert not follows_the_rule(wrong)

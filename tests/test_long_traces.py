@@ -11,8 +11,7 @@ import pytest
 
 from app_pages.playground.thin import MAX_POINTS, TABLE_ROWS, thin_figure, thin_indices
 from app_pages.playground.trace_file import MAX_STEPS, load_run
-from tests.test_app_playground import count_chips, errors, html_bodies, new_app
-from tests.test_app_share import saved, upload  # noqa: F401 - the module fixture
+from tests.app_helpers import count_chips, errors, html_bodies, upload_trace
 from tests.ui_support import long_trace
 from ui.chips import MAX_OUTPUT_CHIPS, chips_html
 
@@ -36,8 +35,8 @@ def test_a_long_figure_is_thinned_and_a_short_one_left_alone():
 
 
 @pytest.fixture(scope="module")
-def long_doc(saved):  # noqa: F811 - pytest's fixture by name
-    return long_trace(json.loads(saved[2]), 3_000)
+def long_doc(saved_run):
+    return long_trace(json.loads(saved_run[2]), 3_000)
 
 
 def test_chips_show_the_newest_and_count_the_rest(long_doc):
@@ -50,10 +49,10 @@ def test_chips_show_the_newest_and_count_the_rest(long_doc):
     assert "earlier tokens" not in chips_html(result, result.steps[10].step)
 
 
-def test_a_long_trace_loads_with_thinned_charts_and_a_paged_table(tiny_dirs, long_doc, monkeypatch):
+def test_a_long_trace_loads_with_thinned_charts_and_a_paged_table(new_app, tiny_dirs, long_doc, monkeypatch):
     monkeypatch.setenv("PDLAB_MODEL", str(tiny_dirs["llama"]))
     at = new_app().run()
-    at = upload(at, json.dumps(long_doc), "long.json")
+    at = upload_trace(at, json.dumps(long_doc), "long.json")
     assert not at.exception and not errors(at), errors(at)
     specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
     longest = max(len(trace.get("x", [])) for spec in specs for trace in spec["data"])

@@ -6,17 +6,14 @@ then offers only those. With public mode off nothing changes (the rest of the su
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
-from streamlit.testing.v1 import AppTest
 
 from app_pages import page_file
+from tests.app_helpers import unescaped
 from ui.live import RUN_KEY
 from ui.public import PUBLIC_ENV, SETTINGS_ENV, PublicSettings, parse_settings, read_settings
-
-APP = str(Path(__file__).resolve().parent.parent / "app.py")
 
 
 def test_settings_defaults_switch_and_bad_fields(tmp_path):
@@ -55,12 +52,8 @@ def public(tiny_dirs, tmp_path, monkeypatch):
     return settings
 
 
-def texts(elements) -> list[str]:
-    return [re.sub(r"\\(.)", r"\1", e.value) for e in elements]
-
-
-def test_the_model_box_offers_the_list_and_no_path(public, tiny_dirs):
-    at = AppTest.from_file(APP, default_timeout=180).run()
+def test_the_model_box_offers_the_list_and_no_path(new_app, public, tiny_dirs):
+    at = new_app(180).run()
     assert not at.exception, [e.value for e in at.exception]
     box = at.sidebar.selectbox(key="model_spec")
     assert box.options == ["llama"]  # the folder's name, not its path
@@ -71,35 +64,35 @@ def test_the_model_box_offers_the_list_and_no_path(public, tiny_dirs):
 
 
 @pytest.mark.parametrize("model", ["/etc", "someorg/unlisted-model", "bundled"])
-def test_a_link_cannot_name_another_model(public, tiny_dirs, model):
-    at = AppTest.from_file(APP, default_timeout=180)
+def test_a_link_cannot_name_another_model(new_app, public, tiny_dirs, model):
+    at = new_app(180)
     at.query_params.update({"model": model, "max_new_tokens": "500", "prompt": "hi"})
     at = at.run()
     assert not at.exception
     assert at.sidebar.selectbox(key="model_spec").value == str(tiny_dirs["llama"])
-    notes = " ".join(texts(at.info) + texts(at.warning))
+    notes = " ".join(unescaped(at.info) + unescaped(at.warning))
     assert "not a model this public server offers" in notes, notes
     assert at.number_input(key="pg_max_new").value == 12  # 500 lowered to the cap, and said so
     assert "12" in notes
 
 
-def test_a_prompt_over_the_cap_never_runs_whole(public):
+def test_a_prompt_over_the_cap_never_runs_whole(new_app, public):
     """The box stops typing at the cap and Streamlit cuts a longer value on the server too; a link's
     longer prompt is refused with a note, before anything is tokenised."""
-    at = AppTest.from_file(APP, default_timeout=180).run()
+    at = new_app(180).run()
     at.session_state["pg_prompt"] = "x" * 41
     at = at.button(key="pg_run").click().run()
     assert not at.exception and at.session_state["pg_prompt"] == "x" * 40
     assert len(at.session_state[RUN_KEY].settings.prompt) == 40
-    at = AppTest.from_file(APP, default_timeout=180)
+    at = new_app(180)
     at.query_params.update({"prompt": "y" * 41})
     at = at.run()
     assert at.session_state["pg_prompt"] != "y" * 41
-    assert any("longer than 40 characters" in n for n in texts(at.info) + texts(at.warning))
+    assert any("longer than 40 characters" in n for n in unescaped(at.info) + unescaped(at.warning))
 
 
-def test_the_remote_page_is_off_unless_servers_are_listed(public):
-    at = AppTest.from_file(APP, default_timeout=180).run()
+def test_the_remote_page_is_off_unless_servers_are_listed(new_app, public):
+    at = new_app(180).run()
     at.switch_page(page_file("remote")).run()
     assert any("This page is off on this public server" in i.value for i in at.info)
     assert not at.text_input  # no URL box at all
@@ -107,30 +100,30 @@ def test_the_remote_page_is_off_unless_servers_are_listed(public):
     from ui.public import _loaded
 
     _loaded.cache_clear()  # the owner restarted the server with the new file
-    at = AppTest.from_file(APP, default_timeout=180).run()
+    at = new_app(180).run()
     at.switch_page(page_file("remote")).run()
     assert at.selectbox(key="rm_url_choice").options == ["http://127.0.0.1:9"]
     assert not [b for b in at.text_input if b.key == "rm_url"]
 
 
-def test_a_broken_settings_file_still_means_public(tmp_path, monkeypatch, tiny_dirs):
+def test_a_broken_settings_file_still_means_public(new_app, tmp_path, monkeypatch, tiny_dirs):
     broken = tmp_path / "broken.toml"
     broken.write_text("[public]\nmodels = 3\n")
     monkeypatch.setenv(SETTINGS_ENV, str(broken))
     monkeypatch.delenv(PUBLIC_ENV, raising=False)
     monkeypatch.setenv("PDLAB_MODEL", str(tiny_dirs["llama"]))
-    at = AppTest.from_file(APP, default_timeout=180).run()
+    at = new_app(180).run()
     assert at.sidebar.selectbox(key="model_spec").options == ["SmolLM2-135M-Instruct (bundled, offline)"]
     assert any("settings file is not valid" in w.value for w in at.sidebar.warning)
 
 
-def test_every_page_sizes_its_runs_within_the_public_context(public, tiny_dirs):
+def test_every_page_sizes_its_runs_within_the_public_context(new_app, public, tiny_dirs):
     """One cap holds the lengths of every page: the loaded model's context is lowered to max_context."""
     public.write_text(public.read_text() + "max_context = 96\n")
     from ui.public import _loaded
 
     _loaded.cache_clear()
-    at = AppTest.from_file(APP, default_timeout=180).run()
+    at = new_app(180).run()
     for page, key in (("roofline", "rf_L"), ("complexity", "cx_L")):
         at.switch_page(page_file(page)).run()
         assert not at.exception, [e.value for e in at.exception]

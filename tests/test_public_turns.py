@@ -9,11 +9,10 @@ import threading
 import time
 
 import pytest
-from streamlit.testing.v1 import AppTest
 
 from app_pages import page_file
 from engine import Engine, EngineConfig, SamplingParams
-from tests.test_public import APP, texts
+from tests.app_helpers import unescaped
 from ui.live import RUN_KEY
 from ui.public import PUBLIC_ENV, SETTINGS_ENV, CappedError, PublicSettings, _loaded, check_run_work, uncached_work
 from ui.run_queue import FairLock, RateLimit, RunQueue
@@ -124,8 +123,8 @@ def capped_public(tiny_dirs, tmp_path, monkeypatch):
     _loaded.cache_clear()
 
 
-def test_every_count_widget_stops_at_its_cap_and_says_why(capped_public):
-    at = AppTest.from_file(APP, default_timeout=180).run()
+def test_every_count_widget_stops_at_its_cap_and_says_why(new_app, capped_public):
+    at = new_app(180).run()
     pages = {
         "sweeps": [("sw_repeats", 2), ("sw_new", 40)],
         "complexity": [("cx_N", 40)],
@@ -146,14 +145,14 @@ def test_every_count_widget_stops_at_its_cap_and_says_why(capped_public):
     assert repeats.max == repeats.value == 2 and "public server" in repeats.help
 
 
-def test_a_no_cache_run_over_the_work_cap_is_refused_with_the_arithmetic(capped_public):
-    at = AppTest.from_file(APP, default_timeout=180).run()
+def test_a_no_cache_run_over_the_work_cap_is_refused_with_the_arithmetic(new_app, capped_public):
+    at = new_app(180).run()
     at.session_state["pg_prompt"] = "one two three four five six"
     at.session_state["pg_kv"] = False
     at.session_state["pg_max_new"] = 40
     at = at.button(key="pg_run").click().run()
     assert not at.exception
-    message = " ".join(texts(at.error))
+    message = " ".join(unescaped(at.error))
     assert "n·P + n(n−1)/2" in message and "allows 300 per run" in message, message
     assert RUN_KEY not in at.session_state  # refused before anything ran
     at.session_state["pg_max_new"] = 3  # small enough: runs
@@ -162,18 +161,18 @@ def test_a_no_cache_run_over_the_work_cap_is_refused_with_the_arithmetic(capped_
     assert len(at.session_state[RUN_KEY].tokens) >= 1
 
 
-def test_a_visitor_over_the_rate_limit_waits(capped_public):
-    at = AppTest.from_file(APP, default_timeout=180).run()
+def test_a_visitor_over_the_rate_limit_waits(new_app, capped_public):
+    at = new_app(180).run()
     at.session_state["pg_prompt"] = "Hello"
     at.session_state["pg_max_new"] = 2
     for _ in range(2):
         at = at.button(key="pg_run").click().run()
-        assert not at.error, texts(at.error)
+        assert not at.error, unescaped(at.error)
     at = at.button(key="pg_run").click().run()
-    assert any("at most 2 runs a minute" in m for m in texts(at.error)), texts(at.error)
+    assert any("at most 2 runs a minute" in m for m in unescaped(at.error)), unescaped(at.error)
 
 
-def test_a_run_waits_for_the_place_another_holds(capped_public):
+def test_a_run_waits_for_the_place_another_holds(new_app, capped_public):
     """The page's run joins the registry's queue: while another run holds the one place it waits, and it
     goes as soon as that place is given back."""
     from ui.models import get_registry
@@ -183,7 +182,7 @@ def test_a_run_waits_for_the_place_another_holds(capped_public):
     assert queue.wait(other, 0) == 0
     threading.Timer(3.0, queue.leave, args=(other,)).start()
     t0 = time.perf_counter()
-    at = AppTest.from_file(APP, default_timeout=180).run()
+    at = new_app(180).run()
     at.session_state["pg_prompt"] = "Hello"
     at.session_state["pg_max_new"] = 2
     at = at.button(key="pg_run").click().run()
@@ -192,10 +191,10 @@ def test_a_run_waits_for_the_place_another_holds(capped_public):
     assert queue.counts() == (0, 0)  # and gave its place back
 
 
-def test_a_sweep_over_the_caps_is_refused_and_says_which(capped_public):
+def test_a_sweep_over_the_caps_is_refused_and_says_which(new_app, capped_public):
     capped_public.write_text(capped_public.read_text() + "max_sweep_points = 4\n")
     _loaded.cache_clear()
-    at = AppTest.from_file(APP, default_timeout=180).run()
+    at = new_app(180).run()
     at.switch_page(page_file("sweeps")).run()
     for lengths, outputs, expected in [
         ("8, 16, 32", "2, 4", "5 lengths to measure"),
@@ -205,4 +204,4 @@ def test_a_sweep_over_the_caps_is_refused_and_says_which(capped_public):
         at.session_state["sw_Ls"] = lengths
         at.session_state["sw_Ns"] = outputs
         at = at.button(key="sw_run").click().run()
-        assert not at.exception and any(expected in m for m in texts(at.error)), (expected, texts(at.error))
+        assert not at.exception and any(expected in m for m in unescaped(at.error)), (expected, unescaped(at.error))

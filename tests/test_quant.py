@@ -15,7 +15,7 @@ from transformers import AutoModelForCausalLM
 from engine import Engine, EngineConfig, SamplingParams, load_model
 from engine.kv_cache import KV_DTYPES, KVCache, kv_bytes_per_token
 from engine.quant import QuantLinear, check_format, dequantize_int8, quantize_int8
-from tests.test_reference import engine_logits
+from tests.engine_support import engine_logits
 
 PROMPTS = ["The quick brown fox jumps over the lazy dog", "def add(a, b):", "今天天气很好"]
 

@@ -6,23 +6,18 @@ from __future__ import annotations
 
 import asyncio
 import time
-from pathlib import Path
 
 import pytest
 
-from engine.server.launch import engine_server, free_port
+from engine.server.launch import free_port
 from lab.remote_client import Endpoint, RemoteError, RemoteRequest, list_models, stream_one
 from lab.remote_metrics import server_request_view
 from tests.fault_server import fault_server
 
-ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
-
 
 @pytest.fixture(scope="module")
-def served():
-    ARTIFACTS.mkdir(exist_ok=True)
-    with engine_server("bundled", ARTIFACTS / "engine-serve-client.log") as base:
-        yield base
+def served(bundled_server):
+    return bundled_server
 
 
 @pytest.fixture(scope="module")

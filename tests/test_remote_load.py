@@ -7,25 +7,20 @@ from __future__ import annotations
 import asyncio
 import time
 import urllib.request
-from pathlib import Path
 
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from engine.server.launch import engine_server
 from lab.remote_client import Endpoint, RemoteRequest
 from lab.remote_load import LoadPlan, run_load, sweep, workload_plan
 from lab.workload import preset
 
-ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
 REQS = [RemoteRequest(p, max_tokens=6, chat=False, ignore_eos=True) for p in ("Hello", "The sky", "One two")]
 
 
 @pytest.fixture(scope="module")
-def served(tiny_dirs):
-    ARTIFACTS.mkdir(exist_ok=True)
-    with engine_server(str(tiny_dirs["llama"]), ARTIFACTS / "engine-serve-load.log") as base:
-        yield base, Path(tiny_dirs["llama"]).name
+def served(tiny_server):
+    return tiny_server
 
 
 def load(served, plan, stop=None):

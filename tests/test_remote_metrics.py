@@ -5,17 +5,14 @@ run count exactly the requests the load finished. A server without /metrics is a
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 
 import pytest
 
-from engine.server.launch import engine_server
 from lab.remote_client import Endpoint, RemoteRequest
 from lab.remote_load import LoadPlan, run_load
 from lab.remote_metrics import Histogram, metrics_url, parse, watch
 from tests.fault_server import fault_server
 
-ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
 TEXT = """# TYPE vllm:num_requests_running gauge
 vllm:num_requests_running{model_name="a"} 3.0
 vllm:num_requests_running{model_name="b"} 1.0
@@ -46,25 +43,24 @@ def test_a_histogram_over_a_run_is_the_difference():
     assert Histogram([], 0.0, 0.0).quantile(0.5) is None
 
 
-def test_a_watch_of_our_server_during_a_load(tiny_dirs):
-    ARTIFACTS.mkdir(exist_ok=True)
-    with engine_server(str(tiny_dirs["llama"]), ARTIFACTS / "engine-serve-metrics.log") as base:
-        endpoint = Endpoint(base)
+def test_a_watch_of_our_server_during_a_load(tiny_server):
+    base, model = tiny_server
+    endpoint = Endpoint(base)
 
-        async def scenario():
-            done = asyncio.Event()
-            watcher = asyncio.create_task(watch(endpoint, done, interval_s=0.1))
-            plan = LoadPlan(
-                "concurrent",
-                [RemoteRequest("Hello there", 40, chat=False, ignore_eos=True)],
-                max_requests=6,
-                concurrency=3,
-            )
-            run = await run_load(endpoint, Path(tiny_dirs["llama"]).name, plan)
-            done.set()
-            return run, await watcher
+    async def scenario():
+        done = asyncio.Event()
+        watcher = asyncio.create_task(watch(endpoint, done, interval_s=0.1))
+        plan = LoadPlan(
+            "concurrent",
+            [RemoteRequest("Hello there", 40, chat=False, ignore_eos=True)],
+            max_requests=6,
+            concurrency=3,
+        )
+        run = await run_load(endpoint, model, plan)
+        done.set()
+        return run, await watcher
 
-        run, seen = asyncio.run(scenario())
+    run, seen = asyncio.run(scenario())
     assert seen.note is None and seen.kind == "vllm" and len(seen.snapshots) >= 2
     ttft = seen.over_run("ttft")
     assert ttft.count == len(run.finished) == 6

@@ -7,28 +7,23 @@ from __future__ import annotations
 
 import asyncio
 import json
-from pathlib import Path
 
 import pytest
 
 from app_pages.remote.figures import gantt_figure, server_figure, sweep_figure
 from app_pages.remote.report import report_html
-from engine.server.launch import engine_server
 from lab.remote_client import Endpoint, RemoteRequest, stream_one
 from lab.remote_load import LoadPlan, LoadRun, run_load
 from lab.remote_metrics import MetricsWatch, watch
 from lab.remote_trace import Saved, dump_saved, load_saved, public_url, saved_to_dict, single_run
 
-ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
 SECRET = "sk-do-not-save-me"
 REQS = [RemoteRequest(p, max_tokens=5, chat=False, ignore_eos=True) for p in ("Hello <script>x</script>", "Sky")]
 
 
 @pytest.fixture(scope="module")
-def served(tiny_dirs):
-    ARTIFACTS.mkdir(exist_ok=True)
-    with engine_server(str(tiny_dirs["llama"]), ARTIFACTS / "engine-serve-trace.log") as base:
-        yield base, Path(tiny_dirs["llama"]).name
+def served(tiny_server):
+    return tiny_server
 
 
 async def _watched(endpoint: Endpoint, model: str, plan: LoadPlan) -> tuple[LoadRun, MetricsWatch]:

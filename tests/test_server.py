@@ -10,14 +10,12 @@ import time
 import urllib.error
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import pytest
 from openai import OpenAI
 from prometheus_client.parser import text_string_to_metric_families
 
 from engine import Engine, SamplingParams
-from engine.server.launch import engine_server
 
 PROMPTS = [
     "The capital of France is",
@@ -29,14 +27,11 @@ PROMPTS = [
     "The largest planet is",
     "In 1969,",
 ]
-ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
 
 
 @pytest.fixture(scope="module")
-def url(bundled_dir):
-    ARTIFACTS.mkdir(exist_ok=True)
-    with engine_server("bundled", ARTIFACTS / "engine-serve.log") as base:
-        yield base
+def url(bundled_server):
+    return bundled_server
 
 
 @pytest.fixture(scope="module")
@@ -191,10 +186,9 @@ def test_a_client_that_leaves_frees_its_slot(client, url):
     assert time.perf_counter() - start < 30
 
 
-def test_a_local_folder_is_served_under_its_name_not_its_path(tiny_dirs):
-    folder = tiny_dirs["llama"]
-    with engine_server(str(folder), ARTIFACTS / "engine-serve-tiny.log") as base:
-        client = OpenAI(base_url=f"{base}/v1", api_key="unused", max_retries=0, timeout=60)
-        (model,) = client.models.list().data
-        assert model.id == folder.name and "/" not in model.id
-        assert client.completions.create(model=model.id, prompt="Hello", max_tokens=3, temperature=0).choices
+def test_a_local_folder_is_served_under_its_name_not_its_path(tiny_dirs, tiny_server):
+    folder, (base, _) = tiny_dirs["llama"], tiny_server
+    client = OpenAI(base_url=f"{base}/v1", api_key="unused", max_retries=0, timeout=60)
+    (model,) = client.models.list().data
+    assert model.id == folder.name and "/" not in model.id
+    assert client.completions.create(model=model.id, prompt="Hello", max_tokens=3, temperature=0).choices

@@ -6,37 +6,24 @@ with the server's."""
 from __future__ import annotations
 
 import asyncio
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from engine.server.launch import free_port, stop, wait_for
 from lab.remote_client import Endpoint, RemoteRequest, list_models, stream_one
 from lab.remote_metrics import watch
 
-ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
 CLI = Path(sys.executable).parent / "transformers"
 
 
 @pytest.fixture(scope="module")
-def hf_server(bundled_dir):
+def hf_server(servers, bundled_dir):
     if not CLI.is_file():
         pytest.fail(f"{CLI} is missing: transformers' CLI ships with the pinned transformers")
-    ARTIFACTS.mkdir(exist_ok=True)
-    port, log_path = free_port(), ARTIFACTS / "transformers-serve.log"
-    with open(log_path, "w") as log:
-        proc = subprocess.Popen(
-            [str(CLI), "serve", str(bundled_dir), "--host", "127.0.0.1", "--port", str(port)],
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-    try:
-        wait_for(f"http://127.0.0.1:{port}/health", proc, 240, log_path)
+    argv = [str(CLI), "serve", str(bundled_dir), "--host", "127.0.0.1", "--port", "{port}"]
+    with servers.command(argv, "/health", "transformers-serve.log") as port:
         yield f"http://127.0.0.1:{port}"
-    finally:
-        stop(proc)
 
 
 @pytest.mark.parametrize("chat", [True, False])

@@ -15,7 +15,7 @@ from app_pages.complexity.figures import (
     step_time_figure,
 )
 from app_pages.complexity.table import matches_document, shape_frame, walkthrough_md, worked_rows
-from engine.config import PRESETS, ModelConfig
+from engine.config import PRESETS
 from lab.complexity import run_with_and_without_cache, step_flops_split
 from lab.complexity_math import (
     apparent_exponent,
@@ -28,18 +28,8 @@ from lab.complexity_math import (
     scaled_theory,
     total_flops,
 )
+from tests.engine_support import TINY_CONFIG
 
-TINY = ModelConfig(
-    name="t",
-    num_layers=2,
-    hidden_size=8,
-    num_heads=2,
-    num_kv_heads=1,
-    head_dim=4,
-    ffn_size=16,
-    vocab_size=10,
-    max_position=64,
-)
 LLAMA = PRESETS["LLaMA-7B"]
 
 
@@ -83,8 +73,8 @@ def test_scaled_theory_meets_the_measurement_at_the_end():
 
 def test_total_flops_by_hand_for_a_tiny_config():
     # lin 2304, head 160, a 64 (tests/test_complexity.py); L = 2, n = 2: contexts 3 and 4
-    on = total_flops(TINY, np.array([2]), np.array([2]), kv_cache=True)
-    off = total_flops(TINY, np.array([2]), np.array([2]), kv_cache=False)
+    on = total_flops(TINY_CONFIG, np.array([2]), np.array([2]), kv_cache=True)
+    off = total_flops(TINY_CONFIG, np.array([2]), np.array([2]), kv_cache=False)
     assert on[0] == 2 * (2304 + 160) + 64 * (3 + 4)
     assert off[0] == 2304 * (3 + 4) + 2 * 160 + 64 * (6 + 10)
 
@@ -158,7 +148,7 @@ def test_crossover_and_exponent_figures():
     marks = {d.name: d.x[0] for d in fig.data if len(d.x) == 2}
     assert marks[f"attention overtakes, with cache: {row.with_cache:,} tokens"] == row.with_cache
     assert marks["the model's context: 2,048 tokens"] == 2048
-    fig = exponent_figure({"LLaMA-7B": LLAMA, "tiny": TINY})
+    fig = exponent_figure({"LLaMA-7B": LLAMA, "tiny": TINY_CONFIG})
     layout_ok(fig)
     levels = {d.name: d.y[0] for d in fig.data if d.name.startswith("document")}
     assert levels == {"document: O(N³) without cache": 3, "document: O(N²) with cache": 2}

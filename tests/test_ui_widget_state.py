@@ -7,8 +7,6 @@ import ast
 import importlib
 from pathlib import Path
 
-import pytest
-
 from app_pages import translated_widgets
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -57,22 +55,51 @@ def test_every_translated_key_exists_in_the_app():
     assert not missing, f"keys listed as TRANSLATED but drawn nowhere: {missing}"
 
 
-@pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(ROOT)))
-def test_choice_widgets_with_formatted_labels_are_resent(path):
-    """A format_func makes the browser hold a label; unless that label never changes, the key must
-    be in TRANSLATED_WIDGETS (a key passed in as a variable is covered by the test above)."""
-    for name, kw in widget_calls(path):
-        key = key_value(path, kw.get("key"))
-        if name in CHOICE_WIDGETS and "format_func" in kw and key is not None:
-            assert key in TRANSLATED_WIDGETS or key in STABLE_LABELS, (
-                f"{path.name}: {name}(key={key!r}) has formatted labels but is not re-sent on a language switch"
-            )
+def unsent_formatted_choices(paths: list[Path]) -> list[str]:
+    """Choice widgets whose formatted labels change with the language but are not re-sent on a switch.
+    A format_func makes the browser hold a label; unless that label never changes, the key must be in
+    TRANSLATED_WIDGETS (a key passed in as a variable is covered by the test above)."""
+    found = []
+    for path in paths:
+        for name, kw in widget_calls(path):
+            key = key_value(path, kw.get("key"))
+            if name in CHOICE_WIDGETS and "format_func" in kw and key is not None:
+                if key not in TRANSLATED_WIDGETS and key not in STABLE_LABELS:
+                    found.append(f"{path.name}: {name}(key={key!r}) has formatted labels but is not re-sent")
+    return found
 
 
-@pytest.mark.parametrize("path", [p for p in SOURCES if p.name not in FRAME], ids=lambda p: str(p.relative_to(ROOT)))
-def test_every_settings_widget_is_kept_across_page_visits(path):
-    for name, kw in widget_calls(path):
-        keep = kw.get("persist_state")
-        assert "key" in kw and isinstance(keep, ast.Name) and keep.id == "KEEP", (
-            f"{path.name}: a {name} without a key and persist_state=KEEP loses its value on a page visit"
-        )
+def unkept_settings(paths: list[Path]) -> list[str]:
+    """Settings widgets that lose their value on a page visit (no key, or no persist_state=KEEP)."""
+    found = []
+    for path in paths:
+        if path.name in FRAME:
+            continue
+        for name, kw in widget_calls(path):
+            keep = kw.get("persist_state")
+            if not ("key" in kw and isinstance(keep, ast.Name) and keep.id == "KEEP"):
+                found.append(f"{path.name}: a {name} without a key and persist_state=KEEP")
+    return found
+
+
+def test_choice_widgets_with_formatted_labels_are_resent():
+    found = unsent_formatted_choices(SOURCES)
+    assert not found, "\n".join(found)
+
+
+def test_every_settings_widget_is_kept_across_page_visits():
+    found = unkept_settings(SOURCES)
+    assert not found, "\n".join(found)
+
+
+def test_both_widget_rules_catch_a_planted_violation(tmp_path):
+    planted = tmp_path / "planted.py"
+    planted.write_text(
+        'st.selectbox("Pick", [1, 2], format_func=str, key="planted_pick", persist_state=KEEP)\n'
+        'st.slider("How many", 1, 9, key="planted_count")\n'
+    )
+    assert unsent_formatted_choices([planted]) == [
+        "planted.py: selectbox(key='planted_pick') has formatted labels but is not re-sent"
+    ]
+    assert unkept_settings([planted]) == ["planted.py: a slider without a key and persist_state=KEEP"]
+    assert sum(len(widget_calls(p)) for p in SOURCES) > 50  # the rules see the app's widgets

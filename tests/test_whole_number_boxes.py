@@ -14,7 +14,6 @@ from app_pages import page_file
 from ui.widgets import whole_number
 
 ROOT = Path(__file__).resolve().parent.parent
-APP = str(ROOT / "app.py")
 SOURCES = sorted((ROOT / "ui").glob("*.py")) + sorted((ROOT / "app_pages").glob("*/*.py"))
 # Keys of int boxes left as they are, each with its reason. Empty: every count is a whole_number_box.
 INT_BOXES_ALLOWED: set[str] = set()
@@ -86,9 +85,9 @@ def test_every_number_input_in_the_code_is_a_float_box():
     assert not found, f"number_input with an int (or no) min_value, read with parseInt: {found}"
 
 
-def test_no_page_draws_an_int_number_box(tiny_dirs, monkeypatch):
+def test_no_page_draws_an_int_number_box(new_app, tiny_dirs, monkeypatch):
     monkeypatch.setenv("PDLAB_MODEL", str(tiny_dirs["llama"]))
-    at = AppTest.from_file(APP, default_timeout=300).run()
+    at = new_app(300).run()
     int_boxes, seen = {}, {}
     for page in EXPECTED:
         at.switch_page(page_file(page)).run()
@@ -112,12 +111,12 @@ def test_no_page_draws_an_int_number_box(tiny_dirs, monkeypatch):
     assert not missing, f"count boxes the walk did not meet: {missing}"
 
 
-def test_typed_counts_reach_the_share_link_and_the_sampling_title_as_whole_numbers(tiny_dirs, monkeypatch):
+def test_typed_counts_reach_the_share_link_and_the_sampling_title_as_whole_numbers(new_app, tiny_dirs, monkeypatch):
     """A float box holds 1000.0: the link, the run and the labels must still say 1000."""
     from urllib.parse import parse_qsl, urlsplit
 
     monkeypatch.setenv("PDLAB_MODEL", str(tiny_dirs["llama"]))
-    at = AppTest.from_file(APP, default_timeout=120).run()
+    at = new_app(120).run()
     at.number_input(key="pg_temperature").set_value(0.7)
     at.number_input(key="pg_max_new").set_value(9.0)
     at.number_input(key="pg_top_k").set_value(1000.0)  # what the browser sends for "1e3"
@@ -129,11 +128,11 @@ def test_typed_counts_reach_the_share_link_and_the_sampling_title_as_whole_numbe
     assert any("top-k 1000" in e.label and "7.0" not in e.label for e in at.expander), [e.label for e in at.expander]
 
 
-def test_a_kept_count_above_the_context_is_lowered_to_it_not_reset(tiny_dirs, monkeypatch):
+def test_a_kept_count_above_the_context_is_lowered_to_it_not_reset(new_app, tiny_dirs, monkeypatch):
     """max_new_tokens kept from a model with a longer context is a float (the box's): it comes down to
     this model's context, as an int would (a value out of the box's bounds would be reset to 1)."""
     monkeypatch.setenv("PDLAB_MODEL", str(tiny_dirs["llama"]))  # context 512
-    at = AppTest.from_file(APP, default_timeout=120)
+    at = new_app(120)
     at.session_state["pg_max_new"] = 5000.0
     at = at.run()
     assert not at.exception and at.number_input(key="pg_max_new").value == 512

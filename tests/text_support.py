@@ -4,6 +4,7 @@ page's text in both languages without knowing which table (shared or the page's 
 from __future__ import annotations
 
 import importlib
+import re
 
 from app_pages import PAGES
 from lab import verdict_texts
@@ -26,3 +27,14 @@ ALL_STRINGS = {key: pair for table in all_tables().values() for key, pair in tab
 t = page_translator(
     {k: pair for name, table in all_tables().items() if name.startswith("app_pages.") for k, pair in table.items()}
 )
+
+
+CLAIM = re.compile(r"\bC(1\d|2[0-3]|[1-9])\b")
+LINKED = re.compile(r"\[C(\d+)\]\(/claims\?claim=C(\d+)\)")
+
+
+def bare_claims(text: str) -> list[str]:
+    """Claim numbers in `text` that are not the text of a link to their own claim (a link to another
+    claim counts, as 'C12→C13')."""
+    wrong = [f"C{m.group(1)}→C{m.group(2)}" for m in LINKED.finditer(text) if m.group(1) != m.group(2)]
+    return wrong + [f"C{n}" for n in CLAIM.findall(LINKED.sub("", text))]

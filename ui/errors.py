@@ -4,8 +4,8 @@ anything else gets a short message here and its traceback in the server log."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Iterator
 
 import streamlit as st
 

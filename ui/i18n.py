@@ -12,7 +12,7 @@ test checks that every key has both languages.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from lab.verdict_texts import LANG_INDEX, VERDICT_TEXTS
 from ui.strings_common import STRINGS as _COMMON

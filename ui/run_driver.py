@@ -12,8 +12,8 @@ on a small CPU two forwards at once only fight over the same cores.
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
 from contextlib import nullcontext
-from typing import Iterator
 
 import numpy as np
 

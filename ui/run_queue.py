@@ -44,7 +44,7 @@ class FairLock:
     def locked(self) -> bool:
         return self._held
 
-    def __enter__(self) -> "FairLock":
+    def __enter__(self) -> FairLock:
         self.acquire()
         return self
 

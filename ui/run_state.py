@@ -90,7 +90,7 @@ class ModelInfo:
         return 2 * self.num_layers * self.num_kv_heads * self.head_dim * self.elem_bytes
 
     @classmethod
-    def from_bundle(cls, bundle) -> "ModelInfo":
+    def from_bundle(cls, bundle) -> ModelInfo:
         model, c = bundle.model, bundle.model.config
         return cls(
             name=bundle.name,

@@ -14,8 +14,8 @@ and the finally clause gives the place up, so the next visitor goes at once.
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Iterator
 
 import streamlit as st
 

@@ -16,7 +16,8 @@ Two Streamlit behaviours would otherwise lose a user's settings:
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 import streamlit as st
 

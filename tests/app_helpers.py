@@ -1,0 +1,64 @@
+"""Reading and driving pages under AppTest: what several test files do to a page (the AppTest itself
+comes from the `new_app` and `app` fixtures in conftest.py)."""
+
+from __future__ import annotations
+
+import re
+
+
+def unescaped(elements) -> list[str]:
+    """The texts of these elements as a reader sees them (pages backslash-escape Markdown in them)."""
+    return [re.sub(r"\\(.)", r"\1", e.value) for e in elements]
+
+
+def errors(at) -> list[str]:
+    """The page's error messages, as the reader sees them."""
+    return unescaped(at.error)
+
+
+def table_with(at, column: str, partial: bool = False):
+    """The first table holding this column (or, partial, a column whose name contains it): AppTest does
+    not expose a dataframe's key."""
+    for frame in at.dataframe:
+        columns = frame.value.columns
+        if column in columns or (partial and any(column in c for c in columns)):
+            return frame.value
+    raise LookupError(f"no table has a column {column!r}")
+
+
+def html_bodies(at) -> str:
+    """The page's HTML elements, without the style sheet."""
+    return "\n".join(h.proto.body for h in at.get("html") if not h.proto.body.startswith("<style>"))
+
+
+def count_chips(body: str, *classes: str) -> int:
+    """Chips whose class attribute has all of `classes`."""
+    attrs = re.findall(r'class="(pd-chip [^"]*)"', body)
+    return sum(all(c in a.split() for c in classes) for a in attrs)
+
+
+def run_playground(at, prompt: str, **settings):
+    """Run `prompt` on the playground with the chat template off and these pg_ settings."""
+    at.session_state["pg_prompt"] = prompt
+    at.session_state["pg_chat"] = False
+    for key, value in settings.items():
+        at.session_state[f"pg_{key}"] = value
+    at.button(key="pg_run").click()
+    return at.run()
+
+
+def upload_trace(at, content: bytes | str, name: str = "trace.json"):
+    """Open a trace file on the playground, as its uploader does."""
+    data = content.encode("utf-8") if isinstance(content, str) else content
+    at.file_uploader(key="pg_trace_upload").set_value((name, data, "application/json"))
+    return at.run()
+
+
+def run_sweep(at, Ls: str = "8, 32", Ns: str = "2, 6", repeats: int = 2):
+    """A small sweep on the Sweeps page."""
+    at.text_input(key="sw_Ls").set_value(Ls)
+    at.text_input(key="sw_Ns").set_value(Ns)
+    at.number_input(key="sw_new").set_value(3)
+    at.number_input(key="sw_out_L").set_value(8)
+    at.number_input(key="sw_repeats").set_value(repeats)
+    return at.button(key="sw_run").click().run()

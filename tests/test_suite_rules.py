@@ -1,0 +1,113 @@
+"""The test suite's own rules, read from the sources: a test reaches the real model, the pages, a
+server or the browser only through the conftest fixtures that mark it (so `make test-fast` leaves
+it out), the tiers are registered and are what `make test-fast` deselects, no test module imports
+another, and scripts/ and bench/ import nothing from tests/. Each rule is shown catching a planted
+violation."""
+
+from __future__ import annotations
+
+import ast
+import configparser
+import re
+from pathlib import Path
+
+from tests.conftest import MARKS, pytest_collection_modifyitems
+
+ROOT = Path(__file__).resolve().parent.parent
+TESTS = sorted((ROOT / "tests").glob("*.py"))
+# What only a marking fixture may do, and the fixture that does it.
+GATED = {
+    r"AppTest\.from_file\(": "new_app",
+    r"\bengine_server\(": "servers",
+    r"\bstart_app\(": "servers",
+    r"subprocess\.Popen\([^;]{0,300}?[\"'](serve|streamlit)[\"']": "servers",  # a CLI run is no server
+    r"\bsync_playwright\(": "chromium",
+    r"\bconvert_bundled\(": "bundled_dir",
+    r"[\"']-m[\"'],\s*[\"']engine[\"']": "cli",
+}
+
+
+def ungated_uses(path: Path, source: str) -> list[str]:
+    """Places in a test module that do what only a marking fixture may do."""
+    if path.name in ("conftest.py", Path(__file__).name):  # the fixtures themselves; this file's planted cases
+        return []
+    code = re.sub(r'"""[\s\S]*?"""|#[^\n]*', "", source)  # docstrings and comments may name them
+    return [
+        f"{path.name}: {pattern} (use the {fixture} fixture)"
+        for pattern, fixture in GATED.items()
+        if re.search(pattern, code)
+    ]
+
+
+def test_only_the_marking_fixtures_reach_the_model_pages_servers_and_browser():
+    found = [hit for path in TESTS for hit in ungated_uses(path, path.read_text(encoding="utf-8"))]
+    assert not found, "\n".join(found)
+
+
+def test_the_gate_catches_a_planted_violation():
+    planted = Path("tests/test_planted.py")
+    assert ungated_uses(planted, 'at = AppTest.from_file("app.py")\n')
+    assert ungated_uses(planted, "proc = subprocess.Popen(['python', '-m', 'engine', 'serve'])\n")
+    (cli_run,) = ungated_uses(planted, "proc = subprocess.Popen(['python', '-m', 'engine', 'generate'])\n")
+    assert cli_run.endswith("(use the cli fixture)")
+    assert not ungated_uses(planted, '"""Uses AppTest.from_file( through new_app."""\nx = 1  # engine_server(\n')
+    assert not ungated_uses(Path("tests/conftest.py"), "AppTest.from_file(APP)")
+
+
+def imported_modules(source: str) -> set[str]:
+    found = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+    return found
+
+
+def test_modules_import_across_the_suite_as_allowed():
+    """Test modules import helpers (tests/*_support.py, app_helpers, browser_utils...), never another test
+    module; scripts/ and bench/ import nothing from tests/."""
+    found = []
+    for path in TESTS:
+        found += [f"{path.name} imports {m}" for m in imported_modules(path.read_text()) if m.startswith("tests.test_")]
+    for path in sorted((ROOT / "scripts").glob("*.py")) + sorted((ROOT / "bench").glob("*.py")):
+        found += [f"{path.name} imports {m}" for m in imported_modules(path.read_text()) if m.split(".")[0] == "tests"]
+    assert not found, "\n".join(found)
+    assert imported_modules("from tests.test_reference import x\nimport tests.browser_utils") == {
+        "tests.test_reference",
+        "tests.browser_utils",
+    }
+
+
+def test_the_tiers_are_registered_and_make_test_fast_leaves_them_out():
+    ini = configparser.ConfigParser()
+    ini.read(ROOT / "pytest.ini")
+    registered = {line.split(":")[0].strip() for line in ini["pytest"]["markers"].strip().splitlines()}
+    assert set(MARKS.values()) | {"slow"} == registered
+    assert "--strict-markers" in ini["pytest"]["addopts"]  # a misspelt marker fails instead of marking nothing
+    fast = re.search(r'^test-fast:.*\n\t.*-m "not \(([^)]*)\)"', (ROOT / "Makefile").read_text(), re.M)
+    assert fast and set(fast.group(1).split(" or ")) == registered
+
+
+def test_a_test_is_marked_by_the_fixtures_it_uses(request):
+    """The conftest hook on planted items, and on every test this session collected."""
+
+    class Planted:
+        def __init__(self, *fixtures: str):
+            self.fixturenames, self.marks = list(fixtures), []
+
+        def add_marker(self, mark: str) -> None:
+            self.marks.append(mark)
+
+        def get_closest_marker(self, name: str):
+            return name if name in self.marks else None
+
+    model, browser, plain = Planted("tiny", "bundled_dir"), Planted("chromium", "servers"), Planted("tiny")
+    items = [model, browser, plain]
+    pytest_collection_modifyitems(request.config, items)
+    assert [sorted(i.marks) for i in (model, browser, plain)] == [["model"], ["browser", "server"], []]
+    assert items == [model, plain, browser]  # the browser's event loop must not outlive asyncio.run() users
+    for item in request.session.items:
+        marks = {m.name for m in item.iter_markers()}
+        missing = {mark for fixture, mark in MARKS.items() if fixture in item.fixturenames} - marks
+        assert not missing, (item.nodeid, missing)
