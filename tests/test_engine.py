@@ -6,6 +6,7 @@ import pytest
 import torch
 
 from engine import Engine, EngineConfig, SamplingParams
+from engine.sampler import Sampler
 
 PROMPT = "The quick brown fox jumps over the lazy dog"
 
@@ -112,8 +113,22 @@ def test_seeded_sampling_is_reproducible_and_top_k_1_is_greedy(tiny):
 
     greedy = sample()
     assert sample(temperature=1.0, seed=3) == sample(temperature=1.0, seed=3)
+    assert any(sample(temperature=1.0, seed=s) != greedy for s in range(5))  # a temperature is not greedy
     assert sample(temperature=5.0, top_k=1, seed=1) == greedy
     assert sample(temperature=5.0, top_p=1e-6, seed=2) == greedy
+
+
+@pytest.mark.parametrize("temperature", [0.5, 1.0, 2.0])
+def test_sampling_draws_from_the_softmax_of_the_logits_over_the_temperature(temperature):
+    """20,000 draws from fixed logits: each token's share is softmax(logits / T)'s, within 4 standard
+    errors. A sampler that ignored T would miss at 0.5 and 2.0 by tens of standard errors."""
+    logits = torch.tensor([[2.0, 1.0, 0.0, -1.0, -3.0]])
+    params, draws, sampler = SamplingParams(temperature=temperature, seed=11), 20_000, Sampler()
+    tokens = torch.tensor([sampler.sample(logits, [params], [0])[0] for _ in range(draws)])
+    share = torch.bincount(tokens, minlength=5) / draws
+    expected = (logits[0] / temperature).softmax(-1)
+    stderr = (expected * (1 - expected) / draws).sqrt()
+    assert ((share - expected).abs() <= 4 * stderr + 1e-4).all(), (share, expected)
 
 
 def test_one_hundred_requests_leave_nothing_behind(tiny):

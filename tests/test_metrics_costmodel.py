@@ -4,21 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from engine.config import PRESETS, ModelConfig
+from engine.config import PRESETS
 from engine.costmodel import SeqWork, causal_pairs, step_cost
 from engine.metrics import RequestMetrics, percentiles
-
-TINY = ModelConfig(
-    name="t",
-    num_layers=2,
-    hidden_size=8,
-    num_heads=2,
-    num_kv_heads=1,
-    head_dim=4,
-    ffn_size=16,
-    vocab_size=10,
-    max_position=64,
-)
+from lab.remote_metrics import Histogram
+from tests.engine_support import TINY_CONFIG
 
 
 def test_metrics_follow_vllm_definitions():
@@ -30,9 +20,27 @@ def test_metrics_follow_vllm_definitions():
     assert RequestMetrics.from_times(0.0, [0.2]).tpot_ms is None
 
 
-def test_percentiles():
-    p = percentiles([1, 2, 3, 4, 100])
+def test_percentiles_interpolate_between_ranks_as_numpy_and_vllm_do():
+    """Worked by hand: the p-th percentile of n sorted values sits at rank p/100 · (n − 1), linear
+    between the two values around it."""
+    p = percentiles([100, 2, 4, 1, 3])  # sorted: 1 2 3 4 100
     assert p["p50"] == 3 and p["mean"] == 22
+    assert p["p90"] == pytest.approx(4 + 0.6 * 96)  # rank 3.6: 61.6
+    assert p["p99"] == pytest.approx(4 + 0.96 * 96)  # rank 3.96: 96.16, not the maximum
+    ten = percentiles(list(range(1, 11)), ps=(90, 99))
+    assert ten == {"p90": pytest.approx(9.1), "p99": pytest.approx(9.91), "mean": 5.5}
+    assert percentiles([7.0]) == {"p50": 7.0, "p90": 7.0, "p99": 7.0, "mean": 7.0}
+    assert all(v != v for v in percentiles([]).values())  # no values: NaN, not 0
+
+
+def test_histogram_quantiles_interpolate_inside_their_bucket_as_prometheus_does():
+    """Buckets ≤0.1 s: 5 requests, ≤0.5 s: 3 more, above: 2 more (10 in all)."""
+    h = Histogram([(0.1, 5.0), (0.5, 8.0), (float("inf"), 10.0)], 10.0, 3.0)
+    assert h.quantile(0.5) == pytest.approx(0.1)  # rank 5: the top of the first bucket
+    assert h.quantile(0.2) == pytest.approx(0.1 * 2 / 5)  # rank 2 of 5 in (0, 0.1]
+    assert h.quantile(0.7) == pytest.approx(0.1 + 0.4 * 2 / 3)  # rank 7: 2 of 3 into (0.1, 0.5]
+    assert h.quantile(0.9) == 0.5  # rank 9 is in the +Inf bucket: its lower bound, as histogram_quantile
+    assert Histogram([(0.1, 0.0), (float("inf"), 0.0)], 0.0, 0.0).quantile(0.9) is None
 
 
 def test_causal_pairs():
@@ -43,10 +51,10 @@ def test_causal_pairs():
 
 def test_flops_and_bytes_for_a_tiny_config_by_hand():
     # per layer per token: qkv 8*(8+4+4)=128, o 8*8=64, mlp 3*8*16=384 -> 576 MACs; x2 FLOPs x2 layers = 2304
-    cost = step_cost(TINY, [SeqWork(num_tokens=3, context_len=3)], dtype_bytes=4)
+    cost = step_cost(TINY_CONFIG, [SeqWork(num_tokens=3, context_len=3)], dtype_bytes=4)
     assert cost.flops_linear == 3 * 2304 + 2 * 8 * 10  # + the LM head on the last position only
     assert cost.flops_attention == 4 * 2 * 2 * 4 * 6  # 4 x layers x heads x head_dim x 6 causal pairs
-    params = TINY.num_params
+    params = TINY_CONFIG.num_params
     assert params == 2 * (128 + 64 + 384 + 16) + 10 * 8 * 2 + 8
     weights = (params - 80) * 4  # every weight but the embedding table (only 3 rows read) ...
     assert cost.weight_bytes == weights + 3 * 8 * 4  # ... plus those rows

@@ -61,8 +61,19 @@ def test_static_batch_admits_nobody_until_it_finishes(tiny):
 
 
 def test_continuous_batching_mixes_decodes_and_prefills(tiny):
-    engine, _ = run_all(tiny, dict(max_num_seqs=2))
-    assert any(s.phase == "mixed" for s in engine.trace.steps)
+    """Two slots. Step 0 prefills requests 0 and 1 (43 + 42 tokens); request 1's fifth token comes at
+    step 4, so at step 5 request 2 (13 tokens) is prefilled beside request 0's decode; request 0's
+    seventh token comes at step 6, so at step 7 request 3 (49 tokens) joins request 2's decode."""
+    engine, seqs = run_all(tiny, dict(max_num_seqs=2))
+    ids = [s.seq_id for s in seqs]
+    mixed = {
+        s.step: {x.seq_id: (x.phase, x.num_tokens) for x in s.seqs} for s in engine.trace.steps if s.phase == "mixed"
+    }
+    assert mixed == {
+        5: {ids[0]: ("decode", 1), ids[2]: ("prefill", 13)},
+        7: {ids[2]: ("decode", 1), ids[3]: ("prefill", 49)},
+    }
+    assert {x.seq_id: x.num_tokens for x in engine.trace.steps[0].seqs} == {ids[0]: 43, ids[1]: 42}
 
 
 def test_prefix_cache_serves_the_shared_system_prompt(tiny):

@@ -4,12 +4,13 @@ differences, the summary of a real tiny run, the clocked replay's step at a give
 from __future__ import annotations
 
 import dataclasses
+from types import SimpleNamespace
 
 import pytest
 
 from app_pages.compare.metrics import ColumnSummary, biggest_differences, column_name, differences, fmt_ratio, summarise
-from app_pages.compare.run import median_run
 from app_pages.compare.replay import step_at
+from app_pages.compare.run import median_run
 from app_pages.compare.state import (
     ColumnOutcome,
     ColumnSettings,
@@ -111,8 +112,10 @@ def test_repeats_give_medians_pooled_percentiles_and_spread(tiny):
     assert (s.output_tokens, s.peak_bytes) == (5, max(step.peak_bytes for step in result.steps))
     single = summarise(ColumnOutcome(settings=column(0), result=result, runs=runs[:1]))
     assert single.spread is None and single.ttft_ms == 30.0
-    pairs = [("a", r) for r in (run_to_end(tiny, prompt="Hi", max_new_tokens=n) for n in (2, 6, 4))]
-    assert median_run(pairs)[1].settings.max_new_tokens == 4  # the middle E2E of three: 2 < 4 < 6 tokens
+    pairs = [
+        (name, SimpleNamespace(metrics=SimpleNamespace(e2e_ms=e2e))) for name, e2e in (("a", 9), ("b", 30), ("c", 12))
+    ]
+    assert median_run(pairs)[0] == "c" and median_run(pairs[:2])[0] == "a"  # the middle E2E; of two, the lower
 
 
 def test_a_time_ratio_inside_the_spread_is_not_called_a_difference():
