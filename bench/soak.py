@@ -43,9 +43,10 @@ def soak_engine_server(runs: int, new_tokens: int) -> tuple[list[float], list[fl
     rss, kv = [], []
     with engine_server("bundled", log) as url:
         client = OpenAI(base_url=f"{url}/v1", api_key="none", max_retries=0)
+        model = client.models.list().data[0].id  # the served name: another is a 404
         for i in range(runs):
             stream = client.completions.create(
-                model="bundled",
+                model=model,
                 prompt=f"{PROMPTS[i % len(PROMPTS)]} ({i})",
                 max_tokens=new_tokens,
                 stream=True,

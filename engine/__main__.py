@@ -10,6 +10,9 @@ import os
 import sys
 from dataclasses import replace
 
+API_KEY_ENV = "PDLAB_API_KEY"
+SERVE_STEP_TOKENS = 512  # a long prompt is prefilled 512 tokens a step, so running decodes step between chunks
+
 
 def _parser() -> argparse.ArgumentParser:
     from engine.config import DTYPES  # these load torch: main() is already listening for Ctrl-C
@@ -63,8 +66,29 @@ def _parser() -> argparse.ArgumentParser:
     )
     v.add_argument("--kv-dtype", choices=KV_DTYPES, default="auto", help="how the KV cache stores K and V")
     v.add_argument("--max-num-seqs", type=int, default=16, help="requests decoded together in one step")
-    v.add_argument("--max-num-batched-tokens", type=int, default=2048, help="token budget of one step")
-    v.add_argument("--chunked-prefill", action="store_true", help="split long prompts over several steps")
+    v.add_argument(
+        "--max-num-batched-tokens",
+        type=int,
+        default=SERVE_STEP_TOKENS,
+        help=f"token budget of one step (default {SERVE_STEP_TOKENS}: a long prompt's chunks leave room for decodes)",
+    )
+    v.add_argument(
+        "--chunked-prefill",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="split long prompts over several steps, beside the running decodes (on by default, as in vLLM)",
+    )
+    v.add_argument(
+        "--max-body-bytes",
+        type=int,
+        default=4 << 20,
+        help="refuse request bodies larger than this, before reading them (default 4 MiB)",
+    )
+    v.add_argument(
+        "--api-key",
+        default=os.environ.get(API_KEY_ENV) or None,
+        help=f"require 'Authorization: Bearer <key>' on /v1 (default: ${API_KEY_ENV}; /health and /metrics stay open)",
+    )
     v.add_argument("--prefix-caching", action="store_true", help="reuse the KV of prompt prefixes seen before")
     v.add_argument(
         "--served-model-name",
@@ -155,10 +179,13 @@ def serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from engine import EngineConfig, load_model
-    from engine.server.app import create_app
+    from engine.server.app import ServerOptions, create_app
 
     if not 0 < args.port < 65536:
         raise ValueError(f"--port must be in 1..65535, got {args.port}.")
+    if args.max_body_bytes < 1024:
+        raise ValueError(f"--max-body-bytes must be at least 1024, got {args.max_body_bytes}.")
+    sock = _listen(args.host, args.port)  # before the model loads: a taken port is said at once
     bundle = load_model(args.model, dtype=args.dtype, device=args.device, weights=args.weights, progress=_progress)
     config = EngineConfig(
         probe_memory=False,
@@ -169,15 +196,29 @@ def serve(args: argparse.Namespace) -> int:
         prefix_caching=args.prefix_caching,
     )
     name = args.served_model_name or (bundle.path.name if bundle.source == "local" else bundle.name)
-    app = create_app(bundle, config, name)
+    app = create_app(bundle, config, name, ServerOptions(args.max_body_bytes, args.api_key))
     print(
         f"serving {name} on http://{args.host}:{args.port} (OpenAI-compatible /v1/completions, "
         f"/v1/chat/completions, /v1/models; /health; Prometheus /metrics)",
         file=sys.stderr,
         flush=True,
     )
-    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[sock])
     return 0
+
+
+def _listen(host: str, port: int):
+    import socket
+
+    try:
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        sock = socket.socket(family, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(2048)
+    except OSError as e:
+        raise ValueError(f"Cannot listen on {host}:{port}: {e.strerror or e} (is another server there?).") from None
+    return sock
 
 
 def run(args: argparse.Namespace) -> int:
@@ -197,6 +238,9 @@ def run(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     """Errors the engine can name (ValueError) are one line and exit code 2; anything else is one line
     and code 1 (--debug shows the traceback); a closed pipe and Ctrl-C end quietly."""
+    for name in ("stdout", "stderr"):  # started with the stream closed (`>&-`): Python gives None
+        if getattr(sys, name) is None:
+            setattr(sys, name, open(os.devnull, "w"))  # noqa: SIM115 - for the life of the process
     try:
         args = _parser().parse_args(argv)  # loads torch, a second or more
     except KeyboardInterrupt:

@@ -151,6 +151,7 @@ class ModelConfig:
                 raise ValueError(
                     f"config.json of {name!r}: {key} should be a positive whole number, got {json.dumps(value)}."
                 )
+        _check_kinds(d, name)
         heads = d["num_attention_heads"]
         rope = dict(d.get("rope_parameters") or d.get("rope_scaling") or {})
         rope_theta = rope.pop("rope_theta", None) or d.get("rope_theta", 10000.0)
@@ -222,3 +223,41 @@ PRESETS: dict[str, ModelConfig] = {
 }
 PRESETS["Qwen2.5-7B"].qkv_bias = True
 PRESETS["Qwen2.5-7B"].model_type = "qwen2"
+
+
+def _is_id(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and v >= 0
+
+
+def _is_positive_number(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0 and v == v and v != float("inf")
+
+
+# field -> (what it should be, the check); a field that is absent or null takes its default
+KIND_RULES = {
+    "eos_token_id": (
+        "a token id or a list of token ids",
+        lambda v: _is_id(v) or (isinstance(v, list) and all(_is_id(x) for x in v)),
+    ),
+    "bos_token_id": ("a token id", _is_id),
+    "rope_parameters": ("an object {...}", lambda v: isinstance(v, dict)),
+    "rope_scaling": ("an object {...}", lambda v: isinstance(v, dict)),
+    "rope_theta": ("a positive number", _is_positive_number),
+    "rms_norm_eps": ("a positive number", _is_positive_number),
+    "tie_word_embeddings": ("true or false", lambda v: isinstance(v, bool)),
+    "attention_bias": ("true or false", lambda v: isinstance(v, bool)),
+}
+
+
+def _check_kinds(d: dict, name: str) -> None:
+    """Name the field and the file for a value of the wrong kind (it would fail later, unnamed)."""
+    for key, (should, ok) in KIND_RULES.items():
+        value = d.get(key)
+        if value is not None and not ok(value):
+            raise ValueError(f"config.json of {name!r}: {key} should be {should}, got {json.dumps(value)}.")
+    rope = d.get("rope_parameters") or d.get("rope_scaling") or {}
+    theta = rope.get("rope_theta")
+    if theta is not None and not _is_positive_number(theta):
+        raise ValueError(
+            f"config.json of {name!r}: rope_parameters.rope_theta should be a positive number, got {json.dumps(theta)}."
+        )

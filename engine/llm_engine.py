@@ -13,6 +13,8 @@ import time
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field, replace
 
+import torch
+
 from engine.attention import BACKENDS, AttentionCapture
 from engine.config import dtype_name
 from engine.costmodel import SeqWork, step_cost
@@ -125,15 +127,7 @@ class Engine:
     def encode(self, prompt: str, chat: bool = False) -> list[int]:
         if not isinstance(prompt, str) or not prompt.strip():
             raise ValueError("The prompt is empty: type some text to run.")
-        try:
-            prompt.encode("utf-8")
-        except UnicodeEncodeError as e:  # bytes that were not UTF-8 reach Python as lone surrogates
-            code = ord(prompt[e.start])
-            what = f"the byte 0x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else f"U+{code:04X}"
-            raise ValueError(
-                f"The prompt is not valid UTF-8 text: character {e.start} is {what}, which is not "
-                f"part of any character; check the terminal's or the file's encoding."
-            ) from None
+        check_utf8(prompt, "The prompt")
         if chat:
             if not getattr(self.tokenizer, "chat_template", None):
                 raise ValueError("This model has no chat template; turn the chat template off.")
@@ -207,6 +201,7 @@ class Engine:
             batch = self.scheduler.schedule()
             logits = self.runner.run(batch, capture)
             sampled = [item for item in batch if item.samples]
+            logits = _hold_eos(logits, [i.seq for i in sampled], self.eos_ids)
             tokens = self.sampler.sample(logits, [i.seq.params for i in sampled], [i.seq.seq_id for i in sampled])
             tokens = [_forced(i.seq, tok) for i, tok in zip(sampled, tokens)]
             del logits
@@ -324,6 +319,30 @@ class Engine:
         for _ in self.stream():
             pass
         return self.trace
+
+
+def check_utf8(text: str, what: str) -> None:
+    """Refuse text that is not UTF-8: bytes that were not reach Python as lone surrogates."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as e:
+        code = ord(text[e.start])
+        char = f"the byte 0x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else f"U+{code:04X}"
+        raise ValueError(
+            f"{what} is not valid UTF-8 text: character {e.start} is {char}, which is not part of any "
+            f"character; check the terminal's or the file's encoding."
+        ) from None
+
+
+def _hold_eos(logits: torch.Tensor, seqs: list[Sequence], eos_ids) -> torch.Tensor:
+    """A sequence short of its min_new_tokens cannot sample EOS yet: its EOS logits become -inf
+    (in a copy: the model's logits are an inference tensor)."""
+    rows = [row for row, seq in enumerate(seqs) if seq.num_output_tokens < seq.params.min_new_tokens]
+    if not rows or not eos_ids:
+        return logits
+    held = logits.clone()
+    held[torch.tensor(rows)[:, None], torch.tensor(sorted(eos_ids))] = float("-inf")
+    return held
 
 
 def _forced(seq: Sequence, sampled: int) -> int:

@@ -223,7 +223,8 @@ def load_tokenizer(folder: Path):
     try:
         return AutoTokenizer.from_pretrained(str(folder), trust_remote_code=False)
     except Exception as e:  # missing or malformed tokenizer files raise several types
-        raise ValueError(f"Cannot load a tokenizer from {folder}: {e}") from e
+        first = (str(e).strip().splitlines() or [type(e).__name__])[0]  # one line: some span several
+        raise ValueError(f"Cannot load a tokenizer from {folder.name}: {first}") from e
 
 
 def resolve_device(device: str | None) -> torch.device:

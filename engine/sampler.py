@@ -20,6 +20,7 @@ class SamplingParams:
     top_p: float = 1.0
     seed: int | None = None
     ignore_eos: bool = False  # benchmarks: always generate max_new_tokens
+    min_new_tokens: int = 0  # EOS cannot be sampled before this many tokens
 
     def __post_init__(self):
         if (
@@ -30,6 +31,15 @@ class SamplingParams:
             raise ValueError(f"max_new_tokens must be a positive whole number, got {self.max_new_tokens!r}.")
         if not (isinstance(self.temperature, (int, float)) and math.isfinite(self.temperature)) or self.temperature < 0:
             raise ValueError(f"temperature must be a finite number ≥ 0 (0 = greedy), got {self.temperature!r}.")
+        if (
+            not isinstance(self.min_new_tokens, int)
+            or isinstance(self.min_new_tokens, bool)
+            or not 0 <= self.min_new_tokens <= self.max_new_tokens
+        ):
+            raise ValueError(
+                f"min_new_tokens must be a whole number from 0 to max_new_tokens ({self.max_new_tokens}), "
+                f"got {self.min_new_tokens!r}."
+            )
         if 0 < self.temperature < MIN_TEMPERATURE:
             raise ValueError(
                 f"temperature {self.temperature:g} is too small to sample with (the logits divided by it "

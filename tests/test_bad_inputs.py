@@ -74,6 +74,10 @@ def broken_models(tiny_dirs, tmp_path_factory) -> dict[str, Path]:
         "null": broken_copy(src, root / "null", lambda c: {**c, "num_hidden_layers": None}),
         "text": broken_copy(src, root / "text", lambda c: {**c, "hidden_size": "64"}),
         "huge": broken_copy(src, root / "huge", lambda c: {**c, "max_position_embeddings": 10**9}),
+        "eos": broken_copy(src, root / "eos", lambda c: {**c, "eos_token_id": 2.5}),
+        "rope": broken_copy(src, root / "rope", lambda c: {**c, "rope_parameters": "yes"}),
+        "theta": broken_copy(src, root / "theta", lambda c: {**c, "rope_theta": "abc"}),
+        "eps": broken_copy(src, root / "eps", lambda c: {**c, "rms_norm_eps": -1}),
     }
 
 
@@ -83,6 +87,10 @@ MODEL_CASES = [
     ("null", "num_hidden_layers should be a positive whole number, got null"),
     ("text", 'hidden_size should be a positive whole number, got "64"'),
     ("~nosuchuser/x", "is not a user"),
+    ("eos", "config.json of 'eos': eos_token_id should be a token id or a list of token ids, got 2.5"),
+    ("rope", "config.json of 'rope': rope_parameters should be an object {...}, got \"yes\""),
+    ("theta", "config.json of 'theta': rope_theta should be a positive number, got \"abc\""),
+    ("eps", "config.json of 'eps': rms_norm_eps should be a positive number, got -1"),
 ]
 
 
@@ -224,3 +232,37 @@ def test_an_unexpected_error_is_one_line_unless_debug(monkeypatch, capsys):
     ]
     with pytest.raises(RuntimeError, match="caught fire"):
         cli_main.main(["generate", "--prompt", "hi", "--debug"])
+
+
+def test_a_closed_stdout_from_the_start_ends_quietly(cli, tiny_dirs):
+    """`pdlab generate … >&-`: Python starts with no sys.stdout; the run ends with 0, saying nothing."""
+    import subprocess
+
+    done = cli(
+        "generate",
+        "--model",
+        str(tiny_dirs["llama"]),
+        "--prompt",
+        "hi",
+        "--max-new-tokens",
+        "2",
+        stdout=None,
+        capture_output=False,
+        stderr=subprocess.PIPE,
+        pass_fds=(),
+        preexec_fn=lambda: os.close(1),
+    )
+    assert done.returncode == 0 and "Traceback" not in done.stderr and "error" not in done.stderr.lower(), done.stderr
+
+
+def test_serve_on_a_taken_port_says_so_before_loading_anything(cli, tiny_dirs):
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        done = cli("serve", "--model", str(tiny_dirs["llama"]), "--port", str(port), timeout=60)
+    assert done.returncode == 2 and "serving" not in done.stderr, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"error: Cannot listen on 127.0.0.1:{port}: "), done.stderr

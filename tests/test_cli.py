@@ -115,3 +115,13 @@ def test_quantised_weights_and_kv_cache_from_the_command_line(cli, tiny_dirs):
     assert quant["steps"][0]["kv_bytes"] < plain["steps"][0]["kv_bytes"] / 3  # int8 K and V plus their scales
     bad = cli(*base, "--weights", "w8a8", "--dtype", "bf16")
     assert bad.returncode == 2 and "float32 only" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_serve_chunks_long_prompts_by_default():
+    """vLLM's rule: one long prompt must not stall every stream for its whole prefill."""
+    from engine.__main__ import SERVE_STEP_TOKENS, _parser
+
+    args = _parser().parse_args(["serve"])
+    assert args.chunked_prefill and args.max_num_batched_tokens == SERVE_STEP_TOKENS == 512
+    assert not _parser().parse_args(["serve", "--no-chunked-prefill"]).chunked_prefill
+    assert args.max_body_bytes == 4 << 20 and args.api_key is None

@@ -142,3 +142,23 @@ def test_one_hundred_requests_leave_nothing_behind(tiny):
     pool.check_invariants()
     assert not engine.scheduler.running and not engine.scheduler.waiting
     assert not engine._detok and not engine.sampler._generators
+
+
+def test_min_new_tokens_holds_eos_back(tiny):
+    """With the greedy first token taken as EOS, a run stops after one token; with min_new_tokens=4
+    that token cannot be sampled until four others have been."""
+    first = run(tiny, n=1).trace.requests[0].output_token_ids[0]
+
+    def generate(**params) -> list[int]:
+        engine = Engine(tiny.model, tiny.tokenizer, EngineConfig(probe_memory=False))
+        engine.eos_ids = {first}
+        engine.add_request(PROMPT, SamplingParams(max_new_tokens=8, **params))
+        for _ in engine.stream():
+            pass
+        return engine.trace.requests[0].output_token_ids
+
+    assert generate() == [first]
+    held = generate(min_new_tokens=4)
+    assert first not in held[:4] and len(held) >= 4
+    with pytest.raises(ValueError, match="min_new_tokens must be a whole number from 0 to max_new_tokens"):
+        SamplingParams(max_new_tokens=2, min_new_tokens=3)

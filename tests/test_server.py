@@ -17,6 +17,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from engine import Engine, SamplingParams
 
+MODEL = "SmolLM2-135M-Instruct"  # the served name: another is a 404, as with vLLM
 PROMPTS = [
     "The capital of France is",
     "def fibonacci(n):",
@@ -47,7 +48,7 @@ def solo(bundled, prompt: str, n: int) -> str:
 def streamed(client: OpenAI, prompt: str, n: int) -> tuple[str, dict | None, list[float]]:
     """The text, the usage chunk and the arrival time of every content chunk."""
     stream = client.completions.create(
-        model="any", prompt=prompt, max_tokens=n, temperature=0, stream=True, stream_options={"include_usage": True}
+        model=MODEL, prompt=prompt, max_tokens=n, temperature=0, stream=True, stream_options={"include_usage": True}
     )
     text, usage, times = [], None, []
     for chunk in stream:
@@ -62,13 +63,13 @@ def streamed(client: OpenAI, prompt: str, n: int) -> tuple[str, dict | None, lis
 
 def test_models_and_health(client, url):
     (model,) = client.models.list().data
-    assert model.id == "SmolLM2-135M-Instruct"
+    assert model.id == MODEL
     with urllib.request.urlopen(f"{url}/health") as r:
         assert json.load(r) == {"status": "ok"}
 
 
 def test_greedy_completion_equals_the_engine(client, bundled):
-    whole = client.completions.create(model="any", prompt=PROMPTS[0], max_tokens=12, temperature=0)
+    whole = client.completions.create(model=MODEL, prompt=PROMPTS[0], max_tokens=12, temperature=0)
     assert whole.choices[0].text == solo(bundled, PROMPTS[0], 12)
     assert whole.usage.completion_tokens == 12 and whole.choices[0].finish_reason == "length"
     text, usage, times = streamed(client, PROMPTS[0], 12)
@@ -79,7 +80,7 @@ def test_greedy_completion_equals_the_engine(client, bundled):
 def test_chat_streams_a_role_then_content(client):
     chunks = list(
         client.chat.completions.create(
-            model="any", messages=[{"role": "user", "content": "Say hi."}], max_tokens=8, temperature=0, stream=True
+            model=MODEL, messages=[{"role": "user", "content": "Say hi."}], max_tokens=8, temperature=0, stream=True
         )
     )
     assert chunks[0].choices[0].delta.role == "assistant"
@@ -133,7 +134,7 @@ def test_metrics_count_what_was_served(client, url):
     generated = metric(url, "vllm:generation_tokens", "vllm:generation_tokens_total")
     for prompt in PROMPTS[:3]:
         client.completions.create(
-            model="any", prompt=prompt, max_tokens=5, temperature=0, extra_body={"ignore_eos": True}
+            model=MODEL, prompt=prompt, max_tokens=5, temperature=0, extra_body={"ignore_eos": True}
         )
     assert metric(url, "vllm:time_to_first_token_seconds", "vllm:time_to_first_token_seconds_count") == before + 3
     assert metric(url, "vllm:generation_tokens", "vllm:generation_tokens_total") == generated + 15
@@ -156,7 +157,7 @@ def test_metrics_are_current_when_a_stream_ends(client, url):
     for i in range(10):
         before = metric(url, count, f"{count}_count")
         stream = client.completions.create(
-            model="any",
+            model=MODEL,
             prompt=f"{PROMPTS[i % len(PROMPTS)]} {i}",
             max_tokens=3,
             temperature=0,
@@ -171,7 +172,7 @@ def test_metrics_are_current_when_a_stream_ends(client, url):
 
 def test_a_client_that_leaves_frees_its_slot(client, url):
     stream = client.completions.create(
-        model="any", prompt=PROMPTS[2], max_tokens=2000, temperature=0, stream=True, extra_body={"ignore_eos": True}
+        model=MODEL, prompt=PROMPTS[2], max_tokens=2000, temperature=0, stream=True, extra_body={"ignore_eos": True}
     )
     for i, _ in enumerate(stream):
         if i == 2:
@@ -182,7 +183,7 @@ def test_a_client_that_leaves_frees_its_slot(client, url):
         assert time.monotonic() < deadline, "the abandoned request kept running"
         time.sleep(0.2)
     start = time.perf_counter()
-    client.completions.create(model="any", prompt="Hi", max_tokens=3, temperature=0)
+    client.completions.create(model=MODEL, prompt="Hi", max_tokens=3, temperature=0)
     assert time.perf_counter() - start < 30
 
 

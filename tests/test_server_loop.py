@@ -1,6 +1,6 @@
 """The server's engine thread on its own (no HTTP): requests in, tokens out to each request's queue,
-and an engine failure mid-run fails the requests in flight with the reason while the loop keeps
-serving the next ones."""
+and an engine failure mid-run fails the requests in flight (its traceback logged) while the loop
+keeps serving the next ones."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ async def collect(loop: EngineLoop, ids: list[int], n: int) -> list:
             return items
 
 
-def test_tokens_flow_and_a_failure_is_contained(tiny):
+def test_tokens_flow_and_a_failure_is_contained(tiny, caplog):
     engine = Engine(tiny.model, tiny.tokenizer, EngineConfig(probe_memory=False))
     loop = EngineLoop(engine, ServerMetrics("tiny"))
     loop.start()
@@ -47,7 +47,9 @@ def test_tokens_flow_and_a_failure_is_contained(tiny):
         loop.stop()
     assert isinstance(ok[0], Accepted) and sum(isinstance(i, Delta) for i in ok) == 4
     assert ok[-1].finish_reason == "length" and ok[-1].num_output_tokens == 4
-    assert isinstance(failed[-1], Rejected) and "device lost" in failed[-1].message
+    assert isinstance(failed[-1], Rejected) and "The engine failed (RuntimeError)" in failed[-1].message
+    logged = [r for r in caplog.records if r.name == "pdlab.server" and r.exc_info]
+    assert logged and "device lost" in str(logged[0].exc_info[1])  # the traceback is in the log, not the reply
     assert isinstance(again[-1], Finished) and again[-1].num_output_tokens == 3
     assert not engine.has_unfinished
 
@@ -91,3 +93,33 @@ def test_metrics_are_current_before_a_client_hears_it_finished(tiny, monkeypatch
     finally:
         loop.stop()
     assert seen == [(0.0, 1.0), (0.0, 2.0)]
+
+
+def test_an_unexpected_error_is_logged_and_answered_in_openai_s_shape(caplog):
+    """The outermost layer: a route that raises gives a 500 JSON body with the request's id, and the
+    traceback goes to the log, never to the client as text."""
+    import asyncio
+    import json
+
+    from engine.server.errors import CatchAll
+
+    async def broken(scope, receive, send):
+        raise RuntimeError("something inside broke")
+
+    sent = []
+
+    async def send(message):
+        sent.append(message)
+
+    async def receive():
+        return {"type": "http.request", "body": b""}
+
+    scope = {"type": "http", "method": "POST", "path": "/v1/completions", "headers": []}
+    with caplog.at_level("ERROR", logger="pdlab.server"):
+        asyncio.run(CatchAll(broken)(scope, receive, send))
+    start, body = sent
+    assert start["status"] == 500 and (b"content-type", b"application/json") in start["headers"]
+    error = json.loads(body["body"])["error"]
+    request_id = dict(start["headers"])[b"x-request-id"].decode()
+    assert error["type"] == "server_error" and request_id in error["message"] and "broke" not in error["message"]
+    assert "RuntimeError: something inside broke" in caplog.text and request_id in caplog.text

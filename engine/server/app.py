@@ -1,30 +1,46 @@
 """The HTTP routes: OpenAI's /v1/completions and /v1/chat/completions (streamed as server-sent
-events, or whole), /v1/models, /health, and Prometheus /metrics. A request the engine refuses is a
-400 with the engine's own message in OpenAI's error shape; a client that goes away mid-stream has
-its request dropped before the engine's next step."""
+events, or whole), /v1/models, /health, and Prometheus /metrics. A request is checked before any
+work (its key and body size in engine/server/limits.py, its fields in protocol.py) and tokenised off
+the event loop, so no request stalls another; every error is in OpenAI's shape (errors.py). A client
+that goes away, streaming or not, has its request dropped before the engine's next step."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 
 from fastapi import FastAPI, Request
-from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, Response, StreamingResponse
+from fastapi.responses import Response, StreamingResponse
 
-from engine.llm_engine import Engine, EngineConfig
+from engine.llm_engine import Engine, EngineConfig, check_utf8
+from engine.server import errors
+from engine.server.errors import ApiError, CatchAll, error_body, error_response
+from engine.server.limits import DEFAULT_MAX_BODY_BYTES, ApiKey, BodyLimit, max_prompt_chars
 from engine.server.loop import RECENT_MAX, Accepted, Delta, EngineLoop, Finished, Rejected, Submission
 from engine.server.metrics import ServerMetrics
-from engine.server.protocol import ChatRequest, CompletionRequest, ResponseIds, error_body
+from engine.server.protocol import ChatRequest, CompletionRequest, ResponseIds
+from engine.server.stops import StopMatcher
 
 COMPLETION_DEFAULT_MAX_TOKENS = 16  # OpenAI's default for /v1/completions
+DISCONNECT_POLL_S = 0.25
 
 
-def create_app(bundle, config: EngineConfig | None = None, served_name: str | None = None) -> FastAPI:
-    name = served_name or bundle.name
+@dataclass
+class ServerOptions:
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+    api_key: str | None = None
+
+
+def create_app(
+    bundle, config: EngineConfig | None = None, served_name: str | None = None, options: ServerOptions | None = None
+) -> FastAPI:
+    name, options = served_name or bundle.name, options or ServerOptions()
     engine = Engine(bundle.model, bundle.tokenizer, config or EngineConfig(), name=name)
     metrics = ServerMetrics(name)
     loop = EngineLoop(engine, metrics)
+    max_chars = max_prompt_chars(engine.max_model_len)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI):
@@ -33,12 +49,11 @@ def create_app(bundle, config: EngineConfig | None = None, served_name: str | No
         loop.stop()
 
     app = FastAPI(title="pdlab engine", lifespan=lifespan)
-
-    @app.exception_handler(RequestValidationError)
-    async def bad_body(_request: Request, exc: RequestValidationError) -> JSONResponse:
-        first = exc.errors()[0] if exc.errors() else {"loc": (), "msg": "invalid request"}
-        where = ".".join(str(p) for p in first.get("loc", ()) if p != "body")
-        return JSONResponse(error_body(f"{where}: {first.get('msg')}" if where else str(first.get("msg"))), 400)
+    errors.install(app)
+    app.add_middleware(BodyLimit, max_bytes=options.max_body_bytes)
+    if options.api_key:
+        app.add_middleware(ApiKey, key=options.api_key)
+    app.add_middleware(CatchAll)  # added last: the outermost
 
     @app.get("/health")
     async def health() -> dict:
@@ -46,18 +61,8 @@ def create_app(bundle, config: EngineConfig | None = None, served_name: str | No
 
     @app.get("/v1/models")
     async def models() -> dict:
-        return {
-            "object": "list",
-            "data": [
-                {
-                    "id": name,
-                    "object": "model",
-                    "created": 0,
-                    "owned_by": "pdlab",
-                    "max_model_len": engine.max_model_len,
-                }
-            ],
-        }
+        card = {"id": name, "object": "model", "created": 0, "owned_by": "pdlab", "max_model_len": engine.max_model_len}
+        return {"object": "list", "data": [card]}
 
     @app.get("/metrics")
     async def prometheus() -> Response:
@@ -73,84 +78,150 @@ def create_app(bundle, config: EngineConfig | None = None, served_name: str | No
     async def one_request(response_id: str):
         found = next((r for r in reversed(loop.recent()) if r["id"] == response_id), None)
         if found is None:
-            return JSONResponse(
-                error_body(f"No finished request {response_id!r} among the last {RECENT_MAX}.", "not_found_error", 404),
-                404,
-            )
+            return error_response(f"No finished request {response_id!r} among the last {RECENT_MAX}.", 404)
         return found
 
-    @app.post("/v1/completions")
-    async def completions(body: CompletionRequest):
+    def text_length(text: str, what: str, param: str) -> None:
         try:
-            ids = list(body.prompt) if isinstance(body.prompt, list) else engine.encode(body.prompt)
-            params = body.sampling(COMPLETION_DEFAULT_MAX_TOKENS)
+            check_utf8(text, what)
         except ValueError as e:
-            return JSONResponse(error_body(str(e)), 400)
-        return await respond(ResponseIds(False, name), ids, body, params)
+            raise ApiError(str(e), 400, param) from None
+        if len(text) > max_chars:
+            raise ApiError(
+                f"{what} has {len(text):,} characters; this server takes at most {max_chars:,} (its context is "
+                f"{engine.max_model_len:,} tokens), so it was not tokenised.",
+                400,
+                param,
+            )
+
+    @app.post("/v1/completions")
+    async def completions(body: CompletionRequest, request: Request):
+        body.check(name)
+        if isinstance(body.prompt, list):
+            ids = list(body.prompt)
+        else:
+            text_length(body.prompt, "The prompt", "prompt")
+            ids = await asyncio.to_thread(refusing(engine.encode), body.prompt)
+        params = refusing(body.sampling)(COMPLETION_DEFAULT_MAX_TOKENS)
+        return await respond(ResponseIds(False, name), ids, body, params, request)
 
     @app.post("/v1/chat/completions")
-    async def chat(body: ChatRequest):
-        try:
-            ids = chat_ids(bundle.tokenizer, [m.model_dump() for m in body.messages])
-            body.max_tokens = body.max_tokens or body.max_completion_tokens
-            params = body.sampling(max(1, engine.max_model_len - len(ids)))
-        except ValueError as e:
-            return JSONResponse(error_body(str(e)), 400)
-        return await respond(ResponseIds(True, name), ids, body, params)
+    async def chat(body: ChatRequest, request: Request):
+        body.check(name)
+        messages = [m.as_template_input(i) for i, m in enumerate(body.messages)]
+        for i, m in enumerate(messages):
+            text_length(m["content"], f"messages[{i}].content", f"messages[{i}].content")
+        ids = await asyncio.to_thread(refusing(chat_ids), bundle.tokenizer, messages)
+        body.max_tokens = body.max_tokens or body.max_completion_tokens
+        params = refusing(body.sampling)(max(1, engine.max_model_len - len(ids)))
+        return await respond(ResponseIds(True, name), ids, body, params, request)
 
-    async def respond(names: ResponseIds, ids: list[int], body, params):
+    async def respond(names: ResponseIds, ids: list[int], body, params, request: Request):
         sub = loop.submit(ids, params, names.id)
         first = await sub.events.get()
         if isinstance(first, Rejected):
-            return JSONResponse(error_body(first.message), 400)
+            return error_response(first.message, 400)
         assert isinstance(first, Accepted)
+        reply = Reply(sub, StopMatcher(body.stops, body.stop_token_ids, body.min_tokens), first.num_prompt_tokens)
         if body.stream:
-            return StreamingResponse(stream(sub, names, body.include_usage), media_type="text/event-stream")
-        return await whole(sub, names)
+            return StreamingResponse(stream(reply, names, body.include_usage), media_type="text/event-stream")
+        return await whole(reply, names, request)
 
-    async def stream(sub: Submission, names: ResponseIds, include_usage: bool):
-        done = False
+    async def stream(reply: Reply, names: ResponseIds, include_usage: bool):
         try:
             if names.chat:
                 yield sse(names.chunk(role=True))
-            while True:
-                item = await sub.events.get()
-                if isinstance(item, Delta):
-                    if item.text:
-                        yield sse(names.chunk(item.text))
-                    continue
-                if isinstance(item, Rejected):  # the engine failed mid-stream: say so, then end
-                    done = True
-                    yield sse(error_body(item.message, "server_error", 500))
-                    return
-                assert isinstance(item, Finished)
-                done = True
-                yield sse(names.chunk(finish=item.finish_reason))
-                if include_usage:
-                    yield sse(names.usage_chunk(item.num_prompt_tokens, item.num_output_tokens))
-                yield "data: [DONE]\n\n"
+            async for text in reply.texts():
+                yield sse(names.chunk(text))
+            if reply.failure:  # the engine failed mid-stream: say so, then end
+                yield sse(error_body(reply.failure, 500))
                 return
+            yield sse(names.chunk(finish=reply.finish_reason))
+            if include_usage:
+                yield sse(names.usage_chunk(reply.num_prompt_tokens, reply.num_output_tokens))
+            yield "data: [DONE]\n\n"
         finally:
-            if not done:  # the client went away (or the server is stopping): free the engine's slot
-                loop.cancel(sub)
+            if not reply.done:  # the client went away (or the server is stopping): free the engine's slot
+                loop.cancel(reply.sub)
 
-    async def whole(sub: Submission, names: ResponseIds):
-        parts = []
+    async def whole(reply: Reply, names: ResponseIds, request: Request):
+        gone = asyncio.create_task(until_disconnected(request))
         try:
-            while True:
-                item = await sub.events.get()
-                if isinstance(item, Delta):
-                    parts.append(item.text)
-                    continue
-                if isinstance(item, Rejected):
-                    return JSONResponse(error_body(item.message, "server_error", 500), 500)
-                return names.whole("".join(parts), item.finish_reason, item.num_prompt_tokens, item.num_output_tokens)
-        except BaseException:
-            loop.cancel(sub)
-            raise
+            parts = []
+            reading = asyncio.ensure_future(collect(reply, parts))
+            done, _ = await asyncio.wait({reading, gone}, return_when=asyncio.FIRST_COMPLETED)
+            if reading not in done:  # nobody is waiting for the answer: stop computing it
+                reading.cancel()
+                return Response(status_code=499)
+            reading.result()  # raises what collecting raised (CatchAll logs it and answers 500)
+            if reply.failure:
+                return error_response(reply.failure, 500)
+            return names.whole("".join(parts), reply.finish_reason, reply.num_prompt_tokens, reply.num_output_tokens)
+        finally:
+            gone.cancel()
+            if not reply.done:
+                loop.cancel(reply.sub)
+
+    async def collect(reply: Reply, parts: list[str]) -> None:
+        async for text in reply.texts():
+            parts.append(text)
 
     app.state.engine_loop = loop
     return app
+
+
+@dataclass
+class Reply:
+    """One request's answer as it arrives: its text with stop strings applied, and how it ended."""
+
+    sub: Submission
+    stops: StopMatcher
+    num_prompt_tokens: int
+    num_output_tokens: int = 0
+    finish_reason: str = ""
+    failure: str | None = None
+    done: bool = False
+
+    async def texts(self):
+        """The text to send, piece by piece, until the request ends (or a stop string ends it)."""
+        while True:
+            item = await self.sub.events.get()
+            if isinstance(item, Delta):
+                self.num_output_tokens += 1
+                text = self.stops.feed(item.text, item.token_id)
+                if text:
+                    yield text
+                if self.stops.stopped:  # ours to end: the engine is told to drop it (done stays False)
+                    self.finish_reason = "stop"
+                    return
+                continue
+            self.done = True
+            if isinstance(item, Rejected):
+                self.failure = item.message
+                return
+            assert isinstance(item, Finished)
+            rest = self.stops.flush()
+            if rest:
+                yield rest
+            self.finish_reason, self.num_output_tokens = item.finish_reason, item.num_output_tokens
+            return
+
+
+async def until_disconnected(request: Request) -> None:
+    while not await request.is_disconnected():
+        await asyncio.sleep(DISCONNECT_POLL_S)
+
+
+def refusing(fn):
+    """fn, with the engine's ValueError (a bad request, in its own words) raised as a 400."""
+
+    def call(*args):
+        try:
+            return fn(*args)
+        except ValueError as e:
+            raise ApiError(str(e)) from None
+
+    return call
 
 
 def sse(payload: dict) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import logging
 import queue
 import threading
 import time
@@ -35,6 +36,7 @@ class Rejected:
 @dataclass
 class Delta:
     text: str  # what this token adds to the text ("" while a character is incomplete, and for EOS)
+    token_id: int | None = None
 
 
 @dataclass
@@ -60,6 +62,8 @@ class Submission:
     def send(self, item) -> None:
         self.loop.call_soon_threadsafe(self.events.put_nowait, item)
 
+
+log = logging.getLogger("pdlab.server")
 
 FINISH = {"eos": "stop", "length": "length"}
 RECENT_MAX = 1024  # finished requests kept for GET /pdlab/requests (a server runs for days)
@@ -106,12 +110,16 @@ class EngineLoop:
                 try:
                     self._step()
                 except Exception as exc:  # noqa: BLE001 - fail the requests in flight, keep serving
-                    self._fail_all(f"The engine failed: {type(exc).__name__}: {exc}")
+                    ids = [sub.response_id for sub in self._live.values()]
+                    log.exception("the engine step failed; failing requests %s", ", ".join(ids))
+                    self._fail_all(type(exc).__name__)
 
-    def _fail_all(self, message: str) -> None:
+    def _fail_all(self, error: str) -> None:
         for sub in list(self._live.values()):
             self.engine.abort(sub.seq)
-            sub.send(Rejected(message))
+            sub.send(
+                Rejected(f"The engine failed ({error}) on request {sub.response_id}; the server's log has the details.")
+            )
         self._live.clear()
         self._publish_load()
 
@@ -147,7 +155,7 @@ class EngineLoop:
         for tok in event.tokens:  # last token sees its blocks freed and its request observed
             sub = self._live.get(tok.seq_id)
             if sub is not None:
-                sub.send(Delta("" if tok.token_id in self.engine.eos_ids else tok.text))
+                sub.send(Delta("" if tok.token_id in self.engine.eos_ids else tok.text, tok.token_id))
         for record in event.finished:
             sub = self._live.pop(record.seq_id, None)
             if sub is not None:
