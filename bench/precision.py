@@ -21,7 +21,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.decode_parts import ours, prompt_ids  # noqa: E402
 from engine import Engine, EngineConfig, SamplingParams, load_model  # noqa: E402
 from engine.machine import describe_cpu  # noqa: E402
-from lab.precision import GREEDY_TOKENS, PROMPTS, greedy_agreement, read_text, text_agreement  # noqa: E402
+from lab.precision import (  # noqa: E402
+    GREEDY_TOKENS,
+    PROMPTS,
+    chunk_logits,
+    greedy_agreement,
+    read_text,
+    text_agreement,
+)
 from lab.precision_formats import decode_step_cost, kv_token_bytes  # noqa: E402
 
 WEIGHTS = [
@@ -119,8 +126,9 @@ def quality_table(fp32, bundles: dict) -> None:
     )
     print(f"{'configuration':<36}{'perplexity':>11}{'vs fp32':>9}{'KL nats':>10}{'top-1':>8}{'greedy top-1':>14}")
     ref_ppl = None
+    ref_logits = list(chunk_logits(fp32.model, ids))  # computed once for every configuration
     for name, b, kv in configs:
-        text = text_agreement(fp32.model, b.model, ids, kv)
+        text = text_agreement(fp32.model, b.model, ids, kv, ref_logits=ref_logits)
         ref_ppl = ref_ppl or text.perplexity_ref
         greedy = greedy_agreement(fp32_greedy, fp32.model, b.model, prompts, kv)
         print(

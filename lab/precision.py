@@ -103,11 +103,15 @@ def text_agreement(
     ids: list[int],
     kv_dtype: str = "auto",
     progress: Callable[[float], None] | None = None,
+    ref_logits: list[torch.Tensor] | None = None,
 ) -> Agreement:
-    """Perplexity of both, KL and top-1 over every position of `ids` that has a next token."""
+    """Perplexity of both, KL and top-1 over every position of `ids` that has a next token.
+    `ref_logits` (from `chunk_logits(ref, ids)`) spares recomputing the reference when several
+    formats are compared against it."""
     out = Agreement()
     pos = 0
-    for ours, theirs in zip(chunk_logits(model, ids, kv_dtype), chunk_logits(ref, ids)):
+    theirs_chunks = ref_logits if ref_logits is not None else chunk_logits(ref, ids)
+    for ours, theirs in zip(chunk_logits(model, ids, kv_dtype), theirs_chunks, strict=True):
         n = ours.shape[0]
         keep = min(n, len(ids) - 1 - pos)  # the last position has no next token to score
         if keep > 0:

@@ -55,16 +55,21 @@ def text_ids(bundled):
     return ids
 
 
-def test_int8_weights_stay_within_3_percent_of_float32_perplexity(bundled, text_ids):
+@pytest.fixture(scope="module")
+def ref_logits(bundled, text_ids):
+    return list(chunk_logits(bundled.model, text_ids))
+
+
+def test_int8_weights_stay_within_3_percent_of_float32_perplexity(bundled, text_ids, ref_logits):
     for dtype in ("float32", "bfloat16"):
         q = load_model("bundled", dtype=dtype, weights="int8")
-        a = text_agreement(bundled.model, q.model, text_ids)
+        a = text_agreement(bundled.model, q.model, text_ids, ref_logits=ref_logits)
         assert abs(a.perplexity / a.perplexity_ref - 1) < 0.03, (dtype, a.perplexity, a.perplexity_ref)
         assert a.top1_share > 0.9 and a.kl_mean < 0.05
 
 
-def test_an_int8_kv_cache_stays_within_1_percent_of_float32_perplexity(bundled, text_ids):
-    a = text_agreement(bundled.model, bundled.model, text_ids, kv_dtype="int8")
+def test_an_int8_kv_cache_stays_within_1_percent_of_float32_perplexity(bundled, text_ids, ref_logits):
+    a = text_agreement(bundled.model, bundled.model, text_ids, kv_dtype="int8", ref_logits=ref_logits)
     assert abs(a.perplexity / a.perplexity_ref - 1) < 0.01, (a.perplexity, a.perplexity_ref)
     assert a.top1_share > 0.95
 
