@@ -4,6 +4,8 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+GUIDELLM_VENV := .venv-guidellm
+GUIDELLM_STAMP := $(GUIDELLM_VENV)/.installed
 PORT ?= 8501
 
 .PHONY: run dev test test-fast lint bench screenshots clean
@@ -30,7 +32,16 @@ dev: $(STAMP)
 	$(PY) -m streamlit run app.py --server.port $(PORT) --server.headless true --browser.gatherUsageStats false \
 		--server.fileWatcherType auto
 
-test: $(STAMP)
+# GuideLLM pins click, httpx and others apart from requirements.txt: it gets its own virtual
+# environment, layered over .venv by a .pth file, so torch and transformers are installed once.
+$(GUIDELLM_STAMP): $(STAMP) requirements-guidellm.txt
+	test -x $(GUIDELLM_VENV)/bin/python || $(PYTHON) -m venv $(GUIDELLM_VENV)
+	$(PY) -c "import sysconfig; print(sysconfig.get_paths()['purelib'])" \
+		> "$$($(GUIDELLM_VENV)/bin/python -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")/pdlab-venv.pth"
+	$(GUIDELLM_VENV)/bin/python -m pip install -q -r requirements-guidellm.txt
+	touch $(GUIDELLM_STAMP)
+
+test: $(STAMP) $(GUIDELLM_STAMP)
 	$(PY) -m pytest -q
 
 # The tests that touch none of the tiers in pytest.ini: under two minutes on 2 cores.
@@ -48,4 +59,4 @@ screenshots: $(STAMP)
 	$(PY) scripts/screenshots.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache test-artifacts .test-cache
+	rm -rf $(VENV) $(GUIDELLM_VENV) .pytest_cache test-artifacts .test-cache

@@ -10,6 +10,8 @@ import os
 import sys
 from dataclasses import replace
 
+from engine.server.defaults import MAX_BODY_BYTES
+
 API_KEY_ENV = "PDLAB_API_KEY"
 SERVE_STEP_TOKENS = 512  # a long prompt is prefilled 512 tokens a step, so running decodes step between chunks
 
@@ -81,8 +83,8 @@ def _parser() -> argparse.ArgumentParser:
     v.add_argument(
         "--max-body-bytes",
         type=int,
-        default=4 << 20,
-        help="refuse request bodies larger than this, before reading them (default 4 MiB)",
+        default=MAX_BODY_BYTES,
+        help=f"refuse request bodies larger than this, before reading them (default {MAX_BODY_BYTES >> 20} MiB)",
     )
     v.add_argument(
         "--api-key",

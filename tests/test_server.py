@@ -13,9 +13,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from openai import OpenAI
-from prometheus_client.parser import text_string_to_metric_families
 
 from engine import Engine, SamplingParams
+from tests.server_support import metric
 
 MODEL = "SmolLM2-135M-Instruct"  # the served name: another is a 404, as with vLLM
 PROMPTS = [
@@ -121,12 +121,6 @@ def test_bad_requests_are_openai_shaped_400s(url, body, expected):
     status, reply = post(url, "/v1/completions", body)
     assert status == 400 and reply["error"]["type"] == "invalid_request_error"
     assert expected in reply["error"]["message"], reply
-
-
-def metric(url: str, name: str, sample: str) -> float:
-    with urllib.request.urlopen(f"{url}/metrics") as r:
-        families = {f.name: f for f in text_string_to_metric_families(r.read().decode())}
-    return next(s.value for s in families[name].samples if s.name == sample)
 
 
 def test_metrics_count_what_was_served(client, url):

@@ -16,8 +16,9 @@ from fastapi.responses import Response, StreamingResponse
 
 from engine.llm_engine import Engine, EngineConfig, check_utf8
 from engine.server import errors
+from engine.server.defaults import MAX_BODY_BYTES
 from engine.server.errors import ApiError, CatchAll, error_body, error_response
-from engine.server.limits import DEFAULT_MAX_BODY_BYTES, ApiKey, BodyLimit, max_prompt_chars
+from engine.server.limits import ApiKey, BodyLimit, max_prompt_chars
 from engine.server.loop import RECENT_MAX, Accepted, Delta, EngineLoop, Finished, Rejected, Submission
 from engine.server.metrics import ServerMetrics
 from engine.server.protocol import ChatRequest, CompletionRequest, ResponseIds
@@ -29,7 +30,7 @@ DISCONNECT_POLL_S = 0.25
 
 @dataclass
 class ServerOptions:
-    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+    max_body_bytes: int = MAX_BODY_BYTES
     api_key: str | None = None
 
 

@@ -8,7 +8,6 @@ import hmac
 
 from engine.server.errors import BodyTooLarge, error_body, send_json, too_large
 
-DEFAULT_MAX_BODY_BYTES = 4 << 20
 CHARS_PER_TOKEN_MAX = 32  # a prompt longer than this many characters per context token cannot fit
 
 
