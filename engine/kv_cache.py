@@ -11,7 +11,9 @@ matmul reads without a copy.
 
 from __future__ import annotations
 
+import hashlib
 import heapq
+import struct
 from collections import OrderedDict
 from dataclasses import dataclass
 
@@ -24,8 +26,10 @@ class BlockPool:
     """Block ids 0..num_blocks-1 with ref counts; paired can_allocate/allocate, as in nano-vllm.
 
     Prefix caching: a full block whose tokens are known is registered under a hash of its
-    tokens and of every token before it. When its last owner frees it, it keeps its hash and
-    waits on an LRU list, so a later prompt with the same prefix can take it back (`reuse`).
+    tokens and of every token before it (`prefix_hashes`), with the block's own key (the parent's
+    hash and its tokens) so that a hit is checked, never trusted: `lookup` answers a block only
+    when its key equals the asker's. When its last owner frees it, it keeps its hash and waits on
+    an LRU list, so a later prompt with the same prefix can take it back (`reuse`).
     `allocate` hands out clean blocks first (lowest id first, which keeps tables contiguous) and
     evicts the least recently freed cached block only when no clean one is left.
     """
@@ -36,8 +40,9 @@ class BlockPool:
         self.num_blocks = num_blocks
         self.block_size = block_size
         self.ref_counts = [0] * num_blocks
-        self.block_hash: list[int | None] = [None] * num_blocks
-        self.cached: dict[int, int] = {}  # prefix hash -> block holding those tokens
+        self.block_hash: list[bytes | None] = [None] * num_blocks
+        self.block_key: list[BlockKey | None] = [None] * num_blocks  # what a hit must match
+        self.cached: dict[bytes, int] = {}  # prefix hash -> block holding those tokens
         self._clean = list(range(num_blocks))  # a heap of free blocks holding nothing reusable
         self._evictable: OrderedDict[int, None] = OrderedDict()  # free blocks with a hash, oldest first
         self.num_evictions = 0
@@ -78,7 +83,7 @@ class BlockPool:
 
     def _forget(self, b: int) -> None:
         h = self.block_hash[b]
-        self.block_hash[b] = None
+        self.block_hash[b] = self.block_key[b] = None
         if h is not None and self.cached.get(h) == b:
             del self.cached[h]
 
@@ -87,8 +92,11 @@ class BlockPool:
         assert self.ref_counts[block_id] > 0
         self.ref_counts[block_id] += 1
 
-    def lookup(self, prefix_hash: int) -> int | None:
-        return self.cached.get(prefix_hash)
+    def lookup(self, prefix_hash: bytes, key: BlockKey) -> int | None:
+        """The cached block under this hash, if it holds exactly `key`'s tokens after the same parent
+        (a hash collision is then a miss, never another prompt's KV)."""
+        b = self.cached.get(prefix_hash)
+        return b if b is not None and self.block_key[b] == key else None
 
     def reuse(self, block_id: int) -> None:
         """Take a cached block for one more owner, off the LRU list if nobody holds it."""
@@ -98,12 +106,13 @@ class BlockPool:
         else:
             self.fork(block_id)
 
-    def register(self, block_id: int, prefix_hash: int) -> None:
-        """Record that block_id now holds the (full) block of tokens with this prefix hash."""
+    def register(self, block_id: int, prefix_hash: bytes, key: BlockKey) -> None:
+        """Record that block_id now holds the (full) block `key` under this prefix hash."""
         assert self.ref_counts[block_id] > 0
         if prefix_hash not in self.cached and self.block_hash[block_id] is None:
             self.cached[prefix_hash] = block_id
             self.block_hash[block_id] = prefix_hash
+            self.block_key[block_id] = key
 
     def free(self, block_ids: list[int]) -> None:
         for b in block_ids:
@@ -130,13 +139,24 @@ class BlockPool:
             assert self.block_hash[b] == h, f"block {b} is cached under a hash it does not hold"
 
 
-def prefix_hashes(token_ids: list[int], block_size: int) -> list[int]:
-    """One hash per full block, each covering every token up to the end of its block."""
-    hashes, h = [], 0
+BlockKey = tuple[bytes, tuple[int, ...]]  # (the parent block's prefix hash, this block's token ids)
+ROOT_HASH = b"\0" * 32  # the parent of a prompt's first block
+
+
+def block_digest(parent: bytes, tokens: tuple[int, ...]) -> bytes:
+    """SHA-256 of the parent's hash and the block's token ids: a collision would need SHA-256's,
+    unlike Python's `hash()`, whose collisions on tuples of ints can be built on purpose."""
+    return hashlib.sha256(parent + struct.pack(f"<{len(tokens)}q", *tokens)).digest()
+
+
+def prefix_hashes(token_ids: list[int], block_size: int) -> list[tuple[bytes, BlockKey]]:
+    """One (hash, key) per full block; each hash covers every token up to the end of its block."""
+    out, parent = [], ROOT_HASH
     for i in range(len(token_ids) // block_size):
-        h = hash((h, tuple(token_ids[i * block_size : (i + 1) * block_size])))
-        hashes.append(h)
-    return hashes
+        key = (parent, tuple(token_ids[i * block_size : (i + 1) * block_size]))
+        parent = block_digest(*key)
+        out.append((parent, key))
+    return out
 
 
 @dataclass

@@ -145,8 +145,8 @@ class Scheduler:
         if not seq.prompt_block_hashes:
             seq.prompt_block_hashes = prefix_hashes(seq.prompt_token_ids, self.pool.block_size)
         matched = []
-        for h in seq.prompt_block_hashes:
-            b = self.pool.lookup(h)
+        for h, key in seq.prompt_block_hashes:
+            b = self.pool.lookup(h, key)
             if b is None:
                 break
             matched.append(b)
@@ -233,5 +233,5 @@ class Scheduler:
             seq.prompt_block_hashes = prefix_hashes(seq.prompt_token_ids, self.pool.block_size)
         done = min(seq.num_cached_tokens, seq.num_prompt_tokens) // self.pool.block_size
         for i in range(seq.num_registered_blocks, min(done, len(seq.prompt_block_hashes))):
-            self.pool.register(seq.block_table[i], seq.prompt_block_hashes[i])
+            self.pool.register(seq.block_table[i], *seq.prompt_block_hashes[i])
         seq.num_registered_blocks = max(seq.num_registered_blocks, done)

@@ -5,8 +5,12 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass, field
 from enum import Enum, auto
+from typing import TYPE_CHECKING
 
 from engine.sampler import SamplingParams
+
+if TYPE_CHECKING:
+    from engine.kv_cache import BlockKey
 
 
 class SequenceStatus(Enum):
@@ -32,7 +36,9 @@ class Sequence:
     finish_reason: str | None = None  # "eos", "length", or "abort" (its client went away)
     num_preemptions: int = 0
     num_prefix_hit_tokens: int = 0  # prompt tokens whose KV came from the prefix cache
-    prompt_block_hashes: list[int] = field(default_factory=list, repr=False)  # filled when prefix caching
+    prompt_block_hashes: list[tuple[bytes, BlockKey]] = field(
+        default_factory=list, repr=False
+    )  # filled when prefix caching
     num_registered_blocks: int = 0  # prompt blocks already published to the prefix cache
     forced_output: list[int] | None = field(default=None, repr=False)  # a replay: these tokens, not sampled ones
 

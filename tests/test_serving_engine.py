@@ -84,6 +84,30 @@ def test_prefix_cache_serves_the_shared_system_prompt(tiny):
     assert engine.trace.steps[-1].prefix_hit_tokens == 64
 
 
+def test_a_hash_collision_is_a_miss_not_another_prompts_kv(tiny, alone, monkeypatch):
+    """With every block hashing alike, a hit is still checked against the block's parent and
+    tokens: the shared system prompt's first block is reused, nothing else, and every output
+    equals its run alone."""
+    import engine.kv_cache
+
+    monkeypatch.setattr(engine.kv_cache, "block_digest", lambda parent, tokens: b"same" * 8)
+    engine, seqs = run_all(tiny, POLICIES["prefix"] | dict(max_num_seqs=1))
+    assert [s.num_prefix_hit_tokens for s in seqs] == [0, 16, 0, 16]
+    assert [s.output_token_ids for s in seqs] == alone
+
+
+def test_prefix_hashes_are_sha256_chained_over_parent_and_tokens():
+    import hashlib
+    import struct
+
+    from engine.kv_cache import ROOT_HASH, prefix_hashes
+
+    (h0, k0), (h1, k1) = prefix_hashes([1, 2, 3, 4, 5], block_size=2)
+    assert k0 == (ROOT_HASH, (1, 2)) and k1 == (h0, (3, 4))
+    assert h1 == hashlib.sha256(h0 + struct.pack("<2q", 3, 4)).digest()
+    assert prefix_hashes([9, 2, 3, 4], 2)[1][0] != h1  # a different first block changes every later hash
+
+
 def test_shared_blocks_are_counted_once(tiny):
     engine = Engine(tiny.model, tiny.tokenizer, EngineConfig(prefix_caching=True, probe_memory=False))
     engine.add_request(PROMPTS[0], SamplingParams(max_new_tokens=4, ignore_eos=True))
