@@ -6,6 +6,7 @@ then offers only those. With public mode off nothing changes (the rest of the su
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -41,6 +42,27 @@ def test_settings_defaults_switch_and_bad_fields(tmp_path):
     assert read_settings(env={SETTINGS_ENV: str(example)}) == PublicSettings(enabled=True)  # the sample is valid
 
 
+def test_one_rule_says_which_models_a_visitor_may_load(monkeypatch, tmp_path):
+    """`may_load` is the rule every page, the share link and the registry ask; on a public server
+    only the exact strings on the owner's list pass."""
+    from ui.models import ModelChoice, ModelRegistry
+    from ui.public import may_load
+
+    settings = tmp_path / "lab.toml"
+    settings.write_text('[public]\nmodels = ["bundled", "/srv/models/llama"]\n')
+    monkeypatch.setenv(SETTINGS_ENV, str(settings))
+    monkeypatch.setenv(PUBLIC_ENV, "0")
+    assert may_load("/etc") and may_load("someorg/any-model")  # a private server: the owner's own machine
+    monkeypatch.setenv(PUBLIC_ENV, "1")
+    assert may_load("bundled") and may_load("/srv/models/llama")
+    hostile = ["/etc", "/etc/passwd", "someorg/unlisted-model", "llama", "Bundled", " bundled", "bundled\n",
+               "./bundled", "/srv/models/llama/", "/srv/models/llama/../../../etc", "/srv/models/./llama", "",
+               None, 3, ["bundled"]]  # fmt: skip
+    assert [spec for spec in hostile if may_load(spec)] == []
+    with pytest.raises(ValueError, match="offers only the models in its list"):
+        ModelRegistry().get(ModelChoice("/etc"))  # whatever a session holds
+
+
 @pytest.fixture
 def public(tiny_dirs, tmp_path, monkeypatch):
     """Public mode on, the tiny model the owner's only listed model, small caps."""
@@ -66,14 +88,17 @@ def test_the_model_box_offers_the_list_and_no_path(new_app, public, tiny_dirs):
 @pytest.mark.parametrize("model", ["/etc", "someorg/unlisted-model", "bundled"])
 def test_a_link_cannot_name_another_model(new_app, public, tiny_dirs, model):
     at = new_app(180)
-    at.query_params.update({"model": model, "max_new_tokens": "500", "prompt": "hi"})
+    at.query_params.update({"model": model, "max_new_tokens": "500", "prompt": "hi", "top_p": "0"})
     at = at.run()
     assert not at.exception
     assert at.sidebar.selectbox(key="model_spec").value == str(tiny_dirs["llama"])
     notes = " ".join(unescaped(at.info) + unescaped(at.warning))
     assert "not a model this public server offers" in notes, notes
     assert at.number_input(key="pg_max_new").value == 12  # 500 lowered to the cap, and said so
-    assert "12" in notes
+    assert "max_new_tokens 500 is more than this public server allows; set to 12" in notes, notes
+    filled = [text for text in unescaped(at.info) if "Filled in" in text]
+    assert filled and "max_new_tokens" not in filled[0] and "top_p" not in filled[0], filled  # lowered, not filled
+    assert "top_p='0' (not a number from 0.01 to 1)" in notes, notes  # the box's range: 0 is not taken silently
 
 
 def test_a_prompt_over_the_cap_never_runs_whole(new_app, public):
@@ -131,3 +156,38 @@ def test_every_page_sizes_its_runs_within_the_public_context(new_app, public, ti
     at.switch_page(page_file("claims")).run()
     quick = at.toggle(key="cl_quick")
     assert quick.value and quick.disabled
+
+
+def page_texts(at) -> list[str]:
+    """Every text a visitor can read on the page: prose, notes, labels, metrics and table cells."""
+    out = []
+    for kind in ("markdown", "caption", "info", "warning", "error", "success", "title", "header", "subheader",
+                 "text", "code", "latex", "exception"):  # fmt: skip
+        out += [str(e.value) for e in getattr(at, kind)]
+    out += [f"{m.label} {m.value}" for m in at.metric]
+    out += [e.label for e in (*at.expander, *at.button, *at.toggle, *at.selectbox, *at.number_input, *at.text_area)]
+    out += [str(o) for box in at.selectbox for o in box.options]
+    out += [frame.value.to_string() for frame in at.dataframe]
+    return [re.sub(r"\\(.)", r"\1", text) for text in out]  # as read: pages backslash-escape Markdown
+
+
+def test_no_public_page_shows_a_server_path(new_app, public, tiny_dirs):
+    """Every page, opened by a visitor of a public server, names no folder of the server: not its
+    home, cache, repository or model folder."""
+    import os
+
+    from app_pages import PAGES
+    from engine.loader import cache_dir
+    from tests.conftest import ROOT
+
+    secrets = {str(Path.home()), str(cache_dir()), str(ROOT), str(Path(tiny_dirs["llama"]).parent)}
+    if os.environ.get("TMPDIR"):
+        secrets.add(os.environ["TMPDIR"])
+    at = new_app(300).run()
+    for page in PAGES:
+        at.switch_page(page.file).run()
+        assert not at.exception, (page.name, [e.value for e in at.exception])
+        texts = page_texts(at)
+        assert len(texts) > 3, page.name  # the page drew
+        leaks = [(page.name, secret, text[:200]) for text in texts for secret in secrets if secret in text]
+        assert not leaks, leaks

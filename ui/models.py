@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 import streamlit as st
 
 from engine import Engine, EngineConfig, ModelBundle, SamplingParams, load_model
-from ui.public import public_settings
+from ui.public import may_load, public_settings
 from ui.run_queue import FairLock, RunQueue
 
 DEFAULT_SPEC_ENV = "PDLAB_MODEL"  # tests point this at a tiny model folder
@@ -56,6 +56,8 @@ class ModelRegistry:
 
     def get(self, choice: ModelChoice, progress: ProgressFn | None = None) -> ModelBundle:
         """The bundle for `choice`, loading and warming it up on first use. ValueError on bad specs."""
+        if not may_load(choice.spec):  # whatever a session holds, a public server loads its owner's list only
+            raise ValueError("This server offers only the models in its list.")
         key = self._key(choice)
         with self._load_lock:
             if key in self._models:

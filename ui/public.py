@@ -52,8 +52,10 @@ class PublicSettings:
     max_active_runs: int = 1  # runs on the engine at once; the rest wait their turn in order
     runs_per_minute: int = 6  # per browser session
 
-    def allows_model(self, spec: str) -> bool:
-        return not self.enabled or spec in self.models
+    def allows_model(self, spec: object) -> bool:
+        """May a visitor load `spec`? Anything on a private server; on a public one exactly a string
+        on the owner's list: no path, hub id, label or respelling of one (case, spaces, "./")."""
+        return not self.enabled or (isinstance(spec, str) and spec in self.models)
 
 
 COUNTS = {  # the whole-number settings and the most each may be set to
@@ -135,8 +137,19 @@ def public_settings() -> PublicSettings:
     return _loaded(os.environ.get(PUBLIC_ENV), os.environ.get(SETTINGS_ENV))[0]
 
 
+def may_load(spec: object) -> bool:
+    """The one answer to "may this visitor load this model?", for every page, the share link and the
+    model registry."""
+    return public_settings().allows_model(spec)
+
+
 def settings_problem() -> str | None:
     return _loaded(os.environ.get(PUBLIC_ENV), os.environ.get(SETTINGS_ENV))[1]
+
+
+def shown_path(path: Path) -> str:
+    """A server file as a page may show it: in full to the owner, by its name only to the public."""
+    return path.name if public_settings().enabled else str(path)
 
 
 def model_label(spec: str) -> str:

@@ -10,7 +10,7 @@ import torch
 
 from ui.i18n import LANGS, current_lang, t
 from ui.models import ModelChoice, default_model_spec
-from ui.public import model_label, public_settings, settings_problem
+from ui.public import may_load, model_label, public_settings, settings_problem
 
 CHOICE_KEY = "model_choice"
 SPEC_KEY, DTYPE_KEY = "model_spec", "model_dtype"  # the model box and the dtype box
@@ -70,7 +70,7 @@ def render_sidebar() -> ModelChoice:
         public = public_settings()
         if public.enabled:  # the owner's list only: nothing typed, nothing that shows a server path
             default = public.models[0]
-            if st.session_state.get(SPEC_KEY) not in public.models:
+            if not may_load(st.session_state.get(SPEC_KEY)):
                 st.session_state[SPEC_KEY] = default
             spec = model_box(
                 t("model_label", lang),

@@ -15,7 +15,7 @@ from app_pages.compare.state import DEFAULT_REPEATS, MAX_COLUMNS, MAX_REPEATS, M
 from app_pages.compare.strings import t
 from ui.capped import cap_help, capped
 from ui.models import ModelChoice, default_model_spec
-from ui.public import model_label, public_settings
+from ui.public import may_load, model_label, public_settings
 from ui.run_state import RunSettings
 from ui.sidebar import DTYPES, HUB_SUGGESTIONS, local_model_dirs, model_box, spec_of
 from ui.widget_state import KEEP, seed
@@ -71,7 +71,7 @@ def _column_controls(i: int, options: list[str], wide: bool, lang: str) -> None:
         max_chars=public.max_prompt_chars if public.enabled else None,
     )
     if public.enabled:  # values kept from before the caps (or a crafted session) come back inside them
-        if st.session_state.get(keys.column("model", i)) not in options:
+        if not may_load(st.session_state.get(keys.column("model", i))):
             st.session_state[keys.column("model", i)] = options[0]
         kept = st.session_state.get(keys.column("max_new", i))
         if isinstance(kept, (int, float)) and kept > public.max_new_tokens:

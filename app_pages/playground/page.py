@@ -36,7 +36,7 @@ public = public_settings()
 max_new = None  # the most max_new_tokens may be: the context, or a public server's cap
 if info is not None:
     max_new = min(info.max_position, public.max_new_tokens) if public.enabled else info.max_position
-link_notes(lang, max_new)  # what a shared link filled in or ignored
+link_notes(lang, max_new, public.enabled and max_new == public.max_new_tokens)  # what a shared link did
 run_clicked = False
 if bundle is not None:
     settings, run_clicked = render_controls(

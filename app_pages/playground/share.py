@@ -50,15 +50,18 @@ def ask_linked_model(lang: str) -> None:
         row.button(t("sh_model_keep", lang), key=keys.SHARE_MODEL_KEEP, on_click=_keep_model)
 
 
-def link_notes(lang: str, max_position: int | None = None) -> None:
-    """What a shared link filled in and what it ignored, until the next run."""
+def link_notes(lang: str, max_position: int | None = None, public_cap: bool = False) -> None:
+    """What a shared link filled in and what it ignored, until the next run. `max_position` is the
+    most max_new_tokens may be; `public_cap`: that limit is a public server's cap, not the context."""
     ask_linked_model(lang)
     lowered = fit_to_model(max_position) if max_position else None
     notes = st.session_state.get(keys.SHARE_LINK_NOTES)
     if lowered:
         applied, ignored = notes or ([], [])
-        ignored = [i for i in ignored if i[2] != "sh_clamped"] + [
-            ("max_new_tokens", str(lowered[0]), "sh_clamped", {"n": lowered[0], "max": lowered[1]})
+        reason = "sh_clamped_public" if public_cap else "sh_clamped"
+        applied = [name for name in applied if name != "max_new_tokens"]  # lowered: not filled in as asked
+        ignored = [i for i in ignored if i[2] not in ("sh_clamped", "sh_clamped_public")] + [
+            ("max_new_tokens", str(lowered[0]), reason, {"n": lowered[0], "max": lowered[1]})
         ]
         notes = st.session_state[keys.SHARE_LINK_NOTES] = (applied, ignored)
     if not notes:

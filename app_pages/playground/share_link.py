@@ -22,7 +22,7 @@ import streamlit as st
 
 from app_pages.playground import keys
 from ui.models import default_model_spec
-from ui.public import public_settings
+from ui.public import may_load, public_settings
 from ui.run_state import RunSettings
 from ui.sidebar import DTYPE_KEY, SPEC_KEY
 from ui.widgets import whole_number
@@ -50,7 +50,7 @@ PARAMS = (
     Param("max_new_tokens", keys.MAX_NEW, "int", 1, 100_000),
     Param("temperature", keys.TEMPERATURE, "float", 0.0, 5.0),
     Param("top_k", keys.TOP_K, "int", 0, 100_000),
-    Param("top_p", keys.TOP_P, "float", 0.0, 1.0),
+    Param("top_p", keys.TOP_P, "float", 0.01, 1.0),  # the box's own range: 0 would be raised silently
     Param("seed", keys.SEED, "int", 0, 2**31 - 1),
     Param("attention", keys.ATTENTION, "choice", choices=("sdpa", "eager")),
     Param("kv", keys.KV, "bool"),
@@ -125,7 +125,7 @@ def parse_value(p: Param, raw: str) -> tuple[object, tuple[str, dict] | None]:
     if p.kind == "choice":
         return (text, None) if text in p.choices else (None, ("sh_bad_choice", {"choices": ", ".join(p.choices)}))
     if public.enabled:  # the owner's list only: a link never makes a public server load or read anything else
-        return (text, None) if text in public.models else (None, ("sh_model_not_offered", {}))
+        return (text, None) if may_load(text) else (None, ("sh_model_not_offered", {}))
     return (text, None) if shareable_model(text) else (None, ("sh_bad_model", {}))
 
 

@@ -303,6 +303,10 @@ STRINGS: dict[str, tuple[str, str]] = {
         "max_new_tokens {n} is more than this model's context; set to {max}",
         "max_new_tokens {n} 超过了本模型的上下文，已设为 {max}",
     ),
+    "sh_clamped_public": (
+        "max_new_tokens {n} is more than this public server allows; set to {max}",
+        "max_new_tokens {n} 超过了本公开服务器的上限，已设为 {max}",
+    ),
     # the HTML report
     "rp_title": ("Prefill/decode lab: run report", "预填充与解码实验室：运行报告"),
     "rp_intro": (

@@ -13,6 +13,7 @@ from app_pages.roofline import keys
 from app_pages.roofline.strings import t
 from lab.hardware import DeviceCeilings, cache_path, cached_ceilings, machine_ceilings
 from ui.errors import show_error
+from ui.public import shown_path
 from ui.text import md_literal
 
 
@@ -83,7 +84,7 @@ def render_ceilings_section(device: str, lang: str) -> DeviceCeilings | None:
             torch=md_literal(ceilings.torch_version),
             when=when,
             kernel=md_literal(ceilings.gemm_kernel),
-            path=md_literal(str(cache_path())),
+            path=md_literal(shown_path(cache_path())),
         )
     )
     if ceilings.load_average is not None:
