@@ -10,6 +10,7 @@ import os
 import sys
 from dataclasses import replace
 
+from engine.errors import LabError
 from engine.server.defaults import MAX_BODY_BYTES
 
 API_KEY_ENV = "PDLAB_API_KEY"
@@ -184,9 +185,9 @@ def serve(args: argparse.Namespace) -> int:
     from engine.server.app import ServerOptions, create_app
 
     if not 0 < args.port < 65536:
-        raise ValueError(f"--port must be in 1..65535, got {args.port}.")
+        raise LabError(f"--port must be in 1..65535, got {args.port}.")
     if args.max_body_bytes < 1024:
-        raise ValueError(f"--max-body-bytes must be at least 1024, got {args.max_body_bytes}.")
+        raise LabError(f"--max-body-bytes must be at least 1024, got {args.max_body_bytes}.")
     sock = _listen(args.host, args.port)  # before the model loads: a taken port is said at once
     bundle = load_model(args.model, dtype=args.dtype, device=args.device, weights=args.weights, progress=_progress)
     config = EngineConfig(
@@ -219,7 +220,7 @@ def _listen(host: str, port: int):
         sock.bind((host, port))
         sock.listen(2048)
     except OSError as e:
-        raise ValueError(f"Cannot listen on {host}:{port}: {e.strerror or e} (is another server there?).") from None
+        raise LabError(f"Cannot listen on {host}:{port}: {e.strerror or e} (is another server there?).") from None
     return sock
 
 
@@ -238,7 +239,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Errors the engine can name (ValueError) are one line and exit code 2; anything else is one line
+    """Errors the user can fix (LabError) are one line and exit code 2; anything else is one line
     and code 1 (--debug shows the traceback); a closed pipe and Ctrl-C end quietly."""
     for name in ("stdout", "stderr"):  # started with the stream closed (`>&-`): Python gives None
         if getattr(sys, name) is None:
@@ -249,7 +250,7 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     try:
         return run(args)
-    except ValueError as e:
+    except LabError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # `... | head -1`: the reader has what it wanted

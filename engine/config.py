@@ -13,6 +13,8 @@ from pathlib import Path
 
 import torch
 
+from engine.errors import LabError
+
 SUPPORTED_MODEL_TYPES = ("llama", "mistral", "qwen2", "qwen3")
 SIZE_FIELDS = (
     "num_hidden_layers",
@@ -34,11 +36,11 @@ def parse_dtype(name: str | torch.dtype) -> torch.dtype:
     """'fp32' / 'float32' / torch.float32 -> torch.float32; a clear ValueError otherwise."""
     if isinstance(name, torch.dtype):
         if name not in DTYPES.values():
-            raise ValueError(f"Unsupported dtype {name}; choose one of {', '.join(DTYPES)}.")
+            raise LabError(f"Unsupported dtype {name}; choose one of {', '.join(DTYPES)}.")
         return name
     key = DTYPE_ALIASES.get(str(name).lower(), str(name).lower())
     if key not in DTYPES:
-        raise ValueError(f"Unknown dtype {name!r}; choose one of {', '.join(DTYPES)} (or fp32/bf16/fp16).")
+        raise LabError(f"Unknown dtype {name!r}; choose one of {', '.join(DTYPES)} (or fp32/bf16/fp16).")
     return DTYPES[key]
 
 
@@ -79,19 +81,19 @@ class ModelConfig:
             "max_position",
         ):
             if int(getattr(self, name)) <= 0:
-                raise ValueError(f"Model config {self.name!r}: {name} must be positive, got {getattr(self, name)}.")
+                raise LabError(f"Model config {self.name!r}: {name} must be positive, got {getattr(self, name)}.")
         if self.num_heads % self.num_kv_heads:
-            raise ValueError(
+            raise LabError(
                 f"Model config {self.name!r}: num_heads ({self.num_heads}) must be a multiple of "
                 f"num_kv_heads ({self.num_kv_heads})."
             )
         if self.model_type not in SUPPORTED_MODEL_TYPES:
-            raise ValueError(
+            raise LabError(
                 f"Model type {self.model_type!r} is not supported; this engine runs {', '.join(SUPPORTED_MODEL_TYPES)}."
             )
         rope_type = (self.rope_scaling or {}).get("rope_type", "default")
         if rope_type not in SUPPORTED_ROPE_TYPES:
-            raise ValueError(
+            raise LabError(
                 f"RoPE scaling {rope_type!r} is not supported; supported: {', '.join(SUPPORTED_ROPE_TYPES)}."
             )
 
@@ -129,10 +131,10 @@ class ModelConfig:
         """Build from a Hugging Face config.json dict (transformers 4.x or 5.x layout); ValueError naming
         the field for anything that is not one (a list, a null or a text where a size belongs)."""
         if not isinstance(d, dict):
-            raise ValueError(f"config.json of {name!r} should hold a JSON object {{...}}, not a {type(d).__name__}.")
+            raise LabError(f"config.json of {name!r} should hold a JSON object {{...}}, not a {type(d).__name__}.")
         model_type = d.get("model_type", "llama")
         if model_type not in SUPPORTED_MODEL_TYPES:
-            raise ValueError(
+            raise LabError(
                 f"Model type {model_type!r} is not supported; this engine runs "
                 f"{', '.join(SUPPORTED_MODEL_TYPES)} (Llama-family) models."
             )
@@ -142,13 +144,13 @@ class ModelConfig:
             if k not in d
         ]
         if missing:
-            raise ValueError(f"config.json of {name!r} lacks {', '.join(missing)}.")
+            raise LabError(f"config.json of {name!r} lacks {', '.join(missing)}.")
         for key in SIZE_FIELDS:
             value = d.get(key)
             if (key in d and key in OPTIONAL_SIZES and value is None) or key not in d:
                 continue
             if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-                raise ValueError(
+                raise LabError(
                     f"config.json of {name!r}: {key} should be a positive whole number, got {json.dumps(value)}."
                 )
         _check_kinds(d, name)
@@ -188,7 +190,7 @@ class ModelConfig:
         try:
             d = json.loads(path.read_text())
         except (OSError, json.JSONDecodeError) as e:
-            raise ValueError(f"Cannot read model config {path}: {e}") from e
+            raise LabError(f"Cannot read model config {path}: {e}") from e
         return cls.from_hf_dict(d, name=name or path.parent.name)
 
 
@@ -254,10 +256,10 @@ def _check_kinds(d: dict, name: str) -> None:
     for key, (should, ok) in KIND_RULES.items():
         value = d.get(key)
         if value is not None and not ok(value):
-            raise ValueError(f"config.json of {name!r}: {key} should be {should}, got {json.dumps(value)}.")
+            raise LabError(f"config.json of {name!r}: {key} should be {should}, got {json.dumps(value)}.")
     rope = d.get("rope_parameters") or d.get("rope_scaling") or {}
     theta = rope.get("rope_theta")
     if theta is not None and not _is_positive_number(theta):
-        raise ValueError(
+        raise LabError(
             f"config.json of {name!r}: rope_parameters.rope_theta should be a positive number, got {json.dumps(theta)}."
         )

@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine.config import ModelConfig
+from engine.errors import LabError
 
 
 @dataclass
@@ -111,7 +112,7 @@ def prefill_cost(
 ) -> StepCost:
     """One step that prefills `batch` prompts of `prompt_len` tokens each."""
     if prompt_len < 1 or batch < 1:
-        raise ValueError(
+        raise LabError(
             f"A prefill needs at least one prompt of at least one token (got batch {batch}, "
             f"prompt length {prompt_len})."
         )
@@ -123,7 +124,7 @@ def decode_cost(
 ) -> StepCost:
     """One decode step of `batch` sequences, each attending to `context_len` keys (its new one included)."""
     if batch < 1 or context_len < 1:
-        raise ValueError(f"A decode step needs batch >= 1 and context >= 1 (got {batch}, {context_len}).")
+        raise LabError(f"A decode step needs batch >= 1 and context >= 1 (got {batch}, {context_len}).")
     return step_cost(c, [SeqWork(1, context_len)] * batch, dtype_bytes, kv_dtype_bytes)
 
 
@@ -151,6 +152,6 @@ class Utilisation:
 
 def utilisation(cost: StepCost, seconds: float, peak_flops_per_s: float, bytes_per_s: float) -> Utilisation:
     if seconds <= 0:
-        raise ValueError(f"A measured step time must be positive, got {seconds} s.")
+        raise LabError(f"A measured step time must be positive, got {seconds} s.")
     achieved_flops, achieved_bytes = cost.flops / seconds, cost.bytes_moved / seconds
     return Utilisation(achieved_flops, achieved_bytes, achieved_flops / peak_flops_per_s, achieved_bytes / bytes_per_s)

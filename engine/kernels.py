@@ -24,6 +24,7 @@ from pathlib import Path
 
 import torch
 
+from engine.errors import LabError
 from engine.linear import KERNELS, pack, run_kernel
 from engine.machine import machine_key, read_cache, write_cache
 from engine.quant import INT8_KERNELS, int8_kernel, quantize_int8
@@ -147,7 +148,7 @@ def forced_kernel(fmt: str = "native") -> str | None:
     if value in ("", "auto"):
         return None
     if value not in KERNELS + INT8_KERNELS:
-        raise ValueError(
+        raise LabError(
             f"{FORCE_ENV}={value!r}: choose auto, {' or '.join(KERNELS)} (float weights), or "
             f"{' or '.join(INT8_KERNELS)} (int8 weights)."
         )

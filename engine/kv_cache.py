@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import torch
 
 from engine.config import ModelConfig
+from engine.errors import LabError
 
 
 class BlockPool:
@@ -36,7 +37,7 @@ class BlockPool:
 
     def __init__(self, num_blocks: int, block_size: int):
         if num_blocks <= 0 or block_size <= 0:
-            raise ValueError(f"KV pool needs positive num_blocks and block_size, got {num_blocks}, {block_size}.")
+            raise LabError(f"KV pool needs positive num_blocks and block_size, got {num_blocks}, {block_size}.")
         self.num_blocks = num_blocks
         self.block_size = block_size
         self.ref_counts = [0] * num_blocks
@@ -178,7 +179,7 @@ FP8_MAX = 448.0  # the largest float8_e4m3fn: a larger K or V is clamped, not tu
 def kv_storage(kv_dtype: str, compute: torch.dtype) -> torch.dtype:
     """The element type the pool stores for a KV dtype name ("auto": the model's own)."""
     if kv_dtype not in KV_DTYPES:
-        raise ValueError(f"Unknown KV cache dtype {kv_dtype!r}; choose one of {', '.join(KV_DTYPES)}.")
+        raise LabError(f"Unknown KV cache dtype {kv_dtype!r}; choose one of {', '.join(KV_DTYPES)}.")
     return compute if kv_dtype == "auto" else getattr(torch, kv_dtype)
 
 

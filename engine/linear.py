@@ -13,6 +13,8 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
+from engine.errors import LabError
+
 KERNELS = ("linear", "packed")
 DECODE_ROWS = 16  # a call with fewer rows is decode-sized (weights streamed once for a few tokens)
 
@@ -49,7 +51,7 @@ class Linear:
         self, weight: torch.Tensor, bias: torch.Tensor | None = None, kernels: tuple[str, str] = ("linear", "linear")
     ):
         if any(k not in KERNELS for k in kernels):
-            raise ValueError(f"Unknown kernel in {kernels}; choose from {', '.join(KERNELS)}.")
+            raise LabError(f"Unknown kernel in {kernels}; choose from {', '.join(KERNELS)}.")
         self.out_features, self.in_features = weight.shape
         self.bias = bias
         packed = pack(weight) if "packed" in kernels else None

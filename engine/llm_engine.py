@@ -19,6 +19,7 @@ from engine.attention import BACKENDS, AttentionCapture
 from engine.config import dtype_name
 from engine.costmodel import SeqWork, step_cost
 from engine.detokenizer import Detokenizer
+from engine.errors import LabError
 from engine.kv_cache import KV_DTYPES, KVCache, kv_bytes_per_token, kv_storage
 from engine.memory import MemoryReading, device_memory_bytes, measure_peak
 from engine.model import LlamaModel
@@ -50,15 +51,15 @@ class EngineConfig:
 
     def __post_init__(self):
         if self.attention not in BACKENDS:
-            raise ValueError(f"Unknown attention backend {self.attention!r}; choose one of {', '.join(BACKENDS)}.")
+            raise LabError(f"Unknown attention backend {self.attention!r}; choose one of {', '.join(BACKENDS)}.")
         if self.capture_attention and self.attention != "eager":
-            raise ValueError("Attention capture needs the eager backend: sdpa never materialises the scores.")
+            raise LabError("Attention capture needs the eager backend: sdpa never materialises the scores.")
         if self.block_size <= 0:
-            raise ValueError(f"block_size must be positive, got {self.block_size}.")
+            raise LabError(f"block_size must be positive, got {self.block_size}.")
         if self.max_model_len is not None and self.max_model_len <= 0:
-            raise ValueError(f"max_model_len must be positive, got {self.max_model_len}.")
+            raise LabError(f"max_model_len must be positive, got {self.max_model_len}.")
         if self.kv_dtype not in KV_DTYPES:
-            raise ValueError(f"Unknown KV cache dtype {self.kv_dtype!r}; choose one of {', '.join(KV_DTYPES)}.")
+            raise LabError(f"Unknown KV cache dtype {self.kv_dtype!r}; choose one of {', '.join(KV_DTYPES)}.")
 
 
 @dataclass
@@ -108,7 +109,7 @@ class Engine:
         mc, per_token = self.model.config, self.kv_bytes_per_token
         need, have = num_slots * per_token, device_memory_bytes(self.model.device)
         if have is not None and need > have:
-            raise ValueError(
+            raise LabError(
                 f"A context of {self.max_model_len:,} tokens needs {need / 1e9:,.1f} GB of KV cache for one sequence "
                 f"({per_token / 1e3:.1f} kB per token) and this {self.model.device.type} has {have / 1e9:.1f} GB. "
                 f"Lower max_position_embeddings in the model's config.json (now {mc.max_position:,}), or the "
@@ -126,11 +127,11 @@ class Engine:
     # --- requests -------------------------------------------------------------------------
     def encode(self, prompt: str, chat: bool = False) -> list[int]:
         if not isinstance(prompt, str) or not prompt.strip():
-            raise ValueError("The prompt is empty: type some text to run.")
+            raise LabError("The prompt is empty: type some text to run.")
         check_utf8(prompt, "The prompt")
         if chat:
             if not getattr(self.tokenizer, "chat_template", None):
-                raise ValueError("This model has no chat template; turn the chat template off.")
+                raise LabError("This model has no chat template; turn the chat template off.")
             text = self.tokenizer.apply_chat_template(
                 [{"role": "user", "content": prompt}], add_generation_prompt=True, tokenize=False
             )
@@ -150,22 +151,22 @@ class Engine:
         params = params or SamplingParams()
         if forced_output is not None:
             if not forced_output or any(not 0 <= t < self.model.config.vocab_size for t in forced_output):
-                raise ValueError(
+                raise LabError(
                     f"Forced output tokens must be a non-empty list of ids in [0, {self.model.config.vocab_size})."
                 )
             params = replace(params, max_new_tokens=len(forced_output))
         ids = list(prompt) if isinstance(prompt, (list, tuple)) else self.encode(prompt, chat)
         if not ids:
-            raise ValueError("The prompt is empty: type some text to run.")
+            raise LabError("The prompt is empty: type some text to run.")
         if any(not 0 <= t < self.model.config.vocab_size for t in ids):
-            raise ValueError(f"Prompt token ids must be in [0, {self.model.config.vocab_size}).")
+            raise LabError(f"Prompt token ids must be in [0, {self.model.config.vocab_size}).")
         if len(ids) >= self.max_model_len:
-            raise ValueError(
+            raise LabError(
                 f"The prompt is {len(ids)} tokens; this model's context holds {self.max_model_len}, "
                 f"leaving no room to generate. Shorten the prompt."
             )
         if len(ids) + params.max_new_tokens > self.max_model_len:
-            raise ValueError(
+            raise LabError(
                 f"{len(ids)} prompt tokens + max_new_tokens {params.max_new_tokens} exceed the context "
                 f"of {self.max_model_len} tokens; lower max_new_tokens to at most "
                 f"{self.max_model_len - len(ids)}."
@@ -328,7 +329,7 @@ def check_utf8(text: str, what: str) -> None:
     except UnicodeEncodeError as e:
         code = ord(text[e.start])
         char = f"the byte 0x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else f"U+{code:04X}"
-        raise ValueError(
+        raise LabError(
             f"{what} is not valid UTF-8 text: character {e.start} is {char}, which is not part of any "
             f"character; check the terminal's or the file's encoding."
         ) from None

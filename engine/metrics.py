@@ -10,6 +10,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from engine.errors import LabError
+
 
 @dataclass
 class RequestMetrics:
@@ -25,7 +27,7 @@ class RequestMetrics:
         may hold several tokens). num_tokens: the true output count when it is known and differs
         (a server's `usage`): TPOT divides by it, ITL stays the gaps between arrivals."""
         if not token_times:
-            raise ValueError("A request with no output tokens has no latency metrics.")
+            raise LabError("A request with no output tokens has no latency metrics.")
         ttft = token_times[0] - arrival
         e2e = token_times[-1] - arrival
         n = num_tokens if num_tokens is not None else len(token_times)

@@ -17,6 +17,7 @@ import torch.nn.functional as F
 
 from engine.attention import BACKENDS, AttentionCapture, decode_attention, future_mask, needs_mask, prefill_attention
 from engine.config import ModelConfig
+from engine.errors import LabError
 from engine.kernels import KernelPlan
 from engine.kv_cache import KVCache
 from engine.linear import Linear
@@ -111,7 +112,7 @@ class LlamaModel:
         try:
             self._load(state_dict)
         except RuntimeError as e:  # e.g. torch.cat over matrices whose sizes disagree with the config
-            raise ValueError(f"The weights do not fit the model's config.json: {e}") from e
+            raise LabError(f"The weights do not fit the model's config.json: {e}") from e
         self.inv_freq = rope_inv_freq(config)
         self.cos = self.sin = self.sin_rot = torch.empty(0, config.head_dim, dtype=dtype, device=self.device)
         self.ensure_rope(min(config.max_position, ROPE_START))
@@ -132,7 +133,7 @@ class LlamaModel:
 
     def _w(self, state: dict[str, torch.Tensor], name: str) -> torch.Tensor:
         if name not in state:
-            raise ValueError(f"Weights lack {name!r}: they do not match the {self.config.model_type} architecture.")
+            raise LabError(f"Weights lack {name!r}: they do not match the {self.config.model_type} architecture.")
         return state[name].to(self.device, self.dtype)
 
     def _load(self, state: dict[str, torch.Tensor]) -> None:
@@ -140,7 +141,7 @@ class LlamaModel:
         state = {k.removeprefix("model."): v for k, v in state.items()}
         self.embed = self._w(state, "embed_tokens.weight")
         if tuple(self.embed.shape) != (c.vocab_size, c.hidden_size):
-            raise ValueError(f"Embedding is {tuple(self.embed.shape)}, config says ({c.vocab_size}, {c.hidden_size}).")
+            raise LabError(f"Embedding is {tuple(self.embed.shape)}, config says ({c.vocab_size}, {c.hidden_size}).")
         self.final_norm = self._w(state, "norm.weight")
         tied = c.tie_word_embeddings or "lm_head.weight" not in state
         self.embed_q = None  # quantised formats hold the table as int8 rows (the tied LM head's own numbers)
@@ -178,7 +179,7 @@ class LlamaModel:
                 "k_norm": self._w(state, a + "k_norm.weight") if c.qk_norm else None,
             }
             if layer["qkv"].out_features != c.q_size + 2 * c.kv_size:
-                raise ValueError(
+                raise LabError(
                     f"Layer {i}: q/k/v weights have {layer['qkv'].out_features} rows; the config "
                     f"implies {c.q_size + 2 * c.kv_size}."
                 )
@@ -238,7 +239,7 @@ class LlamaModel:
     ) -> torch.Tensor:
         """Returns fp32 logits (S, vocab) for the last token of each sampled sequence."""
         if backend not in BACKENDS:
-            raise ValueError(f"Unknown attention backend {backend!r}; choose one of {', '.join(BACKENDS)}.")
+            raise LabError(f"Unknown attention backend {backend!r}; choose one of {', '.join(BACKENDS)}.")
         c = self.config
         for seg in batch.segments:
             if needs_mask(backend, seg.num_tokens, seg.context_len):

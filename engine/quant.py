@@ -22,6 +22,8 @@ import warnings
 import torch
 import torch.nn.functional as F
 
+from engine.errors import LabError
+
 WEIGHT_FORMATS = ("native", "int8", "w8a8")
 INT8_KERNELS = ("int8pack", "dequant")
 DECODE_ROWS = 16  # as engine/linear.py: fewer rows is a decode-sized call
@@ -56,14 +58,14 @@ def can_w8a8(dtype: torch.dtype, device: torch.device) -> bool:
 def check_format(fmt: str, dtype: torch.dtype, device: torch.device) -> None:
     """A ValueError that says why a weight format cannot run with this dtype on this device."""
     if fmt not in WEIGHT_FORMATS:
-        raise ValueError(f"Unknown weight format {fmt!r}; choose one of {', '.join(WEIGHT_FORMATS)}.")
+        raise LabError(f"Unknown weight format {fmt!r}; choose one of {', '.join(WEIGHT_FORMATS)}.")
     if fmt == "w8a8" and not can_w8a8(dtype, device):
-        raise ValueError(
+        raise LabError(
             f"w8a8 (int8 weights and activations) runs on fbgemm: CPU and float32 only, not "
             f"{str(dtype).removeprefix('torch.')} on {device.type}."
         )
     if fmt == "int8" and device.type != "cpu":
-        raise ValueError(f"int8 weight-only runs on the CPU here; {device.type} is not supported yet.")
+        raise LabError(f"int8 weight-only runs on the CPU here; {device.type} is not supported yet.")
 
 
 def int8_kernel(kernel: str, x: torch.Tensor, q: torch.Tensor, scale: torch.Tensor) -> torch.Tensor:
@@ -103,7 +105,7 @@ class QuantLinear:
             self.decode_kernel = self.prefill_kernel = "fbgemm"
         else:
             if any(k not in INT8_KERNELS for k in kernels):
-                raise ValueError(f"Unknown int8 kernel in {kernels}; choose from {', '.join(INT8_KERNELS)}.")
+                raise LabError(f"Unknown int8 kernel in {kernels}; choose from {', '.join(INT8_KERNELS)}.")
             self.decode_kernel, self.prefill_kernel = kernels
 
     def __call__(self, x: torch.Tensor) -> torch.Tensor:

@@ -8,6 +8,8 @@ from dataclasses import dataclass
 
 import torch
 
+from engine.errors import LabError
+
 MIN_TEMPERATURE = 1e-4  # below it (but above 0) logits / temperature overflows float32: refused, not guessed
 MAX_SEED = 2**64 - 1  # torch.Generator.manual_seed's range
 
@@ -28,31 +30,31 @@ class SamplingParams:
             or isinstance(self.max_new_tokens, bool)
             or self.max_new_tokens <= 0
         ):
-            raise ValueError(f"max_new_tokens must be a positive whole number, got {self.max_new_tokens!r}.")
+            raise LabError(f"max_new_tokens must be a positive whole number, got {self.max_new_tokens!r}.")
         if not (isinstance(self.temperature, (int, float)) and math.isfinite(self.temperature)) or self.temperature < 0:
-            raise ValueError(f"temperature must be a finite number ≥ 0 (0 = greedy), got {self.temperature!r}.")
+            raise LabError(f"temperature must be a finite number ≥ 0 (0 = greedy), got {self.temperature!r}.")
         if (
             not isinstance(self.min_new_tokens, int)
             or isinstance(self.min_new_tokens, bool)
             or not 0 <= self.min_new_tokens <= self.max_new_tokens
         ):
-            raise ValueError(
+            raise LabError(
                 f"min_new_tokens must be a whole number from 0 to max_new_tokens ({self.max_new_tokens}), "
                 f"got {self.min_new_tokens!r}."
             )
         if 0 < self.temperature < MIN_TEMPERATURE:
-            raise ValueError(
+            raise LabError(
                 f"temperature {self.temperature:g} is too small to sample with (the logits divided by it "
                 f"overflow): use 0 for greedy, or at least {MIN_TEMPERATURE:g}."
             )
         if not isinstance(self.top_k, int) or self.top_k < 0:
-            raise ValueError(f"top_k must be a whole number ≥ 0 (0 = off), got {self.top_k!r}.")
+            raise LabError(f"top_k must be a whole number ≥ 0 (0 = off), got {self.top_k!r}.")
         if not (isinstance(self.top_p, (int, float)) and 0 < self.top_p <= 1):
-            raise ValueError(f"top_p must be in (0, 1], got {self.top_p!r}.")
+            raise LabError(f"top_p must be in (0, 1], got {self.top_p!r}.")
         if self.seed is not None and (
             not isinstance(self.seed, int) or isinstance(self.seed, bool) or not 0 <= self.seed <= MAX_SEED
         ):
-            raise ValueError(f"seed must be a whole number from 0 to 2**64 − 1 ({MAX_SEED}), got {self.seed!r}.")
+            raise LabError(f"seed must be a whole number from 0 to 2**64 − 1 ({MAX_SEED}), got {self.seed!r}.")
 
     @property
     def is_greedy(self) -> bool:

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass
 
+from engine.errors import LabError
 from engine.kv_cache import BlockPool, prefix_hashes
 from engine.sequence import Sequence, SequenceStatus
 
@@ -32,11 +33,11 @@ class SchedulerConfig:
 
     def __post_init__(self):
         if self.max_num_seqs <= 0 or self.max_num_batched_tokens <= 0:
-            raise ValueError("max_num_seqs and max_num_batched_tokens must be positive.")
+            raise LabError("max_num_seqs and max_num_batched_tokens must be positive.")
         if self.policy not in POLICIES:
-            raise ValueError(f"Unknown scheduling policy {self.policy!r}; choose one of {', '.join(POLICIES)}.")
+            raise LabError(f"Unknown scheduling policy {self.policy!r}; choose one of {', '.join(POLICIES)}.")
         if self.prefix_caching and not self.kv_cache:
-            raise ValueError("Prefix caching needs the KV cache on.")
+            raise LabError("Prefix caching needs the KV cache on.")
 
 
 @dataclass
@@ -199,7 +200,7 @@ class Scheduler:
             phase = "decode" if seq.output_token_ids else "prefill"
             batch.append(ScheduledSeq(seq, 0, len(seq), phase, True, recompute=True))
         if not batch and self.running:
-            raise ValueError("The KV pool cannot hold even one sequence's context; give the cache more memory.")
+            raise LabError("The KV pool cannot hold even one sequence's context; give the cache more memory.")
         return batch
 
     def postprocess(

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from enum import Enum, auto
 from typing import TYPE_CHECKING
 
+from engine.errors import LabError
 from engine.sampler import SamplingParams
 
 if TYPE_CHECKING:
@@ -44,7 +45,7 @@ class Sequence:
 
     def __post_init__(self):
         if not self.prompt_token_ids:
-            raise ValueError("The prompt is empty: type at least one token of text.")
+            raise LabError("The prompt is empty: type at least one token of text.")
 
     @property
     def num_prompt_tokens(self) -> int:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from torch.utils._python_dispatch import TorchDispatchMode
 
+from engine.errors import LabError
 from engine.llm_engine import Engine, EngineConfig
 from engine.sampler import SamplingParams
 from lab.hardware import DeviceCeilings
@@ -99,9 +100,9 @@ def calibrate(
 ) -> list[CalibrationRow]:
     """Predicted vs measured TTFT and TPOT per prompt length (medians of `repeats` runs)."""
     if new_tokens < 2:
-        raise ValueError("TPOT needs at least 2 generated tokens.")
+        raise LabError("TPOT needs at least 2 generated tokens.")
     if repeats < 1:
-        raise ValueError("Run each length at least once.")
+        raise LabError("Run each length at least once.")
     dtype = str(model.dtype).removeprefix("torch.")
     c = model.config
     measured_ms(model, tokenizer, next(iter(prompts.values()))[:4], 2)  # one-off costs of a fresh process

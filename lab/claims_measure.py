@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 import torch
 
 from engine.config import ModelConfig, dtype_name
+from engine.errors import LabError
 from engine.llm_engine import Engine, EngineConfig
 from engine.memory_pass import copy_memory, replay_engine, timed_config
 from engine.sampler import SamplingParams
@@ -85,7 +86,7 @@ class ClaimSettings:
             self.leak_requests * (self.leak_new_tokens + 24),
         )
         if need > max_position:
-            raise ValueError(
+            raise LabError(
                 f"The claim checks need {need} tokens of context; this model holds {max_position}. "
                 f"The quick check needs fewer: turn it on."
             )

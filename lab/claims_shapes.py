@@ -5,6 +5,7 @@ hand-made one where the claim fails."""
 from __future__ import annotations
 
 from engine.config import ModelConfig
+from engine.errors import LabError
 from engine.trace import StepRecord
 from lab.verdicts import FAILS, HOLDS, ROUGHLY, Verdict, log_slope
 
@@ -107,7 +108,7 @@ def c10_check(steps: list[StepRecord], balance: float) -> Verdict:
     bottleneck (intensity against the machine balance), KV written once then +1 per step, transient peak."""
     pre, dec = _prefill(steps), _decode(steps)
     if not pre or not dec:
-        raise ValueError("C10 needs a prefill step and at least one decode step.")
+        raise LabError("C10 needs a prefill step and at least one decode step.")
     p, d = pre[0], dec[len(dec) // 2]
     dec_ms = sorted(s.ms for s in dec)[len(dec) // 2]
     i_pre, i_dec = p.flops / p.bytes_moved, d.flops / d.bytes_moved

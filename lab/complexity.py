@@ -18,6 +18,7 @@ import numpy as np
 
 from engine.config import ModelConfig
 from engine.costmodel import linear_flops_per_token, lm_head_flops
+from engine.errors import LabError
 from engine.llm_engine import Engine, EngineConfig
 from engine.sampler import SamplingParams
 
@@ -144,7 +145,7 @@ class ShapeRow:
 def shape_table(c: ModelConfig, prompt_len: int, max_new_tokens: int, kv_cache: bool = True) -> list[ShapeRow]:
     """Every tensor shape of the worked example, step by step, by arithmetic (batch 1)."""
     if prompt_len <= 0 or max_new_tokens <= 0:
-        raise ValueError("The prompt and max_new_tokens must both be at least 1.")
+        raise LabError("The prompt and max_new_tokens must both be at least 1.")
     rows = []
     for step in range(max_new_tokens):
         context = prompt_len + step

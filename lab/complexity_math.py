@@ -16,6 +16,7 @@ import numpy as np
 
 from engine.config import ModelConfig
 from engine.costmodel import linear_flops_per_token, lm_head_flops
+from engine.errors import LabError
 from lab.complexity import (
     CacheRun,
     attention_flops_per_key,
@@ -35,13 +36,13 @@ MIN_FIT_STEPS = 4  # fewer decode steps than this give no slope worth showing
 def prompt_of_length(tokenizer, length: int) -> list[int]:
     """Exactly `length` token ids of ordinary English text (the filler repeated as needed)."""
     if length < 1:
-        raise ValueError("The prompt length L must be at least 1 token.")
+        raise LabError("The prompt length L must be at least 1 token.")
     ids: list[int] = []
     repeats = 1
     while len(ids) < length:
         ids = list(tokenizer(FILLER * repeats).input_ids)
         if not ids:
-            raise ValueError("This tokenizer turns the filler text into no tokens.")
+            raise LabError("This tokenizer turns the filler text into no tokens.")
         repeats *= 2
     return ids[:length]
 

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import torch
 
+from engine.errors import LabError
 from engine.linear import pack, run_kernel
 from engine.loader import cache_dir
 from engine.machine import device_name, machine_key, read_cache, write_cache
@@ -103,7 +104,7 @@ class DeviceCeilings:
         """The compute roof for `dtype`; a ValueError when it was not measurable here."""
         rate = self.gemm_flops_per_s.get(dtype)
         if not rate:
-            raise ValueError(
+            raise LabError(
                 f"No {dtype} matrix-multiply rate was measured on {self.device_name} "
                 f"({self.device}); it is not supported there."
             )
@@ -204,7 +205,7 @@ def measure_op_overhead(device: str = "cpu", num_ops: int = 2000, repeats: int =
 def measure_device_ceilings(device: str = "cpu", progress: ProgressFn | None = None) -> DeviceCeilings:
     """Read bandwidth, then a GEMM per dtype; progress(stage, fraction) after each (a few seconds on CPU)."""
     if device.startswith("cuda") and not torch.cuda.is_available():
-        raise ValueError(f"Device {device!r} asked for, but this PyTorch build sees no CUDA device.")
+        raise LabError(f"Device {device!r} asked for, but this PyTorch build sees no CUDA device.")
     progress = progress or (lambda stage, frac: None)
     steps = 1 + len(GEMM_DTYPES)
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import torch
 
 from engine.config import ModelConfig
+from engine.errors import LabError
 from engine.llm_engine import Engine, EngineConfig
 from engine.memory import AllocationTracker
 from engine.sampler import SamplingParams
@@ -70,7 +71,7 @@ def predict_fit(
 ) -> FitReport:
     """Peak memory of a prefill of prompt_len tokens, term by term, against a GPU of gpu_gb GB (1e9)."""
     if prompt_len <= 0 or gpu_gb <= 0 or (chunk is not None and chunk <= 0):
-        raise ValueError("Prompt length, GPU size and chunk size must be positive.")
+        raise LabError("Prompt length, GPU size and chunk size must be positive.")
     q_len = min(chunk or prompt_len, prompt_len)  # chunked prefill: a chunk of queries against all keys
     terms = {
         "weights": c.num_params * dtype_bytes,
@@ -111,7 +112,7 @@ def measure_prefill_memory(model, tokenizer, prompt_len: int, backend: str, chun
     """Run a prefill of prompt_len tokens (plus one decode step) and read the memory probe."""
     c = model.config
     if not 0 < prompt_len < model.config.max_position:
-        raise ValueError(f"Prompt length must be in 1..{model.config.max_position - 1}.")
+        raise LabError(f"Prompt length must be in 1..{model.config.max_position - 1}.")
     cfg = EngineConfig(
         attention=backend, chunked_prefill=chunk is not None, max_num_batched_tokens=chunk or max(prompt_len, 8192)
     )

@@ -21,6 +21,7 @@ import torch
 from engine import Engine, EngineConfig, SamplingParams, load_model
 from engine.config import ModelConfig
 from engine.costmodel import SeqWork, StepCost, step_cost
+from engine.errors import LabError
 from engine.kv_cache import kv_bytes_per_token, kv_storage
 from lab.precision import GREEDY_TOKENS, PROMPTS, Agreement, greedy_agreement, read_text, text_agreement
 from lab.workload import text_tokens
@@ -40,7 +41,7 @@ def parse_weights(choice: str) -> tuple[str, str]:
         "w8a8": ("float32", "w8a8"),
     }
     if choice not in table:
-        raise ValueError(f"Unknown weights {choice!r}; choose one of {', '.join(table)}.")
+        raise LabError(f"Unknown weights {choice!r}; choose one of {', '.join(table)}.")
     return table[choice]
 
 

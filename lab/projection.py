@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from engine.config import ModelConfig
 from engine.costmodel import decode_cost, layer_weight_bytes, prefill_cost
+from engine.errors import LabError
 
 TERA, GIGA = 1e12, 1e9
 
@@ -68,7 +69,7 @@ DEFAULT_EFFICIENCY = 0.7  # a round achievable fraction of datasheet peak; see R
 def _check_efficiency(*values: float) -> None:
     for e in values:
         if not 0 < e <= 1:
-            raise ValueError(f"An efficiency factor is achievable / peak, between 0 (exclusive) and 1; got {e}.")
+            raise LabError(f"An efficiency factor is achievable / peak, between 0 (exclusive) and 1; got {e}.")
 
 
 @dataclass
@@ -156,7 +157,7 @@ def kv_capacity(
     """How many sequences of `context_len` tokens fit in the KV cache beside the weights. The usable
     fraction leaves room for activations and the CUDA context (vLLM's gpu_memory_utilization, 0.9)."""
     if context_len < 1:
-        raise ValueError(f"The context must be at least 1 token, got {context_len}.")
+        raise LabError(f"The context must be at least 1 token, got {context_len}.")
     _check_efficiency(usable_fraction)
     weights = c.num_params * dtype_bytes
     free = memory_bytes * usable_fraction - weights

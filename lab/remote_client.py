@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 import openai
 from openai import AsyncOpenAI
 
+from engine.errors import LabError
 from engine.metrics import RequestMetrics
 
 MAX_TEXT_CHARS = 1 << 20  # a reply longer than this is cut: the server is misbehaving
@@ -41,12 +42,12 @@ class Endpoint:
     def __post_init__(self):
         url = self.base_url.strip().rstrip("/")
         if not url.startswith(("http://", "https://")):
-            raise ValueError(f"The base URL must start with http:// or https://, got {self.base_url!r}.")
+            raise LabError(f"The base URL must start with http:// or https://, got {self.base_url!r}.")
         if not url.endswith("/v1"):
             url += "/v1"  # OpenAI-compatible servers serve their API under /v1
         self.base_url = url
         if not 0 < self.timeout_s <= 3600:
-            raise ValueError(f"The timeout must be in (0, 3600] seconds, got {self.timeout_s}.")
+            raise LabError(f"The timeout must be in (0, 3600] seconds, got {self.timeout_s}.")
 
     def client(self) -> AsyncOpenAI:
         return AsyncOpenAI(

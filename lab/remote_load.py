@@ -20,6 +20,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from engine.errors import LabError
 from engine.metrics import percentiles
 from lab.remote_client import Endpoint, RemoteRequest, RemoteResult, stream_one
 from lab.workload import RequestSpec
@@ -40,19 +41,19 @@ class LoadPlan:
 
     def __post_init__(self):
         if self.mode not in MODES:
-            raise ValueError(f"Unknown load mode {self.mode!r}; choose one of {', '.join(MODES)}.")
+            raise LabError(f"Unknown load mode {self.mode!r}; choose one of {', '.join(MODES)}.")
         if not self.requests:
-            raise ValueError("A load needs at least one request.")
+            raise LabError("A load needs at least one request.")
         if not 1 <= self.max_requests <= 10_000:
-            raise ValueError(f"Requests must be 1-10,000, got {self.max_requests}.")
+            raise LabError(f"Requests must be 1-10,000, got {self.max_requests}.")
         if not 1 <= self.concurrency <= 256:
-            raise ValueError(f"Concurrency must be 1-256, got {self.concurrency}.")
+            raise LabError(f"Concurrency must be 1-256, got {self.concurrency}.")
         if not 0 < self.rate <= 1000:
-            raise ValueError(f"The rate must be in (0, 1000] requests per second, got {self.rate}.")
+            raise LabError(f"The rate must be in (0, 1000] requests per second, got {self.rate}.")
         if not 0 < self.max_duration_s <= 3600:
-            raise ValueError(f"The time limit must be in (0, 3600] seconds, got {self.max_duration_s}.")
+            raise LabError(f"The time limit must be in (0, 3600] seconds, got {self.max_duration_s}.")
         if self.mode == "workload" and (self.arrivals is None or len(self.arrivals) != len(self.requests)):
-            raise ValueError("A workload needs one arrival time per request.")
+            raise LabError("A workload needs one arrival time per request.")
 
     def request(self, i: int) -> RemoteRequest:
         return self.requests[i % len(self.requests)]

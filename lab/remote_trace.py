@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from engine.errors import LabError
 from lab.remote_client import RemoteRequest, RemoteResult
 from lab.remote_load import MODES, LoadPlan, LoadRun
 from lab.remote_metrics import KINDS, Histogram, MetricsWatch, Snapshot
@@ -153,7 +154,7 @@ def load_saved(data: str | bytes) -> Saved:
     kind = server.str("kind", choices=tuple(KINDS), optional=True)
     runs = [_run_from(Fields(x, f"runs[{i}]")) for i, x in enumerate(f.list("runs", MAX_RUNS))]
     if not runs:
-        raise ValueError("Not a valid trace: it holds no run.")
+        raise LabError("Not a valid trace: it holds no run.")
     return Saved(
         server.str("base_url", max_len=2048),
         server.str("model", max_len=1024),
@@ -178,8 +179,8 @@ def _run_from(f: Fields) -> tuple[LoadRun, MetricsWatch]:
             max_duration_s=p.float("max_duration_s"),
             seed=p.int("seed"),
         )
-    except ValueError as e:
-        raise ValueError(f"Not a valid trace: {f.path('plan')}: {e}") from None
+    except LabError as e:
+        raise LabError(f"Not a valid trace: {f.path('plan')}: {e}") from None
     run = LoadRun(plan, start=0.0, end=f.float("end", lo=0.0, optional=True), stopped=f.bool("stopped"))
     run.results = [
         _result_from(Fields(x, f.path(f"results[{i}]")), requests) for i, x in enumerate(f.list("results", 10_000))
@@ -202,9 +203,9 @@ def _result_from(f: Fields, requests: list[RemoteRequest]) -> RemoteResult:
     times = f.floats("chunk_times")
     texts = f.list("chunk_texts", MAX_CHUNKS)
     if len(texts) != len(times) or not all(isinstance(x, str) for x in texts):
-        raise ValueError(f"Not a valid trace: {f.path('chunk_texts')} should be one text per chunk time.")
+        raise LabError(f"Not a valid trace: {f.path('chunk_texts')} should be one text per chunk time.")
     if any(b < a for a, b in zip(times, times[1:])):
-        raise ValueError(f"Not a valid trace: {f.path('chunk_times')} is not in order.")
+        raise LabError(f"Not a valid trace: {f.path('chunk_times')} is not in order.")
     r = RemoteResult(
         requests[index],
         send=f.float("send", lo=0.0),
@@ -218,7 +219,7 @@ def _result_from(f: Fields, requests: list[RemoteRequest]) -> RemoteResult:
         response_id=f.str("response_id", max_len=256, optional=True),
     )
     if times and times[0] < r.send:
-        raise ValueError(f"Not a valid trace: {f.where} has a chunk before its request was sent.")
+        raise LabError(f"Not a valid trace: {f.where} has a chunk before its request was sent.")
     return r
 
 
@@ -244,6 +245,6 @@ def _hist_from(f: Fields) -> Histogram:
             and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in pair[int(le is not None) :])
         )
         if not ok:
-            raise ValueError(f"Not a valid trace: {f.path(f'buckets[{i}]')} should be [upper bound, count].")
+            raise LabError(f"Not a valid trace: {f.path(f'buckets[{i}]')} should be [upper bound, count].")
         buckets.append((le if le is not None else float(pair[0]), float(pair[1])))
     return Histogram(buckets, f.float("count", lo=0.0), f.float("total"))

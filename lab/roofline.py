@@ -16,6 +16,7 @@ from collections.abc import Callable
 from contextlib import nullcontext
 from dataclasses import dataclass
 
+from engine.errors import LabError
 from engine.llm_engine import Engine, EngineConfig
 from engine.sampler import SamplingParams
 
@@ -75,15 +76,15 @@ def run_batch(model, tokenizer, prompt_ids: list[int], batch: int, decode_steps:
 
 def check_settings(prompt_len: int, batch_sizes: list[int], decode_steps: int, max_model_len: int) -> None:
     if not batch_sizes:
-        raise ValueError("Pick at least one batch size.")
+        raise LabError("Pick at least one batch size.")
     if any(not 1 <= b <= MAX_BATCH for b in batch_sizes):
-        raise ValueError(f"Batch sizes must be between 1 and {MAX_BATCH}.")
+        raise LabError(f"Batch sizes must be between 1 and {MAX_BATCH}.")
     if decode_steps < 1:
-        raise ValueError("Run at least one decode step.")
+        raise LabError("Run at least one decode step.")
     if prompt_len < 1:
-        raise ValueError("The prompt must have at least one token.")
+        raise LabError("The prompt must have at least one token.")
     if prompt_len + decode_steps + 1 > max_model_len:
-        raise ValueError(
+        raise LabError(
             f"{prompt_len} prompt tokens + {decode_steps + 1} generated exceed this model's context "
             f"of {max_model_len} tokens; shorten one of them."
         )

@@ -19,6 +19,7 @@ Rules (shown on the page next to the verdicts):
 
 from __future__ import annotations
 
+from engine.errors import LabError
 from lab.verdicts import FAILS, HOLDS, ROUGHLY, Verdict, slope, worst
 
 
@@ -47,7 +48,7 @@ def c4_verdict(prompt_lens: list[int], ttft_ms: list[float], prefill_ms: list[fl
 def c8_verdict(tpot_ms: float, itl_ms: list[float]) -> Verdict:
     """TPOT and every gap between tokens of the same requests."""
     if not itl_ms or tpot_ms <= 0:
-        raise ValueError("C8 needs at least two output tokens.")
+        raise LabError("C8 needs at least two output tokens.")
     gaps = sorted(itl_ms)
     median = gaps[len(gaps) // 2]
     p90 = gaps[min(len(gaps) - 1, int(0.9 * len(gaps)))]
@@ -140,7 +141,7 @@ def sweep_verdicts(result) -> list[Verdict]:
     by_N = {a: result.by_output(a) for a in ("ttft_ms", "tpot_ms", "decode_share")}
     Ls, Ns = list(by_L["ttft_ms"]), list(by_N["ttft_ms"])
     if len(Ls) < 2 or len(Ns) < 2:
-        raise ValueError("The sweep stopped before both sweeps had two lengths measured: run it again.")
+        raise LabError("The sweep stopped before both sweeps had two lengths measured: run it again.")
     med = {k: [s.median for s in v.values()] for k, v in (by_L | {f"N_{a}": b for a, b in by_N.items()}).items()}
     longest = max(Ns)
     last = [p for p in result.output_points if p.max_new_tokens == longest]

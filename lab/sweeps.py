@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from engine.errors import LabError
 from engine.llm_engine import Engine, EngineConfig
 from engine.sampler import SamplingParams
 from lab import eta
@@ -37,16 +38,16 @@ class SweepSettings:
     def validate(self, max_position: int) -> None:
         """ValueError with a readable message for settings the model cannot run."""
         if not 1 <= self.repeats <= MAX_REPEATS:
-            raise ValueError(f"Repeats must be between 1 and {MAX_REPEATS}, got {self.repeats}.")
+            raise LabError(f"Repeats must be between 1 and {MAX_REPEATS}, got {self.repeats}.")
         if len(set(self.prompt_lens)) < 2 or len(set(self.output_lens)) < 2:
-            raise ValueError("Each sweep needs at least two different lengths to draw a trend.")
+            raise LabError("Each sweep needs at least two different lengths to draw a trend.")
         if min(self.prompt_lens) < 1 or self.output_prompt_len < 1:
-            raise ValueError("Prompt lengths must be at least 1 token.")
+            raise LabError("Prompt lengths must be at least 1 token.")
         if self.prompt_new_tokens < 2 or min(self.output_lens) < 2:
-            raise ValueError("Output lengths must be at least 2 tokens: TPOT needs a second token.")
+            raise LabError("Output lengths must be at least 2 tokens: TPOT needs a second token.")
         longest = max(max(self.prompt_lens) + self.prompt_new_tokens, self.output_prompt_len + max(self.output_lens))
         if longest > max_position:
-            raise ValueError(
+            raise LabError(
                 f"The longest request needs {longest} tokens of context; this model holds "
                 f"{max_position}. Use shorter lengths."
             )
@@ -126,7 +127,7 @@ def measure_request(model, tokenizer, prompt_len: int, max_new_tokens: int, repe
     """One greedy request of exactly prompt_len real-text tokens and max_new_tokens outputs."""
     ids = text_tokens(tokenizer, prompt_len)
     if len(ids) < prompt_len:
-        raise ValueError(f"Could not build a prompt of {prompt_len} tokens from the sample text.")
+        raise LabError(f"Could not build a prompt of {prompt_len} tokens from the sample text.")
     engine = Engine(model, tokenizer, EngineConfig(probe_memory=False))
     engine.add_request(ids, SamplingParams(max_new_tokens=max_new_tokens, ignore_eos=True))
     for _ in engine.stream():

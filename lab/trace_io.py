@@ -16,6 +16,7 @@ import math
 from dataclasses import asdict
 from typing import Any
 
+from engine.errors import LabError
 from engine.trace import LayerShapes, RequestRecord, SeqStep, StepRecord, TokenEvent, Trace
 
 ENGINE_FORMAT = "pdlab-engine-trace"
@@ -31,7 +32,7 @@ class Fields:
 
     def __init__(self, data: Any, where: str = ""):
         if not isinstance(data, dict):
-            raise ValueError(f"Not a valid trace: {where or 'the file'} should be an object, got {_kind(data)}.")
+            raise LabError(f"Not a valid trace: {where or 'the file'} should be an object, got {_kind(data)}.")
         self.data, self.where = data, where
 
     def path(self, name: str) -> str:
@@ -42,11 +43,11 @@ class Fields:
         if name not in self.data:
             if optional:
                 return None
-            raise ValueError(f"Not a valid trace: {self.path(name)} is missing.")
+            raise LabError(f"Not a valid trace: {self.path(name)} is missing.")
         return self.data[name]
 
-    def _bad(self, name: str, want: str) -> ValueError:
-        return ValueError(f"Not a valid trace: {self.path(name)} should be {want}, got {_kind(self.data[name])}.")
+    def _bad(self, name: str, want: str) -> LabError:
+        return LabError(f"Not a valid trace: {self.path(name)} should be {want}, got {_kind(self.data[name])}.")
 
     def int(self, name: str, lo: int = 0, hi: int = MAX_INT, optional: bool = False) -> int | None:
         v = self._get(name, optional)
@@ -119,7 +120,7 @@ def _kind(v: Any) -> str:
 def parse_json(text: str | bytes, max_bytes: int = MAX_TEXT_BYTES) -> Any:
     """JSON text (or UTF-8 bytes) to Python, refusing what no trace holds: huge files, NaN."""
     if len(text) > max_bytes:
-        raise ValueError(
+        raise LabError(
             f"Not a valid trace: the file is {len(text) / 2**20:.1f} MiB; a trace is at most "
             f"{max_bytes / 2**20:.0f} MiB."
         )
@@ -127,31 +128,31 @@ def parse_json(text: str | bytes, max_bytes: int = MAX_TEXT_BYTES) -> Any:
         try:
             text = text.decode("utf-8")
         except UnicodeDecodeError:
-            raise ValueError("Not a valid trace: the file is not UTF-8 text (a trace is a JSON file).") from None
+            raise LabError("Not a valid trace: the file is not UTF-8 text (a trace is a JSON file).") from None
 
     def no_constants(name: str) -> None:
-        raise ValueError(f"Not a valid trace: {name} is not a number a trace can hold.")
+        raise LabError(f"Not a valid trace: {name} is not a number a trace can hold.")
 
     try:
         return json.loads(text, parse_constant=no_constants)
     except json.JSONDecodeError as e:
-        raise ValueError(
+        raise LabError(
             f"Not a valid trace: the file is not JSON ({e.msg} at line {e.lineno}, column {e.colno})."
         ) from None
     except RecursionError:
-        raise ValueError("Not a valid trace: the JSON is nested too deeply.") from None
+        raise LabError("Not a valid trace: the JSON is nested too deeply.") from None
 
 
 def check_header(doc: Any, fmt: str, version: int) -> Fields:
     f = Fields(doc)
     if doc.get("format") != fmt:
-        raise ValueError(
+        raise LabError(
             f'Not a valid trace: expected a file with "format": "{fmt}" (saved by the lab\'s '
             f"Download trace button), got {_kind(doc.get('format'))}."
         )
     found = doc.get("version")
     if isinstance(found, bool) or found != version:  # true == 1 in Python: a flag is not a version
-        raise ValueError(f"Unsupported trace version {found!r}: this app reads version {version} of {fmt}.")
+        raise LabError(f"Unsupported trace version {found!r}: this app reads version {version} of {fmt}.")
     return f
 
 
@@ -180,7 +181,7 @@ def _int_keys(f: Fields | None, name: str) -> dict[int, list[int]]:
     out = {}
     for key in f.data:
         if not (isinstance(key, str) and key.isdigit() and len(key) < 16):
-            raise ValueError(f"Not a valid trace: {f.where} has a key {key!r} that is not a sequence id.")
+            raise LabError(f"Not a valid trace: {f.where} has a key {key!r} that is not a sequence id.")
         out[int(key)] = f.ints(key)
     return out
 

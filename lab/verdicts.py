@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from engine.errors import LabError
 from lab.verdict_texts import LANG_INDEX, VERDICT_TEXTS
 
 HOLDS = "holds"
@@ -32,7 +33,7 @@ class Verdict:
 
     def __post_init__(self):
         if self.verdict not in VERDICTS:
-            raise ValueError(f"Unknown verdict {self.verdict!r}; one of {', '.join(VERDICTS)}.")
+            raise LabError(f"Unknown verdict {self.verdict!r}; one of {', '.join(VERDICTS)}.")
 
 
 def explain(v: Verdict, lang: str = "en") -> str:
@@ -70,7 +71,7 @@ class Spread:
     @classmethod
     def of(cls, values: list[float]) -> Spread:
         if not values:
-            raise ValueError("No measurements to summarise.")
+            raise LabError("No measurements to summarise.")
         a = np.asarray(values, dtype=float)
         return cls(
             float(np.median(a)),
@@ -85,13 +86,13 @@ class Spread:
 def slope(x: list[float], y: list[float]) -> float:
     """Least-squares slope of y against x (units of y per unit of x)."""
     if len(x) < 2:
-        raise ValueError("A slope needs at least two points.")
+        raise LabError("A slope needs at least two points.")
     return float(np.polyfit(np.asarray(x, dtype=float), np.asarray(y, dtype=float), 1)[0])
 
 
 def log_slope(x: list[float], y: list[float]) -> float:
     """Exponent p of y ~ x^p (least squares on logs)."""
     if len(x) < 2:
-        raise ValueError("An exponent needs at least two points.")
+        raise LabError("An exponent needs at least two points.")
     lx, ly = np.log(np.asarray(x, dtype=float)), np.log(np.maximum(np.asarray(y, dtype=float), 1e-12))
     return float(np.polyfit(lx, ly, 1)[0])

@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from engine.errors import LabError
 from engine.llm_engine import Engine, EngineConfig, EngineEvent
 from engine.metrics import percentiles
 from engine.sampler import SamplingParams
@@ -105,7 +106,7 @@ def random_mix(
 def preset(name: str, tokenizer, **kwargs) -> list[RequestSpec]:
     builders = {"head-of-line": head_of_line, "shared-prefix": shared_prefix, "random-mix": random_mix}
     if name not in builders:
-        raise ValueError(f"Unknown workload preset {name!r}; choose one of {', '.join(PRESET_NAMES)}.")
+        raise LabError(f"Unknown workload preset {name!r}; choose one of {', '.join(PRESET_NAMES)}.")
     return builders[name](tokenizer, **kwargs)
 
 
@@ -122,7 +123,7 @@ def run_workload(
     should_stop() says so (the trace then holds what ran). on_add(seq_id, spec) reports each request
     as it enters the engine. Returns the trace and a map from sequence id to the request's label."""
     if not specs:
-        raise ValueError("The workload has no requests.")
+        raise LabError("The workload has no requests.")
     engine = Engine(model, tokenizer, config)
     pending = sorted(specs, key=lambda s: s.arrival_s)
     labels: dict[int, str] = {}
@@ -151,7 +152,7 @@ def summarize(trace: Trace, only: set[int] | None = None) -> dict:
     """P50/P90/P99 of TTFT, TPOT, ITL and E2E (ms), and output-token throughput (tokens/s)."""
     reqs = [r for r in trace.requests if only is None or r.seq_id in only]
     if not reqs:
-        raise ValueError("No finished requests to summarise.")
+        raise LabError("No finished requests to summarise.")
     metrics = [r.metrics for r in reqs]
     start = min(r.arrival for r in reqs)
     end = max(r.finish_time for r in reqs)

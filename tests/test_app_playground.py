@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import logging
+import re
+
 import pytest
 
 from app_pages import page_file
@@ -64,6 +67,29 @@ def test_bad_input_shows_a_message_not_a_traceback(app, prompt, settings, expect
     at = run_playground(at, "Hello", max_new=2, top_p=1.0)  # and the page keeps working
     assert not at.exception and not errors(at)
     assert at.session_state["pg_result"].status == RunStatus.DONE
+
+
+def test_a_bug_is_logged_and_shown_as_an_internal_error(app, monkeypatch, caplog):
+    """A ValueError that is not a LabError (numpy's, torch's, a bug of ours) is not the visitor's
+    fault: the page says "internal error" with an id, the server log holds its traceback under
+    that id, and the page keeps working."""
+    from engine.sampler import Sampler
+
+    def broken(self, *args):
+        raise ValueError("planted: operands could not be broadcast together")
+
+    sample = Sampler.sample
+    monkeypatch.setattr(Sampler, "sample", broken)
+    with caplog.at_level(logging.ERROR, logger="pdlab.ui"):
+        at = run_playground(app, "Hello", max_new=2)
+    shown = " ".join(errors(at))
+    found = re.search(r"Internal error \(ValueError\), logged as ([0-9a-f]{8})", shown)
+    assert found and "Cannot run this" not in shown and "planted" not in shown, shown
+    logged = [r for r in caplog.records if found.group(1) in r.getMessage()]
+    assert logged and "planted" in str(logged[0].exc_info[1]), caplog.text
+    monkeypatch.setattr(Sampler, "sample", sample)
+    at = run_playground(at, "Hello", max_new=2)
+    assert not errors(at) and at.session_state["pg_result"].status == RunStatus.DONE
 
 
 def test_the_sampling_panel_says_what_is_active(app):

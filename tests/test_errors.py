@@ -1,4 +1,4 @@
-"""Bad input gets a ValueError a user understands, and the engine keeps working afterwards."""
+"""Bad input gets a LabError a user understands, and the engine keeps working afterwards."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import pytest
 
 from engine import Engine, EngineConfig, SamplingParams, load_model
 from engine.config import parse_dtype
+from engine.errors import LabError
 from engine.loader import resolve_device
 
 
@@ -26,20 +27,20 @@ def finishes(engine) -> bool:
 
 @pytest.mark.parametrize("prompt", ["", "   \n", []])
 def test_empty_prompt(engine, prompt):
-    with pytest.raises(ValueError, match="empty"):
+    with pytest.raises(LabError, match="empty"):
         engine.add_request(prompt)
     assert finishes(engine)
 
 
 def test_prompt_longer_than_the_context(engine, tiny):
     too_long = " word" * (tiny.model.config.max_position + 10)
-    with pytest.raises(ValueError, match="context holds 512"):
+    with pytest.raises(LabError, match="context holds 512"):
         engine.add_request(too_long)
     assert finishes(engine)
 
 
 def test_max_new_tokens_past_the_context(engine):
-    with pytest.raises(ValueError, match="lower max_new_tokens to at most"):
+    with pytest.raises(LabError, match="lower max_new_tokens to at most"):
         engine.add_request("hello", SamplingParams(max_new_tokens=600))
     assert finishes(engine)
 
@@ -59,7 +60,7 @@ def test_max_new_tokens_past_the_context(engine):
     ],
 )
 def test_invalid_sampling_values(kwargs, match):
-    with pytest.raises(ValueError, match=match):
+    with pytest.raises(LabError, match=match):
         SamplingParams(**kwargs)
 
 
@@ -73,32 +74,32 @@ def test_invalid_sampling_values(kwargs, match):
     ],
 )
 def test_invalid_engine_settings(kwargs, match):
-    with pytest.raises(ValueError, match=match):
+    with pytest.raises(LabError, match=match):
         EngineConfig(**kwargs)
 
 
 def test_invalid_dtype_and_device():
-    with pytest.raises(ValueError, match="Unknown dtype"):
+    with pytest.raises(LabError, match="Unknown dtype"):
         parse_dtype("float8")
-    with pytest.raises(ValueError, match="Unknown device"):
+    with pytest.raises(LabError, match="Unknown device"):
         resolve_device("tpu")
 
 
 def test_unknown_model_path():
-    with pytest.raises(ValueError, match="not found"):
+    with pytest.raises(LabError, match="not found"):
         load_model("./no/such/model/folder")
 
 
 def test_unknown_hub_id_offline(monkeypatch):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    with pytest.raises(ValueError, match="Hugging Face hub"):
+    with pytest.raises(LabError, match="Hugging Face hub"):
         load_model("no-such-org/no-such-model")
 
 
 def test_folder_with_only_pickle_weights_is_refused(tmp_path):
     (tmp_path / "config.json").write_text(json.dumps({"model_type": "llama"}))
     (tmp_path / "pytorch_model.bin").write_bytes(b"\x80\x04not really a pickle")
-    with pytest.raises(ValueError, match="pickle"):
+    with pytest.raises(LabError, match="pickle"):
         load_model(str(tmp_path))
 
 
@@ -106,7 +107,7 @@ def test_corrupt_safetensors_file(tmp_path, tiny_dirs):
     folder = tmp_path / "corrupt"
     shutil.copytree(tiny_dirs["llama"], folder)
     (folder / "model.safetensors").write_bytes(b"\x10\x00\x00\x00\x00\x00\x00\x00{garbage")
-    with pytest.raises(ValueError, match="corrupt or unreadable"):
+    with pytest.raises(LabError, match="corrupt or unreadable"):
         load_model(str(folder))
 
 
@@ -115,7 +116,7 @@ def test_unsupported_architecture(tmp_path, tiny_dirs):
     shutil.copytree(tiny_dirs["llama"], folder)
     cfg = json.loads((folder / "config.json").read_text()) | {"model_type": "gpt2"}
     (folder / "config.json").write_text(json.dumps(cfg))
-    with pytest.raises(ValueError, match="not supported"):
+    with pytest.raises(LabError, match="not supported"):
         load_model(str(folder))
 
 

@@ -29,7 +29,7 @@ def test_no_key_is_defined_in_two_tables():
 
 
 def test_a_page_table_may_not_shadow_a_shared_key():
-    with pytest.raises(ValueError, match="repeat shared keys: lang_label"):
+    with pytest.raises(RuntimeError, match="repeat shared keys: lang_label"):
         page_translator({"lang_label": ("Language", "语言")})
 
 

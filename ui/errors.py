@@ -1,14 +1,16 @@
-"""Errors shown in the page, never as tracebacks: the engine's ValueErrors are written for users;
-anything else gets a short message here and its traceback in the server log."""
+"""Errors shown in the page, never as tracebacks: a LabError is written for the user and shown as
+it is; anything else is a bug, logged with its traceback under a short id that the page shows."""
 
 from __future__ import annotations
 
 import logging
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 import streamlit as st
 
+from engine.errors import LabError
 from ui.i18n import t
 from ui.public import CappedError
 from ui.text import md_escape
@@ -20,10 +22,11 @@ def error_message(exc: BaseException, lang: str) -> str:
     """A short message for the page; the traceback of anything unexpected goes to the server log."""
     if isinstance(exc, CappedError):
         return t(exc.key, lang, **exc.values)
-    if isinstance(exc, ValueError):
+    if isinstance(exc, LabError):
         return t("err_input", lang, msg=str(exc))
-    log.error("unexpected error in the app", exc_info=exc)
-    return t("err_unexpected", lang, kind=type(exc).__name__)
+    error_id = uuid.uuid4().hex[:8]
+    log.error("internal error %s in the app", error_id, exc_info=exc)
+    return t("err_internal", lang, kind=type(exc).__name__, id=error_id)
 
 
 def show_message(message: str) -> None:

@@ -48,7 +48,7 @@ def page_translator(page_strings: dict[str, tuple[str, str]]) -> Translator:
     """The `t` of one page: its own table first, then the shared ones."""
     clash = sorted(page_strings.keys() & STRINGS.keys())
     if clash:
-        raise ValueError(f"Page strings repeat shared keys: {', '.join(clash)}.")
+        raise RuntimeError(f"Page strings repeat shared keys: {', '.join(clash)}.")
 
     def page_t(key: str, lang: str | None = None, **values) -> str:
         return _say(page_strings[key] if key in page_strings else STRINGS[key], lang, values)

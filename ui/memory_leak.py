@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 import streamlit as st
 
+from engine.errors import LabError
 from lab.memory_lab import LeakPoint, engine_loop, load_hf_model, naive_hf_loop
 from ui.i18n import t
 
@@ -36,13 +37,13 @@ def leak_prompts(n: int) -> list[str]:
 def check_settings(n: int, max_new_tokens: int, max_position: int, lang: str = "en") -> None:
     """ValueError with a readable message for settings the loop cannot run."""
     if not 2 <= n <= MAX_REQUESTS:
-        raise ValueError(t("mem_err_leak_n", lang, n=n, max=MAX_REQUESTS))
+        raise LabError(t("mem_err_leak_n", lang, n=n, max=MAX_REQUESTS))
     if not 1 <= max_new_tokens <= MAX_NEW_TOKENS:
-        raise ValueError(t("mem_err_leak_new", lang, n=max_new_tokens, max=MAX_NEW_TOKENS))
+        raise LabError(t("mem_err_leak_new", lang, n=max_new_tokens, max=MAX_NEW_TOKENS))
     # the naive loop's one cache holds every request: it must stay inside the model's context
     per_request = max_new_tokens + PROMPT_TOKENS
     if n * per_request >= max_position:
-        raise ValueError(t("mem_err_leak_ctx", lang, n=n, per=per_request, ctx=max_position))
+        raise LabError(t("mem_err_leak_ctx", lang, n=n, per=per_request, ctx=max_position))
 
 
 @dataclass

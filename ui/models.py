@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 import streamlit as st
 
 from engine import Engine, EngineConfig, ModelBundle, SamplingParams, load_model
+from engine.errors import LabError
 from ui.public import may_load, public_settings
 from ui.run_queue import FairLock, RunQueue
 
@@ -55,9 +56,9 @@ class ModelRegistry:
         return self._models.get(self._key(choice))  # a plain dict read: no lock, never waits for a load
 
     def get(self, choice: ModelChoice, progress: ProgressFn | None = None) -> ModelBundle:
-        """The bundle for `choice`, loading and warming it up on first use. ValueError on bad specs."""
+        """The bundle for `choice`, loading and warming it up on first use. LabError on bad specs."""
         if not may_load(choice.spec):  # whatever a session holds, a public server loads its owner's list only
-            raise ValueError("This server offers only the models in its list.")
+            raise LabError("This server offers only the models in its list.")
         key = self._key(choice)
         with self._load_lock:
             if key in self._models:
@@ -116,7 +117,7 @@ def load_for_page(choice: ModelChoice, lang: str) -> ModelBundle | None:
         bundle = registry.get(choice, progress)
     except Exception as exc:  # noqa: BLE001 - a bad spec or broken files: say so, keep serving
         box.update(label=t("loading_failed", lang), state="error", expanded=False)
-        if isinstance(exc, ValueError):  # the loader's messages are written for users: add what to do
+        if isinstance(exc, LabError):  # the loader's messages are written for users: add what to do
             show_message(t("loading_failed_msg", lang, msg=str(exc)))
         else:
             show_error(exc, lang)

@@ -28,6 +28,8 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from engine.errors import LabError
+
 PUBLIC_ENV = "PDLAB_PUBLIC"
 SETTINGS_ENV = "PDLAB_SETTINGS"
 DEFAULT_FILE = Path(__file__).resolve().parent.parent / "lab.toml"
@@ -78,31 +80,31 @@ def parse_settings(doc: dict, env_public: str | None = None) -> PublicSettings:
     """The [public] table of a settings file (and the env switch); ValueError naming a bad field."""
     table = doc.get("public", {})
     if not isinstance(table, dict):
-        raise ValueError("[public] in the settings file should be a table.")
+        raise LabError("[public] in the settings file should be a table.")
     unknown = set(table) - {"enabled", "models", "remote_urls", *COUNTS}
     if unknown:
-        raise ValueError(f"Unknown setting(s) under [public]: {', '.join(sorted(unknown))}.")
+        raise LabError(f"Unknown setting(s) under [public]: {', '.join(sorted(unknown))}.")
 
     def texts(name: str, default: tuple[str, ...]) -> tuple[str, ...]:
         value = table.get(name, list(default))
         if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
-            raise ValueError(f"public.{name} should be a list of texts.")
+            raise LabError(f"public.{name} should be a list of texts.")
         return tuple(v.strip() for v in value)
 
     def count(name: str, default: int, hi: int) -> int:
         value = table.get(name, default)
         if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= hi:
-            raise ValueError(f"public.{name} should be a whole number from 1 to {hi:,}, got {value!r}.")
+            raise LabError(f"public.{name} should be a whole number from 1 to {hi:,}, got {value!r}.")
         return value
 
     enabled = table.get("enabled", False)
     if not isinstance(enabled, bool):
-        raise ValueError(f"public.enabled should be true or false, got {enabled!r}.")
+        raise LabError(f"public.enabled should be true or false, got {enabled!r}.")
     if env_public is not None and env_public.strip():
         enabled = env_public.strip().lower() in TRUE
     models = texts("models", ("bundled",))
     if not models:
-        raise ValueError("public.models lists no model: a public server needs at least one.")
+        raise LabError("public.models lists no model: a public server needs at least one.")
     counts = {name: count(name, getattr(PublicSettings, name), hi) for name, hi in COUNTS.items()}
     return PublicSettings(enabled, models, texts("remote_urls", ()), **counts)
 
@@ -115,9 +117,9 @@ def read_settings(path: Path | None = None, env: dict | None = None) -> PublicSe
         try:
             doc = tomllib.loads(path.read_text(encoding="utf-8"))
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
-            raise ValueError(f"The settings file {path.name} is not valid TOML: {e}") from None
+            raise LabError(f"The settings file {path.name} is not valid TOML: {e}") from None
     elif env.get(SETTINGS_ENV):
-        raise ValueError(f"{SETTINGS_ENV} names {path.name}, which is not a file.")  # a name: no server path shown
+        raise LabError(f"{SETTINGS_ENV} names {path.name}, which is not a file.")  # a name: no server path shown
     return parse_settings(doc, env.get(PUBLIC_ENV))
 
 
@@ -158,7 +160,7 @@ def model_label(spec: str) -> str:
     return path.name if spec != "bundled" and (path.is_absolute() or spec.startswith(".")) else spec
 
 
-class CappedError(ValueError):
+class CappedError(LabError):
     """A run over a public server's cap: `key` names the UI text that says which cap and why."""
 
     def __init__(self, key: str, **values):

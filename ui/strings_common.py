@@ -82,6 +82,11 @@ STRINGS: dict[str, tuple[str, str]] = {
         "头维度 {head_dim} · {params:.0f} M 参数（{weights}）· 上下文 {ctx} · {dtype} / {device}",
     ),
     "err_input": ("Cannot run this: {msg}", "无法运行：{msg}"),
+    "err_internal": (
+        "Internal error ({kind}), logged as {id}: a bug in the app, not a problem with your input. "
+        "Try again or change the settings.",
+        "内部错误（{kind}），日志编号 {id}：这是应用的缺陷，不是您的输入有问题。请重试或修改设置。",
+    ),
     "err_unexpected": (
         "Something went wrong inside the app ({kind}). The details are in the server log; "
         "try again or change the settings.",

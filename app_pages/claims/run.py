@@ -11,6 +11,7 @@ import streamlit as st
 
 from app_pages.claims import keys
 from app_pages.claims.strings import t
+from engine.errors import LabError
 from lab.busy import LoadMeter, MachineLoad
 from lab.claims import TIMED_CLAIMS, check_all
 from lab.claims_measure import ClaimData, ClaimSettings, measure_all
@@ -46,7 +47,7 @@ def int8_copy(bundle):
 
     try:
         return load_model(str(bundle.path), dtype="bfloat16", device=str(bundle.model.device), weights="int8").model
-    except ValueError:
+    except LabError:
         return None
 
 

@@ -22,6 +22,7 @@ from app_pages.compare import keys
 from app_pages.compare.state import ColumnOutcome, ColumnSettings, CompareResult, CompareStatus, TimedRun
 from app_pages.compare.strings import t
 from engine import Engine, SamplingParams
+from engine.errors import LabError
 from engine.memory_pass import timed_config
 from ui.errors import error_message, show_message
 from ui.live import redraw_interval, scroll_here
@@ -95,7 +96,7 @@ def prepare_column(outcome: ColumnOutcome, k: int, n: int, registry: ModelRegist
         bundle = _load(s, registry, load_box, lang)
     except Exception as exc:  # noqa: BLE001 - a model that cannot load: this column says so, the rest run
         load_box.empty()
-        why = str(exc) if isinstance(exc, ValueError) else error_message(exc, lang)  # the loader's own words
+        why = str(exc) if isinstance(exc, LabError) else error_message(exc, lang)  # the loader's own words
         outcome.error = t("cmp_load_failed", lang, spec=s.model, msg=why)
         with view.container():
             show_message(outcome.error)

@@ -16,6 +16,7 @@ import streamlit as st
 from app_pages.complexity import keys
 from app_pages.complexity.figures import cumulative_figure, step_flops_figure, step_time_figure
 from app_pages.complexity.strings import t
+from engine.errors import LabError
 from lab.busy import LoadMeter, MachineLoad
 from lab.complexity import CacheRun, crossover_context, run_with_and_without_cache
 from lab.complexity_math import measured_exponents, prompt_of_length, scaled_theory
@@ -59,10 +60,10 @@ def run_comparison(bundle, prompt_len: int, max_new_tokens: int, lock, progress,
     """Both runs, KV cache on then off; ValueError (readable) on settings the model cannot run.
     progress and finished: as lab/complexity.run_with_and_without_cache calls them."""
     if max_new_tokens < MIN_N:
-        raise ValueError(f"N must be at least {MIN_N}: a slope needs a few decode steps to fit on.")
+        raise LabError(f"N must be at least {MIN_N}: a slope needs a few decode steps to fit on.")
     c = bundle.model.config
     if prompt_len + max_new_tokens > c.max_position:
-        raise ValueError(
+        raise LabError(
             f"L = {prompt_len} + N = {max_new_tokens} exceed this model's context of "
             f"{c.max_position} tokens; lower one of them."
         )
@@ -95,7 +96,7 @@ def run_with_progress(bundle, registry, prompt_len: int, max_new: int, lang: str
     """Run the comparison under an st.status with a progress bar; keep the result or show why not."""
     try:
         check_run_work(prompt_len, max_new, kv_cache=False)  # its second pass runs without the cache
-    except ValueError as exc:
+    except LabError as exc:
         show_error(exc, lang)
         return
     st.session_state.pop(keys.RESULT, None)

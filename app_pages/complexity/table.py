@@ -8,6 +8,7 @@ import pandas as pd
 
 from app_pages.complexity.strings import t
 from engine.config import ModelConfig
+from engine.errors import LabError
 from lab.complexity import ShapeRow, shape_table
 
 DOC_MODEL = "LLaMA-7B"
@@ -28,11 +29,11 @@ def doc_token_count(prompt: str) -> int:
 def worked_rows(c: ModelConfig, prompt_len: int, max_new_tokens: int, kv_cache: bool = True) -> list[ShapeRow]:
     """The shape table, with the checks a user can trip over turned into readable ValueErrors."""
     if prompt_len < 1:
-        raise ValueError("The prompt is empty: type some text (the default is 今天天气).")
+        raise LabError("The prompt is empty: type some text (the default is 今天天气).")
     if not 1 <= max_new_tokens <= MAX_WORKED_TOKENS:
-        raise ValueError(f"max_new_tokens must be between 1 and {MAX_WORKED_TOKENS}.")
+        raise LabError(f"max_new_tokens must be between 1 and {MAX_WORKED_TOKENS}.")
     if prompt_len + max_new_tokens > c.max_position:
-        raise ValueError(
+        raise LabError(
             f"{prompt_len} prompt tokens + max_new_tokens {max_new_tokens} exceed {c.name}'s context "
             f"of {c.max_position} tokens."
         )

@@ -19,6 +19,7 @@ from PIL import Image
 from plotly.subplots import make_subplots
 
 from app_pages.memory.strings import t
+from engine.errors import LabError
 from ui.figures_attention import attention_heatmap, attention_matrix, boundary_line
 from ui.theme import legend_below, style
 
@@ -66,7 +67,7 @@ def png_bytes(matrix: np.ndarray, max_px: int = 1600) -> bytes:
     """The matrix as a PNG: Viridis from 0 to its maximum, white where NaN, each cell a square of
     pixels (as large as fits in max_px)."""
     if matrix.size == 0:
-        raise ValueError("There is no attention matrix to save.")
+        raise LabError("There is no attention matrix to save.")
     finite = np.isfinite(matrix)
     top = float(matrix[finite].max()) if finite.any() else 1.0
     rgb = _viridis(np.where(finite, matrix, 0) / (top or 1.0))

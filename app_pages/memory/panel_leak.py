@@ -12,6 +12,7 @@ import streamlit as st
 from app_pages.memory import keys
 from app_pages.memory.figures import leak_memory_figure, leak_speed_figure
 from app_pages.memory.strings import t
+from engine.errors import LabError
 from ui.capped import cap_help, capped
 from ui.errors import show_error
 from ui.memory_leak import MAX_NEW_TOKENS, MAX_REQUESTS, LeakResult, check_settings, hf_model, run_engine, run_naive
@@ -47,7 +48,7 @@ def _run(bundle, lang: str) -> None:
     n, new = whole_number(st.session_state[keys.LEAK_N]), whole_number(st.session_state[keys.LEAK_NEW])
     try:
         check_settings(n, new, bundle.model.config.max_position, lang)
-    except ValueError as exc:
+    except LabError as exc:
         show_error(exc, lang)
         return
     kv_per_token = bundle.model.config.kv_bytes_per_token(4)  # transformers' cache here is float32

@@ -22,6 +22,7 @@ from app_pages.memory.sweep import (
     run_sweep,
     seconds_left,
 )
+from engine.errors import LabError
 from ui.errors import error_message, show_error, show_message
 from ui.models import get_registry
 from ui.text import download_name, with_eta
@@ -68,7 +69,7 @@ def _controls(max_len: int, lang: str) -> bool:
 def _plan(max_len: int, lang: str) -> SweepPlan:
     s = st.session_state
     if not s[keys.BACKENDS]:
-        raise ValueError(t("mem_err_no_backend", lang))
+        raise LabError(t("mem_err_no_backend", lang))
     return SweepPlan(
         parse_lengths(s[keys.LENGTHS], max_len, lang), list(s[keys.BACKENDS]), parse_chunks(s[keys.CHUNKS], lang)
     )
@@ -90,7 +91,7 @@ def _point_line(result: SweepResult, i: int, lang: str) -> str:
 def _run(bundle, max_len: int, lang: str) -> None:
     try:
         plan = _plan(max_len, lang)
-    except ValueError as exc:
+    except LabError as exc:
         show_error(exc, lang)
         return
     result = new_result(bundle, plan)

@@ -17,6 +17,7 @@ from enum import Enum
 import torch
 
 from app_pages.memory.strings import t
+from engine.errors import LabError
 from lab import eta
 from lab.memory_lab import PrefillMemory, measure_prefill_memory
 
@@ -47,9 +48,9 @@ def _parse_ints(text: str, what: str, lang: str) -> list[int]:
     try:
         values = [int(p.replace("_", "")) for p in parts]
     except ValueError:
-        raise ValueError(t("mem_err_not_ints", lang, what=what, text=text.strip())) from None
+        raise LabError(t("mem_err_not_ints", lang, what=what, text=text.strip())) from None
     if any(v <= 0 for v in values):
-        raise ValueError(t("mem_err_positive", lang, what=what))
+        raise LabError(t("mem_err_positive", lang, what=what))
     return sorted(set(values))
 
 
@@ -57,11 +58,11 @@ def parse_lengths(text: str, max_len: int, lang: str = "en") -> list[int]:
     """'64, 128, 2048' -> [64, 128, 2048]; ValueError (in the page's language) on anything else."""
     lengths = _parse_ints(text, t("mem_what_lengths", lang), lang)
     if not lengths:
-        raise ValueError(t("mem_err_no_lengths", lang))
+        raise LabError(t("mem_err_no_lengths", lang))
     if len(lengths) > MAX_POINTS:
-        raise ValueError(t("mem_err_too_many", lang, n=len(lengths), max=MAX_POINTS))
+        raise LabError(t("mem_err_too_many", lang, n=len(lengths), max=MAX_POINTS))
     if lengths[-1] > max_len:
-        raise ValueError(t("mem_err_too_long", lang, L=lengths[-1], max=max_len))
+        raise LabError(t("mem_err_too_long", lang, L=lengths[-1], max=max_len))
     return lengths
 
 
@@ -69,7 +70,7 @@ def parse_chunks(text: str, lang: str = "en") -> list[int]:
     """Chunk sizes for chunked prefill; an empty field means none."""
     chunks = _parse_ints(text, t("mem_what_chunks", lang), lang)
     if len(chunks) > 4:
-        raise ValueError(t("mem_err_too_many_chunks", lang, n=len(chunks)))
+        raise LabError(t("mem_err_too_many_chunks", lang, n=len(chunks)))
     return chunks
 
 
@@ -81,7 +82,7 @@ class SweepPlan:
 
     def __post_init__(self):
         if not self.backends:
-            raise ValueError(t("mem_err_no_backend"))
+            raise LabError(t("mem_err_no_backend"))
 
     @property
     def variants(self) -> list[Variant]:

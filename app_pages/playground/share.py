@@ -12,6 +12,7 @@ from app_pages.playground.report import report_html
 from app_pages.playground.share_link import MAX_LINK_PROMPT, fit_to_model, link_params, link_url, shareable_model
 from app_pages.playground.strings import t
 from app_pages.playground.trace_file import dump_run, load_run
+from engine.errors import LabError
 from ui.errors import show_message
 from ui.live import RUN_KEY
 from ui.replay import STEP_KEY as REPLAY_STEP_KEY
@@ -122,7 +123,7 @@ def _load(file) -> None:
     s[keys.TRACE_UPLOAD_SEEN] = file.file_id
     try:
         result = load_run(file.getvalue())
-    except ValueError as exc:  # the file's problem, in words for the user
+    except LabError as exc:  # the file's problem, in words for the user
         s[keys.TRACE_UPLOAD_ERROR] = (file.name, str(exc), None)
         return
     except Exception as exc:  # noqa: BLE001 - never a traceback in the page

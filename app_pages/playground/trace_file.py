@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from engine.errors import LabError
 from engine.memory_pass import MEMORY_PASS
 from lab.trace_io import (
     Fields,
@@ -144,7 +145,7 @@ def _check_step_count(f: Fields) -> None:
     """Refused before any record is parsed: a longer run would take minutes to check and draw."""
     count = len(f.list("steps"))
     if count > MAX_STEPS:
-        raise ValueError(
+        raise LabError(
             f"Not a valid trace: it holds {count:,} steps; the lab reads runs of at most {MAX_STEPS:,} steps."
         )
 
@@ -152,8 +153,8 @@ def _check_step_count(f: Fields) -> None:
 def _check_consistent(r: RunResult) -> None:
     """What the views rely on: tokens belong to recorded steps, one label per token, one seq per step."""
 
-    def bad(why: str) -> ValueError:
-        return ValueError(f"Not a valid trace: {why}.")
+    def bad(why: str) -> LabError:
+        return LabError(f"Not a valid trace: {why}.")
 
     numbers = [s.step for s in r.steps]
     if any(b <= a for a, b in zip(numbers, numbers[1:])):
@@ -210,7 +211,7 @@ def decode_attention(f: Fields | None, num_steps: int, model: ModelInfo) -> list
     f.str("dtype", choices=("float16",))
     items = f.list("steps")
     if len(items) != num_steps:
-        raise ValueError(f"Not a valid trace: attention.steps has {len(items)} entries for {num_steps} steps.")
+        raise LabError(f"Not a valid trace: attention.steps has {len(items)} entries for {num_steps} steps.")
     budget = [ATTENTION_LOAD_MAX_BYTES]
     out = []
     for i, item in enumerate(items):
@@ -218,7 +219,7 @@ def decode_attention(f: Fields | None, num_steps: int, model: ModelInfo) -> list
         decoded = {}
         for key in step.data:
             if not (key.isdigit() and int(key) < model.num_layers):
-                raise ValueError(
+                raise LabError(
                     f"Not a valid trace: {step.where} has layer {key!r}; the model has {model.num_layers} layers."
                 )
             decoded[int(key)] = _decode_array(step.obj(key), model.num_heads, budget)
@@ -229,14 +230,14 @@ def decode_attention(f: Fields | None, num_steps: int, model: ModelInfo) -> list
 def _decode_array(f: Fields, num_heads: int, budget: list[int]) -> np.ndarray:
     shape = f.ints("shape", max_len=3, lo=1)
     if len(shape) != 3 or shape[0] != num_heads or shape[1] > shape[2]:
-        raise ValueError(
+        raise LabError(
             f"Not a valid trace: {f.where}.shape should be [heads={num_heads}, rows, keys] with "
             f"rows <= keys, got {shape}."
         )
     nbytes = 2 * shape[0] * shape[1] * shape[2]
     budget[0] -= nbytes
     if budget[0] < 0:
-        raise ValueError(
+        raise LabError(
             f"Not a valid trace: its attention probabilities are larger than {ATTENTION_LOAD_MAX_BYTES >> 20} MiB."
         )
     try:
@@ -244,10 +245,10 @@ def _decode_array(f: Fields, num_heads: int, budget: list[int]) -> np.ndarray:
             base64.b64decode(f.str("data", max_len=4 * nbytes + 64), validate=True), nbytes + 1
         )
     except (binascii.Error, zlib.error, ValueError):
-        raise ValueError(f"Not a valid trace: {f.where}.data is not base64 of zlib-compressed float16.") from None
+        raise LabError(f"Not a valid trace: {f.where}.data is not base64 of zlib-compressed float16.") from None
     if len(raw) != nbytes:
-        raise ValueError(f"Not a valid trace: {f.where}.data holds {len(raw)} bytes, its shape needs {nbytes}.")
+        raise LabError(f"Not a valid trace: {f.where}.data holds {len(raw)} bytes, its shape needs {nbytes}.")
     arr = np.frombuffer(raw, dtype="<f2").reshape(shape).astype(np.float16)
     if not np.isfinite(arr).all() or arr.min() < 0 or arr.max() > 1.001:
-        raise ValueError(f"Not a valid trace: {f.where} holds values that are not probabilities.")
+        raise LabError(f"Not a valid trace: {f.where} holds values that are not probabilities.")
     return arr

@@ -13,6 +13,7 @@ from app_pages.remote import keys
 from app_pages.remote.connect import Connection
 from app_pages.remote.strings import t
 from engine import EngineConfig
+from engine.errors import LabError
 from lab.remote_client import RemoteRequest
 from lab.remote_load import LoadPlan, run_load
 from lab.workload import QUESTIONS, RequestSpec, run_workload, summarize
@@ -109,7 +110,7 @@ def _run(conn: Connection, lang: str) -> None:
                 whole_number(st.session_state[keys.BESIDE_REQUESTS]),
                 whole_number(st.session_state[keys.BESIDE_TOKENS]),
             )
-        except ValueError as exc:
+        except LabError as exc:
             show_message(str(exc))
 
 

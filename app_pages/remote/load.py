@@ -15,6 +15,7 @@ from app_pages.remote.connect import Connection
 from app_pages.remote.figures import gantt_figure, server_figure, sweep_figure
 from app_pages.remote.saving import download_buttons
 from app_pages.remote.strings import t
+from engine.errors import LabError
 from engine.loader import convert_bundled, load_tokenizer
 from lab.remote_client import RemoteRequest
 from lab.remote_load import MODES, LoadPlan, LoadRun, run_load, workload_plan
@@ -100,7 +101,7 @@ def sweep_rates(text: str, lang: str) -> list[float]:
     except ValueError:
         rates = []
     if not rates or len(rates) > 12 or any(not 0 < r <= 1000 for r in rates):
-        raise ValueError(t("rm_bad_rates", lang, text=text))
+        raise LabError(t("rm_bad_rates", lang, text=text))
     return sorted(set(rates))
 
 
@@ -133,7 +134,7 @@ def render_load(conn: Connection, lang: str) -> None:
                 if st.session_state[keys.MODE] == "sweep"
                 else [_plan()]
             )
-        except ValueError as exc:
+        except LabError as exc:
             show_message(str(exc))
             return
         runs = [(LoadRun(plan, start=time.perf_counter()), MetricsWatch()) for plan in plans]

@@ -9,6 +9,7 @@ from app_pages.remote import keys
 from app_pages.remote.load import render_runs
 from app_pages.remote.one import render_result
 from app_pages.remote.strings import t
+from engine.errors import LabError
 from lab.remote_trace import Saved, load_saved
 from ui.errors import show_message
 from ui.text import md_literal
@@ -21,7 +22,7 @@ def _read(file) -> None:
     try:
         s[keys.OPENED] = (file.name, load_saved(file.getvalue()))
         s.pop(keys.UPLOAD_ERROR, None)
-    except ValueError as exc:
+    except LabError as exc:
         s.pop(keys.OPENED, None)
         s[keys.UPLOAD_ERROR] = (file.name, str(exc))
 

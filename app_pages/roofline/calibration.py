@@ -12,6 +12,7 @@ import streamlit as st
 from app_pages.roofline import keys
 from app_pages.roofline.figures import calibration_figure
 from app_pages.roofline.strings import t
+from engine.errors import LabError
 from lab.calibration import CalibrationRow, calibrate
 from lab.complexity_math import prompt_of_length
 from lab.hardware import DeviceCeilings
@@ -78,10 +79,10 @@ def run_with_progress(
 
     try:
         if not lengths:
-            raise ValueError("Pick at least one prompt length.")
+            raise LabError("Pick at least one prompt length.")
         c = bundle.model.config
         if max(lengths) + new_tokens > c.max_position:
-            raise ValueError(
+            raise LabError(
                 f"L = {max(lengths)} + N = {new_tokens} exceed this model's context of {c.max_position} tokens."
             )
         prompts = {L: prompt_of_length(bundle.tokenizer, L) for L in lengths}

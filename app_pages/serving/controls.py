@@ -28,6 +28,7 @@ from app_pages.serving.workload import (
     param_values,
     pool_needs,
 )
+from engine.errors import LabError
 from lab.workload import RequestSpec
 from ui.capped import cap_help, capped, check_count
 from ui.errors import show_error
@@ -175,7 +176,7 @@ def workload_controls(bundle, lang: str) -> list[RequestSpec] | None:
         else:
             specs = build_preset(preset, bundle.tokenizer, _param_inputs(preset, lang))
         check_workload(specs, bundle.model.config.max_position)
-    except ValueError as exc:
+    except LabError as exc:
         show_error(exc, lang)
         return None
     prompt, output = sum(len(s.prompt_ids) for s in specs), sum(s.max_new_tokens for s in specs)
@@ -238,7 +239,7 @@ def policy_controls(specs: list[RequestSpec] | None, lang: str) -> ServingSettin
         if specs:
             check_count("max_requests", len(specs), t("public_what_requests", lang))  # a custom table too
             settings.pool(specs)
-    except ValueError as exc:
+    except LabError as exc:
         show_error(exc, lang)
         return None
     if specs:

@@ -16,6 +16,7 @@ from enum import Enum
 
 from app_pages.serving.workload import pool_needs
 from engine import EngineConfig, EngineEvent
+from engine.errors import LabError
 from engine.trace import Trace
 from lab.busy import MachineLoad
 from lab.workload import RequestSpec, run_workload, summarize
@@ -53,17 +54,17 @@ class ServingSettings:
     def __post_init__(self):
         for p in (self.policy_a, self.policy_b):
             if p not in POLICIES:
-                raise ValueError(f"Unknown policy {p!r}; choose one of {', '.join(POLICIES)}.")
+                raise LabError(f"Unknown policy {p!r}; choose one of {', '.join(POLICIES)}.")
         if self.max_num_seqs is None or self.max_num_seqs < 1:
-            raise ValueError("The batch limit must be at least 1 sequence.")
+            raise LabError("The batch limit must be at least 1 sequence.")
         if self.chunk_budget is None or self.chunk_budget < 1:
-            raise ValueError(
+            raise LabError(
                 "The per-step token budget must be at least 1 token: with 0, no step could process anything."
             )
         if self.block_size < 1:
-            raise ValueError("The block size must be at least 1 token.")
+            raise LabError("The block size must be at least 1 token.")
         if self.pool_blocks is not None and self.pool_blocks < 1:
-            raise ValueError("The KV pool needs at least 1 block (leave it empty for automatic).")
+            raise LabError("The KV pool needs at least 1 block (leave it empty for automatic).")
 
     @property
     def policies(self) -> dict[str, str]:
@@ -77,7 +78,7 @@ class ServingSettings:
         longest, everything = pool_needs(specs, self.block_size)
         blocks = self.pool_blocks or everything
         if blocks < longest:
-            raise ValueError(
+            raise LabError(
                 f"A KV pool of {blocks} blocks cannot hold the longest request, which needs {longest} "
                 f"blocks of {self.block_size} tokens; give the pool at least {longest} blocks."
             )

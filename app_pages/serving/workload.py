@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from app_pages.serving import keys
+from engine.errors import LabError
 from lab.workload import RequestSpec, preset, text_tokens
 
 PRESETS = ("head-of-line", "shared-prefix", "random-mix", "custom")
@@ -75,13 +76,13 @@ def param_values(preset_name: str, size: str = "small") -> dict[str, float]:
 
 def _num_requests(value: float) -> int:
     if value == 0:
-        raise ValueError("The workload has no requests: set the number of requests to 1 or more.")
+        raise LabError("The workload has no requests: set the number of requests to 1 or more.")
     return _count(value, "The number of requests")
 
 
 def _count(value: float, what: str, minimum: int = 1) -> int:
     if value is None or value != value or value < minimum or int(value) != value:  # value != value: NaN
-        raise ValueError(f"{what} must be a whole number of at least {minimum}, got {value}.")
+        raise LabError(f"{what} must be a whole number of at least {minimum}, got {value}.")
     return int(value)
 
 
@@ -111,20 +112,20 @@ def build_preset(name: str, tokenizer, values: dict[str, float]) -> list[Request
             seed=_count(v["seed"], "The seed", 0),
         )
     else:
-        raise ValueError(f"Unknown workload preset {name!r}.")
+        raise LabError(f"Unknown workload preset {name!r}.")
     return preset(name, tokenizer, **kwargs)
 
 
 def _seconds(value: float, what: str) -> float:
     if value is None or value != value or value < 0:
-        raise ValueError(f"{what} must be zero or more seconds, got {value}.")
+        raise LabError(f"{what} must be zero or more seconds, got {value}.")
     return float(value)
 
 
 def _range(low: float, high: float, what: str) -> tuple[int, int]:
     lo, hi = _count(low, f"The shortest {what}"), _count(high, f"The longest {what}")
     if lo > hi:
-        raise ValueError(f"The shortest {what} ({lo} tokens) is longer than the longest ({hi}).")
+        raise LabError(f"The shortest {what} ({lo} tokens) is longer than the longest ({hi}).")
     return lo, hi
 
 
@@ -144,12 +145,12 @@ def build_custom(rows: list[dict], tokenizer) -> list[RequestSpec]:
 def check_workload(specs: list[RequestSpec], max_len: int) -> None:
     """Every request must fit the model's context; there must be some, and not too many."""
     if not specs:
-        raise ValueError("The workload has no requests: add at least one.")
+        raise LabError("The workload has no requests: add at least one.")
     if len(specs) > MAX_REQUESTS:
-        raise ValueError(f"The workload has {len(specs)} requests; the page runs at most {MAX_REQUESTS}.")
+        raise LabError(f"The workload has {len(specs)} requests; the page runs at most {MAX_REQUESTS}.")
     for s in specs:
         if len(s.prompt_ids) + s.max_new_tokens > max_len:
-            raise ValueError(
+            raise LabError(
                 f"Request {s.label!r}: {len(s.prompt_ids)} prompt + {s.max_new_tokens} output tokens "
                 f"exceed this model's context of {max_len} tokens; make it shorter."
             )

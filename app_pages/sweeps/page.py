@@ -8,6 +8,7 @@ from app_pages.sweeps import keys
 from app_pages.sweeps.charts import render_charts
 from app_pages.sweeps.run import render_controls, run_with_progress, settings_from
 from app_pages.sweeps.strings import t
+from engine.errors import LabError
 from lab.claims import TIMED_CLAIMS
 from lab.sweep_verdicts import sweep_verdicts
 from lab.verdicts import unreliable_when_busy
@@ -32,7 +33,7 @@ Ls, Ns, new, out_L, repeats, clicked = render_controls(lang)
 if clicked:
     try:
         settings = settings_from(Ls, Ns, new, out_L, repeats, bundle.model.config.max_position, lang)
-    except ValueError as exc:
+    except LabError as exc:
         show_error(exc, lang)
     else:
         with take_turn(lang) as go:
@@ -71,7 +72,7 @@ try:
     verdicts = {v.claim: v for v in sweep_verdicts(result)}
     shown = unreliable_when_busy(verdicts, result.load, TIMED_CLAIMS).values()
     st.table(sweep_frame(list(shown), lang), hide_index=True)  # a table: the sentences wrap
-except ValueError as exc:
+except LabError as exc:
     st.info(str(exc))
 
 st.subheader(t("sw_charts_header", lang))

@@ -14,6 +14,7 @@ import streamlit as st
 from app_pages.sweeps import keys
 from app_pages.sweeps.charts import render_charts
 from app_pages.sweeps.strings import t
+from engine.errors import LabError
 from lab.busy import LoadMeter
 from lab.sweeps import SweepResult, SweepSettings, run_sweep, seconds_left, sweep_plan
 from ui.capped import cap_help, capped, check_count, check_size
@@ -34,9 +35,9 @@ def parse_lengths(text: str, lang: str) -> tuple[int, ...]:
     try:
         values = tuple(int(x) for x in text.replace("，", ",").split(",") if x.strip())
     except ValueError:
-        raise ValueError(t("sw_bad_list", lang, text=text)) from None
+        raise LabError(t("sw_bad_list", lang, text=text)) from None
     if not values:
-        raise ValueError(t("sw_bad_list", lang, text=text))
+        raise LabError(t("sw_bad_list", lang, text=text))
     return tuple(sorted(set(values)))
 
 

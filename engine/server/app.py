@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from fastapi import FastAPI, Request
 from fastapi.responses import Response, StreamingResponse
 
+from engine.errors import LabError
 from engine.llm_engine import Engine, EngineConfig, check_utf8
 from engine.server import errors
 from engine.server.defaults import MAX_BODY_BYTES
@@ -85,7 +86,7 @@ def create_app(
     def text_length(text: str, what: str, param: str) -> None:
         try:
             check_utf8(text, what)
-        except ValueError as e:
+        except LabError as e:
             raise ApiError(str(e), 400, param) from None
         if len(text) > max_chars:
             raise ApiError(
@@ -219,7 +220,7 @@ def refusing(fn):
     def call(*args):
         try:
             return fn(*args)
-        except ValueError as e:
+        except LabError as e:
             raise ApiError(str(e)) from None
 
     return call
@@ -231,6 +232,6 @@ def sse(payload: dict) -> str:
 
 def chat_ids(tokenizer, messages: list[dict]) -> list[int]:
     if not getattr(tokenizer, "chat_template", None):
-        raise ValueError("This model has no chat template: use /v1/completions.")
+        raise LabError("This model has no chat template: use /v1/completions.")
     text = tokenizer.apply_chat_template(messages, add_generation_prompt=True, tokenize=False)
     return tokenizer(text, add_special_tokens=False).input_ids

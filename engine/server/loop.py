@@ -16,6 +16,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 
+from engine.errors import LabError
 from engine.llm_engine import Engine
 from engine.sampler import SamplingParams
 from engine.sequence import Sequence
@@ -141,7 +142,7 @@ class EngineLoop:
             return
         try:
             sub.seq = self.engine.add_request(sub.prompt_ids, sub.params, arrival=sub.arrival)
-        except ValueError as e:
+        except LabError as e:
             sub.send(Rejected(str(e)))
             return
         self._live[sub.seq.seq_id] = sub

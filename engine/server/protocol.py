@@ -10,6 +10,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from engine.errors import LabError
 from engine.sampler import SamplingParams
 from engine.server.errors import ApiError
 
@@ -63,7 +64,7 @@ class _Sampling(BaseModel):
     @classmethod
     def _few_stops(cls, v):
         if isinstance(v, list) and len(v) > MAX_STOPS:
-            raise ValueError(f"at most {MAX_STOPS} stop strings, got {len(v)}")
+            raise LabError(f"at most {MAX_STOPS} stop strings, got {len(v)}")
         return v
 
     def check(self, served: str) -> None:
