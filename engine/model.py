@@ -37,10 +37,6 @@ class Segment:
     read_blocks: torch.Tensor | None  # otherwise the blocks holding the context, in order
     mask: torch.Tensor | None = None  # (T, C) future mask, built once per step when the backend needs it
 
-    @property
-    def is_prefill(self) -> bool:
-        return self.num_tokens > 1 or self.context_len == 1
-
 
 @dataclass
 class ForwardBatch:

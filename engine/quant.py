@@ -43,14 +43,6 @@ def dequantize_int8(q: torch.Tensor, scale: torch.Tensor, dtype: torch.dtype) ->
     return (q.to(torch.float32) * scale[:, None]).to(dtype)
 
 
-def can_int8pack(dtype: torch.dtype, device: torch.device) -> bool:
-    return (
-        device.type == "cpu"
-        and dtype in (torch.float32, torch.bfloat16, torch.float16)
-        and hasattr(torch, "_weight_int8pack_mm")
-    )
-
-
 def can_w8a8(dtype: torch.dtype, device: torch.device) -> bool:
     return device.type == "cpu" and dtype == torch.float32 and "fbgemm" in torch.backends.quantized.supported_engines
 

@@ -67,10 +67,5 @@ class Sequence:
         return self.status == SequenceStatus.FINISHED
 
     @property
-    def is_prefilled(self) -> bool:
-        """True once every prompt token's K and V has been computed at least once."""
-        return bool(self.output_token_ids) or self.num_cached_tokens >= self.num_prompt_tokens
-
-    @property
     def num_uncached_tokens(self) -> int:
         return len(self) - self.num_cached_tokens

@@ -115,10 +115,6 @@ class RequestRecord:
     num_preemptions: int = 0
 
     @property
-    def first_token_time(self) -> float:
-        return self.token_times[0]
-
-    @property
     def finish_time(self) -> float:
         return self.token_times[-1]
 

@@ -144,10 +144,6 @@ class ServingResult:
     error: str | None = None
     load: MachineLoad | None = None  # other processes' CPU use while the policies ran
 
-    @property
-    def is_comparison(self) -> bool:
-        return len(self.runs) == 2
-
 
 @dataclass
 class Progress:
