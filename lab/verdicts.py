@@ -1,4 +1,4 @@
-"""Verdicts on the source document's claims (../shared/seed/CLAIMS.md), as the sweeps and claims
+"""Verdicts on the source document's claims (lab/claims.py), as the sweeps and claims
 pages show them: a verdict word, the numbers behind it, and the key of the sentence that explains it.
 
 The rules that produce verdicts are pure functions of measured numbers (lab/sweep_verdicts.py,

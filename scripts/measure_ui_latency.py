@@ -1,4 +1,4 @@
-"""Measure the playground's responsiveness on the warm bundled model, as issue 3 asks:
+"""Measure the playground's responsiveness on the warm bundled model, as the lab's latency targets ask:
 
 1. time from clicking Run to the first generated token being visible in the browser, and
 2. tokens/s of the live animation (as the browser sees chips arrive) against the engine's own

@@ -18,7 +18,7 @@ def assert_labelled(spec: dict) -> None:
         assert any(v.strip() for k, v in axes.items() if k.startswith(letter)), f"{name}: no {letter} axis title"
     assert layout.get("showlegend") is True, f"{name}: no legend"
     assert any(d.get("showlegend", True) and d.get("name") for d in spec["data"]), f"{name}: nothing in the legend"
-    for key, axis in layout.items():  # Plotly's own log ticks label 20 and 50 as bare "2" and "5" (issue 16.17)
+    for key, axis in layout.items():  # Plotly's own log ticks label 20 and 50 as bare "2" and "5"
         if key.startswith(("xaxis", "yaxis")) and axis.get("type") == "log":
             assert axis.get("ticktext") or axis.get("dtick") in (1, "1"), f"{name}: {key} is log without full labels"
 

@@ -69,7 +69,7 @@ def test_every_claim_has_a_verdict_numbers_and_a_link(checked):
 
 
 def test_the_summary_counts_each_kind_in_good_english():
-    """Issue 16.4: "1 cannot be measured here or are shown on their page" merged two kinds, in bad grammar."""
+    """The text "1 cannot be measured here or are shown on their page" merged two kinds, in bad grammar."""
     from app_pages.claims.panels import summary_text
     from lab.verdicts import FAILS, HOLDS, SHOWN, UNMEASURABLE, Verdict
 

@@ -52,7 +52,7 @@ def test_defaults_compare_kv_on_with_kv_off(app):
 
 
 def test_a_chinese_session_gets_a_chinese_default_prompt(new_app, tiny_dirs, monkeypatch):
-    """Issue 16.15: a Chinese page asks its default question in Chinese."""
+    """A Chinese page asks its default question in Chinese."""
     monkeypatch.setenv("PDLAB_MODEL", str(tiny_dirs["llama"]))
     at = new_app(120).run()
     at = at.sidebar.radio(key="lang").set_value("zh").run()
@@ -101,7 +101,7 @@ def test_two_columns_run_into_shared_charts_and_table(app):
     on_col, off_col = table[names[0]], table[names[1]]
     assert on_col["output tokens"] == off_col["output tokens"] == 6
     assert on_col["prompt tokens"] == on.num_prompt_tokens
-    # issue 16.11: each column timed three times (the default); the times are medians with their spread,
+    # each column timed three times (the default); the times are medians with their spread,
     # and the run shown (tokens, charts) is the one with the median E2E
     assert result.repeats == 3 and [len(c.runs) for c in result.columns] == [3, 3]
     on_runs, off_runs = ([r.metrics for r in c.runs] for c in result.columns)

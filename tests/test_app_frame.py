@@ -30,7 +30,7 @@ def test_every_page_says_the_model_cannot_be_loaded(new_app, monkeypatch, tmp_pa
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_source_page_opens_from_the_sidebar_and_links_each_section(new_app, monkeypatch, tiny_dirs, lang):
-    """Issue 16.7: the UI spoke of "the source" and "section 5.5" and never said what the source is."""
+    """The UI spoke of "the source" and "section 5.5" and never said what the source is."""
     monkeypatch.setenv("PDLAB_MODEL", str(tiny_dirs["llama"]))
     at = new_app(120).run()
     at = at.sidebar.radio(key="lang").set_value(lang).run()
@@ -48,7 +48,7 @@ def test_the_source_page_opens_from_the_sidebar_and_links_each_section(new_app, 
 
 
 def test_the_model_box_speaks_the_page_language_and_keeps_the_model(new_app, bundled_dir, monkeypatch):
-    """Issue 16.15: "(bundled, offline)" stayed English on a Chinese page. The label follows the language;
+    """The text "(bundled, offline)" stayed English on a Chinese page. The label follows the language;
     the choice stays the bundled model, and a label of either language handed back means that model."""
     from ui.sidebar import spec_of
 

@@ -93,7 +93,7 @@ def test_a_bug_is_logged_and_shown_as_an_internal_error(app, monkeypatch, caplog
 
 
 def test_the_sampling_panel_says_what_is_active(app):
-    """Issue 16.9: the closed panel read "greedy by default" while temperature 0.7 was in use."""
+    """The closed panel read "greedy by default" while temperature 0.7 was in use."""
     assert app.expander[0].label == "Sampling: greedy (temperature 0)"
     at = run_playground(app, "Hello", max_new=2, temperature=0.7, top_k=40, seed=3)
     assert not at.exception
@@ -102,7 +102,7 @@ def test_the_sampling_panel_says_what_is_active(app):
 
 
 def test_the_untouched_default_prompt_follows_the_language(app):
-    """Issue 16.15: the Chinese page kept asking in English."""
+    """The Chinese page kept asking in English."""
     at = app.sidebar.radio(key="lang").set_value("zh").run()
     assert at.text_area(key="pg_prompt").value == "法国的首都是哪里？"
     assert "隐藏维度" in " ".join(c.value for c in at.caption) and "hidden" not in at.caption[0].value

@@ -143,7 +143,7 @@ def test_shared_prefix_shows_shared_blocks(app):
     prompt = sum(len(r.prompt_token_ids) for r in run.trace.requests)
     assert hits.value == f"{run.trace.steps[-1].prefix_hit_tokens / prompt:.0%}"
     assert f"{run.trace.steps[-1].prefix_hit_tokens} of {prompt} prompt tokens" in hits.proto.help
-    captions = " ".join(c.value for c in at.caption)  # issue 16.3: the metrics caption follows the preset
+    captions = " ".join(c.value for c in at.caption)  # the metrics caption follows the preset
     assert "shared system prompt's KV blocks are computed once" in captions
     assert "long prompt" not in captions and "Chunked prefill trades" not in captions
 

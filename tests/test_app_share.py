@@ -159,7 +159,7 @@ def test_show_share_link_shows_the_current_settings(app):
     updates, applied, ignored = parse_link(query)
     assert not ignored and updates["pg_prompt"] == "Ünïcode & spaces?" and updates["pg_max_new"] == 9
     assert updates["pg_attention"] == "eager" and updates["model_dtype"] == "float32"
-    # issue 16.8: the button said "Copy share link" and copied nothing; it says what it does
+    # the button said "Copy share link" and copied nothing; it says what it does
     assert at.button(key="pg_share").label == "Show share link"
     assert any("press the copy button" in c.value for c in at.caption)
     at = at.button(key="pg_link_hide").click().run()

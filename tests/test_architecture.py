@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import re
 from pathlib import Path
 
 import pytest
@@ -230,3 +231,29 @@ def test_each_page_names_its_state_keys_in_its_keys_module():
                 assert owner.setdefault(value, page.name) == page.name, (
                     f"{value} is a key of {owner[value]} and {page.name}"
                 )
+
+
+TRACKER_REFERENCE = re.compile(r"\b[Ii]ssue #?\d|\bticket #?\d|\(#\d+\)")
+TEXT_SUFFIXES = {".py", ".md", ".toml", ".txt", ".ini", ".cfg", ".yml", ".yaml"}
+
+
+def tracker_references(root: Path) -> list[str]:
+    """Lines that cite a tracker number ("issue #12", "Issue 16.4"): a reader of the repository
+    cannot open them; code and docs say what a rule is instead."""
+    found = []
+    for path in sorted(root.rglob("*")):
+        parts = path.relative_to(root).parts
+        if path.suffix not in TEXT_SUFFIXES or any(p.startswith(".") or p == "node_modules" for p in parts):
+            continue
+        if path == Path(__file__).resolve():  # this rule's own examples
+            continue
+        for n, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
+            if TRACKER_REFERENCE.search(line):
+                found.append(f"{path.relative_to(root)}:{n}: {line.strip()[:120]}")
+    return found
+
+
+def test_no_tracker_numbers_in_code_or_docs(tmp_path):
+    assert tracker_references(ROOT) == []
+    (tmp_path / "planted.py").write_text('"""Fixed as issue 16.9 asked."""\n# see (#14)\n')
+    assert len(tracker_references(tmp_path)) == 2

@@ -1,7 +1,7 @@
-"""Issue 17's corpus of bad inputs, each through the layer where a user meets it: the engine API (a
-ValueError that names the problem), the CLI (one line `error: …`, exit code 2, no traceback) and the
+"""A corpus of bad inputs, each through the layer where a user meets it: the engine API (a
+LabError that names the problem), the CLI (one line `error: …`, exit code 2, no traceback) and the
 app (an error element with the same words, no exception element). Validation lives in the engine;
-the CLI and the app only translate. Cases still to add are listed in issue 17's notes."""
+the CLI and the app only translate."""
 
 from __future__ import annotations
 

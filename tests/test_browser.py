@@ -102,7 +102,7 @@ def test_replay_shows_prefill_at_once_then_one_token_per_step(page):
 
 
 def test_the_live_view_comes_into_sight_when_run_is_pressed(chromium, app_server):
-    """Issue 16.6: at 1400×900 the live view began below the fold and the animation played unseen."""
+    """At 1400×900 the live view began below the fold and the animation played unseen."""
     pg = chromium.new_context(viewport={"width": 1400, "height": 900}).new_page()
     open_app(pg, app_server)
     set_prompt(pg, "Tell me about the sea.")
@@ -165,7 +165,7 @@ def test_bad_input_gets_a_message_and_the_app_keeps_serving(page):
     assert alert.is_visible() and "\\" not in alert.inner_text()
     page.get_by_text("Sampling: greedy (temperature 0)").click()
     set_number(page, "top-p", 0)
-    run_prompt(page, "Hello", 3)  # issue 16.14: the box refuses 0 (marked invalid; the form does not send it)
+    run_prompt(page, "Hello", 3)  # the box refuses 0 (marked invalid; the form does not send it)
     assert page.get_by_label("top-p", exact=True).get_attribute("aria-invalid") == "true"
     assert page.locator('[data-testid="stAlert"]').filter(has_text="top_p").count() == 0
     assert exception_boxes(page) == 0

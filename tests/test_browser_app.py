@@ -97,7 +97,7 @@ def _round_trip(page, read, english: str, chinese: str) -> None:
 
 
 def test_translated_choices_survive_a_language_switch(page):
-    # issue 16.15: the sidebar's model label follows the language, and the model stays the bundled one
+    # the sidebar's model label follows the language, and the model stays the bundled one
     _round_trip(
         page,
         _shown(page, "model_spec"),
@@ -235,7 +235,7 @@ PHONE_CHARTS = """() => [...document.querySelectorAll('.js-plotly-plot')].filter
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_charts_fit_a_phone_on_the_labs(chromium, app_server, lang):
-    """Issue 16.13 beyond the playground: at 390 px every chart of the memory, complexity and roofline
+    """Beyond the playground: at 390 px every chart of the memory, complexity and roofline
     labs (no run needed) fits the screen with its title whole (a Chinese title with a model name had no
     space to break at), and the Will-it-fit bars keep most of the chart's width (their names beside
     them took it)."""

@@ -30,7 +30,7 @@ def test_tiny_sweep_shows_progress_verdicts_and_charts(page):
     click_and_wait(page, page.get_by_role("button", name="Run sweeps"), 180_000)
     progress = page.evaluate("() => window.__progress")
     assert progress["seen"], "no progress bar while the sweep ran"
-    # issue 16.12: the charts of the points measured so far, while it runs, and the time it has left
+    # the charts of the points measured so far, while it runs, and the time it has left
     assert any(c.startswith("So far (2 of 8 requests)") for c in progress["captions"]), progress["captions"]
     assert progress["status_charts"] >= 2, progress
     assert any("left" in t for t in progress["texts"]), progress["texts"]

@@ -30,7 +30,7 @@ def test_small_comparison_shows_progress_then_charts(page):
     progress = page.evaluate("() => window.__progress")
     assert progress["seen"], "no progress bar while the comparison ran"
     assert any("with the KV cache" in t for t in progress["texts"]), progress["texts"]
-    # issue 16.12: how long it has left, and the cached run's steps drawn while the uncached one runs
+    # how long it has left, and the cached run's steps drawn while the uncached one runs
     assert any(re.search(r"without the KV cache .* · about \d+ s left", t) for t in progress["texts"]), progress
     assert any(c.startswith("The run with the KV cache is done") for c in progress["captions"]), progress
     assert progress["status_charts"] == 1, progress

@@ -29,7 +29,7 @@ def test_small_sweep_shows_progress_then_the_charts(page):
     progress = page.evaluate("() => window.__progress")
     seen = progress["texts"]
     assert any(re.search(r"Measuring L = 64, eager \(1/4\)", s) for s in seen), seen
-    # issue 16.12: the time left once a pace is known, and the chart growing point by point
+    # the time left once a pace is known, and the chart growing point by point
     assert any(re.search(r"\(3/4\)… · about \d+ s left", s) for s in seen), seen
     assert progress["status_charts"] == 1, progress
     assert page.get_by_text(re.compile(r"Measured 4 prefills in \d+ s")).first.is_visible()

@@ -50,7 +50,7 @@ def test_connect_and_run_a_concurrent_load(chromium, tiny_app_server, tiny_serve
         page.get_by_text("Open a saved remote run").click()
         uploader = page.locator('.st-key-rm_upload input[type="file"]')
         act_and_wait(page, lambda: uploader.set_input_files(str(saved["Download trace (JSON)"])), 60_000)
-        name = saved["Download trace (JSON)"].name  # named by what it holds and when (issue 16.16)
+        name = saved["Download trace (JSON)"].name  # named by what it holds and when
         assert name.startswith("remote-trace_") and name.endswith(".json"), name
         page.get_by_text(f"Showing {name}").wait_for(timeout=30_000)
         opened = page.locator('[data-testid="stExpander"]').filter(has_text=f"Showing {name}")

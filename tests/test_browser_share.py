@@ -144,7 +144,7 @@ REPLAY_STATE = """() => {
 
 
 def test_replay_moves_the_slider_with_the_caption(chromium, app_server, saved):
-    """Issue 16.2: while Replay plays, the slider, the caption and the chips show one step (the
+    """While Replay plays, the slider, the caption and the chips show one step (the
     slider stayed at the end while the caption counted up)."""
     page = new_page(chromium)
     open_app(page, app_server)
@@ -198,7 +198,7 @@ def overlap(a: dict, b: dict) -> bool:
 
 
 def test_chart_titles_fit_a_phone(chromium, app_server):
-    """Issue 16.13: at 390×844 every chart title of the playground is whole inside its chart, and the
+    """At 390×844 every chart title of the playground is whole inside its chart, and the
     Plotly toolbar does not cover it."""
     page = new_page(chromium, width=390, height=844)
     open_app(page, app_server)
@@ -220,7 +220,7 @@ def test_chart_titles_fit_a_phone(chromium, app_server):
 
 
 def test_max_new_tokens_typed_as_1e3_is_read_as_1000(chromium, app_server):
-    """Issue 17: Streamlit's whole-number box read "1e3" with parseInt, as 1; the value the server
+    """Streamlit's whole-number box read "1e3" with parseInt, as 1; the value the server
     holds is checked through the share link, which is built from the settings as typed."""
     page = new_page(chromium)
     open_app(page, app_server)

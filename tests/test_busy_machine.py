@@ -1,4 +1,4 @@
-"""Issue 16.11: a timing taken while other processes keep the machine busy is called unreliable, not
+"""A timing taken while other processes keep the machine busy is called unreliable, not
 judged. The busy work is real: busy-looping processes this test starts (one per core) and stops by
 their own handles."""
 

@@ -1,4 +1,4 @@
-"""Issue 16.13: chart titles wrap to fit a phone (Plotly never wraps a title), in English, in Chinese and
+"""Chart titles wrap to fit a phone (Plotly never wraps a title), in English, in Chinese and
 in titles that mix the two (a model name, then Chinese: no space to break at for 30 columns)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Long runs drawn at a bounded cost (issue 17): a loaded trace of thousands of steps draws each
+"""Long runs drawn at a bounded cost: a loaded trace of thousands of steps draws each
 chart from at most MAX_POINTS points and says so, pages its step table, shows the newest chips with
 a count of the earlier ones; the reader refuses more steps than it can draw."""
 

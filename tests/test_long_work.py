@@ -1,4 +1,4 @@
-"""Issue 16.12: long work says how long it has left, from the pace of what it has already measured."""
+"""Long work says how long it has left, from the pace of what it has already measured."""
 
 from __future__ import annotations
 

@@ -59,7 +59,7 @@ def test_columns_are_named_by_what_they_change():
         "temperature 0.7, top-k 0, top-p 1, seed 3",
     ]
     other = dataclasses.replace(column(3), run=RunSettings(prompt="Another"))
-    assert column_name(other, base, "en") == "Column 4 («Another» (7 chars))"  # issue 16.10: its prompt
+    assert column_name(other, base, "en") == "Column 4 («Another» (7 chars))"  # its prompt
     long = dataclasses.replace(column(2), run=RunSettings(prompt="Explain  the KV cache in one long paragraph"))
     assert column_name(long, base, "en") == "Column 3 («Explain the KV cache in…» (43 chars))"
     named = column_name(base, base, "en", prompts_differ=True)
@@ -81,7 +81,7 @@ def test_the_caption_names_the_biggest_time_and_memory_difference():
     assert fmt_ratio(12.4) == "12" and fmt_ratio(0.5) == "0.50"
     busy = biggest_differences(
         [summary(0), summary(1, tpot_ms=62.0, e2e_ms=534.0, peak_bytes=1500)], cols, "en", busy=True
-    )  # issue 16.11: a time ratio measured on a busy machine is not given
+    )  # a time ratio measured on a busy machine is not given
     assert busy == ["Column 2 (KV off): time ratios unreliable (the machine was busy), peak memory 1.50× column 1"]
 
 
@@ -97,7 +97,7 @@ def test_summary_of_a_real_run(tiny):
 
 
 def test_repeats_give_medians_pooled_percentiles_and_spread(tiny):
-    """Issue 16.11: a column timed three times reports each time's median, ITL percentiles over every
+    """A column timed three times reports each time's median, ITL percentiles over every
     gap of every run, and the spread; the run it shows is the one with the median E2E."""
     result = run_to_end(tiny, prompt="The quick brown fox", max_new_tokens=5)
     times = [(30.0, 10.0, 70.0), (10.0, 20.0, 90.0), (20.0, 40.0, 180.0)]  # (TTFT, ITL, E2E) of each run

@@ -103,7 +103,7 @@ def test_kv_formula_is_filled_in():
     for number in ("30", "3", "64", "12", "4", "552{,}960"):
         assert number in text
     assert r"\text{kv\_heads}" in text
-    zh = kv_formula(30, 3, 64, 12, 4, "zh")  # issue 16.15: the subscripts follow the language
+    zh = kv_formula(30, 3, 64, 12, 4, "zh")  # the subscripts follow the language
     assert r"\text{层}" in zh and r"\text{KV 头}" in zh and "layers" not in zh and "552{,}960" in zh
 
 

@@ -216,7 +216,7 @@ def test_fit_figure_stacks_the_terms_against_the_gpu_sizes():
     assert scores["x"] == pytest.approx([6.4, 0.0, 32 * 1024 * 10_000 * 2 / 1e9])
     for gb in (24, 40, 80, 141):
         assert trace(fig, f"GPU {gb} GB")["x"] == [gb, gb]
-    # issue 16.13: each bar's name sits above it, so on a phone the bars keep the chart's width
+    # each bar's name sits above it, so on a phone the bars keep the chart's width
     assert fig["layout"]["yaxis"]["showticklabels"] is False
     notes = fig["layout"]["annotations"]
     assert [a["text"] for a in notes] == [v.label() for v in fit_variants(1024)]

@@ -86,7 +86,7 @@ def test_step_table_reproduces_the_worked_example(tiny):
     assert table["input"][0] == f"[1, {L}, {m.hidden_size}]"
     assert table["scores"][0] == f"[1, {m.num_heads}, {L}, {L}]"
     assert table["scores"][1] == f"[1, {m.num_heads}, 1, {L + 1}]"
-    kv = "KV cache"  # the dimension names are in the caption under the table (issue 16.14: cut off up here)
+    kv = "KV cache"  # the dimension names are in the caption under the table (cut off up here)
     assert table[kv][2] == f"[{m.num_layers}, 2, {L + 2}, {m.num_kv_heads}, {m.head_dim}]"
     assert list(table["token produced"]) == [quoted(piece_text(p)) for p in run.pieces]
     text = worked_example_md(run)
@@ -96,7 +96,7 @@ def test_step_table_reproduces_the_worked_example(tiny):
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_worked_example_follows_the_kv_cache_setting(tiny, lang):
-    """Issue 16.1: with the cache off the walk-through said "goes in as [1, 1, hidden]; the KV cache grows"
+    """With the cache off the walk-through said "goes in as [1, 1, hidden]; the KV cache grows"
     while the step table's rows said [1, L+1, hidden] (recomputed)."""
     run = run_to_end(tiny, prompt="今天天气", max_new_tokens=3, kv_cache=False)
     m, L = run.model, run.num_prompt_tokens
@@ -111,7 +111,7 @@ def test_the_worked_example_follows_the_kv_cache_setting(tiny, lang):
 
 
 def test_byte_tokens_are_grouped_under_the_character_they_make(tiny):
-    """Issue 16.5: the worked example's chips showed raw bytes ("e4 bb", "8a", …) with nothing to say they
+    """The worked example's chips showed raw bytes ("e4 bb", "8a", …) with nothing to say they
     spell 今天天气; now each run of byte tokens is boxed under its text, with "N tokens → 今" on hover."""
 
     ids = tiny.tokenizer("今天天气").input_ids
@@ -130,7 +130,7 @@ def test_byte_tokens_are_grouped_under_the_character_they_make(tiny):
 
 
 def test_downloads_are_named_by_what_they_hold_and_when():
-    """Issue 16.16: every download had one fixed name, so a second one collided with the first."""
+    """Every download had one fixed name, so a second one collided with the first."""
     from ui.text import download_name, slug
 
     assert slug("Why is the sky blue?") == "why-is-the-sky-blue"
