@@ -135,7 +135,7 @@ def quality_table(fp32, bundles: dict) -> None:
             f"{name:<36}{text.perplexity:>11.3f}{text.perplexity / ref_ppl - 1:>+9.2%}{text.kl_mean:>10.4f}"
             f"{text.top1_share:>8.1%}{greedy.top1_share:>14.1%}"
         )
-    print(f"{'float32 (reference)':<36}{ref_ppl:>11.3f}")
+    print(f"{'float32 on the loaded weights (reference)':<44}{ref_ppl:>11.3f}")
 
 
 def main() -> None:

@@ -64,6 +64,13 @@ def bundled_gguf_path() -> Path:
 
 
 BUNDLED_ARCHITECTURE = "LlamaForCausalLM"  # SmolLM2 is a Llama
+BUNDLED_FOLDER = f"{BUNDLED_NAME}-Q4_1-dequantised"  # the conversion's folder in the cache
+
+
+def from_4_bit_weights(source: str, name: str) -> bool:
+    """The bundled model, loaded by its name or by its converted folder: float32 numbers that hold
+    4-bit (Q4_1) weights, which a "float32 reference" built on them has already lost."""
+    return source == "bundled" or name == BUNDLED_FOLDER
 
 
 def _noop(stage: str, fraction: float) -> None:
@@ -73,7 +80,7 @@ def _noop(stage: str, fraction: float) -> None:
 def convert_bundled(progress: ProgressFn = _noop, cache: Path | None = None) -> Path:
     """De-quantise the bundled GGUF once into a safetensors folder under `cache` (default: cache_dir());
     return that folder."""
-    target = (cache or cache_dir()) / f"{BUNDLED_NAME}-Q4_1-dequantised"
+    target = (cache or cache_dir()) / BUNDLED_FOLDER
     if (target / "config.json").is_file():
         return _name_architecture(target)
     with _convert_lock:

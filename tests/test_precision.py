@@ -110,3 +110,14 @@ def test_a_measurement_fills_every_row(tiny_dirs):
         assert r.tpot_ms > 0 and r.prefill_ms > 0 and r.greedy.tokens == 2 * 24 and r.sample
     assert read_bytes(run.model, kv8, 4096, 8) < read_bytes(run.model, ref, 4096, 8)
     assert seen[-1] == 1.0 and seen == sorted(seen)
+
+
+def test_the_bundled_models_caption_says_its_weights_are_4_bit(bundled, tiny):
+    """Its "float32" is float32 arithmetic on Q4_1 weights: the caption says so, in both languages;
+    a model loaded from its own float weights says nothing of the kind."""
+    from ui.run_state import ModelInfo
+    from ui.widgets import model_summary
+
+    for lang in ("en", "zh"):
+        assert "Q4_1" in model_summary(ModelInfo.from_bundle(bundled), lang)
+        assert "Q4_1" not in model_summary(ModelInfo.from_bundle(tiny), lang)

@@ -74,6 +74,12 @@ STRINGS: dict[str, tuple[str, str]] = {
         "The model could not be loaded. {msg} Pick another model in the sidebar: the bundled one always works offline.",
         "模型无法加载。{msg} 请在侧边栏选择其他模型：内置模型离线也始终可用。",
     ),
+    "model_bundled_provenance": (
+        " · weights: the bundled Q4_1 (4-bit) GGUF, de-quantised to float32 once, so “float32” here means "
+        "float32 arithmetic on 4-bit weights",
+        " · 权重：内置的 Q4_1（4 位）GGUF，加载时一次性反量化为 float32；因此这里的“float32”是指在 4 位权重上做 "
+        "float32 运算",
+    ),
     "model_summary": (
         "**{name}** · {layers} layers · hidden {hidden} · {heads} heads · {kv_heads} KV heads · "
         "head_dim {head_dim} · {params:.0f} M parameters ({weights}) · context {ctx} · {dtype} on "

@@ -8,6 +8,7 @@ from typing import Literal
 
 import streamlit as st
 
+from engine.loader import from_4_bit_weights
 from ui.i18n import t
 from ui.run_state import ModelInfo
 from ui.text import md_literal
@@ -45,7 +46,7 @@ def model_summary(info: ModelInfo, lang: str) -> str:
         dtype=info.dtype,
         device=info.device,
         ctx=info.max_position,
-    )
+    ) + (t("model_bundled_provenance", lang) if from_4_bit_weights(info.source, info.name) else "")
 
 
 def sampling_label(temperature, top_k, top_p, seed, lang: str) -> str:
