@@ -45,8 +45,17 @@ class RequestMetrics:
         return self.ttft_ms / self.e2e_ms if self.e2e_ms else 1.0
 
 
+def tail_is_max(p: float, n: int) -> bool:
+    """Of n values, none lies above the P-th percentile until n reaches 100 / (100 - P): a P99 of
+    fewer than 100 values (a P90 of fewer than 10) is their maximum, and is shown as that."""
+    return n * (100 - p) < 100
+
+
 def percentiles(values: list[float], ps: tuple[int, ...] = (50, 90, 99)) -> dict[str, float]:
+    """P-th percentiles (linear interpolation), the mean and n, the number of values. A percentile
+    that n cannot resolve (`tail_is_max`) is the maximum itself, not an interpolation toward it."""
     if not values:
-        return {f"p{p}": float("nan") for p in ps} | {"mean": float("nan")}
+        return {f"p{p}": float("nan") for p in ps} | {"mean": float("nan"), "n": 0}
     arr = np.asarray(values, dtype=float)
-    return {f"p{p}": float(np.percentile(arr, p)) for p in ps} | {"mean": float(arr.mean())}
+    tail = {p: float(arr.max()) if tail_is_max(p, arr.size) else float(np.percentile(arr, p)) for p in ps}
+    return {f"p{p}": v for p, v in tail.items()} | {"mean": float(arr.mean()), "n": int(arr.size)}

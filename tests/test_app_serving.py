@@ -13,6 +13,7 @@ from app_pages.serving.run import ServingStatus
 from lab.workload import summarize
 from tests.app_helpers import errors, table_with
 from tests.figure_checks import charts
+from ui.percentile_labels import shown_stats, stat_label
 
 PAGE = page_file("serving")
 HOL = {"num_streams": 3, "long_prompt": 160, "stream_output": 10, "long_arrival_s": 0.0}
@@ -91,16 +92,20 @@ def test_metrics_table_matches_summarize(app):
             ("itl_ms", "ITL (ms)"),
             ("e2e_ms", "E2E (ms)"),
         ):
-            for p in ("p50", "p90", "p99"):
-                assert shown[(label, p.upper())] == pytest.approx(s[metric][p])
+            n = s[metric]["n"]
+            for p in shown_stats(("p50", "p90", "p99"), n):  # each with its n; "max of n" once
+                assert shown[(label, stat_label(p, n, "en"))] == pytest.approx(s[metric][p])
+        assert shown[("TTFT (ms)", "max of 4")] == pytest.approx(max(r.metrics.ttft_ms for r in run.trace.requests))
         assert shown[("throughput (tok/s)", "—")] == pytest.approx(s["throughput_tok_s"])
     # only the short chats: the summary of just those requests
     at = at.selectbox(key="sv_mx_group").set_value("chat").run()
     table = table_with(at, "percentile")
     a = result.runs["a"]
     chats = {sid for sid, label in a.labels.items() if label.startswith("chat")}
-    itl_p99 = table[(table["metric"] == "ITL (ms)") & (table["percentile"] == "P99")][names[0]].item()
-    assert itl_p99 == pytest.approx(summarize(a.trace, chats)["itl_ms"]["p99"])
+    itl = summarize(a.trace, chats)["itl_ms"]
+    label = stat_label("p99", itl["n"], "en")
+    itl_p99 = table[(table["metric"] == "ITL (ms)") & (table["percentile"] == label)][names[0]].item()
+    assert itl_p99 == pytest.approx(itl["p99"])
     same = {m.label: m.value for m in at.metric}["identical outputs A = B"]
     assert same == "4 / 4"
 

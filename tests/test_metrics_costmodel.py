@@ -6,7 +6,7 @@ import pytest
 
 from engine.config import PRESETS
 from engine.costmodel import SeqWork, causal_pairs, step_cost
-from engine.metrics import RequestMetrics, percentiles
+from engine.metrics import RequestMetrics, percentiles, tail_is_max
 from lab.remote_metrics import Histogram
 from tests.engine_support import TINY_CONFIG
 
@@ -22,15 +22,30 @@ def test_metrics_follow_vllm_definitions():
 
 def test_percentiles_interpolate_between_ranks_as_numpy_and_vllm_do():
     """Worked by hand: the p-th percentile of n sorted values sits at rank p/100 · (n − 1), linear
-    between the two values around it."""
+    between the two values around it, once n resolves it: with fewer than 100 / (100 − p) values
+    none lies above it, and it is their maximum (a P99 of 5 values is not 96.16, it is 100)."""
     p = percentiles([100, 2, 4, 1, 3])  # sorted: 1 2 3 4 100
-    assert p["p50"] == 3 and p["mean"] == 22
-    assert p["p90"] == pytest.approx(4 + 0.6 * 96)  # rank 3.6: 61.6
-    assert p["p99"] == pytest.approx(4 + 0.96 * 96)  # rank 3.96: 96.16, not the maximum
+    assert p == {"p50": 3, "p90": 100, "p99": 100, "mean": 22, "n": 5}
     ten = percentiles(list(range(1, 11)), ps=(90, 99))
-    assert ten == {"p90": pytest.approx(9.1), "p99": pytest.approx(9.91), "mean": 5.5}
-    assert percentiles([7.0]) == {"p50": 7.0, "p90": 7.0, "p99": 7.0, "mean": 7.0}
-    assert all(v != v for v in percentiles([]).values())  # no values: NaN, not 0
+    assert ten == {"p90": pytest.approx(9.1), "p99": 10, "mean": 5.5, "n": 10}  # P90: rank 8.1; P99: the max
+    hundred = percentiles(list(range(1, 101)), ps=(90, 99))
+    assert hundred["p99"] == pytest.approx(99.01) and hundred["n"] == 100  # rank 98.01: resolved at n = 100
+    assert percentiles([7.0]) == {"p50": 7.0, "p90": 7.0, "p99": 7.0, "mean": 7.0, "n": 1}
+    empty = percentiles([])
+    assert empty.pop("n") == 0 and all(v != v for v in empty.values())  # no values: NaN, not 0
+    assert [tail_is_max(99, n) for n in (8, 99, 100)] == [True, True, False]
+    assert [tail_is_max(90, n) for n in (9, 10)] == [True, False] and not tail_is_max(50, 2)
+
+
+def test_percentiles_are_labelled_with_their_n():
+    from ui.percentile_labels import shown_stats, stat_cell, stat_label
+
+    assert stat_label("p99", 8, "en") == "max of 8" and stat_label("p90", 40, "en") == "P90 of 40"
+    assert stat_label("p99", 8, "zh") == "8 个中的最大值"
+    assert shown_stats(("p50", "p90", "p99"), 8) == ["p50", "p90"]  # P90 and P99 of 8: one maximum
+    assert shown_stats(("p50", "p90", "p99"), 40) == ["p50", "p90", "p99"]
+    assert shown_stats(("p50", "p90", "p99"), 200) == ["p50", "p90", "p99"]
+    assert stat_cell(123.45, "p99", 8) == "123.5 (max)" and stat_cell(123.45, "p99", 150) == "123.5"
 
 
 def test_histogram_quantiles_interpolate_inside_their_bucket_as_prometheus_does():

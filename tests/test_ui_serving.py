@@ -267,11 +267,19 @@ def test_metrics_table_is_summarize(hol_runs):
     a, b = hol_runs
     chats = [{sid for sid, lb in r.labels.items() if lb.startswith("chat")} for r in hol_runs]
     sa, sb = summarize(a.trace, chats[0]), summarize(b.trace, chats[1])
-    row = table[(table["metric"] == "ITL (ms)") & (table["percentile"] == "P99")]
+    n = sa["itl_ms"]["n"]
+    assert n == sb["itl_ms"]["n"] and n > 10
+    p99 = "P99 of" if n >= 100 else "max of"
+    row = table[(table["metric"] == "ITL (ms)") & (table["percentile"] == f"{p99} {n}")]
     assert row["A: continuous batching"].item() == pytest.approx(sa["itl_ms"]["p99"])
     assert row["B: continuous + chunked prefill"].item() == pytest.approx(sb["itl_ms"]["p99"])
     assert row["B / A"].item() == pytest.approx(sb["itl_ms"]["p99"] / sa["itl_ms"]["p99"])
-    assert len(table) == 13 and not math.isnan(table.iloc[-1]["A: continuous batching"])
+    # three chats: a P50 of 3, then their maximum once (a P90 or P99 of 3 claims a tail never seen)
+    ttft = table[table["metric"] == "TTFT (ms)"]
+    assert list(ttft["percentile"]) == ["P50 of 3", "max of 3"]
+    assert ttft["A: continuous batching"].iloc[1] == pytest.approx(max(r.metrics.ttft_ms for r in a.trace.requests
+                                                                        if r.seq_id in chats[0]))  # fmt: skip
+    assert not math.isnan(table.iloc[-1]["A: continuous batching"])
 
 
 def test_groups_outputs_and_request_table(hol_runs):

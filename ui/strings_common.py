@@ -74,6 +74,8 @@ STRINGS: dict[str, tuple[str, str]] = {
         "The model could not be loaded. {msg} Pick another model in the sidebar: the bundled one always works offline.",
         "模型无法加载。{msg} 请在侧边栏选择其他模型：内置模型离线也始终可用。",
     ),
+    "stat_max_of": ("max of {n}", "{n} 个中的最大值"),
+    "stat_of_n": ("{stat} of {n}", "{n} 个中的 {stat}"),
     "model_bundled_provenance": (
         " · weights: the bundled Q4_1 (4-bit) GGUF, de-quantised to float32 once, so “float32” here means "
         "float32 arithmetic on 4-bit weights",

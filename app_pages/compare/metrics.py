@@ -32,6 +32,7 @@ class ColumnSummary:
     kv_end_bytes: int  # the cache at the last step (0 with the cache off)
     runs: int = 1  # timed repeats the times are the median of
     spread: dict[str, float] | None = None  # per time metric: (max − min) ÷ median over the repeats (2+ runs)
+    itl_n: int = 0  # the gaps behind the ITL percentiles (under 100, the P99 is their maximum)
 
 
 # What the caption ranks by ratio to the base, in two families: for each column it names the time
@@ -89,6 +90,7 @@ def summarise(col: ColumnOutcome) -> ColumnSummary:
         kv_end_bytes=kv[-1][1] if kv else 0,
         runs=len(runs),
         spread=spread,
+        itl_n=len(gaps),
     )
 
 

@@ -87,6 +87,7 @@ def summary_table(summaries: list[ColumnSummary], names: list[str], lang: str) -
         "cmp_col_itl_mean": lambda s: num(s.itl_mean_ms),
         "cmp_col_itl_p50": lambda s: num(s.itl_p50_ms),
         "cmp_col_itl_p99": lambda s: num(s.itl_p99_ms),
+        "cmp_col_itl_n": lambda s: s.itl_n,
         "cmp_col_e2e": lambda s: num(s.e2e_ms, 0),
         **(
             {

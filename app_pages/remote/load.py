@@ -24,6 +24,7 @@ from lab.remote_trace import Saved
 from lab.workload import PRESET_NAMES, QUESTIONS, preset
 from ui.capped import cap_help, capped
 from ui.errors import show_message
+from ui.percentile_labels import stat_cell
 from ui.text import md_escape
 from ui.widget_state import KEEP
 from ui.widgets import whole_number, whole_number_box
@@ -170,9 +171,8 @@ def summary_table(run: LoadRun, lang: str) -> pd.DataFrame:
         rows.append(
             {
                 t("rm_col_metric", lang): label,
-                "P50": round(p["p50"], 1),
-                "P90": round(p["p90"], 1),
-                "P99": round(p["p99"], 1),
+                "n": p["n"],
+                **{s.upper(): stat_cell(p[s], s, p["n"]) for s in ("p50", "p90", "p99")},
                 "mean": round(p["mean"], 1),
             }
         )
@@ -228,7 +228,7 @@ def sweep_table(runs: list[LoadRun], lang: str) -> pd.DataFrame:
                 t("rm_col_achieved", lang): round(summary["requests_per_s"], 2),
                 t("rm_col_tokens", lang): round(summary["output_tokens_per_s"], 1),
                 "TTFT P50": round(summary["ttft_ms"]["p50"], 1),
-                "TTFT P99": round(summary["ttft_ms"]["p99"], 1),
+                "TTFT P99": stat_cell(summary["ttft_ms"]["p99"], "p99", summary["ttft_ms"]["n"]),
                 "TPOT P50": round(summary["tpot_ms"]["p50"], 1),
                 t("rm_col_finished", lang): f"{summary['finished']} / {summary['requests']}",
             }

@@ -12,6 +12,7 @@ from app_pages.remote.strings import t
 from lab.remote_load import LoadRun
 from lab.remote_metrics import MetricsWatch
 from lab.remote_trace import Saved, public_url
+from ui.percentile_labels import stat_cell
 from ui.report_page import figures_html, heading, html_document, muted, table_html
 from ui.text import html_text
 
@@ -44,8 +45,16 @@ def _banner(text: str, warn: bool) -> str:
 
 
 def _percentiles(summary: dict, lang: str) -> str:
-    rows = [[label, *(_fmt(summary[key][p]) for p in ("p50", "p90", "p99", "mean"))] for key, label in METRICS]
-    return table_html([t("rm_col_metric", lang), "P50", "P90", "P99", "mean"], rows)
+    rows = [
+        [
+            label,
+            str(summary[key]["n"]),
+            *(stat_cell(summary[key][p], p, summary[key]["n"]) for p in ("p50", "p90", "p99")),
+            _fmt(summary[key]["mean"]),
+        ]
+        for key, label in METRICS
+    ]
+    return table_html([t("rm_col_metric", lang), "n", "P50", "P90", "P99", "mean"], rows)
 
 
 def _sweep(runs: list[LoadRun], lang: str) -> list[str]:
@@ -58,7 +67,7 @@ def _sweep(runs: list[LoadRun], lang: str) -> list[str]:
                 _fmt(s["requests_per_s"], 2),
                 _fmt(s["output_tokens_per_s"]),
                 _fmt(s["ttft_ms"]["p50"]),
-                _fmt(s["ttft_ms"]["p99"]),
+                stat_cell(s["ttft_ms"]["p99"], "p99", s["ttft_ms"]["n"]),
                 _fmt(s["tpot_ms"]["p50"]),
                 f"{s['finished']} / {s['requests']}",
             ]

@@ -1,6 +1,7 @@
 """Latency and throughput of the two runs side by side (C21, C22): TTFT, TPOT, ITL and E2E at
 P50 / P90 / P99 and output tokens per second, all from lab.workload.summarize over the run's
-own trace, for every request or one group of them (e.g. only the short chats)."""
+own trace, for every request or one group of them (e.g. only the short chats). Each percentile
+names its n; one that n cannot resolve is shown once, as "max of n" (ui/percentile_labels.py)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from plotly.subplots import make_subplots
 from app_pages.serving.run import PolicyRun
 from app_pages.serving.strings import t
 from app_pages.serving.timeline import row_names
+from ui.percentile_labels import shown_stats, stat_label
 from ui.theme import style
 
 METRICS = ("ttft_ms", "tpot_ms", "itl_ms", "e2e_ms")
@@ -48,8 +50,9 @@ def metrics_table(runs: list[PolicyRun], group: str, lang: str = "en") -> pd.Dat
     names = [run_name(r, lang) for r in runs]
     rows = []
     for m in METRICS:
-        for s in STATS:
-            rows.append(_row(t(f"sv_m_{m}", lang), s.upper(), [x[m][s] for x in summaries], names, lang))
+        n = min(x[m]["n"] for x in summaries)
+        for s in shown_stats(STATS, n):
+            rows.append(_row(t(f"sv_m_{m}", lang), stat_label(s, n, lang), [x[m][s] for x in summaries], names, lang))
     rows.append(_row(t("sv_m_throughput", lang), "—", [x["throughput_tok_s"] for x in summaries], names, lang))
     return pd.DataFrame(rows)
 
@@ -64,16 +67,18 @@ def _row(metric: str, stat: str, values: list[float], names: list[str], lang: st
 
 
 def metrics_figure(runs: list[PolicyRun], group: str, lang: str = "en") -> go.Figure:
-    """One panel per metric, P50 / P90 / P99 bars of each run side by side."""
+    """One panel per metric, P50 / P90 / P99 bars of each run side by side (each with its n)."""
     titles = [t(f"sv_m_{m}", lang) for m in METRICS]
     fig = make_subplots(rows=1, cols=len(METRICS), subplot_titles=titles, horizontal_spacing=0.06)
-    for run in runs:
-        summary = run.summary(ids_in(run, group))
+    summaries = [run.summary(ids_in(run, group)) for run in runs]
+    counts = {m: min(x[m]["n"] for x in summaries) for m in METRICS}
+    for run, summary in zip(runs, summaries):
         for col, m in enumerate(METRICS, start=1):
+            stats = shown_stats(STATS, counts[m])
             fig.add_trace(
                 go.Bar(
-                    x=[s.upper() for s in STATS],
-                    y=[summary[m][s] for s in STATS],
+                    x=[stat_label(s, counts[m], lang) for s in stats],
+                    y=[summary[m][s] for s in stats],
                     name=run_name(run, lang),
                     legendgroup=run.slot,
                     showlegend=col == 1,

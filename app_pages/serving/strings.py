@@ -316,10 +316,14 @@ STRINGS: dict[str, tuple[str, str]] = {
     "sv_m_e2e_ms": ("E2E (ms)", "E2E（毫秒）"),
     "sv_m_throughput": ("throughput (tok/s)", "吞吐量（token/秒）"),
     "sv_metrics_title": ("Latency percentiles, A against B", "延迟分位数，A 对比 B"),
-    "sv_axis_percentile": ("percentile", "分位数"),
+    "sv_axis_percentile": ("percentile (of n values)", "分位数（n 个值中）"),
     "sv_metrics_caption": (
-        "Wall-clock numbers from one run each on a shared CPU: expect ±10 % between runs.",
-        "这些是在共享 CPU 上各运行一次得到的真实时间：两次运行之间可能相差 ±10 %。",
+        "Wall-clock numbers from one run each on a shared CPU: expect ±10 % between runs. Each percentile "
+        "names n, the values behind it; where n is too small for any value to lie above it (a P99 needs "
+        '100, a P90 10), it is their maximum and is shown as "max of n".',
+        "这些是在共享 CPU 上各运行一次得到的真实时间：两次运行之间可能相差 ±10 %。每个分位数都注明其 n（背后的"
+        "数值个数）；当 n 太小、没有任何值能高于它时（P99 需要 100 个，P90 需要 10 个），它就是最大值，显示为"
+        "“n 个中的最大值”。",
     ),
     # what to look for, per preset: the caption follows the workload that ran
     "sv_metrics_note_head-of-line": (
