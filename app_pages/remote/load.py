@@ -13,6 +13,7 @@ import streamlit as st
 from app_pages.remote import keys
 from app_pages.remote.connect import Connection
 from app_pages.remote.figures import gantt_figure, server_figure, sweep_figure
+from app_pages.remote.report import server_ttft_text
 from app_pages.remote.saving import download_buttons
 from app_pages.remote.strings import t
 from engine.errors import LabError
@@ -205,15 +206,7 @@ def render_run(run: LoadRun, seen: MetricsWatch, lang: str, prefix: str = "") ->
         st.plotly_chart(server_figure(seen, run.start, lang), key=prefix + keys.FIG_SERVER)
         ttft = seen.over_run("ttft")
         if ttft is not None and ttft.count:
-            st.caption(
-                t(
-                    "rm_server_hist",
-                    lang,
-                    p50=1e3 * ttft.quantile(0.5),
-                    p99=1e3 * ttft.quantile(0.99),
-                    n=int(ttft.count),
-                )
-            )
+            st.caption(server_ttft_text(ttft, lang))
     else:
         st.caption(md_escape(t("rm_server_none", lang, note=seen.note or t("rm_kind_none", lang))))
 

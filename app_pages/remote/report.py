@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 
 from app_pages.remote.figures import chunks_figure, gantt_figure, server_figure, sweep_figure
 from app_pages.remote.strings import t
+from engine.metrics import tail_is_max
 from lab.remote_load import LoadRun
 from lab.remote_metrics import MetricsWatch
 from lab.remote_trace import Saved, public_url
@@ -89,12 +90,19 @@ def _sweep(runs: list[LoadRun], lang: str) -> list[str]:
     ]
 
 
+def server_ttft_text(ttft, lang: str) -> str:
+    """The server's own TTFT histogram over a load, in words: P50, and P99 once 100 requests resolve it."""
+    n = int(ttft.count)
+    tail = (
+        t("rm_server_no_p99", lang) if tail_is_max(99, n) else t("rm_server_p99", lang, p99=1e3 * ttft.quantile(0.99))
+    )
+    return t("rm_server_hist", lang, p50=1e3 * ttft.quantile(0.5), tail=tail, n=n)
+
+
 def _server_note(seen: MetricsWatch, lang: str) -> str:
     ttft = seen.over_run("ttft")
     if ttft is not None and ttft.count:
-        return muted(
-            t("rm_server_hist", lang, p50=1e3 * ttft.quantile(0.5), p99=1e3 * ttft.quantile(0.99), n=int(ttft.count))
-        )
+        return muted(server_ttft_text(ttft, lang))
     if not seen.snapshots:
         return muted(t("rm_server_none", lang, note=seen.note or t("rm_kind_none", lang)))
     return ""

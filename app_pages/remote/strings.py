@@ -187,13 +187,15 @@ STRINGS: dict[str, tuple[str, str]] = {
     "rm_server_kv": ("KV cache in use (%)", "KV 缓存占用（%）"),
     "rm_series_running": ("running", "运行中"),
     "rm_series_waiting": ("waiting", "等待中"),
+    "rm_server_p99": ("P99 ≈ {p99:.0f} ms", "P99 ≈ {p99:.0f} 毫秒"),
+    "rm_server_no_p99": ("no P99 (under 100 requests none lies above it)", "不给 P99（不足 100 个请求时没有值高于它）"),
     "rm_server_none": ("No server metrics: {note}", "没有服务器指标：{note}"),
     "rm_server_hist": (
-        "The server's own TTFT over this load: P50 ≈ {p50:.0f} ms, P99 ≈ {p99:.0f} ms from {n} "
+        "The server's own TTFT over this load: P50 ≈ {p50:.0f} ms, {tail} from {n} "
         "requests: its histogram's change over the run, read as Prometheus reads it (linear inside a "
         "bucket, so only as fine as the buckets: vLLM's bucket from 1 to 2.5 s is 1.5 s wide). The "
         "client's TTFT adds the network and the API.",
-        "本次负载中服务器自己统计的 TTFT：P50 ≈ {p50:.0f} 毫秒，P99 ≈ {p99:.0f} 毫秒，共 {n} 个请求："
+        "本次负载中服务器自己统计的 TTFT：P50 ≈ {p50:.0f} 毫秒，{tail}，共 {n} 个请求："
         "取其直方图在运行前后的差值，并按 Prometheus 的方式读取（桶内线性插值，精度只到桶的宽度："
         "vLLM 从 1 到 2.5 秒的桶宽 1.5 秒）。客户端的 TTFT 还包含网络与 API 开销。",
     ),
