@@ -1,5 +1,5 @@
 """The sweeps page's default sweep and the claims page's checks on the bundled model, printed as the
-tables the README quotes (verdicts, medians with min-max, the numbers behind each verdict).
+tables the docs quote (verdicts, medians with min-max, the numbers behind each verdict).
 
     .venv/bin/python bench/claims.py [--repeats 3] [--quick] [--skip-sweep]
 
@@ -17,6 +17,7 @@ from pathlib import Path
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from bench.record import recorded  # noqa: E402
 from engine import load_model  # noqa: E402
 from engine.loader import convert_bundled  # noqa: E402
 from engine.machine import describe_cpu  # noqa: E402
@@ -89,4 +90,6 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    with recorded("claims"):
+        code = main()
+    sys.exit(code)

@@ -22,6 +22,7 @@ from pathlib import Path
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from bench.record import recorded  # noqa: E402
 from engine import load_model  # noqa: E402
 from engine.loader import convert_bundled  # noqa: E402
 from engine.machine import describe_cpu  # noqa: E402
@@ -102,4 +103,6 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    with recorded("complexity"):
+        code = main()
+    sys.exit(code)

@@ -29,6 +29,7 @@ from bench.decode_parts import (
     prompt_ids,
     step_breakdown,
 )
+from bench.record import recorded  # noqa: E402
 from engine import load_model  # noqa: E402
 from engine.costmodel import SeqWork, layer_weight_bytes, step_cost  # noqa: E402
 from engine.loader import convert_bundled  # noqa: E402
@@ -161,4 +162,5 @@ def profile_prefill(bundle, L: int) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with recorded("decode"):
+        main()

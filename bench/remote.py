@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from bench.record import recorded  # noqa: E402
 from engine import EngineConfig, load_model  # noqa: E402
 from engine.machine import describe_cpu  # noqa: E402
 from engine.server.launch import engine_server  # noqa: E402
@@ -92,4 +93,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with recorded("remote"):
+        main()

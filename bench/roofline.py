@@ -1,4 +1,4 @@
-"""Roofline lab numbers for the README, in one run on the bundled model:
+"""Roofline lab numbers for the docs, in one run on the bundled model:
 
     .venv/bin/python bench/roofline.py [--lengths 16 128 512] [--new-tokens 32] [--repeats 3]
 
@@ -21,6 +21,7 @@ from pathlib import Path
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from bench.record import recorded  # noqa: E402
 from engine import load_model  # noqa: E402
 from engine.config import PRESETS  # noqa: E402
 from engine.machine import describe_cpu  # noqa: E402
@@ -93,4 +94,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with recorded("roofline"):
+        main()

@@ -18,6 +18,7 @@ from pathlib import Path
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from bench.record import recorded  # noqa: E402
 from engine import EngineConfig, load_model  # noqa: E402
 from engine.loader import convert_bundled  # noqa: E402
 from engine.machine import describe_cpu  # noqa: E402
@@ -213,4 +214,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with recorded("serving"):
+        main()

@@ -22,6 +22,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+from bench.record import recorded  # noqa: E402
 from engine.machine import describe_cpu  # noqa: E402
 from engine.server.launch import engine_server  # noqa: E402
 
@@ -108,4 +109,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with recorded("soak"):
+        main()

@@ -1,0 +1,123 @@
+"""Every bench's dated JSON record under bench/results/: what it printed (and its tables as data),
+on which machine (CPU model, ISA, threads, torch), when, from which commit, with which arguments,
+and how much other processes took of the machine meanwhile. The docs' benchmark page is generated
+from these records (scripts/bench_docs.py), so every figure there names its machine and date.
+
+    if __name__ == "__main__":
+        with recorded("decode"):
+            main()
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager, redirect_stdout
+from datetime import UTC, datetime
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "bench" / "results"
+
+
+class _Tee(io.TextIOBase):
+    """Writes to the terminal and keeps a copy."""
+
+    def __init__(self, *streams) -> None:
+        self.streams = streams
+
+    def write(self, text: str) -> int:
+        for s in self.streams:
+            s.write(text)
+        return len(text)
+
+    def flush(self) -> None:
+        for s in self.streams:
+            s.flush()
+
+
+def commit() -> str:
+    """The commit the bench ran from ("-dirty" with uncommitted changes), or "unknown" outside git."""
+    try:
+        head = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=ROOT, capture_output=True, text=True)
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT, capture_output=True)
+    except OSError:
+        return "unknown"
+    if head.returncode:
+        return "unknown"
+    return head.stdout.strip() + ("-dirty" if dirty.stdout.strip() else "")
+
+
+def machine() -> dict:
+    import os
+
+    import torch
+
+    from engine.machine import cpu_capability, cpu_model
+
+    return {
+        "cpu": cpu_model(),
+        "isa": cpu_capability(),
+        "threads": torch.get_num_threads(),
+        "cores": os.cpu_count(),
+        "torch": torch.__version__,
+    }
+
+
+def markdown_tables(text: str) -> list[dict]:
+    """The `| a | b |` tables in a bench's output, as {"header": [...], "rows": [[...], ...]}."""
+    tables, lines = [], []
+    for line in [*text.splitlines(), ""]:
+        if line.strip().startswith("|"):
+            lines.append([cell.strip() for cell in line.strip().strip("|").split("|")])
+            continue
+        body = [r for r in lines[1:] if not all(set(c) <= set("-: ") for c in r)]
+        if lines and body:
+            tables.append({"header": lines[0], "rows": body})
+        lines = []
+    return tables
+
+
+def write_record(bench: str, output: str, load, argv: list[str], out: Path = RESULTS) -> Path:
+    now = datetime.now(UTC)
+    record = {
+        "bench": bench,
+        "date": now.isoformat(timespec="seconds"),
+        "commit": commit(),
+        "machine": machine(),
+        "argv": argv,
+        "busy": bool(load.busy),
+        "load": load.to_dict(),
+        "tables": markdown_tables(output),
+        "output": output,
+    }
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / f"{now:%Y-%m-%dT%H%M%SZ}-{bench}.json"
+    path.write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    return path
+
+
+@contextmanager
+def recorded(bench: str, out: Path = RESULTS) -> Iterator[None]:
+    """Print the machine, run the bench with its output kept, then write its record; a run that
+    other processes shared says so, here and in the record."""
+    from engine.machine import describe_cpu
+    from lab.busy import LoadMeter
+
+    kept = io.StringIO()
+    with redirect_stdout(_Tee(sys.stdout, kept)):
+        print(f"# {bench} bench, {datetime.now(UTC):%Y-%m-%d %H:%M} UTC, commit {commit()}")
+        print(f"# machine: {describe_cpu()}")
+        meter = LoadMeter().start()
+        yield
+        load = meter.stop()
+        if load.busy:
+            print(
+                f"# BUSY MACHINE: other processes kept {load.other_cores:.1f} of {load.cores} cores busy; "
+                "the times and ratios above are not the engine's own"
+            )
+    path = write_record(bench, kept.getvalue(), load, sys.argv[1:], out)
+    print(f"# record: {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}")

@@ -1,0 +1,74 @@
+"""Bench records and the docs made from them: every bench script writes a dated JSON record (its
+machine, commit, arguments, load and printed tables), and the docs' records page shows each table
+with its bench, date, machine and whether the machine was busy."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from bench.record import markdown_tables, recorded
+from lab.busy import MachineLoad
+from scripts.docs_pages import docs_links, records_page
+
+ROOT = Path(__file__).resolve().parent.parent
+HELPERS = {"record.py", "decode_parts.py"}  # imported by the benches, not run
+
+
+def test_every_bench_script_writes_a_record():
+    scripts = [p for p in sorted((ROOT / "bench").glob("*.py")) if p.name not in HELPERS]
+    assert len(scripts) >= 8
+    missing = [p.name for p in scripts if not re.search(r'with recorded\("' + p.stem + r'"\)', p.read_text())]
+    assert missing == []
+
+
+def test_a_bench_run_leaves_a_record_with_its_machine_and_tables(tmp_path, monkeypatch):
+    monkeypatch.setattr("sys.argv", ["bench/x.py", "--repeats", "2"])
+    with recorded("x", out=tmp_path):
+        print("| measurement (ms) | ours | HF |")
+        print("|---|---|---|")
+        print("| prefill L=16 | 50.5 | 96.2 |")
+        print("not a table")
+    (path,) = tmp_path.glob("*-x.json")
+    record = json.loads(path.read_text())
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00", record["date"])
+    assert {"cpu", "isa", "threads", "cores", "torch"} <= set(record["machine"])
+    assert record["argv"] == ["--repeats", "2"] and isinstance(record["busy"], bool) and record["commit"]
+    assert record["tables"] == [
+        {"header": ["measurement (ms)", "ours", "HF"], "rows": [["prefill L=16", "50.5", "96.2"]]}
+    ]
+    assert "# machine: " in record["output"] and "not a table" in record["output"]
+
+
+def test_two_tables_apart_are_two_tables():
+    text = "| a | b |\n|--|--|\n| 1 | 2 |\n\ntext\n| c |\n|---|\n| 3 |\n| 4 |\n"
+    assert markdown_tables(text) == [
+        {"header": ["a", "b"], "rows": [["1", "2"]]},
+        {"header": ["c"], "rows": [["3"], ["4"]]},
+    ]
+
+
+def test_the_records_page_names_machine_date_and_a_busy_run(tmp_path):
+    record = {
+        "bench": "decode",
+        "date": "2026-12-03T05:07:02+00:00",
+        "commit": "abc123",
+        "machine": {"cpu": "AMD EPYC", "isa": "AVX512", "threads": 2, "cores": 2, "torch": "2.13.0+cpu"},
+        "argv": ["--repeats", "3"],
+        "busy": True,
+        "load": MachineLoad(0.6, 2, 10.0).to_dict(),
+        "tables": [{"header": ["x", "y|z"], "rows": [["1", "2"]]}],
+        "output": "",
+    }
+    (tmp_path / "2026-12-03T050702Z-decode.json").write_text(json.dumps(record))
+    page = records_page(tmp_path)
+    assert "## `decode`, 2026-12-03 05:07 UTC" in page
+    assert "Commit `abc123` · AMD EPYC, AVX512, 2 threads of 2 cores, torch 2.13.0+cpu" in page
+    assert "**busy machine**: other processes kept 0.6 of 2 cores busy" in page
+    assert "| x | y\\|z |" in page and "| 1 | 2 |" in page
+    assert "No records yet" in records_page(tmp_path / "none")
+
+
+def test_app_links_become_docs_links():
+    assert docs_links("see [C3](/claims?claim=C3) and [it](/serving)") == "see [C3](claims.md) and [it](serving.md)"
