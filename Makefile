@@ -8,7 +8,7 @@ GUIDELLM_VENV := .venv-guidellm
 GUIDELLM_STAMP := $(GUIDELLM_VENV)/.installed
 PORT ?= 8501
 
-.PHONY: run dev test test-fast lint bench screenshots clean
+.PHONY: run dev test test-fast lint docs bench screenshots clean
 
 $(STAMP): requirements.txt pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -20,7 +20,7 @@ $(STAMP): requirements.txt pyproject.toml
 	touch $(STAMP)
 
 # A server for users: no file watcher (it would watch .venv/ too, and cost CPU under activity).
-# PDLAB_PUBLIC=1 make run shares it safely with strangers (README: "Share it").
+# PDLAB_PUBLIC=1 make run shares it safely with strangers (docs/sharing.md).
 run: $(STAMP)
 	$(PY) -m engine prepare
 	$(PY) -m streamlit run app.py --server.port $(PORT) --server.headless true --browser.gatherUsageStats false \
@@ -52,6 +52,12 @@ lint: $(STAMP)
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
 
+# The documentation site in site/: its data pages first (bench records, the source document), then
+# MkDocs with --strict, so a broken link fails the build.
+docs: $(STAMP)
+	$(PY) scripts/docs_pages.py
+	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict
+
 bench: $(STAMP)
 	$(PY) bench/decode.py
 
@@ -59,4 +65,4 @@ screenshots: $(STAMP)
 	$(PY) scripts/screenshots.py
 
 clean:
-	rm -rf $(VENV) $(GUIDELLM_VENV) .pytest_cache test-artifacts .test-cache
+	rm -rf $(VENV) $(GUIDELLM_VENV) site .pytest_cache test-artifacts .test-cache

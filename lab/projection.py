@@ -63,7 +63,7 @@ GPU_PRESETS: dict[str, GpuSpec] = {
 }
 
 KV_DTYPE_BYTES = {"fp16": 2, "fp8": 1, "int8": 1}
-DEFAULT_EFFICIENCY = 0.7  # a round achievable fraction of datasheet peak; see README for how it compares
+DEFAULT_EFFICIENCY = 0.7  # a round achievable fraction of datasheet peak; see docs/roofline.md for how it compares
 
 
 def _check_efficiency(*values: float) -> None:
@@ -165,7 +165,7 @@ def kv_capacity(
     return KvCapacity(weights, free, per_seq, max(0, int(free // per_seq)))
 
 
-# Published measurements the projection is checked against (README "Roofline lab" cites each):
+# Published measurements the projection is checked against (docs/roofline.md cites each):
 # gpt-fast README, "Llama-2-7B Base 104.9 tok/s" on an A100-80GB (power-limited 330 W), batch 1, 5-token prompt;
 # TensorRT-LLM docs/source/performance.md (v0.5 low-latency table), A100 FP16, LLaMA 7B, batch 1:
 # 1st-token latency 16 ms at 128 input tokens and 133 ms at 2048.

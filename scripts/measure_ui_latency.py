@@ -4,7 +4,7 @@
 2. tokens/s of the live animation (as the browser sees chips arrive) against the engine's own
    decode tokens/s without any UI (same settings, same machine, measured first, in-process).
 
-Prints a Markdown table for the README. Usage: .venv/bin/python scripts/measure_ui_latency.py [--runs 5]
+Prints a Markdown table for the docs. Usage: .venv/bin/python scripts/measure_ui_latency.py [--runs 5]
 """
 
 from __future__ import annotations

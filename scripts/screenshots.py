@@ -1,4 +1,4 @@
-"""Screenshots of the real app for the README: starts `streamlit run app.py` on the bundled model,
+"""Screenshots of the real app for the docs: starts `streamlit run app.py` on the bundled model,
 drives the system Chromium with Playwright, and writes PNGs to docs/screenshots/.
 
 Usage: .venv/bin/python scripts/screenshots.py  (needs /usr/bin/chromium; CJK fonts such as
@@ -362,7 +362,7 @@ def main() -> int:
 
     from playwright.sync_api import sync_playwright
 
-    ap = argparse.ArgumentParser(description="Screenshots of the real app for the README.")
+    ap = argparse.ArgumentParser(description="Screenshots of the real app for the docs.")
     ap.add_argument("--only", nargs="+", choices=list(SHOTS), default=DEFAULT, help="take only these")
     names = ap.parse_args().only
     OUT.mkdir(parents=True, exist_ok=True)

@@ -133,7 +133,7 @@ PROGRESS_OBSERVER_JS = """() => {
     const inside = document.querySelectorAll('[data-testid="stExpander"] [data-testid="stPlotlyChart"]').length;
     w.status_charts = Math.max(w.status_charts, inside);
     for (const icon of document.querySelectorAll('[data-testid="stExpanderIconSpinner"]')) {
-      w.spinners += 1;  // a spinning icon costs the browser CPU the timed steps lack (README)
+      w.spinners += 1;  // a spinning icon costs the browser CPU the timed steps lack (docs/playground.md)
       for (const el of [icon, ...icon.querySelectorAll('*')]) {
         if (getComputedStyle(el).animationName !== 'none') w.spinning = true;
       }

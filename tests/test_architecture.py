@@ -257,3 +257,13 @@ def test_no_tracker_numbers_in_code_or_docs(tmp_path):
     assert tracker_references(ROOT) == []
     (tmp_path / "planted.py").write_text('"""Fixed as issue 16.9 asked."""\n# see (#14)\n')
     assert len(tracker_references(tmp_path)) == 2
+
+
+def test_readme_is_a_front_door():
+    """What the lab is, how to start it and where the rest lives: the guides are in docs/."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(readme.splitlines()) <= 200
+    assert "make run" in readme and "make test" in readme and "make docs" in readme
+    generated = {"docs/source.md", "docs/records.md"}  # made by `make docs` (scripts/docs_pages.py)
+    links = set(re.findall(r"\]\((docs/[^)#]+\.md)\)", readme))
+    assert generated <= links and all((ROOT / link).is_file() for link in links - generated)

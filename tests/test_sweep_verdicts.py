@@ -10,7 +10,7 @@ from lab.sweeps import SweepSettings, run_sweep
 from lab.verdicts import FAILS, HOLDS, ROUGHLY, Spread, explain
 
 # Medians measured on the bundled SmolLM2-135M (float32, 2 CPU cores, 3 repeats) by bench/claims.py,
-# the sweeps page's default sweep (README, "Sweeps"); a subset of its prompt lengths.
+# the sweeps page's default sweep (docs/sweeps.md); a subset of its prompt lengths.
 LS = [16, 64, 256, 1024]
 TTFT = [22.9, 50.7, 172.3, 868.6]
 PREFILL = [22.9, 50.7, 172.3, 868.6]  # the prefill step is all of TTFT to 0.1 ms

@@ -29,9 +29,9 @@ from ui.turn import take_turn
 from ui.widget_state import seed
 from ui.widgets import whole_number_box
 
-# N = 96 after L = 32 takes about 30 s on the bundled model on 2 quiet AVX2 cores (README)
+# N = 96 after L = 32 takes about 30 s on the bundled model on 2 quiet AVX2 cores (docs/complexity.md)
 DEFAULT_L, DEFAULT_N, MIN_N, MAX_N = 32, 96, 8, 1024
-REDRAW_S = 1.0  # the progress bar's redraw interval: each redraw costs the browser CPU (README)
+REDRAW_S = 1.0  # the progress bar's redraw interval: each redraw costs the browser CPU (docs/playground.md)
 SETTLE_S = 1.0  # after a chart is sent: the browser draws it before the next timed step starts
 
 

@@ -30,7 +30,7 @@ from ui.theme import MIB, fmt_bytes
 from ui.turn import take_turn
 from ui.widget_state import KEEP, seed
 
-# About 20 s on the bundled model on 2 quiet AVX2 cores (README); 2048 would add about 40 s more
+# About 20 s on the bundled model on 2 quiet AVX2 cores (docs/memory.md); 2048 would add about 40 s more
 DEFAULT_LENGTHS = (64, 128, 256, 512, 1024)
 
 

@@ -25,7 +25,7 @@ from ui.widgets import whole_number_box
 
 REDRAW_S = 1.0  # each redraw takes the server and the browser CPU the timed requests then lack
 SETTLE_S = 1.0  # after charts are sent: the browser draws them before the next timed request starts
-# The page's defaults finish in about a minute on the bundled model on 2 quiet AVX2 cores (measured: README);
+# The page's defaults finish in about a minute on the bundled model on 2 quiet AVX2 cores (measured: docs/sweeps.md);
 # the lab's own (lab/sweeps.SweepSettings, bench/claims.py) are the fuller 33-request sweep.
 DEFAULTS = SweepSettings(prompt_lens=(16, 64, 256, 1024), output_lens=(4, 16, 32, 96), repeats=2)
 

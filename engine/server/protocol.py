@@ -1,6 +1,6 @@
 """OpenAI's request bodies and the shapes of its responses and stream chunks. Each field is honoured,
 refused by name when set to what this server cannot do (REFUSED), or ignored because it changes
-nothing here (IGNORED, listed in README); other unknown fields are ignored, as vLLM does."""
+nothing here (IGNORED, listed in docs/server.md); other unknown fields are ignored, as vLLM does."""
 
 from __future__ import annotations
 
