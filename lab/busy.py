@@ -1,5 +1,6 @@
 """How much other work shared the machine while something was timed: the CPU time the whole machine
-spent busy (/proc/stat) minus this process's own (os.times), per second of wall time, in cores.
+spent busy (psutil's system-wide CPU times) minus this process's own (os.times), per second of wall
+time, in cores.
 
 A load average would count the lab's own threads (a 2-thread decode alone reads as load 2 on 2 cores);
 this counts only what other processes took. A timing measured while they took a real share of the
@@ -15,16 +16,17 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass
-from pathlib import Path
+
+import psutil
 
 BUSY_SHARE = 0.25  # other processes on a quarter of the cores or more: timings are not the model's own
 BUSY_MIN_CORES = 0.5
-_IDLE_FIELDS = (3, 4)  # idle, iowait in /proc/stat's "cpu" line
+_NOT_BUSY = ("idle", "iowait", "guest", "guest_nice")  # waiting; guest time is already inside user
 
 
 @dataclass(frozen=True)
 class MachineLoad:
-    other_cores: float | None  # average cores other processes kept busy; None where /proc/stat is missing
+    other_cores: float | None  # average cores other processes kept busy; None where the system does not say
     cores: int
     seconds: float
 
@@ -39,12 +41,10 @@ class MachineLoad:
 def _machine_busy_s() -> float | None:
     """Seconds of CPU time the whole machine has spent busy since boot (all cores)."""
     try:
-        fields = Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]
-    except OSError:
+        times = psutil.cpu_times()
+    except (OSError, NotImplementedError):
         return None
-    ticks = [int(x) for x in fields[:8]]  # guest time is already inside user
-    busy = sum(t for i, t in enumerate(ticks) if i not in _IDLE_FIELDS)
-    return busy / os.sysconf("SC_CLK_TCK")
+    return sum(getattr(times, name) for name in times._fields if name not in _NOT_BUSY)
 
 
 def _own_s() -> float:

@@ -1,6 +1,6 @@
 """The Streamlit app must not grow either: a real app server (one process), one browser session
 pressing Run again and again on the playground (the prompt changing each time), the server's
-resident memory (RSS, from /proc/PID/status of the process we started) after each run.
+resident memory (RSS, psutil's reading of the process we started) after each run.
 
     .venv/bin/python scripts/soak_app.py [--runs 100] [--new-tokens 32]
 
@@ -38,8 +38,9 @@ from scripts.app_browser import (
 
 
 def rss_mb(pid: int) -> float:
-    status = Path(f"/proc/{pid}/status").read_text()
-    return int(re.search(r"^VmRSS:\s+(\d+) kB", status, re.M).group(1)) / 1024
+    import psutil
+
+    return psutil.Process(pid).memory_info().rss / 2**20
 
 
 def main() -> None:

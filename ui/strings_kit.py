@@ -86,9 +86,9 @@ STRINGS: dict[str, tuple[str, str]] = {
         "基于计时的结论与比值显示为“不可靠”而不作判断；请在机器空闲时再运行。",
     ),
     "load_unknown": (
-        "This system does not report its CPU use (/proc/stat), so the lab cannot tell whether other work "
+        "This system does not report its CPU use, so the lab cannot tell whether other work "
         "slowed these timings.",
-        "本系统不提供 CPU 使用情况（/proc/stat），因此无法判断其他工作是否拖慢了这些计时。",
+        "本系统不提供 CPU 使用情况，因此无法判断其他工作是否拖慢了这些计时。",
     ),
     # the KV size formula's subscripts (ui/figures_kv.kv_formula)
     "kvf_layers": ("layers", "层"),
