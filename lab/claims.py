@@ -124,6 +124,7 @@ def _serving_checks(d: ClaimData) -> list[Verdict]:
             throughput(plain),
             throughput(chunked),
             sum(s.phase == "mixed" for s in chunked.steps),
+            min(len(gaps_a), len(gaps_b)),
         ),
     ]
 
