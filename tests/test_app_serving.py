@@ -241,3 +241,33 @@ def test_settings_and_result_survive_a_visit_to_another_page(app):
     assert "Requests over time, A: continuous batching" in charts(at)  # the finished comparison is still there
     at = at.radio(key="sv_preset").set_value("shared-prefix").run()
     assert at.number_input(key="sv_shared-prefix_num_requests").value == 3  # a hidden preset keeps its numbers
+
+
+def test_each_run_is_judged_by_goodput_at_one_slo(app):
+    """The metrics tab's verdict: per run, the requests that met every objective, attainment,
+    goodput and the objective that broke first, as lab.slo.judge computes them; a tighter SLO
+    changes the verdict; an SLO with no objective is refused by name."""
+    from lab.slo import SLO, judge
+
+    at = run_hol(app)
+    result = at.session_state["sv_result"]
+    table = table_with(at, "goodput (req/s)")
+    assert list(table["run"]) == ["A: continuous batching", "B: continuous + chunked prefill"]
+    for run, (_, row) in zip((result.runs["a"], result.runs["b"]), table.iterrows()):
+        g = judge(SLO(ttft_ms=2000, tpot_ms=200, itl_ms=500), [r.metrics for r in run.trace.requests], run.seconds)
+        assert row["met the SLO"] == f"{g.met} / 4" and row["goodput (req/s)"] == pytest.approx(g.goodput)
+        assert row["verdict"] == ("holds" if g.holds else "does not hold")
+    assert any(
+        "At **TTFT ≤ 2000 ms and TPOT ≤ 200 ms and ITL ≤ 500 ms** for 90 % of requests" in m.value for m in at.markdown
+    )
+    assert "Each request's TTFT against its TPOT, with the SLO" in " ".join(charts(at))
+
+    at.number_input(key="sv_slo_ttft").set_value(1)  # 1 ms: no request's first token comes that fast
+    at = at.run()
+    table = table_with(at, "goodput (req/s)")
+    assert list(table["met the SLO"]) == ["0 / 4", "0 / 4"] and set(table["verdict"]) == {"does not hold"}
+    assert list(table["broke first"]) == ["TTFT (4 missed)", "TTFT (4 missed)"]
+    for key in ("sv_slo_ttft", "sv_slo_tpot", "sv_slo_itl"):
+        at.number_input(key=key).set_value(0)
+    at = at.run()
+    assert any("at least one threshold" in e for e in errors(at)), errors(at)

@@ -28,6 +28,14 @@ TL_STEP = "sv_tl_step"
 # page.py
 RUN = "sv_run"
 
+# goodput.py
+FIG_SLO = "sv_fig_slo"
+GOODPUT_TABLE = "sv_goodput_table"
+SLO_ITL = "sv_slo_itl"
+SLO_TARGET = "sv_slo_target"
+SLO_TPOT = "sv_slo_tpot"
+SLO_TTFT = "sv_slo_ttft"
+
 # panels.py
 BATCH_TABLE = "sv_batch_table"
 FIG_COMP = "sv_fig_comp"

@@ -11,6 +11,7 @@ import streamlit as st
 from app_pages.serving import keys
 from app_pages.serving.blocks import pool_figure, prefix_figure, waste_figure, waste_series, waste_share
 from app_pages.serving.figures import composition_figure, gantt_figure, mark_step, run_end_s
+from app_pages.serving.goodput import goodput_panel
 from app_pages.serving.metrics import ALL, groups, metrics_figure, metrics_table, request_table, run_name, same_outputs
 from app_pages.serving.run import POLICIES, PolicyRun, ServingResult
 from app_pages.serving.strings import t
@@ -225,5 +226,7 @@ def metrics_panel(result: ServingResult, lang: str) -> None:
     )  # every row at once: no scrolling inside the table
     st.plotly_chart(metrics_figure(runs, group, lang), key=keys.FIG_METRICS)
     st.caption(f"{t('sv_metrics_caption', lang)} {t(f'sv_metrics_note_{result.preset}', lang)}")
+    st.subheader(t("sv_gp_header", lang))
+    goodput_panel(result, runs, lang)
     with st.expander(t("sv_requests_header", lang)):
         st.dataframe(request_table(runs, lang), hide_index=True, key=keys.REQUEST_TABLE)

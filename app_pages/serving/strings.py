@@ -317,6 +317,73 @@ STRINGS: dict[str, tuple[str, str]] = {
     "sv_m_throughput": ("throughput (tok/s)", "吞吐量（token/秒）"),
     "sv_metrics_title": ("Latency percentiles, A against B", "延迟分位数，A 对比 B"),
     "sv_axis_percentile": ("percentile (of n values)", "分位数（n 个值中）"),
+    "sv_gp_header": ("Goodput at an SLO", "SLO 下的有效吞吐（goodput）"),
+    "sv_gp_intro": (
+        "The operator's question: how many requests were served well enough? A request meets the SLO when "
+        "each of its own values is within its threshold (vLLM's rule): its TTFT, its TPOT, and for ITL every "
+        "one of its gaps. Goodput is the requests that met it per second of the run (DistServe); attainment "
+        "is their share of the workload; the SLO holds when attainment reaches the target.",
+        "运维者的问题：有多少请求被服务得足够好？一个请求的每项指标都不超过其阈值时才算满足 SLO（vLLM 的规则）："
+        "它的 TTFT、TPOT，以及 ITL 的每一个间隔。goodput 是每秒满足 SLO 的请求数（DistServe）；达标率是它们占整个"
+        "负载的比例；达标率达到目标时，SLO 成立。",
+    ),
+    "sv_slo_ttft": ("TTFT ≤ (ms)", "TTFT ≤（毫秒）"),
+    "sv_slo_ttft_help": (
+        "Time to first token, per request; 0 leaves it out. The defaults suit the bundled model on 2 CPU cores.",
+        "每个请求的首 token 时间；0 表示不计入。默认值适合双核 CPU 上的内置模型。",
+    ),
+    "sv_slo_tpot": ("TPOT ≤ (ms)", "TPOT ≤（毫秒）"),
+    "sv_slo_tpot_help": (
+        "Time per output token after the first, per request (its average); 0 leaves it out. A one-token reply "
+        "has none and passes, as in vLLM.",
+        "首个之后每个输出 token 的平均时间（每个请求）；0 表示不计入。只有一个 token 的回复没有 TPOT，视为通过（同 vLLM）。",
+    ),
+    "sv_slo_itl": ("every ITL gap ≤ (ms)", "每个 ITL 间隔 ≤（毫秒）"),
+    "sv_slo_itl_help": (
+        "The longest gap between two of a request's tokens: a stall behind another request's prefill shows "
+        "here, while its TPOT averages it away; 0 leaves it out.",
+        "一个请求相邻两个 token 之间的最长间隔：被其他请求的预填充卡住时会在这里显现，而 TPOT 会把它平均掉；"
+        "0 表示不计入。",
+    ),
+    "sv_slo_target": ("target (% of requests)", "目标（请求的百分比）"),
+    "sv_slo_target_help": (
+        "The share of requests that must meet every objective for the SLO to hold (90 %: a P90 SLO).",
+        "SLO 成立所需的、满足全部目标的请求比例（90 %：即 P90 SLO）。",
+    ),
+    "sv_slo_and": (" and ", " 且 "),
+    "sv_gp_run": ("run", "运行"),
+    "sv_gp_met": ("met the SLO", "满足 SLO"),
+    "sv_gp_attainment": ("attainment", "达标率"),
+    "sv_gp_goodput": ("goodput (req/s)", "goodput（请求/秒）"),
+    "sv_gp_throughput": ("throughput (req/s)", "吞吐（请求/秒）"),
+    "sv_gp_verdict": ("verdict", "结论"),
+    "sv_gp_holds": ("holds", "成立"),
+    "sv_gp_fails": ("does not hold", "不成立"),
+    "sv_gp_limiting": ("broke first", "最先失守"),
+    "sv_gp_limit": ("{name} ({n} missed)", "{name}（{n} 个未达标）"),
+    "sv_gp_sentence": (
+        "At **{slo}** for {target:.0f} % of requests: {runs}",
+        "在 **{slo}**、{target:.0f} % 的请求须达标时：{runs}",
+    ),
+    "sv_gp_sentence_run": (
+        "{name}: {met} of {n} met it ({share:.0f} %), goodput {goodput:.2f} req/s, **{verdict}**.",
+        "{name}：{n} 个中 {met} 个达标（{share:.0f} %），goodput {goodput:.2f} 请求/秒，**{verdict}**。",
+    ),
+    "sv_gp_busy": (
+        "Measured while other processes kept the machine busy: these latencies, and so the verdicts, are not "
+        "the engine's own. Run again on a quiet machine.",
+        "测量时其他进程占用着机器：这些延迟以及由此得出的结论都不是引擎自身的表现。请在机器空闲时重新运行。",
+    ),
+    "sv_gp_box": ("inside: meets TTFT and TPOT", "框内：满足 TTFT 与 TPOT"),
+    "sv_gp_fig_title": ("Each request's TTFT against its TPOT, with the SLO", "每个请求的 TTFT 与 TPOT，以及 SLO"),
+    "sv_gp_fig_x": ("TTFT (ms)", "TTFT（毫秒）"),
+    "sv_gp_fig_y": ("TPOT (ms)", "TPOT（毫秒）"),
+    "sv_gp_caption": (
+        "Goodput = requests that met the SLO ÷ the run's wall time; throughput counts every finished request. "
+        "The box shows the TTFT and TPOT objectives; an ITL objective is judged per gap and is not drawn.",
+        "goodput = 满足 SLO 的请求数 ÷ 运行的墙钟时间；吞吐计入所有完成的请求。框表示 TTFT 与 TPOT 目标；ITL "
+        "目标按每个间隔判断，图中不画出。",
+    ),
     "sv_metrics_caption": (
         "Wall-clock numbers from one run each on a shared CPU: expect ±10 % between runs. Each percentile "
         "names n, the values behind it; where n is too small for any value to lie above it (a P99 needs "

@@ -1,0 +1,152 @@
+"""The serving lab's verdict: each run judged by goodput at one SLO (lab/slo.py), the operator's
+question. The SLO box, a table of attainment and goodput per run with the objective that broke
+first, and every request's TTFT against its TPOT with the SLO's box drawn."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from app_pages.serving import keys
+from app_pages.serving.metrics import RUN_COLORS, run_name
+from app_pages.serving.run import PolicyRun, ServingResult
+from app_pages.serving.strings import t
+from engine.errors import LabError
+from lab.slo import SLO, Goodput, judge
+from ui.errors import show_error
+from ui.theme import style
+from ui.widgets import whole_number_box
+
+DEFAULTS = {keys.SLO_TTFT: 2000, keys.SLO_TPOT: 200, keys.SLO_ITL: 500, keys.SLO_TARGET: 90}
+
+
+def slo_controls(lang: str) -> SLO | None:
+    """TTFT, TPOT and ITL thresholds (0 leaves that objective out) and the target share."""
+    for key, value in DEFAULTS.items():
+        st.session_state.setdefault(key, float(value))  # seeded once: no widget gets a default and a state
+    c = st.columns(4)
+    boxes = (("sv_slo_ttft", keys.SLO_TTFT), ("sv_slo_tpot", keys.SLO_TPOT), ("sv_slo_itl", keys.SLO_ITL))
+    limits = [
+        whole_number_box(col, t(label, lang), 0, None, key, help=t(f"{label}_help", lang))
+        for col, (label, key) in zip(c, boxes)
+    ]
+    target = whole_number_box(
+        c[3], t("sv_slo_target", lang), 1, 100, keys.SLO_TARGET, help=t("sv_slo_target_help", lang)
+    )
+    ttft, tpot, itl = (limit or None for limit in limits)  # 0: not part of the objective
+    try:
+        return SLO(ttft_ms=ttft, tpot_ms=tpot, itl_ms=itl, target=(target or 0) / 100)
+    except LabError as exc:
+        show_error(exc, lang)
+        return None
+
+
+def judged(run: PolicyRun, slo: SLO, num_requests: int) -> Goodput:
+    """A run's goodput: its finished requests over its wall time; any it did not finish missed."""
+    finished = [r.metrics for r in run.trace.requests]
+    return judge(slo, finished, run.seconds, failed=max(0, num_requests - len(finished)))
+
+
+def slo_text(slo: SLO, lang: str) -> str:
+    """'TTFT ≤ 2000 ms and TPOT ≤ 200 ms'."""
+    return t("sv_slo_and", lang).join(f"{name.upper()} ≤ {limit:g} ms" for name, limit in slo.thresholds.items())
+
+
+def goodput_table(runs: list[PolicyRun], slo: SLO, num_requests: int, lang: str) -> pd.DataFrame:
+    rows = []
+    for run in runs:
+        g = judged(run, slo, num_requests)
+        rows.append(
+            {
+                t("sv_gp_run", lang): run_name(run, lang),
+                t("sv_gp_met", lang): f"{g.met} / {g.requests}",
+                t("sv_gp_attainment", lang): 100 * g.attainment,
+                t("sv_gp_goodput", lang): g.goodput,
+                t("sv_gp_throughput", lang): g.requests / run.seconds if run.seconds else math.nan,
+                t("sv_gp_verdict", lang): t("sv_gp_holds" if g.holds else "sv_gp_fails", lang),
+                t("sv_gp_limiting", lang): (
+                    t("sv_gp_limit", lang, name=g.limiting.upper(), n=g.missed[g.limiting]) if g.limiting else "—"
+                ),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def goodput_sentence(runs: list[PolicyRun], slo: SLO, num_requests: int, lang: str) -> str:
+    verdicts = [(run, judged(run, slo, num_requests)) for run in runs]
+    parts = [
+        t(
+            "sv_gp_sentence_run",
+            lang,
+            name=run_name(run, lang),
+            met=g.met,
+            n=g.requests,
+            share=100 * g.attainment,
+            goodput=g.goodput,
+            verdict=t("sv_gp_holds" if g.holds else "sv_gp_fails", lang),
+        )
+        for run, g in verdicts
+    ]
+    return t("sv_gp_sentence", lang, slo=slo_text(slo, lang), target=100 * slo.target, runs=" ".join(parts))
+
+
+def slo_figure(runs: list[PolicyRun], slo: SLO, lang: str) -> go.Figure:
+    """Each request's TTFT against its TPOT, a colour per run, and the SLO's box (inside: met)."""
+    fig = go.Figure()
+    for run in runs:
+        done = [r for r in run.trace.requests if r.metrics.tpot_ms is not None]
+        fig.add_trace(
+            go.Scatter(
+                x=[r.metrics.ttft_ms for r in done],
+                y=[r.metrics.tpot_ms for r in done],
+                mode="markers",
+                name=run_name(run, lang),
+                marker=dict(color=RUN_COLORS[run.slot], size=10, opacity=0.8),
+                hovertemplate="TTFT %{x:.0f} ms, TPOT %{y:.1f} ms<extra>%{fullData.name}</extra>",
+            )
+        )
+    if slo.ttft_ms or slo.tpot_ms:
+        xs = [r.metrics.ttft_ms for run in runs for r in run.trace.requests] or [1.0]
+        ys = [r.metrics.tpot_ms or 0 for run in runs for r in run.trace.requests] or [1.0]
+        x1 = slo.ttft_ms or 1.1 * max(xs)
+        y1 = slo.tpot_ms or 1.1 * max(ys)
+        fig.add_trace(
+            go.Scatter(
+                x=[0, x1, x1, 0, 0],
+                y=[0, 0, y1, y1, 0],
+                mode="lines",
+                fill="toself",
+                fillcolor="rgba(22, 163, 74, 0.08)",
+                line=dict(color="#16a34a", dash="dash"),
+                name=t("sv_gp_box", lang),
+                hoverinfo="skip",
+            )
+        )
+    style(fig, t("sv_gp_fig_title", lang), t("sv_gp_fig_x", lang), t("sv_gp_fig_y", lang), height=380)
+    fig.update_xaxes(rangemode="tozero")
+    fig.update_yaxes(rangemode="tozero")
+    return fig
+
+
+def goodput_panel(result: ServingResult, runs: list[PolicyRun], lang: str) -> None:
+    st.markdown(t("sv_gp_intro", lang))
+    slo = slo_controls(lang)
+    if slo is None:
+        return
+    st.markdown(goodput_sentence(runs, slo, result.num_requests, lang))
+    if result.load is not None and result.load.busy:
+        st.warning(t("sv_gp_busy", lang), icon=":material/warning:")
+    percent = st.column_config.NumberColumn(format="%.0f %%")
+    rate = st.column_config.NumberColumn(format="%.2f")
+    table = goodput_table(runs, slo, result.num_requests, lang)
+    config = {
+        t("sv_gp_attainment", lang): percent,
+        t("sv_gp_goodput", lang): rate,
+        t("sv_gp_throughput", lang): rate,
+    }
+    st.dataframe(table, hide_index=True, key=keys.GOODPUT_TABLE, column_config=config)
+    st.plotly_chart(slo_figure(runs, slo, lang), key=keys.FIG_SLO)
+    st.caption(t("sv_gp_caption", lang))
