@@ -47,25 +47,36 @@ def _machine_busy_s() -> float | None:
     return sum(getattr(times, name) for name in times._fields if name not in _NOT_BUSY)
 
 
-def _own_s() -> float:
+def _own_s(also: tuple[int, ...] = ()) -> float:
+    """CPU seconds of this process, and of the processes in `also` (those that are gone add nothing)."""
     t = os.times()
-    return t.user + t.system
+    total = t.user + t.system
+    for pid in also:
+        try:
+            c = psutil.Process(pid).cpu_times()
+        except (psutil.NoSuchProcess, psutil.AccessDenied):
+            continue
+        total += c.user + c.system
+    return total
 
 
 class LoadMeter:
-    """Measures other processes' CPU use between start() and stop() (or over a with-block)."""
+    """Measures other processes' CPU use between start() and stop() (or over a with-block).
+    `ours`: processes that belong to the measurement (a local server under load) and are not
+    other work."""
 
-    def __init__(self) -> None:
+    def __init__(self, ours: tuple[int, ...] = ()) -> None:
         self.load: MachineLoad | None = None
+        self.ours = ours
         self._start: tuple[float | None, float, float] | None = None
 
     def start(self) -> LoadMeter:
-        self._start = (_machine_busy_s(), _own_s(), time.perf_counter())
+        self._start = (_machine_busy_s(), _own_s(self.ours), time.perf_counter())
         return self
 
     def stop(self) -> MachineLoad:
         machine0, own0, wall0 = self._start
-        machine1, own1, wall = _machine_busy_s(), _own_s(), time.perf_counter() - wall0
+        machine1, own1, wall = _machine_busy_s(), _own_s(self.ours), time.perf_counter() - wall0
         other = None
         if machine0 is not None and machine1 is not None and wall > 0:
             other = max(0.0, (machine1 - machine0) - (own1 - own0)) / wall
@@ -77,3 +88,19 @@ class LoadMeter:
 
     def __exit__(self, *exc) -> None:
         self.stop()
+
+
+def local_server_pids(base_url: str) -> tuple[int, ...]:
+    """The processes listening on a loopback URL's port (a server on this machine: its CPU is the
+    measurement's, not other work); () for another host or when the system does not say."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(base_url)
+    if parts.hostname not in ("127.0.0.1", "localhost", "::1"):
+        return ()
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    try:
+        conns = psutil.net_connections(kind="tcp")
+    except (psutil.AccessDenied, OSError):
+        return ()
+    return tuple({c.pid for c in conns if c.pid and c.laddr and c.laddr.port == port and c.status == "LISTEN"})

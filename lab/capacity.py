@@ -1,0 +1,147 @@
+"""How much load a server carries within an SLO: short loads at rising concurrency, judged by goodput
+(lab/slo.py), bracketing the largest concurrency whose attainment reaches the target. No Streamlit:
+the remote page, the CLI and the bench run the same search.
+
+The search doubles the concurrency from 1 until a load misses the target, then bisects between the
+last load that met it and the first that did not, until they are neighbours. It stops early at the
+time budget (it does not start a load it expects to overrun it), at `max_load`, or when `stop()`
+says so, and keeps every load it measured. A load measured while other processes kept the machine
+busy (lab/busy.py) makes the answer unreliable, and the answer says so.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from engine.errors import LabError
+from lab.busy import LoadMeter, local_server_pids
+from lab.remote_client import Endpoint, RemoteRequest
+from lab.remote_load import LoadPlan, LoadRun, run_load
+from lab.slo import SLO, Goodput, judge
+
+MIN_REQUESTS = 10  # per load: a 90 % target over fewer requests is decided by one or two of them
+
+
+@dataclass
+class Point:
+    load: int  # requests in flight
+    verdict: Goodput
+    seconds: float
+    busy: bool = False  # other processes kept the machine busy meanwhile
+    run: LoadRun | None = None  # the load itself, when it came from a server
+
+
+@dataclass
+class Capacity:
+    slo: SLO
+    points: dict[int, Point] = field(default_factory=dict)
+    good: int | None = None  # the largest load that met the target
+    bad: int | None = None  # the smallest load above it that did not
+    stopped: str | None = None  # "budget", "cancelled", "max load", or None when bracketed
+    seconds: float = 0.0
+
+    @property
+    def bracketed(self) -> bool:
+        """The answer is exact: `good` met the target and `good + 1` did not."""
+        return self.bad is not None and self.bad - (self.good or 0) == 1
+
+    @property
+    def busy(self) -> bool:
+        return any(p.busy for p in self.points.values())
+
+    @property
+    def limiting(self) -> str | None:
+        """The objective that broke first at the first load that missed the target."""
+        return self.points[self.bad].verdict.limiting if self.bad is not None else None
+
+    def sentence(self) -> str:
+        """The answer as a person would give it."""
+        slo = " and ".join(f"{n.upper()} ≤ {v:g} ms" for n, v in self.slo.thresholds.items())
+        goal = f"{slo} for {100 * self.slo.target:.0f} % of requests"
+        prefix = "Unreliable, the machine was busy during the search: " if self.busy else ""
+        if not self.points:
+            return f"{prefix}Nothing was measured (the search stopped: {self.stopped})."
+        if self.good is None:
+            return f"{prefix}Not even 1 request at a time meets {goal}: {self.limiting.upper()} breaks first."
+        if self.bad is None:
+            return f"{prefix}Holds {self.good} concurrent requests with {goal}; no load up to it broke the SLO (the search stopped: {self.stopped})."
+        if self.bracketed:
+            return f"{prefix}Holds {self.good} concurrent requests with {goal}; at {self.bad}, {self.limiting.upper()} breaks first."
+        return (
+            f"{prefix}Holds at least {self.good} concurrent requests with {goal}; at {self.bad}, "
+            f"{self.limiting.upper()} breaks first; between them is not measured (the search stopped: {self.stopped})."
+        )
+
+
+def search(
+    measure: Callable[[int], Point],
+    slo: SLO,
+    budget_s: float = 120.0,
+    max_load: int = 64,
+    stop: Callable[[], bool] | None = None,
+    on_point: Callable[[Point, Capacity], None] | None = None,
+    clock: Callable[[], float] = time.perf_counter,
+) -> Capacity:
+    """Bracket the largest load that meets the SLO's target; `measure(load)` runs and judges one load."""
+    if not 0 < budget_s <= 3600 or not 1 <= max_load <= 256:
+        raise LabError("The capacity search needs a budget of (0, 3600] s and a maximum load of 1-256.")
+    result = Capacity(slo)
+    start, load, last_cost = clock(), 1, 0.0
+    while True:
+        elapsed = clock() - start
+        if stop is not None and stop():
+            result.stopped = "cancelled"
+            break
+        if result.points and elapsed + last_cost > budget_s:
+            result.stopped = "budget"
+            break
+        began = clock()
+        point = measure(load)
+        last_cost = clock() - began
+        result.points[load] = point
+        if point.verdict.holds:
+            result.good = max(result.good or 0, load)
+        else:
+            result.bad = load if result.bad is None else min(result.bad, load)
+        if on_point is not None:
+            on_point(point, result)
+        if result.bad is None:
+            if load >= max_load:
+                result.stopped = "max load"
+                break
+            load = min(2 * load, max_load)
+        elif result.bracketed or result.bad == 1:
+            break
+        else:
+            load = ((result.good or 0) + result.bad) // 2
+    result.seconds = clock() - start
+    return result
+
+
+def server_measure(
+    endpoint: Endpoint,
+    model: str,
+    requests: list[RemoteRequest],
+    slo: SLO,
+    per_load: Callable[[int], int] = lambda load: max(MIN_REQUESTS, 3 * load),
+    max_duration_s: float = 60.0,
+    stop: Callable[[], bool] | None = None,
+) -> Callable[[int], Point]:
+    """`measure` for a server: `per_load(load)` requests at that concurrency, judged by the SLO."""
+
+    ours = local_server_pids(endpoint.base_url)  # a server on this machine is measured, not other work
+
+    def measure(load: int) -> Point:
+        plan = LoadPlan(
+            "concurrent", requests, max_requests=per_load(load), concurrency=load, max_duration_s=max_duration_s
+        )
+        with LoadMeter(ours) as meter:
+            run = asyncio.run(run_load(endpoint, model, plan, stop))
+        done = run.finished
+        verdict = judge(slo, [r.metrics for r in done], run.seconds, failed=plan.max_requests - len(done))
+        return Point(load, verdict, run.seconds, meter.load.busy, run)
+
+    return measure

@@ -1,0 +1,90 @@
+"""Command line for the capacity search: how many concurrent requests an OpenAI-compatible server
+carries within an SLO, in one sentence, with every load saved as the remote page's trace file.
+
+    .venv/bin/python -m lab.capacity_cli --url http://127.0.0.1:8000 --slo ttft=500,tpot=100
+    .venv/bin/python -m lab.capacity_cli --url ... --slo ttft:500 --target 0.99 --budget 300 --out run.json
+
+(It lives in lab/, not in `python -m engine`: the engine package imports nothing of the lab.)
+Errors are one line and exit code 2; the key comes from --api-key or $PDLAB_API_KEY, never a file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+from pathlib import Path
+
+from engine.errors import LabError
+from lab.capacity import Point, search, server_measure
+from lab.remote_client import Endpoint, RemoteError, RemoteRequest, list_models
+from lab.remote_metrics import MetricsWatch
+from lab.remote_trace import Saved, dump_saved
+from lab.slo import DEFAULT_TARGET, SLO
+
+DEFAULT_PROMPT = "Explain, in a few sentences, why the sky is blue."
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m lab.capacity_cli", description=__doc__.split("\n\n")[0])
+    p.add_argument("--url", required=True, help="the server's base URL, e.g. http://127.0.0.1:8000")
+    p.add_argument("--model", help="the model name to send (default: the first the server lists)")
+    p.add_argument("--slo", required=True, help="thresholds in ms: ttft=500,tpot=100 (also itl, e2e; vLLM's ttft:500)")
+    p.add_argument("--target", type=float, default=DEFAULT_TARGET, help="share of requests that must meet it (0.9)")
+    p.add_argument("--budget", type=float, default=120.0, help="seconds the search may take (default 120)")
+    p.add_argument("--max-load", type=int, default=32, help="the most requests in flight to try (default 32)")
+    p.add_argument("--prompt", default=DEFAULT_PROMPT, help="the prompt every request sends")
+    p.add_argument("--max-tokens", type=int, default=64, help="output tokens per request (EOS ignored where honoured)")
+    p.add_argument("--chat", action="store_true", help="use /v1/chat/completions (default: /v1/completions)")
+    p.add_argument("--api-key", default=os.environ.get("PDLAB_API_KEY"), help="bearer key (default $PDLAB_API_KEY)")
+    p.add_argument("--out", type=Path, help="save every load as a remote trace file (the remote page opens it)")
+    return p
+
+
+def point_line(point: Point) -> str:
+    g = point.verdict
+    busy = " (busy machine)" if point.busy else ""
+    return (
+        f"load {point.load:>3}: {g.met}/{g.requests} met the SLO ({100 * g.attainment:.0f} %), "
+        f"goodput {g.goodput:.2f} req/s, {'holds' if g.holds else 'does not hold'}{busy}"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    slo = SLO.parse(args.slo, target=args.target)
+    if not 1 <= args.max_tokens <= 8192:
+        raise LabError(f"--max-tokens must be 1-8192, got {args.max_tokens}.")
+    endpoint = Endpoint(args.url, api_key=args.api_key)
+    model = args.model or next(iter(asyncio.run(list_models(endpoint))), None)
+    if not model:
+        raise LabError(f"{endpoint.base_url}/models lists no model: name one with --model.")
+    requests = [RemoteRequest(args.prompt, args.max_tokens, chat=args.chat, ignore_eos=True)]
+    result = search(
+        server_measure(endpoint, model, requests, slo),
+        slo,
+        budget_s=args.budget,
+        max_load=args.max_load,
+        on_point=lambda point, _: print(point_line(point), flush=True),
+    )
+    print(result.sentence())
+    if args.out is not None:
+        runs = [(p.run, MetricsWatch(note="not read by the capacity search")) for p in result.points.values() if p.run]
+        args.out.write_text(dump_saved(Saved(endpoint.base_url, model, None, runs)), encoding="utf-8")
+        print(f"saved {len(runs)} loads to {args.out}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        return run(args)
+    except (LabError, RemoteError, OSError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,99 @@
+"""The capacity search (lab/capacity.py): its bracketing on a synthetic server whose limit is known,
+its stops (budget, cancel, maximum, a failure at 1), its sentence, and a real search on
+`python -m engine serve` whose answer holds when measured again."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.metrics import RequestMetrics
+from lab.capacity import Capacity, Point, search, server_measure
+from lab.remote_client import Endpoint, RemoteRequest
+from lab.slo import SLO, judge
+
+SLO_TTFT = SLO(ttft_ms=100, target=0.9)
+
+
+def synthetic(limit: int, seen: list[int], busy_at: int | None = None):
+    """A server that keeps TTFT under 100 ms up to `limit` requests in flight, and misses above."""
+
+    def measure(load: int) -> Point:
+        seen.append(load)
+        ttft = 50.0 if load <= limit else 400.0
+        verdict = judge(SLO_TTFT, [RequestMetrics(ttft, 20.0, [20.0] * 3, ttft + 60, 4)] * 10, 2.0)
+        return Point(load, verdict, 2.0, busy=load == busy_at)
+
+    return measure
+
+
+def test_doubling_then_bisection_brackets_the_limit():
+    seen: list[int] = []
+    result = search(synthetic(5, seen), SLO_TTFT)
+    assert seen == [1, 2, 4, 8, 6, 5]
+    assert (result.good, result.bad, result.bracketed, result.limiting) == (5, 6, True, "ttft")
+    assert result.sentence() == (
+        "Holds 5 concurrent requests with TTFT ≤ 100 ms for 90 % of requests; at 6, TTFT breaks first."
+    )
+
+
+def test_every_stop_keeps_what_was_measured():
+    seen: list[int] = []
+    fails_at_once = search(synthetic(0, seen), SLO_TTFT)
+    assert seen == [1] and fails_at_once.good is None and fails_at_once.bad == 1
+    assert fails_at_once.sentence().startswith("Not even 1 request at a time meets TTFT ≤ 100 ms")
+
+    capped = search(synthetic(100, []), SLO_TTFT, max_load=6)
+    assert list(capped.points) == [1, 2, 4, 6] and capped.stopped == "max load" and capped.bad is None
+    assert "Holds 6 concurrent requests" in capped.sentence()
+
+    ticks = iter(range(0, 1000, 10))  # each load takes 10 s of this clock
+    short = search(synthetic(5, []), SLO_TTFT, budget_s=45, clock=lambda: next(ticks))
+    assert short.stopped == "budget" and len(short.points) < 6
+    assert short.sentence().startswith("Holds") and "the search stopped: budget" in short.sentence()
+
+    calls = iter([False, False, True])
+    cancelled = search(synthetic(5, []), SLO_TTFT, stop=lambda: next(calls))
+    assert list(cancelled.points) == [1, 2] and cancelled.stopped == "cancelled"
+    assert Capacity(SLO_TTFT).sentence().startswith("Nothing was measured")
+
+
+def test_a_busy_machine_makes_the_answer_unreliable():
+    result = search(synthetic(5, [], busy_at=4), SLO_TTFT)
+    assert result.busy and result.sentence().startswith("Unreliable, the machine was busy during the search:")
+
+
+def test_a_search_on_our_server_brackets_a_limit_that_holds_when_measured_again(servers, tiny_dirs):
+    """A server that decodes 2 requests at once: a third waits for a whole reply (200 tokens), so
+    TTFT jumps from milliseconds to the length of a reply. The search finds 2 / 3, and measuring
+    both loads again agrees."""
+    with servers.engine(str(tiny_dirs["llama"]), "engine-serve-capacity.log", "--max-num-seqs", "2") as url:
+        endpoint = Endpoint(url)
+        requests = [RemoteRequest("Count: one two three", 200, chat=False, ignore_eos=True)]
+        measure = server_measure(endpoint, tiny_dirs["llama"].name, requests, SLO_TTFT)
+        result = search(measure, SLO_TTFT, budget_s=120, max_load=8)
+        if result.busy:
+            assert result.sentence().startswith("Unreliable")
+            pytest.skip("the machine was busy: the search says its answer is unreliable, as it should")
+        assert (result.good, result.bad, result.limiting) == (2, 3, "ttft"), result.sentence()
+        assert measure(2).verdict.holds and not measure(3).verdict.holds
+
+
+def test_the_command_line_answers_in_one_sentence_and_saves_the_loads(tiny_server, tmp_path):
+    import subprocess
+    import sys
+
+    from lab.remote_trace import load_saved
+
+    url, model = tiny_server
+    out = tmp_path / "capacity.json"
+    cli = [sys.executable, "-m", "lab.capacity_cli", "--url", url, "--max-tokens", "4"]
+    done = subprocess.run(
+        [*cli, "--slo", "e2e=600000", "--max-load", "2", "--out", str(out)], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    assert "load   1: 10/10 met the SLO (100 %)" in done.stdout and "load   2: 10/10 met" in done.stdout
+    assert "concurrent requests with E2E ≤ 600000 ms for 90 % of requests" in done.stdout
+    saved = load_saved(out.read_bytes())
+    assert saved.model == model and [run.plan.concurrency for run, _ in saved.runs] == [1, 2]
+    bad = subprocess.run([*cli, "--slo", "latency=5"], capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "name among ttft, tpot, itl, e2e" in bad.stderr
