@@ -165,6 +165,11 @@ def serving(page, port: int) -> None:
     shoot_tab(page, "Timeline", "serving.png")
     shoot_tab(page, "KV blocks", "serving-blocks.png")
     shoot_tab(page, "Metrics A vs B", "serving-metrics.png")
+    judge = page.get_by_role("button", name="Judge all four policies at this SLO")
+    click_and_wait(page, judge, 600_000)
+    page.locator(".st-key-sv_all_policies_table").wait_for(timeout=600_000)
+    wait_idle(page, 600_000)
+    shoot_tab(page, "Metrics A vs B", "serving-goodput.png")
 
 
 def compare(page, port: int) -> None:

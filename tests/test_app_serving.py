@@ -271,3 +271,27 @@ def test_each_run_is_judged_by_goodput_at_one_slo(app):
         at.number_input(key=key).set_value(0)
     at = at.run()
     assert any("at least one threshold" in e for e in errors(at)), errors(at)
+
+
+def test_the_four_policies_are_judged_at_one_slo(app):
+    from lab.slo import SLO, judge
+
+    at = run_hol(app)
+    at = at.button(key="sv_all_policies_run").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    table = table_with(at, "policy")
+    assert list(table["policy"]) == [
+        "sequential",
+        "static batching",
+        "continuous batching",
+        "continuous + chunked prefill",
+    ]
+    kept = at.session_state["sv_policy_runs"]["runs"]
+    slo = SLO(ttft_ms=2000, tpot_ms=200, itl_ms=500)
+    for (_, row), run in zip(table.iterrows(), kept.values()):
+        assert len(run.trace.requests) == 4  # the same workload each time
+        g = judge(slo, [r.metrics for r in run.trace.requests], run.seconds)
+        assert row["met the SLO"] == f"{g.met} / 4" and row["goodput (req/s)"] == pytest.approx(g.goodput)
+    at.number_input(key="sv_slo_ttft").set_value(1)  # a new SLO re-judges the kept runs, without running them again
+    at = at.run()
+    assert set(table_with(at, "policy")["verdict"]) == {"does not hold"}

@@ -1,10 +1,13 @@
 """The serving lab's verdict: each run judged by goodput at one SLO (lab/slo.py), the operator's
 question. The SLO box, a table of attainment and goodput per run with the objective that broke
-first, and every request's TTFT against its TPOT with the SLO's box drawn."""
+first, every request's TTFT against its TPOT with the SLO's box drawn, and on request the same
+workload under all four policies, judged at the same SLO."""
 
 from __future__ import annotations
 
 import math
+import time
+from dataclasses import replace
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -12,12 +15,15 @@ import streamlit as st
 
 from app_pages.serving import keys
 from app_pages.serving.metrics import RUN_COLORS, run_name
-from app_pages.serving.run import PolicyRun, ServingResult
+from app_pages.serving.run import JUDGED_POLICIES, PolicyRun, ServingResult, run_policy
 from app_pages.serving.strings import t
 from engine.errors import LabError
+from lab.busy import LoadMeter
 from lab.slo import SLO, Goodput, judge
-from ui.errors import show_error
+from ui.errors import error_message, show_error, show_message
+from ui.models import get_registry
 from ui.theme import style
+from ui.turn import take_turn
 from ui.widgets import whole_number_box
 
 DEFAULTS = {keys.SLO_TTFT: 2000, keys.SLO_TPOT: 200, keys.SLO_ITL: 500, keys.SLO_TARGET: 90}
@@ -131,7 +137,78 @@ def slo_figure(runs: list[PolicyRun], slo: SLO, lang: str) -> go.Figure:
     return fig
 
 
-def goodput_panel(result: ServingResult, runs: list[PolicyRun], lang: str) -> None:
+def policy_rows(policy_runs: dict[str, PolicyRun], slo: SLO, num_requests: int, lang: str) -> pd.DataFrame:
+    """Every policy on the same workload, judged at the same SLO."""
+    rows = []
+    for policy, run in policy_runs.items():
+        g = judged(run, slo, num_requests)
+        rows.append(
+            {
+                t("sv_gp_policy", lang): t(f"sv_policy_{policy}", lang),
+                t("sv_gp_met", lang): f"{g.met} / {g.requests}",
+                t("sv_gp_attainment", lang): 100 * g.attainment,
+                t("sv_gp_goodput", lang): g.goodput,
+                t("sv_gp_throughput", lang): g.requests / run.seconds if run.seconds else math.nan,
+                t("sv_gp_verdict", lang): t("sv_gp_holds" if g.holds else "sv_gp_fails", lang),
+                t("sv_gp_limiting", lang): (
+                    t("sv_gp_limit", lang, name=g.limiting.upper(), n=g.missed[g.limiting]) if g.limiting else "—"
+                ),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def run_every_policy(bundle, result: ServingResult, lang: str) -> None:
+    """The result's workload under each of the four policies, one after another, with progress."""
+    runs, meter = {}, LoadMeter().start()
+    bar = st.progress(0.0, text=t("sv_gp_all_running", lang, policy="", k=0, n=len(JUDGED_POLICIES)))
+    for k, policy in enumerate(JUDGED_POLICIES):
+        bar.progress(
+            k / len(JUDGED_POLICIES),
+            text=t("sv_gp_all_running", lang, policy=t(f"sv_policy_{policy}", lang), k=k + 1, n=len(JUDGED_POLICIES)),
+        )
+        settings = replace(result.settings, policy_a=policy)
+        try:
+            runs[policy] = run_policy(bundle, result.specs, settings, "a", get_registry().step_lock)
+        except Exception as exc:  # noqa: BLE001 - say what failed; the policies already run are kept
+            show_message(error_message(exc, lang))
+            break
+    bar.empty()
+    st.session_state[keys.POLICY_RUNS] = {"runs": runs, "load": meter.stop(), "at": time.time()}
+
+
+def all_policies_section(bundle, result: ServingResult, slo: SLO, lang: str) -> None:
+    st.markdown(t("sv_gp_all_intro", lang))
+    clicked = st.button(
+        t("sv_gp_all_run", lang),
+        key=keys.ALL_POLICIES_RUN,
+        icon=":material/playlist_play:",
+        disabled=bundle is None or not result.specs,
+    )
+    if clicked and bundle is not None:
+        with take_turn(lang) as go_ahead:
+            if go_ahead:
+                run_every_policy(bundle, result, lang)
+    kept = st.session_state.get(keys.POLICY_RUNS)
+    if not kept or not kept["runs"]:
+        return
+    if kept["load"].busy:
+        st.warning(t("sv_gp_busy", lang), icon=":material/warning:")
+    percent = st.column_config.NumberColumn(format="%.0f %%")
+    rate = st.column_config.NumberColumn(format="%.2f")
+    st.dataframe(
+        policy_rows(kept["runs"], slo, result.num_requests, lang),
+        hide_index=True,
+        key=keys.ALL_POLICIES_TABLE,
+        column_config={
+            t("sv_gp_attainment", lang): percent,
+            t("sv_gp_goodput", lang): rate,
+            t("sv_gp_throughput", lang): rate,
+        },
+    )
+
+
+def goodput_panel(result: ServingResult, runs: list[PolicyRun], lang: str, bundle=None) -> None:
     st.markdown(t("sv_gp_intro", lang))
     slo = slo_controls(lang)
     if slo is None:
@@ -150,3 +227,4 @@ def goodput_panel(result: ServingResult, runs: list[PolicyRun], lang: str) -> No
     st.dataframe(table, hide_index=True, key=keys.GOODPUT_TABLE, column_config=config)
     st.plotly_chart(slo_figure(runs, slo, lang), key=keys.FIG_SLO)
     st.caption(t("sv_gp_caption", lang))
+    all_policies_section(bundle, result, slo, lang)

@@ -29,8 +29,11 @@ TL_STEP = "sv_tl_step"
 RUN = "sv_run"
 
 # goodput.py
+ALL_POLICIES_RUN = "sv_all_policies_run"
+ALL_POLICIES_TABLE = "sv_all_policies_table"
 FIG_SLO = "sv_fig_slo"
 GOODPUT_TABLE = "sv_goodput_table"
+POLICY_RUNS = "sv_policy_runs"  # {"runs": {policy: PolicyRun}, "load": MachineLoad}
 SLO_ITL = "sv_slo_itl"
 SLO_TARGET = "sv_slo_target"
 SLO_TPOT = "sv_slo_tpot"

@@ -54,8 +54,10 @@ def run_comparison(bundle, specs: list[RequestSpec], settings: ServingSettings, 
         settings=settings,
         num_requests=len(specs),
         kv_bytes_per_token=bundle.model.config.kv_bytes_per_token(bundle.model.dtype.itemsize),
+        specs=specs,
     )
     st.session_state[keys.RESULT] = result
+    st.session_state.pop(keys.POLICY_RUNS, None)  # judged on the previous workload
     for key in INSPECTOR_KEYS:
         st.session_state.pop(key, None)
     slot_box, meter = st.empty(), LoadMeter().start()

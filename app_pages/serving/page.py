@@ -60,4 +60,4 @@ if result.runs:
     with blocks_tab:
         blocks_panel(result, lang)
     with metrics_tab:
-        metrics_panel(result, lang)
+        metrics_panel(result, lang, bundle)

@@ -194,7 +194,7 @@ def blocks_panel(result: ServingResult, lang: str) -> None:
 
 
 @st.fragment
-def metrics_panel(result: ServingResult, lang: str) -> None:
+def metrics_panel(result: ServingResult, lang: str, bundle=None) -> None:
     runs = _runs(result)
     st.markdown(t("sv_metrics_intro", lang))
     options = groups(runs[0].labels)
@@ -227,6 +227,6 @@ def metrics_panel(result: ServingResult, lang: str) -> None:
     st.plotly_chart(metrics_figure(runs, group, lang), key=keys.FIG_METRICS)
     st.caption(f"{t('sv_metrics_caption', lang)} {t(f'sv_metrics_note_{result.preset}', lang)}")
     st.subheader(t("sv_gp_header", lang))
-    goodput_panel(result, runs, lang)
+    goodput_panel(result, runs, lang, bundle)
     with st.expander(t("sv_requests_header", lang)):
         st.dataframe(request_table(runs, lang), hide_index=True, key=keys.REQUEST_TABLE)

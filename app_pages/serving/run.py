@@ -21,6 +21,8 @@ from engine.trace import Trace
 from lab.busy import MachineLoad
 from lab.workload import RequestSpec, run_workload, summarize
 
+JUDGED_POLICIES = ("sequential", "static", "continuous", "chunked")  # the four the SLO table compares
+
 # The policies the pickers offer: a scheduler policy plus the two switches on top of it.
 POLICIES: dict[str, dict] = {
     "sequential": dict(policy="sequential"),
@@ -143,6 +145,7 @@ class ServingResult:
     status: ServingStatus = ServingStatus.RUNNING
     error: str | None = None
     load: MachineLoad | None = None  # other processes' CPU use while the policies ran
+    specs: list[RequestSpec] = field(default_factory=list)  # the workload, for judging every policy on it
 
 
 @dataclass

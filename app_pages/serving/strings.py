@@ -374,6 +374,15 @@ STRINGS: dict[str, tuple[str, str]] = {
         "the engine's own. Run again on a quiet machine.",
         "测量时其他进程占用着机器：这些延迟以及由此得出的结论都不是引擎自身的表现。请在机器空闲时重新运行。",
     ),
+    "sv_gp_policy": ("policy", "策略"),
+    "sv_gp_all_intro": (
+        "The same workload under each of the four policies, judged at this SLO: where chunked prefill buys "
+        "goodput under an ITL or TPOT objective, and what sequential serving costs. Runs them one after another.",
+        "同一负载在四种策略下各运行一次，并用这个 SLO 判断：看分块预填充在 ITL 或 TPOT 目标下换来多少 goodput，"
+        "以及逐个服务的代价。四次运行依次进行。",
+    ),
+    "sv_gp_all_run": ("Judge all four policies at this SLO", "用这个 SLO 判断全部四种策略"),
+    "sv_gp_all_running": ("Running {k} / {n}: {policy}", "正在运行 {k} / {n}：{policy}"),
     "sv_gp_box": ("inside: meets TTFT and TPOT", "框内：满足 TTFT 与 TPOT"),
     "sv_gp_fig_title": ("Each request's TTFT against its TPOT, with the SLO", "每个请求的 TTFT 与 TPOT，以及 SLO"),
     "sv_gp_fig_x": ("TTFT (ms)", "TTFT（毫秒）"),
