@@ -111,7 +111,7 @@ def recorded(bench: str, out: Path = RESULTS) -> Iterator[None]:
     with redirect_stdout(_Tee(sys.stdout, kept)):
         print(f"# {bench} bench, {datetime.now(UTC):%Y-%m-%d %H:%M} UTC, commit {commit()}")
         print(f"# machine: {describe_cpu()}")
-        meter = LoadMeter().start()
+        meter = LoadMeter(children=True).start()  # a server the bench started is its own work
         yield
         load = meter.stop()
         if load.busy:

@@ -47,10 +47,11 @@ def _machine_busy_s() -> float | None:
     return sum(getattr(times, name) for name in times._fields if name not in _NOT_BUSY)
 
 
-def _own_s(also: tuple[int, ...] = ()) -> float:
-    """CPU seconds of this process, and of the processes in `also` (those that are gone add nothing)."""
+def _own_s(also: tuple[int, ...] = (), children: bool = False) -> float:
+    """CPU seconds of this process, of the processes in `also` (those that are gone add nothing) and,
+    with `children`, of its child processes that have ended (a server a bench started and stopped)."""
     t = os.times()
-    total = t.user + t.system
+    total = t.user + t.system + ((t.children_user + t.children_system) if children else 0.0)
     for pid in also:
         try:
             c = psutil.Process(pid).cpu_times()
@@ -63,20 +64,20 @@ def _own_s(also: tuple[int, ...] = ()) -> float:
 class LoadMeter:
     """Measures other processes' CPU use between start() and stop() (or over a with-block).
     `ours`: processes that belong to the measurement (a local server under load) and are not
-    other work."""
+    other work; `children`: so are this process's children once they have ended and been waited for."""
 
-    def __init__(self, ours: tuple[int, ...] = ()) -> None:
+    def __init__(self, ours: tuple[int, ...] = (), children: bool = False) -> None:
         self.load: MachineLoad | None = None
-        self.ours = ours
+        self.ours, self.children = ours, children
         self._start: tuple[float | None, float, float] | None = None
 
     def start(self) -> LoadMeter:
-        self._start = (_machine_busy_s(), _own_s(self.ours), time.perf_counter())
+        self._start = (_machine_busy_s(), _own_s(self.ours, self.children), time.perf_counter())
         return self
 
     def stop(self) -> MachineLoad:
         machine0, own0, wall0 = self._start
-        machine1, own1, wall = _machine_busy_s(), _own_s(self.ours), time.perf_counter() - wall0
+        machine1, own1, wall = _machine_busy_s(), _own_s(self.ours, self.children), time.perf_counter() - wall0
         other = None
         if machine0 is not None and machine1 is not None and wall > 0:
             other = max(0.0, (machine1 - machine0) - (own1 - own0)) / wall

@@ -57,23 +57,62 @@ class Capacity:
         """The objective that broke first at the first load that missed the target."""
         return self.points[self.bad].verdict.limiting if self.bad is not None else None
 
-    def sentence(self) -> str:
-        """The answer as a person would give it."""
-        slo = " and ".join(f"{n.upper()} ≤ {v:g} ms" for n, v in self.slo.thresholds.items())
-        goal = f"{slo} for {100 * self.slo.target:.0f} % of requests"
-        prefix = "Unreliable, the machine was busy during the search: " if self.busy else ""
-        if not self.points:
-            return f"{prefix}Nothing was measured (the search stopped: {self.stopped})."
-        if self.good is None:
-            return f"{prefix}Not even 1 request at a time meets {goal}: {self.limiting.upper()} breaks first."
-        if self.bad is None:
-            return f"{prefix}Holds {self.good} concurrent requests with {goal}; no load up to it broke the SLO (the search stopped: {self.stopped})."
-        if self.bracketed:
-            return f"{prefix}Holds {self.good} concurrent requests with {goal}; at {self.bad}, {self.limiting.upper()} breaks first."
-        return (
-            f"{prefix}Holds at least {self.good} concurrent requests with {goal}; at {self.bad}, "
-            f"{self.limiting.upper()} breaks first; between them is not measured (the search stopped: {self.stopped})."
+    def sentence(self, lang: str = "en") -> str:
+        """The answer as a person would give it, in English ("en") or Chinese ("zh")."""
+        i = 0 if lang == "en" else 1
+        join = (" and ", " 且 ")[i]
+        slo = join.join(f"{n.upper()} ≤ {v:g} ms" for n, v in self.slo.thresholds.items())
+        values = dict(
+            slo=slo,
+            share=100 * self.slo.target,
+            good=self.good,
+            bad=self.bad,
+            limit=(self.limiting or "").upper(),
+            stopped=STOP_WORDS.get(self.stopped or "", ("", ""))[i],
         )
+        if not self.points:
+            key = "nothing"
+        elif self.good is None:
+            key = "none"
+        elif self.bad is None:
+            key = "unbroken"
+        else:
+            key = "bracketed" if self.bracketed else "open"
+        text = SENTENCES[key][i].format(**values)
+        return SENTENCES["busy"][i] + text if self.busy else text
+
+
+STOP_WORDS = {
+    "budget": ("the time budget ran out", "时间预算用完"),
+    "cancelled": ("stopped by hand", "被手动停止"),
+    "max load": ("the maximum load was reached", "已达最大负载"),
+}
+SENTENCES = {
+    "nothing": ("Nothing was measured ({stopped}).", "什么也没测到（{stopped}）。"),
+    "none": (
+        "Not even one request at a time meets {slo} for {share:.0f} % of requests: {limit} breaks first.",
+        "即使一次只处理 1 个请求，也无法让 {share:.0f} % 的请求满足 {slo}：{limit} 最先失守。",
+    ),
+    "unbroken": (
+        "Holds a concurrency of {good} with {slo} for {share:.0f} % of requests; no load measured broke it "
+        "({stopped}).",
+        "可承载 {good} 个并发请求，且 {share:.0f} % 的请求满足 {slo}；测过的负载都没有失守（{stopped}）。",
+    ),
+    "bracketed": (
+        "Holds a concurrency of {good} with {slo} for {share:.0f} % of requests; at {bad}, {limit} breaks first.",
+        "可承载 {good} 个并发请求，且 {share:.0f} % 的请求满足 {slo}；到 {bad} 个时，{limit} 最先失守。",
+    ),
+    "open": (
+        "Holds a concurrency of at least {good} with {slo} for {share:.0f} % of requests; at {bad}, {limit} "
+        "breaks first; between them is not measured ({stopped}).",
+        "至少可承载 {good} 个并发请求，且 {share:.0f} % 的请求满足 {slo}；到 {bad} 个时，{limit} 最先失守；两者之间"
+        "未测（{stopped}）。",
+    ),
+    "busy": (
+        "Unreliable, the machine was busy during the search: ",
+        "结果不可靠，搜索期间机器正忙：",
+    ),
+}
 
 
 def search(

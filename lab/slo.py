@@ -88,6 +88,7 @@ class Goodput:
     met: int  # finished and within every threshold
     seconds: float  # the run's wall time: the goodput's denominator
     missed: dict[str, int] = field(default_factory=dict)  # per objective, the finished requests that missed it
+    finished: int = 0  # requests that finished, whether or not they met the SLO
 
     @property
     def attainment(self) -> float:
@@ -97,6 +98,12 @@ class Goodput:
     def goodput(self) -> float:
         """Requests that met the SLO, per second of the run."""
         return self.met / self.seconds if self.seconds > 0 else math.nan
+
+    @property
+    def throughput(self) -> float:
+        """Finished requests per second of the run, met or not: where goodput parts from it, requests
+        still finish but too slowly to count."""
+        return self.finished / self.seconds if self.seconds > 0 else math.nan
 
     @property
     def holds(self) -> bool:
@@ -120,4 +127,4 @@ def judge(slo: SLO, finished: list[RequestMetrics], seconds: float, failed: int 
         met += not misses
         for name in misses:
             missed[name] += 1
-    return Goodput(slo, len(finished) + failed, met, seconds, missed)
+    return Goodput(slo, len(finished) + failed, met, seconds, missed, len(finished))

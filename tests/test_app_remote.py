@@ -13,6 +13,7 @@ from streamlit.testing.v1 import AppTest
 from app_pages import page_file
 from engine.server.launch import free_port
 from lab.remote_trace import Saved, dump_saved
+from tests.app_helpers import table_with
 from tests.figure_checks import charts
 
 PAGE = page_file("remote")
@@ -150,3 +151,21 @@ def test_a_saved_run_opens_without_a_server(new_app, app, served, tiny_dirs):
     assert not fresh.exception
     shown = [e.value.replace("\\", "") for e in fresh.error]  # the page escapes Markdown in messages
     assert any("Could not open bad.json" in e and "server is missing" in e for e in shown), shown
+
+
+def test_a_capacity_search_answers_in_one_sentence_with_its_charts(app, served):
+    at = connect(app, served)
+    at.number_input(key="rm_slo_ttft").set_value(600_000)  # every request meets it: the search runs to its maximum
+    at.number_input(key="rm_slo_tpot").set_value(0)
+    at.number_input(key="rm_cap_max_load").set_value(2)
+    at.number_input(key="rm_cap_tokens").set_value(4)
+    at = at.button(key="rm_cap_run").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    result = at.session_state["rm_cap_result"]
+    assert sorted(result.points) == [1, 2] and result.good == 2 and result.stopped == "max load"
+    said = [m.value for m in (*at.success, *at.warning)]
+    assert any("Holds a concurrency of 2 with TTFT ≤ 600000 ms for 90 % of requests" in m for m in said), said
+    table = table_with(at, "requests in flight")
+    assert list(table["requests in flight"]) == [1, 2] and list(table["met the SLO"]) == ["10 / 10", "10 / 10"]
+    titles = charts(at)
+    assert "SLO attainment against load" in titles and "Goodput and throughput against load" in titles

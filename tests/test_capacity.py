@@ -32,24 +32,25 @@ def test_doubling_then_bisection_brackets_the_limit():
     assert seen == [1, 2, 4, 8, 6, 5]
     assert (result.good, result.bad, result.bracketed, result.limiting) == (5, 6, True, "ttft")
     assert result.sentence() == (
-        "Holds 5 concurrent requests with TTFT ≤ 100 ms for 90 % of requests; at 6, TTFT breaks first."
+        "Holds a concurrency of 5 with TTFT ≤ 100 ms for 90 % of requests; at 6, TTFT breaks first."
     )
+    assert result.sentence("zh") == "可承载 5 个并发请求，且 90 % 的请求满足 TTFT ≤ 100 ms；到 6 个时，TTFT 最先失守。"
 
 
 def test_every_stop_keeps_what_was_measured():
     seen: list[int] = []
     fails_at_once = search(synthetic(0, seen), SLO_TTFT)
     assert seen == [1] and fails_at_once.good is None and fails_at_once.bad == 1
-    assert fails_at_once.sentence().startswith("Not even 1 request at a time meets TTFT ≤ 100 ms")
+    assert fails_at_once.sentence().startswith("Not even one request at a time meets TTFT ≤ 100 ms")
 
     capped = search(synthetic(100, []), SLO_TTFT, max_load=6)
     assert list(capped.points) == [1, 2, 4, 6] and capped.stopped == "max load" and capped.bad is None
-    assert "Holds 6 concurrent requests" in capped.sentence()
+    assert "Holds a concurrency of 6" in capped.sentence() and "(the maximum load was reached)" in capped.sentence()
 
     ticks = iter(range(0, 1000, 10))  # each load takes 10 s of this clock
     short = search(synthetic(5, []), SLO_TTFT, budget_s=45, clock=lambda: next(ticks))
     assert short.stopped == "budget" and len(short.points) < 6
-    assert short.sentence().startswith("Holds") and "the search stopped: budget" in short.sentence()
+    assert short.sentence().startswith("Holds") and "(the time budget ran out)" in short.sentence()
 
     calls = iter([False, False, True])
     cancelled = search(synthetic(5, []), SLO_TTFT, stop=lambda: next(calls))
@@ -92,7 +93,7 @@ def test_the_command_line_answers_in_one_sentence_and_saves_the_loads(tiny_serve
     )
     assert done.returncode == 0, done.stderr
     assert "load   1: 10/10 met the SLO (100 %)" in done.stdout and "load   2: 10/10 met" in done.stdout
-    assert "concurrent requests with E2E ≤ 600000 ms for 90 % of requests" in done.stdout
+    assert "Holds a concurrency of 2 with E2E ≤ 600000 ms for 90 % of requests" in done.stdout
     saved = load_saved(out.read_bytes())
     assert saved.model == model and [run.plan.concurrency for run, _ in saved.runs] == [1, 2]
     bad = subprocess.run([*cli, "--slo", "latency=5"], capture_output=True, text=True, timeout=120)

@@ -47,7 +47,7 @@ def test_itl_means_every_gap_and_e2e_the_whole_request():
 def test_failures_count_against_attainment_not_goodput():
     verdict = judge(SLO(ttft_ms=500, target=0.75), [request(100, 10)] * 3, seconds=2.0, failed=1)
     assert verdict.requests == 4 and verdict.attainment == 0.75 and verdict.holds
-    assert verdict.goodput == 1.5
+    assert verdict.goodput == 1.5 and verdict.throughput == 1.5 and verdict.finished == 3
     assert math.isnan(judge(SLO(ttft_ms=1), [], 1.0).attainment) and not judge(SLO(ttft_ms=1), [], 1.0).holds
 
 

@@ -3,6 +3,30 @@ attention), the live view, token chips, replay, the KV and attention figures, th
 sweep verdict table. A key only one page uses lives in that page's strings.py. {key: (en, zh)}."""
 
 STRINGS: dict[str, tuple[str, str]] = {
+    "slo_ttft": ("TTFT ≤ (ms)", "TTFT ≤（毫秒）"),
+    "slo_ttft_help": (
+        "Time to first token, per request; 0 leaves it out.",
+        "每个请求的首 token 时间；0 表示不计入。",
+    ),
+    "slo_tpot": ("TPOT ≤ (ms)", "TPOT ≤（毫秒）"),
+    "slo_tpot_help": (
+        "Time per output token after the first, per request (its average); 0 leaves it out. A one-token reply "
+        "has none and passes, as in vLLM.",
+        "首个之后每个输出 token 的平均时间（每个请求）；0 表示不计入。只有一个 token 的回复没有 TPOT，视为通过（同 vLLM）。",
+    ),
+    "slo_itl": ("every ITL gap ≤ (ms)", "每个 ITL 间隔 ≤（毫秒）"),
+    "slo_itl_help": (
+        "The longest gap between two of a request's tokens: a stall behind another request's prefill shows "
+        "here, while its TPOT averages it away; 0 leaves it out.",
+        "一个请求相邻两个 token 之间的最长间隔：被其他请求的预填充卡住时会在这里显现，而 TPOT 会把它平均掉；"
+        "0 表示不计入。",
+    ),
+    "slo_target": ("target (% of requests)", "目标（请求的百分比）"),
+    "slo_target_help": (
+        "The share of requests that must meet every objective for the SLO to hold (90 %: a P90 SLO).",
+        "SLO 成立所需的、满足全部目标的请求比例（90 %：即 P90 SLO）。",
+    ),
+    "slo_and": (" and ", " 且 "),
     # controls
     "prompt": ("Prompt", "提示词"),
     "chat_template": ("Chat template", "对话模板"),
@@ -86,8 +110,7 @@ STRINGS: dict[str, tuple[str, str]] = {
         "基于计时的结论与比值显示为“不可靠”而不作判断；请在机器空闲时再运行。",
     ),
     "load_unknown": (
-        "This system does not report its CPU use, so the lab cannot tell whether other work "
-        "slowed these timings.",
+        "This system does not report its CPU use, so the lab cannot tell whether other work slowed these timings.",
         "本系统不提供 CPU 使用情况，因此无法判断其他工作是否拖慢了这些计时。",
     ),
     # the KV size formula's subscripts (ui/figures_kv.kv_formula)

@@ -55,4 +55,15 @@ BESIDE_RESULT = "rm_beside_result"
 BESIDE_TABLE = "rm_beside_table"
 
 # Widgets whose option labels change with the language: app.py re-sends their value after a change.
+# capacity.py
+SLO_PREFIX = "rm"  # the SLO box's keys: rm_slo_ttft, rm_slo_tpot, rm_slo_itl, rm_slo_target (ui/slo_box.py)
+CAP_BUDGET = "rm_cap_budget"
+CAP_MAX_LOAD = "rm_cap_max_load"
+CAP_TOKENS = "rm_cap_tokens"
+CAP_RUN = "rm_cap_run"
+CAP_RESULT = "rm_cap_result"
+CAP_TABLE = "rm_cap_table"
+CAP_FIG_ATTAINMENT = "rm_cap_fig_attainment"
+CAP_FIG_GOODPUT = "rm_cap_fig_goodput"
+
 TRANSLATED: tuple[str, ...] = (MODE,)

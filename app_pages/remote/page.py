@@ -5,6 +5,7 @@ import pandas  # noqa: F401  - before plotly (fresh-server import race)
 import streamlit as st
 
 from app_pages.remote.beside import render_beside
+from app_pages.remote.capacity import render_capacity
 from app_pages.remote.connect import render_connect
 from app_pages.remote.load import render_load
 from app_pages.remote.one import render_one
@@ -25,10 +26,14 @@ render_opened(lang)
 conn = render_connect(lang, public.remote_urls if public.enabled else None)
 if conn is None:
     st.stop()
-one_tab, load_tab, beside_tab = st.tabs([t("rm_tab_one", lang), t("rm_tab_load", lang), t("rm_tab_beside", lang)])
+one_tab, load_tab, capacity_tab, beside_tab = st.tabs(
+    [t("rm_tab_one", lang), t("rm_tab_load", lang), t("rm_tab_capacity", lang), t("rm_tab_beside", lang)]
+)
 with one_tab:
     render_one(conn, lang)
 with load_tab:
     render_load(conn, lang)
+with capacity_tab:
+    render_capacity(conn, lang)
 with beside_tab:
     render_beside(conn, lang)

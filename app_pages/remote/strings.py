@@ -189,6 +189,56 @@ STRINGS: dict[str, tuple[str, str]] = {
     "rm_series_waiting": ("waiting", "等待中"),
     "rm_server_p99": ("P99 ≈ {p99:.0f} ms", "P99 ≈ {p99:.0f} 毫秒"),
     "rm_server_no_p99": ("no P99 (under 100 requests none lies above it)", "不给 P99（不足 100 个请求时没有值高于它）"),
+    "rm_tab_capacity": ("Capacity at an SLO", "SLO 下的容量"),
+    "rm_cap_intro": (
+        "How much load does this server carry while the SLO holds? Short loads at rising concurrency (10 "
+        "requests, or 3 per slot, each; chat questions, EOS ignored where the server honours it): doubling from 1 "
+        "until a load misses the target, then bisecting between the last load that met it and the first that did "
+        "not, within the time budget. Each load is judged by goodput: a request meets the SLO when each of its "
+        "own values is within its threshold.",
+        "在 SLO 成立的前提下，这台服务器能承载多大的负载？以递增的并发度运行短负载（每次 10 个请求，或每个并发槽 3 个；"
+        "聊天问题，服务器支持时忽略 EOS）：从 1 开始翻倍，直到某个负载未达目标，再在最后一个达标的负载与第一个未达标的负载"
+        "之间二分，且不超过时间预算。每个负载都按 goodput 判断：一个请求的每项指标都不超过其阈值时才算满足 SLO。",
+    ),
+    "rm_cap_budget": ("time budget (s)", "时间预算（秒）"),
+    "rm_cap_budget_help": (
+        "The search starts no load it expects to run past this; what it measured is kept either way.",
+        "搜索不会开始预计超出预算的负载；已测量的结果都会保留。",
+    ),
+    "rm_cap_max_load": ("most requests in flight", "最多同时在途请求数"),
+    "rm_cap_run": ("Find the capacity", "寻找容量"),
+    "rm_cap_running": ("Searching for the capacity at {slo}…", "正在寻找 {slo} 下的容量…"),
+    "rm_cap_progress": (
+        "Measured concurrency {load} ({n} loads so far); about {left:.0f} s of the budget left",
+        "已测并发度 {load}（共 {n} 个负载）；预算约剩 {left:.0f} 秒",
+    ),
+    "rm_cap_done": ("Search finished in {s:.0f} s", "搜索用时 {s:.0f} 秒"),
+    "rm_cap_col_load": ("requests in flight", "在途请求数"),
+    "rm_cap_col_met": ("met the SLO", "满足 SLO"),
+    "rm_cap_col_attainment": ("attainment", "达标率"),
+    "rm_cap_col_goodput": ("goodput (req/s)", "goodput（请求/秒）"),
+    "rm_cap_col_throughput": ("throughput (req/s)", "吞吐（请求/秒）"),
+    "rm_cap_col_verdict": ("verdict", "结论"),
+    "rm_cap_col_limiting": ("broke first", "最先失守"),
+    "rm_cap_holds": ("holds", "成立"),
+    "rm_cap_fails": ("does not hold", "不成立"),
+    "rm_cap_busy_mark": (" (busy machine)", "（机器繁忙）"),
+    "rm_cap_attainment": ("SLO attainment", "SLO 达标率"),
+    "rm_cap_target": ("target {share:.0f} %", "目标 {share:.0f} %"),
+    "rm_cap_fig_attainment": ("SLO attainment against load", "SLO 达标率与负载"),
+    "rm_cap_x": ("requests in flight (concurrency)", "在途请求数（并发度）"),
+    "rm_cap_y_attainment": ("requests meeting the SLO (%)", "满足 SLO 的请求（%）"),
+    "rm_cap_throughput": ("throughput", "吞吐"),
+    "rm_cap_goodput": ("goodput", "goodput"),
+    "rm_cap_fig_goodput": ("Goodput and throughput against load", "goodput 与吞吐随负载的变化"),
+    "rm_cap_y_rate": ("requests per second", "每秒请求数"),
+    "rm_cap_caption": (
+        "Goodput = requests that met the SLO ÷ the load's wall time; throughput counts every finished request. Where the "
+        "two part, requests still finish, but too slowly to count. A server on this machine is part of the "
+        "measurement: its CPU time is not counted as other work.",
+        "goodput = 满足 SLO 的请求数 ÷ 负载的墙钟时间；吞吐计入所有完成的请求。两者分开之处，请求仍能完成，但已慢到不算数。"
+        "本机上的服务器属于被测对象：它的 CPU 时间不算作其他工作。",
+    ),
     "rm_server_none": ("No server metrics: {note}", "没有服务器指标：{note}"),
     "rm_server_hist": (
         "The server's own TTFT over this load: P50 ≈ {p50:.0f} ms, {tail} from {n} "

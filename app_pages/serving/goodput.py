@@ -5,7 +5,6 @@ workload under all four policies, judged at the same SLO."""
 
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import replace
 
@@ -17,37 +16,15 @@ from app_pages.serving import keys
 from app_pages.serving.metrics import RUN_COLORS, run_name
 from app_pages.serving.run import JUDGED_POLICIES, PolicyRun, ServingResult, run_policy
 from app_pages.serving.strings import t
-from engine.errors import LabError
 from lab.busy import LoadMeter
 from lab.slo import SLO, Goodput, judge
-from ui.errors import error_message, show_error, show_message
+from ui.errors import error_message, show_message
 from ui.models import get_registry
+from ui.slo_box import slo_box, slo_text
 from ui.theme import style
 from ui.turn import take_turn
-from ui.widgets import whole_number_box
 
-DEFAULTS = {keys.SLO_TTFT: 2000, keys.SLO_TPOT: 200, keys.SLO_ITL: 500, keys.SLO_TARGET: 90}
-
-
-def slo_controls(lang: str) -> SLO | None:
-    """TTFT, TPOT and ITL thresholds (0 leaves that objective out) and the target share."""
-    for key, value in DEFAULTS.items():
-        st.session_state.setdefault(key, float(value))  # seeded once: no widget gets a default and a state
-    c = st.columns(4)
-    boxes = (("sv_slo_ttft", keys.SLO_TTFT), ("sv_slo_tpot", keys.SLO_TPOT), ("sv_slo_itl", keys.SLO_ITL))
-    limits = [
-        whole_number_box(col, t(label, lang), 0, None, key, help=t(f"{label}_help", lang))
-        for col, (label, key) in zip(c, boxes)
-    ]
-    target = whole_number_box(
-        c[3], t("sv_slo_target", lang), 1, 100, keys.SLO_TARGET, help=t("sv_slo_target_help", lang)
-    )
-    ttft, tpot, itl = (limit or None for limit in limits)  # 0: not part of the objective
-    try:
-        return SLO(ttft_ms=ttft, tpot_ms=tpot, itl_ms=itl, target=(target or 0) / 100)
-    except LabError as exc:
-        show_error(exc, lang)
-        return None
+SLO_DEFAULTS = {"ttft": 2000, "tpot": 200, "itl": 500, "target": 90}  # for the bundled model on 2 CPU cores
 
 
 def judged(run: PolicyRun, slo: SLO, num_requests: int) -> Goodput:
@@ -56,29 +33,24 @@ def judged(run: PolicyRun, slo: SLO, num_requests: int) -> Goodput:
     return judge(slo, finished, run.seconds, failed=max(0, num_requests - len(finished)))
 
 
-def slo_text(slo: SLO, lang: str) -> str:
-    """'TTFT ≤ 2000 ms and TPOT ≤ 200 ms'."""
-    return t("sv_slo_and", lang).join(f"{name.upper()} ≤ {limit:g} ms" for name, limit in slo.thresholds.items())
+def verdict_row(first_column: str, name: str, g: Goodput, lang: str) -> dict:
+    """One judged run as a table row: met, attainment, goodput, throughput, verdict, what broke first."""
+    return {
+        first_column: name,
+        t("sv_gp_met", lang): f"{g.met} / {g.requests}",
+        t("sv_gp_attainment", lang): 100 * g.attainment,
+        t("sv_gp_goodput", lang): g.goodput,
+        t("sv_gp_throughput", lang): g.throughput,
+        t("sv_gp_verdict", lang): t("sv_gp_holds" if g.holds else "sv_gp_fails", lang),
+        t("sv_gp_limiting", lang): (
+            t("sv_gp_limit", lang, name=g.limiting.upper(), n=g.missed[g.limiting]) if g.limiting else "—"
+        ),
+    }
 
 
 def goodput_table(runs: list[PolicyRun], slo: SLO, num_requests: int, lang: str) -> pd.DataFrame:
-    rows = []
-    for run in runs:
-        g = judged(run, slo, num_requests)
-        rows.append(
-            {
-                t("sv_gp_run", lang): run_name(run, lang),
-                t("sv_gp_met", lang): f"{g.met} / {g.requests}",
-                t("sv_gp_attainment", lang): 100 * g.attainment,
-                t("sv_gp_goodput", lang): g.goodput,
-                t("sv_gp_throughput", lang): g.requests / run.seconds if run.seconds else math.nan,
-                t("sv_gp_verdict", lang): t("sv_gp_holds" if g.holds else "sv_gp_fails", lang),
-                t("sv_gp_limiting", lang): (
-                    t("sv_gp_limit", lang, name=g.limiting.upper(), n=g.missed[g.limiting]) if g.limiting else "—"
-                ),
-            }
-        )
-    return pd.DataFrame(rows)
+    column = t("sv_gp_run", lang)
+    return pd.DataFrame([verdict_row(column, run_name(r, lang), judged(r, slo, num_requests), lang) for r in runs])
 
 
 def goodput_sentence(runs: list[PolicyRun], slo: SLO, num_requests: int, lang: str) -> str:
@@ -139,23 +111,13 @@ def slo_figure(runs: list[PolicyRun], slo: SLO, lang: str) -> go.Figure:
 
 def policy_rows(policy_runs: dict[str, PolicyRun], slo: SLO, num_requests: int, lang: str) -> pd.DataFrame:
     """Every policy on the same workload, judged at the same SLO."""
-    rows = []
-    for policy, run in policy_runs.items():
-        g = judged(run, slo, num_requests)
-        rows.append(
-            {
-                t("sv_gp_policy", lang): t(f"sv_policy_{policy}", lang),
-                t("sv_gp_met", lang): f"{g.met} / {g.requests}",
-                t("sv_gp_attainment", lang): 100 * g.attainment,
-                t("sv_gp_goodput", lang): g.goodput,
-                t("sv_gp_throughput", lang): g.requests / run.seconds if run.seconds else math.nan,
-                t("sv_gp_verdict", lang): t("sv_gp_holds" if g.holds else "sv_gp_fails", lang),
-                t("sv_gp_limiting", lang): (
-                    t("sv_gp_limit", lang, name=g.limiting.upper(), n=g.missed[g.limiting]) if g.limiting else "—"
-                ),
-            }
-        )
-    return pd.DataFrame(rows)
+    column = t("sv_gp_policy", lang)
+    return pd.DataFrame(
+        [
+            verdict_row(column, t(f"sv_policy_{policy}", lang), judged(run, slo, num_requests), lang)
+            for policy, run in policy_runs.items()
+        ]
+    )
 
 
 def run_every_policy(bundle, result: ServingResult, lang: str) -> None:
@@ -210,7 +172,7 @@ def all_policies_section(bundle, result: ServingResult, slo: SLO, lang: str) -> 
 
 def goodput_panel(result: ServingResult, runs: list[PolicyRun], lang: str, bundle=None) -> None:
     st.markdown(t("sv_gp_intro", lang))
-    slo = slo_controls(lang)
+    slo = slo_box(lang, keys.SLO_PREFIX, SLO_DEFAULTS)
     if slo is None:
         return
     st.markdown(goodput_sentence(runs, slo, result.num_requests, lang))

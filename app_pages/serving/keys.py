@@ -34,10 +34,7 @@ ALL_POLICIES_TABLE = "sv_all_policies_table"
 FIG_SLO = "sv_fig_slo"
 GOODPUT_TABLE = "sv_goodput_table"
 POLICY_RUNS = "sv_policy_runs"  # {"runs": {policy: PolicyRun}, "load": MachineLoad}
-SLO_ITL = "sv_slo_itl"
-SLO_TARGET = "sv_slo_target"
-SLO_TPOT = "sv_slo_tpot"
-SLO_TTFT = "sv_slo_ttft"
+SLO_PREFIX = "sv"  # the SLO box's keys: sv_slo_ttft, sv_slo_tpot, sv_slo_itl, sv_slo_target (ui/slo_box.py)
 
 # panels.py
 BATCH_TABLE = "sv_batch_table"

@@ -327,30 +327,6 @@ STRINGS: dict[str, tuple[str, str]] = {
         "它的 TTFT、TPOT，以及 ITL 的每一个间隔。goodput 是每秒满足 SLO 的请求数（DistServe）；达标率是它们占整个"
         "负载的比例；达标率达到目标时，SLO 成立。",
     ),
-    "sv_slo_ttft": ("TTFT ≤ (ms)", "TTFT ≤（毫秒）"),
-    "sv_slo_ttft_help": (
-        "Time to first token, per request; 0 leaves it out. The defaults suit the bundled model on 2 CPU cores.",
-        "每个请求的首 token 时间；0 表示不计入。默认值适合双核 CPU 上的内置模型。",
-    ),
-    "sv_slo_tpot": ("TPOT ≤ (ms)", "TPOT ≤（毫秒）"),
-    "sv_slo_tpot_help": (
-        "Time per output token after the first, per request (its average); 0 leaves it out. A one-token reply "
-        "has none and passes, as in vLLM.",
-        "首个之后每个输出 token 的平均时间（每个请求）；0 表示不计入。只有一个 token 的回复没有 TPOT，视为通过（同 vLLM）。",
-    ),
-    "sv_slo_itl": ("every ITL gap ≤ (ms)", "每个 ITL 间隔 ≤（毫秒）"),
-    "sv_slo_itl_help": (
-        "The longest gap between two of a request's tokens: a stall behind another request's prefill shows "
-        "here, while its TPOT averages it away; 0 leaves it out.",
-        "一个请求相邻两个 token 之间的最长间隔：被其他请求的预填充卡住时会在这里显现，而 TPOT 会把它平均掉；"
-        "0 表示不计入。",
-    ),
-    "sv_slo_target": ("target (% of requests)", "目标（请求的百分比）"),
-    "sv_slo_target_help": (
-        "The share of requests that must meet every objective for the SLO to hold (90 %: a P90 SLO).",
-        "SLO 成立所需的、满足全部目标的请求比例（90 %：即 P90 SLO）。",
-    ),
-    "sv_slo_and": (" and ", " 且 "),
     "sv_gp_run": ("run", "运行"),
     "sv_gp_met": ("met the SLO", "满足 SLO"),
     "sv_gp_attainment": ("attainment", "达标率"),

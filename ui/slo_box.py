@@ -1,0 +1,45 @@
+"""The SLO box of the pages that judge a load by goodput (the serving and remote labs): TTFT, TPOT
+and every-ITL-gap thresholds in ms (0 leaves one out) and the target share of requests. The rule
+that judges lives in lab/slo.py; this is only its input and its words."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from engine.errors import LabError
+from lab.slo import SLO
+from ui.errors import show_error
+from ui.i18n import t
+from ui.widgets import whole_number_box
+
+OBJECTIVES = ("ttft", "tpot", "itl")
+
+
+def slo_keys(prefix: str) -> dict[str, str]:
+    """The box's widget keys on a page: <prefix>_slo_ttft, ..._tpot, ..._itl, ..._target."""
+    return {name: f"{prefix}_slo_{name}" for name in (*OBJECTIVES, "target")}
+
+
+def slo_box(lang: str, prefix: str, defaults: dict[str, int]) -> SLO | None:
+    """Draw the box (seeded once with `defaults`, by name: ttft, tpot, itl, target %); the SLO, or None
+    with the reason shown."""
+    keys = slo_keys(prefix)
+    for name, value in defaults.items():
+        st.session_state.setdefault(keys[name], float(value))  # no widget gets both a default and a state
+    c = st.columns(4)
+    limits = [
+        whole_number_box(col, t(f"slo_{name}", lang), 0, None, keys[name], help=t(f"slo_{name}_help", lang))
+        for col, name in zip(c, OBJECTIVES)
+    ]
+    target = whole_number_box(c[3], t("slo_target", lang), 1, 100, keys["target"], help=t("slo_target_help", lang))
+    ttft, tpot, itl = (limit or None for limit in limits)  # 0: not part of the objective
+    try:
+        return SLO(ttft_ms=ttft, tpot_ms=tpot, itl_ms=itl, target=(target or 0) / 100)
+    except LabError as exc:
+        show_error(exc, lang)
+        return None
+
+
+def slo_text(slo: SLO, lang: str) -> str:
+    """'TTFT ≤ 2000 ms and TPOT ≤ 200 ms'."""
+    return t("slo_and", lang).join(f"{name.upper()} ≤ {limit:g} ms" for name, limit in slo.thresholds.items())
