@@ -81,12 +81,15 @@ def markdown_tables(text: str) -> list[dict]:
     return tables
 
 
-def write_record(bench: str, output: str, load, argv: list[str], out: Path = RESULTS) -> Path:
-    now = datetime.now(UTC)
+def write_record(
+    bench: str, output: str, load, argv: list[str], out: Path = RESULTS, started: datetime | None = None, at: str = ""
+) -> Path:
+    """`started` and `at`: when the bench began and the commit it began from (default: now)."""
+    now = started or datetime.now(UTC)
     record = {
         "bench": bench,
         "date": now.isoformat(timespec="seconds"),
-        "commit": commit(),
+        "commit": at or commit(),
         "machine": machine(),
         "argv": argv,
         "busy": bool(load.busy),
@@ -107,9 +110,9 @@ def recorded(bench: str, out: Path = RESULTS) -> Iterator[None]:
     from engine.machine import describe_cpu
     from lab.busy import LoadMeter
 
-    kept = io.StringIO()
+    kept, started, at = io.StringIO(), datetime.now(UTC), commit()  # the run's, not the moment it ends
     with redirect_stdout(_Tee(sys.stdout, kept)):
-        print(f"# {bench} bench, {datetime.now(UTC):%Y-%m-%d %H:%M} UTC, commit {commit()}")
+        print(f"# {bench} bench, {started:%Y-%m-%d %H:%M} UTC, commit {at}")
         print(f"# machine: {describe_cpu()}")
         meter = LoadMeter(children=True).start()  # a server the bench started is its own work
         yield
@@ -119,5 +122,5 @@ def recorded(bench: str, out: Path = RESULTS) -> Iterator[None]:
                 f"# BUSY MACHINE: other processes kept {load.other_cores:.1f} of {load.cores} cores busy; "
                 "the times and ratios above are not the engine's own"
             )
-    path = write_record(bench, kept.getvalue(), load, sys.argv[1:], out)
+    path = write_record(bench, kept.getvalue(), load, sys.argv[1:], out, started, at)
     print(f"# record: {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}")
