@@ -191,3 +191,20 @@ def test_no_public_page_shows_a_server_path(new_app, public, tiny_dirs):
         assert len(texts) > 3, page.name  # the page drew
         leaks = [(page.name, secret, text[:200]) for text in texts for secret in secrets if secret in text]
         assert not leaks, leaks
+
+
+def test_a_visitors_capacity_search_is_capped(new_app, public, tiny_server):
+    """On a public server the remote page's capacity search ends within two minutes and tries at
+    most max_batch requests in flight, whatever a crafted session holds."""
+    from ui.public import _loaded
+
+    url, _ = tiny_server
+    public.write_text(public.read_text() + f'remote_urls = ["{url}"]\n')
+    _loaded.cache_clear()
+    at = new_app(180).run()
+    at.switch_page(page_file("remote")).run()
+    at.session_state["rm_cap_max_load"] = 500.0
+    at = next(b for b in at.button if b.label == "Connect").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert at.number_input(key="rm_cap_budget").max == 120
+    assert at.number_input(key="rm_cap_max_load").max == 8 and at.number_input(key="rm_cap_max_load").value <= 8

@@ -18,18 +18,27 @@ from lab.capacity import Capacity, Point, search, server_measure
 from lab.remote_client import RemoteRequest
 from lab.workload import QUESTIONS
 from ui.capped import cap_help, capped
+from ui.public import public_settings
 from ui.slo_box import slo_box, slo_text
 from ui.theme import EXTRA_COLORS, PHASE_COLORS, style
 from ui.widgets import whole_number, whole_number_box
 
 SLO_DEFAULTS = {"ttft": 1000, "tpot": 200, "itl": 0, "target": 90}
+PUBLIC_BUDGET_S = 120
 
 
 def _controls(lang: str):
     slo = slo_box(lang, keys.SLO_PREFIX, SLO_DEFAULTS)
     c = st.columns(3)
+    longest = PUBLIC_BUDGET_S if public_settings().enabled else 1800  # a visitor's search ends within 2 min
     whole_number_box(
-        c[0], t("rm_cap_budget", lang), 10, 1800, keys.CAP_BUDGET, value=120, help=t("rm_cap_budget_help", lang)
+        c[0],
+        t("rm_cap_budget", lang),
+        10,
+        longest,
+        keys.CAP_BUDGET,
+        value=min(120, longest),
+        help=t("rm_cap_budget_help", lang),
     )
     most = capped("max_batch", 64, keys.CAP_MAX_LOAD)
     whole_number_box(
