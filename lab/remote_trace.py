@@ -5,7 +5,7 @@ model, whose metrics it publishes), each load's plan, every request as the clien
 each chunk's arrival and text, usage, finish reason, error) and the server's gauges over the run
 with its latency histograms at the start and the end (all a histogram over the run needs). Times
 are seconds from the run's start. The API key is never part of it. Loading checks every field
-(lab/trace_io.Fields) and raises ValueError with a message for the user.
+against the declared records below (lab/schema.py) and raises LabError with a message for the user.
 """
 
 from __future__ import annotations
@@ -21,7 +21,8 @@ from engine.errors import LabError
 from lab.remote_client import RemoteRequest, RemoteResult
 from lab.remote_load import MODES, LoadPlan, LoadRun
 from lab.remote_metrics import KINDS, Histogram, MetricsWatch, Snapshot
-from lab.trace_io import Fields, check_header, parse_json
+from lab.schema import Bool, Checked, Float, Int, ListOf, OneOf, Record, Text, validate
+from lab.trace_io import INVALID, check_header, parse_json
 
 FORMAT = "pdlab-remote-trace"
 VERSION = 1
@@ -147,104 +148,135 @@ def _hist_dict(h: Histogram) -> dict:
 
 
 # --- from JSON -------------------------------------------------------------------------------------
+class RequestFile(Record):
+    prompt: Text(MAX_TEXT)
+    max_tokens: Int(lo=1, hi=1 << 20)
+    chat: Bool
+    temperature: Float(lo=0.0, hi=100.0)
+    ignore_eos: Bool
+
+    def build(self) -> RemoteRequest:
+        return RemoteRequest(**dict(self))
+
+
+class PlanFile(Record):
+    mode: OneOf(MODES)
+    max_requests: Int(lo=1)
+    concurrency: Int(lo=1)
+    rate: Float()
+    arrivals: ListOf(Float()) | None = None
+    max_duration_s: Float()
+    seed: Int()
+    requests: ListOf(RequestFile)
+
+
+class ResultFile(Record):
+    request: Int()
+    send: Float(lo=0.0)
+    chunk_times: ListOf(Float(), MAX_CHUNKS)
+    chunk_texts: ListOf(Text(MAX_TEXT), MAX_CHUNKS)
+    usage_prompt_tokens: Int() | None = None
+    usage_output_tokens: Int() | None = None
+    finish_reason: Text(64) | None = None
+    error: Text(4096) | None = None
+    done: Float() | None = None
+    response_id: Text(256) | None = None
+
+
+def _bucket(pair: list) -> tuple[float, float]:
+    """[upper bound, cumulative count], the bound "+Inf" for the last bucket."""
+    numbers = [v for v in pair if isinstance(v, (int, float)) and not isinstance(v, bool)]
+    if len(pair) != 2 or len(numbers) + (pair[0] == "+Inf") != 2:
+        raise ValueError(pair)
+    return (math.inf if pair[0] == "+Inf" else float(pair[0]), float(pair[1]))
+
+
+class HistogramFile(Record):
+    buckets: ListOf(Checked(list, _bucket, "[upper bound, count]"), 1024)
+    count: Float(lo=0.0)
+    total: Float()
+
+
+class SnapshotFile(Record):
+    time: Float()
+    gauges: dict[str, Float()]
+    histograms: dict[str, HistogramFile]
+
+
+class WatchFile(Record):
+    note: Text(4096) | None = None
+    snapshots: ListOf(SnapshotFile, 100_000)
+
+    def build(self) -> MetricsWatch:
+        snaps = [
+            Snapshot(
+                s.time, dict(s.gauges), {k: Histogram(h.buckets, h.count, h.total) for k, h in s.histograms.items()}
+            )
+            for s in self.snapshots
+        ]
+        return MetricsWatch(snaps, self.note)
+
+
+class RunFile(Record):
+    plan: PlanFile
+    end: Float(lo=0.0) | None = None
+    stopped: Bool
+    results: ListOf(ResultFile, 10_000)
+    server_metrics: WatchFile
+
+
+class ServerFile(Record):
+    base_url: Text(2048)
+    model: Text(1024)
+    kind: OneOf(tuple(KINDS)) | None = None
+
+
+class SavedFile(Record):
+    server: ServerFile
+    runs: ListOf(RunFile, MAX_RUNS)
+    created: Text(64) | None = None
+
+
 def load_saved(data: str | bytes) -> Saved:
-    """A remote trace file's text back to runs; ValueError with the reason for anything else."""
-    f = check_header(parse_json(data), FORMAT, VERSION)
-    server = f.obj("server")
-    kind = server.str("kind", choices=tuple(KINDS), optional=True)
-    runs = [_run_from(Fields(x, f"runs[{i}]")) for i, x in enumerate(f.list("runs", MAX_RUNS))]
-    if not runs:
-        raise LabError("Not a valid trace: it holds no run.")
-    return Saved(
-        server.str("base_url", max_len=2048),
-        server.str("model", max_len=1024),
-        kind,
-        runs,
-        f.str("created", max_len=64, optional=True) or "",
-    )
+    """A remote trace file's text back to runs; LabError with the reason for anything else."""
+    doc = parse_json(data)
+    check_header(doc, FORMAT, VERSION)
+    f = validate(SavedFile, doc, INVALID)
+    if not f.runs:
+        raise LabError(f"{INVALID}it holds no run.")
+    runs = [_run_from(run, f"runs[{i}]") for i, run in enumerate(f.runs)]
+    return Saved(f.server.base_url, f.server.model, f.server.kind, runs, f.created or "")
 
 
-def _run_from(f: Fields) -> tuple[LoadRun, MetricsWatch]:
-    p = f.obj("plan")
-    requests = [_request_from(Fields(x, p.path(f"requests[{i}]"))) for i, x in enumerate(p.list("requests"))]
-    arrivals = p.floats("arrivals") if p.data.get("arrivals") is not None else None
+def _run_from(f: RunFile, where: str) -> tuple[LoadRun, MetricsWatch]:
+    p = f.plan
+    requests = [r.build() for r in p.requests]
     try:
         plan = LoadPlan(
-            p.str("mode", choices=MODES),
+            p.mode,
             requests,
-            max_requests=p.int("max_requests", lo=1),
-            concurrency=p.int("concurrency", lo=1),
-            rate=p.float("rate"),
-            arrivals=arrivals,
-            max_duration_s=p.float("max_duration_s"),
-            seed=p.int("seed"),
+            max_requests=p.max_requests,
+            concurrency=p.concurrency,
+            rate=p.rate,
+            arrivals=p.arrivals,
+            max_duration_s=p.max_duration_s,
+            seed=p.seed,
         )
     except LabError as e:
-        raise LabError(f"Not a valid trace: {f.path('plan')}: {e}") from None
-    run = LoadRun(plan, start=0.0, end=f.float("end", lo=0.0, optional=True), stopped=f.bool("stopped"))
-    run.results = [
-        _result_from(Fields(x, f.path(f"results[{i}]")), requests) for i, x in enumerate(f.list("results", 10_000))
-    ]
-    return run, _watch_from(f.obj("server_metrics"))
+        raise LabError(f"{INVALID}{where}.plan: {e}") from None
+    run = LoadRun(plan, start=0.0, end=f.end, stopped=f.stopped)
+    run.results = [_result_from(r, f"{where}.results[{i}]", requests) for i, r in enumerate(f.results)]
+    return run, f.server_metrics.build()
 
 
-def _request_from(f: Fields) -> RemoteRequest:
-    return RemoteRequest(
-        f.str("prompt", max_len=MAX_TEXT),
-        f.int("max_tokens", lo=1, hi=1 << 20),
-        f.bool("chat"),
-        f.float("temperature", lo=0.0, hi=100.0),
-        f.bool("ignore_eos"),
-    )
-
-
-def _result_from(f: Fields, requests: list[RemoteRequest]) -> RemoteResult:
-    index = f.int("request", hi=len(requests) - 1)
-    times = f.floats("chunk_times")
-    texts = f.list("chunk_texts", MAX_CHUNKS)
-    if len(texts) != len(times) or not all(isinstance(x, str) for x in texts):
-        raise LabError(f"Not a valid trace: {f.path('chunk_texts')} should be one text per chunk time.")
+def _result_from(f: ResultFile, where: str, requests: list[RemoteRequest]) -> RemoteResult:
+    if f.request >= len(requests):
+        raise LabError(f"{INVALID}{where}.request should be the index of one of the plan's {len(requests)} requests.")
+    times = f.chunk_times
+    if len(f.chunk_texts) != len(times):
+        raise LabError(f"{INVALID}{where}.chunk_texts should be one text per chunk time.")
     if any(b < a for a, b in zip(times, times[1:])):
-        raise LabError(f"Not a valid trace: {f.path('chunk_times')} is not in order.")
-    r = RemoteResult(
-        requests[index],
-        send=f.float("send", lo=0.0),
-        chunk_times=times,
-        chunk_texts=texts,
-        usage_prompt_tokens=f.int("usage_prompt_tokens", optional=True),
-        usage_output_tokens=f.int("usage_output_tokens", optional=True),
-        finish_reason=f.str("finish_reason", max_len=64, optional=True),
-        error=f.str("error", max_len=4096, optional=True),
-        done=f.float("done", optional=True),
-        response_id=f.str("response_id", max_len=256, optional=True),
-    )
-    if times and times[0] < r.send:
-        raise LabError(f"Not a valid trace: {f.where} has a chunk before its request was sent.")
-    return r
-
-
-def _watch_from(f: Fields) -> MetricsWatch:
-    snaps = []
-    for i, x in enumerate(f.list("snapshots", 100_000)):
-        s = Fields(x, f.path(f"snapshots[{i}]"))
-        g = s.obj("gauges")
-        h = s.obj("histograms")
-        snaps.append(
-            Snapshot(s.float("time"), {k: g.float(k) for k in g.data}, {k: _hist_from(h.obj(k)) for k in h.data})
-        )
-    return MetricsWatch(snaps, f.str("note", max_len=4096, optional=True))
-
-
-def _hist_from(f: Fields) -> Histogram:
-    buckets: list[tuple[float, float]] = []
-    for i, pair in enumerate(f.list("buckets", 1024)):
-        le = math.inf if isinstance(pair, list) and len(pair) == 2 and pair[0] == "+Inf" else None
-        ok = (
-            isinstance(pair, list)
-            and len(pair) == 2
-            and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in pair[int(le is not None) :])
-        )
-        if not ok:
-            raise LabError(f"Not a valid trace: {f.path(f'buckets[{i}]')} should be [upper bound, count].")
-        buckets.append((le if le is not None else float(pair[0]), float(pair[1])))
-    return Histogram(buckets, f.float("count", lo=0.0), f.float("total"))
+        raise LabError(f"{INVALID}{where}.chunk_times is not in order.")
+    if times and times[0] < f.send:
+        raise LabError(f"{INVALID}{where} has a chunk before its request was sent.")
+    return RemoteResult(requests[f.request], **{k: v for k, v in dict(f).items() if k != "request"})

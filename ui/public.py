@@ -25,10 +25,13 @@ from __future__ import annotations
 import functools
 import os
 import tomllib
-from dataclasses import dataclass
 from pathlib import Path
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field
 
 from engine.errors import LabError
+from lab.schema import Bool, Checked, Int, Want, validate
 
 PUBLIC_ENV = "PDLAB_PUBLIC"
 SETTINGS_ENV = "PDLAB_SETTINGS"
@@ -36,23 +39,40 @@ DEFAULT_FILE = Path(__file__).resolve().parent.parent / "lab.toml"
 TRUE = ("1", "true", "yes", "on")
 
 
-@dataclass(frozen=True)
-class PublicSettings:
-    enabled: bool = False
-    models: tuple[str, ...] = ("bundled",)
-    remote_urls: tuple[str, ...] = ()
-    max_prompt_chars: int = 4000
-    max_new_tokens: int = 256
-    max_context: int = 2048  # tokens any run may hold (prompt + output): every page's lengths stop here
-    max_repeats: int = 3  # timing repeats (sweeps, calibration, precision, compare)
-    max_requests: int = 16  # requests in one workload (serving lab, memory leak, remote load)
-    max_batch: int = 8  # sequences stepped together (roofline, serving, precision)
-    max_columns: int = 2  # compare columns
-    max_sweep_points: int = 12  # lengths one sweep measures (prompt and output lists together)
-    max_step_tokens: int = 1024  # the most token rows one step may compute (a prompt, or a no-cache context)
-    max_uncached_work: int = 16384  # token rows a run without the KV cache may compute, all steps together
-    max_active_runs: int = 1  # runs on the engine at once; the rest wait their turn in order
-    runs_per_minute: int = 6  # per browser session
+def _not_blank(text: str) -> str:
+    if not text.strip():
+        raise ValueError(text)
+    return text.strip()
+
+
+Name = Checked(str, _not_blank, "a text that is not blank")
+Names = Annotated[tuple[Name, ...], Field(strict=False), Want("a list of texts")]  # TOML's lists, kept as tuples
+
+
+def Count(default: int, hi: int) -> Any:  # noqa: N802 - a field type with its default
+    return Annotated[Int(lo=1, hi=hi), Field(default=default)]
+
+
+class PublicSettings(BaseModel):
+    """The [public] table of the settings file; every field has a safe default."""
+
+    model_config = ConfigDict(strict=True, frozen=True, extra="forbid")
+
+    enabled: Bool = False
+    models: Names = ("bundled",)
+    remote_urls: Names = ()
+    max_prompt_chars: Count(4000, 1 << 20)
+    max_new_tokens: Count(256, 1 << 16)
+    max_context: Count(2048, 1 << 20)  # tokens any run may hold (prompt + output): every page's lengths stop here
+    max_repeats: Count(3, 100)  # timing repeats (sweeps, calibration, precision, compare)
+    max_requests: Count(16, 10_000)  # requests in one workload (serving lab, memory leak, remote load)
+    max_batch: Count(8, 1024)  # sequences stepped together (roofline, serving, precision)
+    max_columns: Count(2, 4)  # compare columns
+    max_sweep_points: Count(12, 1000)  # lengths one sweep measures (prompt and output lists together)
+    max_step_tokens: Count(1024, 1 << 20)  # the most token rows one step may compute (a prompt, or a no-cache context)
+    max_uncached_work: Count(16384, 1 << 30)  # token rows a run without the KV cache may compute, all steps together
+    max_active_runs: Count(1, 64)  # runs on the engine at once; the rest wait their turn in order
+    runs_per_minute: Count(6, 10_000)  # per browser session
 
     def allows_model(self, spec: object) -> bool:
         """May a visitor load `spec`? Anything on a private server; on a public one exactly a string
@@ -60,53 +80,20 @@ class PublicSettings:
         return not self.enabled or (isinstance(spec, str) and spec in self.models)
 
 
-COUNTS = {  # the whole-number settings and the most each may be set to
-    "max_prompt_chars": 1 << 20,
-    "max_new_tokens": 1 << 16,
-    "max_context": 1 << 20,
-    "max_repeats": 100,
-    "max_requests": 10_000,
-    "max_batch": 1024,
-    "max_columns": 4,
-    "max_sweep_points": 1000,
-    "max_step_tokens": 1 << 20,
-    "max_uncached_work": 1 << 30,
-    "max_active_runs": 64,
-    "runs_per_minute": 10_000,
-}
-
-
 def parse_settings(doc: dict, env_public: str | None = None) -> PublicSettings:
-    """The [public] table of a settings file (and the env switch); ValueError naming a bad field."""
+    """The [public] table of a settings file (and the env switch); LabError naming a bad field."""
     table = doc.get("public", {})
     if not isinstance(table, dict):
         raise LabError("[public] in the settings file should be a table.")
-    unknown = set(table) - {"enabled", "models", "remote_urls", *COUNTS}
+    unknown = set(table) - set(PublicSettings.model_fields)
     if unknown:
         raise LabError(f"Unknown setting(s) under [public]: {', '.join(sorted(unknown))}.")
-
-    def texts(name: str, default: tuple[str, ...]) -> tuple[str, ...]:
-        value = table.get(name, list(default))
-        if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
-            raise LabError(f"public.{name} should be a list of texts.")
-        return tuple(v.strip() for v in value)
-
-    def count(name: str, default: int, hi: int) -> int:
-        value = table.get(name, default)
-        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= hi:
-            raise LabError(f"public.{name} should be a whole number from 1 to {hi:,}, got {value!r}.")
-        return value
-
-    enabled = table.get("enabled", False)
-    if not isinstance(enabled, bool):
-        raise LabError(f"public.enabled should be true or false, got {enabled!r}.")
-    if env_public is not None and env_public.strip():
-        enabled = env_public.strip().lower() in TRUE
-    models = texts("models", ("bundled",))
-    if not models:
+    settings = validate(PublicSettings, table, prefix="public.")
+    if not settings.models:
         raise LabError("public.models lists no model: a public server needs at least one.")
-    counts = {name: count(name, getattr(PublicSettings, name), hi) for name, hi in COUNTS.items()}
-    return PublicSettings(enabled, models, texts("remote_urls", ()), **counts)
+    if env_public is not None and env_public.strip():
+        settings = settings.model_copy(update={"enabled": env_public.strip().lower() in TRUE})
+    return settings
 
 
 def read_settings(path: Path | None = None, env: dict | None = None) -> PublicSettings:

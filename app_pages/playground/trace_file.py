@@ -14,7 +14,7 @@ import base64
 import binascii
 import json
 import zlib
-from dataclasses import asdict, fields
+from dataclasses import asdict
 from datetime import UTC, datetime
 from typing import Any
 
@@ -22,15 +22,16 @@ import numpy as np
 
 from engine.errors import LabError
 from engine.memory_pass import MEMORY_PASS
+from lab.schema import MAX_ITEMS, Bool, Float, Int, ListOf, OneOf, Record, Text, validate
 from lab.trace_io import (
-    Fields,
+    INVALID,
+    MAX_TEXT_BYTES,
+    RequestFile,
+    StepFile,
+    TokenFile,
     check_header,
     parse_json,
-    records,
-    request_from_dict,
-    step_from_dict,
     step_to_dict,
-    token_from_dict,
     token_to_dict,
 )
 from ui.run_state import ModelInfo, RunResult, RunSettings, RunStatus
@@ -76,28 +77,26 @@ def load_run(data: str | bytes) -> RunResult:
 
 
 def run_from_dict(doc: Any) -> RunResult:
-    f = check_header(doc, FORMAT, VERSION)
-    model = _model_from(f.obj("model"))
-    settings = _settings_from(f.obj("settings"))
-    _check_step_count(f)
-    steps = records(f, "steps", step_from_dict)
-    token_fields = [Fields(x, f"tokens[{i}]") for i, x in enumerate(f.list("tokens"))]
-    request = f.obj("request", optional=True)
+    check_header(doc, FORMAT, VERSION)
+    _check_step_count(doc)
+    f = validate(RunFile, doc, INVALID)
+    model = ModelInfo(**dict(f.model))
+    steps = [s.build() for s in f.steps]
     result = RunResult(
-        settings=settings,
+        settings=RunSettings(**dict(f.settings)),
         model=model,
-        block_size=f.int("block_size", lo=1, hi=1 << 16),
-        prompt=[_piece_from(Fields(p, f"prompt[{i}]")) for i, p in enumerate(f.list("prompt"))],
-        arrival=f.float("arrival"),
+        block_size=f.block_size,
+        prompt=[p.build() for p in f.prompt],
+        arrival=f.arrival,
         steps=steps,
-        tokens=[token_from_dict(t) for t in token_fields],
-        pieces=[_piece_from(t.obj("piece")) for t in token_fields],
-        request=request_from_dict(request) if request else None,
-        status=RunStatus(f.str("status", choices=tuple(s.value for s in RunStatus))),
-        error=f.str("error", max_len=4096, optional=True),
+        tokens=[t.build() for t in f.tokens],
+        pieces=[t.piece.build() for t in f.tokens],
+        request=f.request.build() if f.request else None,
+        status=RunStatus(f.status),
+        error=f.error,
     )
-    result.attention = decode_attention(f.obj("attention", optional=True), len(steps), model)
-    result.memory_pass = f.str("memory_pass", choices=(MEMORY_PASS,), optional=True)  # absent in older files
+    result.attention = decode_attention(f.attention, len(steps), model)
+    result.memory_pass = f.memory_pass
     _check_consistent(result)
     return result
 
@@ -107,44 +106,86 @@ def _piece_dict(p: Piece) -> dict:
     return {"id": p.token_id, "label": p.label, "bytes": p.is_bytes}
 
 
-def _piece_from(f: Fields) -> Piece:
-    return Piece(f.int("id"), f.str("label", max_len=4096), f.bool("bytes"))
+class PieceFile(Record):
+    id: Int()
+    label: Text(4096)
+    bytes: Bool
+
+    def build(self) -> Piece:
+        return Piece(self.id, self.label, self.bytes)
 
 
-def _model_from(f: Fields) -> ModelInfo:
-    counts = {"num_layers", "hidden_size", "num_heads", "num_kv_heads", "head_dim", "vocab_size", "max_position"}
-    values: dict[str, Any] = {}
-    for field in fields(ModelInfo):
-        if field.name in counts:
-            values[field.name] = f.int(field.name, lo=1, hi=1 << 24)
-        elif field.name in ("num_params", "weight_bytes"):
-            values[field.name] = f.int(field.name)
-        elif field.name == "elem_bytes":
-            values[field.name] = f.int(field.name, lo=1, hi=8)
-        else:
-            values[field.name] = f.str(field.name, max_len=4096)
-    return ModelInfo(**values)
+class TokenWithPiece(TokenFile):
+    piece: PieceFile
 
 
-def _settings_from(f: Fields) -> RunSettings:
-    return RunSettings(
-        prompt=f.str("prompt", max_len=MAX_PROMPT_CHARS),
-        chat=f.bool("chat"),
-        max_new_tokens=f.int("max_new_tokens", lo=1, hi=1 << 20),
-        temperature=f.float("temperature", lo=0.0, hi=100.0),
-        top_k=f.int("top_k"),
-        top_p=f.float("top_p", lo=0.0, hi=1.0),
-        seed=f.int("seed", optional=True),
-        attention=f.str("attention", choices=("sdpa", "eager")),
-        kv_cache=f.bool("kv_cache"),
-        probe_memory=f.bool("probe_memory"),
-    )
+Count = Int(lo=1, hi=1 << 24)
 
 
-def _check_step_count(f: Fields) -> None:
-    """Refused before any record is parsed: a longer run would take minutes to check and draw."""
-    count = len(f.list("steps"))
-    if count > MAX_STEPS:
+class ModelFile(Record):
+    """ModelInfo's fields: its counts, sizes and names."""
+
+    name: Text(4096)
+    source: Text(4096)
+    num_layers: Count
+    hidden_size: Count
+    num_heads: Count
+    num_kv_heads: Count
+    head_dim: Count
+    vocab_size: Count
+    max_position: Count
+    num_params: Int()
+    weight_bytes: Int()
+    dtype: Text(4096)
+    elem_bytes: Int(lo=1, hi=8)
+    device: Text(4096)
+
+
+class SettingsFile(Record):
+    """RunSettings' fields."""
+
+    prompt: Text(MAX_PROMPT_CHARS)
+    chat: Bool
+    max_new_tokens: Int(lo=1, hi=1 << 20)
+    temperature: Float(lo=0.0, hi=100.0)
+    top_k: Int()
+    top_p: Float(lo=0.0, hi=1.0)
+    seed: Int() | None = None
+    attention: OneOf(("sdpa", "eager"))
+    kv_cache: Bool
+    probe_memory: Bool
+
+
+class ArrayFile(Record):
+    shape: ListOf(Int(lo=1), 3)
+    data: Text(MAX_TEXT_BYTES)
+
+
+class AttentionFile(Record):
+    dtype: OneOf(("float16",))
+    steps: ListOf(dict[str, ArrayFile])
+
+
+class RunFile(Record):
+    model: ModelFile
+    settings: SettingsFile
+    block_size: Int(lo=1, hi=1 << 16)
+    prompt: ListOf(PieceFile)
+    arrival: Float()
+    steps: ListOf(StepFile)
+    tokens: ListOf(TokenWithPiece)
+    request: RequestFile | None = None
+    status: OneOf(tuple(s.value for s in RunStatus))
+    error: Text(4096) | None = None
+    memory_pass: OneOf((MEMORY_PASS,)) | None = None  # absent in older files
+    attention: AttentionFile | None = None
+
+
+def _check_step_count(doc: dict) -> None:
+    """Refused before any record is parsed: a longer run would take minutes to check and draw.
+    (A list longer than any trace holds is refused by the schema as not a trace at all.)"""
+    count = len(doc["steps"]) if isinstance(doc.get("steps"), list) else 0
+    if MAX_STEPS < count <= MAX_ITEMS:
         raise LabError(
             f"Not a valid trace: it holds {count:,} steps; the lab reads runs of at most {MAX_STEPS:,} steps."
         )
@@ -205,50 +246,43 @@ def encode_attention(
     return {"dtype": "float16", "num_layers": num_layers, "captured_layers": captured, "steps": steps}
 
 
-def decode_attention(f: Fields | None, num_steps: int, model: ModelInfo) -> list[dict[int, np.ndarray]]:
+def decode_attention(f: AttentionFile | None, num_steps: int, model: ModelInfo) -> list[dict[int, np.ndarray]]:
     if f is None:
         return []
-    f.str("dtype", choices=("float16",))
-    items = f.list("steps")
-    if len(items) != num_steps:
-        raise LabError(f"Not a valid trace: attention.steps has {len(items)} entries for {num_steps} steps.")
+    if len(f.steps) != num_steps:
+        raise LabError(f"{INVALID}attention.steps has {len(f.steps)} entries for {num_steps} steps.")
     budget = [ATTENTION_LOAD_MAX_BYTES]
     out = []
-    for i, item in enumerate(items):
-        step = Fields(item, f"attention.steps[{i}]")
+    for i, step in enumerate(f.steps):
+        where = f"attention.steps[{i}]"
         decoded = {}
-        for key in step.data:
+        for key, array in step.items():
             if not (key.isdigit() and int(key) < model.num_layers):
-                raise LabError(
-                    f"Not a valid trace: {step.where} has layer {key!r}; the model has {model.num_layers} layers."
-                )
-            decoded[int(key)] = _decode_array(step.obj(key), model.num_heads, budget)
+                raise LabError(f"{INVALID}{where} has layer {key!r}; the model has {model.num_layers} layers.")
+            decoded[int(key)] = _decode_array(array, f"{where}.{key}", model.num_heads, budget)
         out.append(decoded)
     return out
 
 
-def _decode_array(f: Fields, num_heads: int, budget: list[int]) -> np.ndarray:
-    shape = f.ints("shape", max_len=3, lo=1)
+def _decode_array(f: ArrayFile, where: str, num_heads: int, budget: list[int]) -> np.ndarray:
+    shape = f.shape
     if len(shape) != 3 or shape[0] != num_heads or shape[1] > shape[2]:
         raise LabError(
-            f"Not a valid trace: {f.where}.shape should be [heads={num_heads}, rows, keys] with "
-            f"rows <= keys, got {shape}."
+            f"{INVALID}{where}.shape should be [heads={num_heads}, rows, keys] with rows <= keys, got {shape}."
         )
     nbytes = 2 * shape[0] * shape[1] * shape[2]
     budget[0] -= nbytes
     if budget[0] < 0:
-        raise LabError(
-            f"Not a valid trace: its attention probabilities are larger than {ATTENTION_LOAD_MAX_BYTES >> 20} MiB."
-        )
+        raise LabError(f"{INVALID}its attention probabilities are larger than {ATTENTION_LOAD_MAX_BYTES >> 20} MiB.")
+    if len(f.data) > 4 * nbytes + 64:  # more text than any compression of `nbytes` needs
+        raise LabError(f"{INVALID}{where}.data is longer than its shape needs.")
     try:
-        raw = zlib.decompressobj().decompress(
-            base64.b64decode(f.str("data", max_len=4 * nbytes + 64), validate=True), nbytes + 1
-        )
+        raw = zlib.decompressobj().decompress(base64.b64decode(f.data, validate=True), nbytes + 1)
     except (binascii.Error, zlib.error, ValueError):
-        raise LabError(f"Not a valid trace: {f.where}.data is not base64 of zlib-compressed float16.") from None
+        raise LabError(f"{INVALID}{where}.data is not base64 of zlib-compressed float16.") from None
     if len(raw) != nbytes:
-        raise LabError(f"Not a valid trace: {f.where}.data holds {len(raw)} bytes, its shape needs {nbytes}.")
+        raise LabError(f"{INVALID}{where}.data holds {len(raw)} bytes, its shape needs {nbytes}.")
     arr = np.frombuffer(raw, dtype="<f2").reshape(shape).astype(np.float16)
     if not np.isfinite(arr).all() or arr.min() < 0 or arr.max() > 1.001:
-        raise LabError(f"Not a valid trace: {f.where} holds values that are not probabilities.")
+        raise LabError(f"{INVALID}{where} holds values that are not probabilities.")
     return arr
