@@ -4,10 +4,11 @@ that judges lives in lab/slo.py; this is only its input and its words."""
 
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
 
 from engine.errors import LabError
-from lab.slo import SLO
+from lab.slo import SLO, Goodput
 from ui.errors import show_error
 from ui.i18n import t
 from ui.widgets import whole_number_box
@@ -43,3 +44,29 @@ def slo_box(lang: str, prefix: str, defaults: dict[str, int]) -> SLO | None:
 def slo_text(slo: SLO, lang: str) -> str:
     """'TTFT ≤ 2000 ms and TPOT ≤ 200 ms'."""
     return t("slo_and", lang).join(f"{name.upper()} ≤ {limit:g} ms" for name, limit in slo.thresholds.items())
+
+
+def verdict_row(first: dict, g: Goodput, lang: str, busy: bool = False) -> dict:
+    """One judged load as a table row after `first` (its name column): met, attainment, goodput,
+    throughput, verdict (marked when the machine was busy), the objective that broke first."""
+    return first | {
+        t("slo_col_met", lang): f"{g.met} / {g.requests}",
+        t("slo_col_attainment", lang): 100 * g.attainment,
+        t("slo_col_goodput", lang): g.goodput,
+        t("slo_col_throughput", lang): g.throughput,
+        t("slo_col_verdict", lang): t("slo_holds" if g.holds else "slo_fails", lang)
+        + (t("slo_busy_mark", lang) if busy else ""),
+        t("slo_col_limiting", lang): (
+            t("slo_limit", lang, name=g.limiting.upper(), n=g.missed[g.limiting]) if g.limiting else "—"
+        ),
+    }
+
+
+def verdict_table(rows: list[dict], key: str, lang: str) -> None:
+    """Rows of verdict_row as a table: shares in %, rates to two decimals."""
+    percent = st.column_config.NumberColumn(format="%.0f %%")
+    rate = st.column_config.NumberColumn(format="%.2f")
+    config = {t("slo_col_attainment", lang): percent, t("slo_col_goodput", lang): rate}
+    st.dataframe(
+        pd.DataFrame(rows), hide_index=True, key=key, column_config=config | {t("slo_col_throughput", lang): rate}
+    )

@@ -19,7 +19,7 @@ from lab.remote_client import RemoteRequest
 from lab.workload import QUESTIONS
 from ui.capped import cap_help, capped
 from ui.public import public_settings
-from ui.slo_box import slo_box, slo_text
+from ui.slo_box import slo_box, slo_text, verdict_row, verdict_table
 from ui.theme import EXTRA_COLORS, PHASE_COLORS, style
 from ui.widgets import whole_number, whole_number_box
 
@@ -57,24 +57,12 @@ def _controls(lang: str):
     return slo, clicked
 
 
-def point_rows(result: Capacity, lang: str) -> pd.DataFrame:
-    rows = []
-    for load in sorted(result.points):
-        p = result.points[load]
-        g = p.verdict
-        rows.append(
-            {
-                t("rm_cap_col_load", lang): load,
-                t("rm_cap_col_met", lang): f"{g.met} / {g.requests}",
-                t("rm_cap_col_attainment", lang): 100 * g.attainment,
-                t("rm_cap_col_goodput", lang): g.goodput,
-                t("rm_cap_col_throughput", lang): g.throughput,
-                t("rm_cap_col_verdict", lang): t("rm_cap_holds" if g.holds else "rm_cap_fails", lang)
-                + (t("rm_cap_busy_mark", lang) if p.busy else ""),
-                t("rm_cap_col_limiting", lang): g.limiting.upper() if g.limiting else "—",
-            }
-        )
-    return pd.DataFrame(rows)
+def point_rows(result: Capacity, lang: str) -> list[dict]:
+    column = t("rm_cap_col_load", lang)
+    return [
+        verdict_row({column: load}, result.points[load].verdict, lang, busy=result.points[load].busy)
+        for load in sorted(result.points)
+    ]
 
 
 def attainment_figure(result: Capacity, lang: str) -> go.Figure:
@@ -139,7 +127,7 @@ def _run(conn: Connection, slo, lang: str) -> None:
                 min(1.0, (time.perf_counter() - start) / budget),
                 text=t("rm_cap_progress", lang, load=point.load, n=len(partial.points), left=left),
             )
-            table.dataframe(point_rows(partial, lang), hide_index=True)
+            table.dataframe(pd.DataFrame(point_rows(partial, lang)), hide_index=True)
 
         result = search(measure, slo, budget_s=budget, max_load=max_load, on_point=on_point)
         s[keys.CAP_RESULT] = result
@@ -155,17 +143,7 @@ def render_capacity(conn: Connection, lang: str) -> None:
     if result is None or not result.points:
         return
     (st.warning if result.busy or not result.bracketed else st.success)(result.sentence(lang), icon=":material/speed:")
-    percent, rate = st.column_config.NumberColumn(format="%.0f %%"), st.column_config.NumberColumn(format="%.2f")
-    st.dataframe(
-        point_rows(result, lang),
-        hide_index=True,
-        key=keys.CAP_TABLE,
-        column_config={
-            t("rm_cap_col_attainment", lang): percent,
-            t("rm_cap_col_goodput", lang): rate,
-            t("rm_cap_col_throughput", lang): rate,
-        },
-    )
+    verdict_table(point_rows(result, lang), keys.CAP_TABLE, lang)
     c1, c2 = st.columns(2)
     c1.plotly_chart(attainment_figure(result, lang), key=keys.CAP_FIG_ATTAINMENT)
     c2.plotly_chart(goodput_figure(result, lang), key=keys.CAP_FIG_GOODPUT)

@@ -138,6 +138,22 @@ STRINGS: dict[str, tuple[str, str]] = {
         "“{text}” 不是用逗号分隔的 1–12 个速率（每个在 (0, 1000] 请求/秒之间）。",
     ),
     "rm_sweep_step": ("rate {rate:g}/s ({k} of {n}): ", "速率 {rate:g}/秒（第 {k}/{n} 个）："),
+    "rm_gp_header": ("Goodput: did the load meet an SLO?", "Goodput：这次负载满足 SLO 吗？"),
+    "rm_gp_intro": (
+        "Each request meets the SLO when all of its own values are within the limits (vLLM's rule); goodput is "
+        "the requests that met it per second of the load, attainment their share of the requests sent (a "
+        "failed request missed). **Why** is the server's own account of the miss, from its /metrics over the "
+        "load: queue against prefill time, decode time, the running and waiting requests and the KV cache.",
+        "每个请求自己的各项数值都在阈值内才算满足 SLO（vLLM 的规则）；goodput 是这次负载中每秒满足 SLO 的请求数，"
+        "达标率是它们占已发送请求的比例（失败的请求算未达标）。**原因**来自服务器自己在负载期间的 /metrics："
+        "排队与预填充时间、解码时间、运行与等待的请求数以及 KV 缓存。",
+    ),
+    "rm_gp_col_load": ("load", "负载"),
+    "rm_gp_col_why": ("why (the server's metrics)", "原因（服务器指标）"),
+    "rm_gp_load_rate": ("{rate:g} req/s offered", "给定 {rate:g} 请求/秒"),
+    "rm_gp_load_concurrent": ("{n} in flight", "{n} 个同时进行"),
+    "rm_gp_load_other": ("{mode}, {n} requests", "{mode}，{n} 个请求"),
+    "rm_gp_no_metrics": ("no /metrics to say why", "没有 /metrics 可说明原因"),
     "rm_sweep_header": ("Sweep: what the server delivers at each offered rate", "扫描：每个给定速率下服务器的实际表现"),
     "rm_col_rate": ("offered (req/s)", "给定速率（请求/秒）"),
     "rm_col_achieved": ("achieved (req/s)", "实际（请求/秒）"),
@@ -214,15 +230,6 @@ STRINGS: dict[str, tuple[str, str]] = {
     ),
     "rm_cap_done": ("Search finished in {s:.0f} s", "搜索用时 {s:.0f} 秒"),
     "rm_cap_col_load": ("requests in flight", "在途请求数"),
-    "rm_cap_col_met": ("met the SLO", "满足 SLO"),
-    "rm_cap_col_attainment": ("attainment", "达标率"),
-    "rm_cap_col_goodput": ("goodput (req/s)", "goodput（请求/秒）"),
-    "rm_cap_col_throughput": ("throughput (req/s)", "吞吐（请求/秒）"),
-    "rm_cap_col_verdict": ("verdict", "结论"),
-    "rm_cap_col_limiting": ("broke first", "最先失守"),
-    "rm_cap_holds": ("holds", "成立"),
-    "rm_cap_fails": ("does not hold", "不成立"),
-    "rm_cap_busy_mark": (" (busy machine)", "（机器繁忙）"),
     "rm_cap_attainment": ("SLO attainment", "SLO 达标率"),
     "rm_cap_target": ("target {share:.0f} %", "目标 {share:.0f} %"),
     "rm_cap_fig_attainment": ("SLO attainment against load", "SLO 达标率与负载"),

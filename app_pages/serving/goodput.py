@@ -8,7 +8,6 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 
-import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
@@ -20,7 +19,7 @@ from lab.busy import LoadMeter
 from lab.slo import SLO, Goodput, judge
 from ui.errors import error_message, show_message
 from ui.models import get_registry
-from ui.slo_box import slo_box, slo_text
+from ui.slo_box import slo_box, slo_text, verdict_row, verdict_table
 from ui.theme import style
 from ui.turn import take_turn
 
@@ -33,24 +32,9 @@ def judged(run: PolicyRun, slo: SLO, num_requests: int) -> Goodput:
     return judge(slo, finished, run.seconds, failed=max(0, num_requests - len(finished)))
 
 
-def verdict_row(first_column: str, name: str, g: Goodput, lang: str) -> dict:
-    """One judged run as a table row: met, attainment, goodput, throughput, verdict, what broke first."""
-    return {
-        first_column: name,
-        t("sv_gp_met", lang): f"{g.met} / {g.requests}",
-        t("sv_gp_attainment", lang): 100 * g.attainment,
-        t("sv_gp_goodput", lang): g.goodput,
-        t("sv_gp_throughput", lang): g.throughput,
-        t("sv_gp_verdict", lang): t("sv_gp_holds" if g.holds else "sv_gp_fails", lang),
-        t("sv_gp_limiting", lang): (
-            t("sv_gp_limit", lang, name=g.limiting.upper(), n=g.missed[g.limiting]) if g.limiting else "—"
-        ),
-    }
-
-
-def goodput_table(runs: list[PolicyRun], slo: SLO, num_requests: int, lang: str) -> pd.DataFrame:
+def goodput_rows(runs: list[PolicyRun], slo: SLO, num_requests: int, lang: str) -> list[dict]:
     column = t("sv_gp_run", lang)
-    return pd.DataFrame([verdict_row(column, run_name(r, lang), judged(r, slo, num_requests), lang) for r in runs])
+    return [verdict_row({column: run_name(r, lang)}, judged(r, slo, num_requests), lang) for r in runs]
 
 
 def goodput_sentence(runs: list[PolicyRun], slo: SLO, num_requests: int, lang: str) -> str:
@@ -109,15 +93,13 @@ def slo_figure(runs: list[PolicyRun], slo: SLO, lang: str) -> go.Figure:
     return fig
 
 
-def policy_rows(policy_runs: dict[str, PolicyRun], slo: SLO, num_requests: int, lang: str) -> pd.DataFrame:
+def policy_rows(policy_runs: dict[str, PolicyRun], slo: SLO, num_requests: int, lang: str) -> list[dict]:
     """Every policy on the same workload, judged at the same SLO."""
     column = t("sv_gp_policy", lang)
-    return pd.DataFrame(
-        [
-            verdict_row(column, t(f"sv_policy_{policy}", lang), judged(run, slo, num_requests), lang)
-            for policy, run in policy_runs.items()
-        ]
-    )
+    return [
+        verdict_row({column: t(f"sv_policy_{policy}", lang)}, judged(run, slo, num_requests), lang)
+        for policy, run in policy_runs.items()
+    ]
 
 
 def run_every_policy(bundle, result: ServingResult, lang: str) -> None:
@@ -156,18 +138,7 @@ def all_policies_section(bundle, result: ServingResult, slo: SLO, lang: str) -> 
         return
     if kept["load"].busy:
         st.warning(t("sv_gp_busy", lang), icon=":material/warning:")
-    percent = st.column_config.NumberColumn(format="%.0f %%")
-    rate = st.column_config.NumberColumn(format="%.2f")
-    st.dataframe(
-        policy_rows(kept["runs"], slo, result.num_requests, lang),
-        hide_index=True,
-        key=keys.ALL_POLICIES_TABLE,
-        column_config={
-            t("sv_gp_attainment", lang): percent,
-            t("sv_gp_goodput", lang): rate,
-            t("sv_gp_throughput", lang): rate,
-        },
-    )
+    verdict_table(policy_rows(kept["runs"], slo, result.num_requests, lang), keys.ALL_POLICIES_TABLE, lang)
 
 
 def goodput_panel(result: ServingResult, runs: list[PolicyRun], lang: str, bundle=None) -> None:
@@ -178,15 +149,7 @@ def goodput_panel(result: ServingResult, runs: list[PolicyRun], lang: str, bundl
     st.markdown(goodput_sentence(runs, slo, result.num_requests, lang))
     if result.load is not None and result.load.busy:
         st.warning(t("sv_gp_busy", lang), icon=":material/warning:")
-    percent = st.column_config.NumberColumn(format="%.0f %%")
-    rate = st.column_config.NumberColumn(format="%.2f")
-    table = goodput_table(runs, slo, result.num_requests, lang)
-    config = {
-        t("sv_gp_attainment", lang): percent,
-        t("sv_gp_goodput", lang): rate,
-        t("sv_gp_throughput", lang): rate,
-    }
-    st.dataframe(table, hide_index=True, key=keys.GOODPUT_TABLE, column_config=config)
+    verdict_table(goodput_rows(runs, slo, result.num_requests, lang), keys.GOODPUT_TABLE, lang)
     st.plotly_chart(slo_figure(runs, slo, lang), key=keys.FIG_SLO)
     st.caption(t("sv_gp_caption", lang))
     all_policies_section(bundle, result, slo, lang)
