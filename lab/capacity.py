@@ -6,7 +6,8 @@ The search doubles the concurrency from 1 until a load misses the target, then b
 last load that met it and the first that did not, until they are neighbours. It stops early at the
 time budget (it does not start a load it expects to overrun it), at `max_load`, or when `stop()`
 says so, and keeps every load it measured. A load measured while other processes kept the machine
-busy (lab/busy.py) makes the answer unreliable, and the answer says so.
+busy (lab/busy.py) makes the answer unreliable, and the answer says so. Each load on a server is
+watched through its /metrics, and the first load that missed says why (lab/capacity_cause.py).
 """
 
 from __future__ import annotations
@@ -18,8 +19,10 @@ from dataclasses import dataclass, field
 
 from engine.errors import LabError
 from lab.busy import LoadMeter, local_server_pids
+from lab.capacity_cause import Cause, explain
 from lab.remote_client import Endpoint, RemoteRequest
 from lab.remote_load import LoadPlan, LoadRun, run_load
+from lab.remote_metrics import MetricsWatch, watch
 from lab.slo import SLO, Goodput, judge
 
 MIN_REQUESTS = 10  # per load: a 90 % target over fewer requests is decided by one or two of them
@@ -32,6 +35,7 @@ class Point:
     seconds: float
     busy: bool = False  # other processes kept the machine busy meanwhile
     run: LoadRun | None = None  # the load itself, when it came from a server
+    seen: MetricsWatch | None = None  # the server's /metrics over the load, when it came from a server
 
 
 @dataclass
@@ -57,6 +61,22 @@ class Capacity:
         """The objective that broke first at the first load that missed the target."""
         return self.points[self.bad].verdict.limiting if self.bad is not None else None
 
+    @property
+    def cause(self) -> Cause | None:
+        """Why it broke there, from the server's own metrics over that load."""
+        return explain(self.points[self.bad].seen, self.limiting) if self.bad is not None else None
+
+    def why(self, lang: str = "en") -> str:
+        """ ": <the cause>" after "breaks first", or a note that the server gave no reason."""
+        if self.bad is None or self.points[self.bad].seen is None:
+            return ""
+        cause = self.cause
+        if cause is not None:
+            return ("：" if lang == "zh" else ": ") + cause.sentence(lang)
+        return (
+            "（服务器没有公布能说明原因的指标）" if lang == "zh" else " (the server published no metrics that say why)"
+        )
+
     def sentence(self, lang: str = "en") -> str:
         """The answer as a person would give it, in English ("en") or Chinese ("zh")."""
         i = 0 if lang == "en" else 1
@@ -69,6 +89,7 @@ class Capacity:
             bad=self.bad,
             limit=(self.limiting or "").upper(),
             stopped=STOP_WORDS.get(self.stopped or "", ("", ""))[i],
+            why=self.why(lang),
         )
         if not self.points:
             key = "nothing"
@@ -90,8 +111,8 @@ STOP_WORDS = {
 SENTENCES = {
     "nothing": ("Nothing was measured ({stopped}).", "什么也没测到（{stopped}）。"),
     "none": (
-        "Not even one request at a time meets {slo} for {share:.0f} % of requests: {limit} breaks first.",
-        "即使一次只处理 1 个请求，也无法让 {share:.0f} % 的请求满足 {slo}：{limit} 最先失守。",
+        "Not even one request at a time meets {slo} for {share:.0f} % of requests: {limit} breaks first{why}.",
+        "即使一次只处理 1 个请求，也无法让 {share:.0f} % 的请求满足 {slo}：{limit} 最先失守{why}。",
     ),
     "unbroken": (
         "Holds a concurrency of {good} with {slo} for {share:.0f} % of requests; no load measured broke it "
@@ -99,13 +120,13 @@ SENTENCES = {
         "可承载 {good} 个并发请求，且 {share:.0f} % 的请求满足 {slo}；测过的负载都没有失守（{stopped}）。",
     ),
     "bracketed": (
-        "Holds a concurrency of {good} with {slo} for {share:.0f} % of requests; at {bad}, {limit} breaks first.",
-        "可承载 {good} 个并发请求，且 {share:.0f} % 的请求满足 {slo}；到 {bad} 个时，{limit} 最先失守。",
+        "Holds a concurrency of {good} with {slo} for {share:.0f} % of requests; at {bad}, {limit} breaks first{why}.",
+        "可承载 {good} 个并发请求，且 {share:.0f} % 的请求满足 {slo}；到 {bad} 个时，{limit} 最先失守{why}。",
     ),
     "open": (
         "Holds a concurrency of at least {good} with {slo} for {share:.0f} % of requests; at {bad}, {limit} "
-        "breaks first; between them is not measured ({stopped}).",
-        "至少可承载 {good} 个并发请求，且 {share:.0f} % 的请求满足 {slo}；到 {bad} 个时，{limit} 最先失守；两者之间"
+        "breaks first{why}; between them is not measured ({stopped}).",
+        "至少可承载 {good} 个并发请求，且 {share:.0f} % 的请求满足 {slo}；到 {bad} 个时，{limit} 最先失守{why}；两者之间"
         "未测（{stopped}）。",
     ),
     "busy": (
@@ -178,9 +199,27 @@ def server_measure(
             "concurrent", requests, max_requests=per_load(load), concurrency=load, max_duration_s=max_duration_s
         )
         with LoadMeter(ours) as meter:
-            run = asyncio.run(run_load(endpoint, model, plan, stop))
-        done = run.finished
-        verdict = judge(slo, [r.metrics for r in done], run.seconds, failed=plan.max_requests - len(done))
-        return Point(load, verdict, run.seconds, meter.load.busy, run)
+            run, seen = asyncio.run(_watched(endpoint, model, plan, stop))
+        verdict = judge_run(slo, run, expected=plan.max_requests)
+        return Point(load, verdict, run.seconds, meter.load.busy, run, seen)
 
     return measure
+
+
+def judge_run(slo: SLO, run: LoadRun, expected: int | None = None) -> Goodput:
+    """A load's goodput: its finished requests over its wall time; every other request it sent (or,
+    given `expected`, was meant to send) missed."""
+    done = run.finished
+    return judge(slo, [r.metrics for r in done], run.seconds, failed=(expected or len(run.results)) - len(done))
+
+
+async def _watched(endpoint: Endpoint, model: str, plan: LoadPlan, stop) -> tuple[LoadRun, MetricsWatch]:
+    """One load with the server's /metrics read beside it (the cause of a miss comes from there)."""
+    done = asyncio.Event()
+    watcher = asyncio.create_task(watch(endpoint, done))
+    try:
+        run = await run_load(endpoint, model, plan, stop)
+    finally:
+        done.set()
+        seen = await watcher
+    return run, seen

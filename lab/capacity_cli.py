@@ -69,8 +69,10 @@ def run(args: argparse.Namespace) -> int:
     )
     print(result.sentence())
     if args.out is not None:
-        runs = [(p.run, MetricsWatch(note="not read by the capacity search")) for p in result.points.values() if p.run]
-        args.out.write_text(dump_saved(Saved(endpoint.base_url, model, None, runs)), encoding="utf-8")
+        points = [p for p in result.points.values() if p.run]
+        runs = [(p.run, p.seen or MetricsWatch(note="not read")) for p in points]
+        kind = next((p.seen.kind for p in points if p.seen is not None and p.seen.kind), None)
+        args.out.write_text(dump_saved(Saved(endpoint.base_url, model, kind, runs)), encoding="utf-8")
         print(f"saved {len(runs)} loads to {args.out}")
     return 0
 

@@ -82,6 +82,18 @@ def test_connect_stream_one_prompt_and_run_a_load(app, served, tiny_dirs):
     assert any("The server's own TTFT over this load" in c.value for c in at.caption)
     assert len(at.get("download_button")) == 4  # the one prompt's two and the load's two
 
+    # the load judged at an SLO: every request meets a loose one; a 1 ms TTFT none, and the server says why
+    verdict = table_with(at, "goodput (req/s)")
+    assert list(verdict["load"]) == ["3 in flight"] and list(verdict["met the SLO"]) == ["6 / 6"]
+    assert list(verdict["verdict"]) == ["holds"] and list(verdict["why (the server's metrics)"]) == ["—"]
+    at.number_input(key="rm_load_slo_ttft").set_value(1)
+    at = at.run()
+    verdict = table_with(at, "goodput (req/s)")
+    assert list(verdict["met the SLO"]) == ["0 / 6"] and list(verdict["goodput (req/s)"]) == [0.0]
+    assert list(verdict["broke first"]) == ["TTFT (6 missed)"]
+    why = verdict["why (the server's metrics)"].iloc[0]
+    assert why.startswith(("requests waited in the server's queue", "prefill itself took the time")), why
+
 
 def test_a_sweep_and_a_workload(app, served):
     at = connect(app, served)
@@ -94,6 +106,8 @@ def test_a_sweep_and_a_workload(app, served):
     table = next(d.value for d in at.dataframe if "offered (req/s)" in d.value.columns)
     assert list(table["offered (req/s)"]) == [2.0, 8.0] and list(table["finished"]) == ["3 / 3", "3 / 3"]
     assert "Throughput and TTFT against the offered rate" in charts(at)
+    verdict = table_with(at, "goodput (req/s)")  # each rate of the sweep judged
+    assert list(verdict["load"]) == ["2 req/s offered", "8 req/s offered"] and len(verdict["verdict"]) == 2
 
     at.text_input(key="rm_rates").set_value("fast, faster")
     at = submit(at, "Run the load")

@@ -4,11 +4,15 @@ its stops (budget, cancel, maximum, a failure at 1), its sentence, and a real se
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from engine.metrics import RequestMetrics
 from lab.capacity import Capacity, Point, search, server_measure
+from lab.capacity_cause import explain
 from lab.remote_client import Endpoint, RemoteRequest
+from lab.remote_metrics import Histogram, MetricsWatch, Snapshot
 from lab.slo import SLO, judge
 
 SLO_TTFT = SLO(ttft_ms=100, target=0.9)
@@ -64,18 +68,23 @@ def test_a_busy_machine_makes_the_answer_unreliable():
 
 
 def test_a_search_on_our_server_brackets_a_limit_that_holds_when_measured_again(servers, tiny_dirs):
-    """A server that decodes 2 requests at once: a third waits for a whole reply (200 tokens), so
-    TTFT jumps from milliseconds to the length of a reply. The search finds 2 / 3, and measuring
+    """A server that decodes 2 requests at once: a third waits for a whole reply (64 tokens, a few
+    hundred ms on the tiny model), so TTFT jumps from milliseconds to the length of a reply. The search finds 2 / 3, and measuring
     both loads again agrees."""
     with servers.engine(str(tiny_dirs["llama"]), "engine-serve-capacity.log", "--max-num-seqs", "2") as url:
         endpoint = Endpoint(url)
-        requests = [RemoteRequest("Count: one two three", 200, chat=False, ignore_eos=True)]
+        requests = [RemoteRequest("Count: one two three", 64, chat=False, ignore_eos=True)]
         measure = server_measure(endpoint, tiny_dirs["llama"].name, requests, SLO_TTFT)
         result = search(measure, SLO_TTFT, budget_s=120, max_load=8)
         if result.busy:
             assert result.sentence().startswith("Unreliable")
             pytest.skip("the machine was busy: the search says its answer is unreliable, as it should")
         assert (result.good, result.bad, result.limiting) == (2, 3, "ttft"), result.sentence()
+        # the third request waited for a free slot: the server's own histograms say queue, not prefill
+        cause = result.cause
+        assert cause is not None and cause.key == "queue" and cause.queue_ms > cause.prefill_ms, cause
+        assert cause.running == 2 and cause.waiting >= 1, cause
+        assert "TTFT breaks first: requests waited in the server's queue" in result.sentence()
         assert measure(2).verdict.holds and not measure(3).verdict.holds
 
 
@@ -96,5 +105,50 @@ def test_the_command_line_answers_in_one_sentence_and_saves_the_loads(tiny_serve
     assert "Holds a concurrency of 2 with E2E ≤ 600000 ms for 90 % of requests" in done.stdout
     saved = load_saved(out.read_bytes())
     assert saved.model == model and [run.plan.concurrency for run, _ in saved.runs] == [1, 2]
+    assert saved.kind == "vllm" and all(seen.over_run("ttft").count == 10 for _, seen in saved.runs)
     bad = subprocess.run([*cli, "--slo", "latency=5"], capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "name among ttft, tpot, itl, e2e" in bad.stderr
+
+
+def watched(queue_s: float, prefill_s: float, decode_s: float, kv: float = 0.3) -> MetricsWatch:
+    """A server's readings over a load of 10 requests with these mean phase times."""
+
+    def snap(t: float, n: int) -> Snapshot:
+        hist = {
+            f"vllm:request_{name}_time_seconds": Histogram([(math.inf, n)], n, n * mean)
+            for name, mean in (("queue", queue_s), ("prefill", prefill_s), ("decode", decode_s))
+        }
+        gauges = {"vllm:num_requests_running": 2.0, "vllm:num_requests_waiting": 3.0, "vllm:kv_cache_usage_perc": kv}
+        return Snapshot(t, gauges, hist)
+
+    return MetricsWatch([snap(0.0, 0), snap(1.0, 10)])
+
+
+def test_the_cause_names_the_phase_that_took_the_time():
+    queued = explain(watched(0.8, 0.05, 1.0), "ttft")
+    assert queued.key == "queue" and queued.queue_ms == pytest.approx(800) and queued.prefill_ms == pytest.approx(50)
+    assert queued.sentence() == (
+        "requests waited in the server's queue (mean 800 ms) longer than their prefill took (50 ms): they queue "
+        "behind other requests; up to 2 running and 3 waiting at once"
+    )
+    assert explain(watched(0.01, 0.4, 1.0), "ttft").key == "prefill"
+    assert explain(watched(0.01, 0.04, 2.0), "tpot").key == "decode"
+    assert explain(watched(0.01, 0.04, 2.0, kv=1.0), "itl").key == "kv_full"
+    assert explain(watched(0.9, 0.1, 0.5), "e2e").key == "queue"  # the wait for the first token dominates
+    assert explain(MetricsWatch(note="404"), "ttft") is None and explain(watched(1, 1, 1), None) is None
+
+
+def test_the_answer_carries_the_cause_or_says_there_is_none():
+    def point(load: int, holds: bool, seen: MetricsWatch | None) -> Point:
+        ttft = 50.0 if holds else 500.0
+        return Point(load, judge(SLO_TTFT, [RequestMetrics(ttft, None, [], ttft, 1)], 1.0), 1.0, seen=seen)
+
+    answer = Capacity(SLO_TTFT, {2: point(2, True, None), 3: point(3, False, watched(0.8, 0.05, 1.0))}, good=2, bad=3)
+    assert answer.sentence().endswith(
+        "at 3, TTFT breaks first: requests waited in the server's queue (mean 800 ms) "
+        "longer than their prefill took (50 ms): they queue behind other requests; up "
+        "to 2 running and 3 waiting at once."
+    )
+    assert "TTFT 最先失守：请求在服务器队列里等待" in answer.sentence("zh")
+    silent = Capacity(SLO_TTFT, {2: point(2, True, None), 3: point(3, False, MetricsWatch(note="404"))}, good=2, bad=3)
+    assert silent.sentence().endswith("TTFT breaks first (the server published no metrics that say why).")

@@ -65,5 +65,8 @@ CAP_RESULT = "rm_cap_result"
 CAP_TABLE = "rm_cap_table"
 CAP_FIG_ATTAINMENT = "rm_cap_fig_attainment"
 CAP_FIG_GOODPUT = "rm_cap_fig_goodput"
+# load.py's goodput verdict (its own SLO box: both tabs are drawn in one script run)
+LOAD_SLO_PREFIX = "rm_load"
+LOAD_GOODPUT_TABLE = "rm_load_goodput_table"
 
 TRANSLATED: tuple[str, ...] = (MODE,)

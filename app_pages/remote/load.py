@@ -1,6 +1,7 @@
 """A load on the server: GuideLLM's modes with real concurrent streams, the server's /metrics read
 beside it, live progress and a Stop; then the percentiles, each request's timeline and the server's
-own gauges and TTFT histogram over the run."""
+own gauges and TTFT histogram over the run, and each run judged at an SLO (goodput) with the server's
+account of a miss."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import pandas as pd
 import streamlit as st
 
 from app_pages.remote import keys
+from app_pages.remote.capacity import SLO_DEFAULTS
 from app_pages.remote.connect import Connection
 from app_pages.remote.figures import gantt_figure, server_figure, sweep_figure
 from app_pages.remote.report import server_ttft_text
@@ -18,14 +20,18 @@ from app_pages.remote.saving import download_buttons
 from app_pages.remote.strings import t
 from engine.errors import LabError
 from engine.loader import convert_bundled, load_tokenizer
+from lab.capacity import judge_run
+from lab.capacity_cause import explain
 from lab.remote_client import RemoteRequest
 from lab.remote_load import MODES, LoadPlan, LoadRun, run_load, workload_plan
 from lab.remote_metrics import MetricsWatch, watch
 from lab.remote_trace import Saved
+from lab.slo import Goodput
 from lab.workload import PRESET_NAMES, QUESTIONS, preset
 from ui.capped import cap_help, capped
 from ui.errors import show_message
 from ui.percentile_labels import stat_cell
+from ui.slo_box import slo_box, verdict_row, verdict_table
 from ui.text import md_escape
 from ui.widget_state import KEEP
 from ui.widgets import whole_number, whole_number_box
@@ -157,11 +163,44 @@ def render_load(conn: Connection, lang: str) -> None:
 
 
 def render_runs(kept: list[tuple[LoadRun, MetricsWatch]], lang: str, prefix: str = "") -> None:
-    """A sweep's table and curve when there are several runs, then the last one in detail."""
+    """A sweep's table and curve when there are several runs, then the last one in detail, then the
+    goodput verdict of each."""
     if len(kept) > 1:
         render_sweep([run for run, _ in kept], lang, prefix)
     run, seen = kept[-1]  # the last (the highest rate of a sweep)
     render_run(run, seen, lang, prefix)
+    render_goodput(kept, lang, prefix)
+
+
+def load_name(run: LoadRun, lang: str) -> str:
+    plan = run.plan
+    if plan.mode in ("constant", "poisson"):
+        return t("rm_gp_load_rate", lang, rate=plan.rate)
+    if plan.mode == "concurrent":
+        return t("rm_gp_load_concurrent", lang, n=plan.concurrency)
+    return t("rm_gp_load_other", lang, mode=plan.mode, n=len(run.results))
+
+
+def why_cell(seen: MetricsWatch, g: Goodput, lang: str) -> str:
+    if g.holds or g.limiting is None:
+        return "—"
+    cause = explain(seen, g.limiting)
+    return cause.sentence(lang) if cause is not None else t("rm_gp_no_metrics", lang)
+
+
+def render_goodput(kept: list[tuple[LoadRun, MetricsWatch]], lang: str, prefix: str = "") -> None:
+    """Every run judged at the SLO the box sets, with the server's account of a miss."""
+    st.subheader(t("rm_gp_header", lang))
+    st.caption(t("rm_gp_intro", lang))
+    slo = slo_box(lang, prefix + keys.LOAD_SLO_PREFIX, SLO_DEFAULTS)
+    if slo is None:
+        return
+    rows = []
+    for run, seen in kept:
+        g = judge_run(slo, run)
+        first = {t("rm_gp_col_load", lang): load_name(run, lang)}
+        rows.append(verdict_row(first, g, lang) | {t("rm_gp_col_why", lang): why_cell(seen, g, lang)})
+    verdict_table(rows, prefix + keys.LOAD_GOODPUT_TABLE, lang)
 
 
 def summary_table(run: LoadRun, lang: str) -> pd.DataFrame:

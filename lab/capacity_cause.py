@@ -1,0 +1,94 @@
+"""Why a load broke its SLO, in terms of prefill and decode, from what the server itself published
+during the load (lab/remote_metrics.py: vLLM's names, which our own server uses too).
+
+    TTFT broke:           requests waited in the queue longer than their prefill took → "queue";
+                          otherwise prefill itself took the time → "prefill"
+    TPOT or ITL broke:    the KV cache filled (usage ≥ 98 %) → "kv_full"; otherwise each decode
+                          step slowed as more requests shared it → "decode"
+    E2E broke:            as TTFT when queue + prefill took longer than decode, else as TPOT
+
+Means come from the latency histograms over the load (sum / count between the first and the last
+scrape); the running, waiting and KV-usage gauges give the peaks. A server without these metrics
+gives no cause, and the answer says that the server did not say why.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from lab.remote_metrics import MetricsWatch
+
+KV_FULL = 0.98  # a usage gauge this high: new blocks were scarce
+
+
+@dataclass(frozen=True)
+class Cause:
+    key: str  # "queue", "prefill", "decode", "kv_full"
+    queue_ms: float | None = None  # mean per request over the load
+    prefill_ms: float | None = None
+    decode_ms: float | None = None
+    running: int | None = None  # peaks of the gauges over the load
+    waiting: int | None = None
+    kv_usage: float | None = None  # 0..1
+
+    def sentence(self, lang: str = "en") -> str:
+        i = 0 if lang == "en" else 1
+        text = CAUSES[self.key][i].format(
+            queue_ms=self.queue_ms or 0.0,
+            prefill_ms=self.prefill_ms or 0.0,
+            decode_ms=self.decode_ms or 0.0,
+            kv=100 * (self.kv_usage or 0.0),
+        )
+        if self.running is not None and self.waiting is not None:
+            text += PEAKS[i].format(running=self.running, waiting=self.waiting)
+        return text
+
+
+CAUSES = {
+    "queue": (
+        "requests waited in the server's queue (mean {queue_ms:.0f} ms) longer than their prefill took "
+        "({prefill_ms:.0f} ms): they queue behind other requests",
+        "请求在服务器队列里等待（平均 {queue_ms:.0f} ms）比预填充本身（{prefill_ms:.0f} ms）还久：它们排在别的请求后面",
+    ),
+    "prefill": (
+        "prefill itself took the time (mean {prefill_ms:.0f} ms, against {queue_ms:.0f} ms in the queue): each "
+        "prompt is computed while other requests' prefills and decodes share the steps",
+        "时间花在预填充本身（平均 {prefill_ms:.0f} ms，排队只有 {queue_ms:.0f} ms）：每个提示词都与其他请求的预填充和解码共享计算步",
+    ),
+    "decode": (
+        "each decode step slowed as more requests shared it (mean decode {decode_ms:.0f} ms per request)",
+        "更多请求共享每个解码步，每步变慢（每个请求平均解码 {decode_ms:.0f} ms）",
+    ),
+    "kv_full": (
+        "the KV cache filled (usage up to {kv:.0f} %): requests waited for blocks or were preempted",
+        "KV 缓存满了（使用率最高 {kv:.0f} %）：请求要等空闲块，或被抢占",
+    ),
+}
+PEAKS = ("; up to {running} running and {waiting} waiting at once", "；同时最多 {running} 个运行、{waiting} 个等待")
+
+
+def explain(seen: MetricsWatch | None, limiting: str | None) -> Cause | None:
+    """The cause of `limiting` ("ttft", "tpot", "itl", "e2e") breaking during the load `seen` watched."""
+    if seen is None or not seen.snapshots or limiting is None:
+        return None
+    means = {}
+    for name in ("queue", "prefill", "decode"):
+        h = seen.over_run(name)
+        means[name] = 1000 * h.total / h.count if h is not None and h.count > 0 else None
+    peaks = {name: max((v for _, v in seen.series(name)), default=None) for name in ("running", "waiting", "kv_usage")}
+    found = dict(
+        queue_ms=means["queue"],
+        prefill_ms=means["prefill"],
+        decode_ms=means["decode"],
+        running=None if peaks["running"] is None else int(peaks["running"]),
+        waiting=None if peaks["waiting"] is None else int(peaks["waiting"]),
+        kv_usage=peaks["kv_usage"],
+    )
+    first_token = None if means["queue"] is None or means["prefill"] is None else means["queue"] + means["prefill"]
+    if limiting == "ttft" or (limiting == "e2e" and first_token is not None and first_token >= (means["decode"] or 0)):
+        if first_token is None:
+            return None
+        return Cause("queue" if means["queue"] >= means["prefill"] else "prefill", **found)
+    if peaks["kv_usage"] is not None and peaks["kv_usage"] >= KV_FULL:
+        return Cause("kv_full", **found)
+    return Cause("decode", **found) if means["decode"] is not None else None
