@@ -96,6 +96,17 @@ class RemoteResult:
         return self.usage_output_tokens if self.usage_output_tokens is not None else len(self.chunk_times)
 
     @property
+    def ignored_ignore_eos(self) -> bool:
+        """Asked to run past EOS (`ignore_eos`, vLLM's extension), the server still ended the reply at a
+        stop before `max_tokens`: it does not honour the option (llama.cpp's server, for one)."""
+        return (
+            self.request.ignore_eos
+            and self.error is None
+            and self.finish_reason == "stop"
+            and self.num_output_tokens < self.request.max_tokens
+        )
+
+    @property
     def chunks_hold_several_tokens(self) -> bool:
         return self.usage_output_tokens is not None and self.usage_output_tokens != len(self.chunk_times)
 

@@ -157,6 +157,15 @@ def test_a_saved_run_opens_without_a_server(new_app, app, served, tiny_dirs):
     shown = next(d.value for d in fresh.dataframe if "P50" in d.value.columns)
     assert shown.equals(table)
     assert "Each request: waiting for its first chunk, then streaming" in charts(fresh)
+    assert list(table_with(fresh, "goodput (req/s)")["load"]) == ["4 in flight"]  # judged as the live run was
+    assert not any("end-of-sequence" in w.value for w in fresh.warning)
+
+    # a server that ends a reply at EOS although asked to ignore it (llama.cpp's does): said, not hidden
+    run.results[0].finish_reason, run.results[0].usage_output_tokens = "stop", 2
+    fresh.file_uploader(key="rm_upload").set_value(("early.json", dump_saved(saved).encode(), "application/json"))
+    fresh.run()
+    early = [w.value for w in fresh.warning if "end-of-sequence" in w.value]
+    assert early and early[0].startswith("1 of 4 replies ended at the model's end-of-sequence before their 5 tokens")
 
     fresh.file_uploader(key="rm_upload").set_value(
         ("bad.json", b'{"format": "pdlab-remote-trace", "version": 1}', "application/json")

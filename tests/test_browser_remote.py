@@ -29,14 +29,15 @@ def test_connect_and_run_a_concurrent_load(chromium, tiny_app_server, tiny_serve
         panel.locator('label:has-text("concurrent: a fixed number in flight")').click()
         panel.get_by_label("Requests", exact=True).fill("8")
         panel.get_by_label("Concurrency", exact=True).fill("4")
-        panel.get_by_label("max_tokens per request", exact=True).fill("12")
+        panel.get_by_label("tokens per reply (max_tokens, EOS ignored)", exact=True).fill("12")
         click_and_wait(page, panel.get_by_role("button", name="Run the load"), 300_000)
         page.get_by_text("8 of 8 requests finished").first.wait_for(timeout=300_000)
         wait_idle(page)
         panel.locator(".js-plotly-plot .main-svg").first.wait_for(timeout=20_000)
         assert panel.get_by_text("Each request: waiting for its first chunk, then streaming").count() == 1
         assert panel.get_by_text("The server's own view during the load").count() == 1
-        assert panel.locator('[data-testid="stDataFrame"]').count() == 1
+        assert panel.locator('[data-testid="stDataFrame"]').count() == 2  # the percentiles and the SLO verdict
+        assert panel.get_by_text("Goodput: did the load meet an SLO?").count() == 1
         assert exception_boxes(page) == 0
         page.screenshot(path=str(ARTIFACTS / "remote_load.png"), full_page=True)
         saved = {}
@@ -54,6 +55,6 @@ def test_connect_and_run_a_concurrent_load(chromium, tiny_app_server, tiny_serve
         assert name.startswith("remote-trace_") and name.endswith(".json"), name
         page.get_by_text(f"Showing {name}").wait_for(timeout=30_000)
         opened = page.locator('[data-testid="stExpander"]').filter(has_text=f"Showing {name}")
-        assert opened.locator('[data-testid="stDataFrame"]').count() == 1
+        assert opened.locator('[data-testid="stDataFrame"]').count() == 2
         assert opened.locator(".js-plotly-plot").count() == 2 and exception_boxes(page) == 0
         opened.screenshot(path=str(ARTIFACTS / "remote_opened.png"))

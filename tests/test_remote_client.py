@@ -60,6 +60,15 @@ def test_transformers_serve_quirks(faulty):
     assert r.chunks_hold_several_tokens and r.metrics.num_output_tokens == 5
 
 
+def test_a_reply_that_stopped_early_although_asked_to_ignore_eos_is_seen(faulty):
+    """The quirks server ends every reply at a stop after 5 tokens, whatever the request asked."""
+    e = Endpoint(f"{faulty}/quirks")
+    asked = run(stream_one(e, "m", RemoteRequest("x", max_tokens=64, ignore_eos=True)))
+    assert asked.ignored_ignore_eos
+    assert not run(stream_one(e, "m", RemoteRequest("x", max_tokens=64, ignore_eos=False))).ignored_ignore_eos
+    assert not run(stream_one(e, "m", RemoteRequest("x", max_tokens=5, ignore_eos=True))).ignored_ignore_eos
+
+
 def test_without_usage_the_chunks_are_counted_and_said_so(faulty):
     r = run(stream_one(Endpoint(f"{faulty}/nousage"), "m", RemoteRequest("x")))
     assert r.error is None and r.text == "a b c d" and r.tokens_counted_from_chunks

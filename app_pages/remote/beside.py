@@ -11,11 +11,12 @@ import streamlit as st
 
 from app_pages.remote import keys
 from app_pages.remote.connect import Connection
+from app_pages.remote.load import ignored_eos_warning
 from app_pages.remote.strings import t
 from engine import EngineConfig
 from engine.errors import LabError
 from lab.remote_client import RemoteRequest
-from lab.remote_load import LoadPlan, run_load
+from lab.remote_load import LoadPlan, LoadRun, run_load
 from lab.workload import QUESTIONS, RequestSpec, run_workload, summarize
 from ui.capped import cap_help, capped
 from ui.errors import show_message
@@ -33,6 +34,7 @@ class Beside:
     local: dict  # lab.workload.summarize of the in-process run
     remote: dict  # LoadRun.summary of the server run
     failed: int
+    run: LoadRun | None = None  # the server run itself (its replies, their finish reasons)
 
 
 def _controls(lang: str) -> bool:
@@ -70,7 +72,7 @@ def run_beside(conn: Connection, model: str, bundle, n: int, new_tokens: int) ->
     requests = [RemoteRequest(p, new_tokens, chat=False, ignore_eos=True) for p in prompts]
     run = asyncio.run(run_load(conn.endpoint, model, LoadPlan("concurrent", requests, max_requests=n, concurrency=n)))
     summary = run.summary()
-    return Beside(bundle.name, summarize(trace), summary, summary["failed"])
+    return Beside(bundle.name, summarize(trace), summary, summary["failed"], run)
 
 
 def beside_table(b: Beside, lang: str) -> pd.DataFrame:
@@ -126,5 +128,7 @@ def render_beside(conn: Connection, lang: str) -> None:
     if b.failed or not b.remote["finished"]:
         st.warning(t("rm_beside_failed", lang, n=b.failed), icon=":material/warning:")
         return
+    if b.run is not None:
+        ignored_eos_warning(b.run, lang)
     st.dataframe(beside_table(b, lang), hide_index=True, key=keys.BESIDE_TABLE)
     st.caption(t("rm_beside_caption", lang, model=b.local_model))

@@ -81,7 +81,10 @@ def _controls(lang: str) -> bool:
 
 
 def _requests() -> list[RemoteRequest]:
-    return [RemoteRequest(q, whole_number(st.session_state[keys.LOAD_TOKENS]), chat=True) for q in QUESTIONS]
+    """Replies of exactly the asked length, as benchmark tools ask for them (a server that does not honour
+    ignore_eos is pointed out under the results)."""
+    tokens = whole_number(st.session_state[keys.LOAD_TOKENS])
+    return [RemoteRequest(q, tokens, chat=True, ignore_eos=True) for q in QUESTIONS]
 
 
 def _plan(rate: float | None = None) -> LoadPlan:
@@ -238,6 +241,7 @@ def render_run(run: LoadRun, seen: MetricsWatch, lang: str, prefix: str = "") ->
         st.warning(md_escape(t("rm_load_errors", lang, n=len(errors), msg=errors[0])), icon=":material/warning:")
     if not summary["finished"]:
         return
+    ignored_eos_warning(run, lang)
     st.dataframe(summary_table(run, lang), hide_index=True, key=prefix + keys.SUMMARY_TABLE)
     st.caption(t("rm_throughput", lang, rps=summary["requests_per_s"], tps=summary["output_tokens_per_s"]))
     st.plotly_chart(gantt_figure(run, lang), key=prefix + keys.FIG_GANTT)
@@ -248,6 +252,16 @@ def render_run(run: LoadRun, seen: MetricsWatch, lang: str, prefix: str = "") ->
             st.caption(server_ttft_text(ttft, lang))
     else:
         st.caption(md_escape(t("rm_server_none", lang, note=seen.note or t("rm_kind_none", lang))))
+
+
+def ignored_eos_warning(run: LoadRun, lang: str) -> None:
+    """Say so when the server ended replies at EOS that the requests asked it to run past."""
+    early = [r for r in run.results if r.ignored_ignore_eos]
+    if early:
+        tokens = max(r.request.max_tokens for r in early)
+        st.warning(
+            t("rm_ignored_eos", lang, n=len(early), total=len(run.results), tokens=tokens), icon=":material/info:"
+        )
 
 
 def sweep_table(runs: list[LoadRun], lang: str) -> pd.DataFrame:

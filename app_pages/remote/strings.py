@@ -104,10 +104,10 @@ STRINGS: dict[str, tuple[str, str]] = {
     "rm_col_ratio": ("server / ours", "服务器 / 本地"),
     "rm_beside_caption": (
         "Ours: {model} in this process, prompts as token ids, no HTTP. Server: its own model and hardware, the same "
-        "prompts as text through /v1/completions (greedy, EOS ignored), timed where each chunk arrives. A different "
+        "prompts as text through /v1/completions (greedy, asked to ignore EOS), timed where each chunk arrives. A different "
         "model or tokenizer on the server changes what is compared: say so when you show it.",
         "本地：本进程中的 {model}，提示为 token id，不经 HTTP。服务器：它自己的模型和硬件，同样的提示以文本形式经 "
-        "/v1/completions 发送（贪心，忽略 EOS），在每个分块到达时计时。服务器上的模型或分词器不同，比较的内容也就不同："
+        "/v1/completions 发送（贪心，要求忽略 EOS），在每个分块到达时计时。服务器上的模型或分词器不同，比较的内容也就不同："
         "展示时请说明。",
     ),
     "rm_mode": ("Mode", "模式"),
@@ -173,7 +173,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "rm_concurrency": ("Concurrency", "并发数"),
     "rm_rate": ("Rate (requests/s)", "速率（请求/秒）"),
     "rm_duration": ("Time limit (s)", "时间上限（秒）"),
-    "rm_load_tokens": ("max_tokens per request", "每个请求的 max_tokens"),
+    "rm_load_tokens": ("tokens per reply (max_tokens, EOS ignored)", "每个回复的 token 数（max_tokens，忽略 EOS）"),
     "rm_run_load": ("Run the load", "运行负载"),
     "rm_load_running": (
         "{done} of {total} requests done ({failed} failed)…",
@@ -184,6 +184,13 @@ STRINGS: dict[str, tuple[str, str]] = {
         "{requests} 个请求中完成 {finished} 个，用时 {secs:.1f} 秒{stopped}。",
     ),
     "rm_load_stopped": (" (stopped: the rest were cancelled)", "（已停止：其余请求已取消）"),
+    "rm_ignored_eos": (
+        "{n} of {total} replies ended at the model's end-of-sequence before their {tokens} tokens although the "
+        "requests asked the server to ignore it (`ignore_eos`, vLLM's extension): this server does not honour "
+        "it, so TPOT and tokens/s cover shorter replies than asked.",
+        "{total} 个回复中有 {n} 个在生成满 {tokens} 个 token 之前就在模型的结束符处停下，尽管请求要求服务器忽略它"
+        "（`ignore_eos`，vLLM 的扩展）：这台服务器不支持该选项，所以 TPOT 和 token/秒 覆盖的回复比要求的短。",
+    ),
     "rm_load_errors": ("{n} request(s) failed; the first: {msg}", "{n} 个请求失败；第一个：{msg}"),
     "rm_col_metric": ("metric (ms)", "指标（毫秒）"),
     "rm_throughput": (
