@@ -1,6 +1,7 @@
 """The capacity of our server on the bundled model within two SLOs, with chunked prefill on and off,
 in one run: `python -m engine serve` on loopback, the capacity search of lab/capacity.py (short
-concurrent loads, doubling then bisecting) against each, the answer in a table.
+concurrent loads, doubling then bisecting) against each, the answer in a table with the cause the
+server's metrics give for the first load that missed.
 
     .venv/bin/python bench/capacity.py [--budget 120] [--max-load 16] [--max-tokens 32]
 
@@ -24,7 +25,8 @@ from lab.slo import SLO  # noqa: E402
 from lab.workload import QUESTIONS  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
-SLOS = {"interactive": "ttft=1000,tpot=150", "batch-ish": "ttft=5000,tpot=400"}
+# One request alone meets both with room on this project's machines (see bench/decode.py); more at once break them.
+SLOS = {"interactive": "ttft=300,tpot=60", "relaxed": "ttft=1000,tpot=150"}
 SERVERS = {"chunked prefill": (), "whole prompts": ("--no-chunked-prefill",)}
 
 
@@ -48,12 +50,13 @@ def main() -> int:
                 )
                 print(f"# {server}, {name} SLO: {result.sentence()}", flush=True)
                 rows.append((server, name, text, result))
-    print("\n| server | SLO | thresholds (ms, 90 %) | holds | breaks at | broke first | loads measured | busy |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("\n| server | SLO | thresholds (ms, 90 %) | holds | breaks at | broke first | why | loads measured | busy |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for server, name, text, r in rows:
+        why = r.cause.sentence() if r.cause is not None else "—"
         print(
             f"| {server} | {name} | {text} | {r.good or 0} | {r.bad or '—'} | {(r.limiting or '—').upper()} "
-            f"| {len(r.points)} | {'yes' if r.busy else 'no'} |"
+            f"| {why} | {len(r.points)} | {'yes' if r.busy else 'no'} |"
         )
     return 0
 

@@ -64,7 +64,7 @@ class Capacity:
     @property
     def cause(self) -> Cause | None:
         """Why it broke there, from the server's own metrics over that load."""
-        return explain(self.points[self.bad].seen, self.limiting) if self.bad is not None else None
+        return explain(self.points[self.bad].seen, self.limiting, in_flight=self.bad) if self.bad is not None else None
 
     def why(self, lang: str = "en") -> str:
         """ ": <the cause>" after "breaks first", or a note that the server gave no reason."""

@@ -2,9 +2,10 @@
 during the load (lab/remote_metrics.py: vLLM's names, which our own server uses too).
 
     TTFT broke:           requests waited in the queue longer than their prefill took → "queue";
-                          otherwise prefill itself took the time → "prefill"
+                          otherwise prefill itself took the time → "prefill" (or "prefill_alone"
+                          when no other request was running: the SLO is beyond one request)
     TPOT or ITL broke:    the KV cache filled (usage ≥ 98 %) → "kv_full"; otherwise each decode
-                          step slowed as more requests shared it → "decode"
+                          step slowed as more requests shared it → "decode" (or "decode_alone")
     E2E broke:            as TTFT when queue + prefill took longer than decode, else as TPOT
 
 Means come from the latency histograms over the load (sum / count between the first and the last
@@ -23,7 +24,7 @@ KV_FULL = 0.98  # a usage gauge this high: new blocks were scarce
 
 @dataclass(frozen=True)
 class Cause:
-    key: str  # "queue", "prefill", "decode", "kv_full"
+    key: str  # "queue", "prefill", "prefill_alone", "decode", "decode_alone", "kv_full"
     queue_ms: float | None = None  # mean per request over the load
     prefill_ms: float | None = None
     decode_ms: float | None = None
@@ -39,7 +40,7 @@ class Cause:
             decode_ms=self.decode_ms or 0.0,
             kv=100 * (self.kv_usage or 0.0),
         )
-        if self.running is not None and self.waiting is not None:
+        if self.running and self.waiting is not None:  # 0: the reads every 0.5 s fell between the requests
             text += PEAKS[i].format(running=self.running, waiting=self.waiting)
         return text
 
@@ -55,6 +56,16 @@ CAUSES = {
         "prompt is computed while other requests' prefills and decodes share the steps",
         "时间花在预填充本身（平均 {prefill_ms:.0f} ms，排队只有 {queue_ms:.0f} ms）：每个提示词都与其他请求的预填充和解码共享计算步",
     ),
+    "prefill_alone": (
+        "prefill alone took longer than the SLO allows (mean {prefill_ms:.0f} ms, {queue_ms:.0f} ms in the queue), "
+        "with one request at a time",
+        "即使一次只有一个请求，预填充本身就超出了 SLO（平均 {prefill_ms:.0f} ms，排队 {queue_ms:.0f} ms）",
+    ),
+    "decode_alone": (
+        "decoding alone was slower than the SLO allows (mean decode {decode_ms:.0f} ms per request), with one "
+        "request at a time",
+        "即使一次只有一个请求，解码本身就慢于 SLO（每个请求平均解码 {decode_ms:.0f} ms）",
+    ),
     "decode": (
         "each decode step slowed as more requests shared it (mean decode {decode_ms:.0f} ms per request)",
         "更多请求共享每个解码步，每步变慢（每个请求平均解码 {decode_ms:.0f} ms）",
@@ -67,8 +78,10 @@ CAUSES = {
 PEAKS = ("; up to {running} running and {waiting} waiting at once", "；同时最多 {running} 个运行、{waiting} 个等待")
 
 
-def explain(seen: MetricsWatch | None, limiting: str | None) -> Cause | None:
-    """The cause of `limiting` ("ttft", "tpot", "itl", "e2e") breaking during the load `seen` watched."""
+def explain(seen: MetricsWatch | None, limiting: str | None, in_flight: int | None = None) -> Cause | None:
+    """The cause of `limiting` ("ttft", "tpot", "itl", "e2e") breaking during the load `seen` watched;
+    `in_flight`: the requests the load kept in flight, when it kept a fixed number (else the running
+    gauge's peak decides whether a request was ever alone, which a short load can slip between reads)."""
     if seen is None or not seen.snapshots or limiting is None:
         return None
     means = {}
@@ -85,10 +98,15 @@ def explain(seen: MetricsWatch | None, limiting: str | None) -> Cause | None:
         kv_usage=peaks["kv_usage"],
     )
     first_token = None if means["queue"] is None or means["prefill"] is None else means["queue"] + means["prefill"]
+    alone = in_flight == 1 if in_flight is not None else found["running"] == 1  # nothing shared a step with it
     if limiting == "ttft" or (limiting == "e2e" and first_token is not None and first_token >= (means["decode"] or 0)):
         if first_token is None:
             return None
-        return Cause("queue" if means["queue"] >= means["prefill"] else "prefill", **found)
+        if means["queue"] >= means["prefill"]:
+            return Cause("queue", **found)
+        return Cause("prefill_alone" if alone else "prefill", **found)
     if peaks["kv_usage"] is not None and peaks["kv_usage"] >= KV_FULL:
         return Cause("kv_full", **found)
-    return Cause("decode", **found) if means["decode"] is not None else None
+    if means["decode"] is None:
+        return None
+    return Cause("decode_alone" if alone else "decode", **found)

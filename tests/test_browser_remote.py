@@ -29,7 +29,7 @@ def test_connect_and_run_a_concurrent_load(chromium, tiny_app_server, tiny_serve
         panel.locator('label:has-text("concurrent: a fixed number in flight")').click()
         panel.get_by_label("Requests", exact=True).fill("8")
         panel.get_by_label("Concurrency", exact=True).fill("4")
-        panel.get_by_label("tokens per reply (max_tokens, EOS ignored)", exact=True).fill("12")
+        panel.get_by_label("tokens per reply", exact=True).fill("12")
         click_and_wait(page, panel.get_by_role("button", name="Run the load"), 300_000)
         page.get_by_text("8 of 8 requests finished").first.wait_for(timeout=300_000)
         wait_idle(page)

@@ -110,7 +110,7 @@ def test_the_command_line_answers_in_one_sentence_and_saves_the_loads(tiny_serve
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "name among ttft, tpot, itl, e2e" in bad.stderr
 
 
-def watched(queue_s: float, prefill_s: float, decode_s: float, kv: float = 0.3) -> MetricsWatch:
+def watched(queue_s: float, prefill_s: float, decode_s: float, kv: float = 0.3, running: int = 2) -> MetricsWatch:
     """A server's readings over a load of 10 requests with these mean phase times."""
 
     def snap(t: float, n: int) -> Snapshot:
@@ -118,7 +118,11 @@ def watched(queue_s: float, prefill_s: float, decode_s: float, kv: float = 0.3) 
             f"vllm:request_{name}_time_seconds": Histogram([(math.inf, n)], n, n * mean)
             for name, mean in (("queue", queue_s), ("prefill", prefill_s), ("decode", decode_s))
         }
-        gauges = {"vllm:num_requests_running": 2.0, "vllm:num_requests_waiting": 3.0, "vllm:kv_cache_usage_perc": kv}
+        gauges = {
+            "vllm:num_requests_running": float(running),
+            "vllm:num_requests_waiting": 3.0,
+            "vllm:kv_cache_usage_perc": kv,
+        }
         return Snapshot(t, gauges, hist)
 
     return MetricsWatch([snap(0.0, 0), snap(1.0, 10)])
@@ -132,6 +136,13 @@ def test_the_cause_names_the_phase_that_took_the_time():
         "behind other requests; up to 2 running and 3 waiting at once"
     )
     assert explain(watched(0.01, 0.4, 1.0), "ttft").key == "prefill"
+    alone = explain(watched(0.01, 0.04, 2.0, running=1), "tpot")  # one request at a time: nothing shared a step
+    assert alone.key == "decode_alone" and alone.sentence().startswith("decoding alone was slower than the SLO")
+    assert explain(watched(0.01, 0.4, 1.0, running=1), "ttft").key == "prefill_alone"
+    # a short load slips between the gauge's reads: the fixed number in flight decides, and no peak is claimed
+    unseen = explain(watched(0.01, 0.4, 1.0, running=0), "ttft", in_flight=3)
+    assert unseen.key == "prefill" and "running" not in unseen.sentence()
+    assert explain(watched(0.01, 0.4, 1.0, running=0), "ttft", in_flight=1).key == "prefill_alone"
     assert explain(watched(0.01, 0.04, 2.0), "tpot").key == "decode"
     assert explain(watched(0.01, 0.04, 2.0, kv=1.0), "itl").key == "kv_full"
     assert explain(watched(0.9, 0.1, 0.5), "e2e").key == "queue"  # the wait for the first token dominates

@@ -50,7 +50,9 @@ def _controls(lang: str):
         value=min(16, most),
         help=cap_help("max_batch", lang),
     )
-    whole_number_box(c[2], t("rm_load_tokens", lang), 1, 4096, keys.CAP_TOKENS, value=32)
+    whole_number_box(
+        c[2], t("rm_load_tokens", lang), 1, 4096, keys.CAP_TOKENS, value=32, help=t("rm_load_tokens_help", lang)
+    )
     clicked = st.button(
         t("rm_cap_run", lang), type="primary", key=keys.CAP_RUN, icon=":material/speed:", disabled=slo is None
     )

@@ -69,7 +69,9 @@ def _controls(lang: str) -> bool:
         whole_number_box(c[1], t("rm_concurrency", lang), 1, 256, keys.CONCURRENCY, value=4)
         c[2].number_input(t("rm_rate", lang), 0.1, 1000.0, 2.0, step=0.5, key=keys.RATE, persist_state=KEEP)
         whole_number_box(c[3], t("rm_duration", lang), 1, 3600, keys.DURATION, value=120)
-        whole_number_box(c[4], t("rm_load_tokens", lang), 1, 4096, keys.LOAD_TOKENS, value=32)
+        whole_number_box(
+            c[4], t("rm_load_tokens", lang), 1, 4096, keys.LOAD_TOKENS, value=32, help=t("rm_load_tokens_help", lang)
+        )
         c1, c2 = st.columns(2)
         c1.selectbox(
             t("rm_preset", lang), PRESET_NAMES, key=keys.PRESET, help=t("rm_preset_help", lang), persist_state=KEEP
@@ -184,10 +186,11 @@ def load_name(run: LoadRun, lang: str) -> str:
     return t("rm_gp_load_other", lang, mode=plan.mode, n=len(run.results))
 
 
-def why_cell(seen: MetricsWatch, g: Goodput, lang: str) -> str:
+def why_cell(run: LoadRun, seen: MetricsWatch, g: Goodput, lang: str) -> str:
     if g.holds or g.limiting is None:
         return "—"
-    cause = explain(seen, g.limiting)
+    in_flight = {"synchronous": 1, "concurrent": run.plan.concurrency}.get(run.plan.mode)
+    cause = explain(seen, g.limiting, in_flight)
     return cause.sentence(lang) if cause is not None else t("rm_gp_no_metrics", lang)
 
 
@@ -202,7 +205,7 @@ def render_goodput(kept: list[tuple[LoadRun, MetricsWatch]], lang: str, prefix: 
     for run, seen in kept:
         g = judge_run(slo, run)
         first = {t("rm_gp_col_load", lang): load_name(run, lang)}
-        rows.append(verdict_row(first, g, lang) | {t("rm_gp_col_why", lang): why_cell(seen, g, lang)})
+        rows.append(verdict_row(first, g, lang) | {t("rm_gp_col_why", lang): why_cell(run, seen, g, lang)})
     verdict_table(rows, prefix + keys.LOAD_GOODPUT_TABLE, lang)
 
 

@@ -173,7 +173,13 @@ STRINGS: dict[str, tuple[str, str]] = {
     "rm_concurrency": ("Concurrency", "并发数"),
     "rm_rate": ("Rate (requests/s)", "速率（请求/秒）"),
     "rm_duration": ("Time limit (s)", "时间上限（秒）"),
-    "rm_load_tokens": ("tokens per reply (max_tokens, EOS ignored)", "每个回复的 token 数（max_tokens，忽略 EOS）"),
+    "rm_load_tokens": ("tokens per reply", "每个回复的 token 数"),
+    "rm_load_tokens_help": (
+        "max_tokens of each request, with EOS ignored (ignore_eos), so every reply has this length on a server "
+        "that honours it; one that does not is pointed out under the results.",
+        "每个请求的 max_tokens，并忽略 EOS（ignore_eos），所以在支持该选项的服务器上每个回复都是这个长度；"
+        "不支持的服务器会在结果下方指出。",
+    ),
     "rm_run_load": ("Run the load", "运行负载"),
     "rm_load_running": (
         "{done} of {total} requests done ({failed} failed)…",
