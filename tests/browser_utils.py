@@ -83,8 +83,9 @@ def edit_grid_cell(page, key: str, row: int, column: int, text: str, row_px: int
     """Type `text` into a keyed st.data_editor's cell (0-based row and data column) and commit it.
     The grid is a canvas: click the row's first cell, move with the arrow keys, open the cell's
     editor with Enter, fill its input, commit with Enter. Keys typed into a just-opened editor
-    were sometimes lost (the CI machine), so the input is filled and read back before the commit,
-    and the whole edit is retried until the cell reads `text`."""
+    were sometimes lost (the CI machine), and the grid's cell table was once not drawn 30 s after a
+    commit, so the input is filled and read back before the commit, and the whole edit is retried
+    until the cell reads `text`."""
     canvas = page.locator(f".st-key-{key} canvas").first
     canvas.wait_for(state="visible", timeout=30_000)
     for _attempt in range(4):
@@ -102,15 +103,19 @@ def edit_grid_cell(page, key: str, row: int, column: int, text: str, row_px: int
         editor.fill(text)
         if editor.input_value() == text:
             act_and_wait(page, lambda: page.keyboard.press("Enter"))
-            if grid_cell(page, key, row, column) == text:
-                return
+            try:
+                if grid_cell(page, key, row, column, timeout_ms=10_000) == text:
+                    return
+            except Exception:  # noqa: BLE001 - the grid's cell table not drawn yet (seen on CI): edit again
+                pass
         page.keyboard.press("Escape")
         page.wait_for_timeout(1000)
 
 
-def grid_cell(page, key: str, row: int, column: int) -> str:
+def grid_cell(page, key: str, row: int, column: int, timeout_ms: int = 30_000) -> str:
     """A data editor cell's text, from the grid's accessible table (column 0 is the row marker)."""
-    return page.locator(f".st-key-{key}").get_by_test_id(f"glide-cell-{column + 1}-{row}").inner_text()
+    cell = page.locator(f".st-key-{key}").get_by_test_id(f"glide-cell-{column + 1}-{row}")
+    return cell.inner_text(timeout=timeout_ms)
 
 
 # Records whether a progress bar ever showed while the script ran, and the texts every bar carried.
