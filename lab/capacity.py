@@ -71,11 +71,8 @@ class Capacity:
         if self.bad is None or self.points[self.bad].seen is None:
             return ""
         cause = self.cause
-        if cause is not None:
-            return ("：" if lang == "zh" else ": ") + cause.sentence(lang)
-        return (
-            "（服务器没有公布能说明原因的指标）" if lang == "zh" else " (the server published no metrics that say why)"
-        )
+        i = 0 if lang == "en" else 1
+        return (": ", "：")[i] + cause.sentence(lang) if cause is not None else SENTENCES["no_cause"][i]
 
     def sentence(self, lang: str = "en") -> str:
         """The answer as a person would give it, in English ("en") or Chinese ("zh")."""
@@ -129,6 +126,7 @@ SENTENCES = {
         "至少可承载 {good} 个并发请求，且 {share:.0f} % 的请求满足 {slo}；到 {bad} 个时，{limit} 最先失守{why}；两者之间"
         "未测（{stopped}）。",
     ),
+    "no_cause": (" (the server published no metrics that say why)", "（服务器没有公布能说明原因的指标）"),
     "busy": (
         "Unreliable, the machine was busy during the search: ",
         "结果不可靠，搜索期间机器正忙：",
