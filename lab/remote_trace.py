@@ -74,7 +74,9 @@ def saved_to_dict(saved: Saved, created: datetime | None = None) -> dict:
 
 
 def _rel(t: float | None, start: float) -> float | None:
-    return None if t is None else round(t - start, 6)
+    # Unrounded: a reopened run must show the very numbers it showed live, and a rounded send and done
+    # can move a duration across a display digit.
+    return None if t is None else t - start
 
 
 def _run_dict(run: LoadRun, seen: MetricsWatch) -> dict:

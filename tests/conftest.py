@@ -12,6 +12,8 @@ way every time) and linked into the session's folder."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import shutil
 import subprocess
@@ -185,12 +187,22 @@ def tiny(tiny_dirs):
 
 
 class Cli:
-    """`python -m engine ...` in a fresh Python, from the repository root."""
+    """`python -m engine ...` in a fresh Python, from the repository root; or, where only the message
+    is tested, its main() in this process (a fresh Python costs two seconds of torch import)."""
 
     def __call__(self, *args: str, **kw) -> subprocess.CompletedProcess:
         """Run to the end; output captured as text unless text=False."""
         kw = {"capture_output": True, "text": True, "timeout": 300, **kw}
         return subprocess.run([sys.executable, "-m", "engine", *args], cwd=ROOT, **kw)
+
+    def inline(self, *args: str) -> subprocess.CompletedProcess:
+        """The same command line through engine.__main__.main in this process, its output captured."""
+        from engine.__main__ import main
+
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = main(list(args))
+        return subprocess.CompletedProcess(["engine", *args], code, out.getvalue(), err.getvalue())
 
     def popen(self, *args: str, **kw) -> subprocess.Popen:
         """Start it; stdout and stderr are pipes, as text."""

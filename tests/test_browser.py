@@ -59,16 +59,6 @@ def test_run_streams_tokens_then_draws_charts(page):
     assert exception_boxes(page) == 0
 
 
-def test_language_switch(page):
-    click_and_wait(page, page.get_by_text("简体中文", exact=True))
-    assert page.get_by_role("heading", name="预填充与解码，逐个 token 看").is_visible()
-    assert page.locator('button:has-text("运行")').is_visible()
-    run_prompt(page, "你好", 3)
-    assert page.get_by_text(re.compile(r"^完成：")).is_visible() and exception_boxes(page) == 0
-    click_and_wait(page, page.get_by_text("English", exact=True))
-    assert page.get_by_role("heading", name="Prefill vs decode, token by token").is_visible()
-
-
 def _slider(page, label: str):
     """The focusable input of a Streamlit slider (arrow keys, Home and End move it)."""
     return page.locator(f'[data-testid="stSlider"] input[aria-label="{label}"]')
