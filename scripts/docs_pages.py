@@ -4,6 +4,9 @@
                      commit, machine and whether other processes shared it (bench/record.py)
     docs/source.md   the source document's sections and claims, in the lab's words: the app's
                      Source page (app_pages/source/), in English
+    docs/<page>.md   each page written in bench/docs/<page>.md, its `<!-- record: BENCH N -->` lines
+                     replaced by table N of BENCH's newest record (a quiet one if there is one) and
+                     the line that names the record, its date, commit and machine
 
 Usage: .venv/bin/python scripts/docs_pages.py
 """
@@ -21,6 +24,8 @@ sys.path.insert(0, str(ROOT))
 from bench.record import RESULTS  # noqa: E402
 
 DOCS = ROOT / "docs"
+TEMPLATES = ROOT / "bench" / "docs"  # pages whose tables come from the records
+MARK = re.compile(r"^<!-- record: (\w+) (\d+) -->$", re.MULTILINE)
 
 
 def _cell(text: str) -> str:
@@ -45,13 +50,56 @@ def record_section(record: dict, name: str) -> list[str]:
         "",
     ]
     for table in record["tables"]:
-        out += ["| " + " | ".join(_cell(h) for h in table["header"]) + " |"]
-        out += ["|" + "---|" * len(table["header"])]
-        out += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in table["rows"]]
-        out += [""]
+        out += [*table_lines(table), ""]
     if not record["tables"]:
         out += ["```text", record["output"].rstrip(), "```", ""]
     return out
+
+
+def table_lines(table: dict) -> list[str]:
+    return [
+        "| " + " | ".join(_cell(h) for h in table["header"]) + " |",
+        "|" + "---|" * len(table["header"]),
+        *("| " + " | ".join(_cell(c) for c in row) + " |" for row in table["rows"]),
+    ]
+
+
+def newest_record(bench: str, results: Path = RESULTS) -> tuple[str, dict] | None:
+    """The newest record of a bench that ran on a quiet machine, else its newest: (file name, record)."""
+    found = [(p.name, json.loads(p.read_text(encoding="utf-8"))) for p in sorted(results.glob(f"*-{bench}.json"))]
+    quiet = [f for f in found if not f[1]["busy"]]
+    return (quiet or found)[-1] if found else None
+
+
+def provenance(record: dict, name: str) -> str:
+    m = record["machine"]
+    load = record.get("load") or {}
+    state = (
+        f"**busy machine** (other processes kept {load.get('other_cores', 0):.1f} of {load.get('cores')} cores "
+        "busy: its times and ratios are not the engine's own)"
+        if record["busy"]
+        else "quiet machine"
+    )
+    args = " ".join(record["argv"]) or "(defaults)"
+    return (
+        f"*`bench/{record['bench']}.py {args}`, {record['date'][:16].replace('T', ' ')} UTC, commit "
+        f"`{record['commit']}`: {m['cpu']}, {m['isa']}, {m['threads']} threads of {m['cores']} cores, torch "
+        f"{m['torch']}, {state}; record `bench/results/{name}`.*"
+    )
+
+
+def filled_page(template: str, results: Path = RESULTS) -> str:
+    """A page's `<!-- record: BENCH N -->` lines replaced by that table and where it comes from."""
+
+    def table(match: re.Match) -> str:
+        bench, index = match.group(1), int(match.group(2))
+        found = newest_record(bench, results)
+        if found is None or index >= len(found[1]["tables"]):
+            return f"*No record of `bench/{bench}.py` with this table yet: run the bench to fill it in.*"
+        name, record = found
+        return "\n".join([*table_lines(record["tables"][index]), "", provenance(record, name)])
+
+    return MARK.sub(table, template)
 
 
 def records_page(results: Path = RESULTS) -> str:
@@ -93,7 +141,9 @@ def source_page() -> str:
 
 
 def main() -> int:
-    for name, text in (("records.md", records_page()), ("source.md", source_page())):
+    pages = [("records.md", records_page()), ("source.md", source_page())]
+    pages += [(p.name, filled_page(p.read_text(encoding="utf-8"))) for p in sorted(TEMPLATES.glob("*.md"))]
+    for name, text in pages:
         (DOCS / name).write_text(text.rstrip() + "\n", encoding="utf-8")
         print("wrote", DOCS / name)
     return 0

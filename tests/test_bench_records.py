@@ -10,7 +10,7 @@ from pathlib import Path
 
 from bench.record import markdown_tables, recorded
 from lab.busy import MachineLoad
-from scripts.docs_pages import docs_links, records_page
+from scripts.docs_pages import docs_links, filled_page, records_page
 
 ROOT = Path(__file__).resolve().parent.parent
 HELPERS = {"record.py", "decode_parts.py"}  # imported by the benches, not run
@@ -72,3 +72,42 @@ def test_the_records_page_names_machine_date_and_a_busy_run(tmp_path):
 
 def test_app_links_become_docs_links():
     assert docs_links("see [C3](/claims?claim=C3) and [it](/serving)") == "see [C3](claims.md) and [it](serving.md)"
+
+
+def _record(date: str, busy: bool, value: str) -> dict:
+    return {
+        "bench": "decode",
+        "date": date,
+        "commit": "abc123",
+        "machine": {"cpu": "AMD EPYC", "isa": "AVX2", "threads": 2, "cores": 2, "torch": "2.13.0+cpu"},
+        "argv": [],
+        "busy": busy,
+        "load": MachineLoad(0.9 if busy else 0.0, 2, 10.0).to_dict(),
+        "tables": [{"header": ["measurement", "ms"], "rows": [["TPOT", value]]}],
+        "output": "",
+    }
+
+
+def test_a_page_takes_each_table_from_the_newest_quiet_record(tmp_path):
+    for name, date, busy, value in [
+        ("2026-12-01T000000Z-decode.json", "2026-12-01T00:00:00+00:00", False, "41.0"),
+        ("2026-12-02T000000Z-decode.json", "2026-12-02T00:00:00+00:00", False, "40.0"),
+        ("2026-12-03T000000Z-decode.json", "2026-12-03T00:00:00+00:00", True, "90.0"),  # newer, but busy
+    ]:
+        (tmp_path / name).write_text(json.dumps(_record(date, busy, value)))
+    page = filled_page("Intro.\n\n<!-- record: decode 0 -->\n\n<!-- record: decode 1 -->\n", tmp_path)
+    assert "| TPOT | 40.0 |" in page and "90.0" not in page and "41.0" not in page
+    assert "2026-12-02 00:00 UTC, commit `abc123`: AMD EPYC, AVX2" in page and "quiet machine" in page
+    assert "record `bench/results/2026-12-02T000000Z-decode.json`" in page
+    assert "No record of `bench/decode.py` with this table yet" in page  # table 1 does not exist
+    assert "<!--" not in page
+    (tmp_path / "2026-12-02T000000Z-decode.json").unlink()
+    (tmp_path / "2026-12-01T000000Z-decode.json").unlink()
+    busy_only = filled_page("<!-- record: decode 0 -->", tmp_path)  # only a busy record: shown, and said
+    assert "| TPOT | 90.0 |" in busy_only and "**busy machine**" in busy_only
+
+
+def test_every_record_marker_of_the_docs_names_a_bench():
+    for template in (ROOT / "bench" / "docs").glob("*.md"):
+        for bench, _ in re.findall(r"^<!-- record: (\w+) (\d+) -->$", template.read_text(), re.MULTILINE):
+            assert (ROOT / "bench" / f"{bench}.py").exists(), (template.name, bench)
