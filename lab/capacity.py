@@ -21,9 +21,9 @@ from engine.errors import LabError
 from lab.busy import LoadMeter, local_server_pids
 from lab.capacity_cause import Cause, explain
 from lab.remote_client import Endpoint, RemoteRequest
-from lab.remote_load import LoadPlan, LoadRun, run_load
-from lab.remote_metrics import MetricsWatch, watch
-from lab.slo import SLO, Goodput, judge
+from lab.remote_load import LoadPlan, LoadRun, watched_load
+from lab.remote_metrics import MetricsWatch
+from lab.slo import SLO, Goodput, judge_load
 
 MIN_REQUESTS = 10  # per load: a 90 % target over fewer requests is decided by one or two of them
 
@@ -197,7 +197,8 @@ def server_measure(
             "concurrent", requests, max_requests=per_load(load), concurrency=load, max_duration_s=max_duration_s
         )
         with LoadMeter(ours) as meter:
-            run, seen = asyncio.run(_watched(endpoint, model, plan, stop))
+            run, seen = LoadRun(plan, start=time.perf_counter()), MetricsWatch()
+            asyncio.run(watched_load(endpoint, model, run, seen, stop))
         verdict = judge_run(slo, run, expected=plan.max_requests)
         return Point(load, verdict, run.seconds, meter.load.busy, run, seen)
 
@@ -205,19 +206,6 @@ def server_measure(
 
 
 def judge_run(slo: SLO, run: LoadRun, expected: int | None = None) -> Goodput:
-    """A load's goodput: its finished requests over its wall time; every other request it sent (or,
-    given `expected`, was meant to send) missed."""
-    done = run.finished
-    return judge(slo, [r.metrics for r in done], run.seconds, failed=(expected or len(run.results)) - len(done))
-
-
-async def _watched(endpoint: Endpoint, model: str, plan: LoadPlan, stop) -> tuple[LoadRun, MetricsWatch]:
-    """One load with the server's /metrics read beside it (the cause of a miss comes from there)."""
-    done = asyncio.Event()
-    watcher = asyncio.create_task(watch(endpoint, done))
-    try:
-        run = await run_load(endpoint, model, plan, stop)
-    finally:
-        done.set()
-        seen = await watcher
-    return run, seen
+    """A load's goodput: its timed requests over its wall time; every other request it sent (or,
+    given `expected`, was meant to send) missed, a 0-token reply too (it served no token)."""
+    return judge_load(slo, [r.metrics for r in run.timed], run.seconds, expected or len(run.results))

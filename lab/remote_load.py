@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 
 from engine.errors import LabError
 from engine.metrics import percentiles
-from lab.remote_client import Endpoint, RemoteRequest, RemoteResult, stream_one
+from lab.remote_client import Endpoint, RemoteRequest, RemoteResult, stream_one, warm
+from lab.remote_metrics import MetricsWatch, watch
 from lab.workload import RequestSpec
 
 MODES = ("synchronous", "concurrent", "constant", "poisson", "workload")
@@ -94,17 +95,29 @@ class LoadRun:
 
     @property
     def finished(self) -> list[RemoteResult]:
-        return [r for r in self.results if r.error is None and r.metrics is not None]
+        """The requests the server ended without an error, 0-token replies included."""
+        return [r for r in self.results if r.error is None and r.done is not None]
+
+    @property
+    def timed(self) -> list[RemoteResult]:
+        """The finished requests with at least one chunk: the only ones with a TTFT, TPOT or E2E."""
+        return [r for r in self.finished if r.metrics is not None]
+
+    @property
+    def failed(self) -> list[RemoteResult]:
+        return [r for r in self.results if r.error is not None]
 
     def summary(self) -> dict:
-        """TTFT / TPOT / ITL / E2E percentiles (ms) over the finished requests, and throughput."""
+        """TTFT / TPOT / ITL / E2E percentiles (ms) over the finished requests that sent a token (a
+        0-token reply has no first token to time: counted in `empty`), and throughput."""
         done = self.finished
-        metrics = [r.metrics for r in done]
+        metrics = [r.metrics for r in self.timed]
         span = max(1e-9, (self.end or time.perf_counter()) - self.start)
         return {
             "requests": len(self.results),
             "finished": len(done),
-            "failed": len(self.results) - len(done),
+            "empty": len(done) - len(metrics),
+            "failed": len(self.failed),
             "ttft_ms": percentiles([m.ttft_ms for m in metrics]),
             "tpot_ms": percentiles([m.tpot_ms for m in metrics if m.tpot_ms is not None]),
             "itl_ms": percentiles([g for m in metrics for g in m.itl_ms]),
@@ -126,8 +139,9 @@ async def run_load(
     """Send the plan's requests; `on_result` sees each one as it ends (progress), `stop` is polled.
     Pass `run` to watch it fill (a page keeps it, so an interrupted run keeps what it measured)."""
     run = run or LoadRun(plan, start=time.perf_counter())
-    run.start = time.perf_counter()
     client = endpoint.client()
+    await warm(client, endpoint)
+    run.start = time.perf_counter()
 
     async def one(i: int) -> None:
         result = RemoteResult(plan.request(i), send=time.perf_counter())
@@ -153,6 +167,34 @@ async def run_load(
         run.end = time.perf_counter()
         await client.close()
     return run
+
+
+async def watched_load(
+    endpoint: Endpoint,
+    model: str,
+    run: LoadRun,
+    seen: MetricsWatch,
+    stop: Callable[[], bool] | None = None,
+    read_metrics: bool = True,
+    progress: Callable[[LoadRun], None] | None = None,
+) -> None:
+    """Run `run.plan` with the server's /metrics read beside it (the cause of an SLO miss comes from
+    there), filling `run` and `seen` in place, so a load interrupted by its page keeps what it
+    measured; `progress(run)` is called about every 0.25 s."""
+    done = asyncio.Event()
+    watcher = asyncio.create_task(watch(endpoint, done)) if read_metrics else None
+    load = asyncio.create_task(run_load(endpoint, model, run.plan, stop, run=run))
+    try:
+        while not load.done():
+            if progress is not None:
+                progress(run)
+            await asyncio.wait([load], timeout=0.25)
+        load.result()
+    finally:
+        done.set()
+        if watcher is not None:
+            got = await watcher
+            seen.snapshots, seen.note = got.snapshots, got.note
 
 
 async def _send(plan: LoadPlan, one) -> None:

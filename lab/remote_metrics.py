@@ -4,8 +4,8 @@ after a load, parsed with `prometheus_client`'s text parser.
 Gauges give the batch over time (running, waiting, KV cache usage); the difference of a latency
 histogram between two scrapes gives the server-side distribution over the run (its quantiles the
 way Prometheus' histogram_quantile reads them). The names are vLLM's (our own server uses them too),
-SGLang's and TGI's as their documentation gives them; a server without /metrics (`transformers
-serve`) is reported, not an error.
+SGLang's, llama.cpp's and TGI's as their documentation gives them; a server without /metrics
+(`transformers serve`), or with none of these names, is reported, not an error.
 """
 
 from __future__ import annotations
@@ -58,6 +58,12 @@ KINDS = {
         "sglang:time_to_first_token_seconds",
         "sglang:inter_token_latency_seconds",
         "sglang:e2e_request_latency_seconds",
+    ),
+    # llama.cpp's C++ server (`llama-server --metrics`): gauges only, no latency histograms
+    "llamacpp": MetricNames(
+        "llamacpp:requests_processing",
+        "llamacpp:requests_deferred",
+        "llamacpp:kv_cache_usage_ratio",
     ),
     "tgi": MetricNames(
         "tgi_batch_current_size",
@@ -161,6 +167,34 @@ async def scrape(endpoint: Endpoint) -> Snapshot | None:
     return parse(text, time.perf_counter())
 
 
+def _failed(url: str, exc: BaseException) -> str:
+    return f"reading {url} failed ({type(exc).__name__}: {str(exc)[:160]})"
+
+
+def _absent(url: str) -> str:
+    return f"{url} answered 404: this server publishes no Prometheus metrics"
+
+
+async def probe(endpoint: Endpoint) -> tuple[str | None, str]:
+    """Which server's metric names /metrics publishes ("vllm", ..., or None), and a sentence saying
+    what was found when none the lab knows."""
+    url = metrics_url(endpoint)
+    try:
+        snap = await scrape(endpoint)
+    except Exception as exc:  # noqa: BLE001 - metrics are extra: a server without them still serves
+        return None, _failed(url, exc)
+    if snap is None:
+        return None, _absent(url)
+    kind = snap.kind()
+    if kind is not None:
+        return kind, kind
+    names = sorted(set(snap.gauges) | set(snap.histograms))
+    if not names:
+        return None, f"{url} answered, with no metrics in it"
+    shown = ", ".join(names[:4]) + (", …" if len(names) > 4 else "")
+    return None, f"{url} has {len(names)} metrics, none of them with names the lab knows ({shown})"
+
+
 async def server_request_view(endpoint: Endpoint, response_id: str | None) -> dict | None:
     """Our own server's timing of one finished request (GET /pdlab/requests/<id>: ttft_ms, tpot_ms,
     e2e_ms, queue_ms, prefill_ms, decode_ms, output_tokens), or None from any other server."""
@@ -206,10 +240,10 @@ async def watch(endpoint: Endpoint, done: asyncio.Event, interval_s: float = 0.5
         try:
             snap = await scrape(endpoint)
         except Exception as exc:  # noqa: BLE001 - the server's metrics are extra: say why, keep the run
-            result.note = f"Reading {metrics_url(endpoint)} failed: {type(exc).__name__}: {str(exc)[:200]}"
+            result.note = _failed(metrics_url(endpoint), exc)
             return result
         if snap is None:
-            result.note = f"{metrics_url(endpoint)} answered 404: this server publishes no Prometheus metrics."
+            result.note = _absent(metrics_url(endpoint))
             return result
         result.snapshots.append(snap)
         if done.is_set():

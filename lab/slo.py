@@ -128,3 +128,9 @@ def judge(slo: SLO, finished: list[RequestMetrics], seconds: float, failed: int 
         for name in misses:
             missed[name] += 1
     return Goodput(slo, len(finished) + failed, met, seconds, missed, len(finished))
+
+
+def judge_load(slo: SLO, finished: list[RequestMetrics], seconds: float, expected: int) -> Goodput:
+    """A load's goodput: its finished requests over its wall time; every other request it was meant to
+    serve (`expected` in all) missed. The serving lab's runs and every remote load are judged so."""
+    return judge(slo, finished, seconds, failed=max(0, expected - len(finished)))

@@ -1,5 +1,7 @@
 """A small HTTP server on a free loopback port that misbehaves on purpose, one way per path prefix,
-for the remote client's error tests. Started and stopped by its own handle (a thread in this process)."""
+for the remote client's error tests (and the quirks of servers we did not write: llama.cpp's empty
+replies, interrupted streams and metric names). Started and stopped by its own handle (a thread in
+this process)."""
 
 from __future__ import annotations
 
@@ -32,7 +34,25 @@ def chat_chunk(content: str | None = None, role: bool = False, finish: str | Non
     return chunk
 
 
+LLAMACPP_METRICS = """# HELP llamacpp:prompt_tokens_total Number of prompt tokens processed.
+# TYPE llamacpp:prompt_tokens_total counter
+llamacpp:prompt_tokens_total 12
+# HELP llamacpp:requests_processing Number of requests processing.
+# TYPE llamacpp:requests_processing gauge
+llamacpp:requests_processing 1
+# HELP llamacpp:requests_deferred Number of requests deferred.
+# TYPE llamacpp:requests_deferred gauge
+llamacpp:requests_deferred 2
+# HELP llamacpp:kv_cache_usage_ratio KV-cache usage. 1 means 100 percent usage.
+# TYPE llamacpp:kv_cache_usage_ratio gauge
+llamacpp:kv_cache_usage_ratio 0.25
+"""
+STRANGE_METRICS = "".join(f"# TYPE shop_{n}_total counter\nshop_{n}_total 3\n" for n in "abcdef")
+
+
 class Handler(BaseHTTPRequestHandler):
+    newest = 0  # the latest POST of the "interrupt" mode, across threads: it cuts every earlier stream
+
     def log_message(self, *args):  # quiet
         pass
 
@@ -50,6 +70,10 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_GET(self):
         mode = self.path.split("/")[1]
+        if self.path.endswith("/metrics") and mode == "llamacpp":  # llama-server --metrics
+            return self._send(200, LLAMACPP_METRICS.encode(), "text/plain; version=0.0.4")
+        if self.path.endswith("/metrics") and mode == "strange":  # metrics, none of them a server's we know
+            return self._send(200, STRANGE_METRICS.encode(), "text/plain; version=0.0.4")
         if self.path.endswith("/metrics"):  # like transformers serve: no Prometheus endpoint
             return self._send(404, b'{"detail": "Not Found"}')
         if mode == "notjson":
@@ -85,7 +109,11 @@ class Handler(BaseHTTPRequestHandler):
             for _ in range(40):  # 2.6 M characters
                 self.wfile.write(piece)
             return
-        if mode == "quirks":  # transformers serve 5.24's shape: role-only first delta, usage on the finish
+        if mode in (
+            "quirks",
+            "llamacpp",
+            "strange",
+        ):  # transformers serve 5.24's shape: role-only first delta, usage on the finish
             self.wfile.write(sse(chat_chunk(role=True)))  # chunk, no [DONE]
             for word in ("One", " two", " three"):
                 self.wfile.write(sse(chat_chunk(word)))
@@ -94,6 +122,24 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.write(
                 sse(chat_chunk(finish="stop", usage={"prompt_tokens": 4, "completion_tokens": 5, "total_tokens": 9}))
             )
+            return
+        if mode == "empty":  # llama.cpp's answer to some prompts: no text at all, finish reason "stop"
+            self.wfile.write(sse(chat_chunk(role=True)))
+            usage = {"prompt_tokens": 4, "completion_tokens": 0, "total_tokens": 4}
+            self.wfile.write(sse(chat_chunk(finish="stop", usage=usage)))
+            self.wfile.write(sse("[DONE]"))
+            return
+        if mode == "interrupt":  # llama-cpp-python's --interrupt_requests: a new request cuts the running one
+            Handler.newest = me = Handler.newest + 1
+            for i in range(20):
+                if Handler.newest != me:
+                    self.connection.shutdown(2)
+                    return
+                self.wfile.write(sse(chat_chunk(f" w{i}")))
+                self.wfile.flush()
+                time.sleep(0.02)
+            self.wfile.write(sse(chat_chunk(finish="length")))
+            self.wfile.write(sse("[DONE]"))
             return
         if mode == "nousage":  # a server that never sends usage, chunks of two words
             for word in ("a b", " c d"):

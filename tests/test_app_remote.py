@@ -14,6 +14,7 @@ from app_pages import page_file
 from engine.server.launch import free_port
 from lab.remote_trace import Saved, dump_saved
 from tests.app_helpers import table_with
+from tests.fault_server import fault_server
 from tests.figure_checks import charts
 
 PAGE = page_file("remote")
@@ -76,6 +77,7 @@ def test_connect_stream_one_prompt_and_run_a_load(app, served, tiny_dirs):
     value = {col: table[col].str.removesuffix(" (max)").str.replace(",", "").astype(float) for col in ("P50", "P99")}
     assert (value["P99"] >= value["P50"]).all()
     assert list(table["n"])[0] == 6 and table["P99"].str.endswith("(max)").all()  # 6 requests: P99 is their max
+    assert table["mean"].str.fullmatch(r"[\d,]+\.\d").all(), list(table["mean"])  # one decimal, as the others
     titles = list(charts(at))  # each checked for its title, axis titles and legend
     assert any("waiting for its first chunk" in x for x in titles)
     assert any("server's own view" in x for x in titles)
@@ -108,7 +110,17 @@ def test_a_sweep_and_a_workload(app, served):
     assert "Throughput and TTFT against the offered rate" in charts(at)
     verdict = table_with(at, "goodput (req/s)")  # each rate of the sweep judged
     assert list(verdict["load"]) == ["2 req/s offered", "8 req/s offered"] and len(verdict["verdict"]) == 2
+    prompts = [r.request.prompt for run, _ in at.session_state["rm_load_result"] for r in run.results]
+    assert len(set(prompts)) == 6 and sorted(p.split(")")[0] for p in prompts) == [f"({i}" for i in range(1, 7)]
+    assert not any("different prompts" in c.value for c in at.caption)  # unique starts: no prefix to reuse
 
+    at.toggle(key="rm_unique").set_value(False)
+    at.radio(key="rm_mode").set_value("synchronous")
+    at.number_input(key="rm_requests").set_value(12)  # more than there are questions: they repeat
+    at = submit(at, "Run the load")
+    assert any("12 requests shared 8 different prompts" in c.value for c in at.caption), [c.value for c in at.caption]
+
+    at.radio(key="rm_mode").set_value("sweep")
     at.text_input(key="rm_rates").set_value("fast, faster")
     at = submit(at, "Run the load")
     assert any("is not a list of" in e.value and "faster" in e.value for e in at.error)
@@ -133,6 +145,41 @@ def test_beside_our_engine(app, served):
     assert (table["our engine (in process)"] > 0).all() and (table["server"] > 0).all()
     ratio = table["server"] / table["our engine (in process)"]  # of the rounded values shown: within rounding
     assert (abs(table["server / ours"] - ratio) < 0.02 * ratio + 0.01).all()
+
+
+def test_what_other_servers_do_is_said(app):
+    """A server that answers with no tokens, and one that cuts a running stream for a newer request
+    (llama.cpp's server does both): one prompt says it got 0 tokens; a load's summary is not green
+    and lists each reason with its count and the likely cause; "Beside our engine" shows them too."""
+    with fault_server() as base:
+        at = connect(app, f"{base}/empty")
+        assert any("publishes no Prometheus metrics" in c.value for c in at.caption), [c.value for c in at.caption]
+        at.text_area(key="rm_prompt").set_value("Hi")
+        at = submit(at, "Send")
+        assert not at.exception and not at.error, [e.value for e in at.error]
+        assert any("answered with 0 tokens (finish reason: stop)" in i.value for i in at.info), [
+            i.value for i in at.info
+        ]
+
+        at = connect(at, f"{base}/interrupt")
+        at.radio(key="rm_mode").set_value("concurrent")
+        at.number_input(key="rm_requests").set_value(4)
+        at.number_input(key="rm_concurrency").set_value(4)
+        at = submit(at, "Run the load")
+        assert not at.exception, [e.value for e in at.exception]
+        assert not any("requests finished" in s.value for s in at.success), "a load with failures shown green"
+        said = " ".join(w.value for w in [*at.warning, *at.error]).replace("\\", "")
+        assert "of 4 requests finished" in said and "of 4 requests failed:" in said and "× The stream" in said
+        assert "interrupt_requests false" in said
+        gantt = next(spec for title, spec in charts(at).items() if "waiting for its first chunk" in title)
+        assert "failed (sent → error)" in [trace["name"] for trace in gantt["data"]]
+
+        at.number_input(key="rm_beside_requests").set_value(3)
+        at.number_input(key="rm_beside_tokens").set_value(6)
+        at = submit(at, "Run on both")
+        assert not at.exception, [e.value for e in at.exception]
+        beside = " ".join(w.value for w in at.warning).replace("\\", "")
+        assert beside.count("of 3 requests failed:") == 1 and "× The stream" in beside
 
 
 def test_a_saved_run_opens_without_a_server(new_app, app, served, tiny_dirs):

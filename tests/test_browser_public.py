@@ -68,7 +68,9 @@ def test_two_visitors_take_turns_and_get_their_solo_output(chromium, server):
     for pg in (a, b):
         wait_idle(pg, 240_000)
     ra, rb = live_record(a), live_record(b)
-    assert rb["start"] >= ra["end"] - 50, "b's run started before a's had finished"
+    # a's live view leaves its page at a's last redraw, which can trail the engine by a redraw on a busy
+    # machine (53 ms was seen); runs side by side would overlap by seconds (32 tokens each)
+    assert rb["start"] >= ra["end"] - 500, "b's run started before a's had finished"
     for pg in (a, b):
         assert output_text(pg) == solo and exception_boxes(pg) == 0
         pg.context.close()

@@ -14,6 +14,7 @@ from scripts.app_browser import (
     wait_idle,
 )
 from tests.browser_utils import page_at
+from tests.fault_server import fault_server
 
 
 def test_connect_and_run_a_concurrent_load(chromium, tiny_app_server, tiny_server):
@@ -58,3 +59,33 @@ def test_connect_and_run_a_concurrent_load(chromium, tiny_app_server, tiny_serve
         assert opened.locator('[data-testid="stDataFrame"]').count() == 2
         assert opened.locator(".js-plotly-plot").count() == 2 and exception_boxes(page) == 0
         opened.screenshot(path=str(ARTIFACTS / "remote_opened.png"))
+
+
+def test_an_empty_reply_and_failed_requests_are_said(chromium, tiny_app_server):
+    """Against a server that answers with 0 tokens, one prompt says so; against one that cuts a running
+    stream for a newer request, a load's summary is not green and lists the reasons with their cause."""
+    ready = lambda p: p.get_by_label("Base URL", exact=True)  # noqa: E731
+    with fault_server() as base, page_at(chromium, tiny_app_server, "remote", ready, height=1800) as page:
+        ready(page).fill(f"{base}/empty")
+        click_and_wait(page, page.get_by_role("button", name="Connect"))
+        page.get_by_text("Connected to").first.wait_for(timeout=60_000)
+        click_and_wait(page, page.get_by_role("button", name="Send"), 60_000)
+        page.get_by_text("The server answered with 0 tokens (finish reason: stop)").wait_for(timeout=30_000)
+
+        ready(page).fill(f"{base}/interrupt")
+        click_and_wait(page, page.get_by_role("button", name="Connect"))
+        page.get_by_text("/interrupt/v1").first.wait_for(timeout=60_000)
+        open_tab(page, "Load")
+        panel = page.locator('[data-testid="stTabPanel"]:visible')
+        panel.locator('label:has-text("concurrent: a fixed number in flight")').click()
+        panel.get_by_label("Requests", exact=True).fill("4")
+        panel.get_by_label("Concurrency", exact=True).fill("4")
+        click_and_wait(page, panel.get_by_role("button", name="Run the load"), 120_000)
+        panel.get_by_text("of 4 requests failed:").wait_for(timeout=60_000)
+        alerts = panel.locator('[data-testid="stAlert"]')
+        finished = alerts.filter(has_text="requests finished")
+        assert finished.count() == 1 and finished.locator('[data-testid="stAlertContentSuccess"]').count() == 0
+        assert alerts.filter(has_text="× The stream").filter(has_text="interrupt_requests false").count() == 1
+        assert exception_boxes(page) == 0
+        panel.locator('[data-testid="stAlert"]').first.scroll_into_view_if_needed()
+        page.screenshot(path=str(ARTIFACTS / "remote_failures.png"), full_page=True)

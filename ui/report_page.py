@@ -24,7 +24,10 @@ table.rp-table th { color: #475569; font-weight: 600; white-space: nowrap; }
 .rp-metrics { display: flex; flex-wrap: wrap; gap: 1.2rem 2.2rem; }
 .rp-metric .rp-label { font-size: 0.8rem; color: #475569; } .rp-metric .rp-value { font-size: 1.5rem; }
 .rp-banner { background: #f0fdf4; border: 1px solid #86efac; border-radius: 6px; padding: 0.5rem 0.8rem; }
-.rp-banner.rp-stopped { background: #fffbeb; border-color: #fcd34d; }
+.rp-banner p { margin: 0.2rem 0; }
+.rp-banner.rp-stopped, .rp-banner.rp-warn { background: #fffbeb; border-color: #fcd34d; }
+.rp-banner.rp-error { background: #fef2f2; border-color: #fca5a5; }
+.rp-banner.rp-info { background: #eff6ff; border-color: #93c5fd; }
 .rp-replay-controls { display: flex; gap: 1rem; align-items: center; margin: 0.5rem 0; }
 #pd-replay-slider { flex: 1; } #pd-replay-play { font: inherit; padding: 0.2rem 0.9rem; border-radius: 6px;
   border: 1px solid #cbd5e1; background: #fff; cursor: pointer; } .rp-caption { font-size: 0.9rem; min-height: 1.4em; }

@@ -10,6 +10,7 @@ import plotly.graph_objects as go
 PHASE_COLORS = {"prefill": "#7c3aed", "decode": "#0d9488", "mixed": "#d97706", "pending": "#94a3b8"}
 MATRIX_COLORS = {"q": "#2563eb", "k": "#ea580c", "scores": "#7c3aed", "v": "#16a34a", "out": "#0891b2"}
 EXTRA_COLORS = {"line": "#334155", "blocks": "#ea580c", "kv": "#2563eb"}
+FAILED_COLOR = "#dc2626"  # a request that ended in an error
 BOUNDARY_COLOR = "#f97316"  # the prefill/decode line on heatmaps: visible on Viridis and in the white legend
 KIB = 1024
 MIB = 1024 * 1024

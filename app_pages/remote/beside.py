@@ -11,7 +11,7 @@ import streamlit as st
 
 from app_pages.remote import keys
 from app_pages.remote.connect import Connection
-from app_pages.remote.load import ignored_eos_warning
+from app_pages.remote.outcome import render_outcome
 from app_pages.remote.strings import t
 from engine import EngineConfig
 from engine.errors import LabError
@@ -125,10 +125,9 @@ def render_beside(conn: Connection, lang: str) -> None:
     b: Beside | None = st.session_state.get(keys.BESIDE_RESULT)
     if b is None:
         return
-    if b.failed or not b.remote["finished"]:
-        st.warning(t("rm_beside_failed", lang, n=b.failed), icon=":material/warning:")
-        return
     if b.run is not None:
-        ignored_eos_warning(b.run, lang)
+        render_outcome(b.run, lang, with_finished=bool(b.failed))  # the reasons where the failures show
+    if not b.remote["ttft_ms"]["n"]:
+        return  # nothing timed on the server: nothing to compare
     st.dataframe(beside_table(b, lang), hide_index=True, key=keys.BESIDE_TABLE)
     st.caption(t("rm_beside_caption", lang, model=b.local_model))

@@ -11,9 +11,9 @@ import streamlit as st
 from app_pages.remote import keys
 from app_pages.remote.strings import t
 from lab.remote_client import Endpoint, list_models
-from lab.remote_metrics import scrape
+from lab.remote_metrics import probe
 from ui.errors import show_message
-from ui.text import md_literal
+from ui.text import md_escape, md_literal
 from ui.widget_state import KEEP
 from ui.widgets import whole_number_box
 
@@ -24,16 +24,14 @@ DEFAULT_URL = "http://127.0.0.1:8000"
 class Connection:
     endpoint: Endpoint
     models: list[str]
-    kind: str | None  # "vllm", "sglang", "tgi" or None (no /metrics)
+    kind: str | None  # "vllm", "sglang", "llamacpp", "tgi" or None (no /metrics, or no names we know)
+    metrics_note: str = ""  # what /metrics showed, in words: the kind, or why there is none
 
 
 async def _probe(endpoint: Endpoint) -> Connection:
     models = await list_models(endpoint)
-    try:
-        snapshot = await scrape(endpoint)
-    except Exception:  # noqa: BLE001 - metrics are extra: a server without them still serves
-        snapshot = None
-    return Connection(endpoint, models, snapshot.kind() if snapshot else None)
+    kind, note = await probe(endpoint)
+    return Connection(endpoint, models, kind, note)
 
 
 def render_connect(lang: str, allowed_urls: tuple[str, ...] | None = None) -> Connection | None:
@@ -75,7 +73,7 @@ def render_connect(lang: str, allowed_urls: tuple[str, ...] | None = None) -> Co
             lang,
             url=md_literal(conn.endpoint.base_url),
             n=len(conn.models),
-            kind=conn.kind or t("rm_kind_none", lang),
+            kind=md_escape(conn.metrics_note) if conn.metrics_note else t("rm_kind_none", lang),
         )
     )
     if not conn.models:

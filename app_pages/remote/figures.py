@@ -1,6 +1,6 @@
 """The remote page's charts: the gap before each chunk of one stream; each request of a load as a
-bar from send to first chunk (queue + prefill) and on to its last chunk (decode); the server's own
-running / waiting / KV-usage gauges over the load."""
+bar from send to first chunk (queue + prefill) and on to its last chunk (decode), or to its error;
+the server's own running / waiting / KV-usage gauges over the load."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from app_pages.remote.strings import t
 from lab.remote_client import RemoteResult
 from lab.remote_load import LoadRun
 from lab.remote_metrics import MetricsWatch
-from ui.theme import EXTRA_COLORS, PHASE_COLORS, legend_below, style
+from ui.theme import EXTRA_COLORS, FAILED_COLOR, PHASE_COLORS, legend_below, style
 
 
 def chunks_figure(r: RemoteResult, lang: str) -> go.Figure:
@@ -27,22 +27,32 @@ def chunks_figure(r: RemoteResult, lang: str) -> go.Figure:
     return legend_below(fig, 380)
 
 
+def _span(r: RemoteResult, part: str) -> tuple[float, float] | None:
+    """Where a request's bar of this part starts and stops (perf_counter), or None: a failed request
+    is one bar from send to its error, whatever arrived before it."""
+    if part == "failed" or r.error is not None:
+        return (r.send, r.done or r.send) if part == "failed" and r.error is not None else None
+    first = r.chunk_times[0] if r.chunk_times else (r.done or r.send)
+    end = r.chunk_times[-1] if r.chunk_times else first
+    return (r.send, first) if part == "wait" else (first, end)
+
+
 def gantt_figure(run: LoadRun, lang: str) -> go.Figure:
-    """One row per request, in send order: waiting (sent → first chunk), then streaming."""
+    """One row per request, in send order: waiting (sent → first chunk), then streaming; a failed
+    request in red from send to its error."""
     fig = go.Figure()
     rows = run.results
     labels = [f"#{i + 1}" for i in range(len(rows))]
     for name, color, part in (
         (t("rm_gantt_wait", lang), PHASE_COLORS["prefill"], "wait"),
         (t("rm_gantt_stream", lang), PHASE_COLORS["decode"], "stream"),
+        (t("rm_gantt_failed", lang), FAILED_COLOR, "failed"),
     ):
-        base, width = [], []
-        for r in rows:
-            first = r.chunk_times[0] if r.chunk_times else (r.done or r.send)
-            end = r.chunk_times[-1] if r.chunk_times else first
-            start, stop = (r.send, first) if part == "wait" else (first, end)
-            base.append(start - run.start)
-            width.append(max(0.0, stop - start))
+        spans = [_span(r, part) for r in rows]
+        if part == "failed" and not any(spans):
+            continue  # no failures: no legend entry for them
+        base = [None if s is None else s[0] - run.start for s in spans]
+        width = [None if s is None else max(0.0, s[1] - s[0]) for s in spans]
         fig.add_trace(go.Bar(y=labels, x=width, base=base, orientation="h", marker_color=color, name=name))
     style(
         fig,

@@ -15,6 +15,7 @@ from app_pages.remote import keys
 from app_pages.remote.capacity import SLO_DEFAULTS
 from app_pages.remote.connect import Connection
 from app_pages.remote.figures import gantt_figure, server_figure, sweep_figure
+from app_pages.remote.outcome import render_outcome
 from app_pages.remote.report import server_ttft_text
 from app_pages.remote.saving import download_buttons
 from app_pages.remote.strings import t
@@ -23,8 +24,8 @@ from engine.loader import convert_bundled, load_tokenizer
 from lab.capacity import judge_run
 from lab.capacity_cause import explain
 from lab.remote_client import RemoteRequest
-from lab.remote_load import MODES, LoadPlan, LoadRun, run_load, workload_plan
-from lab.remote_metrics import MetricsWatch, watch
+from lab.remote_load import MODES, LoadPlan, LoadRun, watched_load, workload_plan
+from lab.remote_metrics import MetricsWatch
 from lab.remote_trace import Saved
 from lab.slo import Goodput
 from lab.workload import PRESET_NAMES, QUESTIONS, preset
@@ -72,24 +73,34 @@ def _controls(lang: str) -> bool:
         whole_number_box(
             c[4], t("rm_load_tokens", lang), 1, 4096, keys.LOAD_TOKENS, value=32, help=t("rm_load_tokens_help", lang)
         )
-        c1, c2 = st.columns(2)
+        c1, c2, c3 = st.columns([2, 2, 1.4], vertical_alignment="bottom")
         c1.selectbox(
             t("rm_preset", lang), PRESET_NAMES, key=keys.PRESET, help=t("rm_preset_help", lang), persist_state=KEEP
         )
         c2.text_input(
             t("rm_rates", lang), "0.5, 1, 2, 4", key=keys.RATES, help=t("rm_rates_help", lang), persist_state=KEEP
         )
+        c3.toggle(t("rm_unique", lang), True, key=keys.UNIQUE, help=t("rm_unique_help", lang), persist_state=KEEP)
         return st.form_submit_button(t("rm_run_load", lang), type="primary", icon=":material/speed:")
 
 
-def _requests() -> list[RemoteRequest]:
+def _requests(first: int = 0) -> list[RemoteRequest]:
     """Replies of exactly the asked length, as benchmark tools ask for them (a server that does not honour
-    ignore_eos is pointed out under the results)."""
-    tokens = whole_number(st.session_state[keys.LOAD_TOKENS])
-    return [RemoteRequest(q, tokens, chat=True, ignore_eos=True) for q in QUESTIONS]
+    ignore_eos is pointed out under the results); with unique starts, one numbered prompt per request,
+    numbered from `first` (no two share a prefix a server could have cached, across a sweep's loads too)."""
+    s = st.session_state
+    tokens = whole_number(s[keys.LOAD_TOKENS])
+    if not s[keys.UNIQUE]:
+        return [RemoteRequest(q, tokens, chat=True, ignore_eos=True) for q in QUESTIONS]
+    n = whole_number(s[keys.REQUESTS])
+    return [
+        RemoteRequest(f"({first + i + 1}) {QUESTIONS[i % len(QUESTIONS)]}", tokens, chat=True, ignore_eos=True)
+        for i in range(n)
+    ]
 
 
-def _plan(rate: float | None = None) -> LoadPlan:
+def _plan(rate: float | None = None, first: int = 0) -> LoadPlan:
+    """The form's load; a sweep's rate, and where its prompts' numbers start, when it is one of a sweep."""
     s = st.session_state
     if s[keys.MODE] == "workload":
         return workload_plan(
@@ -100,7 +111,7 @@ def _plan(rate: float | None = None) -> LoadPlan:
     mode = "constant" if rate is not None else s[keys.MODE]
     return LoadPlan(
         mode,
-        _requests(),
+        _requests(first),
         max_requests=whole_number(s[keys.REQUESTS]),
         concurrency=whole_number(s[keys.CONCURRENCY]),
         rate=rate or float(s[keys.RATE]),
@@ -119,31 +130,27 @@ def sweep_rates(text: str, lang: str) -> list[float]:
 
 
 async def _run_live(conn: Connection, model: str, run: LoadRun, seen: MetricsWatch, bar, label: str, lang: str) -> None:
-    done = asyncio.Event()
-    watcher = asyncio.create_task(watch(conn.endpoint, done)) if conn.kind else None
-    load = asyncio.create_task(run_load(conn.endpoint, model, run.plan, run=run))
-    try:
-        while not load.done():
-            finished = sum(1 for r in run.results if r.done)
-            failed = sum(1 for r in run.results if r.error)
-            bar.progress(
-                min(1.0, finished / run.plan.max_requests),
-                text=label + t("rm_load_running", lang, done=finished, total=run.plan.max_requests, failed=failed),
-            )
-            await asyncio.wait([load], timeout=0.25)
-        load.result()
-    finally:
-        done.set()
-        if watcher is not None:
-            got = await watcher
-            seen.snapshots, seen.note = got.snapshots, got.note
+    def show(run: LoadRun) -> None:
+        finished = sum(1 for r in run.results if r.done)
+        failed = sum(1 for r in run.results if r.error)
+        bar.progress(
+            min(1.0, finished / run.plan.max_requests),
+            text=label + t("rm_load_running", lang, done=finished, total=run.plan.max_requests, failed=failed),
+        )
+
+    if not conn.kind:  # not watched: why, as found on connecting
+        seen.note = conn.metrics_note or None
+    await watched_load(conn.endpoint, model, run, seen, read_metrics=bool(conn.kind), progress=show)
 
 
 def render_load(conn: Connection, lang: str) -> None:
     if _controls(lang):
         try:
             plans = (
-                [_plan(rate) for rate in sweep_rates(st.session_state[keys.RATES], lang)]
+                [
+                    _plan(rate, k * whole_number(st.session_state[keys.REQUESTS]))
+                    for k, rate in enumerate(sweep_rates(st.session_state[keys.RATES], lang))
+                ]
                 if st.session_state[keys.MODE] == "sweep"
                 else [_plan()]
             )
@@ -219,7 +226,7 @@ def summary_table(run: LoadRun, lang: str) -> pd.DataFrame:
                 t("rm_col_metric", lang): label,
                 "n": p["n"],
                 **{s.upper(): stat_cell(p[s], s, p["n"]) for s in ("p50", "p90", "p99")},
-                "mean": round(p["mean"], 1),
+                "mean": "—" if p["mean"] != p["mean"] else f"{p['mean']:,.1f}",  # as the other cells: 19.0, 1,371.0
             }
         )
     return pd.DataFrame(rows)
@@ -228,25 +235,15 @@ def summary_table(run: LoadRun, lang: str) -> pd.DataFrame:
 def render_run(run: LoadRun, seen: MetricsWatch, lang: str, prefix: str = "") -> None:
     """One load's results; `prefix` keeps element keys apart when a saved run is shown too."""
     summary = run.summary()
-    st.success(
-        t(
-            "rm_load_done",
-            lang,
-            finished=summary["finished"],
-            requests=summary["requests"],
-            secs=run.seconds,
-            stopped=t("rm_load_stopped", lang) if run.cut_short else "",
-        ),
-        icon=":material/check_circle:",
-    )
-    errors = [r.error for r in run.results if r.error]
-    if errors:
-        st.warning(md_escape(t("rm_load_errors", lang, n=len(errors), msg=errors[0])), icon=":material/warning:")
-    if not summary["finished"]:
+    render_outcome(run, lang)
+    if not run.results:
         return
-    ignored_eos_warning(run, lang)
-    st.dataframe(summary_table(run, lang), hide_index=True, key=prefix + keys.SUMMARY_TABLE)
-    st.caption(t("rm_throughput", lang, rps=summary["requests_per_s"], tps=summary["output_tokens_per_s"]))
+    prompts = {r.request.prompt for r in run.results}
+    if len(prompts) < len(run.results):
+        st.caption(t("rm_prompts_repeat", lang, n=len(run.results), k=len(prompts)))
+    if run.timed:
+        st.dataframe(summary_table(run, lang), hide_index=True, key=prefix + keys.SUMMARY_TABLE)
+        st.caption(t("rm_throughput", lang, rps=summary["requests_per_s"], tps=summary["output_tokens_per_s"]))
     st.plotly_chart(gantt_figure(run, lang), key=prefix + keys.FIG_GANTT)
     if seen.snapshots:
         st.plotly_chart(server_figure(seen, run.start, lang), key=prefix + keys.FIG_SERVER)
@@ -254,17 +251,7 @@ def render_run(run: LoadRun, seen: MetricsWatch, lang: str, prefix: str = "") ->
         if ttft is not None and ttft.count:
             st.caption(server_ttft_text(ttft, lang))
     else:
-        st.caption(md_escape(t("rm_server_none", lang, note=seen.note or t("rm_kind_none", lang))))
-
-
-def ignored_eos_warning(run: LoadRun, lang: str) -> None:
-    """Say so when the server ended replies at EOS that the requests asked it to run past."""
-    early = [r for r in run.results if r.ignored_ignore_eos]
-    if early:
-        tokens = max(r.request.max_tokens for r in early)
-        st.warning(
-            t("rm_ignored_eos", lang, n=len(early), total=len(run.results), tokens=tokens), icon=":material/info:"
-        )
+        st.caption(md_escape(t("rm_server_none", lang, note=seen.note or t("rm_server_unread", lang))))
 
 
 def sweep_table(runs: list[LoadRun], lang: str) -> pd.DataFrame:

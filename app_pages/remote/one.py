@@ -69,6 +69,8 @@ def render_result(r: RemoteResult, lang: str, server_view: dict | None = None, p
     if r.text:
         with st.container(border=True):
             st.markdown(md_escape(r.text))
+    if r.empty_reply:
+        st.info(t("rm_empty_reply", lang, finish=r.finish_reason), icon=":material/info:")
     m = r.metrics
     if m is None:
         return

@@ -8,6 +8,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from app_pages.remote.figures import chunks_figure, gantt_figure, server_figure, sweep_figure
+from app_pages.remote.outcome import Line, outcome_lines
 from app_pages.remote.strings import t
 from engine.metrics import tail_is_max
 from lab.remote_load import LoadRun
@@ -21,7 +22,7 @@ METRICS = (("ttft_ms", "TTFT"), ("tpot_ms", "TPOT"), ("itl_ms", "ITL"), ("e2e_ms
 
 
 def _fmt(x: float | None, digits: int = 1) -> str:
-    return "—" if x is None or x != x else f"{x:.{digits}f}"
+    return "—" if x is None or x != x else f"{x:,.{digits}f}"
 
 
 def plan_line(run: LoadRun, lang: str) -> str:
@@ -41,8 +42,15 @@ def plan_line(run: LoadRun, lang: str) -> str:
     )
 
 
-def _banner(text: str, warn: bool) -> str:
-    return f'<p class="rp-banner{" rp-stopped" if warn else ""}">{html_text(text)}</p>'
+def _banner(line: Line) -> str:
+    """A run's outcome line, coloured by its tone; a server's words as a list."""
+    items = "".join(f"<li>{html_text(item)}</li>" for item in line.items)
+    return (
+        f'<div class="rp-banner rp-{line.tone}"><p>{html_text(line.text)}</p>'
+        + (f"<ul>{items}</ul>" if items else "")
+        + (f"<p>{html_text(line.note)}</p>" if line.note else "")
+        + "</div>"
+    )
 
 
 def _percentiles(summary: dict, lang: str) -> str:
@@ -104,31 +112,15 @@ def _server_note(seen: MetricsWatch, lang: str) -> str:
     if ttft is not None and ttft.count:
         return muted(server_ttft_text(ttft, lang))
     if not seen.snapshots:
-        return muted(t("rm_server_none", lang, note=seen.note or t("rm_kind_none", lang)))
+        return muted(t("rm_server_none", lang, note=seen.note or t("rm_server_unread", lang)))
     return ""
 
 
 def _run(run: LoadRun, seen: MetricsWatch, lang: str, with_plotly_js: bool) -> list[str]:
     summary = run.summary()
-    parts = [
-        heading(t("rm_report_run", lang)),
-        f"<p>{html_text(plan_line(run, lang))}</p>",
-        _banner(
-            t(
-                "rm_load_done",
-                lang,
-                finished=summary["finished"],
-                requests=summary["requests"],
-                secs=run.seconds,
-                stopped=t("rm_load_stopped", lang) if run.cut_short else "",
-            ),
-            run.cut_short,
-        ),
-    ]
-    errors = [r.error for r in run.results if r.error]
-    if errors:
-        parts.append(_banner(t("rm_load_errors", lang, n=len(errors), msg=errors[0]), True))
-    if not summary["finished"]:
+    parts = [heading(t("rm_report_run", lang)), f"<p>{html_text(plan_line(run, lang))}</p>"]
+    parts += [_banner(line) for line in outcome_lines(run, lang)]
+    if not run.timed:
         return parts
     parts += [
         _percentiles(summary, lang),

@@ -95,10 +95,6 @@ STRINGS: dict[str, tuple[str, str]] = {
     ),
     "rm_run_beside": ("Run on both", "两边都运行"),
     "rm_beside_running": ("Running on our engine, then on the server…", "先在本地引擎上运行，再在服务器上运行…"),
-    "rm_beside_failed": (
-        "{n} request(s) failed on the server; see the Load tab for the reasons.",
-        "服务器上有 {n} 个请求失败；原因请在“负载”标签页查看。",
-    ),
     "rm_col_local": ("our engine (in process)", "本地引擎（本进程）"),
     "rm_col_server": ("server", "服务器"),
     "rm_col_ratio": ("server / ours", "服务器 / 本地"),
@@ -180,6 +176,21 @@ STRINGS: dict[str, tuple[str, str]] = {
         "每个请求的 max_tokens，并忽略 EOS（ignore_eos），所以在支持该选项的服务器上每个回复都是这个长度；"
         "不支持的服务器会在结果下方指出。",
     ),
+    "rm_unique": ("Unique prompts", "提示各不相同"),
+    "rm_unique_help": (
+        "Servers that cache prompt prefixes (vLLM and SGLang with prefix caching, llama.cpp) reuse the KV of a prompt "
+        "they have seen, so a repeated prompt's TTFT covers only its uncached part. On: each request's prompt starts "
+        "with its own number, so no two share a prefix and every TTFT includes the whole prefill. Off: the questions "
+        "repeat once every request has had one.",
+        "缓存提示前缀的服务器（开启前缀缓存的 vLLM 与 SGLang、llama.cpp）会复用见过的提示的 KV，所以重复提示的 TTFT "
+        "只包含未缓存的部分。开启：每个请求的提示以自己的编号开头，任意两个都没有相同的前缀，每个 TTFT 都包含完整的预填充。"
+        "关闭：每个请求用过一个问题后，问题会重复。",
+    ),
+    "rm_prompts_repeat": (
+        "{n} requests shared {k} different prompts: on a server that caches prompt prefixes, a repeated prompt's TTFT "
+        "covers only its uncached part.",
+        "{n} 个请求共用 {k} 个不同的提示：在缓存提示前缀的服务器上，重复提示的 TTFT 只包含未缓存的部分。",
+    ),
     "rm_run_load": ("Run the load", "运行负载"),
     "rm_load_running": (
         "{done} of {total} requests done ({failed} failed)…",
@@ -197,7 +208,25 @@ STRINGS: dict[str, tuple[str, str]] = {
         "{total} 个回复中有 {n} 个在生成满 {tokens} 个 token 之前就在模型的结束符处停下，尽管请求要求服务器忽略它"
         "（`ignore_eos`，vLLM 的扩展）：这台服务器不支持该选项，所以 TPOT 和 token/秒 覆盖的回复比要求的短。",
     ),
-    "rm_load_errors": ("{n} request(s) failed; the first: {msg}", "{n} 个请求失败；第一个：{msg}"),
+    "rm_load_errors": ("{n} of {total} requests failed:", "{total} 个请求中有 {n} 个失败："),
+    "rm_cut_hint": (
+        "Streams cut while other requests ran are what a server does when it stops a running request for a new "
+        "one: llama-cpp-python's server does so by default (start it with `--interrupt_requests false`), or "
+        "send the load one request at a time (synchronous).",
+        "其他请求在运行时被切断的流，正是服务器为新请求而中止正在运行的请求时的表现：llama-cpp-python 的服务器"
+        "默认如此（用 `--interrupt_requests false` 启动它），或者一次只发一个请求（同步模式）。",
+    ),
+    "rm_load_empty": (
+        "{n} of {total} requests were answered with 0 tokens (finish reason: {finish}): they count as finished, "
+        "but with no first token they have no TTFT, TPOT or E2E: the table leaves them out, and an SLO counts them as missed.",
+        "{total} 个请求中有 {n} 个得到 0 个 token 的回复（结束原因：{finish}）：它们算作完成，但没有首个 token，"
+        "也就没有 TTFT、TPOT 或 E2E：表格不计入它们，SLO 把它们算作未满足。",
+    ),
+    "rm_empty_reply": (
+        "The server answered with 0 tokens (finish reason: {finish}): an empty reply, so there is nothing to time.",
+        "服务器回复了 0 个 token（结束原因：{finish}）：回复为空，所以没有可计时的内容。",
+    ),
+    "rm_gantt_failed": ("failed (sent → error)", "失败（发送 → 出错）"),
     "rm_col_metric": ("metric (ms)", "指标（毫秒）"),
     "rm_throughput": (
         "Throughput: {rps:.2f} requests/s, {tps:.1f} output tokens/s (client side).",
@@ -259,7 +288,8 @@ STRINGS: dict[str, tuple[str, str]] = {
         "goodput = 满足 SLO 的请求数 ÷ 负载的墙钟时间；吞吐计入所有完成的请求。两者分开之处，请求仍能完成，但已慢到不算数。"
         "本机上的服务器属于被测对象：它的 CPU 时间不算作其他工作。",
     ),
-    "rm_server_none": ("No server metrics: {note}", "没有服务器指标：{note}"),
+    "rm_server_none": ("No server metrics: {note}.", "没有服务器指标：{note}。"),
+    "rm_server_unread": ("none were read during this load", "这次负载期间没有读取"),
     "rm_server_hist": (
         "The server's own TTFT over this load: P50 ≈ {p50:.0f} ms, {tail} from {n} "
         "requests: its histogram's change over the run, read as Prometheus reads it (linear inside a "

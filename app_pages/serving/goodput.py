@@ -16,7 +16,7 @@ from app_pages.serving.metrics import RUN_COLORS, run_name
 from app_pages.serving.run import JUDGED_POLICIES, PolicyRun, ServingResult, run_policy
 from app_pages.serving.strings import t
 from lab.busy import LoadMeter
-from lab.slo import SLO, Goodput, judge
+from lab.slo import SLO, Goodput, judge_load
 from ui.errors import error_message, show_message
 from ui.models import get_registry
 from ui.slo_box import slo_box, slo_text, verdict_row, verdict_table
@@ -28,8 +28,7 @@ SLO_DEFAULTS = {"ttft": 2000, "tpot": 200, "itl": 500, "target": 90}  # for the 
 
 def judged(run: PolicyRun, slo: SLO, num_requests: int) -> Goodput:
     """A run's goodput: its finished requests over its wall time; any it did not finish missed."""
-    finished = [r.metrics for r in run.trace.requests]
-    return judge(slo, finished, run.seconds, failed=max(0, num_requests - len(finished)))
+    return judge_load(slo, [r.metrics for r in run.trace.requests], run.seconds, num_requests)
 
 
 def goodput_rows(runs: list[PolicyRun], slo: SLO, num_requests: int, lang: str) -> list[dict]:
