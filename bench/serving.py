@@ -177,15 +177,10 @@ def head_of_line_table(bundle, args) -> None:
     (whole, chunked) = rows.values()
     p99 = [c[0] / w[0] for w, c in zip(whole, chunked)]
     tput = [c[1] / w[1] for w, c in zip(whole, chunked)]
-    print(
-        f"\nOver {args.repeats} alternating repeats: P99 ITL chunked / whole = {fmt_spread(p99)}; "
-        f"throughput chunked / whole = {fmt_spread(tput)}"
-    )
-
-
-def fmt_spread(values: list[float]) -> str:
-    """'0.25 (median; 0.22-0.28)'."""
-    return f"{statistics.median(values):.2f} (median; {min(values):.2f}-{max(values):.2f})"
+    print(f"\n| chunked / whole, over {args.repeats} alternating repeats | median | lowest | highest |")
+    print("|---|---|---|---|")
+    for label, values in (("short streams' P99 ITL", p99), ("throughput", tput)):
+        print(f"| {label} | {statistics.median(values):.2f} | {min(values):.2f} | {max(values):.2f} |")
 
 
 def main() -> None:
