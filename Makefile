@@ -1,4 +1,5 @@
-# Two entry points: `make run` starts the app, `make test` runs every test. Both set up .venv first.
+# Two entry points: `make run` starts the app, `make test` runs every test (and names the slowest
+# 25, so a CI log shows where its time went). Both set up .venv first.
 # `make test-fast` is the inner loop (no model, pages, servers or browser); `make lint` is ruff.
 PYTHON ?= python3
 VENV := .venv
@@ -44,7 +45,7 @@ $(GUIDELLM_STAMP): $(STAMP) requirements-guidellm.txt
 	touch $(GUIDELLM_STAMP)
 
 test: $(STAMP) $(GUIDELLM_STAMP)
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q --durations=25
 
 # The tests that touch none of the tiers in pytest.ini: under two minutes on 2 cores.
 test-fast: $(STAMP)

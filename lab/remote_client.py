@@ -27,6 +27,7 @@ from engine.errors import LabError
 from engine.metrics import RequestMetrics
 
 MAX_TEXT_CHARS = 1 << 20  # a reply longer than this is cut: the server is misbehaving
+STREAM_CUT = "was cut after"  # in every message for a stream that ended early (the page names a cause)
 
 
 class RemoteError(Exception):
@@ -231,7 +232,7 @@ async def _read(client: AsyncOpenAI, model: str, req: RemoteRequest, result: Rem
             raise RemoteError(f"The reply passed {MAX_TEXT_CHARS:,} characters; the lab stopped reading it.")
     if result.finish_reason is None:  # every server ends with a finish reason, [DONE] or not
         raise RemoteError(
-            f"The stream from {url} was cut after {_chunks(len(result.chunk_times))}: it ended without a finish reason."
+            f"The stream from {url} {STREAM_CUT} {_chunks(len(result.chunk_times))}: it ended without a finish reason."
         )
 
 
@@ -267,7 +268,7 @@ def explain(exc: BaseException, endpoint: Endpoint, chunks: int = 0) -> str:
         if tls is not None and not chunks:
             return tls.replace("{url}", url)
         if chunks:
-            return f"The stream from {url} was cut after {_chunks(chunks)} ({type(cause).__name__})."
+            return f"The stream from {url} {STREAM_CUT} {_chunks(chunks)} ({type(cause).__name__})."
         return f"Cannot connect to {url}: {_short(cause)}"
     return f"{type(exc).__name__} while talking to {url}: {_short(exc)}"
 

@@ -11,10 +11,9 @@ from dataclasses import dataclass
 import streamlit as st
 
 from app_pages.remote.strings import t
+from lab.remote_client import STREAM_CUT
 from lab.remote_load import LoadRun
 from ui.text import md_escape
-
-CUT = "was cut after"  # lab/remote_client.explain's words for a stream that ended early
 
 
 @dataclass(frozen=True)
@@ -47,7 +46,7 @@ def failure_line(run: LoadRun, lang: str) -> Line | None:
     if not reasons:
         return None
     n = sum(count for _, count in reasons)
-    cut = run.plan.mode != "synchronous" and any(CUT in msg for msg, _ in reasons)
+    cut = run.plan.mode != "synchronous" and any(STREAM_CUT in msg for msg, _ in reasons)
     return Line(
         "warn",
         t("rm_load_errors", lang, n=n, total=len(run.results)),
