@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import os
 import re
 from pathlib import Path
 
@@ -241,15 +242,15 @@ def tracker_references(root: Path) -> list[str]:
     """Lines that cite a tracker number ("issue #12", "Issue 16.4"): a reader of the repository
     cannot open them; code and docs say what a rule is instead."""
     found = []
-    for path in sorted(root.rglob("*")):
-        parts = path.relative_to(root).parts
-        if path.suffix not in TEXT_SUFFIXES or any(p.startswith(".") or p == "node_modules" for p in parts):
-            continue
-        if path == Path(__file__).resolve():  # this rule's own examples
-            continue
-        for n, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
-            if TRACKER_REFERENCE.search(line):
-                found.append(f"{path.relative_to(root)}:{n}: {line.strip()[:120]}")
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "node_modules")  # .venv never walked
+        for name in sorted(files):
+            path = Path(folder) / name
+            if path.suffix not in TEXT_SUFFIXES or path == Path(__file__).resolve():  # this rule's own examples
+                continue
+            for n, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
+                if TRACKER_REFERENCE.search(line):
+                    found.append(f"{path.relative_to(root)}:{n}: {line.strip()[:120]}")
     return found
 
 
