@@ -147,6 +147,14 @@ def test_beside_our_engine(app, served):
     assert (abs(table["server / ours"] - ratio) < 0.02 * ratio + 0.01).all()
 
 
+def test_beside_values_keep_three_figures_so_the_ratio_reads_from_them():
+    from app_pages.remote.beside import three_figures
+
+    assert [three_figures(x) for x in (0.97437, 3.8205, 38.21, 1234.56)] == [0.974, 3.82, 38.2, 1234.6]
+    ours, server = 0.97437, 1.5012  # a tiny model's TPOT: one decimal showed 1.0 and 1.5 beside a ratio of 1.54
+    assert abs(three_figures(server) / three_figures(ours) - server / ours) < 0.005
+
+
 def test_what_other_servers_do_is_said(app):
     """A server that answers with no tokens, and one that cuts a running stream for a newer request
     (llama.cpp's server does both): one prompt says it got 0 tokens; a load's summary is not green

@@ -4,6 +4,7 @@ sidebar's model) and on the connected server, with one table of P50s and the ser
 from __future__ import annotations
 
 import asyncio
+import math
 from dataclasses import dataclass
 
 import pandas as pd
@@ -75,6 +76,14 @@ def run_beside(conn: Connection, model: str, bundle, n: int, new_tokens: int) ->
     return Beside(bundle.name, summarize(trace), summary, summary["failed"], run)
 
 
+def three_figures(value: float) -> float:
+    """At least three significant figures (0.974, 3.82, 38.2, 1234.5): the ratio beside two values
+    then agrees with the values as shown, also for a tiny model's sub-millisecond TPOT."""
+    if not math.isfinite(value) or value == 0:
+        return value
+    return round(value, max(1, 2 - math.floor(math.log10(abs(value)))))
+
+
 def beside_table(b: Beside, lang: str) -> pd.DataFrame:
     rows = []
     for key, label in METRICS:
@@ -82,8 +91,8 @@ def beside_table(b: Beside, lang: str) -> pd.DataFrame:
         rows.append(
             {
                 t("rm_col_metric", lang): label,
-                t("rm_col_local", lang): round(local, 1),
-                t("rm_col_server", lang): round(remote, 1),
+                t("rm_col_local", lang): three_figures(local),
+                t("rm_col_server", lang): three_figures(remote),
                 t("rm_col_ratio", lang): round(remote / local, 2),
             }
         )
@@ -91,8 +100,8 @@ def beside_table(b: Beside, lang: str) -> pd.DataFrame:
     rows.append(
         {
             t("rm_col_metric", lang): t("rm_col_tokens", lang),
-            t("rm_col_local", lang): round(local, 1),
-            t("rm_col_server", lang): round(remote, 1),
+            t("rm_col_local", lang): three_figures(local),
+            t("rm_col_server", lang): three_figures(remote),
             t("rm_col_ratio", lang): round(remote / local, 2),
         }
     )
