@@ -32,20 +32,35 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|")
 
 
-def record_section(record: dict, name: str) -> list[str]:
+def _when(record: dict) -> str:
+    return f"{record['date'][:16].replace('T', ' ')} UTC"
+
+
+def _machine(record: dict) -> str:
     m = record["machine"]
+    return f"{m['cpu']}, {m['isa']}, {m['threads']} threads of {m['cores']} cores, torch {m['torch']}"
+
+
+def _load(record: dict) -> str:
+    """Quiet, or how busy other processes kept the machine while the bench ran."""
+    if not record["busy"]:
+        return "quiet machine"
     load = record.get("load") or {}
-    busy = (
+    return (
         f"**busy machine**: other processes kept {load.get('other_cores', 0):.1f} of {load.get('cores')} cores "
         "busy, so its times and ratios are not the engine's own"
-        if record["busy"]
-        else "quiet machine"
     )
+
+
+def _args(record: dict) -> str:
+    return " ".join(record["argv"]) or "(defaults)"
+
+
+def record_section(record: dict, name: str) -> list[str]:
     out = [
-        f"## `{record['bench']}`, {record['date'][:16].replace('T', ' ')} UTC",
+        f"## `{record['bench']}`, {_when(record)}",
         "",
-        f"Commit `{record['commit']}` · {m['cpu']}, {m['isa']}, {m['threads']} threads of {m['cores']} cores, "
-        f"torch {m['torch']} · {busy} · arguments: `{' '.join(record['argv']) or '(defaults)'}` · "
+        f"Commit `{record['commit']}` · {_machine(record)} · {_load(record)} · arguments: `{_args(record)}` · "
         f"record: `bench/results/{name}`",
         "",
     ]
@@ -72,19 +87,9 @@ def newest_record(bench: str, results: Path = RESULTS) -> tuple[str, dict] | Non
 
 
 def provenance(record: dict, name: str) -> str:
-    m = record["machine"]
-    load = record.get("load") or {}
-    state = (
-        f"**busy machine** (other processes kept {load.get('other_cores', 0):.1f} of {load.get('cores')} cores "
-        "busy: its times and ratios are not the engine's own)"
-        if record["busy"]
-        else "quiet machine"
-    )
-    args = " ".join(record["argv"]) or "(defaults)"
     return (
-        f"*`bench/{record['bench']}.py {args}`, {record['date'][:16].replace('T', ' ')} UTC, commit "
-        f"`{record['commit']}`: {m['cpu']}, {m['isa']}, {m['threads']} threads of {m['cores']} cores, torch "
-        f"{m['torch']}, {state}; record `bench/results/{name}`.*"
+        f"*`bench/{record['bench']}.py {_args(record)}`, {_when(record)}, commit `{record['commit']}`: "
+        f"{_machine(record)}, {_load(record)}; record `bench/results/{name}`.*"
     )
 
 
