@@ -64,8 +64,8 @@ def ref_logits(bundled, text_ids):
 
 def test_int8_weights_stay_within_3_percent_of_float32_perplexity(bundled, text_ids, ref_logits):
     for dtype in ("float32", "bfloat16"):
-        # one kernel forced: the bound is the format's, and timing both kernels costs 20 s (test_quant
-        # checks each kernel against F.linear, test_kernels the choice)
+        # one kernel forced: the bound is the format's, and timing both kernels on every shape costs
+        # 20 s (test_quant.py checks each kernel against F.linear, test_kernels.py the choice)
         q = load_model("bundled", dtype=dtype, weights="int8", kernels="dequant")
         a = text_agreement(bundled.model, q.model, text_ids, ref_logits=ref_logits)
         assert abs(a.perplexity / a.perplexity_ref - 1) < 0.03, (dtype, a.perplexity, a.perplexity_ref)
