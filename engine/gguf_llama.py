@@ -82,16 +82,17 @@ def read_weights(path: Path, config: dict) -> dict[str, torch.Tensor]:
     from transformers.integrations.gguf import GgufHeader, load_gguf_state_dict
 
     header = GgufHeader.from_file(str(path))
-    heads = {"attn_q": config["num_attention_heads"], "attn_k": config["num_key_value_heads"]}
+    raw = load_gguf_state_dict(header)  # each tensor's bytes, mapped, not yet read
+    heads = {"q_proj": config["num_attention_heads"], "k_proj": config["num_key_value_heads"]}
     state: dict[str, torch.Tensor] = {}
-    for info, lazy in zip(header.tensors, load_gguf_state_dict(header).values(), strict=True):
+    for info in header.tensors:
         name = hf_name(info.name)
         if name is None:
             continue
-        values = dequantize(lazy.data, GGMLQuantizationType(info.ggml_type)).reshape(info.shape)
-        part = info.name.split(".")[2] if info.name.startswith("blk.") else ""
-        if part in heads:
-            values = unpermute(values, heads[part])
+        values = dequantize(raw[info.name].data, GGMLQuantizationType(info.ggml_type)).reshape(info.shape)
+        projection = name.split(".")[-2]  # model.layers.N.self_attn.q_proj.weight -> q_proj
+        if projection in heads:
+            values = unpermute(values, heads[projection])
         state[name] = torch.from_numpy(np.require(values, np.float32, ["C", "W"]))  # F32 ones are mapped read-only
     return state
 

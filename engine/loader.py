@@ -218,18 +218,18 @@ def load_model_files(spec: str | None = None, progress: ProgressFn = _noop) -> L
     progress("Reading weights", 0.85)
     state = _read_safetensors(folder, weights)
     progress("Loading tokenizer", 0.95)
-    tokenizer = load_tokenizer(folder, bundled=source == "bundled")
+    tokenizer = load_tokenizer(folder)
     if not config.eos_token_ids and tokenizer.eos_token_id is not None:
         config.eos_token_ids = [tokenizer.eos_token_id]
     return LoadedModel(config=config, state_dict=state, tokenizer=tokenizer, path=folder, source=source)
 
 
-def load_tokenizer(folder: Path, bundled: bool = False):
-    """AutoTokenizer's choice of class for `folder`. The bundled model's is transformers' generic
-    TokenizersBackend (the conversion writes it), loaded directly: AutoTokenizer would first read the
-    model's config to choose, a second of imports in every process that starts on the model."""
+def load_tokenizer(folder: Path):
+    """AutoTokenizer's choice of class for `folder`. The bundled model's conversion folder holds
+    transformers' generic TokenizersBackend (convert_bundled writes it), loaded directly: AutoTokenizer
+    would first read the model's config to choose, a second of imports in every process that starts on it."""
     try:
-        if bundled:
+        if folder.name == BUNDLED_FOLDER:
             from transformers import TokenizersBackend
 
             return TokenizersBackend.from_pretrained(str(folder))

@@ -51,7 +51,8 @@ def write_tiny_gguf(path, arch: str = "llama", extra_tensor: str | None = None) 
         if qtype == GGMLQuantizationType.F32:
             w.add_tensor(name, values)
         else:
-            w.add_tensor(name, quantize(values, qtype), raw_shape=quantize(values, qtype).shape, raw_dtype=qtype)
+            blocks = quantize(values, qtype)
+            w.add_tensor(name, blocks, raw_shape=blocks.shape, raw_dtype=qtype)
 
     add("token_embd.weight", (VOCAB, HIDDEN), GGMLQuantizationType.Q8_0)
     add("output_norm.weight", (HIDDEN,), GGMLQuantizationType.F32)
@@ -109,7 +110,7 @@ def test_the_bundled_tokenizer_is_the_one_autotokenizer_picks(bundled_dir):
 
     from engine.loader import load_tokenizer
 
-    ours, auto = load_tokenizer(bundled_dir, bundled=True), AutoTokenizer.from_pretrained(str(bundled_dir))
+    ours, auto = load_tokenizer(bundled_dir), AutoTokenizer.from_pretrained(str(bundled_dir))
     assert type(ours) is type(auto)
     chat = [{"role": "user", "content": "今天天气 <b>fine</b>?"}]
     for text in ("The capital of France is", "今天天气", "  spaces\tand\nlines <|im_end|>"):

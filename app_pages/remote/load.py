@@ -43,7 +43,7 @@ PAGE_MODES = (*MODES, "sweep")  # sweep: constant load at each rate in turn
 @st.cache_resource(show_spinner=False)
 def workload_tokenizer():
     """The bundled model's tokenizer, to cut the serving lab's workloads into text prompts."""
-    return load_tokenizer(convert_bundled(), bundled=True)
+    return load_tokenizer(convert_bundled())
 
 
 def _controls(lang: str) -> bool:
