@@ -35,6 +35,7 @@ STREAM_BYTES = 96 << 20  # decode timing reads at least this much per pass: beyo
 MAX_COPIES = 64  # tiny weights: the caches hold a tiny model whole anyway
 TIE = 0.05
 REPEATS = 5
+GIVE_UP = 2.0  # a candidate this many times slower than the fastest on its first timed call is out
 
 
 @dataclass
@@ -73,26 +74,32 @@ class KernelPlan:
         return choice.kernels if choice else ("linear", "linear")
 
 
-def _median_ms(fn, repeats: int = REPEATS, give_up_ms: float | None = None) -> float:
-    """Median of `repeats` timed calls after one warm-up; a warm-up slower than `give_up_ms` is
-    taken as the answer (a kernel 5x behind the best needs no median to lose)."""
+def _call_ms(fn) -> float:
     start = time.perf_counter()
     fn()
-    first = (time.perf_counter() - start) * 1e3
-    if give_up_ms is not None and first > give_up_ms:
-        return first
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times) * 1e3
+    return (time.perf_counter() - start) * 1e3
+
+
+def _race(calls: dict[str, Callable[[], object]], repeats: int) -> dict[str, float]:
+    """ms per call of each candidate. Each gets a warm-up and one timed call; only those within
+    GIVE_UP of the fastest go on to a median of `repeats` (a kernel twice behind needs no median to
+    lose, and the slow ones are where the time goes: int8 dequant on the LM head takes seconds)."""
+    first = {}
+    for name, fn in calls.items():
+        fn()  # warm-up: oneDNN builds its primitive, the caches fill
+        first[name] = _call_ms(fn)
+    best = min(first.values())
+    return {
+        name: first[name]
+        if first[name] > GIVE_UP * best
+        else statistics.median([first[name]] + [_call_ms(fn) for _ in range(repeats - 1)])
+        for name, fn in calls.items()
+    }
 
 
 def _candidates(fmt: str) -> dict[str, tuple[Callable, Callable]]:
     """Kernel name -> (prepare(weight) -> what it runs on or None, run(x, prepared))."""
     if fmt == "int8":
-        # dequant first: the baseline, so a far slower int8pack (fp32 activations on AVX2) gives up early
         return {k: (quantize_int8, lambda x, qs, k=k: int8_kernel(k, x, *qs)) for k in sorted(INT8_KERNELS)}
     return {
         "linear": (lambda w: w, lambda x, w: run_kernel("linear", x, w, None)),
@@ -107,19 +114,17 @@ def time_shape(out_features: int, in_features: int, dtype: torch.dtype, fmt: str
     copies = min(MAX_COPIES, max(1, -(-STREAM_BYTES // stored_bytes)))
     stream = [weight] + [torch.randn_like(weight) for _ in range(copies - 1)]
     one, many = torch.randn(1, in_features, dtype=dtype), torch.randn(PREFILL_ROWS, in_features, dtype=dtype)
-    decode_ms, prefill_ms = {}, {}
+    decode_calls, prefill_calls, prepared = {}, {}, {}
     for kernel, (prepare, run) in _candidates(fmt).items():
-        ws = [prepare(w) for w in stream]
+        if prepare not in prepared:  # int8's two kernels run on the same quantised weights
+            prepared[prepare] = [prepare(w) for w in stream]
+        ws = prepared[prepare]
         if any(w is None for w in ws):
             continue  # oneDNN cannot take this dtype here
-        slowest = {name: 5 * min(ms.values()) if ms else None for name, ms in (("d", decode_ms), ("p", prefill_ms))}
-        decode_ms[kernel] = (
-            _median_ms(
-                lambda run=run, ws=ws: [run(one, w) for w in ws], REPEATS, slowest["d"] and slowest["d"] * copies
-            )
-            / copies
-        )
-        prefill_ms[kernel] = _median_ms(lambda run=run, ws=ws: run(many, ws[0]), 3, slowest["p"])
+        decode_calls[kernel] = lambda run=run, ws=ws: [run(one, w) for w in ws]
+        prefill_calls[kernel] = lambda run=run, ws=ws: run(many, ws[0])
+    decode_ms = {k: ms / copies for k, ms in _race(decode_calls, REPEATS).items()}
+    prefill_ms = _race(prefill_calls, 3)
     decode, prefill = _best(decode_ms), _best(prefill_ms)
     if decode != prefill:  # one copy of the weight if either regime can have the other's kernel for ~free
         if decode_ms[prefill] <= (1 + TIE) * decode_ms[decode]:
@@ -163,8 +168,8 @@ def plan_kernels(
     force: str | None = None,
     fmt: str = "native",
 ) -> KernelPlan:
-    """The kernel of every shape: forced, cached for this machine in `cache`, or measured now (about a
-    second per shape on a 2-core CPU). `fmt`: the weight format (engine/quant.py); w8a8 has one kernel."""
+    """The kernel of every shape: forced, cached for this machine in `cache`, or measured now (0.2-2.5 s
+    per shape on a 2-core CPU, up to 8 s for int8). `fmt`: the weight format (engine/quant.py); w8a8 has one kernel."""
     if fmt == "w8a8":
         return KernelPlan("default", {}, "fbgemm")
     force = force or forced_kernel(fmt)

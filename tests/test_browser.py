@@ -125,7 +125,7 @@ def test_markup_in_the_prompt_is_shown_as_text(page):
 
 
 def test_two_sessions_at_once_get_their_solo_output(chromium, app_server):
-    prompt, n = "List three colours of the rainbow.", 24
+    prompt, n = "List three colours of the rainbow.", 12
     pages = []
     for _ in range(2):
         ctx = chromium.new_context(viewport={"width": 1200, "height": 900})

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -63,10 +64,22 @@ def test_a_forced_kernel_acts_on_its_own_family_only(monkeypatch, tmp_path):
     ],
 )
 def test_two_copies_only_when_both_regimes_gain(monkeypatch, decode_ms, prefill_ms, expected):
-    timings = iter([decode_ms["linear"], prefill_ms["linear"], decode_ms["packed"], prefill_ms["packed"]])
-    monkeypatch.setattr(kernels, "_median_ms", lambda fn, repeats=5, give_up_ms=None: next(timings))
+    timings = iter([decode_ms, prefill_ms])
+    monkeypatch.setattr(kernels, "_race", lambda calls, repeats: next(timings))
     monkeypatch.setattr(kernels, "MAX_COPIES", 1)
     assert kernels.time_shape(8, 8, torch.float32).kernels == expected
+
+
+def test_a_candidate_far_behind_the_fastest_is_timed_once(monkeypatch):
+    """Each candidate: a warm-up and one timed call; a median of the given repeats only for those
+    within GIVE_UP of the fastest."""
+    calls = Counter()
+    cost_ms = {"slow": 10.0, "close": 1.5, "fast": 1.0}
+    candidates = {name: (lambda name=name: calls.update([name]) or name) for name in cost_ms}
+    monkeypatch.setattr(kernels, "_call_ms", lambda fn: cost_ms[fn()])
+    assert kernels.GIVE_UP < 10.0
+    assert kernels._race(candidates, 5) == cost_ms
+    assert calls == {"slow": 2, "close": 6, "fast": 6}
 
 
 @needs_onednn

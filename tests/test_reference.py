@@ -53,29 +53,23 @@ def hf_greedy(bundled_dir, bundled):
     return out
 
 
-@pytest.mark.parametrize("mode", MODES, ids=lambda m: f"{m['attention']}-kv{int(m['kv_cache'])}-bs{m['block_size']}")
-def test_real_model_greedy_tokens_match_hf(bundled, hf_greedy, mode):
-    """HF's 64 greedy tokens of each prompt; without the KV cache the first 32 (each of those steps
-    recomputes the whole context, so 64 would cost four times as much for the same code path)."""
-    steps = 64 if mode["kv_cache"] else 32
-    for prompt, (ids, expected) in hf_greedy.items():
-        expected = expected[:steps]
-        engine = Engine(bundled.model, bundled.tokenizer, EngineConfig(probe_memory=False, **mode))
-        engine.add_request(ids, SamplingParams(max_new_tokens=steps, ignore_eos=True))
-        for _ in engine.stream():
-            pass
-        assert engine.trace.requests[0].output_token_ids == expected, prompt
+CHUNKED = dict(attention="sdpa", kv_cache=True, block_size=16, chunked_prefill=True, max_num_batched_tokens=7)
 
 
 @pytest.mark.parametrize(
     "mode",
-    [dict(), dict(chunked_prefill=True, max_num_batched_tokens=7), dict(kv_cache=False, attention="eager")],
-    ids=["batched", "chunked", "batched-kv-off"],
+    MODES + [CHUNKED],
+    ids=lambda m: (
+        f"{m['attention']}-kv{int(m['kv_cache'])}-bs{m['block_size']}" + ("-chunked" * ("chunked_prefill" in m))
+    ),
 )
-def test_real_model_batched_greedy_tokens_match_hf(bundled, hf_greedy, mode):
-    """All prompts in one engine at once (continuous batching, optionally chunked): still HF's tokens
-    (without the KV cache the first 32, as in the test above)."""
-    steps = 64 if mode.get("kv_cache", True) else 32
+def test_real_model_greedy_tokens_match_hf(bundled, hf_greedy, mode):
+    """HF's 64 greedy tokens of each prompt, with every prompt in one engine at once: continuous
+    batching, so each mode's paged cache and batched attention carry three sequences of different
+    lengths (chunked: at most 7 tokens a step, so each prompt is prefilled in chunks). Without the KV cache the
+    first 32 tokens: each of those steps recomputes the whole context, so 64 would cost four times
+    as much for the same code path. (A prompt alone: test_real_model_logits_match_hf.)"""
+    steps = 64 if mode["kv_cache"] else 32
     engine = Engine(bundled.model, bundled.tokenizer, EngineConfig(probe_memory=False, **mode))
     seqs = {
         p: engine.add_request(ids, SamplingParams(max_new_tokens=steps, ignore_eos=True))
@@ -83,6 +77,7 @@ def test_real_model_batched_greedy_tokens_match_hf(bundled, hf_greedy, mode):
     }
     for _ in engine.stream():
         pass
+    assert max(len(s.seqs) for s in engine.trace.steps) == len(PROMPTS), "the prompts never shared a step"
     for prompt, seq in seqs.items():
         assert seq.output_token_ids == hf_greedy[prompt][1][:steps], prompt
 
