@@ -85,12 +85,17 @@ def edit_grid_cell(page, key: str, row: int, column: int, text: str, row_px: int
     editor with Enter, fill its input, commit with Enter. Keys typed into a just-opened editor
     were sometimes lost (the CI machine), and the grid's cell table was once not drawn 30 s after a
     commit, so the input is filled and read back before the commit, and the whole edit is retried
-    until the cell reads `text`."""
+    until the cell reads `text`. A click that left the focus elsewhere is retried before any arrow
+    key: CI once moved the workload radio from its last option to its first that way."""
     canvas = page.locator(f".st-key-{key} canvas").first
-    canvas.wait_for(state="visible", timeout=30_000)
+    focused = f"() => !!document.activeElement?.closest('.st-key-{key}')"
     for _attempt in range(4):
+        canvas.wait_for(state="visible", timeout=30_000)
         box = canvas.bounding_box()
         page.mouse.click(box["x"] + 60, box["y"] + row_px * (row + 1) + row_px // 2)
+        if not page.evaluate(focused):  # arrow keys would go to the widget that has the focus (a radio)
+            wait_idle(page)
+            continue
         for _ in range(column):
             page.keyboard.press("ArrowRight")
         page.keyboard.press("Enter")
