@@ -169,7 +169,8 @@ def plan_kernels(
     fmt: str = "native",
 ) -> KernelPlan:
     """The kernel of every shape: forced, cached for this machine in `cache`, or measured now (0.2-2.5 s
-    per shape on a 2-core CPU, up to 8 s for int8). `fmt`: the weight format (engine/quant.py); w8a8 has one kernel."""
+    per shape on a 2-core CPU, up to 8 s for int8). `fmt`: the weight format (engine/quant.py); w8a8
+    has one kernel."""
     if fmt == "w8a8":
         return KernelPlan("default", {}, "fbgemm")
     force = force or forced_kernel(fmt)

@@ -13,12 +13,15 @@ PROMPTS = ["The capital of France is", "def fibonacci(n):", "今天天气"]
 MODES = [
     dict(attention=a, kv_cache=kv, block_size=bs) for a in ("eager", "sdpa") for kv in (True, False) for bs in (1, 16)
 ]
+CHUNKED = dict(attention="sdpa", kv_cache=True, block_size=16, chunked_prefill=True, max_num_batched_tokens=7)
+
+
+def mode_id(m: dict) -> str:
+    return f"{m['attention']}-kv{int(m['kv_cache'])}-bs{m['block_size']}" + "-chunked" * ("chunked_prefill" in m)
 
 
 @pytest.mark.parametrize("family", ["llama", "qwen2", "qwen3", "llama3-rope"])
-@pytest.mark.parametrize(
-    "mode", MODES[::3], ids=lambda m: f"{m['attention']}-kv{int(m['kv_cache'])}-bs{m['block_size']}"
-)
+@pytest.mark.parametrize("mode", MODES[::3], ids=mode_id)
 def test_tiny_logits_match_hf(tiny_dirs, family, mode):
     bundle = load_model(str(tiny_dirs[family]))
     prompt = bundle.tokenizer("The quick brown fox jumps over the lazy dog").input_ids
@@ -53,22 +56,13 @@ def hf_greedy(bundled_dir, bundled):
     return out
 
 
-CHUNKED = dict(attention="sdpa", kv_cache=True, block_size=16, chunked_prefill=True, max_num_batched_tokens=7)
-
-
-@pytest.mark.parametrize(
-    "mode",
-    MODES + [CHUNKED],
-    ids=lambda m: (
-        f"{m['attention']}-kv{int(m['kv_cache'])}-bs{m['block_size']}" + ("-chunked" * ("chunked_prefill" in m))
-    ),
-)
+@pytest.mark.parametrize("mode", MODES + [CHUNKED], ids=mode_id)
 def test_real_model_greedy_tokens_match_hf(bundled, hf_greedy, mode):
     """HF's 64 greedy tokens of each prompt, with every prompt in one engine at once: continuous
     batching, so each mode's paged cache and batched attention carry three sequences of different
-    lengths (chunked: at most 7 tokens a step, so each prompt is prefilled in chunks). Without the KV cache the
-    first 32 tokens: each of those steps recomputes the whole context, so 64 would cost four times
-    as much for the same code path. (A prompt alone: test_real_model_logits_match_hf.)"""
+    lengths (chunked: at most 7 tokens a step, so each prompt is prefilled in chunks). Without the
+    KV cache the first 32 tokens: each of those steps recomputes the whole context, so 64 would cost
+    four times as much for the same code path. (A prompt alone: test_real_model_logits_match_hf.)"""
     steps = 64 if mode["kv_cache"] else 32
     engine = Engine(bundled.model, bundled.tokenizer, EngineConfig(probe_memory=False, **mode))
     seqs = {
