@@ -23,6 +23,7 @@ from engine.config import ModelConfig
 from engine.costmodel import SeqWork, StepCost, step_cost
 from engine.errors import LabError
 from engine.kv_cache import kv_bytes_per_token, kv_storage
+from lab.busy import LoadMeter, MachineLoad
 from lab.precision import GREEDY_TOKENS, PROMPTS, Agreement, greedy_agreement, read_text, text_agreement
 from lab.workload import text_tokens
 
@@ -71,6 +72,7 @@ class FormatResult:
     text: Agreement | None = None
     greedy: Agreement | None = None
     sample: str = ""  # greedy continuation of PROMPTS[0]
+    load: MachineLoad | None = None  # other processes' CPU use while it was timed
 
 
 def decode_step_cost(
@@ -140,6 +142,13 @@ class PrecisionRun:
     reference_ppl: float | None = None
     reference_sample: str = ""
     stopped: bool = False
+
+    @property
+    def busiest(self) -> MachineLoad | None:
+        """The load of the configuration timed on the busiest machine: one busy timing makes every
+        ratio to float32 unreliable."""
+        loads = [r.load for r in self.results if r.load is not None]
+        return max(loads, key=lambda load: load.other_cores or 0.0, default=None)
 
 
 def timed_request(model, tokenizer, ids: list[int], new_tokens: int, **config) -> tuple[float, float]:
@@ -223,7 +232,8 @@ def _one(ref, config: FormatConfig, settings: RunSettings, text_ids, prompts, re
     )
     m = bundle.model
     progress("timing", 0.1)
-    prefill_ms, tpot_ms = _timing(bundle, config.kv_dtype, settings)
+    with LoadMeter() as meter:
+        prefill_ms, tpot_ms = _timing(bundle, config.kv_dtype, settings)
     result = FormatResult(
         config,
         m.weight_bytes,
@@ -232,6 +242,7 @@ def _one(ref, config: FormatConfig, settings: RunSettings, text_ids, prompts, re
         kv_token_bytes(m.config, config.kv_dtype, m.dtype),
         prefill_ms,
         tpot_ms,
+        load=meter.load,
     )
     if text_ids:
         progress("perplexity", 0.4)

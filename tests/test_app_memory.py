@@ -10,6 +10,7 @@ from app_pages import page_file
 from app_pages.memory.sweep import SweepStatus
 from tests.app_helpers import errors, table_with
 from tests.figure_checks import charts
+from ui.load_note import load_text
 from ui.theme import MIB
 
 PAGE = page_file("memory")
@@ -144,6 +145,9 @@ def test_leak_grows_for_the_naive_loop_only(app):
     kv = at.session_state["mem_leak"].kv_bytes_per_token
     assert kv == 2 * 2 * 2 * 16 * 4  # layers, K and V, kv_heads, head_dim, float32
     assert any("Memory is where the leak shows" in m.value and "512 B here" in m.value for m in at.markdown)
+    load = at.session_state["mem_leak"].load  # the ms per token are timings: the page says how busy it was
+    notes = [c.value for c in at.caption] + [w.value for w in at.warning]
+    assert load is not None and any(load_text(load, "en") == n for n in notes)
 
 
 def test_chinese(app):

@@ -9,6 +9,7 @@ import re
 
 from app_pages import page_file
 from engine.config import PRESETS
+from lab.busy import MachineLoad
 from tests.app_helpers import table_with
 from tests.figure_checks import charts
 
@@ -44,7 +45,13 @@ def test_measure_three_configurations(app):
     assert any("Measured 3 configurations" in s.value for s in at.success)
     speed = table_with(at, "TPOT (ms)", partial=True)
     assert list(speed["configuration"]) == ["float32", "int8 + float32", "float32, KV int8"]
-    assert list(speed["× float32"])[0] == 1.0 and (speed["TPOT (ms)"] > 0).all()
+    run = at.session_state["pr_result"]
+    assert all(r.load is not None for r in run.results)  # each configuration's timing records the load
+    if run.busiest.busy:  # timed while other processes took the cores: the ratio is not given
+        assert speed["× float32 ⚠ unreliable: busy machine"].isna().all()
+    else:
+        assert list(speed["× float32"])[0] == 1.0
+    assert (speed["TPOT (ms)"] > 0).all()
     read = next(c for c in speed.columns if c.startswith("read/step"))
     assert speed[read].iloc[1] < speed[read].iloc[0]  # int8 weights: fewer bytes per step
     quality = table_with(at, "perplexity", partial=True)
@@ -61,3 +68,10 @@ def test_measure_three_configurations(app):
     assert list(speed2["TPOT (ms)"]) == list(speed["TPOT (ms)"])  # the same measurement, new arithmetic
     assert any(re.search(r"read/step at L=100, B=64", c) for c in speed2.columns)
     assert any(x.startswith("Bytes a decode step reads at batch 64") for x in charts(at))
+
+    for r in run.results:  # as if another process had kept both cores busy while each was timed
+        r.load = MachineLoad(2.0, 2, 1.0)
+    at = at.run()
+    assert any("Unreliable timings: the machine was busy" in w.value for w in at.warning)
+    speed3 = table_with(at, "TPOT (ms)", partial=True)
+    assert "× float32" not in speed3.columns and speed3["× float32 ⚠ unreliable: busy machine"].isna().all()

@@ -32,6 +32,7 @@ def test_uploaded_trace_shows_the_same_run_without_running_a_model(saved_run, ap
     assert not at.exception and not errors(at)
     shown = at.session_state["pg_result"]
     assert shown.loaded_from == "my run.json" and shown.tokens == original.tokens
+    assert shown.load == original.load  # how busy the machine was travels with the run
     notes = [re.sub(r"\\(.)", r"\1", i.value) for i in at.info]  # the page backslash-escapes the name
     assert any("my run.json" in n and "No model was run" in n for n in notes), notes
     assert charts(at) == charts(original_at)  # every chart's Plotly JSON, as the browser gets it
@@ -47,10 +48,12 @@ def test_upload_works_when_no_model_can_be_loaded(new_app, saved_run, monkeypatc
     monkeypatch.setenv("PDLAB_MODEL", str(tmp_path / "no-such-model"))
     at = new_app().run()
     assert any("not found" in e for e in errors(at))
-    at = upload_trace(at, saved_run[2])
+    older = {k: v for k, v in json.loads(saved_run[2]).items() if k != "load"}  # saved before it was recorded
+    at = upload_trace(at, json.dumps(older))
     assert not at.exception
     assert at.session_state["pg_result"].tokens == saved_run[1].tokens
     assert "Attention probabilities, layer 1, head 0" in charts(at)
+    assert any("does not say how busy the machine was" in c.value for c in at.caption)
 
 
 @pytest.mark.parametrize(

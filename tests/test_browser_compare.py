@@ -38,7 +38,7 @@ def test_default_comparison_shows_both_columns_charts_and_table(page):
     charts.first.locator(".main-svg").first.wait_for(timeout=20_000)
     assert charts.count() == 4
     for title in (
-        "TTFT and TPOT per column",
+        "TTFT and TPOT per column (median of 3 runs)",
         "Inter-token latency over decode steps",
         "KV cache growth per step",
         "Peak transient memory per step",

@@ -3,6 +3,7 @@ figures from the page's own builders, a replay with every frame, and user text t
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 
@@ -11,6 +12,7 @@ import pytest
 from app_pages.playground.report import report_html
 from app_pages.playground.report_figures import run_figures
 from app_pages.playground.report_replay import replay_data
+from lab.busy import MachineLoad
 from tests.ui_support import run_to_end
 
 XSS = ["<script>alert(1)</script>", "<img src=x onerror=alert(1)>", "</script><!-- & \u2028"]
@@ -79,3 +81,16 @@ def test_replay_frames_step_through_the_run(eager_run):
 def test_report_in_chinese(eager_run):
     html = report_html(eager_run, "zh")
     assert '<html lang="zh-Hans">' in html and "运行报告" in html and "Token 回放" in html
+
+
+def test_the_report_says_how_busy_the_machine_was(eager_run):
+    """A busy run's report warns that its timings are unreliable; a quiet one says they are the model's
+    own; a run whose load was never recorded says so rather than reading as clean."""
+    run = copy.copy(eager_run)
+    run.load = MachineLoad(1.5, 2, 3.0)
+    assert '<p class="rp-banner rp-warn">Unreliable timings: the machine was busy' in report_html(run, "en")
+    run.load = MachineLoad(0.1, 2, 3.0)
+    quiet = report_html(run, "en")
+    assert "the timings are the model" in quiet and "rp-banner rp-warn" not in quiet
+    run.load = None
+    assert "does not say how busy the machine was" in report_html(run, "en")

@@ -15,6 +15,7 @@ from app_pages.playground.report_figures import heatmap_figure, run_figures
 from app_pages.playground.step_table import step_table, worked_example_md
 from app_pages.playground.trace_file import ATTENTION_MAX_BYTES, dump_run, encode_attention, kept_layers, load_run
 from engine import Engine, EngineConfig, SamplingParams
+from lab.busy import MachineLoad
 from lab.trace_io import dump_trace, load_trace
 from tests.ui_support import run_to_end
 from ui.chips import chips_html
@@ -37,6 +38,18 @@ def test_file_names_its_format_and_holds_the_run(doc, eager_run):
     assert doc["steps"][0]["seqs"][0]["shapes"]["scores"] == eager_run.steps[0].seqs[0].shapes.scores
     assert doc["summary"]["ttft_ms"] == pytest.approx(eager_run.metrics.ttft_ms)
     assert len(doc["attention"]["steps"]) == len(eager_run.steps)
+
+
+def test_the_machines_load_travels_with_the_run(doc, eager_run):
+    """A run timed on a busy machine still says so when its file is loaded; an older file without the
+    field loads with no load (the page then says it was not recorded)."""
+    assert doc["load"] == eager_run.load.to_dict() | {"busy": eager_run.load.busy}
+    busy = copy.copy(eager_run)
+    busy.load = MachineLoad(1.5, 2, 3.0)
+    back = load_run(dump_run(busy))
+    assert back.load == MachineLoad(1.5, 2, 3.0) and back.load.busy
+    older = {k: v for k, v in doc.items() if k != "load"}
+    assert load_run(json.dumps(older)).load is None
 
 
 def test_round_trip_gives_the_same_records_and_figures(eager_run):

@@ -8,6 +8,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from app_pages.compare.figures import Series, latency_bars_figure
 from app_pages.compare.metrics import ColumnSummary, biggest_differences, column_name, differences, fmt_ratio, summarise
 from app_pages.compare.replay import step_at
 from app_pages.compare.run import median_run
@@ -19,6 +20,7 @@ from app_pages.compare.state import (
     TimedRun,
     mark_interrupted,
 )
+from app_pages.compare.view import summary_table
 from engine.metrics import RequestMetrics
 from tests.ui_support import run_to_end
 from ui.run_state import RunSettings, RunStatus
@@ -116,6 +118,34 @@ def test_repeats_give_medians_pooled_percentiles_and_spread(tiny):
         (name, SimpleNamespace(metrics=SimpleNamespace(e2e_ms=e2e))) for name, e2e in (("a", 9), ("b", 30), ("c", 12))
     ]
     assert median_run(pairs)[0] == "c" and median_run(pairs[:2])[0] == "a"  # the middle E2E; of two, the lower
+
+
+def test_the_latency_bars_show_the_tables_medians_not_the_shown_run(tiny):
+    """The shown run has its own TTFT; the bars labelled TTFT and TPOT are the table's (the medians)."""
+    result = run_to_end(tiny, prompt="The quick brown fox", max_new_tokens=5)
+    runs = [
+        TimedRun(RequestMetrics(ttft_ms=ttft, tpot_ms=10.0, itl_ms=[10.0] * 4, e2e_ms=90.0, num_output_tokens=5), None)
+        for ttft in (5000.0, 30.0, 20.0)
+    ]
+    s = summarise(ColumnOutcome(settings=column(0), result=result, runs=runs))
+    fig = latency_bars_figure([Series("Column 1", "#000", result)], [s])
+    assert list(fig.data[0].y) == [30.0, 10.0] != [result.metrics.ttft_ms, result.metrics.tpot_ms]
+    assert fig.layout.title.text.replace("<br>", "") == "TTFT and TPOT per column (median of 3 runs)"
+    other = dataclasses.replace(s, runs=2)
+    assert (
+        "median of each column's runs"
+        in latency_bars_figure([Series("a", "#000", result)] * 2, [s, other]).layout.title.text
+    )
+
+
+def test_time_ratios_timed_on_a_busy_machine_say_so_and_memory_ratios_stay():
+    summaries = [summary(0), summary(1, ttft_ms=300.0, peak_bytes=1500)]
+    quiet = summary_table(summaries, ["a", "b"], "en")
+    assert quiet.loc["TTFT ÷ base (×)", "b"] == 3.0 and quiet.loc["peak memory ÷ base (×)", "b"] == 1.5
+    busy = summary_table(summaries, ["a", "b"], "en", busy=True)
+    assert "TTFT ÷ base (×)" not in busy.index and busy.loc["peak memory ÷ base (×)", "b"] == 1.5
+    marked = [label for label in busy.index if label.endswith("⚠ unreliable: busy machine")]
+    assert len(marked) == 3 and busy.loc[marked].isna().all().all()  # TTFT, TPOT and E2E ratios: no number
 
 
 def test_a_time_ratio_inside_the_spread_is_not_called_a_difference():

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import streamlit as st
 
 from engine.errors import LabError
+from lab.busy import MachineLoad
 from lab.memory_lab import LeakPoint, engine_loop, load_hf_model, naive_hf_loop
 from ui.i18n import t
 
@@ -53,6 +54,7 @@ class LeakResult:
     naive: list[LeakPoint] = field(default_factory=list)
     engine: list[LeakPoint] = field(default_factory=list)
     kv_bytes_per_token: int = 0  # of the naive loop's float32 cache: what each leaked token keeps
+    load: MachineLoad | None = None  # other processes' CPU use while both loops were timed
 
     @property
     def growth_per_request(self) -> float:

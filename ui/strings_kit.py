@@ -119,6 +119,12 @@ STRINGS: dict[str, tuple[str, str]] = {
         "计时不可靠：机器正忙（计时期间其他进程平均占用了 {cores} 个核心中的 {other:.1f} 个）。"
         "基于计时的结论与比值显示为“不可靠”而不作判断；请在机器空闲时再运行。",
     ),
+    "busy_ratio_mark": ("⚠ unreliable: busy machine", "⚠ 不可靠：机器正忙"),
+    "load_unrecorded": (
+        "This saved run does not say how busy the machine was while it was timed (saved before the lab "
+        "recorded it): read its timings with care.",
+        "这次保存的运行没有记录计时期间机器的繁忙程度（保存于实验室开始记录之前）：请谨慎看待其计时。",
+    ),
     "load_unknown": (
         "This system does not report its CPU use, so the lab cannot tell whether other work slowed these timings.",
         "本系统不提供 CPU 使用情况，因此无法判断其他工作是否拖慢了这些计时。",

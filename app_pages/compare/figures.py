@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import plotly.graph_objects as go
 
-from app_pages.compare.metrics import kv_bytes_per_step
+from app_pages.compare.metrics import ColumnSummary, kv_bytes_per_step
 from app_pages.compare.strings import t
 from ui.run_state import RunResult
 from ui.theme import MIB, style
@@ -32,12 +32,12 @@ def _step_axis(fig: go.Figure, series: list[Series]) -> go.Figure:
     return fig
 
 
-def latency_bars_figure(series: list[Series], lang: str = "en") -> go.Figure:
-    """TTFT and TPOT of each column, grouped: one bar trace per column."""
+def latency_bars_figure(series: list[Series], summaries: list[ColumnSummary], lang: str = "en") -> go.Figure:
+    """TTFT and TPOT of each column, grouped: one bar trace per column. The bars are the summary
+    table's numbers (the median over the column's timed runs), so one label means one number."""
     cats = [t("cmp_m_ttft", lang), t("cmp_m_tpot", lang)]
     fig = go.Figure()
-    for s in series:
-        m = s.result.metrics
+    for s, m in zip(series, summaries):
         ys = [m.ttft_ms, m.tpot_ms]  # TPOT is None with one output token: no bar
         fig.add_trace(
             go.Bar(
@@ -49,7 +49,14 @@ def latency_bars_figure(series: list[Series], lang: str = "en") -> go.Figure:
                 textposition="outside",
             )
         )
-    style(fig, t("cmp_fig_latency", lang), t("cmp_axis_metric", lang), t("axis_ms", lang))
+    runs = {m.runs for m in summaries}
+    if runs <= {1}:
+        title = t("cmp_fig_latency", lang)
+    elif len(runs) == 1:
+        title = t("cmp_fig_latency_median", lang, n=runs.pop())
+    else:  # a stopped comparison: columns timed a different number of times
+        title = t("cmp_fig_latency_medians", lang)
+    style(fig, title, t("cmp_axis_metric", lang), t("axis_ms", lang))
     fig.update_layout(barmode="group")
     fig.update_yaxes(rangemode="tozero")
     return fig

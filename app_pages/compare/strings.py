@@ -111,18 +111,27 @@ STRINGS: dict[str, tuple[str, str]] = {
     # charts
     "cmp_charts_header": ("Shared charts", "共享图表"),
     "cmp_fig_latency": ("TTFT and TPOT per column", "各列的 TTFT 与 TPOT"),
+    "cmp_fig_latency_median": (
+        "TTFT and TPOT per column (median of {n} runs)",
+        "各列的 TTFT 与 TPOT（{n} 次的中位数）",
+    ),
+    "cmp_fig_latency_medians": (
+        "TTFT and TPOT per column (median of each column's runs)",
+        "各列的 TTFT 与 TPOT（各列各次的中位数）",
+    ),
     "cmp_axis_metric": ("metric", "指标"),
     "cmp_fig_itl": ("Inter-token latency over decode steps", "各解码步的 token 间延迟（ITL）"),
     "cmp_fig_kv": ("KV cache growth per step", "每步的 KV 缓存增长"),
     "cmp_fig_peak": ("Peak transient memory per step", "每步的瞬时内存峰值"),
     "cmp_charts_caption": (
-        "Each column is one trace (its run with the median E2E), in the same colour in every chart; the three "
-        "per-step charts share one x axis "
+        "The TTFT and TPOT bars are the summary table's numbers (the median over the column's timed runs). In the "
+        "per-step charts each column is one trace (its run with the median E2E), in the same colour in every chart; "
+        "they share one x axis "
         "(step 0 is the prefill). ITL is the gap before each decode token; the KV cache is the tokens whose K and V "
         "are held × the model's KV bytes per token (zero with the cache off); peak memory is what the engine's "
         "probe measured above each step's start, on a second, untimed pass over the same tokens (the timings come "
         "from the first pass, which has no probe).",
-        "每一列是一条轨迹（取其 E2E 处于中位数的那一次），在所有图里颜色相同；三张逐步图共用同一个横轴（第 0 步是预填充）。ITL 是每个解码 token "
+        "TTFT 与 TPOT 柱即汇总表中的数（该列各次计时的中位数）。逐步图中每一列是一条轨迹（取其 E2E 处于中位数的那一次），在所有图里颜色相同；三张逐步图共用同一个横轴（第 0 步是预填充）。ITL 是每个解码 token "
         "之前的间隔；KV 缓存 = 已缓存 K、V 的 token 数 × 模型每 token 的 KV 字节数（关闭缓存时为零）；内存峰值是"
         "引擎探针测得的、相对每步开始时的增量，来自用同样 token 再跑一遍的第二趟（不计时；时延来自没有探针的第一趟）。",
     ),

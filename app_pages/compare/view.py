@@ -61,10 +61,14 @@ def _outcome(c: ColumnOutcome, lang: str) -> None:
         st.html(output_html(r.text))
 
 
-def summary_table(summaries: list[ColumnSummary], names: list[str], lang: str) -> pd.DataFrame:
+TIME_RATIOS = ("cmp_col_ttft_x", "cmp_col_tpot_x", "cmp_col_e2e_x")
+
+
+def summary_table(summaries: list[ColumnSummary], names: list[str], lang: str, busy: bool = False) -> pd.DataFrame:
     """One column per finished run, one row per metric (narrow enough to read without scrolling);
     the times' spread over the repeats when there are several; the last rows are each run's ratio to
-    (and KV difference from) the base, the first run."""
+    (and KV difference from) the base, the first run. Timed on a busy machine, the time ratios are
+    left empty and their rows say why (memory ratios do not depend on the machine's load)."""
     base = summaries[0]
 
     def num(v: float | None, digits: int = 1) -> float | None:
@@ -106,16 +110,17 @@ def summary_table(summaries: list[ColumnSummary], names: list[str], lang: str) -
         "cmp_col_peak_x": lambda s: num(ratio(s.peak_bytes, base.peak_bytes), 2),
         "cmp_col_kv_diff": lambda s: num((s.kv_end_bytes - base.kv_end_bytes) / KIB),
     }
-    table = pd.DataFrame(
-        {name: [f(s) for f in rows.values()] for s, name in zip(summaries, names)}, index=[t(k, lang) for k in rows]
-    )
+    if busy:
+        rows = {key: (lambda s: None) if key in TIME_RATIOS else f for key, f in rows.items()}
+    labels = [f"{t(k, lang)} {t('busy_ratio_mark', lang)}" if busy and k in TIME_RATIOS else t(k, lang) for k in rows]
+    table = pd.DataFrame({name: [f(s) for f in rows.values()] for s, name in zip(summaries, names)}, index=labels)
     table.index.name = t("cmp_col_metric", lang)
     return table
 
 
-def _charts(series: list[Series], lang: str) -> None:
+def _charts(series: list[Series], summaries: list[ColumnSummary], lang: str) -> None:
     c1, c2 = st.columns(2)
-    c1.plotly_chart(latency_bars_figure(series, lang), key=keys.FIG_LATENCY)
+    c1.plotly_chart(latency_bars_figure(series, summaries, lang), key=keys.FIG_LATENCY)
     c2.plotly_chart(itl_figure(series, lang), key=keys.FIG_ITL)
     c1, c2 = st.columns(2)
     c1.plotly_chart(kv_growth_figure(series, lang), key=keys.FIG_KV)
@@ -140,11 +145,13 @@ def render_comparison(result: CompareResult | None, lang: str) -> None:
     names = [column_name(c.settings, base, lang, differ) for c in done]
     st.subheader(t("cmp_replay_header", lang))
     replay_section(done, lang)
-    st.subheader(t("cmp_charts_header", lang))
-    _charts([Series(name, c.settings.color, c.result) for name, c in zip(names, done)], lang)
-    st.subheader(t("cmp_table_header", lang))
     summaries = [summarise(c) for c in done]
-    table = summary_table(summaries, names, lang)
+    st.subheader(t("cmp_charts_header", lang))
+    _charts([Series(name, c.settings.color, c.result) for name, c in zip(names, done)], summaries, lang)
+    st.subheader(t("cmp_table_header", lang))
+    loads = [run.load for c in done for run in c.runs or [c.result] if run.load is not None]
+    busy = any(x.busy for x in loads)
+    table = summary_table(summaries, names, lang, busy)
     st.dataframe(
         table,
         key=keys.TABLE,
@@ -153,10 +160,9 @@ def render_comparison(result: CompareResult | None, lang: str) -> None:
     )
     if base.index != 0:
         st.caption(t("cmp_base_moved", lang, n=base.index + 1))
-    loads = [run.load for c in done for run in c.runs or [c.result] if run.load is not None]
     busiest = max(loads, key=lambda load: load.other_cores or 0.0, default=None)
     show_load(busiest, lang)
-    lines = biggest_differences(summaries, [c.settings for c in done], lang, busy=any(x.busy for x in loads))
+    lines = biggest_differences(summaries, [c.settings for c in done], lang, busy=busy)
     if lines:
         st.markdown("\n".join(f"- {md_escape(line)}" for line in lines))  # names quote model paths
     st.caption(t("cmp_table_caption", lang, n=base.index + 1))

@@ -13,8 +13,10 @@ from app_pages.memory import keys
 from app_pages.memory.figures import leak_memory_figure, leak_speed_figure
 from app_pages.memory.strings import t
 from engine.errors import LabError
+from lab.busy import LoadMeter
 from ui.capped import cap_help, capped
 from ui.errors import show_error
+from ui.load_note import show_load
 from ui.memory_leak import MAX_NEW_TOKENS, MAX_REQUESTS, LeakResult, check_settings, hf_model, run_engine, run_naive
 from ui.models import get_registry
 from ui.theme import MIB, fmt_bytes
@@ -58,9 +60,11 @@ def _run(bundle, lang: str) -> None:
         try:
             hf = hf_model(str(bundle.path))
             bar.progress(1 / 3, text=t("mem_leak_stage_naive", lang, n=n))
+            meter = LoadMeter().start()
             run_naive(bundle, hf, result, lock)
             bar.progress(2 / 3, text=t("mem_leak_stage_engine", lang, n=n))
             run_engine(bundle, result, lock)
+            result.load = meter.stop()
         except Exception as exc:  # noqa: BLE001 - a model transformers cannot load, or a failed loop
             box.update(label=t("mem_leak_failed", lang), state="error")
             show_error(exc, lang)
@@ -104,6 +108,7 @@ def _show(result: LeakResult, lang: str) -> None:
         f"{_median_ms(naive):.0f} / {_median_ms(ours):.0f}",
         help=t("mem_leak_m_ms_help", lang),
     )
+    show_load(result.load, lang)  # the ms per token are timings; the memory is not
     c1, c2 = st.columns(2)
     c1.plotly_chart(leak_memory_figure(naive, ours, lang), key=keys.FIG_LEAK_MEM)
     c2.plotly_chart(leak_speed_figure(naive, ours, lang), key=keys.FIG_LEAK_SPEED)

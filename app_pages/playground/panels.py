@@ -104,6 +104,8 @@ def timings_panel(result: RunResult, lang: str) -> None:
         help=t("m_share_help", lang),
     )
     show_load(result.load, lang)
+    if result.load is None and result.loaded_from:
+        st.caption(t("load_unrecorded", lang))
     if result.settings.probe_memory or result.has_attention:
         st.caption(t("two_pass_note", lang))
     plot(latency_figure(result.tokens, result.arrival, lang), keys.FIG_LATENCY, lang)

@@ -15,6 +15,7 @@ from app_pages.playground.report_replay import replay_html
 from app_pages.playground.strings import t
 from app_pages.playground.thin import MAX_POINTS, thin_figure
 from ui.chips import legend_html
+from ui.load_note import load_text
 from ui.report_page import figures_html, html_document
 from ui.run_state import RunResult, RunStatus
 from ui.text import html_text
@@ -110,6 +111,14 @@ def _metrics(result: RunResult, lang: str) -> str:
     )
 
 
+def _load(result: RunResult, lang: str) -> str:
+    """How busy the machine was while the run was timed: a warning when the timings are unreliable."""
+    if result.load is None:
+        return f'<p class="rp-muted">{html_text(t("load_unrecorded", lang))}</p>'
+    text = html_text(load_text(result.load, lang))
+    return f'<p class="rp-banner rp-warn">{text}</p>' if result.load.busy else f'<p class="rp-muted">{text}</p>'
+
+
 def _charts(result: RunResult, lang: str) -> str:
     figures = run_figures(result, lang)
     thinned = max(thin_figure(fig) for fig in figures.values()) if figures else 0
@@ -135,6 +144,7 @@ def report_html(result: RunResult, lang: str = "en", created: datetime | None = 
         _settings_table(result, lang),
         f"<h2>{html_text(t('rp_numbers', lang))}</h2>",
         _metrics(result, lang),
+        _load(result, lang),
         f"<h2>{html_text(t('rp_output', lang))}</h2>",
         f'<div class="pd-output">{html_text(result.text)}</div>',
         f"<h2>{html_text(t('rp_replay', lang))}</h2>",

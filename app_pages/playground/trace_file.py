@@ -22,6 +22,7 @@ import numpy as np
 
 from engine.errors import LabError
 from engine.memory_pass import MEMORY_PASS
+from lab.busy import MachineLoad
 from lab.schema import MAX_ITEMS, Bool, Float, Int, ListOf, OneOf, Record, Text, validate
 from lab.trace_io import (
     INVALID,
@@ -63,6 +64,8 @@ def run_to_dict(result: RunResult, created: datetime | None = None) -> dict:
         "request": result.request.to_dict() if result.request else None,
         "attention": encode_attention(result.attention, result.model.num_layers),
         "memory_pass": result.memory_pass,  # "replay": the peaks come from the untimed second pass
+        # other processes' CPU use while the run was timed: a reloaded busy run still says so
+        "load": result.load.to_dict() | {"busy": result.load.busy} if result.load else None,
         "summary": asdict(metrics) if metrics else None,  # for readers of the file; recomputed on load
     }
 
@@ -97,6 +100,7 @@ def run_from_dict(doc: Any) -> RunResult:
     )
     result.attention = decode_attention(f.attention, len(steps), model)
     result.memory_pass = f.memory_pass
+    result.load = f.load.build() if f.load else None
     _check_consistent(result)
     return result
 
@@ -156,6 +160,17 @@ class SettingsFile(Record):
     probe_memory: Bool
 
 
+class LoadFile(Record):
+    """MachineLoad's fields (its `busy` is recomputed from them, by today's rule)."""
+
+    other_cores: Float(lo=0.0, hi=1 << 16) | None = None
+    cores: Int(lo=1, hi=1 << 16)
+    seconds: Float(lo=0.0)
+
+    def build(self) -> MachineLoad:
+        return MachineLoad(self.other_cores, self.cores, self.seconds)
+
+
 class ArrayFile(Record):
     shape: ListOf(Int(lo=1), 3)
     data: Text(MAX_TEXT_BYTES)
@@ -178,6 +193,7 @@ class RunFile(Record):
     status: OneOf(tuple(s.value for s in RunStatus))
     error: Text(4096) | None = None
     memory_pass: OneOf((MEMORY_PASS,)) | None = None  # absent in older files
+    load: LoadFile | None = None  # absent in older files: the machine's load was not recorded
     attention: AttentionFile | None = None
 
 

@@ -11,6 +11,7 @@ from app_pages.precision.run import current, render_controls, run_with_progress
 from app_pages.precision.strings import t
 from app_pages.precision.tables import quality_table, samples_table, speed_table
 from ui.i18n import current_lang
+from ui.load_note import show_load
 from ui.models import get_registry, load_for_page
 from ui.sidebar import CHOICE_KEY
 from ui.text import md_literal
@@ -45,6 +46,7 @@ else:
         c1, t("pr_context", lang), 1, run.model.max_position, keys.CONTEXT, value=min(4096, run.model.max_position)
     )
     batch = whole_number_box(c2, t("pr_batch", lang), 1, 1024, keys.BATCH, value=1)
+    show_load(run.busiest, lang)
     st.dataframe(speed_table(run, context, batch, lang), hide_index=True, key=keys.SPEED_TABLE)
     s = run.settings
     st.caption(t("pr_speed_caption", lang, n=s.new_tokens, L=s.prompt_len, r=s.repeats))

@@ -14,8 +14,12 @@ def _ratio(x: float, base: float | None) -> float | None:
 
 
 def speed_table(run: PrecisionRun, context: int, batch: int, lang: str) -> pd.DataFrame:
+    """One row per configuration. Timed on a busy machine, the TPOT ratio to float32 is left empty and
+    its column says why."""
     model, rows = run.model, []
     base = run.results[0].tpot_ms if run.results and run.results[0].config.is_reference else None
+    busy = run.busiest is not None and run.busiest.busy
+    vs = f"{t('pr_col_vs', lang)} {t('busy_ratio_mark', lang)}" if busy else t("pr_col_vs", lang)
     measured_ctx = run.settings.prompt_len + run.settings.new_tokens // 2  # the timed decode's mean context
     for r in run.results:
         at_run = read_bytes(model, r, measured_ctx, 1)
@@ -28,7 +32,7 @@ def speed_table(run: PrecisionRun, context: int, batch: int, lang: str) -> pd.Da
                 t("pr_col_read", lang, L=context, B=batch): round((cost.weight_bytes + cost.kv_read_bytes) / 1e6, 1),
                 t("pr_col_intensity", lang): round(cost.intensity, 2),
                 t("pr_col_tpot", lang): round(r.tpot_ms, 1),
-                t("pr_col_vs", lang): _ratio(r.tpot_ms, base),
+                vs: None if busy else _ratio(r.tpot_ms, base),
                 t("pr_col_gbs", lang): round(at_run / r.tpot_ms / 1e6, 1) if r.tpot_ms else None,
                 t("pr_col_prefill", lang, L=run.settings.prefill_len): round(r.prefill_ms),
             }
