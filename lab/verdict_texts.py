@@ -6,12 +6,9 @@ numbers; the claims and sweeps pages show them through ui/i18n.py, the bench pri
 
 LANG_INDEX = {"en": 0, "zh": 1}  # the place of each language in every (en, zh) pair of the app's tables
 VERDICT_TEXTS: dict[str, tuple[str, str]] = {
-    "why_busy": (
-        "Unreliable: the machine was busy (other processes kept {other:.1f} of its {cores} cores busy while "
-        "this was timed), so the timing says more about them than about the model. Run it again when the "
-        "machine is quiet.",
-        "不可靠：机器正忙（计时期间其他进程平均占用了 {cores} 个核心中的 {other:.1f} 个），所以这个计时更多反映的是它们，"
-        "而不是模型。请在机器空闲时再运行一次。",
+    "why_busy": (  # short: a busy run shows it in every timed row, after one note that says why
+        "Not judged: other processes kept {other:.1f} of {cores} cores busy while this was timed.",
+        "不作判断：计时期间其他进程占用了 {cores} 个核心中的 {other:.1f} 个。",
     ),
     "why_c1_holds": (
         "One prefill step fed all L = {L} prompt tokens at once; the layer input was {shape}.",
@@ -212,6 +209,13 @@ VERDICT_TEXTS: dict[str, tuple[str, str]] = {
         "{engine:.0f} KiB。但几乎没有变慢（每 token ×{slow:.2f}）：在这个长度下，对泄漏 token 的注意力只占每步"
         "的一小部分。泄漏来自循环重复使用同一个缓存对象，而不是 Hugging Face 本身：generate() 每次调用都会"
         "新建缓存。",
+    ),
+    "why_c16_busy": (
+        "The naive loop's one cache kept {per:.0f} KiB more per request ({last:.0f} KiB after {n}), the engine "
+        "{engine:.0f} KiB. Whether the leak slows each token is not judged: the machine was busy (other "
+        "processes kept {other:.1f} of its {cores} cores busy while this was timed).",
+        "朴素循环的同一个缓存每个请求多保留 {per:.0f} KiB（{n} 个请求后 {last:.0f} KiB），引擎为 {engine:.0f} KiB。"
+        "泄漏是否拖慢每个 token 不作判断：机器正忙（计时期间其他进程平均占用了 {cores} 个核心中的 {other:.1f} 个）。",
     ),
     "why_c16_fails": (
         "The naive loop's cache did not grow every request, or the engine kept memory ({engine:.0f} KiB): "

@@ -44,11 +44,19 @@ def explain(v: Verdict, lang: str = "en") -> str:
 
 def unreliable_when_busy(verdicts: dict[str, Verdict], load, timed: tuple[str, ...]) -> dict[str, Verdict]:
     """The timed claims' verdicts replaced by "unreliable" when `load` (a lab.busy.MachineLoad) was busy:
-    a timing taken while other processes held the cores is not evidence for or against a claim."""
+    a timing taken while other processes held the cores is not evidence for or against a claim. (A
+    claim only shown on its page, with nothing timed, stays as it is.)"""
     if load is None or not load.busy:
         return verdicts
     numbers = dict(other=load.other_cores, cores=load.cores)
-    return {c: Verdict(c, UNRELIABLE, "why_busy", numbers) if c in timed else v for c, v in verdicts.items()}
+
+    def unreliable(c: str, v: Verdict) -> Verdict:
+        own = f"why_{c.lower()}_busy"  # a claim whose untimed part still holds says that part too
+        if own in VERDICT_TEXTS:
+            return Verdict(c, UNRELIABLE, own, v.numbers | numbers)
+        return Verdict(c, UNRELIABLE, "why_busy", numbers)
+
+    return {c: unreliable(c, v) if c in timed and v.verdict != SHOWN else v for c, v in verdicts.items()}
 
 
 def worst(*verdicts: str) -> str:

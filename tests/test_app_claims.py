@@ -49,9 +49,10 @@ def test_every_claim_has_a_verdict_numbers_and_a_link(checked):
     assert "its LM head returned 1 row of logits" in measured["C5"]
     assert "this tokenizer makes 9 tokens of 今天天气, not 4" in measured["C12"]
     assert "contradicts its own Σ(L+t)²" in measured["C15"]
-    assert (
-        "Power and temperature cannot be measured" in measured["C11"] or "Power cannot be measured" in measured["C11"]
-    )
+    assert any(
+        words in measured["C11"]
+        for words in ("Power and temperature cannot be measured", "Power cannot be measured", "machine was busy")
+    )  # its proxy is a ratio of timed shares: on a busy machine, unreliable
     assert re.search(r"naive loop", measured["C16"])  # the tiny model's Hugging Face copy ran the loop
     links = [p for p in at.get("page_link")]
     assert len(links) == 23

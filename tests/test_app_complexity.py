@@ -8,6 +8,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from app_pages import page_file
+from lab.busy import MachineLoad
 from tests.app_helpers import errors, table_with
 from tests.figure_checks import charts
 
@@ -78,6 +79,8 @@ def test_cache_on_off_comparison(app):
     assert result.tokens_match and result.num_steps == 15 and result.prompt_len == 8
     shown = {m.label: m.value for m in at.metric}
     assert shown["same tokens both ways"] == "yes"
+    on, off = (sum(result.runs[kv].step_ms) for kv in (True, False))
+    assert shown["without / with"] == ("⚠ unreliable" if result.load.busy else f"{off / on:.1f}×")
     specs = charts(at)
     cum = specs["Cumulative counted FLOPs (log-log)"]
     assert cum["layout"]["xaxis"]["type"] == "log" and cum["layout"]["yaxis"]["type"] == "log"
@@ -95,6 +98,8 @@ def test_cache_on_off_comparison(app):
     status = at.get("status")[0]
     assert status.label.startswith("Done: 16 tokens after 8 prompt tokens") and status.proto.state == 2  # COMPLETE
     assert at.get("progress")[0].proto.value == 100
+    result.load = MachineLoad(2.0, 2, 1.0)  # as if other processes had kept both cores busy
+    assert {m.label: m.value for m in at.run().metric}["without / with"] == "⚠ unreliable"
 
 
 @pytest.mark.parametrize("prompt_len, max_new, expected", [(500, 64, "exceed this model's context")])

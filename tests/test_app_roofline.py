@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from app_pages import page_file
+from lab.busy import MachineLoad
 from lab.hardware import CACHE_ENV
 from tests.app_helpers import errors, table_with
 from tests.figure_checks import charts
@@ -71,6 +72,11 @@ def test_roofline_points_for_both_phases(app):
     assert list(util["phase"]) == ["prefill", "prefill", "decode", "decode"] and list(util["B"]) == [1, 4, 1, 4]
     assert any("Not available on CPU" in c.value for c in at.caption)
     assert at.get("status")[-1].label.startswith("Done: 8 steps measured (L = 16)")
+    b4 = next(m for m in at.metric if m.label == "decode B=4: % of compute")
+    assert (b4.proto.delta == "") == result.load.busy  # B=4 against B=1, a ratio of timings: not on a busy machine
+    result.load = MachineLoad(2.0, 2, 1.0)
+    b4 = next(m for m in at.run().metric if m.label == "decode B=4: % of compute")
+    assert b4.proto.delta == "" and "Not given" in b4.proto.help
 
 
 def test_roofline_bad_settings_say_why(app):

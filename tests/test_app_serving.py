@@ -9,6 +9,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from app_pages import page_file
+from app_pages.serving.metrics import ratio_column
+from app_pages.serving.notes import here_sentence
 from app_pages.serving.run import ServingStatus
 from lab.workload import summarize
 from tests.app_helpers import errors, table_with
@@ -81,7 +83,13 @@ def test_metrics_table_matches_summarize(app):
     result = at.session_state["sv_result"]
     table = table_with(at, "percentile")
     names = ["A: continuous batching", "B: continuous + chunked prefill"]
-    assert list(table.columns) == ["metric", "percentile", *names, "B / A"]
+    busy = result.load.busy  # timed while other processes took the cores: B / A is not given
+    assert list(table.columns) == ["metric", "percentile", *names, ratio_column("en", busy)]
+    runs = [result.runs["a"], result.runs["b"]]
+    captions = " ".join(c.value for c in at.caption)  # what to expect, then what this run showed
+    assert (
+        "Expected: chunked prefill trades" in captions and here_sentence("head-of-line", runs, "en", busy) in captions
+    )
     for run, name in zip((result.runs["a"], result.runs["b"]), names):
         s = summarize(run.trace)
         assert s == run.summary()
@@ -150,7 +158,8 @@ def test_shared_prefix_shows_shared_blocks(app):
     assert f"{run.trace.steps[-1].prefix_hit_tokens} of {prompt} prompt tokens" in hits.proto.help
     captions = " ".join(c.value for c in at.caption)  # the metrics caption follows the preset
     assert "shared system prompt's KV blocks are computed once" in captions
-    assert "long prompt" not in captions and "Chunked prefill trades" not in captions
+    assert "long prompt" not in captions and "chunked prefill trades" not in captions
+    assert "Here, B ÷ A: TTFT (P50 of" in captions or "Here: not judged" in captions
 
 
 @pytest.mark.parametrize(

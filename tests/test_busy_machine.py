@@ -14,7 +14,9 @@ import pytest
 from app_pages import page_file
 from lab.busy import LoadMeter, MachineLoad
 from lab.claims import TIMED_CLAIMS
-from lab.verdicts import FAILS, HOLDS, UNRELIABLE, Verdict, explain, unreliable_when_busy
+from lab.claims_hardware import StepUse, c11_check
+from lab.claims_scaling import c16_check
+from lab.verdicts import FAILS, HOLDS, SHOWN, UNRELIABLE, Verdict, explain, unreliable_when_busy
 from tests.app_helpers import errors, run_playground, run_sweep
 
 
@@ -47,9 +49,24 @@ def test_busy_marks_only_the_timed_claims():
     marked = unreliable_when_busy(verdicts, busy, TIMED_CLAIMS)
     assert marked["C1"].verdict == HOLDS and marked["C13"].verdict == UNRELIABLE  # a shape is exact either way
     assert explain(marked["C13"]).startswith(
-        "Unreliable: the machine was busy (other processes kept 1.2 of its 2 cores busy while this was timed)"
+        "Not judged: other processes kept 1.2 of 2 cores busy while this was timed."
     )
     assert not MachineLoad(None, 2, 1.0).busy  # unknown: the pages say so rather than guess
+
+
+def test_a_busy_machine_keeps_what_was_not_timed():
+    """C11's proxy is a ratio of timed shares: unreliable. C16's leak is bytes, its slowdown a timing:
+    the bytes are still said, the slowdown is not. A claim only shown on its page stays shown."""
+    busy = MachineLoad(other_cores=1.2, cores=2, seconds=5.0)
+    leak = c16_check([1024, 2048, 3072], [10.0, 11.0, 30.0], [0, 0, 0])
+    proxy = c11_check(StepUse(100.0, 0.5, 0.1), StepUse(0.5, 0.01, 0.5))  # intensity, compute, bandwidth
+    marked = unreliable_when_busy({"C11": proxy, "C16": leak}, busy, TIMED_CLAIMS)
+    assert leak.verdict == HOLDS and marked["C16"].verdict == marked["C11"].verdict == UNRELIABLE
+    text = explain(marked["C16"])
+    assert text.startswith("The naive loop's one cache kept 1 KiB more per request (3 KiB after 3)")
+    assert "not judged: the machine was busy (other processes kept 1.2 of its 2 cores" in text and "×" not in text
+    shown = {"C16": Verdict("C16", SHOWN, "why_c16_shown")}
+    assert unreliable_when_busy(shown, busy, TIMED_CLAIMS) == shown
 
 
 def test_a_sweep_on_a_busy_machine_says_unreliable_instead_of_a_verdict(new_app, tiny_dirs, monkeypatch, busy_machine):
@@ -61,7 +78,7 @@ def test_a_sweep_on_a_busy_machine_says_unreliable_instead_of_a_verdict(new_app,
     table = next(d.value for d in at.table if "verdict" in d.value.columns)
     assert list(table["verdict"]) == ["⚠ unreliable: the machine was busy"] * 4
     assert not any("does not hold" in v for v in table["verdict"])
-    assert all(m.startswith("Unreliable: the machine was busy") for m in table["measured"])
+    assert all(m.startswith("Not judged: other processes kept") for m in table["measured"])
     assert any(w.value.startswith("Unreliable timings: the machine was busy") for w in at.warning)
 
 

@@ -10,7 +10,8 @@ import pytest
 
 from app_pages.serving.blocks import owner_grid, pool_figure, sampled_steps, waste_series, waste_share
 from app_pages.serving.figures import composition_figure, gantt_figure, mark_step
-from app_pages.serving.metrics import groups, label_group, metrics_table, request_table, same_outputs
+from app_pages.serving.metrics import groups, ids_in, label_group, metrics_table, request_table, same_outputs
+from app_pages.serving.notes import here_sentence
 from app_pages.serving.run import ServingSettings, run_policy
 from app_pages.serving.timeline import batch_rows, request_segments, step_totals
 from app_pages.serving.workload import (
@@ -280,6 +281,27 @@ def test_metrics_table_is_summarize(hol_runs):
     assert ttft["A: continuous batching"].iloc[1] == pytest.approx(max(r.metrics.ttft_ms for r in a.trace.requests
                                                                         if r.seq_id in chats[0]))  # fmt: skip
     assert not math.isnan(table.iloc[-1]["A: continuous batching"])
+
+
+def test_a_busy_run_gives_no_b_over_a(hol_runs):
+    busy = metrics_table(hol_runs, "chat", busy=True)
+    assert "B / A" not in busy.columns and busy["B / A ⚠ unreliable: busy machine"].isna().all()
+    assert list(busy["A: continuous batching"]) == list(metrics_table(hol_runs, "chat")["A: continuous batching"])
+
+
+def test_the_caption_gives_what_this_run_showed(hol_runs):
+    """The preset's note says what to expect; the sentence after it is computed from the run: B ÷ A of
+    the long prompt's TTFT and of the chats' ITL, whichever way they went."""
+    a, b = (r.summary(ids_in(r, "long prompt"))["ttft_ms"] for r in hol_runs)
+    chats = [r.summary(ids_in(r, "chat"))["itl_ms"] for r in hol_runs]
+    here = here_sentence("head-of-line", hol_runs, "en")
+    itl_p90 = "P90 of" if chats[0]["n"] >= 10 else "max of"
+    assert here == (
+        f"Here, B ÷ A: the long prompt's TTFT (max of 1) {b['p50'] / a['p50']:.2f}×; "
+        f"the chats' ITL ({itl_p90} {chats[0]['n']}) {chats[1]['p90'] / chats[0]['p90']:.2f}×."
+    )
+    assert here_sentence("head-of-line", hol_runs, "en", busy=True).startswith("Here: not judged, the machine was busy")
+    assert here_sentence("custom", hol_runs, "en") == here_sentence("head-of-line", hol_runs[:1], "en") == ""
 
 
 def test_groups_outputs_and_request_table(hol_runs):

@@ -79,6 +79,10 @@ STRINGS: dict[str, tuple[str, str]] = {
         "第 {step} 步 · {phase} · 输入 {T} 个 token · KV 缓存 {kv} 个 token（{kv_bytes}，{blocks} "
         "块）· {ms:.1f} 毫秒 · 已生成 {n} 个",
     ),
+    "live_measuring_soon": (
+        "Timed run done. This tab fills after a second, untimed pass over the same tokens measures memory…",
+        "计时运行已完成。本页将在用同样 token 再跑一遍（不计时）测量内存之后显示…",
+    ),
     "live_measuring": (
         "Timed run done. Measuring memory on a second, untimed pass over the same tokens: step {done} of {total}…",
         "计时运行已完成。正在用同样的 token 再跑一遍（不计时）测量内存：第 {done}/{total} 步…",
@@ -120,6 +124,12 @@ STRINGS: dict[str, tuple[str, str]] = {
         "基于计时的结论与比值显示为“不可靠”而不作判断；请在机器空闲时再运行。",
     ),
     "busy_ratio_mark": ("⚠ unreliable: busy machine", "⚠ 不可靠：机器正忙"),
+    "busy_ratio_value": ("⚠ unreliable", "⚠ 不可靠"),
+    "busy_ratio_help": (
+        "Not given: other processes kept the machine busy while this was timed, so the ratio would be "
+        "theirs as much as the model's.",
+        "不给出：计时期间其他进程占用着机器，这个比值反映的不只是模型本身。",
+    ),
     "load_unrecorded": (
         "This saved run does not say how busy the machine was while it was timed (saved before the lab "
         "recorded it): read its timings with care.",

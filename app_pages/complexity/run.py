@@ -167,7 +167,10 @@ def render_result(r: Comparison, lang: str) -> None:
     )
     c[1].metric(t("cx_m_on", lang), f"{sum(on.step_ms) / 1e3:.2f} s")
     c[2].metric(t("cx_m_off", lang), f"{sum(off.step_ms) / 1e3:.2f} s")
-    c[3].metric(t("cx_m_ratio", lang), f"{sum(off.step_ms) / max(sum(on.step_ms), 1e-9):.1f}×")
+    if r.load is not None and r.load.busy:  # a ratio of timings taken on a busy machine is not given
+        c[3].metric(t("cx_m_ratio", lang), t("busy_ratio_value", lang), help=t("busy_ratio_help", lang))
+    else:
+        c[3].metric(t("cx_m_ratio", lang), f"{sum(off.step_ms) / max(sum(on.step_ms), 1e-9):.1f}×")
     st.caption(
         t(
             "cx_result_caption",

@@ -132,6 +132,7 @@ def _share(r: RooflineResult, phase: str, batch: int) -> PhaseSummary | None:
 
 def render_result(r: RooflineResult, lang: str) -> None:
     show_load(r.load, lang)
+    busy = r.load is not None and r.load.busy
     peak, bw = r.ceilings.peak_flops(r.dtype), r.ceilings.read_bytes_per_s
     first = min(s.batch for s in r.summary)
     last = max(s.batch for s in r.summary)
@@ -146,7 +147,8 @@ def render_result(r: RooflineResult, lang: str) -> None:
         cols[3].metric(
             t("rf_m_decode_compute", lang, B=last),
             f"{100 * dec_n.flops_per_s / peak:.1f} %",
-            delta=f"×{dec_n.flops_per_s / dec1.flops_per_s:.1f}",
+            delta=None if busy else f"×{dec_n.flops_per_s / dec1.flops_per_s:.1f}",  # a ratio of two timings
+            help=t("busy_ratio_help", lang) if busy else None,
         )
     roofs = {d: v for d, v in r.ceilings.gemm_flops_per_s.items() if v}
     st.plotly_chart(roofline_figure(r.points, r.summary, roofs, bw, r.dtype, lang), key=keys.FIG_ROOFLINE)

@@ -44,25 +44,36 @@ def run_name(run: PolicyRun, lang: str) -> str:
     return t("sv_run_name", lang, slot=run.slot.upper(), policy=t(f"sv_policy_{run.policy}", lang))
 
 
-def metrics_table(runs: list[PolicyRun], group: str, lang: str = "en") -> pd.DataFrame:
-    """Rows: each metric at each percentile, then throughput; a column per run (and B / A)."""
+def ratio_column(lang: str, busy: bool = False) -> str:
+    """The B / A column's name; timed on a busy machine it says its ratios are not given."""
+    return f"{t('sv_col_ratio', lang)} {t('busy_ratio_mark', lang)}" if busy else t("sv_col_ratio", lang)
+
+
+def metrics_table(runs: list[PolicyRun], group: str, lang: str = "en", busy: bool = False) -> pd.DataFrame:
+    """Rows: each metric at each percentile, then throughput; a column per run (and B / A, left
+    empty when the runs were timed on a busy machine)."""
     summaries = [r.summary(ids_in(r, group)) for r in runs]
     names = [run_name(r, lang) for r in runs]
     rows = []
     for m in METRICS:
         n = min(x[m]["n"] for x in summaries)
         for s in shown_stats(STATS, n):
-            rows.append(_row(t(f"sv_m_{m}", lang), stat_label(s, n, lang), [x[m][s] for x in summaries], names, lang))
-    rows.append(_row(t("sv_m_throughput", lang), "—", [x["throughput_tok_s"] for x in summaries], names, lang))
+            rows.append(
+                _row(t(f"sv_m_{m}", lang), stat_label(s, n, lang), [x[m][s] for x in summaries], names, lang, busy)
+            )
+    rows.append(_row(t("sv_m_throughput", lang), "—", [x["throughput_tok_s"] for x in summaries], names, lang, busy))
     return pd.DataFrame(rows)
 
 
-def _row(metric: str, stat: str, values: list[float], names: list[str], lang: str) -> dict:
+def b_over_a(a: float, b: float) -> float:
+    return b / a if a and not math.isnan(a) and not math.isnan(b) else float("nan")
+
+
+def _row(metric: str, stat: str, values: list[float], names: list[str], lang: str, busy: bool) -> dict:
     row = {t("sv_col_metric", lang): metric, t("sv_col_stat", lang): stat}
     row.update(dict(zip(names, values)))
     if len(values) == 2:
-        a, b = values
-        row[t("sv_col_ratio", lang)] = b / a if a and not math.isnan(a) and not math.isnan(b) else float("nan")
+        row[ratio_column(lang, busy)] = float("nan") if busy else b_over_a(*values)
     return row
 
 

@@ -12,7 +12,17 @@ from app_pages.serving import keys
 from app_pages.serving.blocks import pool_figure, prefix_figure, waste_figure, waste_series, waste_share
 from app_pages.serving.figures import composition_figure, gantt_figure, mark_step, run_end_s
 from app_pages.serving.goodput import goodput_panel
-from app_pages.serving.metrics import ALL, groups, metrics_figure, metrics_table, request_table, run_name, same_outputs
+from app_pages.serving.metrics import (
+    ALL,
+    groups,
+    metrics_figure,
+    metrics_table,
+    ratio_column,
+    request_table,
+    run_name,
+    same_outputs,
+)
+from app_pages.serving.notes import here_sentence
 from app_pages.serving.run import POLICIES, PolicyRun, ServingResult
 from app_pages.serving.strings import t
 from app_pages.serving.timeline import batch_rows, step_window
@@ -216,16 +226,18 @@ def metrics_panel(result: ServingResult, lang: str, bundle=None) -> None:
     same, compared = same_outputs(runs)
     if compared:
         c[-1].metric(t("sv_m_same", lang), f"{same} / {compared}", help=t("sv_m_same_help", lang))
-    table = metrics_table(runs, group, lang)
+    busy = result.load is not None and result.load.busy
+    table = metrics_table(runs, group, lang, busy)
     number = st.column_config.NumberColumn(format="%.1f")
     config = {run_name(r, lang): number for r in runs} | {
-        t("sv_col_ratio", lang): st.column_config.NumberColumn(format="%.2f×")
+        ratio_column(lang, busy): st.column_config.NumberColumn(format="%.2f×")
     }
     st.dataframe(
         table, hide_index=True, key=keys.METRICS_TABLE, column_config=config, height=35 * (len(table) + 1) + 3
     )  # every row at once: no scrolling inside the table
     st.plotly_chart(metrics_figure(runs, group, lang), key=keys.FIG_METRICS)
-    st.caption(f"{t('sv_metrics_caption', lang)} {t(f'sv_metrics_note_{result.preset}', lang)}")
+    notes = [t("sv_metrics_caption", lang), t(f"sv_metrics_note_{result.preset}", lang)]
+    st.caption(" ".join(notes + [here_sentence(result.preset, runs, lang, busy)]).strip())
     st.subheader(t("sv_gp_header", lang))
     goodput_panel(result, runs, lang, bundle)
     with st.expander(t("sv_requests_header", lang)):

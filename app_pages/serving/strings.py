@@ -372,23 +372,35 @@ STRINGS: dict[str, tuple[str, str]] = {
     ),
     # what to look for, per preset: the caption follows the workload that ran
     "sv_metrics_note_head-of-line": (
-        "Chunked prefill trades a little of the long prompt's TTFT for much shorter ITL "
+        "Expected: chunked prefill trades a little of the long prompt's TTFT for much shorter ITL "
         "tails of the others ([C22](/claims?claim=C22)).",
-        "分块预填充用长提示词的少量 TTFT 换来其他请求短得多的 ITL 尾部（[C22](/claims?claim=C22)）。",
+        "预期：分块预填充用长提示词的少量 TTFT 换来其他请求短得多的 ITL 尾部（[C22](/claims?claim=C22)）。",
     ),
     "sv_metrics_note_shared-prefix": (
-        "With prefix caching, the shared system prompt's KV blocks are computed once: "
+        "Expected: with prefix caching, the shared system prompt's KV blocks are computed once: "
         "every later request skips most of its prefill, so its TTFT drops.",
-        "开启前缀缓存后，共享系统提示词的 KV 块只计算一次：之后的每个请求都跳过大部分预填充，TTFT 随之下降。",
+        "预期：开启前缀缓存后，共享系统提示词的 KV 块只计算一次：之后的每个请求都跳过大部分预填充，TTFT 随之下降。",
     ),
     "sv_metrics_note_random-mix": (
-        "Continuous batching lets a new request join as soon as a slot frees, so the "
+        "Expected: continuous batching lets a new request join as soon as a slot frees, so the "
         "queue drains faster than with static batches that wait for their slowest member.",
-        "连续批处理让新请求在有空位时立即加入，因此队列比等待最慢成员的静态批处理消化得更快。",
+        "预期：连续批处理让新请求在有空位时立即加入，因此队列比等待最慢成员的静态批处理消化得更快。",
     ),
     "sv_metrics_note_custom": (
         "Your own workload: compare the rows where A and B differ most.",
         "你自己的工作负载：看 A 与 B 差别最大的那几行。",
+    ),
+    # what this run showed of it (notes.py): B ÷ A of the metrics the note names
+    "sv_here": ("Here, B ÷ A: {parts}.", "本次运行，B ÷ A：{parts}。"),
+    "sv_here_part": ("{what} ({stat}) {q:.2f}×", "{what}（{stat}）{q:.2f} 倍"),
+    "sv_here_join": ("; ", "；"),
+    "sv_here_long_ttft": ("the long prompt's TTFT", "长提示词的 TTFT"),
+    "sv_here_chat_itl": ("the chats' ITL", "聊天请求的 ITL"),
+    "sv_here_ttft": ("TTFT", "TTFT"),
+    "sv_here_e2e": ("E2E", "E2E"),
+    "sv_here_busy": (
+        "Here: not judged, the machine was busy while the runs were timed.",
+        "本次运行：不作判断，计时期间机器正忙。",
     ),
     "sv_requests_header": ("Every request", "每个请求"),
     "sv_col_ttft": ("TTFT {slot} (ms)", "TTFT {slot}（毫秒）"),
