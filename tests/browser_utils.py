@@ -13,9 +13,10 @@ def output_chip_texts(page, scope: str = "") -> list[str]:
 
 
 # Watches the live view: when it first appeared and vanished (epoch ms, comparable across pages),
-# when the first generated token showed, and the most tokens seen at once.
+# when the first generated token showed, and the most tokens seen at once; and when the second
+# pass's progress ("Timed run done. …") first showed, with how many result tabs were there then.
 LIVE_OBSERVER_JS = """() => {
-  const w = {start: null, end: null, first_token: null, max_tokens: 0};
+  const w = {start: null, end: null, first_token: null, max_tokens: 0, pass_seen: null, tabs_at_pass: 0};
   const look = () => {
     const live = document.querySelector('.pd-live');
     const now = performance.timeOrigin + performance.now();
@@ -24,6 +25,10 @@ LIVE_OBSERVER_JS = """() => {
     const n = live ? live.querySelectorAll('.pd-out').length : 0;
     if (n && w.first_token === null) w.first_token = now;
     w.max_tokens = Math.max(w.max_tokens, n);
+    if (w.pass_seen === null && document.body.textContent.includes('Timed run done.')) {
+      w.pass_seen = now;
+      w.tabs_at_pass = document.querySelectorAll('[role="tab"]').length;
+    }
   };
   new MutationObserver(look).observe(document.body, {childList: true, subtree: true, characterData: true});
   window.__live = w;

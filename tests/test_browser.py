@@ -41,6 +41,8 @@ def test_run_streams_tokens_then_draws_charts(page):
     run_prompt(page, "What is the capital of France?", 12)
     live = live_record(page)
     assert live["first_token"] is not None, "the first token must appear while the run is live"
+    # the tabs come when the timed run ends, while the untimed memory pass is still running
+    assert live["pass_seen"] is not None and live["tabs_at_pass"] == 6, live
     assert exception_boxes(page) == 0
     assert "Paris" in output_text(page)
     assert page.get_by_text(re.compile(r"Done: \d+ tokens generated")).is_visible()

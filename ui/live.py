@@ -22,7 +22,7 @@ from ui.i18n import t
 from ui.live_html import live_html
 from ui.models import ModelRegistry
 from ui.replay import STEP_KEY as REPLAY_STEP_KEY
-from ui.run_driver import measure_pass, run_steps, start_run
+from ui.run_driver import measure_pass, needs_pass, run_steps, start_run
 from ui.run_state import RunResult, RunSettings, RunStatus
 
 RUN_KEY = "pg_result"
@@ -41,7 +41,8 @@ def redraw_interval() -> float:
 
 def run_live(bundle, settings: RunSettings, registry: ModelRegistry, slot, lang: str) -> RunResult | None:
     """Run one prompt, streaming into `slot`; the result lands in session state as it grows, so a
-    Stop (which interrupts this script) leaves the partial run behind to show."""
+    Stop (which interrupts this script) leaves the partial run behind to show. The untimed second
+    pass is left to `measure_live` (result.pass_pending), so the results can show before it runs."""
     try:
         engine, result = start_run(bundle, settings)
     except Exception as exc:  # noqa: BLE001 - bad input: a clear message, nothing else
@@ -54,7 +55,6 @@ def run_live(bundle, settings: RunSettings, registry: ModelRegistry, slot, lang:
         scroll_here()
         st.button(t("stop", lang), key=STOP_KEY, icon=":material/stop_circle:")
         view = st.empty()
-        note = st.empty()  # the second pass's progress
         st.html(legend_html(lang))
     view.html(live_html(result, lang))
     interval, last_drawn = redraw_interval(), 0.0
@@ -65,7 +65,7 @@ def run_live(bundle, settings: RunSettings, registry: ModelRegistry, slot, lang:
                 view.html(live_html(result, lang))
                 last_drawn = now
         view.html(live_html(result, lang))
-        measure_live(engine, result, registry, note, lang)
+        result.pass_pending = needs_pass(result)
     except Exception as exc:  # noqa: BLE001 - keep what ran, say what failed
         result.status, result.error = RunStatus.FAILED, error_message(exc, lang)  # shown with the results
     slot.empty()
@@ -82,8 +82,14 @@ def scroll_here() -> None:
     )
 
 
-def measure_live(engine, result: RunResult, registry: ModelRegistry, note, lang: str) -> None:
-    """The untimed second pass (memory, captured attention), its progress under the finished run."""
-    for done, total in measure_pass(engine, result, registry.step_lock):
-        note.caption(t("live_measuring", lang, done=done, total=total))
-    note.empty()
+def measure_live(bundle, result: RunResult, registry: ModelRegistry, notes: list, lang: str) -> None:
+    """The untimed second pass (memory, captured attention) of a finished timed run, its progress in
+    each of `notes` (the places its readings will fill). A failure is the run's error, as in the
+    timed pass; an interruption leaves result.pass_pending for the next script run to notice."""
+    try:
+        for done, total in measure_pass(bundle, result, registry.step_lock):
+            for note in notes:
+                note.caption(t("live_measuring", lang, done=done, total=total))
+    except Exception as exc:  # noqa: BLE001 - keep the timed run, say what failed
+        result.status, result.error = RunStatus.FAILED, error_message(exc, lang)
+    result.pass_pending = False

@@ -60,14 +60,21 @@ def run_steps(engine: Engine, result: RunResult, lock: threading.Lock | None = N
         result.load = meter.stop()
 
 
+def needs_pass(result: RunResult, config: EngineConfig | None = None) -> bool:
+    """Whether the run asks for the second pass: tokens to replay and an instrument to replay them with."""
+    config = config or result.settings.engine_config()
+    return bool(result.tokens) and (config.probe_memory or config.capture_attention)
+
+
 def measure_pass(
-    engine: Engine, result: RunResult, lock: threading.Lock | None = None, config: EngineConfig | None = None
+    engine, result: RunResult, lock: threading.Lock | None = None, config: EngineConfig | None = None
 ) -> Iterator[tuple[int, int]]:
     """Replay the timed run's tokens with the probe and capture on; yields (steps done, steps to do),
     then puts the memory readings on the timed steps and the captured attention beside them.
+    engine: the run's engine, or the bundle it ran on (what a replay needs: model, tokenizer, name);
     config: the instruments to use (default: what the run's settings ask for)."""
     config = config or result.settings.engine_config()
-    if not result.tokens or not (config.probe_memory or config.capture_attention):
+    if not needs_pass(result, config):
         return
     replay = replay_engine(
         engine,

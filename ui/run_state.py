@@ -126,6 +126,7 @@ class RunResult:
     error: str | None = None
     loaded_from: str | None = None  # the file's name when this run was loaded from a saved trace
     memory_pass: str | None = None  # "replay": the memory readings come from the untimed second pass
+    pass_pending: bool = False  # timed run done, its untimed second pass (memory, attention) still to run
     started: float = field(default_factory=time.time)  # wall clock, for download names
     load: MachineLoad | None = None  # other processes' CPU use during the timed pass (lab/busy.py)
 

@@ -15,7 +15,7 @@ from app_pages.playground.share import forget_link_notes, link_notes, share_link
 from app_pages.playground.strings import t
 from ui.errors import show_message
 from ui.i18n import current_lang
-from ui.live import RUN_KEY, run_live
+from ui.live import RUN_KEY, measure_live, run_live
 from ui.models import get_registry, load_for_page
 from ui.public import public_settings
 from ui.run_state import ModelInfo
@@ -63,11 +63,20 @@ if bundle is not None:
 upload_control(lang)  # a saved trace needs no model: offered even when none could be loaded
 live_slot, results_slot = st.empty(), st.empty()
 mark_interrupted()
+drawn = False
 if run_clicked:
     forget_link_notes()
     results_slot.empty()
     with take_turn(lang, live_slot) as go:
         if go:
-            run_live(bundle, settings, get_registry(), live_slot, lang)
-with results_slot.container():
-    render_results(st.session_state.get(RUN_KEY), lang)
+            result = run_live(bundle, settings, get_registry(), live_slot, lang)
+            if result is not None:  # the tabs now; what needs the second pass once it has run
+                with results_slot.container():
+                    pending = render_results(result, lang)
+                if pending is not None:
+                    measure_live(bundle, result, get_registry(), pending.notes, lang)
+                    pending.draw()
+                drawn = True
+if not drawn:
+    with results_slot.container():
+        render_results(st.session_state.get(RUN_KEY), lang)

@@ -106,7 +106,7 @@ def timings_panel(result: RunResult, lang: str) -> None:
     show_load(result.load, lang)
     if result.load is None and result.loaded_from:
         st.caption(t("load_unrecorded", lang))
-    if result.settings.probe_memory or result.has_attention:
+    if result.settings.probe_memory or result.has_attention or result.pass_pending:
         st.caption(t("two_pass_note", lang))
     plot(latency_figure(result.tokens, result.arrival, lang), keys.FIG_LATENCY, lang)
     c1, c2 = st.columns(2)

@@ -1,6 +1,13 @@
-"""The finished (or stopped) run: output text, headline numbers and one tab per topic."""
+"""The finished (or stopped) run: output text, headline numbers and one tab per topic.
+
+The tabs show as soon as the timed run ends. What needs the untimed second pass's readings (the
+attention heatmaps, memory, the step table's peaks, and the downloads, which save them) holds its
+progress until the pass has run, then is drawn (`render_results` returns the function that draws it)."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import streamlit as st
 
@@ -15,10 +22,21 @@ from ui.run_state import RunResult, RunStatus
 
 
 def mark_interrupted() -> None:
-    """A run still 'running' at the start of a script run was cut short by Stop (or any rerun)."""
+    """A run still 'running' at the start of a script run was cut short by Stop (or any rerun); a
+    second pass still pending was cut short too (the memory tab then says it did not finish)."""
     result: RunResult | None = st.session_state.get(RUN_KEY)
     if result is not None and result.status == RunStatus.RUNNING:
         result.status = RunStatus.STOPPED
+    if result is not None:
+        result.pass_pending = False
+
+
+@dataclass
+class Pending:
+    """The places that wait for the second pass: `notes` for its progress, `draw` to fill them."""
+
+    notes: list
+    draw: Callable[[], None]
 
 
 def _banner(result: RunResult, lang: str) -> None:
@@ -42,15 +60,15 @@ def _banner(result: RunResult, lang: str) -> None:
         )
 
 
-def render_results(result: RunResult | None, lang: str) -> None:
+def render_results(result: RunResult | None, lang: str) -> Pending | None:
     if result is None:
         st.info(t("no_run_yet", lang))
-        return
+        return None
     _banner(result, lang)
     loaded_note(result, lang)
     if not result.steps or not result.tokens:
-        return
-    download_buttons(result, lang)
+        return None
+    downloads = st.empty()
     st.markdown(f"**{t('output_text', lang)}**")
     st.html(output_html(result.text))
     names = ["tab_tokens", "tab_kv", "tab_attention", "tab_timings", "tab_memory", "tab_steps"]
@@ -59,11 +77,20 @@ def render_results(result: RunResult | None, lang: str) -> None:
         replay_panel(result, lang)
     with tabs[1]:
         kv_panel(result, lang)
-    with tabs[2]:
-        attention_panel(result, lang)
     with tabs[3]:
         timings_panel(result, lang)
-    with tabs[4]:
-        memory_panel(result, lang)
-    with tabs[5]:
-        steps_panel(result, lang)
+    later = [tabs[2].empty(), tabs[4].empty(), tabs[5].empty()]  # attention, memory, steps
+
+    def draw() -> None:
+        with downloads.container():
+            download_buttons(result, lang)
+        for box, panel in zip(later, (attention_panel, memory_panel, steps_panel)):
+            with box.container():
+                panel(result, lang)
+
+    if not result.pass_pending:
+        draw()
+        return None
+    for box in later:
+        box.caption(t("live_measuring_soon", lang))
+    return Pending(later, draw)
