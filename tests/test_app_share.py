@@ -44,6 +44,16 @@ def test_uploaded_trace_shows_the_same_run_without_running_a_model(saved_run, ap
     assert len(started) == 1 and at.session_state["pg_result"].loaded_from is None and not at.exception
 
 
+def test_an_output_cut_inside_a_character_is_explained(saved_run, app):
+    doc = json.loads(saved_run[2])
+    doc["request"]["text"] = "今天\ufffd"  # the run stopped after one of a character's three bytes
+    at = upload_trace(app, json.dumps(doc), "cut.json")
+    assert not at.exception
+    assert any(c.value.startswith("The text ends in �: the model writes some characters") for c in at.caption)
+    at = upload_trace(app, saved_run[2], "whole.json")
+    assert not any(c.value.startswith("The text ends in �") for c in at.caption)
+
+
 def test_upload_works_when_no_model_can_be_loaded(new_app, saved_run, monkeypatch, tmp_path):
     monkeypatch.setenv("PDLAB_MODEL", str(tmp_path / "no-such-model"))
     at = new_app().run()

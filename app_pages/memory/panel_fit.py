@@ -99,7 +99,11 @@ def _verdict(c: ModelConfig, L: int, nbytes: int, chunk: int, batch: int, lang: 
     if trapped:
         gb = trapped[-1]
         r = predict(c, L, nbytes, gb, eager, batch)
-        rescued = [v.label(lang) for v in (fused, chunked) if predict(c, L, nbytes, gb, v, batch).fits]
+        rescued = [
+            t(f"mem_rescue_{v.key}", lang, chunk=v.chunk)
+            for v in (fused, chunked)
+            if predict(c, L, nbytes, gb, v, batch).fits
+        ]
         st.warning(
             t(
                 "mem_trap",
@@ -107,7 +111,7 @@ def _verdict(c: ModelConfig, L: int, nbytes: int, chunk: int, batch: int, lang: 
                 gb=gb,
                 wkv=fmt_si(r.weights + r.kv_cache),
                 scores=fmt_si(r.scores),
-                rescued=", ".join(rescued) or t("mem_trap_none", lang),
+                rescued=t("mem_rescue_or", lang).join(rescued) or t("mem_trap_none", lang),
             ),
             icon=":material/warning:",
         )

@@ -243,6 +243,12 @@ STRINGS: dict[str, tuple[str, str]] = {
         "**[C20](/claims?claim=C20) 的陷阱，在 {gb} GB 的 GPU 上：** 权重 + KV 缓存（{wkv}）放得下，分数矩阵（{scores}）放不下。"
         "解决办法：{rescued}。",
     ),
+    "mem_rescue_fused": ("a fused kernel (FlashAttention-style)", "融合内核（FlashAttention 式）"),
+    "mem_rescue_chunked": (
+        "prefill in chunks of {chunk} tokens (eager within each chunk)",
+        "按每块 {chunk} 个 token 分块预填充（块内仍为 eager）",
+    ),
+    "mem_rescue_or": (" or ", "或"),
     "mem_trap_none": ("neither a fused kernel nor these chunks alone", "单靠融合内核或这个分块都不行"),
     "mem_no_trap": (
         "No GPU size here shows [C20](/claims?claim=C20)'s trap at this length (on 24 GB the first term to overflow: {first}).",

@@ -71,6 +71,8 @@ def render_results(result: RunResult | None, lang: str) -> Pending | None:
     downloads = st.empty()
     st.markdown(f"**{t('output_text', lang)}**")
     st.html(output_html(result.text))
+    if result.text.endswith("\ufffd"):  # byte-level tokens: the run ended inside a multi-byte character
+        st.caption(t("output_cut_char", lang))
     names = ["tab_tokens", "tab_kv", "tab_attention", "tab_timings", "tab_memory", "tab_steps"]
     tabs = st.tabs([t(n, lang) for n in names])
     with tabs[0]:

@@ -317,6 +317,12 @@ STRINGS: dict[str, tuple[str, str]] = {
     "rp_model": ("Model", "模型"),
     "rp_settings": ("Settings", "设置"),
     "rp_numbers": ("Numbers", "指标"),
+    "output_cut_char": (
+        "The text ends in �: the model writes some characters (most Chinese ones) as several byte-level "
+        "tokens, and the run stopped after only some of the last one's bytes. A longer max_new_tokens completes it.",
+        "文本以 � 结尾：模型把某些字符（多数汉字）写成几个字节级 token，而运行在最后一个字符只生成了部分字节时就停止了。"
+        "增大 max_new_tokens 即可补全。",
+    ),
     "rp_output": ("Generated text", "生成的文本"),
     "rp_replay": ("Token replay", "Token 回放"),
     "rp_replay_help": (
