@@ -185,6 +185,13 @@ def tiny(tiny_dirs):
 # --- the command line in a subprocess -----------------------------------------------------------------------
 
 
+# Restores SIGINT's default, then execs the same Python with the rest of the arguments (same PID).
+SIGINT_RESTORED = (
+    "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+    "os.execv(sys.executable, [sys.executable, *sys.argv[1:]])"
+)
+
+
 class Cli:
     """`python -m engine ...` in a fresh Python, from the repository root; or, where only the message
     is tested, its main() in this process (a fresh Python costs two seconds of torch import)."""
@@ -203,10 +210,13 @@ class Cli:
             code = main(list(args))
         return subprocess.CompletedProcess(["engine", *args], code, out.getvalue(), err.getvalue())
 
-    def popen(self, *args: str, **kw) -> subprocess.Popen:
-        """Start it; stdout and stderr are pipes, as text."""
+    def popen(self, *args: str, as_in_a_terminal: bool = False, **kw) -> subprocess.Popen:
+        """Start it; stdout and stderr are pipes, as text. as_in_a_terminal: Ctrl-C (SIGINT) reaches it
+        as a terminal delivers it, even when the tests run as a background job (`make test &`, nohup,
+        some CI runners): those inherit SIGINT ignored, and an ignored signal stays ignored across exec."""
         kw = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, "text": True, **kw}
-        return subprocess.Popen([sys.executable, "-m", "engine", *args], cwd=ROOT, **kw)
+        python = [sys.executable, "-c", SIGINT_RESTORED] if as_in_a_terminal else [sys.executable]
+        return subprocess.Popen([*python, "-m", "engine", *args], cwd=ROOT, **kw)
 
 
 @pytest.fixture(scope="session")

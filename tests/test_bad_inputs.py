@@ -182,7 +182,7 @@ def test_a_closed_stdout_ends_quietly(cli, tiny_dirs, flags):
 
 def _interrupted(cli, args: list[str], ready) -> None:
     """Start the CLI, send Ctrl-C once ready(proc) returns, and check it ends with 130 and no traceback."""
-    proc = cli.popen(*args)
+    proc = cli.popen(*args, as_in_a_terminal=True)
     try:
         ready(proc)
         proc.send_signal(signal.SIGINT)

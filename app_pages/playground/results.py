@@ -2,7 +2,8 @@
 
 The tabs show as soon as the timed run ends. What needs the untimed second pass's readings (the
 attention heatmaps, memory, the step table's peaks, and the downloads, which save them) holds its
-progress until the pass has run, then is drawn (`render_results` returns the function that draws it)."""
+progress until the pass has run, then is drawn (`render_results` returns those places and the
+function that draws them)."""
 
 from __future__ import annotations
 

@@ -21,7 +21,7 @@ NOTED = {
 
 
 def here_sentence(preset: str, runs: list[PolicyRun], lang: str, busy: bool = False) -> str:
-    """'Here, B ÷ A: the long prompt's TTFT (P50 of 1) 1.08×, …' ('' without two runs or a note)."""
+    """'Here, B ÷ A: the long prompt's TTFT (max of 1) 1.08×; …' ('' without two runs or a note)."""
     noted = NOTED.get(preset)
     if len(runs) != 2 or not noted:
         return ""
