@@ -38,6 +38,12 @@ class MachineLoad:
         return {"other_cores": self.other_cores, "cores": self.cores, "seconds": self.seconds}
 
 
+def busiest(loads: list[MachineLoad | None]) -> MachineLoad | None:
+    """The load of the run timed on the busiest machine: one busy timing makes its comparisons unreliable."""
+    known = [load for load in loads if load is not None]
+    return max(known, key=lambda load: load.other_cores or 0.0, default=None)
+
+
 def _machine_busy_s() -> float | None:
     """Seconds of CPU time the whole machine has spent busy since boot (all cores)."""
     try:

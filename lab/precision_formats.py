@@ -23,7 +23,7 @@ from engine.config import ModelConfig
 from engine.costmodel import SeqWork, StepCost, step_cost
 from engine.errors import LabError
 from engine.kv_cache import kv_bytes_per_token, kv_storage
-from lab.busy import LoadMeter, MachineLoad
+from lab.busy import LoadMeter, MachineLoad, busiest
 from lab.precision import GREEDY_TOKENS, PROMPTS, Agreement, greedy_agreement, read_text, text_agreement
 from lab.workload import text_tokens
 
@@ -147,8 +147,7 @@ class PrecisionRun:
     def busiest(self) -> MachineLoad | None:
         """The load of the configuration timed on the busiest machine: one busy timing makes every
         ratio to float32 unreliable."""
-        loads = [r.load for r in self.results if r.load is not None]
-        return max(loads, key=lambda load: load.other_cores or 0.0, default=None)
+        return busiest([r.load for r in self.results])
 
 
 def timed_request(model, tokenizer, ids: list[int], new_tokens: int, **config) -> tuple[float, float]:

@@ -15,6 +15,15 @@ def load_text(load: MachineLoad, lang: str) -> str:
     return t("load_busy" if load.busy else "load_quiet", lang, other=load.other_cores, cores=load.cores)
 
 
+def was_busy(load: MachineLoad | None) -> bool:
+    return load is not None and load.busy
+
+
+def ratio_label(label: str, busy: bool, lang: str) -> str:
+    """A ratio's column or row name; timed on a busy machine, it says its ratios are not given."""
+    return f"{label} {t('busy_ratio_mark', lang)}" if busy else label
+
+
 def show_load(load: MachineLoad | None, lang: str) -> None:
     if load is None:
         return

@@ -21,9 +21,10 @@ from app_pages.compare.metrics import (
 from app_pages.compare.replay import replay_section
 from app_pages.compare.state import ColumnOutcome, CompareResult, CompareStatus
 from app_pages.compare.strings import t
+from lab.busy import busiest
 from ui.chips import output_html
 from ui.errors import show_message
-from ui.load_note import show_load
+from ui.load_note import ratio_label, show_load
 from ui.run_state import RunStatus
 from ui.text import md_escape
 from ui.theme import KIB, MIB
@@ -112,7 +113,7 @@ def summary_table(summaries: list[ColumnSummary], names: list[str], lang: str, b
     }
     if busy:
         rows = {key: (lambda s: None) if key in TIME_RATIOS else f for key, f in rows.items()}
-    labels = [f"{t(k, lang)} {t('busy_ratio_mark', lang)}" if busy and k in TIME_RATIOS else t(k, lang) for k in rows]
+    labels = [ratio_label(t(k, lang), busy and k in TIME_RATIOS, lang) for k in rows]
     table = pd.DataFrame({name: [f(s) for f in rows.values()] for s, name in zip(summaries, names)}, index=labels)
     table.index.name = t("cmp_col_metric", lang)
     return table
@@ -160,8 +161,7 @@ def render_comparison(result: CompareResult | None, lang: str) -> None:
     )
     if base.index != 0:
         st.caption(t("cmp_base_moved", lang, n=base.index + 1))
-    busiest = max(loads, key=lambda load: load.other_cores or 0.0, default=None)
-    show_load(busiest, lang)
+    show_load(busiest(loads), lang)
     lines = biggest_differences(summaries, [c.settings for c in done], lang, busy=busy)
     if lines:
         st.markdown("\n".join(f"- {md_escape(line)}" for line in lines))  # names quote model paths

@@ -22,7 +22,7 @@ from lab.complexity import CacheRun, crossover_context, run_with_and_without_cac
 from lab.complexity_math import measured_exponents, prompt_of_length, scaled_theory
 from ui.capped import cap_help, capped
 from ui.errors import show_error
-from ui.load_note import show_load
+from ui.load_note import show_load, was_busy
 from ui.public import check_run_work
 from ui.text import md_literal, with_eta
 from ui.turn import take_turn
@@ -167,7 +167,7 @@ def render_result(r: Comparison, lang: str) -> None:
     )
     c[1].metric(t("cx_m_on", lang), f"{sum(on.step_ms) / 1e3:.2f} s")
     c[2].metric(t("cx_m_off", lang), f"{sum(off.step_ms) / 1e3:.2f} s")
-    if r.load is not None and r.load.busy:  # a ratio of timings taken on a busy machine is not given
+    if was_busy(r.load):  # a ratio of timings taken on a busy machine is not given
         c[3].metric(t("cx_m_ratio", lang), t("busy_ratio_value", lang), help=t("busy_ratio_help", lang))
     else:
         c[3].metric(t("cx_m_ratio", lang), f"{sum(off.step_ms) / max(sum(on.step_ms), 1e-9):.1f}×")

@@ -7,6 +7,7 @@ import pandas as pd
 
 from app_pages.precision.strings import t
 from lab.precision_formats import FormatResult, PrecisionRun, format_cost, read_bytes
+from ui.load_note import ratio_label, was_busy
 
 
 def _ratio(x: float, base: float | None) -> float | None:
@@ -18,8 +19,8 @@ def speed_table(run: PrecisionRun, context: int, batch: int, lang: str) -> pd.Da
     its column says why."""
     model, rows = run.model, []
     base = run.results[0].tpot_ms if run.results and run.results[0].config.is_reference else None
-    busy = run.busiest is not None and run.busiest.busy
-    vs = f"{t('pr_col_vs', lang)} {t('busy_ratio_mark', lang)}" if busy else t("pr_col_vs", lang)
+    busy = was_busy(run.busiest)
+    vs = ratio_label(t("pr_col_vs", lang), busy, lang)
     measured_ctx = run.settings.prompt_len + run.settings.new_tokens // 2  # the timed decode's mean context
     for r in run.results:
         at_run = read_bytes(model, r, measured_ctx, 1)

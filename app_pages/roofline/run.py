@@ -19,7 +19,7 @@ from lab.nvml import NvmlSampler, NvmlSamples, nvml_status
 from lab.roofline import PhaseSummary, RooflinePoint, run_roofline, summarise
 from ui.capped import cap_help, capped
 from ui.errors import show_error
-from ui.load_note import show_load
+from ui.load_note import show_load, was_busy
 from ui.text import md_literal
 from ui.turn import take_turn
 from ui.widget_state import KEEP, seed
@@ -132,7 +132,7 @@ def _share(r: RooflineResult, phase: str, batch: int) -> PhaseSummary | None:
 
 def render_result(r: RooflineResult, lang: str) -> None:
     show_load(r.load, lang)
-    busy = r.load is not None and r.load.busy
+    busy = was_busy(r.load)
     peak, bw = r.ceilings.peak_flops(r.dtype), r.ceilings.read_bytes_per_s
     first = min(s.batch for s in r.summary)
     last = max(s.batch for s in r.summary)

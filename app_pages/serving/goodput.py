@@ -18,6 +18,7 @@ from app_pages.serving.strings import t
 from lab.busy import LoadMeter
 from lab.slo import SLO, Goodput, judge_load
 from ui.errors import error_message, show_message
+from ui.load_note import was_busy
 from ui.models import get_registry
 from ui.slo_box import slo_box, slo_text, verdict_row, verdict_table
 from ui.theme import style
@@ -146,7 +147,7 @@ def goodput_panel(result: ServingResult, runs: list[PolicyRun], lang: str, bundl
     if slo is None:
         return
     st.markdown(goodput_sentence(runs, slo, result.num_requests, lang))
-    if result.load is not None and result.load.busy:
+    if was_busy(result.load):
         st.warning(t("sv_gp_busy", lang), icon=":material/warning:")
     verdict_table(goodput_rows(runs, slo, result.num_requests, lang), keys.GOODPUT_TABLE, lang)
     st.plotly_chart(slo_figure(runs, slo, lang), key=keys.FIG_SLO)

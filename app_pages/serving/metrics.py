@@ -15,6 +15,7 @@ from plotly.subplots import make_subplots
 from app_pages.serving.run import PolicyRun
 from app_pages.serving.strings import t
 from app_pages.serving.timeline import row_names
+from ui.load_note import ratio_label
 from ui.percentile_labels import shown_stats, stat_label
 from ui.theme import style
 
@@ -46,7 +47,7 @@ def run_name(run: PolicyRun, lang: str) -> str:
 
 def ratio_column(lang: str, busy: bool = False) -> str:
     """The B / A column's name; timed on a busy machine it says its ratios are not given."""
-    return f"{t('sv_col_ratio', lang)} {t('busy_ratio_mark', lang)}" if busy else t("sv_col_ratio", lang)
+    return ratio_label(t("sv_col_ratio", lang), busy, lang)
 
 
 def metrics_table(runs: list[PolicyRun], group: str, lang: str = "en", busy: bool = False) -> pd.DataFrame:

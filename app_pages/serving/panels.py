@@ -26,6 +26,7 @@ from app_pages.serving.notes import here_sentence
 from app_pages.serving.run import POLICIES, PolicyRun, ServingResult
 from app_pages.serving.strings import t
 from app_pages.serving.timeline import batch_rows, step_window
+from ui.load_note import was_busy
 from ui.theme import fmt_bytes
 from ui.widget_state import KEEP
 
@@ -226,7 +227,7 @@ def metrics_panel(result: ServingResult, lang: str, bundle=None) -> None:
     same, compared = same_outputs(runs)
     if compared:
         c[-1].metric(t("sv_m_same", lang), f"{same} / {compared}", help=t("sv_m_same_help", lang))
-    busy = result.load is not None and result.load.busy
+    busy = was_busy(result.load)
     table = metrics_table(runs, group, lang, busy)
     number = st.column_config.NumberColumn(format="%.1f")
     config = {run_name(r, lang): number for r in runs} | {
