@@ -86,9 +86,15 @@ def newest_record(bench: str, results: Path = RESULTS) -> tuple[str, dict] | Non
     return (quiet or found)[-1] if found else None
 
 
+def script_of(bench: str) -> str:
+    """The script that writes a bench's records: bench/ for the engine and lab, scripts/ for
+    measurements of the app itself (bench/ imports no page code)."""
+    return f"scripts/{bench}.py" if (ROOT / "scripts" / f"{bench}.py").exists() else f"bench/{bench}.py"
+
+
 def provenance(record: dict, name: str) -> str:
     return (
-        f"*`bench/{record['bench']}.py {_args(record)}`, {_when(record)}, commit `{record['commit']}`: "
+        f"*`{script_of(record['bench'])} {_args(record)}`, {_when(record)}, commit `{record['commit']}`: "
         f"{_machine(record)}, {_load(record)}; record `bench/results/{name}`.*"
     )
 
@@ -100,7 +106,7 @@ def filled_page(template: str, results: Path = RESULTS) -> str:
         bench, index = match.group(1), int(match.group(2))
         found = newest_record(bench, results)
         if found is None or index >= len(found[1]["tables"]):
-            return f"*No record of `bench/{bench}.py` with this table yet: run the bench to fill it in.*"
+            return f"*No record of `{script_of(bench)}` with this table yet: run the bench to fill it in.*"
         name, record = found
         return "\n".join([*table_lines(record["tables"][index]), "", provenance(record, name)])
 

@@ -43,7 +43,7 @@ def rss_mb(pid: int) -> float:
     return psutil.Process(pid).memory_info().rss / 2**20
 
 
-def main() -> None:
+def main() -> int:
     from playwright.sync_api import sync_playwright
 
     args = parse_args(__doc__.splitlines()[0])
@@ -68,8 +68,12 @@ def main() -> None:
     finally:
         stop_app(proc)
     print_header(args.runs, args.new_tokens)
-    sys.exit(0 if report("app (playground)", rss) else 1)
+    return 0 if report("app (playground)", rss) else 1
 
 
 if __name__ == "__main__":
-    main()
+    from bench.record import recorded
+
+    with recorded("soak_app"):  # the app's server and Chromium are its children: counted as its own work
+        code = main()
+    sys.exit(code)

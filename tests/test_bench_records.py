@@ -10,7 +10,7 @@ from pathlib import Path
 
 from bench.record import markdown_tables, recorded
 from lab.busy import MachineLoad
-from scripts.docs_pages import docs_links, filled_page, records_page
+from scripts.docs_pages import docs_links, filled_page, records_page, script_of
 
 ROOT = Path(__file__).resolve().parent.parent
 HELPERS = {"record.py", "decode_parts.py"}  # imported by the benches, not run
@@ -107,7 +107,11 @@ def test_a_page_takes_each_table_from_the_newest_quiet_record(tmp_path):
     assert "| TPOT | 90.0 |" in busy_only and "**busy machine**" in busy_only
 
 
-def test_every_record_marker_of_the_docs_names_a_bench():
+def test_every_record_marker_of_the_docs_names_a_script_that_writes_it():
+    """A marker names a bench/ script, or a scripts/ one for measurements of the app itself."""
     for template in (ROOT / "bench" / "docs").glob("*.md"):
         for bench, _ in re.findall(r"^<!-- record: (\w+) (\d+) -->$", template.read_text(), re.MULTILINE):
-            assert (ROOT / "bench" / f"{bench}.py").exists(), (template.name, bench)
+            script = ROOT / script_of(bench)
+            assert script.exists(), (template.name, bench)
+            assert f'recorded("{bench}")' in script.read_text(), (script.name, bench)
+    assert script_of("decode") == "bench/decode.py" and script_of("soak_app") == "scripts/soak_app.py"

@@ -4,7 +4,7 @@ blocks), redrawn as the engine steps.
 Why redraws are rate-limited: each update costs the server and the browser a few milliseconds of
 CPU, and on a small machine (2 cores here) that time is taken from the engine's own threads. One
 redraw per ~25 ms decode step halved the engine's speed; 10 a second kept ~75 % of it, 4 a second
-~85 % (scripts/measure_ui_latency.py). So the prefill step (the first token) is drawn at once,
+~85 % (scripts/ui_latency.py). So the prefill step (the first token) is drawn at once,
 decode steps at most every `redraw_interval()` seconds, and the final state always; the replay
 then shows the run one step at a time.
 """
