@@ -247,3 +247,4 @@ def test_a_capacity_search_answers_in_one_sentence_with_its_charts(app, served):
     assert list(table["requests in flight"]) == [1, 2] and list(table["met the SLO"]) == ["10 / 10", "10 / 10"]
     titles = charts(at)
     assert "SLO attainment against load" in titles and "Goodput and throughput against load" in titles
+    assert titles["SLO attainment against load"]["layout"]["xaxis"]["tickvals"] == [1, 2]  # no "1.5" in flight

@@ -1,6 +1,7 @@
 """GuideLLM 0.8, the load generator people point at vLLM, drives `python -m engine serve` unchanged:
 its default request format (chat, content as a list of text parts, streamed with usage), a small
-synchronous run with no errors, and its token counts equal to what the server counted itself.
+synchronous run with no errors, its token counts equal to what the server counted itself, and its
+JSON report read by the remote page with GuideLLM's own figures unchanged.
 
 GuideLLM pins packages apart from requirements.txt, so it runs from its own virtual environment,
 which `make test` builds (.venv-guidellm/, from requirements-guidellm.txt)."""
@@ -13,6 +14,7 @@ import subprocess
 
 import pytest
 
+from lab.report_import import read_report
 from tests.conftest import ROOT
 from tests.server_support import metric
 
@@ -63,3 +65,13 @@ def test_a_guidellm_run_has_no_errors_and_counts_our_tokens(bundled_server, bund
     prompt, generated = (a - b for a, b in zip(counters(bundled_server), before))
     assert sum(r["input_metrics"]["text_tokens"] for r in done) == prompt
     assert sum(r["output_metrics"]["text_tokens"] for r in done) == generated == REQUESTS * OUTPUT_TOKENS
+
+    # its report opens on the remote page: every request, and GuideLLM's own figures as it gave them
+    (imported,) = read_report(report.read_bytes()).runs
+    assert imported.run.plan.mode == "synchronous" and len(imported.run.finished) == REQUESTS
+    ttft = json.loads(report.read_text())["benchmarks"][0]["metrics"]["time_to_first_token_ms"]["successful"]
+    shown = next(f for f in imported.theirs if f.label == "TTFT (GuideLLM)")
+    assert (
+        shown.n == REQUESTS and shown.stats["p90"] == ttft["percentiles"]["p90"] and shown.stats["mean"] == ttft["mean"]
+    )
+    assert sorted(r.metrics.ttft_ms for r in imported.run.timed) == sorted(r["time_to_first_token_ms"] for r in done)

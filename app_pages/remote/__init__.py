@@ -6,6 +6,7 @@
     one.py      one streamed prompt: the text as it arrives, TTFT / TPOT / ITL per chunk
     load.py     a load (GuideLLM's modes, workloads, a rate sweep): percentiles, timeline, server gauges
     beside.py   the same requests on our engine in this process and on the server: one table of ratios
+    opened.py   a saved trace, or a GuideLLM / vLLM report (imported.py), drawn with no server
     figures.py  the charts
     keys.py, strings.py
 """

@@ -90,6 +90,7 @@ def attainment_figure(result: Capacity, lang: str) -> go.Figure:
     )
     style(fig, t("rm_cap_fig_attainment", lang), t("rm_cap_x", lang), t("rm_cap_y_attainment", lang))
     fig.update_yaxes(range=[0, 105])
+    fig.update_xaxes(tickvals=loads)  # the loads measured: whole numbers of requests in flight
     return fig
 
 
@@ -109,6 +110,7 @@ def goodput_figure(result: Capacity, lang: str) -> go.Figure:
         fig.add_trace(go.Scatter(x=loads, y=values, mode="lines+markers", name=name, line=dict(color=color)))
     style(fig, t("rm_cap_fig_goodput", lang), t("rm_cap_x", lang), t("rm_cap_y_rate", lang))
     fig.update_yaxes(rangemode="tozero")
+    fig.update_xaxes(tickvals=loads)
     return fig
 
 

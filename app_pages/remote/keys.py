@@ -45,7 +45,8 @@ DL_LOAD = "rm_dl_load"
 UPLOAD = "rm_upload"
 UPLOAD_SEEN = "rm_upload_seen"  # the file id already read, so a rerun does not parse it again
 UPLOAD_ERROR = "rm_upload_error"
-OPENED = "rm_opened"  # (file name, Saved)
+OPENED = "rm_opened"  # (file name, Saved or an imported report)
+IMPORTED_THEIRS = "imported_theirs"  # the tool's own figures
 SAVED_PREFIX = "rm_saved_"  # before the element keys of an opened run, apart from the live tabs' own
 
 # beside.py
@@ -71,3 +72,9 @@ LOAD_SLO_PREFIX = "rm_load"
 LOAD_GOODPUT_TABLE = "rm_load_goodput_table"
 
 TRANSLATED: tuple[str, ...] = (MODE,)
+
+
+def imported_pick(file_name: str) -> str:
+    """After SAVED_PREFIX: which load of an imported report is shown, one choice per file (another
+    report has other loads)."""
+    return f"imported_pick_{file_name}"

@@ -1,16 +1,19 @@
 """Opening a saved remote run: a trace file dropped here is checked field by field and drawn as the
-page drew it, with no server and no connection (a run of one prompt as the One prompt tab shows it)."""
+page drew it, with no server and no connection (a run of one prompt as the One prompt tab shows it).
+A GuideLLM or `vllm bench serve` report dropped here is read into the same views (imported.py)."""
 
 from __future__ import annotations
 
 import streamlit as st
 
 from app_pages.remote import keys
+from app_pages.remote.imported import render_imported
 from app_pages.remote.load import render_runs
 from app_pages.remote.one import render_result
 from app_pages.remote.strings import t
 from engine.errors import LabError
 from lab.remote_trace import Saved, load_saved
+from lab.report_import import Imported, read_report
 from ui.errors import show_message
 from ui.text import md_literal
 from ui.widgets import UPLOAD_MAX_MB
@@ -20,7 +23,8 @@ def _read(file) -> None:
     s = st.session_state
     s[keys.UPLOAD_SEEN] = file.file_id
     try:
-        s[keys.OPENED] = (file.name, load_saved(file.getvalue()))
+        data = file.getvalue()
+        s[keys.OPENED] = (file.name, read_report(data) or load_saved(data))
         s.pop(keys.UPLOAD_ERROR, None)
     except LabError as exc:
         s.pop(keys.OPENED, None)
@@ -47,8 +51,11 @@ def render_opened(lang: str) -> None:
             name, message = s[keys.UPLOAD_ERROR]
             show_message(t("rm_open_failed", lang, file=name, msg=message))
             return
-        name, saved = s[keys.OPENED]
-        _show(name, saved, lang)
+        name, opened = s[keys.OPENED]
+        if isinstance(opened, Imported):
+            render_imported(name, opened, lang)
+        else:
+            _show(name, opened, lang)
 
 
 def _show(name: str, saved: Saved, lang: str) -> None:

@@ -333,10 +333,64 @@ STRINGS: dict[str, tuple[str, str]] = {
         "一个可离线打开的页面：与这里一样的数字、表格与图表。",
     ),
     "rm_open_header": ("Open a saved remote run", "打开已保存的远程运行"),
-    "rm_open_label": ("A trace file saved by this page", "本页保存的轨迹文件"),
+    "rm_open_label": (
+        "A trace file saved by this page, a GuideLLM JSON report or a `vllm bench serve --save-result` file",
+        "本页保存的轨迹文件、GuideLLM 的 JSON 报告，或 `vllm bench serve --save-result` 的结果文件",
+    ),
     "rm_open_help": (
-        "Drawn here as it was run, with no server and no connection.",
-        "按运行时的样子在这里绘制，无需服务器，也无需连接。",
+        "Drawn here as it was run, with no server and no connection. A GuideLLM or vLLM report is read request "
+        "by request and judged by this lab's definitions, with the tool's own figures beside them.",
+        "按运行时的样子在这里绘制，无需服务器，也无需连接。GuideLLM 或 vLLM 的报告会逐个请求读入，按本实验室的定义"
+        "计算，并在旁边列出该工具自己的数字。",
+    ),
+    "rm_imported": (
+        "Showing {file}: a report of {tool}, {runs} load(s), server {target}.",
+        "正在显示 {file}：{tool} 的报告，{runs} 次负载，服务器 {target}。",
+    ),
+    "rm_imported_pick": ("Load", "负载"),
+    "rm_imported_ours": (
+        "**Ours**: recomputed from each request's own times by this lab's definitions (percentiles interpolated, "
+        "P99 of fewer than 100 values shown as their maximum).",
+        "**本实验室**：按本实验室的定义，从每个请求自己的时间重新计算（百分位数线性插值；少于 100 个值时 P99 显示为"
+        "最大值）。",
+    ),
+    "rm_imported_theirs": (
+        "**{tool}'s own figures**, as its report gives them:",
+        "**{tool} 自己的数字**，与其报告一致：",
+    ),
+    "rm_imported_no_itl": (
+        "No ITL of ours: the report keeps no time per chunk, only each request's first-token and end times.",
+        "没有本实验室的 ITL：该报告没有保存每个分块的时间，只有每个请求的首 token 时间与结束时间。",
+    ),
+    "rm_imported_no_sends": (
+        "No timeline: the report does not say when each request was sent.",
+        "没有时间线：该报告没有记录每个请求的发送时间。",
+    ),
+    "rm_imported_server": (
+        "A report holds no server metrics: the cause of a missed SLO cannot be read from the server.",
+        "报告里没有服务器指标：无法从服务器读出未达 SLO 的原因。",
+    ),
+    "rm_imported_col_figure": ("figure", "指标"),
+    "rm_imported_col_ours": ("ours", "本实验室对应"),
+    "rm_imported_none": ("none (TTFT included)", "无（包含 TTFT）"),
+    "rm_imported_diff_header": ("How their definitions differ from ours", "它们的定义与本实验室的区别"),
+    "rm_imported_diff": (
+        "- GuideLLM's **ITL** is one value per request, (last token − first token) / (output tokens − 1): our "
+        "**TPOT**. Its **TPOT** is the request's latency / output tokens, so it includes TTFT. Both of its "
+        "distributions count a request once per token (its n is the tokens), ours once per request.\n"
+        "- GuideLLM's percentile is the first value at or above p; ours interpolate linearly (numpy's rule), so "
+        "a median of an even n can differ while the means agree.\n"
+        "- Our **ITL** pools every gap between streamed chunks; GuideLLM keeps no per-chunk times, so a GuideLLM "
+        "run has none of ours. vLLM keeps them (`itls`): its ITL is ours.\n"
+        "- Their end-to-end latency ends when the stream closes, ours at the last chunk.",
+        "- GuideLLM 的 **ITL** 每个请求一个值，即（最后一个 token − 第一个 token）/（输出 token 数 − 1）：就是本实验室"
+        "的 **TPOT**。它的 **TPOT** 是请求延迟 / 输出 token 数，因此包含 TTFT。它的这两个分布按 token 计数（n 是 token"
+        " 数），本实验室按请求计数。\n"
+        "- GuideLLM 的百分位数取第一个不小于 p 的值；本实验室线性插值（numpy 的规则），所以偶数个值的中位数可能不同，"
+        "而平均值一致。\n"
+        "- 本实验室的 **ITL** 汇集流式分块之间的每个间隔；GuideLLM 不保存每个分块的时间，所以导入的 GuideLLM 运行没有"
+        "本实验室的 ITL。vLLM 保存了它们（`itls`）：它的 ITL 就是本实验室的 ITL。\n"
+        "- 它们的端到端延迟在流关闭时结束，本实验室的在最后一个分块时结束。",
     ),
     "rm_open_failed": ("Could not open {file}: {msg}", "无法打开 {file}：{msg}"),
     "rm_opened": (
