@@ -8,7 +8,10 @@ run; also set by hand on a test that takes long without any of them). `make test
 State: the session uses its own cache folder (PDLAB_CACHE_DIR), so the kernel plan and the hardware
 ceilings it measures are its own and no setting of the shell (PDLAB_*) reaches a test. Converted
 weights and the bundled tokenizer are kept between sessions in .test-cache/ (they are made the same
-way every time) and linked into the session's folder."""
+way every time) and linked into the session's folder.
+
+Threads: on a machine that other processes already keep busy when the session starts, every test
+process (servers included) runs one OpenMP thread (see `_threads_for_the_machine`)."""
 
 from __future__ import annotations
 
@@ -19,6 +22,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -26,6 +30,7 @@ from pathlib import Path
 import pytest
 import torch
 
+from lab.busy import LoadMeter
 from scripts.app_browser import ARTIFACTS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -43,6 +48,27 @@ def pytest_configure(config: pytest.Config) -> None:
     config._pdlab_cache = tempfile.mkdtemp(prefix="pdlab-test-cache-")
     os.environ["PDLAB_CACHE_DIR"] = config._pdlab_cache  # servers started by tests inherit it
     ARTIFACTS.mkdir(exist_ok=True)
+    _threads_for_the_machine(config)
+
+
+def _threads_for_the_machine(config: pytest.Config, probe_s: float = 1.0) -> None:
+    """One OpenMP thread per test process when other processes keep the machine busy as the session
+    starts. PyTorch's threads spin-wait on each other, so beside a busy process two of them are about
+    twice as slow as one (bench/threads.py), and a suite that slows threefold can overrun CI's limit.
+    On a quiet machine the default stays: it is what users run, and one thread is slower there. A
+    thread count the shell sets is kept."""
+    with LoadMeter() as meter:
+        time.sleep(probe_s)
+    config._pdlab_start_load = meter.load
+    if meter.load.busy and "OMP_NUM_THREADS" not in os.environ:
+        os.environ["OMP_NUM_THREADS"] = "1"  # the servers and CLI runs the tests start inherit it
+        torch.set_num_threads(1)
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    load = config._pdlab_start_load
+    busy = f"other processes keep {load.other_cores:.1f} of {load.cores} cores busy" if load.busy else "quiet"
+    return f"machine at the start: {busy}; torch threads: {torch.get_num_threads()}"
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

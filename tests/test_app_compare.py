@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 import statistics
 
+import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -114,15 +115,20 @@ def test_two_columns_run_into_shared_charts_and_table(app):
     assert off_col["E2E (ms)"] == round(statistics.median(m.e2e_ms for m in off_runs))
     ttfts = [m.ttft_ms for m in on_runs]
     assert on_col["TTFT spread (%)"] == round(100 * (max(ttfts) - min(ttfts)) / statistics.median(ttfts), 1)
-    assert off_col["TPOT ÷ base (×)"] == round(
-        statistics.median(m.tpot_ms for m in off_runs) / statistics.median(m.tpot_ms for m in on_runs), 2
-    )
-    assert on_col["TPOT ÷ base (×)"] == 1.0
+    busy = any(r.load is not None and r.load.busy for c in result.columns for r in c.runs)
+    tpot_ratio = next(row for row in table.index if row.startswith("TPOT ÷ base (×)"))
+    if busy:  # timed while other processes took the cores: the ratio is not given, and the row says why
+        assert tpot_ratio.endswith("⚠ unreliable: busy machine") and pd.isna(off_col[tpot_ratio])
+    else:
+        assert off_col[tpot_ratio] == round(
+            statistics.median(m.tpot_ms for m in off_runs) / statistics.median(m.tpot_ms for m in on_runs), 2
+        )
+        assert on_col[tpot_ratio] == 1.0
     assert off_col["KV at the end (KiB)"] == 0 and off_col["KV − base (KiB)"] == -on_col["KV at the end (KiB)"]
     assert on_col["KV at the end (KiB)"] == round((on.num_prompt_tokens + 5) * per_token / KIB, 1)
     assert on_col["peak memory (MiB)"] == round(max(s.peak_bytes for s in on.steps) / MIB, 2)
     caption = " ".join(m.value for m in at.markdown).replace("\\", "")
-    assert "Column 2 (KV off):" in caption and "× column 1" in caption
+    assert "Column 2 (KV off):" in caption and ("× column 1" in caption or busy)
 
     body = html_bodies(at)  # the replay ends with every token shown, in both columns
     assert len(re.findall(r'class="pd-chip pd-decode pd-out', body)) == 2 * 5

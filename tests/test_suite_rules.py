@@ -1,15 +1,19 @@
 """The test suite's own rules, read from the sources: a test reaches the real model, the pages, a
 server or the browser only through the conftest fixtures that mark it (so `make test-fast` leaves
 it out), the tiers are registered and are what `make test-fast` deselects, no test module imports
-another, and scripts/ and bench/ import nothing from tests/. Each rule is shown catching a planted
-violation."""
+another, and scripts/ and bench/ import nothing from tests/; a session that starts on a busy machine
+runs one thread per test process. Each rule is shown catching a planted violation."""
 
 from __future__ import annotations
 
 import ast
 import configparser
+import os
 import re
+import types
 from pathlib import Path
+
+import torch
 
 from tests.conftest import MARKS, pytest_collection_modifyitems
 
@@ -111,3 +115,39 @@ def test_a_test_is_marked_by_the_fixtures_it_uses(request):
         marks = {m.name for m in item.iter_markers()}
         missing = {mark for fixture, mark in MARKS.items() if fixture in item.fixturenames} - marks
         assert not missing, (item.nodeid, missing)
+
+
+def test_a_busy_machine_gets_one_thread_per_test_process_and_a_quiet_one_keeps_the_default(monkeypatch):
+    import tests.conftest as conftest
+    from lab.busy import MachineLoad
+
+    class Meter:  # what LoadMeter would have measured over the probe
+        def __init__(self, load):
+            self.load = load
+
+        def __call__(self):
+            return self
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return None
+
+    threads = torch.get_num_threads()
+    config = types.SimpleNamespace()
+    try:
+        monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+        monkeypatch.setattr(conftest, "LoadMeter", Meter(MachineLoad(0.1, 2, 1.0)))
+        conftest._threads_for_the_machine(config, probe_s=0)
+        assert "OMP_NUM_THREADS" not in os.environ and torch.get_num_threads() == threads
+        monkeypatch.setenv("OMP_NUM_THREADS", "2")  # the shell's choice is kept
+        monkeypatch.setattr(conftest, "LoadMeter", Meter(MachineLoad(1.0, 2, 1.0)))
+        conftest._threads_for_the_machine(config, probe_s=0)
+        assert os.environ["OMP_NUM_THREADS"] == "2" and torch.get_num_threads() == threads
+        monkeypatch.delenv("OMP_NUM_THREADS")
+        conftest._threads_for_the_machine(config, probe_s=0)
+        assert os.environ["OMP_NUM_THREADS"] == "1" and torch.get_num_threads() == 1
+        assert "other processes keep 1.0 of 2 cores busy" in conftest.pytest_report_header(config)
+    finally:
+        torch.set_num_threads(threads)
