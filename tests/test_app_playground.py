@@ -22,6 +22,8 @@ def test_generation_shows_tokens_metrics_and_charts(app):
     body = html_bodies(at)
     assert count_chips(body, "pd-prefill", "pd-in") == result.num_prompt_tokens  # replay ends lit
     assert count_chips(body, "pd-out") == len(result.tokens)
+    first = f"step {result.tokens[0].step} · {result.latencies_ms()[0]:.0f} ms"  # the first chip: its TTFT
+    assert first in body and "ms on a chip: time since the previous token reached you" in body  # which clock
     m = result.metrics
     shown = {x.label: x.value for x in at.metric}
     assert shown["TTFT"] == f"{m.ttft_ms:.1f} ms" and shown["E2E"] == f"{m.e2e_ms:.0f} ms"

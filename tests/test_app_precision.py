@@ -68,6 +68,10 @@ def test_measure_three_configurations(app):
     assert list(speed2["TPOT (ms)"]) == list(speed["TPOT (ms)"])  # the same measurement, new arithmetic
     assert any(re.search(r"read/step at L=100, B=64", c) for c in speed2.columns)
     assert any(x.startswith("Bytes a decode step reads at batch 64") for x in charts(at))
+    fig = next(v for k, v in charts(at).items() if k.startswith("Bytes a decode step"))
+    y = fig["layout"]["yaxis"]
+    assert len(y["tickvals"]) >= 3 and y["ticktext"] == [f"{v:g}" for v in y["tickvals"]]  # labels in a decade
+    assert [a["text"] for a in fig["layout"]["annotations"]] == ["context 100: the tables' row"]  # the dashed line
 
     for r in run.results:  # as if another process had kept both cores busy while each was timed
         r.load = MachineLoad(2.0, 2, 1.0)

@@ -35,3 +35,13 @@ def test_a_long_chinese_title_wraps_greedily_within_the_width():
     parts = lines(title)
     assert len(parts) >= 3 and all(_columns(p) <= 40 for p in parts), parts
     assert "".join(parts) == title and wrap_title(title).replace("<br>", "") == title
+
+
+def test_chinese_breaks_between_words_when_a_break_there_fits():
+    """A tour found "第 0 步（预填 / 充）": the even cut fell inside a word. A cut at punctuation, before a
+    bracket, at a space or where Chinese meets Latin is taken first when the lines still fit."""
+    title = "第 0 步（预填充）：每个头的注意力形状与 KV 缓存的读写字节数"
+    assert lines(title) == ["第 0 步（预填充）：每个头的注意力形状与", "KV 缓存的读写字节数"]  # not "…注 / 意力…"
+    assert wrap_title(title).replace("<br>", "") == title
+    one_run = "预测的预填充峰值与解码步的瞬时显存占用对比及其随提示长度变化"  # no word boundary to find
+    assert all(_columns(p) <= 40 for p in lines(one_run)) and len(lines(one_run)) == 2

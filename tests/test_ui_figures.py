@@ -90,12 +90,14 @@ def test_kv_bytes_figure_uses_the_formula(eager_run, tiny):
     per_token = 2 * m.num_layers * m.num_kv_heads * m.head_dim * 4
     assert m.kv_bytes_per_token == per_token == tiny.model.config.kv_bytes_per_token(4)
     spec = as_json(kv_bytes_figure(eager_run.steps, eager_run.block_size, m.num_layers, per_token))
-    assert_labelled(spec, "KV cache bytes per step: total and per layer", "engine step", "MiB")
+    title = f"KV cache bytes per step (each of the {m.num_layers} layers holds an equal share)"
+    assert_labelled(spec, title, "engine step", "MiB")
     tokens = [s.seqs[0].context_len for s in eager_run.steps]
-    assert trace_named(spec, "total (MiB)")["y"] == pytest.approx([n * per_token / MIB for n in tokens])
-    assert trace_named(spec, "per layer (KiB)")["y"] == pytest.approx(
-        [n * per_token / m.num_layers / KIB for n in tokens]
-    )
+    (total,) = spec["data"]  # one curve on one axis: a layer's share is the same curve, in the hover
+    assert total["name"] == "total (MiB)" and "yaxis2" not in spec["layout"]
+    assert total["y"] == pytest.approx([n * per_token / MIB for n in tokens])
+    assert total["customdata"] == pytest.approx([n * per_token / m.num_layers / KIB for n in tokens])
+    assert "KiB per layer" in total["hovertemplate"]
 
 
 def test_kv_formula_is_filled_in():

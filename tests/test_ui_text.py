@@ -129,6 +129,22 @@ def test_byte_tokens_are_grouped_under_the_character_they_make(tiny):
     assert "pd-group" not in chips_html(run_to_end(tiny, prompt="Hello there", max_new_tokens=2, chat=False))
 
 
+def test_chart_axes_name_the_character_a_byte_token_belongs_to(tiny):
+    """The attention heatmap's axes showed raw bytes ("e4 bb") where the chips group them; each byte
+    token is now labelled with its character and which of its bytes it is."""
+    from ui.tokens import axis_labels, byte_groups
+
+    pieces = [piece_for(tiny.tokenizer, i) for i in tiny.tokenizer("Hi 今天").input_ids]
+    labels, groups = axis_labels(pieces), byte_groups(pieces)
+    assert (
+        len(labels) == len(pieces) and labels[0] == "Hi" and any(end - start > 1 for start, (end, _) in groups.items())
+    )
+    for start, (end, text) in groups.items():
+        n = end - start
+        assert labels[start:end] == ([f"{text} {k}/{n}" for k in range(1, n + 1)] if n > 1 else [text])
+    assert not any(re.fullmatch(r"[0-9a-f]{2}( [0-9a-f]{2})*", label) for label in labels)
+
+
 def test_downloads_are_named_by_what_they_hold_and_when():
     """Every download had one fixed name, so a second one collided with the first."""
     from ui.text import download_name, slug
@@ -141,3 +157,20 @@ def test_downloads_are_named_by_what_they_hold_and_when():
         "trace", "m", "Hello", ext="json", when=1
     )
     assert "/" not in download_name("x", "../../etc/passwd", ext="csv")
+
+
+def test_a_long_prompt_shows_its_ends_and_a_count(tiny):
+    """A 678-token prompt pushed decode ~2,000 px below the fold: a long prompt now shows its first and
+    last PROMPT_ENDS chips and how many are left out; a short one shows all of them."""
+    from ui.chips import PROMPT_ENDS
+
+    run = run_to_end(tiny, prompt="the cat sat on the mat " * 60, max_new_tokens=2, chat=False)
+    n = run.num_prompt_tokens
+    assert n > 3 * PROMPT_ENDS
+    body = chips_html(run)
+    assert len(re.findall(r'class="pd-chip pd-prefill pd-in', body)) == 2 * PROMPT_ENDS
+    assert f"… {n - 2 * PROMPT_ENDS:,} more prompt tokens …" in body
+    assert len(re.findall(r"pd-out", body)) == len(run.tokens)  # the output is whole
+    short = run_to_end(tiny, prompt="the cat sat on the mat", max_new_tokens=2, chat=False)
+    assert "more prompt tokens" not in chips_html(short)
+    assert len(re.findall(r'class="pd-chip pd-prefill pd-in', chips_html(short))) == short.num_prompt_tokens

@@ -12,6 +12,7 @@ from ui.text import html_text, visible
 from ui.tokens import Piece, byte_groups
 
 MAX_OUTPUT_CHIPS = 1_000  # more chips than this make every frame of a long run slow to draw
+PROMPT_ENDS = 64  # a long prompt shows this many chips at each end: decode stays near the top of the page
 
 
 def _chip(piece: Piece, phase: str, title: str, meta: str = "", current: bool = False, kind: str = "") -> str:
@@ -37,7 +38,7 @@ def chips_html(result: RunResult, upto_step: int | None = None, lang: str = "en"
         _chip(p, prompt_phase, t("chip_prompt_title", lang, i=i, id=p.token_id), kind="pd-in")
         for i, p in enumerate(result.prompt)
     ]
-    parts = grouped(result.prompt, prompt, lang)
+    parts = _prompt_parts(result.prompt, prompt, lang)
     latencies = result.latencies_ms()
     shown = [
         (tok, piece, ms)
@@ -60,6 +61,17 @@ def chips_html(result: RunResult, upto_step: int | None = None, lang: str = "en"
         )
     parts += grouped([piece for _, piece, _ in shown], out, lang)
     return f'<div class="pd-chips">{"".join(parts)}</div>'
+
+
+def _prompt_parts(pieces: list[Piece], chips: list[str], lang: str) -> list[str]:
+    """The prompt's chips, or for a long prompt its first and last PROMPT_ENDS with a count between
+    (the whole prompt is in the text box above)."""
+    hidden = len(chips) - 2 * PROMPT_ENDS
+    if hidden <= PROMPT_ENDS // 2:  # hiding a handful would save no room
+        return grouped(pieces, chips, lang)
+    more = f'<span class="pd-more">{html_text(t("chips_prompt_hidden", lang, n=hidden))}</span>'
+    head, tail = slice(None, PROMPT_ENDS), slice(-PROMPT_ENDS, None)
+    return grouped(pieces[head], chips[head], lang) + [more] + grouped(pieces[tail], chips[tail], lang)
 
 
 def grouped(pieces: list[Piece], chips: list[str], lang: str) -> list[str]:
@@ -87,6 +99,7 @@ def legend_html(lang: str = "en") -> str:
     return (
         '<div class="pd-legend">'
         + "".join(f"{_chip(demo, phase, '')} {html_text(t(key, lang))}" for phase, key in items)
+        + f'<span class="pd-legend-note">{html_text(t("chip_legend_clock", lang))}</span>'
         + "</div>"
     )
 

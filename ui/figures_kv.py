@@ -92,35 +92,23 @@ def kv_tokens_figure(steps: list[StepRecord], block_size: int, lang: str = "en")
 def kv_bytes_figure(
     steps: list[StepRecord], block_size: int, num_layers: int, bytes_per_token: int, lang: str = "en"
 ) -> go.Figure:
-    """Total KV bytes (MiB, left axis) and the share of one layer (KiB, right axis)."""
+    """Total KV bytes per step (MiB) on one axis; each point's hover gives one layer's share (KiB). The
+    two are one curve scaled by the layer count, so a second axis would only draw it twice."""
     rows = kv_steps(steps, block_size)
-    x = [r.step for r in rows]
     total = [r.cached_tokens * bytes_per_token for r in rows]
-    fig = make_subplots(specs=[[{"secondary_y": True}]])
-    fig.add_trace(
+    fig = go.Figure(
         go.Scatter(
-            x=x,
+            x=[r.step for r in rows],
             y=[b / MIB for b in total],
+            customdata=[b / num_layers / KIB for b in total],
+            hovertemplate=t("kv_bytes_hover", lang),
             mode="lines+markers",
             name=t("kv_total", lang),
             line=dict(color=EXTRA_COLORS["kv"], width=3),
-        ),
-        secondary_y=False,
+        )
     )
-    # The same curve on its own scale: it lies on the total, so it is drawn thin, dashed, in a contrasting colour.
-    fig.add_trace(
-        go.Scatter(
-            x=x,
-            y=[b / num_layers / KIB for b in total],
-            mode="lines",
-            name=t("kv_per_layer", lang),
-            line=dict(color=EXTRA_COLORS["blocks"], dash="dash", width=2),
-        ),
-        secondary_y=True,
-    )
-    style(fig, t("kv_bytes_title", lang), t("axis_step", lang), t("axis_mib", lang))
-    fig.update_yaxes(title_text=t("axis_kib_layer", lang), secondary_y=True, rangemode="tozero", showgrid=False)
-    fig.update_yaxes(rangemode="tozero", secondary_y=False)
+    style(fig, t("kv_bytes_title", lang, layers=num_layers), t("axis_step", lang), t("axis_mib", lang))
+    fig.update_yaxes(rangemode="tozero")
     return fig
 
 

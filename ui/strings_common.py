@@ -108,7 +108,6 @@ STRINGS: dict[str, tuple[str, str]] = {
     "axis_tokens": ("tokens", "token 数"),
     "axis_blocks": ("blocks", "块数"),
     "axis_mib": ("MiB", "MiB"),
-    "axis_kib_layer": ("KiB per layer", "每层 KiB"),
     "axis_ms": ("time (ms)", "时间（毫秒）"),
     "axis_elements": ("elements", "元素"),
     "axis_probability": ("probability", "概率"),

@@ -100,6 +100,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "chip_prompt_title": ("prompt token {i} · id {id}", "提示词第 {i} 个 token · id {id}"),
     "chip_out_title": ("output token {i} · id {id} · {phase}", "输出第 {i} 个 token · id {id} · {phase}"),
     "chip_meta": ("step {step} · {ms:.0f} ms", "第{step}步 · {ms:.0f}ms"),
+    "chips_prompt_hidden": ("… {n:,} more prompt tokens …", "……还有 {n:,} 个提示词 token……"),
     "chips_earlier": (
         "… {n:,} earlier tokens (all of them are in the output text)",
         "……前面还有 {n:,} 个 token（输出文本里全都有）",
@@ -110,6 +111,12 @@ STRINGS: dict[str, tuple[str, str]] = {
         "预填充：整段提示词一步完成（并产生第一个新 token）",
     ),
     "chip_legend_decode": ("decode: one token per step", "解码：每步一个 token"),
+    "chip_legend_clock": (
+        "ms on a chip: time since the previous token reached you (the first: since the request arrived); the "
+        "step captions and the step table give the engine's own time inside each step, a little less",
+        "标签上的毫秒：距上一个 token 到达你的时间（第一个：距请求到达）；步骤说明与步骤表给出的是引擎在每一步内部的时间，"
+        "略短一些",
+    ),
     # the machine's load during a timed run (ui/load_note.py)
     "load_quiet": (
         "While this was timed, other processes kept {other:.1f} of this machine's {cores} cores busy: the "
@@ -181,9 +188,15 @@ STRINGS: dict[str, tuple[str, str]] = {
     "kv_tokens_title": ("KV cache per step: tokens and blocks", "每步的 KV 缓存：token 与块"),
     "kv_computed_rows": ("K,V rows computed this step", "本步计算的 K、V 行数"),
     "kv_blocks": ("blocks allocated ({size} tokens each)", "已分配的块（每块 {size} 个 token）"),
-    "kv_bytes_title": ("KV cache bytes per step: total and per layer", "每步 KV 缓存字节数：总量与每层"),
+    "kv_bytes_title": (
+        "KV cache bytes per step (each of the {layers} layers holds an equal share)",
+        "每步 KV 缓存字节数（{layers} 层各占相同一份）",
+    ),
     "kv_total": ("total (MiB)", "总量（MiB）"),
-    "kv_per_layer": ("per layer (KiB)", "每层（KiB）"),
+    "kv_bytes_hover": (
+        "step %{x}: %{y:.2f} MiB in all, %{customdata:.1f} KiB per layer<extra></extra>",
+        "第 %{x} 步：共 %{y:.2f} MiB，每层 %{customdata:.1f} KiB<extra></extra>",
+    ),
     "shapes_title": (
         "Attention shapes per head, to scale: prefill vs a later step",
         "每个头的注意力形状（按比例）：预填充对比之后的一步",

@@ -30,6 +30,22 @@ NO_LINE_START = "，。、：；！？）」』》"  # Chinese punctuation that 
 _PIECES = re.compile(r"\s+|[\u2e80-\u9fff\uff00-\uffef]|[^\s\u2e80-\u9fff\uff00-\uffef]+")
 
 
+BREAK_AFTER = "，。、：；！？）」』》,.:;!?)"  # a line may end after these without cutting a word
+OPENERS = "（「『《("  # and start before these
+
+
+def _cjk(ch: str) -> bool:
+    return "\u2e80" <= ch <= "\u9fff" or "\uff00" <= ch <= "\uffef"
+
+
+def _between_words(pieces: list[str], i: int) -> bool:
+    """A cut before pieces[i] that cuts no word: at a space, after punctuation, before an opening
+    bracket, or where Chinese meets Latin. Between two Chinese characters it may cut a word (预填|充),
+    which has no spaces to say where it ends."""
+    before, after = pieces[i - 1][-1], pieces[i][0]
+    return before.isspace() or before in BREAK_AFTER or after in OPENERS or _cjk(before) != _cjk(after)
+
+
 def wrap_title(title: str, width: int = TITLE_WIDTH) -> str:
     """Break a long title so it stays whole on a phone-width chart (Plotly does not wrap titles): into
     two even lines where that fits `width` columns each, else greedily; at spaces, or between any two
@@ -40,11 +56,17 @@ def wrap_title(title: str, width: int = TITLE_WIDTH) -> str:
         return title
     pieces = _PIECES.findall(title)
     cuts = [i for i in range(1, len(pieces)) if not pieces[i].isspace() and pieces[i][0] not in NO_LINE_START]
-    best = min(
-        cuts, key=lambda i: max(_columns("".join(pieces[:i]).rstrip()), _columns("".join(pieces[i:]))), default=None
-    )
-    if best is not None and max(_columns("".join(pieces[:best]).rstrip()), _columns("".join(pieces[best:]))) <= width:
-        return _joined([pieces[:best], pieces[best:]])
+    for allowed in ([i for i in cuts if _between_words(pieces, i)], cuts):  # inside a Chinese word only if needed
+        best = min(
+            allowed,
+            key=lambda i: max(_columns("".join(pieces[:i]).rstrip()), _columns("".join(pieces[i:]))),
+            default=None,
+        )
+        if (
+            best is not None
+            and max(_columns("".join(pieces[:best]).rstrip()), _columns("".join(pieces[best:]))) <= width
+        ):
+            return _joined([pieces[:best], pieces[best:]])
     lines, line = [], []
     for piece in pieces:
         if line and not piece.isspace() and _columns("".join(line + [piece]).rstrip()) > width:

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from engine.detokenizer import token_piece
+from ui.text import visible
 
 
 @dataclass(frozen=True)
@@ -83,3 +84,13 @@ def byte_groups(pieces: list[Piece]) -> dict[int, tuple[int, str]]:
         groups[start] = (i + 1, text)
         start, buf = None, b""
     return groups
+
+
+def axis_labels(pieces: list[Piece]) -> list[str]:
+    """One readable label per token for a chart's axis: a byte token that is part of a character says
+    which character and which of its bytes ("今 1/3"), as the chips group them, not its raw bytes."""
+    labels = [visible(p.label) for p in pieces]
+    for start, (end, text) in byte_groups(pieces).items():
+        for k in range(start, end):
+            labels[k] = f"{visible(text)} {k - start + 1}/{end - start}" if end - start > 1 else visible(text)
+    return labels

@@ -142,8 +142,8 @@ def _comparison_table(result: SweepResult, lang: str) -> None:
         table,
         hide_index=True,
         key=keys.CMP_TABLE,
-        column_config={
-            c: st.column_config.NumberColumn(format="%.2f") for c in table.columns[1:5].tolist() + [table.columns[6]]
+        column_config={  # three decimals: a short prompt's difference is a few KiB, not "0.00"
+            c: st.column_config.NumberColumn(format="%.3f") for c in table.columns[1:5].tolist() + [table.columns[6]]
         },
     )
     st.markdown("\n".join(t("mem_why_line", lang, L=r.L, ratio=f"{r.ratio:.1%}", why=t(r.verdict, lang)) for r in rows))

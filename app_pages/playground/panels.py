@@ -14,8 +14,8 @@ from ui.figures_attention import attention_heatmap, attention_matrix, shapes_fig
 from ui.figures_kv import kv_bytes_figure, kv_formula, kv_steps, kv_tokens_figure
 from ui.load_note import show_load
 from ui.run_state import RunResult
-from ui.text import visible
 from ui.theme import fmt_bytes
+from ui.tokens import axis_labels
 from ui.widget_state import KEEP
 
 
@@ -81,7 +81,7 @@ def attention_panel(result: RunResult, lang: str) -> None:
     if len(layers) < result.model.num_layers:
         st.caption(t("heat_truncated", lang, n=len(layers), total=result.model.num_layers))
     matrix = attention_matrix(result.attention, layer, head)
-    labels = [visible(p.label) for p in result.prompt + result.pieces]
+    labels = axis_labels(result.prompt + result.pieces)
     first = next(a for a in result.attention if layer in a)
     st.plotly_chart(attention_heatmap(matrix, labels, first[layer].shape[1], layer, head, lang), key=keys.FIG_HEAT)
     st.caption(t("heat_caption", lang))

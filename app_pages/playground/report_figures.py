@@ -12,7 +12,7 @@ from app_pages.playground.figures import latency_figure, memory_figure, step_tim
 from ui.figures_attention import attention_heatmap, attention_matrix, shapes_figure
 from ui.figures_kv import kv_bytes_figure, kv_tokens_figure
 from ui.run_state import RunResult
-from ui.text import visible
+from ui.tokens import axis_labels
 
 
 def heatmap_figure(result: RunResult, lang: str, layer: int | None = None, head: int = 0) -> go.Figure | None:
@@ -22,7 +22,7 @@ def heatmap_figure(result: RunResult, lang: str, layer: int | None = None, head:
     layers = sorted({layer for captured in result.attention for layer in captured})
     layer = layers[-1] if layer is None else layer
     matrix = attention_matrix(result.attention, layer, head)
-    labels = [visible(p.label) for p in result.prompt + result.pieces]
+    labels = axis_labels(result.prompt + result.pieces)
     first = next(a for a in result.attention if layer in a)
     return attention_heatmap(matrix, labels, first[layer].shape[1], layer, head, lang)
 

@@ -4,6 +4,8 @@ the chosen batch (the cost model's formula), where the KV dtype takes over from 
 
 from __future__ import annotations
 
+import math
+
 import plotly.express as px
 import plotly.graph_objects as go
 
@@ -55,6 +57,14 @@ def context_grid(max_context: int) -> list[int]:
     return grid + [max_context]
 
 
+def log_ticks(lo: float, hi: float) -> list[float]:
+    """1, 2 and 5 of each decade from just below `lo` to just above `hi`, written out in full: the
+    bytes span less than a decade, where a tick per power of ten would leave one label."""
+    first, last = math.floor(math.log10(lo)), math.ceil(math.log10(hi))
+    ticks = [m * 10.0**k for k in range(first, last + 1) for m in (1, 2, 5)]
+    return [v for v in ticks if lo / 2.5 <= v <= hi * 2.5]
+
+
 def bytes_figure(run: PrecisionRun, context: int, batch: int, lang: str) -> go.Figure:
     grid = context_grid(run.model.max_position)
     fig = go.Figure()
@@ -68,8 +78,15 @@ def bytes_figure(run: PrecisionRun, context: int, batch: int, lang: str) -> go.F
                 line=dict(color=PALETTE[i % len(PALETTE)]),
             )
         )
-    fig.add_vline(x=context, line=dict(dash="dot", color=EXTRA_COLORS["line"]))
+    fig.add_vline(
+        x=context,
+        line=dict(dash="dot", color=EXTRA_COLORS["line"]),
+        annotation_text=t("pr_fig_bytes_context", lang, C=context),
+        annotation_position="top left",
+    )
     style(fig, t("pr_fig_bytes_title", lang, B=batch), t("pr_fig_bytes_x", lang), t("pr_fig_bytes_y", lang), height=440)
     fig.update_xaxes(type="log", dtick=1)  # a label at each power of ten
-    fig.update_yaxes(type="log", dtick=1)
+    ys = [y for trace in fig.data for y in trace.y if y and y > 0]
+    ticks = log_ticks(min(ys), max(ys)) if ys else []
+    fig.update_yaxes(type="log", tickvals=ticks, ticktext=[f"{v:g}" for v in ticks])
     return legend_below(fig, 440, rows=1)

@@ -94,6 +94,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     ),
     "pr_fig_bytes_x": ("context length (tokens, log scale)", "上下文长度（token，对数刻度）"),
     "pr_fig_bytes_y": ("bytes read per step (MB, log scale)", "每步读取的字节（MB，对数刻度）"),
+    "pr_fig_bytes_context": ("context {C}: the tables' row", "上下文 {C}：表格中的这一行"),
     "pr_quality_header": ("Quality against float32", "与 float32 相比的质量"),
     "pr_col_ppl": ("perplexity", "困惑度"),
     "pr_col_ppl_vs": ("vs float32", "相对 float32"),

@@ -11,7 +11,7 @@ import streamlit as st
 
 from app_pages.roofline import keys
 from app_pages.roofline.figures import calibration_figure
-from app_pages.roofline.strings import t
+from app_pages.roofline.strings import formula, t
 from engine.errors import LabError
 from lab.calibration import CalibrationRow, calibrate
 from lab.complexity_math import prompt_of_length
@@ -123,16 +123,20 @@ def render_calibration_section(bundle, registry, ceilings: DeviceCeilings, lang:
     st.markdown(t("rf_cal_intro", lang))
     c1, c2 = st.columns([2, 3])
     c1.latex(
-        r"\widehat{\mathrm{TTFT}}(L) = \frac{\mathrm{FLOPs}_{\text{prefill}}(L)}{P_{\text{here}}} + "
-        r"\frac{W}{B_{\text{here}}}"
+        formula(
+            r"\widehat{\mathrm{TTFT}}(L) = \frac{\mathrm{FLOPs}_{<prefill>}(L)}{P_{<here>}} + \frac{W}{B_{<here>}}",
+            lang,
+        )
     )
     c2.latex(
-        r"\widehat{\mathrm{TPOT}} = \operatorname{mean}_{C}\,"
-        r"\max\!\left(\frac{\text{bytes}(C)}{B_{\text{here}}}, \frac{\mathrm{FLOPs}(C)}{P_{\text{here}}}\right)"
+        formula(
+            r"\widehat{\mathrm{TPOT}} = \operatorname{mean}_{C}\,"
+            r"\max\!\left(\frac{<bytes>(C)}{B_{<here>}}, \frac{\mathrm{FLOPs}(C)}{P_{<here>}}\right)",
+            lang,
+        )
     )
     st.latex(
-        r"\text{overhead} = n_{\text{ops}}(\text{step}) \times t_{\text{op}} \qquad "
-        r"\text{ratio} = \frac{\text{measured}}{\text{predicted}}"
+        formula(r"<overhead> = n_{<ops>}(<step>) \times t_{<op>} \qquad <ratio> = \frac{<measured>}{<predicted>}", lang)
     )
     lengths, new_tokens, repeats, clicked = render_controls(bundle.model.config.max_position, lang)
     if clicked:

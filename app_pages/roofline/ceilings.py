@@ -10,7 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from app_pages.roofline import keys
-from app_pages.roofline.strings import t
+from app_pages.roofline.strings import formula, t
 from lab.hardware import DeviceCeilings, cache_path, cached_ceilings, machine_ceilings
 from ui.errors import show_error
 from ui.public import shown_path
@@ -89,5 +89,5 @@ def render_ceilings_section(device: str, lang: str) -> DeviceCeilings | None:
     )
     if ceilings.load_average is not None:
         st.caption(t("rf_ceil_load", lang, load=ceilings.load_average, cores=os.cpu_count() or 1))
-    st.latex(r"\text{ridge point} = \frac{\text{peak FLOP/s}}{\text{read bandwidth (B/s)}}")
+    st.latex(formula(r"<ridge> = \frac{<peak>}{<read_bw>\ (\text{B/s})}", lang))
     return ceilings

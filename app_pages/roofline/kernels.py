@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import pandas as pd
 import streamlit as st
+import torch
 
 from app_pages.roofline import keys
-from app_pages.roofline.strings import t
+from app_pages.roofline.strings import formula, t
 from engine.kernels import PREFILL_ROWS
-from engine.machine import describe_cpu
+from engine.machine import cpu_capability, cpu_model
 from ui.text import md_literal
 
 
@@ -52,12 +53,13 @@ def render_kernels_section(bundle, lang: str) -> None:
     table = kernel_table(bundle.model, lang)
     widths = {c: st.column_config.Column(width=150 if "(" in c else 80) for c in table.columns}
     st.dataframe(table, hide_index=True, key=keys.KERNEL_TABLE, column_config=widths)
-    st.caption(t(f"rf_k_source_{plan.source}", lang, cpu=md_literal(describe_cpu()), forced=plan.forced or ""))
+    cpu = t("rf_cpu", lang, cpu=cpu_model(), isa=cpu_capability(), n=torch.get_num_threads(), torch=torch.__version__)
+    st.caption(t(f"rf_k_source_{plan.source}", lang, cpu=md_literal(cpu), forced=plan.forced or ""))
+    rows = str(PREFILL_ROWS)
     st.latex(
-        r"\text{GB/s} = \frac{\text{out} \times \text{in} \times \text{bytes per weight}}{t_{1\ \text{row}}}"
-        r"\qquad \text{GFLOP/s} = \frac{2 \times "
-        + str(PREFILL_ROWS)
-        + r" \times \text{out} \times \text{in}}{t_{"
-        + str(PREFILL_ROWS)
-        + r"\ \text{rows}}}"
+        formula(
+            r"\text{GB/s} = \frac{<out> \times <in> \times <bytes_per_weight>}{t_{1\ <row>}} \qquad "
+            r"\text{GFLOP/s} = \frac{2 \times " + rows + r" \times <out> \times <in>}{t_{" + rows + r"\ <rows>}}",
+            lang,
+        )
     )

@@ -10,7 +10,7 @@ import streamlit as st
 
 from app_pages.roofline import keys
 from app_pages.roofline.figures import nvml_figure, roofline_figure
-from app_pages.roofline.strings import t
+from app_pages.roofline.strings import formula, t
 from engine.costmodel import ridge_intensity
 from lab.busy import LoadMeter, MachineLoad
 from lab.complexity_math import prompt_of_length
@@ -165,9 +165,11 @@ def render_result(r: RooflineResult, lang: str) -> None:
     )
     st.markdown(t("rf_util_header", lang))
     st.latex(
-        r"\text{compute share} = \frac{\text{FLOPs}/t}{\text{peak FLOP/s}} \qquad "
-        r"\text{bandwidth share} = \frac{\text{bytes}/t}{\text{read bandwidth}} \qquad "
-        r"I = \frac{\text{FLOPs}}{\text{bytes}}"
+        formula(
+            r"<compute_share> = \frac{\text{FLOPs}/t}{<peak>} \qquad "
+            r"<bandwidth_share> = \frac{<bytes>/t}{<read_bw>} \qquad I = \frac{\text{FLOPs}}{<bytes>}",
+            lang,
+        )
     )
     st.dataframe(utilisation_table(r, lang), hide_index=True, key=keys.UTIL_TABLE)
     st.markdown(t("rf_reading", lang, ridge=ridge_intensity(peak, bw)))

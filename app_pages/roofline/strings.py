@@ -1,6 +1,8 @@
 """Strings of the roofline lab, and its `t`: this table first, then the shared ones (ui/i18n.py).
 {key: (en, zh)}; templates use str.format fields."""
 
+import re
+
 from ui.i18n import page_translator
 
 STRINGS: dict[str, tuple[str, str]] = {
@@ -333,5 +335,37 @@ STRINGS: dict[str, tuple[str, str]] = {
         "解码只根据字节数（权重 + KV 除以读取带宽）预测，预填充根据浮点运算数预测；同样的公式配上数据手册上限，"
         "就得到 GPU 投射。",
     ),
+    # words inside the page's formulas (LaTeX \text{}), so a Chinese page shows Chinese formulas
+    "rf_w_ridge": ("ridge point", "脊点"),
+    "rf_cpu": ("{cpu}, {isa}, {n} threads, torch {torch}", "{cpu}，{isa}，{n} 个线程，torch {torch}"),
+    "rf_w_peak": ("peak FLOP/s", "峰值 FLOP/s"),
+    "rf_w_read_bw": ("read bandwidth", "读带宽"),
+    "rf_w_compute_share": ("compute share", "算力占比"),
+    "rf_w_bandwidth_share": ("bandwidth share", "带宽占比"),
+    "rf_w_bytes": ("bytes", "字节"),
+    "rf_w_out": ("out", "输出"),
+    "rf_w_in": ("in", "输入"),
+    "rf_w_bytes_per_weight": ("bytes per weight", "每个权重的字节"),
+    "rf_w_row": ("row", "行"),
+    "rf_w_rows": ("rows", "行"),
+    "rf_w_overhead": ("overhead", "开销"),
+    "rf_w_ops": ("ops", "算子"),
+    "rf_w_step": ("step", "步"),
+    "rf_w_op": ("op", "算子"),
+    "rf_w_ratio": ("ratio", "比值"),
+    "rf_w_measured": ("measured", "实测"),
+    "rf_w_predicted": ("predicted", "预测"),
+    "rf_w_prefill": ("prefill", "预填充"),
+    "rf_w_decode": ("decode", "解码"),
+    "rf_w_here": ("here", "本机"),
+    "rf_w_seqs": ("seqs", "序列"),
+    "rf_w_layers": ("layers", "层"),
+    "rf_w_head": ("head", "头"),
 }
+
 t = page_translator(STRINGS)
+
+
+def formula(latex: str, lang: str) -> str:
+    """A formula whose <word> markers are its words in `lang`: "<ridge> = …" → \\text{脊点} = …"""
+    return re.sub(r"<(\w+)>", lambda m: r"\text{" + t(f"rf_w_{m.group(1)}", lang) + "}", latex)
