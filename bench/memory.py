@@ -59,7 +59,7 @@ def agreement_table(bundle, lengths: list[int]) -> None:
         sdpa = measure_prefill_memory(bundle.model, bundle.tokenizer, length, "sdpa")
         diff = eager.peak_bytes - sdpa.peak_bytes
         print(
-            f"| {length} | {diff / MIB:.2f} | {eager.formula_scores / MIB:.2f} | "
+            f"| {length} | {diff / MIB:.3f} | {eager.formula_scores / MIB:.3f} | "
             f"{100 * diff / eager.formula_scores:.1f} % |"
         )
 

@@ -105,8 +105,9 @@ def write_record(
 
 @contextmanager
 def recorded(bench: str, out: Path = RESULTS) -> Iterator[None]:
-    """Print the machine, run the bench with its output kept, then write its record; a run that
-    other processes shared says so, here and in the record."""
+    """Print the machine, run the bench with its output kept, then write its record (also when the
+    bench exits with sys.exit, which is then re-raised); a run that other processes shared says so,
+    here and in the record."""
     from engine.machine import describe_cpu
     from lab.busy import LoadMeter
 
@@ -115,7 +116,11 @@ def recorded(bench: str, out: Path = RESULTS) -> Iterator[None]:
         print(f"# {bench} bench, {started:%Y-%m-%d %H:%M} UTC, commit {at}")
         print(f"# machine: {describe_cpu()}")
         meter = LoadMeter(children=True).start()  # a server the bench started is its own work
-        yield
+        exiting = None
+        try:
+            yield
+        except SystemExit as e:  # a bench that ends with its exit code (a soak over its limit) is still a run
+            exiting = e
         load = meter.stop()
         if load.busy:
             print(
@@ -124,3 +129,5 @@ def recorded(bench: str, out: Path = RESULTS) -> Iterator[None]:
             )
     path = write_record(bench, kept.getvalue(), load, sys.argv[1:], out, started, at)
     print(f"# record: {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}")
+    if exiting is not None:
+        raise exiting

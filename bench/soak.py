@@ -95,7 +95,7 @@ def parse_args(description: str) -> argparse.Namespace:
     return args
 
 
-def main() -> None:
+def main() -> int:
     args = parse_args(__doc__.splitlines()[0])
     print_header(args.runs, args.new_tokens)
     rss, kv = soak_engine_server(args.runs, args.new_tokens)
@@ -105,9 +105,10 @@ def main() -> None:
         f"\nKV cache blocks in use after each request: {'all 0' if not left else f'not 0 after {left}'}"
         f" (median usage {statistics.median(kv):.3f})"
     )
-    sys.exit(0 if ok and not left else 1)
+    return 0 if ok and not left else 1
 
 
 if __name__ == "__main__":
     with recorded("soak"):
-        main()
+        code = main()
+    sys.exit(code)

@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from pathlib import Path
+
+import pytest
 
 from bench.record import markdown_tables, recorded
 from lab.busy import MachineLoad
@@ -115,3 +118,16 @@ def test_every_record_marker_of_the_docs_names_a_script_that_writes_it():
             assert script.exists(), (template.name, bench)
             assert f'recorded("{bench}")' in script.read_text(), (script.name, bench)
     assert script_of("decode") == "bench/decode.py" and script_of("soak_app") == "scripts/soak_app.py"
+
+
+def test_a_bench_that_exits_with_its_code_still_leaves_its_record(tmp_path, monkeypatch):
+    """bench/soak.py ended in sys.exit inside the record's block, so no soak had ever been recorded."""
+    monkeypatch.setattr("sys.argv", ["bench/soak.py"])
+    with pytest.raises(SystemExit) as e, recorded("soak", out=tmp_path):
+        print("| server | growth |\n|---|---|\n| engine serve | +60.2 |")
+        sys.exit(1)  # over its limit: a failed check, and still a measurement
+    assert e.value.code == 1
+    (path,) = tmp_path.glob("*-soak.json")
+    assert json.loads(path.read_text())["tables"] == [
+        {"header": ["server", "growth"], "rows": [["engine serve", "+60.2"]]}
+    ]
