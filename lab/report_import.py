@@ -139,7 +139,7 @@ def _guide_prompt(args: str | None) -> tuple[str, int]:
         if isinstance(content, str):
             parts.append(content)
         elif isinstance(content, list):
-            parts += [p.get("text", "") for p in content if isinstance(p, dict)]
+            parts += [str(p.get("text", "")) for p in content if isinstance(p, dict)]
     if isinstance(body.get("prompt"), str):
         parts.append(body["prompt"])
     limit = body.get("max_completion_tokens") or body.get("max_tokens") or 0
@@ -305,7 +305,7 @@ def from_vllm(doc: dict) -> Imported:
             for gap in r.itls[i]:
                 t += gap
                 times.append(t)
-        prompt = f"({r.input_lens[i]} prompt tokens)" if r.input_lens else ""
+        prompt = f"({r.input_lens[i]} prompt tokens)" if len(r.input_lens) == n else ""
         results.append(
             RemoteResult(
                 RemoteRequest(prompt, max_tokens=max(1, r.output_lens[i])),

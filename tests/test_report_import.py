@@ -117,6 +117,8 @@ def test_a_vllm_result_keeps_every_chunk_gap():
     figures = {f.label: f for f in run.theirs}
     assert figures["TTFT (vLLM)"].stats == {"mean": 150.0, "p50": 150.0, "p99": 199.0} and figures["TTFT (vLLM)"].n == 2
     assert figures["ITL (vLLM)"].n == 3 and figures["TPOT (vLLM)"].ours == "tpot_ms"
+    short = dict(vllm_doc(), input_lens=[32])  # a list that does not cover every request is left out
+    assert [r.request.prompt for r in read_report(json.dumps(short)).runs[0].run.results] == ["", "", ""]
 
 
 @pytest.mark.parametrize(
@@ -125,6 +127,7 @@ def test_a_vllm_result_keeps_every_chunk_gap():
         (lambda d: d.update(itls=[[0.02]]), "one entry per request"),
         (lambda d: d.update(ttfts=[0.1, "fast", 0.0]), "ttfts[1]"),
         (lambda d: d.update(output_lens=[3, -2, 0]), "output_lens[1]"),
+        (lambda d: d.update(itls=[[0.02, "x"], [0.05], []]), "itls[0][1]"),
     ],
 )
 def test_a_broken_vllm_result_says_what_is_wrong(change, message):
