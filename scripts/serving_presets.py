@@ -5,7 +5,7 @@ note tells a user to look at, policy A against policy B, in alternating repeats.
     .venv/bin/python scripts/serving_presets.py [--repeats 2] [--size small|full]
 
 Arrivals are in real time, so every number here moves with the machine's load; the record says how
-busy it was.
+busy it was. It runs page code, so it lives in scripts/ (bench/ imports only engine and lab).
 """
 
 from __future__ import annotations
