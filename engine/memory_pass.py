@@ -18,6 +18,7 @@ from engine.sampler import SamplingParams
 from engine.trace import StepRecord
 
 MEMORY_PASS = "replay"  # what the trace says of where its memory numbers come from
+PROBE_STEP_COST = 1.5  # a step of the memory pass beside a timed one: the probe runs Python on every op
 
 
 def timed_config(config: EngineConfig) -> EngineConfig:

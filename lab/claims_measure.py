@@ -20,6 +20,7 @@ what it keeps of them (plain records, no tensors): lab/claims.py turns these int
 from __future__ import annotations
 
 import statistics
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -31,6 +32,7 @@ from engine.llm_engine import Engine, EngineConfig
 from engine.memory_pass import copy_memory, replay_engine, timed_config
 from engine.sampler import SamplingParams
 from engine.trace import StepRecord, Trace
+from lab.claims_pace import ClaimsPace, ClaimsProgress
 from lab.complexity import CacheRun, run_with_and_without_cache
 from lab.memory_lab import LeakPoint, PrefillMemory, engine_loop, measure_prefill_memory, naive_hf_loop
 from lab.precision_formats import timed_request
@@ -244,17 +246,24 @@ def measure_all(
     name: str = "model",
     hf_model=None,
     ceilings: MachineRoofs | None = None,
-    progress: Callable[[int, int, str], None] | None = None,
+    progress: Callable[[ClaimsProgress], None] | None = None,
     quantized=None,
+    clock: Callable[[], float] = time.perf_counter,
 ) -> ClaimData:
-    """Every run the checks need, in order; progress(done, total, what) after each part. `quantized`:
-    the same model with int8 weights (engine/quant.py), for C19's measured verdict."""
+    """Every run the checks need, in order; progress(ClaimsProgress) before each part, and within the
+    sweep after each of its requests. `quantized`: the same model with int8 weights (engine/quant.py),
+    for C19's measured verdict."""
     s.validate(model.config.max_position)
     data = ClaimData(name, model.config, torch.empty((), dtype=model.dtype).element_size(), s)
     prompts = [
         f"Request {i + 1}: write one sentence about {LEAK_TOPICS[i % len(LEAK_TOPICS)]}."
         for i in range(s.leak_requests)
     ]
+
+    def sweep_progress(done: int, total: int, _what: str) -> None:
+        if progress and done:  # done = 0: the sweep's warm-up
+            progress(pace.at(sweep_part, done / total))
+
     parts: list[tuple[str, Callable[[], None]]] = [
         (
             "ceilings",
@@ -265,7 +274,7 @@ def measure_all(
         ("run A", lambda: measure_run_a(model, tokenizer, s, data)),
         ("scores", lambda: setattr(data, "scores", measure_prefill_memory(model, tokenizer, s.scores_len, "eager"))),
         ("worked", lambda: measure_worked(model, tokenizer, data)),
-        ("sweep", lambda: setattr(data, "sweep", run_sweep(model, tokenizer, s.sweep, name))),
+        ("sweep", lambda: setattr(data, "sweep", run_sweep(model, tokenizer, s.sweep, name, progress=sweep_progress))),
         (
             "cache",
             lambda: setattr(
@@ -292,10 +301,12 @@ def measure_all(
         parts.append(
             ("precision", lambda: setattr(data, "precision", measure_precision(model, quantized, tokenizer, s)))
         )
-    for i, (what, fn) in enumerate(parts):
+    sweep_part = [what for what, _ in parts].index("sweep")
+    pace = ClaimsPace([what for what, _ in parts], s, clock)
+    for i, (_, fn) in enumerate(parts):
         if progress:
-            progress(i, len(parts), what)
+            progress(pace.at(i))
         fn()
     if progress:
-        progress(len(parts), len(parts), "done")
+        progress(pace.at(len(parts)))
     return data

@@ -159,6 +159,9 @@ def load_hf_model(path: str):
     return model
 
 
+HF_STEP_COST = 3  # a step of the naive Hugging Face loop beside one of the engine's, roughly, on CPU
+
+
 def naive_hf_loop(
     hf_model,
     tokenizer,

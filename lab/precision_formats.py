@@ -175,15 +175,17 @@ def _timing(bundle, kv_dtype: str, settings: RunSettings) -> tuple[float, float]
 
 def measure(
     settings: RunSettings,
-    progress: Callable[[str, float], None] = lambda s, f: None,
+    progress: Callable[[str, int, float], None] = lambda stage, k, f: None,
     stop: Callable[[], bool] = lambda: False,
     run: PrecisionRun | None = None,
     reference=None,
 ) -> PrecisionRun:
     """Load float32 (the reference; pass `reference`, a float32 bundle of the same model, to reuse
-    one), then each configuration in turn: time it and score it. `run` fills as it goes."""
+    one), then each configuration in turn: time it and score it. `run` fills as it goes.
+    progress(stage, k, fraction): the stage ("reference", "loading", "timing", "perplexity", "greedy",
+    "done") of configuration k (1-based; 0 while the reference loads) and how far the whole run is."""
     run = run or PrecisionRun(settings)
-    progress("Loading the float32 reference", 0.0)
+    progress("reference", 0, 0.0)
     ref = reference or load_model(settings.spec, dtype="float32")
     run.model = ref.model.config
     text_ids = ref.tokenizer(read_text()).input_ids[: settings.quality_tokens] if settings.quality_tokens else []
@@ -203,7 +205,7 @@ def measure(
         if stop():
             run.stopped = True
             break
-        progress(f"{config.name}: loading", i / n)
+        progress("loading", i + 1, i / n)
         run.results.append(
             _one(
                 ref,
@@ -212,13 +214,13 @@ def measure(
                 text_ids,
                 prompts,
                 ref_greedy,
-                lambda stage, f, name=config.name, i=i: progress(f"{name}: {stage}", (i + f) / n),
+                lambda stage, f, i=i: progress(stage, i + 1, (i + f) / n),
             )
         )
         ppl = run.results[-1].text
         if ppl is not None and ppl.tokens:
             run.reference_ppl = ppl.perplexity_ref
-    progress("Done", 1.0)
+    progress("done", n, 1.0)
     return run
 
 
@@ -247,7 +249,7 @@ def _one(ref, config: FormatConfig, settings: RunSettings, text_ids, prompts, re
         progress("perplexity", 0.4)
         result.text = text_agreement(ref.model, m, text_ids, config.kv_dtype)
     if prompts:
-        progress("greedy agreement", 0.8)
+        progress("greedy", 0.8)
         result.greedy = greedy_agreement(ref_greedy, ref.model, m, prompts, config.kv_dtype)
         sample = (
             Engine(m, bundle.tokenizer, EngineConfig(probe_memory=False, kv_dtype=config.kv_dtype))

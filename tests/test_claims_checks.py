@@ -25,6 +25,7 @@ from lab.claims_scaling import (
     uncached_attention_exponent,
 )
 from lab.claims_shapes import c1_check, c2_check, c5_check, c6_check, c10_check, c12_check, c23_check
+from lab.sweeps import sweep_plan
 from lab.verdicts import FAILS, HOLDS, ROUGHLY, UNMEASURABLE, VERDICTS, explain
 from tests.text_support import all_tables
 
@@ -72,8 +73,29 @@ def request(c, L: int, N: int) -> list[StepRecord]:
 
 # --- real data ---------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
-def tiny_data(tiny) -> ClaimData:
-    return measure_all(tiny.model, tiny.tokenizer, ClaimSettings.quick(), "tiny", hf_model=None)
+def tiny_run(tiny) -> tuple[ClaimData, list]:
+    reports = []
+    data = measure_all(
+        tiny.model, tiny.tokenizer, ClaimSettings.quick(), "tiny", hf_model=None, progress=reports.append
+    )
+    return data, reports
+
+
+@pytest.fixture(scope="module")
+def tiny_data(tiny_run) -> ClaimData:
+    return tiny_run[0]
+
+
+def test_the_checks_report_each_part_and_the_sweep_request_by_request(tiny_run):
+    reports = tiny_run[1]
+    parts = ["ceilings", "run A", "scores", "worked", "sweep", "cache", "hol", "done"]
+    assert [r.what for r in reports if r.within == 0] == parts
+    fractions = [r.fraction for r in reports]
+    assert fractions == sorted(fractions) and fractions[-1] == 1.0
+    sweep = [r for r in reports if r.what == "sweep" and r.within > 0]
+    assert len(sweep) == len(sweep_plan(ClaimSettings.quick().sweep))  # the bar moves during the longest part
+    assert all(r.seconds_left is None for r in reports[:2])  # no pace before a part after the first is timed
+    assert all(r.seconds_left is not None for r in reports[2:-1]) and reports[-1].seconds_left is None
 
 
 @pytest.fixture(scope="module")

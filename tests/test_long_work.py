@@ -7,6 +7,9 @@ import pytest
 from app_pages.memory.sweep import SweepPlan, SweepResult, point_work
 from app_pages.memory.sweep import seconds_left as memory_seconds_left
 from lab import complexity
+from lab.claims_measure import ClaimSettings
+from lab.claims_pace import ClaimsPace, part_work
+from lab.eta import Pace
 from lab.sweeps import SweepSettings, seconds_left, sweep_plan
 from ui.text import fmt_duration
 
@@ -52,6 +55,36 @@ def test_the_memory_sweep_estimate_weighs_each_point_by_its_length():
     assert work[2] > 10 * work[1]  # L = 1024 against 64: the pace is not per point
     result.seconds, result.points = [5.0], [None]
     assert memory_seconds_left(result) is None
+
+
+def test_the_claims_estimate_weighs_each_part_by_its_work():
+    s = ClaimSettings()
+    now = [0.0]
+    pace = ClaimsPace(["ceilings", "run A", "sweep", "cache"], s, lambda: now[0])
+    work = [part_work(what, s) for what in pace.parts]
+    assert pace.at(0).seconds_left is None and pace.at(1).seconds_left is None  # the ceilings: no pace
+    now[0] = 6.0  # run A took 6 s
+    assert pace.at(2).seconds_left == pytest.approx(6.0 * (work[2] + work[3]) / work[1])
+    now[0] = 16.0  # a quarter of the sweep took 10 s more
+    half = pace.at(2, 0.25)
+    assert half.seconds_left == pytest.approx(16.0 * (0.75 * work[2] + work[3]) / (work[1] + 0.25 * work[2]))
+    assert half.fraction == pytest.approx(2.25 / 4)
+    done = pace.at(4)
+    assert (done.what, done.fraction, done.seconds_left) == ("done", 1.0, None)
+    assert work[2] > 5 * work[1]  # the sweep is most of the check: a pace per part would be far off
+
+
+def test_a_run_paced_by_its_fraction_waits_for_a_pace_and_excludes_what_came_before():
+    now = [0.0]
+    pace = Pace(lambda: now[0])
+    assert pace.seconds_left(0.0) is None  # set-up, however long, is not the pace
+    now[0] = 10.0
+    assert pace.seconds_left(0.1) is None  # the first report: the start of the pace (loading came before)
+    now[0] = 10.5
+    assert pace.seconds_left(0.3) is None  # under a second: no estimate yet
+    now[0] = 14.0
+    assert pace.seconds_left(0.5) == pytest.approx(4.0 * 0.5 / 0.4)
+    assert pace.seconds_left(1.0) is None  # done
 
 
 @pytest.mark.parametrize("seconds, en, zh", [(3, "5 s", "5 秒"), (42, "40 s", "40 秒"), (200, "3 min", "3 分钟")])

@@ -104,7 +104,7 @@ def test_a_measurement_fills_every_row(tiny_dirs):
             quality_tokens=96,
             greedy_prompts=2,
         ),
-        progress=lambda s, f: seen.append(f),
+        progress=lambda stage, k, f: seen.append((stage, k, f)),
     )
     assert [r.config for r in run.results] == configs and not run.stopped
     ref, int8, kv8 = run.results
@@ -114,7 +114,14 @@ def test_a_measurement_fills_every_row(tiny_dirs):
     for r in run.results:
         assert r.tpot_ms > 0 and r.prefill_ms > 0 and r.greedy.tokens == 2 * 24 and r.sample
     assert read_bytes(run.model, kv8, 4096, 8) < read_bytes(run.model, ref, 4096, 8)
-    assert seen[-1] == 1.0 and seen == sorted(seen)
+    fractions = [f for _, _, f in seen]
+    assert seen[-1] == ("done", 3, 1.0) and fractions == sorted(fractions)
+    assert [(stage, k) for stage, k, _ in seen if stage in ("reference", "loading")] == [
+        ("reference", 0),
+        ("loading", 1),
+        ("loading", 2),
+        ("loading", 3),
+    ]  # the page says "configuration k of 3" from these
 
 
 def test_the_bundled_models_caption_says_its_weights_are_4_bit(bundled, tiny):

@@ -64,13 +64,13 @@ class LeakResult:
         return (self.naive[-1].retained_bytes - self.naive[0].retained_bytes) / (len(self.naive) - 1)
 
 
-def run_naive(bundle, hf, result: LeakResult, lock: threading.Lock | None = None) -> None:
+def run_naive(bundle, hf, result: LeakResult, lock: threading.Lock | None = None, progress=None) -> None:
     prompts = leak_prompts(result.n)
     with lock or nullcontext():
-        result.naive = naive_hf_loop(hf, bundle.tokenizer, prompts, result.max_new_tokens)
+        result.naive = naive_hf_loop(hf, bundle.tokenizer, prompts, result.max_new_tokens, progress=progress)
 
 
-def run_engine(bundle, result: LeakResult, lock: threading.Lock | None = None) -> None:
+def run_engine(bundle, result: LeakResult, lock: threading.Lock | None = None, progress=None) -> None:
     prompts = leak_prompts(result.n)
     with lock or nullcontext():
-        result.engine = engine_loop(bundle.model, bundle.tokenizer, prompts, result.max_new_tokens)
+        result.engine = engine_loop(bundle.model, bundle.tokenizer, prompts, result.max_new_tokens, progress=progress)

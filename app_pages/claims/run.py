@@ -15,9 +15,11 @@ from engine.errors import LabError
 from lab.busy import LoadMeter, MachineLoad
 from lab.claims import TIMED_CLAIMS, check_all
 from lab.claims_measure import ClaimData, ClaimSettings, measure_all
+from lab.claims_pace import ClaimsProgress
 from lab.verdicts import Verdict, unreliable_when_busy
 from ui.errors import error_message, show_error, show_message
 from ui.load_note import show_load
+from ui.text import with_eta
 
 
 @dataclass
@@ -62,13 +64,11 @@ def run_checks(bundle, registry, lang: str, settings: ClaimSettings | None = Non
         start = time.perf_counter()
         hf, leak_note = load_hf(bundle, lang)
 
-        def progress(done: int, total: int, what: str) -> None:
-            bar.progress(
-                done / total,
-                text=t(
-                    "cl_stage", lang, done=done, total=total, what=t(f"cl_stage_{what}", lang, n=settings.scores_len)
-                ),
+        def progress(p: ClaimsProgress) -> None:
+            what = t(
+                "cl_stage", lang, done=p.part, total=p.total, what=t(f"cl_stage_{p.what}", lang, n=settings.scores_len)
             )
+            bar.progress(p.fraction, text=with_eta(what, p.seconds_left, lang))
 
         try:
             quantized = int8_copy(bundle)

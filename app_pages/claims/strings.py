@@ -17,14 +17,18 @@ STRINGS: dict[str, tuple[str, str]] = {
     "cl_run": ("Check all claims", "核查全部论断"),
     "cl_quick": ("Quick check (smaller runs, noisier timings)", "快速核查（运行规模更小，计时噪声更大）"),
     "cl_quick_help": (
-        "A few seconds instead of about a minute: shorter prompts and outputs, one repeat. Shape and "
+        "About a fifth of the full check's work: shorter prompts and outputs, one repeat. Shape and "
         "memory checks are exact either way; timing verdicts are less reliable.",
-        "几秒钟而不是约一分钟：提示与输出更短，只重复一次。形状与内存类核查两种方式都精确；计时类结论则不太可靠。",
+        "约为完整核查工作量的五分之一：提示与输出更短，只重复一次。形状与内存类核查两种方式都精确；计时类结论则不太可靠。",
     ),
     "cl_not_run": (
-        "Not checked yet: press Check all claims (on the bundled model about half a minute on a 2-core CPU; "
-        "the first time also loads a Hugging Face copy of the model for [C16](/claims?claim=C16)).",
-        "尚未核查：点击“核查全部论断”（内置模型在双核 CPU 上约需半分钟；首次还会为 [C16](/claims?claim=C16) 加载模型的 Hugging Face 副本）。",
+        "Not checked yet: press Check all claims. On the bundled model and a quiet 2-core CPU the quick check "
+        "takes about half a minute and the full one a few minutes; once the first runs are timed, the bar "
+        "says how long is left at this machine's pace. The first time also loads a Hugging Face copy of the "
+        "model for [C16](/claims?claim=C16).",
+        "尚未核查：点击“核查全部论断”。在内置模型和空闲的双核 CPU 上，快速核查约需半分钟，完整核查需要几分钟；"
+        "最初几次运行计时之后，进度条会按本机的速度给出剩余时间。首次还会为 [C16](/claims?claim=C16) 加载模型的 "
+        "Hugging Face 副本。",
     ),
     "cl_running": ("Running the checks on {model}…", "正在 {model} 上运行核查…"),
     "cl_stage": ("{done} / {total}: {what}", "{done} / {total}：{what}"),

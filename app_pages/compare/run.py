@@ -23,11 +23,12 @@ from app_pages.compare.state import ColumnOutcome, ColumnSettings, CompareResult
 from app_pages.compare.strings import t
 from engine import Engine, SamplingParams
 from engine.errors import LabError
-from engine.memory_pass import timed_config
+from engine.memory_pass import PROBE_STEP_COST, timed_config
 from ui.errors import error_message, show_message
 from ui.live import redraw_interval, scroll_here
 from ui.live_html import live_html
 from ui.models import ModelRegistry
+from ui.progress import PacedBar
 from ui.public import check_run_work
 from ui.run_driver import measure_pass, run_steps
 from ui.run_state import ModelInfo, RunResult, RunStatus
@@ -144,13 +145,14 @@ def run_column(
     s = outcome.settings
     name = t("cmp_column", lang, n=s.index + 1)
     most = max(s.run.max_new_tokens, 1)
+    timed_share = repeats / (repeats + PROBE_STEP_COST)  # of the column's work, for the bar's pace
     finished = []
     try:
         for r in range(repeats):
 
             def progress(done: int, r: int = r) -> None:
                 bar.progress(
-                    min(1.0, (k + (r + done / most) / repeats) / n),
+                    (k + timed_share * (r + done / most) / repeats) / n,
                     text=t("cmp_progress", lang, name=name, k=k + 1, n=n, done=done, N=most, r=r + 1, R=repeats),
                 )
 
@@ -161,7 +163,7 @@ def run_column(
         if finished:
             engine, outcome.result = median_run(finished)
             view.html(live_html(outcome.result, lang))
-            measure_column(engine, outcome.result, registry, bar, name, k, n, lang)
+            measure_column(engine, outcome.result, registry, bar, name, k, n, timed_share, lang)
     except Exception as exc:  # noqa: BLE001 - keep what ran, say what failed
         outcome.error = error_message(exc, lang)
         if outcome.result is not None and outcome.result.status == RunStatus.RUNNING:
@@ -171,7 +173,7 @@ def run_column(
 
 
 def measure_column(
-    engine, result: RunResult, registry: ModelRegistry, bar, name: str, k: int, n: int, lang: str
+    engine, result: RunResult, registry: ModelRegistry, bar, name: str, k: int, n: int, timed_share: float, lang: str
 ) -> None:
     """The column's memory, from an untimed replay of its tokens with the probe on (no capture)."""
     config = dataclasses.replace(result.settings.engine_config(), capture_attention=False)
@@ -194,7 +196,9 @@ def run_all(
     with status_slot.container(), st.status(t("cmp_running", lang, n=n), expanded=True) as box:
         scroll_here()
         st.button(t("stop", lang), key=keys.STOP, icon=":material/stop_circle:")
-        bar = st.progress(0.0, text=t("cmp_progress_warm", lang, name=t("cmp_column", lang, n=1), k=1, n=n))
+        bar = PacedBar(
+            st.progress(0.0, text=t("cmp_progress_warm", lang, name=t("cmp_column", lang, n=1), k=1, n=n)), lang
+        )
         # Every column is loaded, checked and warmed up before any is timed: a model loading, or
         # the page redrawing after the click, then disturbs no column's measurement.
         prepared = [prepare_column(c, k, n, registry, slots[k], bar, lang) for k, c in enumerate(result.columns)]

@@ -14,11 +14,13 @@ from app_pages.memory.figures import leak_memory_figure, leak_speed_figure
 from app_pages.memory.strings import t
 from engine.errors import LabError
 from lab.busy import LoadMeter
+from lab.memory_lab import HF_STEP_COST
 from ui.capped import cap_help, capped
 from ui.errors import show_error
 from ui.load_note import show_load
 from ui.memory_leak import MAX_NEW_TOKENS, MAX_REQUESTS, LeakResult, check_settings, hf_model, run_engine, run_naive
 from ui.models import get_registry
+from ui.progress import PacedBar
 from ui.theme import MIB, fmt_bytes
 from ui.turn import take_turn
 from ui.widget_state import seed
@@ -56,14 +58,19 @@ def _run(bundle, lang: str) -> None:
     kv_per_token = bundle.model.config.kv_bytes_per_token(4)  # transformers' cache here is float32
     result, lock = LeakResult(n, new, kv_bytes_per_token=kv_per_token), get_registry().step_lock
     with st.status(t("mem_leak_running", lang, n=n), expanded=True) as box:
-        bar = st.progress(0.0, text=t("mem_leak_stage_hf", lang))
+        bar = PacedBar(st.progress(0.0, text=t("mem_leak_stage_hf", lang)), lang)
+
+        def progress(loop: str, start: float, share: float, done: float) -> None:
+            bar.progress(start + share * done, text=t(f"mem_leak_stage_{loop}", lang, n=n, k=min(n, int(done * n) + 1)))
+
+        naive_share = HF_STEP_COST / (HF_STEP_COST + 1)  # the work of each loop, in engine decode steps
         try:
             hf = hf_model(str(bundle.path))
-            bar.progress(1 / 3, text=t("mem_leak_stage_naive", lang, n=n))
+            progress("naive", 0.0, naive_share, 0.0)
             meter = LoadMeter().start()
-            run_naive(bundle, hf, result, lock)
-            bar.progress(2 / 3, text=t("mem_leak_stage_engine", lang, n=n))
-            run_engine(bundle, result, lock)
+            run_naive(bundle, hf, result, lock, lambda f: progress("naive", 0.0, naive_share, f))
+            progress("engine", naive_share, 1 - naive_share, 0.0)
+            run_engine(bundle, result, lock, lambda f: progress("engine", naive_share, 1 - naive_share, f))
             result.load = meter.stop()
         except Exception as exc:  # noqa: BLE001 - a model transformers cannot load, or a failed loop
             box.update(label=t("mem_leak_failed", lang), state="error")

@@ -350,12 +350,12 @@ STRINGS: dict[str, tuple[str, str]] = {
         "正在加载 Hugging Face 模型（每个服务器只加载一次）…",
     ),
     "mem_leak_stage_naive": (
-        "Naive loop: {n} requests, one cache never released…",
-        "朴素循环：{n} 个请求，一个从不释放的缓存…",
+        "Naive loop: request {k} of {n}, one cache never released…",
+        "朴素循环：第 {k} / {n} 个请求，一个从不释放的缓存…",
     ),
     "mem_leak_stage_engine": (
-        "Engine: {n} requests, blocks freed as each finishes…",
-        "引擎：{n} 个请求，每个结束时释放其块…",
+        "Engine: request {k} of {n}, blocks freed as each finishes…",
+        "引擎：第 {k} / {n} 个请求，每个结束时释放其块…",
     ),
     "mem_leak_done": ("Both loops ran", "两个循环都已完成"),
     "mem_leak_failed": ("The leak demo failed", "泄漏演示失败"),

@@ -11,7 +11,7 @@ from app_pages.precision.strings import t
 from lab.precision_formats import KV_CHOICES, WEIGHT_CHOICES, FormatConfig, PrecisionRun, RunSettings, measure
 from ui.capped import cap_help, capped
 from ui.errors import show_error
-from ui.text import md_escape
+from ui.progress import PacedBar
 from ui.widget_state import KEEP
 from ui.widgets import whole_number, whole_number_box
 
@@ -78,15 +78,17 @@ def run_with_progress(spec: str, reference, registry, lang: str) -> None:
     slot = st.empty()
     with slot.container(), st.status(t("pr_running", lang, n=len(settings.configs)), expanded=True) as box:
         st.button(t("stop", lang), key=keys.STOP, icon=":material/stop_circle:")
-        bar = st.progress(0.0)
+        bar, n = PacedBar(st.progress(0.0), lang), len(settings.configs)
+
+        def progress(stage: str, k: int, fraction: float) -> None:
+            what = t(f"pr_stage_{stage}", lang)
+            if 1 <= k <= n and stage != "done":
+                what = t("pr_progress", lang, k=k, n=n, name=settings.configs[k - 1].name, stage=what)
+            bar.progress(fraction, text=what)
+
         try:
             with registry.step_lock:
-                measure(
-                    settings,
-                    lambda stage, f: bar.progress(min(1.0, f), text=md_escape(stage)),
-                    run=run,
-                    reference=reference,
-                )
+                measure(settings, progress, run=run, reference=reference)
         except Exception as exc:  # noqa: BLE001 - a message in the page, never a traceback
             box.update(label=t("pr_failed", lang), state="error")
             show_error(exc, lang)

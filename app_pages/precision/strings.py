@@ -47,11 +47,19 @@ STRINGS: dict[str, tuple[str, str]] = {
     "pr_run": ("Measure", "测量"),
     "pr_running": ("Measuring {n} configurations…", "正在测量 {n} 种配置…"),
     "pr_failed": ("The measurement failed", "测量失败"),
+    "pr_progress": ("configuration {k} of {n}, {name}: {stage}", "第 {k} / {n} 种配置（{name}）：{stage}"),
+    "pr_stage_reference": ("loading the float32 reference", "加载 float32 参照"),
+    "pr_stage_loading": ("loading", "加载中"),
+    "pr_stage_timing": ("timing prefill and decode", "为预填充与解码计时"),
+    "pr_stage_perplexity": ("perplexity and KL against float32", "对照 float32 的困惑度与 KL"),
+    "pr_stage_greedy": ("greedy agreement", "贪心输出一致率"),
+    "pr_stage_done": ("done", "完成"),
     "pr_not_run": (
         "Choose the configurations and press Measure. Each is loaded (int8 kernels are timed once per "
-        "machine), timed and scored: about 20-60 s each for the bundled model on a 2-core CPU.",
+        "machine), timed and scored: about 20-60 s each for the bundled model on a quiet 2-core CPU; the bar says "
+        "how long is left at this machine's pace.",
         "选择配置后点击“测量”。每种配置都会被加载（int8 内核在每台机器上只计时一次）、计时并评分：在双核 "
-        "CPU 上内置模型每种约 20-60 秒。",
+        "CPU 上内置模型每种约 20-60 秒（机器空闲时）；进度条会按本机的速度给出剩余时间。",
     ),
     "pr_done": ("Measured {n} configurations of {model}.", "已测量 {model} 的 {n} 种配置。"),
     "pr_stopped": (

@@ -19,6 +19,7 @@ from lab.workload import RequestSpec
 from ui.errors import error_message, show_message
 from ui.load_note import show_load
 from ui.models import get_registry
+from ui.progress import PacedBar
 
 # What a new run resets: the inspectors' choices, and the cached timelines (keyed by the id of a
 # trace, which a new trace could reuse once the old one is gone)
@@ -64,7 +65,9 @@ def run_comparison(bundle, specs: list[RequestSpec], settings: ServingSettings, 
     with slot_box.container(), st.status(t("sv_running", lang, n=len(specs)), expanded=True) as box:
         st.button(t("stop", lang), key=keys.STOP, icon=":material/stop_circle:")
         for slot, policy in settings.policies.items():
-            bar = st.progress(0.0, text=_progress_text(slot, policy, Progress(total_requests=len(specs)), lang))
+            bar = PacedBar(
+                st.progress(0.0, text=_progress_text(slot, policy, Progress(total_requests=len(specs)), lang)), lang
+            )
             last = [0.0]
 
             def on_progress(p: Progress, slot=slot, policy=policy, bar=bar, last=last) -> None:
