@@ -266,11 +266,16 @@ def _phone_charts(page) -> list[dict]:
     return charts
 
 
+# The right edge of every formula drawn (KaTeX) in the visible tab, in px.
+FORMULA_EDGES = """() => [...document.querySelectorAll('.katex')]
+  .map(k => k.getBoundingClientRect()).filter(r => r.width > 0).map(r => Math.round(r.right))"""
+
+
 def test_charts_fit_a_phone_on_the_labs(chromium, app_server):
-    """Beyond the playground: at 390 px every chart of the memory, complexity and roofline labs (no run
-    needed) fits the screen with its title whole, in English and in Chinese (a Chinese title with a
-    model name had no space to break at), and the Will-it-fit bars keep most of the chart's width
-    (their names beside them took it)."""
+    """Beyond the playground: at 390 px every chart and formula of the memory, complexity and roofline
+    labs (no run needed) fits the screen, a chart's title whole, in English and in Chinese (a Chinese
+    title with a model name had no space to break at), and the Will-it-fit bars keep most of the
+    chart's width (their names beside them took it)."""
     context = chromium.new_context(viewport={"width": 1400, "height": 1100})
     page = context.new_page()
     page.goto(f"http://127.0.0.1:{app_server}/memory", wait_until="domcontentloaded")
@@ -280,7 +285,7 @@ def test_charts_fit_a_phone_on_the_labs(chromium, app_server):
         if lang == "zh":
             page.set_viewport_size({"width": 1400, "height": 1100})  # the sidebar's language choice is reachable
             switch_language(page, "zh")
-        seen, fit_seen = 0, False
+        seen, fit_seen, formulas = 0, False, 0
         for url in ("memory", "complexity", "roofline"):
             page.set_viewport_size({"width": 1400, "height": 1100})  # the sidebar's links are reachable
             page.locator(f'[data-testid="stSidebarNavLink"][href$="/{url}"]').click()
@@ -296,6 +301,9 @@ def test_charts_fit_a_phone_on_the_labs(chromium, app_server):
                         assert chart["area"]["width"] >= 0.6 * chart["plot"]["width"], chart  # the bars keep the width
                         fit_seen = True
                     seen += 1
-        assert seen >= 7 and fit_seen, lang
+                edges = page.evaluate(FORMULA_EDGES)
+                assert all(edge <= 390 for edge in edges), (lang, url, k, edges)  # a formula cut at the edge
+                formulas += len(edges)
+        assert seen >= 7 and fit_seen and formulas >= 5, (lang, formulas)
         assert exception_boxes(page) == 0
     context.close()

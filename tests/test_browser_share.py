@@ -197,15 +197,23 @@ def overlap(a: dict, b: dict) -> bool:
     return a["left"] < b["right"] and b["left"] < a["right"] and a["top"] < b["bottom"] and b["top"] < a["bottom"]
 
 
+# Plotly's annotations (the attention shapes' "Q 5×64" labels) and KaTeX formulas in the visible tab.
+LABEL_BOXES = """() => [...document.querySelectorAll('[data-testid="stTabPanel"] .annotation-text')]
+  .map(a => a.getBoundingClientRect()).filter(r => r.width > 0)
+  .map(({left, right, top, bottom}) => ({left, right, top, bottom}))"""
+FORMULA_EDGES = """() => [...document.querySelectorAll('[data-testid="stTabPanel"] .katex')]
+  .map(k => k.getBoundingClientRect()).filter(r => r.width > 0).map(r => Math.round(r.right))"""
+
+
 def test_chart_titles_fit_a_phone(chromium, app_server):
-    """At 390×844 every chart title of the playground is whole inside its chart, and the
-    Plotly toolbar does not cover it."""
+    """At 390×844 every chart title of the playground is whole inside its chart, the Plotly toolbar
+    does not cover it, no two labels of a chart overlap and the KV formula is not cut at the edge."""
     page = new_page(chromium, width=390, height=844)
     open_app(page, app_server)
     set_number(page, "max_new_tokens", 4)
     page.locator('label:has-text("eager")').click()
     click_and_wait(page, page.locator(RUN_BUTTON).first, 120_000)
-    seen = 0
+    seen = formulas = 0
     for tab in ("KV cache", "Attention", "Timings", "Memory"):
         open_tab(page, tab)
         page.locator('[data-testid="stTabPanel"]:visible .js-plotly-plot .gtitle').first.wait_for(timeout=30_000)
@@ -214,7 +222,12 @@ def test_chart_titles_fit_a_phone(chromium, app_server):
             assert title and plot["left"] - 1 <= title["left"] and title["right"] <= plot["right"] + 1, chart
             assert chart["bar"] is None or not overlap(title, chart["bar"]), chart
             seen += 1
-    assert seen >= 7
+        labels = page.evaluate(LABEL_BOXES)
+        assert not [(a, b) for i, a in enumerate(labels) for b in labels[i + 1 :] if overlap(a, b)], (tab, labels)
+        edges = page.evaluate(FORMULA_EDGES)
+        assert all(edge <= 390 for edge in edges), (tab, edges)
+        formulas += len(edges)
+    assert seen >= 7 and formulas >= 1
     assert exception_boxes(page) == 0
     page.context.close()
 

@@ -15,6 +15,9 @@ from ui.theme import BOUNDARY_COLOR, MATRIX_COLORS, legend_below, style, wrap_ti
 
 GAP = 8  # elements between drawn matrices
 SUBPLOT_TITLE_WIDTH = 20  # columns: two panel titles side by side on a phone's 358 px chart
+# px above or below its matrix: S's label a line lower than Q's and O's beside it, which a phone's
+# narrow panel would otherwise run together ("Q 37×64S 37×37O 37×64")
+LABEL_SHIFT = {"k": 10, "v": 10, "q": -10, "scores": -24, "out": -10}
 MAX_TOKEN_LABELS = (24, 12)  # a heatmap names at most this many tokens on y, x (slanted) (every k-th past that)
 
 
@@ -58,7 +61,7 @@ def _draw(fig: go.Figure, rects: dict, col: int, lang: str) -> None:
             y=y0 if above else y1,
             text=label,
             showarrow=False,
-            yshift=10 if above else -10,
+            yshift=LABEL_SHIFT[name],
             font=dict(size=10),
             row=1,
             col=col,
@@ -99,6 +102,7 @@ def shapes_figure(steps: list[StepRecord], step_index: int, head_dim: int, lang:
             scaleanchor=f"x{'' if col == 1 else col}",
             scaleratio=1,
             title_text=t("axis_elements", lang) if col == 1 else None,
+            showticklabels=col == 1,  # the same scale: the right panel's numbers would sit in the left one
             row=1,
             col=col,
         )
@@ -164,7 +168,7 @@ def attention_heatmap(
     )
     if 0 < num_prefill_rows < rows:
         fig.add_trace(boundary_line(num_prefill_rows, cols, lang))
-    height = max(420, min(900, 200 + 9 * rows))
+    height = max(500, min(960, 300 + 12 * rows))  # the slanted labels and legend take ~250 px: rows keep ~12 px
     style(fig, t("heat_title", lang, layer=layer, head=head), t("axis_key", lang), t("axis_query", lang))
     legend_below(fig, height, offset_px=140)  # under the slanted token labels
     fig.update_yaxes(autorange="reversed")

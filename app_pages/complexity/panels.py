@@ -23,6 +23,7 @@ from app_pages.complexity.table import (
 from engine.config import PRESETS, ModelConfig
 from lab.complexity_math import crossover_rows, first_n_above
 from ui.errors import shown_errors
+from ui.formula import show_formula
 from ui.text import md_literal, quoted
 from ui.tokens import piece_text, pieces_for
 from ui.widget_state import KEEP, seed
@@ -83,7 +84,7 @@ def render_dominance_section(bundle, lang: str) -> None:
         )
     )
     for formula in FORMULAS:
-        st.latex(formula)
+        show_formula(formula)
     st.caption(t("cx_formula_caption", lang))
     names = list(model_options(bundle))
     st.dataframe(

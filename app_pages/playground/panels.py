@@ -12,6 +12,7 @@ from app_pages.playground.strings import t
 from app_pages.playground.thin import TABLE_ROWS, plot
 from ui.figures_attention import attention_heatmap, attention_matrix, shapes_figure
 from ui.figures_kv import kv_bytes_figure, kv_formula, kv_steps, kv_tokens_figure
+from ui.formula import show_formula
 from ui.load_note import show_load
 from ui.run_state import RunResult
 from ui.theme import fmt_bytes
@@ -22,7 +23,7 @@ from ui.widget_state import KEEP
 def kv_panel(result: RunResult, lang: str) -> None:
     m, last = result.model, kv_steps(result.steps, result.block_size)[-1]
     st.markdown(t("kv_explain", lang))
-    st.latex(kv_formula(m.num_layers, m.num_kv_heads, m.head_dim, last.cached_tokens, m.elem_bytes, lang))
+    show_formula(kv_formula(m.num_layers, m.num_kv_heads, m.head_dim, last.cached_tokens, m.elem_bytes, lang))
     st.caption(
         t(
             "kv_formula_caption",

@@ -18,6 +18,7 @@ from lab.complexity_math import prompt_of_length
 from lab.hardware import DeviceCeilings
 from ui.capped import cap_help, capped
 from ui.errors import show_error
+from ui.formula import show_formula
 from ui.text import md_literal
 from ui.turn import take_turn
 from ui.widget_state import KEEP, seed
@@ -122,20 +123,22 @@ def calibration_table(r: CalibrationResult, lang: str) -> pd.DataFrame:
 def render_calibration_section(bundle, registry, ceilings: DeviceCeilings, lang: str) -> None:
     st.markdown(t("rf_cal_intro", lang))
     c1, c2 = st.columns([2, 3])
-    c1.latex(
+    show_formula(
         formula(
             r"\widehat{\mathrm{TTFT}}(L) = \frac{\mathrm{FLOPs}_{<prefill>}(L)}{P_{<here>}} + \frac{W}{B_{<here>}}",
             lang,
-        )
+        ),
+        c1,
     )
-    c2.latex(
+    show_formula(
         formula(
-            r"\widehat{\mathrm{TPOT}} = \operatorname{mean}_{C}\,"
-            r"\max\!\left(\frac{<bytes>(C)}{B_{<here>}}, \frac{\mathrm{FLOPs}(C)}{P_{<here>}}\right)",
+            r"\widehat{\mathrm{TPOT}} = \operatorname{mean}_{C}\,\max(t_{<read>}(C), t_{<compute>}(C)) \qquad "
+            r"t_{<read>}(C) = \frac{<bytes>(C)}{B_{<here>}} \qquad t_{<compute>}(C) = \frac{\mathrm{FLOPs}(C)}{P_{<here>}}",
             lang,
-        )
+        ),
+        c2,
     )
-    st.latex(
+    show_formula(
         formula(r"<overhead> = n_{<ops>}(<step>) \times t_{<op>} \qquad <ratio> = \frac{<measured>}{<predicted>}", lang)
     )
     lengths, new_tokens, repeats, clicked = render_controls(bundle.model.config.max_position, lang)

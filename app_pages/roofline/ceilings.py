@@ -13,6 +13,7 @@ from app_pages.roofline import keys
 from app_pages.roofline.strings import formula, t
 from lab.hardware import DeviceCeilings, cache_path, cached_ceilings, machine_ceilings
 from ui.errors import show_error
+from ui.formula import show_formula
 from ui.public import shown_path
 from ui.text import md_literal
 
@@ -89,5 +90,5 @@ def render_ceilings_section(device: str, lang: str) -> DeviceCeilings | None:
     )
     if ceilings.load_average is not None:
         st.caption(t("rf_ceil_load", lang, load=ceilings.load_average, cores=os.cpu_count() or 1))
-    st.latex(formula(r"<ridge> = \frac{<peak>}{<read_bw>\ (\text{B/s})}", lang))
+    show_formula(formula(r"<ridge> = \frac{<peak>}{<read_bw>\ (\text{B/s})}", lang))
     return ceilings

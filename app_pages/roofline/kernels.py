@@ -12,6 +12,7 @@ from app_pages.roofline import keys
 from app_pages.roofline.strings import formula, t
 from engine.kernels import PREFILL_ROWS
 from engine.machine import cpu_capability, cpu_model
+from ui.formula import show_formula
 from ui.text import md_literal
 
 
@@ -56,7 +57,7 @@ def render_kernels_section(bundle, lang: str) -> None:
     cpu = t("rf_cpu", lang, cpu=cpu_model(), isa=cpu_capability(), n=torch.get_num_threads(), torch=torch.__version__)
     st.caption(t(f"rf_k_source_{plan.source}", lang, cpu=md_literal(cpu), forced=plan.forced or ""))
     rows = str(PREFILL_ROWS)
-    st.latex(
+    show_formula(
         formula(
             r"\text{GB/s} = \frac{<out> \times <in> \times <bytes_per_weight>}{t_{1\ <row>}} \qquad "
             r"\text{GFLOP/s} = \frac{2 \times " + rows + r" \times <out> \times <in>}{t_{" + rows + r"\ <rows>}}",

@@ -12,6 +12,7 @@ from app_pages.roofline.figures import kv_capacity_figure, tpot_batch_figure, tp
 from app_pages.roofline.strings import formula, t
 from engine.config import PRESETS
 from lab.projection import GPU_PRESETS, KV_DTYPE_BYTES, PUBLISHED, kv_capacity, predict_tpot, predict_ttft
+from ui.formula import show_formula
 from ui.widget_state import KEEP, seed
 from ui.widgets import whole_number_box
 
@@ -151,7 +152,9 @@ def render_projection_section(lang: str) -> None:
     c1, c2 = st.columns([3, 2])
     c1.plotly_chart(ttft_figure(PROMPTS, ttft, gpu, lang, too_big), key=keys.FIG_TTFT)
     c2.markdown(t("rf_pj_ttft_formula", lang))
-    c2.latex(formula(r"\mathrm{TTFT}(L) = \frac{\mathrm{FLOPs}_{<prefill>}(L)}{e_c\,P} + \frac{W}{e_b\,B_w}", lang))
+    show_formula(
+        formula(r"\mathrm{TTFT}(L) = \frac{\mathrm{FLOPs}_{<prefill>}(L)}{e_c\,P} + \frac{W}{e_b\,B_w}", lang), c2
+    )
     c2.markdown(t("rf_pj_symbols", lang, P=g.peak_flops_per_s / 1e12, Bw=g.bytes_per_s / 1e12, ec=eff_c, eb=eff_b))
     tpot_b = {
         m: [
@@ -172,17 +175,18 @@ def render_projection_section(lang: str) -> None:
     c1, c2 = st.columns(2)
     c1.plotly_chart(tpot_batch_figure(BATCHES, tpot_b, gpu, context, lang, too_big), key=keys.FIG_TPOT_BATCH)
     c2.plotly_chart(tpot_context_figure(CONTEXTS, tpot_c, gpu, batch, lang, too_big), key=keys.FIG_TPOT_CTX)
-    st.latex(
+    show_formula(
         formula(
-            r"\mathrm{TPOT}(B, C) = \max\!\left(\frac{W + B\,C\,k_v + B\,k_v}{e_b\,B_w},\;"
-            r"\frac{\mathrm{FLOPs}_{<decode>}(B, C)}{e_c\,P}\right)",
+            r"\mathrm{TPOT}(B, C) = \max(t_{<read>}, t_{<compute>}) \qquad "
+            r"t_{<read>} = \frac{W + B\,C\,k_v + B\,k_v}{e_b\,B_w} \qquad "
+            r"t_{<compute>} = \frac{\mathrm{FLOPs}_{<decode>}(B, C)}{e_c\,P}",
             lang,
         )
     )
     st.markdown(t("rf_pj_tpot_reading", lang, kv=kv))
     st.caption(t("rf_pj_context_note", lang, models=", ".join(f"{m} {PRESETS[m].max_position:,}" for m in models)))
     st.markdown(t("rf_pj_kv_header", lang, C=context, gpu=gpu))
-    st.latex(
+    show_formula(
         formula(
             r"N_{<seqs>} = \left\lfloor \frac{0.9\,M - W}{C \cdot 2\,n_{<layers>}\,n_{kv}\,d_{<head>}\,b_{kv}} \right\rfloor",
             lang,

@@ -19,6 +19,7 @@ from lab.nvml import NvmlSampler, NvmlSamples, nvml_status
 from lab.roofline import PhaseSummary, RooflinePoint, run_roofline, summarise
 from ui.capped import cap_help, capped
 from ui.errors import show_error
+from ui.formula import show_formula
 from ui.load_note import show_load, was_busy
 from ui.text import md_literal
 from ui.turn import take_turn
@@ -164,7 +165,7 @@ def render_result(r: RooflineResult, lang: str) -> None:
         )
     )
     st.markdown(t("rf_util_header", lang))
-    st.latex(
+    show_formula(
         formula(
             r"<compute_share> = \frac{\text{FLOPs}/t}{<peak>} \qquad "
             r"<bandwidth_share> = \frac{<bytes>/t}{<read_bw>} \qquad I = \frac{\text{FLOPs}}{<bytes>}",

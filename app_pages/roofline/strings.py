@@ -361,6 +361,8 @@ STRINGS: dict[str, tuple[str, str]] = {
     "rf_w_seqs": ("seqs", "序列"),
     "rf_w_layers": ("layers", "层"),
     "rf_w_head": ("head", "头"),
+    "rf_w_read": ("read", "读取"),
+    "rf_w_compute": ("compute", "计算"),
 }
 
 t = page_translator(STRINGS)
