@@ -6,8 +6,6 @@ QUICK = "cl_quick"
 RUN = "cl_run"
 
 # panels.py
-LIST = "cl_list"
-TABLE = "cl_table"
 
 # run.py
 RESULT = "cl_result"

@@ -7,7 +7,6 @@ import pandas as pd
 import streamlit as st
 
 from app_pages import BY_NAME, PageEntry
-from app_pages.claims import keys
 from app_pages.claims.strings import t
 from lab.claims import CLAIM_IDS, CLAIM_PAGES
 from lab.verdicts import FAILS, HOLDS, ROUGHLY, SHOWN, UNMEASURABLE, UNRELIABLE, Verdict, explain
@@ -18,9 +17,6 @@ from ui.text import md_literal
 def page_for(claim: str) -> PageEntry:
     """The page that shows a claim in depth (lab/claims.py names it, app_pages.PAGES knows it)."""
     return BY_NAME[CLAIM_PAGES[claim]]
-
-
-TABLE_HEIGHT = 35 * (len(CLAIM_IDS) + 1) + 3  # every row, no inner scroll
 
 
 def claims_table(lang: str) -> pd.DataFrame:
@@ -38,17 +34,7 @@ def claims_table(lang: str) -> pd.DataFrame:
 
 
 def render_claims_list(lang: str) -> None:
-    st.dataframe(
-        claims_table(lang),
-        hide_index=True,
-        key=keys.LIST,
-        height=TABLE_HEIGHT,
-        column_config={
-            t("cl_col_claim", lang): st.column_config.TextColumn(width=60),
-            t("cl_col_text", lang): st.column_config.TextColumn(width=560),
-            t("cl_col_page", lang): st.column_config.TextColumn(width=150),
-        },
-    )
+    st.table(claims_table(lang), hide_index=True)  # a static table wraps its sentences: none is cut
 
 
 def verdict_table(verdicts: dict[str, Verdict], lang: str) -> pd.DataFrame:
@@ -127,20 +113,7 @@ def render_result(model: str, verdicts: dict[str, Verdict], lang: str, noisy: in
     if noisy:
         st.warning(t("sw_noisy", lang, n=noisy), icon=":material/warning:")
     st.subheader(t("cl_table_header", lang))
-    # Widths that fit the page (the measured column was cut off at its right edge); each claim's full
-    # sentence is in its box below, and in the cell's tooltip
-    st.dataframe(
-        verdict_table(verdicts, lang),
-        hide_index=True,
-        key=keys.TABLE,
-        height=TABLE_HEIGHT,
-        column_config={
-            t("cl_col_claim", lang): st.column_config.TextColumn(width=50),
-            t("cl_col_verdict", lang): st.column_config.TextColumn(width=130),
-            t("cl_col_text", lang): st.column_config.TextColumn(width=260),
-            t("cl_col_numbers", lang): st.column_config.TextColumn(width=260),
-        },
-    )
+    st.table(verdict_table(verdicts, lang), hide_index=True)  # wraps the long cells, at any width
     st.caption(t("cl_table_note", lang))
     st.subheader(t("cl_details_header", lang))
     for claim in CLAIM_IDS:

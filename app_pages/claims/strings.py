@@ -85,8 +85,8 @@ STRINGS: dict[str, tuple[str, str]] = {
     "cl_and": (", ", "，"),
     "cl_table_header": ("All verdicts", "全部结论"),
     "cl_table_note": (
-        "Hover a cell for its whole text; every claim's sentence is below, with a link to its page.",
-        "将鼠标悬停在单元格上可查看全文；每条论断的完整说明见下方，并附有页面链接。",
+        "Every claim is also below, one box each, with a link to the page that shows it.",
+        "每条论断在下方也各有一个说明框，并附有展示它的页面链接。",
     ),
     "cl_details_header": ("Claim by claim", "逐条说明"),
     "cl_col_claim": ("claim", "论断"),

@@ -151,7 +151,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "cmp_col_tpot": ("TPOT (ms)", "TPOT（毫秒）"),
     "cmp_col_itl_mean": ("ITL mean (ms)", "ITL 平均（毫秒）"),
     "cmp_col_itl_p50": ("ITL P50 (ms)", "ITL P50（毫秒）"),
-    "cmp_col_itl_p99": ("ITL P99 (ms; under 100 gaps, their max)", "ITL P99（毫秒；不足 100 个间隔时为最大值）"),
+    "cmp_col_itl_p99": ("ITL P99 (ms; the max when n < 100)", "ITL P99（毫秒；n < 100 时为最大值）"),
     "cmp_col_itl_n": ("ITL gaps behind it (n)", "其背后的 ITL 间隔数（n）"),
     "cmp_col_e2e": ("E2E (ms)", "E2E（毫秒）"),
     "cmp_col_ttft_spread": ("TTFT spread (%)", "TTFT 离散（%）"),

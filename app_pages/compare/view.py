@@ -157,7 +157,7 @@ def render_comparison(result: CompareResult | None, lang: str) -> None:
         table,
         key=keys.TABLE,
         height=35 * (len(table) + 1) + 3,  # every row, no inner scrolling
-        column_config={"_index": st.column_config.TextColumn(width="medium")},
+        column_config={"_index": st.column_config.TextColumn(width="large")},  # the longest label, whole
     )
     if base.index != 0:
         st.caption(t("cmp_base_moved", lang, n=base.index + 1))

@@ -70,13 +70,13 @@ STRINGS: dict[str, tuple[str, str]] = {
     "pr_context": ("Context for the bytes (tokens)", "计算字节数所用的上下文（token）"),
     "pr_batch": ("Batch", "批大小"),
     "pr_col_config": ("configuration", "配置"),
-    "pr_col_weights_mb": ("weights held (MB)", "权重占用（MB）"),
-    "pr_col_kv_token": ("KV bytes/token", "每 token KV 字节"),
+    "pr_col_weights_mb": ("weights (MB)", "权重（MB）"),
+    "pr_col_kv_token": ("KV B/token", "每 token KV 字节"),
     "pr_col_read": ("read/step at L={L}, B={B} (MB)", "L={L}、B={B} 时每步读取（MB）"),
-    "pr_col_intensity": ("FLOP/byte there", "该处 FLOP/字节"),
+    "pr_col_intensity": ("FLOP/B there", "该处 FLOP/字节"),
     "pr_col_tpot": ("TPOT (ms)", "TPOT（毫秒）"),
     "pr_col_vs": ("× float32", "× float32"),
-    "pr_col_gbs": ("reached (GB/s)", "达到（GB/s）"),
+    "pr_col_gbs": ("reached GB/s", "达到 GB/s"),
     "pr_col_prefill": ("prefill L={L} (ms)", "预填充 L={L}（毫秒）"),
     "pr_speed_caption": (
         "TPOT: decode of {n} tokens after a {L}-token prompt, batch 1, median of {r} (memory probe off). Bytes "
