@@ -21,6 +21,7 @@ from ui.errors import error_message, show_error
 from ui.i18n import t
 from ui.live_html import live_html
 from ui.models import ModelRegistry
+from ui.prefill_pace import remember as remember_prefill
 from ui.replay import STEP_KEY as REPLAY_STEP_KEY
 from ui.run_driver import measure_pass, needs_pass, run_steps, start_run
 from ui.run_state import RunResult, RunSettings, RunStatus
@@ -65,6 +66,7 @@ def run_live(bundle, settings: RunSettings, registry: ModelRegistry, slot, lang:
                 view.html(live_html(result, lang))
                 last_drawn = now
         view.html(live_html(result, lang))
+        remember_prefill(result)
         result.pass_pending = needs_pass(result)
     except Exception as exc:  # noqa: BLE001 - keep what ran, say what failed
         result.status, result.error = RunStatus.FAILED, error_message(exc, lang)  # shown with the results

@@ -6,8 +6,9 @@ from __future__ import annotations
 from ui.chips import chips_html
 from ui.figures_kv import kv_steps
 from ui.i18n import t
+from ui.prefill_pace import expected_s
 from ui.run_state import RunResult
-from ui.text import html_text
+from ui.text import fmt_duration, html_text
 from ui.theme import fmt_bytes
 
 MAX_BLOCKS_DRAWN = 256
@@ -15,7 +16,13 @@ MAX_BLOCKS_DRAWN = 256
 
 def status_text(result: RunResult, lang: str) -> str:
     if not result.steps:
-        return t("live_waiting", lang, L=result.num_prompt_tokens)
+        waiting = t("live_waiting", lang, L=result.num_prompt_tokens)
+        expected = expected_s(result)
+        if expected is None:
+            return waiting
+        rate, seconds = expected
+        left = t("dur_s", lang, n=f"{seconds:.1f}") if seconds < 10 else fmt_duration(seconds, lang)
+        return t("live_waiting_pace", lang, what=waiting, rate=rate, left=left)
     s, kv = result.steps[-1], kv_steps(result.steps[-1:], result.block_size)[0]
     return t(
         "live_status",

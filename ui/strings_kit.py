@@ -70,8 +70,12 @@ STRINGS: dict[str, tuple[str, str]] = {
     "stop": ("Stop", "停止"),
     # live view and banners
     "live_waiting": (
-        "Prompt tokenised: {L} tokens, waiting for the prefill step…",
-        "提示词已切分为 {L} 个 token，等待预填充…",
+        "Prefill: all {L} prompt tokens in one forward pass; the view is drawn when it ends.",
+        "预填充：{L} 个提示 token 在一次前向计算中处理，结束后再绘制。",
+    ),
+    "live_waiting_pace": (
+        "{what} At the last prefill's pace here ({rate:,.0f} tokens/s) it takes about {left}.",
+        "{what}按本机上次预填充的速度（每秒 {rate:,.0f} 个 token）约需 {left}。",
     ),
     "live_status": (
         "Step {step} · {phase} · {T} token(s) in · KV cache {kv} tokens ({kv_bytes}, {blocks} "
