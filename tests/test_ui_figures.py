@@ -5,11 +5,12 @@ from __future__ import annotations
 import base64
 import json
 import math
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
-from app_pages.playground.figures import latency_figure, memory_figure, step_time_figure, time_share_figure
+from app_pages.playground.figures import engine_ms_per_token, latency_figure, memory_figure, time_share_figure
 from tests.ui_support import run_to_end
 from ui.figures_attention import attention_heatmap, attention_matrix, shapes_figure
 from ui.figures_kv import kv_bytes_figure, kv_formula, kv_steps, kv_tokens_figure
@@ -154,6 +155,19 @@ def test_latency_figure_matches_metrics(eager_run):
     assert trace_named(spec, "ITL (decode)")["y"] == pytest.approx(metrics.itl_ms)
     tpot = trace_named(spec, f"TPOT = {metrics.tpot_ms:.1f} ms")
     assert tpot["y"] == pytest.approx([metrics.tpot_ms] * 2)
+    with_steps = as_json(latency_figure(eager_run.tokens, eager_run.arrival, steps=eager_run.steps))
+    engine = trace_named(with_steps, "the engine's own time behind it")["y"]
+    assert engine == pytest.approx([s.ms for s in eager_run.steps])  # one step per token, unchunked
+    gaps = [metrics.ttft_ms, *metrics.itl_ms]
+    assert all(e <= g for e, g in zip(engine, gaps))  # the engine's time is inside the wait for the token
+
+
+def test_a_chunked_prefills_steps_all_stand_behind_the_first_token():
+    from engine.trace import TokenEvent
+
+    steps = [SimpleNamespace(step=i, ms=ms) for i, ms in enumerate([30.0, 40.0, 50.0, 10.0])]
+    tokens = [TokenEvent(0, k, 1, "x", "decode", step, 0.0) for k, step in enumerate([2, 3])]
+    assert engine_ms_per_token(tokens, steps) == [120.0, 10.0]  # three prefill chunks, then one decode
 
 
 def test_time_share_adds_up_to_e2e(eager_run):
@@ -165,11 +179,8 @@ def test_time_share_adds_up_to_e2e(eager_run):
     assert sum(values) == pytest.approx(metrics.e2e_ms)
 
 
-def test_step_time_and_memory_figures(eager_run):
+def test_memory_figure(eager_run):
     steps = eager_run.steps
-    spec = as_json(step_time_figure(steps))
-    assert_labelled(spec, "Engine time per step", "engine step", "time (ms)")
-    assert trace_named(spec, "prefill")["y"] == pytest.approx([steps[0].ms])
     spec = as_json(memory_figure(steps, eager_run.block_size, eager_run.model.kv_bytes_per_token))
     assert_labelled(spec, "Peak transient memory per step", "engine step", "MiB")
     assert trace_named(spec, "peak, prefill")["y"] == pytest.approx([steps[0].peak_bytes / MIB])

@@ -12,8 +12,22 @@ from ui.figures_kv import kv_steps
 from ui.theme import EXTRA_COLORS, MIB, PHASE_COLORS, style
 
 
-def latency_figure(tokens: list[TokenEvent], arrival: float, lang: str = "en") -> go.Figure:
-    """Bar i: how long output token i took to appear (TTFT for the first, ITL after)."""
+def engine_ms_per_token(tokens: list[TokenEvent], steps: list[StepRecord]) -> list[float]:
+    """The engine's own time behind each output token: the steps after the previous token's up to its
+    own (several for a prompt prefilled in chunks)."""
+    ms_of = {s.step: s.ms for s in steps}
+    out, prev = [], -1
+    for tok in tokens:
+        out.append(sum(ms for step, ms in ms_of.items() if prev < step <= tok.step))
+        prev = tok.step
+    return out
+
+
+def latency_figure(
+    tokens: list[TokenEvent], arrival: float, lang: str = "en", steps: list[StepRecord] | None = None
+) -> go.Figure:
+    """Bar i: how long output token i took to appear (TTFT for the first, ITL after); with the steps,
+    a marker for the engine's own time behind it: the rest of the bar is the code around the engine."""
     times = [arrival] + [tok.time for tok in tokens]
     gaps = [(b - a) * 1e3 for a, b in zip(times, times[1:])]
     fig = go.Figure()
@@ -36,6 +50,16 @@ def latency_figure(tokens: list[TokenEvent], arrival: float, lang: str = "en") -
                 mode="lines",
                 name=t("lat_tpot", lang, ms=metrics.tpot_ms),
                 line=dict(color=EXTRA_COLORS["line"], dash="dash"),
+            )
+        )
+    if gaps and steps:
+        fig.add_trace(
+            go.Scatter(
+                x=list(range(1, len(gaps) + 1)),
+                y=engine_ms_per_token(tokens, steps),
+                mode="markers",
+                name=t("lat_engine", lang),
+                marker=dict(color=EXTRA_COLORS["kv"], symbol="diamond", size=7),
             )
         )
     style(fig, t("lat_title", lang), t("axis_output_token", lang), t("axis_ms", lang))
@@ -66,24 +90,6 @@ def time_share_figure(metrics: RequestMetrics, lang: str = "en") -> go.Figure:
     style(fig, t("share_title", lang), t("axis_ms", lang), t("share_row", lang), height=260)
     fig.update_yaxes(showticklabels=False)  # one bar: the axis title names it
     fig.update_layout(barmode="stack", legend=dict(y=-0.45, traceorder="normal"))  # clear of the axis title
-    return fig
-
-
-def step_time_figure(steps: list[StepRecord], lang: str = "en") -> go.Figure:
-    """Engine time of each step (schedule + forward + sample), coloured by phase."""
-    fig = go.Figure()
-    for phase in ("prefill", "decode", "mixed"):
-        chosen = [s for s in steps if s.phase == phase]
-        if chosen:
-            fig.add_trace(
-                go.Bar(
-                    x=[s.step for s in chosen],
-                    y=[s.ms for s in chosen],
-                    name=t(f"phase_{phase}", lang),
-                    marker_color=PHASE_COLORS[phase],
-                )
-            )
-    style(fig, t("steptime_title", lang), t("axis_step", lang), t("axis_ms", lang))
     return fig
 
 

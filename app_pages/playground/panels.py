@@ -6,7 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from app_pages.playground import keys
-from app_pages.playground.figures import latency_figure, memory_figure, step_time_figure, time_share_figure
+from app_pages.playground.figures import latency_figure, memory_figure, time_share_figure
 from app_pages.playground.step_table import produced_labels, step_table, worked_example_md
 from app_pages.playground.strings import t
 from app_pages.playground.thin import TABLE_ROWS, plot
@@ -109,11 +109,10 @@ def timings_panel(result: RunResult, lang: str) -> None:
         st.caption(t("load_unrecorded", lang))
     if result.settings.probe_memory or result.has_attention or result.pass_pending:
         st.caption(t("two_pass_note", lang))
-    plot(latency_figure(result.tokens, result.arrival, lang), keys.FIG_LATENCY, lang)
-    c1, c2 = st.columns(2)
-    c1.plotly_chart(time_share_figure(metrics, lang), key=keys.FIG_SHARE)
-    plot(step_time_figure(result.steps, lang), keys.FIG_STEPTIME, lang, c2)
+    plot(latency_figure(result.tokens, result.arrival, lang, result.steps), keys.FIG_LATENCY, lang)
     st.caption(t("timings_caption", lang))
+    c1, _ = st.columns(2)
+    c1.plotly_chart(time_share_figure(metrics, lang), key=keys.FIG_SHARE)
 
 
 def memory_panel(result: RunResult, lang: str) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
-from app_pages.playground.figures import latency_figure, memory_figure, step_time_figure, time_share_figure
+from app_pages.playground.figures import latency_figure, memory_figure, time_share_figure
 from ui.figures_attention import attention_heatmap, attention_matrix, shapes_figure
 from ui.figures_kv import kv_bytes_figure, kv_tokens_figure
 from ui.run_state import RunResult
@@ -33,9 +33,8 @@ def run_figures(result: RunResult, lang: str = "en") -> dict[str, go.Figure]:
     if not steps or not result.tokens:
         return {}
     figs = {
-        "latency": latency_figure(result.tokens, result.arrival, lang),
+        "latency": latency_figure(result.tokens, result.arrival, lang, steps),
         "time_share": time_share_figure(result.metrics, lang),
-        "step_time": step_time_figure(steps, lang),
         "kv_tokens": kv_tokens_figure(steps, result.block_size, lang),
         "kv_bytes": kv_bytes_figure(steps, result.block_size, m.num_layers, m.kv_bytes_per_token, lang),
         "memory": memory_figure(steps, result.block_size, m.kv_bytes_per_token, lang),

@@ -110,17 +110,17 @@ STRINGS: dict[str, tuple[str, str]] = {
     "lat_ttft": ("TTFT (prefill)", "TTFT（预填充）"),
     "lat_itl": ("ITL (decode)", "ITL（解码）"),
     "lat_tpot": ("TPOT = {ms:.1f} ms", "TPOT = {ms:.1f} 毫秒"),
+    "lat_engine": ("the engine's own time behind it", "其背后的引擎自身时间"),
     "share_title": ("Where the request's time went", "请求的时间花在哪里"),
     "share_prefill": ("prefill (TTFT)", "预填充（TTFT）"),
     "share_decode": ("decode (E2E − TTFT)", "解码（E2E − TTFT）"),
     "share_row": ("request", "请求"),
-    "steptime_title": ("Engine time per step", "每步的引擎时间"),
     "timings_caption": (
-        "ITL is measured where the page receives tokens, so it includes the page's own redraws; "
-        "the per-step chart is the engine's time alone. A longer prompt raises TTFT; TPOT grows "
-        "slowly with the context ([C18](/claims?claim=C18)).",
-        "ITL 在页面收到 token 的时刻测量，包含页面自身的重绘；每步时间图只含引擎时间。提示词越长 TTFT "
-        "越大；TPOT 随上下文缓慢增长（[C18](/claims?claim=C18)）。",
+        "Bars: the time before each token reached the page, so they include its redraws; diamonds: the "
+        "engine's own time for the step(s) behind each token. The difference is the code around the engine. "
+        "A longer prompt raises TTFT; TPOT grows slowly with the context ([C18](/claims?claim=C18)).",
+        "柱：每个 token 到达页面之前的时间，包含页面的重绘；菱形：每个 token 背后那一步（或几步）的引擎自身时间。"
+        "两者之差是引擎之外的代码。提示词越长 TTFT 越大；TPOT 随上下文缓慢增长（[C18](/claims?claim=C18)）。",
     ),
     # memory
     "mem_explain_cpu": (
