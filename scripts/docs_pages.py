@@ -86,10 +86,14 @@ def newest_record(bench: str, results: Path = RESULTS) -> tuple[str, dict] | Non
     return (quiet or found)[-1] if found else None
 
 
+WRITTEN_BY = {"ci_time": "suite_times"}  # records a script writes under another name than its own
+
+
 def script_of(bench: str) -> str:
     """The script that writes a bench's records: bench/ for the engine and lab, scripts/ for
     measurements of the app itself (bench/ imports no page code)."""
-    return f"scripts/{bench}.py" if (ROOT / "scripts" / f"{bench}.py").exists() else f"bench/{bench}.py"
+    name = WRITTEN_BY.get(bench, bench)
+    return f"scripts/{name}.py" if (ROOT / "scripts" / f"{name}.py").exists() else f"bench/{name}.py"
 
 
 def provenance(record: dict, name: str) -> str:

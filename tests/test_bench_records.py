@@ -118,6 +118,15 @@ def test_every_record_marker_of_the_docs_names_a_script_that_writes_it():
             assert script.exists(), (template.name, bench)
             assert f'recorded("{bench}")' in script.read_text(), (script.name, bench)
     assert script_of("decode") == "bench/decode.py" and script_of("soak_app") == "scripts/soak_app.py"
+    assert script_of("ci_time") == "scripts/suite_times.py"
+
+
+def test_suite_times_read_pytests_closing_line():
+    from scripts.suite_times import summary
+
+    assert summary("..\n=== 800 passed, 1 skipped in 1373.93s (0:22:53) ===\n") == ("800 passed, 1 skipped", 1373.93)
+    assert summary("505 passed, 295 deselected in 115.35s (0:01:55)") == ("505 passed, 295 deselected", 115.35)
+    assert summary("ERROR: usage") == ("no summary", None)
 
 
 def test_a_bench_that_exits_with_its_code_still_leaves_its_record(tmp_path, monkeypatch):
