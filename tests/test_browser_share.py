@@ -79,7 +79,7 @@ def test_report_opens_offline_with_charts_and_replay(chromium, saved):
     page.goto(saved["report"].as_uri(), wait_until="load")
     page.locator(".rp-figure .js-plotly-plot .main-svg").first.wait_for(timeout=30_000)
     figures = page.locator(".rp-figure").count()
-    assert figures == 8  # timings x3, KV x2, memory, shapes, heatmap (eager captured attention)
+    assert figures == 7  # timings x2, KV x2, memory, shapes, heatmap (eager captured attention)
     page.wait_for_function(f"() => document.querySelectorAll('.rp-figure .js-plotly-plot').length === {figures}")
     n_prompt, n_out = saved["prompt_len"], len(saved["outputs"])
     assert chips(page, ".pd-out") == n_out  # the replay starts at the end

@@ -4,6 +4,7 @@ their own handles."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -39,6 +40,26 @@ def test_the_meter_sees_other_processes_and_not_its_own_work(busy_machine):
     load = meter.load
     assert load.cores == (os.cpu_count() or 1) and load.seconds >= 1.5
     assert load.other_cores is not None and load.other_cores >= 0.5 and load.busy, load
+
+
+# A child that leaves an orphan burning a second of CPU (as Chromium's helpers outlive their parent),
+# measured with and without counting descendants; in a fresh Python, since adopting orphans lasts.
+ORPHAN_PROBE = """
+import json, os, subprocess, sys, time
+from lab.busy import LoadMeter
+burn = "import os, time\\nif os.fork() == 0:\\n    end = time.process_time() + 1.0\\n    while time.process_time() < end: pass"
+plain, ours = LoadMeter().start(), LoadMeter(children=True).start()
+subprocess.run([sys.executable, "-c", burn], check=True)  # returns at once: the orphan burns on
+time.sleep(1.6)
+print(json.dumps([ours.stop().other_cores, plain.stop().other_cores]))
+"""
+
+
+def test_orphans_of_a_measured_child_are_not_other_work():
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    out = subprocess.run([sys.executable, "-c", ORPHAN_PROBE], capture_output=True, text=True, check=True, cwd=root)
+    ours, plain = json.loads(out.stdout)
+    assert plain - ours >= 0.3, (ours, plain)  # the orphan's second is ours, not another process's
 
 
 def test_busy_marks_only_the_timed_claims():
