@@ -81,6 +81,9 @@ def main() -> int:
         print(f"| {tier} | `{shown}` | {counts} | {minutes(secs)} | {minutes(wall)} | {code} |")
         worst = max(worst, code)
         if code:
+            for line in output.splitlines():  # the record names what failed
+                if line.startswith(("FAILED ", "ERROR ")):
+                    print(f"# {tier}: {line}")
             (ROOT / "test-artifacts").mkdir(exist_ok=True)
             (ROOT / "test-artifacts" / f"suite_times-{tier}.log").write_text(output, encoding="utf-8")
     return worst

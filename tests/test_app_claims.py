@@ -51,7 +51,7 @@ def test_every_claim_has_a_verdict_numbers_and_a_link(checked):
     assert "contradicts its own Σ(L+t)²" in measured["C15"]
     assert any(
         words in measured["C11"]
-        for words in ("Power and temperature cannot be measured", "Power cannot be measured", "machine was busy")
+        for words in ("Power and temperature cannot be measured", "Power cannot be measured", "Not judged: other")
     )  # its proxy is a ratio of timed shares: on a busy machine, unreliable
     assert re.search(r"naive loop", measured["C16"])  # the tiny model's Hugging Face copy ran the loop
     links = [p for p in at.get("page_link")]

@@ -40,9 +40,12 @@ def test_connect_and_run_a_concurrent_load(chromium, tiny_app_server, tiny_serve
         click_and_wait(page, panel.get_by_role("button", name="Run the load"), 300_000)
         page.get_by_text("8 of 8 requests finished").first.wait_for(timeout=300_000)
         wait_idle(page)
-        panel.locator(".js-plotly-plot .main-svg").first.wait_for(timeout=20_000)
-        assert panel.get_by_text("Each request: waiting for its first chunk, then streaming").count() == 1
-        assert panel.get_by_text("The server's own view during the load").count() == 1
+        for title in (
+            "Each request: waiting for its first chunk, then streaming",
+            "The server's own view during the load",
+        ):
+            panel.get_by_text(title).first.wait_for(timeout=30_000)  # a busy machine draws the charts later
+            assert panel.get_by_text(title).count() == 1
         assert panel.locator('[data-testid="stDataFrame"]').count() == 2  # the percentiles and the SLO verdict
         assert panel.get_by_text("Goodput: did the load meet an SLO?").count() == 1
         assert exception_boxes(page) == 0
