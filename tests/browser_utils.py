@@ -171,3 +171,13 @@ def page_at(browser, port: int, path: str, ready, width: int = 1400, height: int
         yield page
     finally:
         context.close()
+
+
+def formula_edges(page, scope: str = "") -> list[int]:
+    """The right edge, in px, of every formula drawn (KaTeX) under `scope` (a CSS selector; the whole
+    page by default) that is visible."""
+    return page.evaluate(
+        """scope => [...document.querySelectorAll((scope + ' .katex').trim())]
+  .map(k => k.getBoundingClientRect()).filter(r => r.width > 0).map(r => Math.round(r.right))""",
+        scope,
+    )

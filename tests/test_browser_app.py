@@ -21,7 +21,7 @@ from scripts.app_browser import (
     set_prompt,
     wait_idle,
 )
-from tests.browser_utils import choose, chosen, edit_grid_cell, grid_cell, open_page
+from tests.browser_utils import choose, chosen, edit_grid_cell, formula_edges, grid_cell, open_page
 from tests.text_support import t
 
 PLAYGROUND, MEMORY, COMPLEXITY, SERVING = range(4)  # the order of app_pages.PAGES
@@ -266,11 +266,6 @@ def _phone_charts(page) -> list[dict]:
     return charts
 
 
-# The right edge of every formula drawn (KaTeX) in the visible tab, in px.
-FORMULA_EDGES = """() => [...document.querySelectorAll('.katex')]
-  .map(k => k.getBoundingClientRect()).filter(r => r.width > 0).map(r => Math.round(r.right))"""
-
-
 def test_charts_fit_a_phone_on_the_labs(chromium, app_server):
     """Beyond the playground: at 390 px every chart and formula of the memory, complexity and roofline
     labs (no run needed) fits the screen, a chart's title whole, in English and in Chinese (a Chinese
@@ -301,7 +296,7 @@ def test_charts_fit_a_phone_on_the_labs(chromium, app_server):
                         assert chart["area"]["width"] >= 0.6 * chart["plot"]["width"], chart  # the bars keep the width
                         fit_seen = True
                     seen += 1
-                edges = page.evaluate(FORMULA_EDGES)
+                edges = formula_edges(page)
                 assert all(edge <= 390 for edge in edges), (lang, url, k, edges)  # a formula cut at the edge
                 formulas += len(edges)
         assert seen >= 7 and fit_seen and formulas >= 5, (lang, formulas)

@@ -24,7 +24,7 @@ from scripts.app_browser import (
     set_number,
     set_prompt,
 )
-from tests.browser_utils import chosen, final_chip_labels, live_record, watch_live
+from tests.browser_utils import chosen, final_chip_labels, formula_edges, live_record, watch_live
 
 PROMPT = "<script>alert(1)</script> Why is the sky blue?"
 MAX_NEW = 8
@@ -197,12 +197,10 @@ def overlap(a: dict, b: dict) -> bool:
     return a["left"] < b["right"] and b["left"] < a["right"] and a["top"] < b["bottom"] and b["top"] < a["bottom"]
 
 
-# Plotly's annotations (the attention shapes' "Q 5×64" labels) and KaTeX formulas in the visible tab.
+# Plotly's annotations in the visible tab (the attention shapes' "Q 5×64" labels).
 LABEL_BOXES = """() => [...document.querySelectorAll('[data-testid="stTabPanel"] .annotation-text')]
   .map(a => a.getBoundingClientRect()).filter(r => r.width > 0)
   .map(({left, right, top, bottom}) => ({left, right, top, bottom}))"""
-FORMULA_EDGES = """() => [...document.querySelectorAll('[data-testid="stTabPanel"] .katex')]
-  .map(k => k.getBoundingClientRect()).filter(r => r.width > 0).map(r => Math.round(r.right))"""
 
 
 def test_chart_titles_fit_a_phone(chromium, app_server):
@@ -224,7 +222,7 @@ def test_chart_titles_fit_a_phone(chromium, app_server):
             seen += 1
         labels = page.evaluate(LABEL_BOXES)
         assert not [(a, b) for i, a in enumerate(labels) for b in labels[i + 1 :] if overlap(a, b)], (tab, labels)
-        edges = page.evaluate(FORMULA_EDGES)
+        edges = formula_edges(page, '[data-testid="stTabPanel"]')
         assert all(edge <= 390 for edge in edges), (tab, edges)
         formulas += len(edges)
     assert seen >= 7 and formulas >= 1
