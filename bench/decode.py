@@ -139,8 +139,11 @@ def main() -> None:
             )
         )
     memory_pass_overhead(bundle, args.repeats, args.new_tokens)
-    step_breakdown(bundle, args.new_tokens)
-    kernel_table(bundle)
+    if args.device == "cpu":
+        step_breakdown(bundle, args.new_tokens)
+        kernel_table(bundle)
+    else:
+        print("\n(A step's CPU op profile and the CPU kernel choices: CPU runs only.)")
     detokenizer_cost(bundle.tokenizer)
     if args.profile:
         profile_prefill(bundle, max(args.lengths))

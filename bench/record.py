@@ -40,7 +40,12 @@ class _Tee(io.TextIOBase):
 
 
 def commit() -> str:
-    """The commit the bench ran from ("-dirty" with uncommitted changes), or "unknown" outside git."""
+    """The commit the bench ran from ("-dirty" with uncommitted changes); outside git (a copy of the
+    tree on another machine) the one PDLAB_COMMIT names, else "unknown"."""
+    import os
+
+    if not (ROOT / ".git").exists():
+        return os.environ.get("PDLAB_COMMIT", "unknown")
     try:
         head = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=ROOT, capture_output=True, text=True)
         dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT, capture_output=True)
@@ -64,6 +69,7 @@ def machine() -> dict:
         "threads": torch.get_num_threads(),
         "cores": os.cpu_count(),
         "torch": torch.__version__,
+        "gpu": torch.cuda.get_device_name(0) if torch.cuda.is_available() else None,
     }
 
 

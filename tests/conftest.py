@@ -42,6 +42,14 @@ MARKS = {"bundled_dir": "model", "new_app": "app", "servers": "server", "chromiu
 # --- the session's own state and the tiers -----------------------------------------------------------------
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--device",
+        default="cpu",
+        help="where the `device` fixture's tests (the reference tests) run: cpu or cuda",
+    )
+
+
 def pytest_configure(config: pytest.Config) -> None:
     for name in [n for n in os.environ if n.startswith("PDLAB_")]:
         del os.environ[name]
@@ -108,10 +116,18 @@ def bundled_dir() -> Path:
 
 
 @pytest.fixture(scope="session")
-def bundled(bundled_dir):
+def device(request) -> str:
+    """The device of `--device` (cpu unless asked): the reference tests run there, as does `bundled`."""
+    from engine.loader import resolve_device
+
+    return str(resolve_device(request.config.getoption("--device")))
+
+
+@pytest.fixture(scope="session")
+def bundled(bundled_dir, device):
     from engine.loader import load_model
 
-    return load_model(str(bundled_dir), dtype="float32", device="cpu")
+    return load_model(str(bundled_dir), dtype="float32", device=device)
 
 
 @pytest.fixture(scope="session")

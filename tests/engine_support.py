@@ -31,13 +31,13 @@ def engine_logits(bundle, prompt_ids: list[int], steps: int, **cfg) -> tuple[lis
     engine.add_request(prompt_ids, SamplingParams(max_new_tokens=steps, ignore_eos=True))
     for _ in engine.stream():
         pass
-    return engine.trace.requests[0].output_token_ids, torch.cat(seen)
+    return engine.trace.requests[0].output_token_ids, torch.cat(seen).cpu()
 
 
-def hf_logits(folder, ids: list[int]) -> torch.Tensor:
-    """Hugging Face's logits for every position of `ids`, on the model in `folder`."""
+def hf_logits(folder, ids: list[int], device: str = "cpu") -> torch.Tensor:
+    """Hugging Face's logits for every position of `ids`, on the model in `folder` run on `device`."""
     from transformers import AutoModelForCausalLM
 
-    model = AutoModelForCausalLM.from_pretrained(folder, dtype=torch.float32)
+    model = AutoModelForCausalLM.from_pretrained(folder, dtype=torch.float32).to(device)
     with torch.no_grad():
-        return model(torch.tensor([ids])).logits[0]
+        return model(torch.tensor([ids], device=device)).logits[0].cpu()

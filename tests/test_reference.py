@@ -1,4 +1,5 @@
-"""Reference tests: our engine against Hugging Face transformers on the same weights (fp32)."""
+"""Reference tests: our engine against Hugging Face transformers on the same weights (fp32), both on
+the device `--device` names (cpu unless asked; `pytest tests/test_reference.py --device cuda`)."""
 
 from __future__ import annotations
 
@@ -22,30 +23,30 @@ def mode_id(m: dict) -> str:
 
 @pytest.mark.parametrize("family", ["llama", "qwen2", "qwen3", "llama3-rope"])
 @pytest.mark.parametrize("mode", MODES[::3], ids=mode_id)
-def test_tiny_logits_match_hf(tiny_dirs, family, mode):
-    bundle = load_model(str(tiny_dirs[family]))
+def test_tiny_logits_match_hf(tiny_dirs, device, family, mode):
+    bundle = load_model(str(tiny_dirs[family]), device=device)
     prompt = bundle.tokenizer("The quick brown fox jumps over the lazy dog").input_ids
     tokens, ours = engine_logits(bundle, prompt, 12, **mode)
-    ref = hf_logits(tiny_dirs[family], prompt + tokens)[len(prompt) - 1 : len(prompt) - 1 + len(tokens)]
+    ref = hf_logits(tiny_dirs[family], prompt + tokens, device)[len(prompt) - 1 : len(prompt) - 1 + len(tokens)]
     assert (ours - ref).abs().max().item() <= 1e-4
 
 
-def test_real_model_logits_match_hf(bundled, bundled_dir):
+def test_real_model_logits_match_hf(bundled, bundled_dir, device):
     prompt = bundled.tokenizer("The capital of France is").input_ids
     tokens, ours = engine_logits(bundled, prompt, 8, attention="sdpa")
-    ref = hf_logits(bundled_dir, prompt + tokens)[len(prompt) - 1 : len(prompt) - 1 + len(tokens)]
+    ref = hf_logits(bundled_dir, prompt + tokens, device)[len(prompt) - 1 : len(prompt) - 1 + len(tokens)]
     assert (ours - ref).abs().max().item() <= 1e-4
 
 
 @pytest.fixture(scope="module")
-def hf_greedy(bundled_dir, bundled):
-    model = AutoModelForCausalLM.from_pretrained(bundled_dir, dtype=torch.float32)
+def hf_greedy(bundled_dir, bundled, device):
+    model = AutoModelForCausalLM.from_pretrained(bundled_dir, dtype=torch.float32).to(device)
     out = {}
     for p in PROMPTS:
         ids = bundled.tokenizer(p).input_ids
         # eos_token_id=None: HF runs all 64 steps, as our ignore_eos does (min_new_tokens would mask EOS)
         gen = model.generate(
-            torch.tensor([ids]),
+            torch.tensor([ids], device=device),
             max_new_tokens=64,
             do_sample=False,
             eos_token_id=None,
@@ -83,12 +84,15 @@ def test_real_model_writes_sense_offline(bundled):
 
 
 @pytest.mark.parametrize("kernels", ["linear", "packed", "mixed"])
-def test_every_matmul_kernel_matches_hf(bundled_dir, kernels, monkeypatch):
+def test_every_matmul_kernel_matches_hf(bundled_dir, kernels, monkeypatch, device):
     """Each candidate kernel forced (engine/kernels.py picks among them by timing), and a plan that
     mixes them (packed for decode-sized calls, F.linear for prefill-sized ones: two weight copies):
     a 20-token prompt reaches the prefill-sized path, the decode steps the decode-sized one."""
     import engine.kernels as kernel_module
     from engine.linear import DECODE_ROWS
+
+    if device != "cpu":
+        pytest.skip("the candidate kernels are CPU kernels (oneDNN and MKL); other devices run F.linear")
 
     if kernels == "mixed":
         monkeypatch.setattr(
