@@ -40,12 +40,12 @@ class _Tee(io.TextIOBase):
 
 
 def commit() -> str:
-    """The commit the bench ran from ("-dirty" with uncommitted changes); outside git (a copy of the
-    tree on another machine) the one PDLAB_COMMIT names, else "unknown"."""
+    """The commit the bench ran from ("-dirty" with uncommitted changes), or "unknown" outside git.
+    PDLAB_COMMIT names it for a copy of the tree whose git data is not its own (on another machine)."""
     import os
 
-    if not (ROOT / ".git").exists():
-        return os.environ.get("PDLAB_COMMIT", "unknown")
+    if os.environ.get("PDLAB_COMMIT"):
+        return os.environ["PDLAB_COMMIT"]
     try:
         head = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=ROOT, capture_output=True, text=True)
         dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT, capture_output=True)
