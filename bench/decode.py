@@ -78,6 +78,8 @@ def device_ceilings(device: str) -> Ceilings:
         gemm_gflops=d.peak_flops("float32") / 1e9,
         gemm_kernel=d.gemm_kernel,
         threads=d.threads,
+        read_how=f"torch.sum over 2 GiB on {d.device_name}, CUDA events",
+        gemm_how=d.gemm_kernel.split(";")[0].removeprefix("float32: "),
     )
 
 

@@ -1,6 +1,6 @@
 """Roofline lab numbers for the docs, in one run on the bundled model:
 
-    .venv/bin/python bench/roofline.py [--lengths 16 128 512] [--new-tokens 32] [--repeats 3]
+    .venv/bin/python bench/roofline.py [--lengths 16 128 512] [--new-tokens 32] [--repeats 3] [--device cuda]
 
 1. this machine's ceilings, measured afresh (lab/hardware.py; the cache is updated);
 2. calibration: TTFT and TPOT predicted from those ceilings (lab/projection.py formulas, efficiency 1)
@@ -38,13 +38,17 @@ def main() -> None:
     ap.add_argument("--new-tokens", type=int, default=32)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--batches", type=int, nargs="+", default=[1, 2, 4, 8, 16])
+    ap.add_argument("--device", default="cpu", help="cpu or cuda: the model and the ceilings on it")
     args = ap.parse_args()
-    bundle = load_model()
+    bundle = load_model(device=args.device)
     load = os.getloadavg()[0]
-    ceil = machine_ceilings(remeasure=True)
+    ceil = machine_ceilings(args.device, remeasure=True)
     peak, bw = ceil.peak_flops("float32"), ceil.read_bytes_per_s
-    print(f"# {describe_cpu()}")
-    print(f"# {bundle.name}, fp32, torch {torch.__version__}, {ceil.threads} threads, load average before: {load:.2f}")
+    print(f"# {describe_cpu()}" + (f"; {ceil.device_name}" if args.device != "cpu" else ""))
+    print(
+        f"# {bundle.name}, fp32, {args.device}, torch {torch.__version__}, {ceil.threads} CPU threads, "
+        f"load average before: {load:.2f}"
+    )
     print(
         f"# ceilings: read {bw / 1e9:.1f} GB/s; GEMM "
         + ", ".join(f"{d} {v / 1e9:.0f} GFLOP/s" for d, v in ceil.gemm_flops_per_s.items() if v)

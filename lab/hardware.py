@@ -31,12 +31,13 @@ class Ceilings:
     gemm_gflops: float  # best square fp32 GEMM rate of the kernels the engine can use
     gemm_kernel: str
     threads: int
+    read_how: str = ""  # how each roof was measured, as describe() says it; the CPU's by default
+    gemm_how: str = ""
 
     def describe(self) -> str:
-        return (
-            f"read bandwidth {self.read_gbs:.1f} GB/s (torch.sum over 1 GiB, {self.threads} threads); "
-            f"fp32 GEMM {self.gemm_gflops:.0f} GFLOP/s ({self.gemm_kernel}, 2048x2048)"
-        )
+        read_how = self.read_how or f"torch.sum over 1 GiB, {self.threads} threads"
+        gemm_how = self.gemm_how or f"{self.gemm_kernel}, 2048x2048"
+        return f"read bandwidth {self.read_gbs:.1f} GB/s ({read_how}); fp32 GEMM {self.gemm_gflops:.0f} GFLOP/s ({gemm_how})"
 
 
 def _best_time(fn, repeats: int) -> float:

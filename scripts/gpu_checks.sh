@@ -1,18 +1,20 @@
 #!/usr/bin/env bash
 # The checks a machine with a CUDA GPU runs, one after another, each under its own time limit:
-#   ceilings   the roofline's ceilings on cuda (read bandwidth, GEMM rate per dtype, per-op overhead)
+#   ceilings   the roofline's ceilings on cuda (read bandwidth, GEMM rate per dtype, per-op overhead),
+#              without the model
+#   roofline   bench/roofline.py --device cuda (those ceilings, the calibration and the roofline points)
 #   reference  tests/test_reference.py on cuda (our logits and tokens against transformers there)
 #   decode     bench/decode.py --device cuda (batch-1 prefill and TPOT beside HF and the floors)
 #   serving    bench/serving.py --device cuda (policies beside HF; fewer requests than on CPU)
 #
-#   scripts/gpu_checks.sh OUT_DIR [STEP ...]      (all four steps unless some are named)
+#   scripts/gpu_checks.sh OUT_DIR [STEP ...]      (all but ceilings unless steps are named)
 #
 # Each step's output goes to OUT_DIR/STEP.log and the benches' records are copied there. A step that
 # fails or overruns is reported and the next one runs. PYTHON picks the interpreter (python3).
 set -u
 out=${1:?usage: scripts/gpu_checks.sh OUT_DIR [STEP ...]}
 shift
-steps=${*:-ceilings reference decode serving}
+steps=${*:-roofline reference decode serving}
 py=${PYTHON:-python3}
 mkdir -p "$out"
 export PYTHONUNBUFFERED=1
@@ -48,6 +50,7 @@ before=$(ls bench/results)
 for step in $steps; do
     case $step in
     ceilings) run_step ceilings 120 "$py" -c "$ceilings_py" ;;
+    roofline) run_step roofline 180 "$py" bench/roofline.py --device cuda ;;
     reference) run_step reference 300 "$py" -m pytest tests/test_reference.py --device cuda -q -p no:cacheprovider ;;
     decode) run_step decode 240 "$py" bench/decode.py --device cuda ;;
     serving) run_step serving 300 "$py" bench/serving.py --device cuda --requests 16 --repeats 2 ;;
