@@ -5,8 +5,9 @@
     docs/source.md   the source document's sections and claims, in the lab's words: the app's
                      Source page (app_pages/source/), in English
     docs/<page>.md   each page written in bench/docs/<page>.md, its `<!-- record: BENCH N -->` lines
-                     replaced by table N of BENCH's newest record (a quiet one if there is one) and
-                     the line that names the record, its date, commit and machine
+                     replaced by table N of BENCH's newest CPU record (a quiet one if there is one)
+                     and the line that names the record, its date, commit and machine;
+                     `<!-- record: BENCH N cuda -->` takes it from the runs on a GPU
 
 Usage: .venv/bin/python scripts/docs_pages.py
 """
@@ -25,7 +26,7 @@ from bench.record import RESULTS  # noqa: E402
 
 DOCS = ROOT / "docs"
 TEMPLATES = ROOT / "bench" / "docs"  # pages whose tables come from the records
-MARK = re.compile(r"^<!-- record: (\w+) (\d+) -->$", re.MULTILINE)
+MARK = re.compile(r"^<!-- record: (\w+) (\d+)(?: (\w+))? -->$", re.MULTILINE)
 
 
 def _cell(text: str) -> str:
@@ -36,9 +37,23 @@ def _when(record: dict) -> str:
     return f"{record['date'][:16].replace('T', ' ')} UTC"
 
 
+def record_device(record: dict) -> str:
+    """The device a bench ran on: what its --device argument named, else the CPU."""
+    argv = record["argv"]
+    for i, arg in enumerate(argv):
+        if arg == "--device" and i + 1 < len(argv):
+            return argv[i + 1]
+        if arg.startswith("--device="):
+            return arg.split("=", 1)[1]
+    return "cpu"
+
+
 def _machine(record: dict) -> str:
     m = record["machine"]
-    return f"{m['cpu']}, {m['isa']}, {m['threads']} threads of {m['cores']} cores, torch {m['torch']}"
+    host = f"{m['cpu']}, {m['isa']}, {m['threads']} threads of {m['cores']} cores, torch {m['torch']}"
+    if record_device(record) != "cpu":
+        return f"{m.get('gpu') or record_device(record)} (host: {host})"
+    return host
 
 
 def _load(record: dict) -> str:
@@ -79,9 +94,11 @@ def table_lines(table: dict) -> list[str]:
     ]
 
 
-def newest_record(bench: str, results: Path = RESULTS) -> tuple[str, dict] | None:
-    """The newest record of a bench that ran on a quiet machine, else its newest: (file name, record)."""
+def newest_record(bench: str, results: Path = RESULTS, device: str = "cpu") -> tuple[str, dict] | None:
+    """The newest record of a bench run on `device` on a quiet machine, else its newest there:
+    (file name, record)."""
     found = [(p.name, json.loads(p.read_text(encoding="utf-8"))) for p in sorted(results.glob(f"*-{bench}.json"))]
+    found = [f for f in found if record_device(f[1]) == device]
     quiet = [f for f in found if not f[1]["busy"]]
     return (quiet or found)[-1] if found else None
 
@@ -107,10 +124,11 @@ def filled_page(template: str, results: Path = RESULTS) -> str:
     """A page's `<!-- record: BENCH N -->` lines replaced by that table and where it comes from."""
 
     def table(match: re.Match) -> str:
-        bench, index = match.group(1), int(match.group(2))
-        found = newest_record(bench, results)
+        bench, index, device = match.group(1), int(match.group(2)), match.group(3) or "cpu"
+        found = newest_record(bench, results, device)
         if found is None or index >= len(found[1]["tables"]):
-            return f"*No record of `{script_of(bench)}` with this table yet: run the bench to fill it in.*"
+            on = f" on {device}" if device != "cpu" else ""
+            return f"*No record of `{script_of(bench)}`{on} with this table yet: run the bench to fill it in.*"
         name, record = found
         return "\n".join([*table_lines(record["tables"][index]), "", provenance(record, name)])
 

@@ -110,10 +110,23 @@ def test_a_page_takes_each_table_from_the_newest_quiet_record(tmp_path):
     assert "| TPOT | 90.0 |" in busy_only and "**busy machine**" in busy_only
 
 
+def test_a_gpu_record_fills_only_the_markers_that_ask_for_it(tmp_path):
+    cpu = _record("2026-12-01T00:00:00+00:00", False, "40.0")
+    gpu = _record("2026-12-02T00:00:00+00:00", False, "11.0") | {"argv": ["--device", "cuda"]}
+    gpu["machine"] = gpu["machine"] | {"gpu": "NVIDIA H200"}
+    (tmp_path / "2026-12-01T000000Z-decode.json").write_text(json.dumps(cpu))
+    (tmp_path / "2026-12-02T000000Z-decode.json").write_text(json.dumps(gpu))  # newer, but on a GPU
+    page = filled_page("<!-- record: decode 0 -->\n\n<!-- record: decode 0 cuda -->\n", tmp_path)
+    cpu_part, gpu_part = page.split("\n\n| measurement")
+    assert "| TPOT | 40.0 |" in cpu_part and "11.0" not in cpu_part and "H200" not in cpu_part
+    assert "| TPOT | 11.0 |" in gpu_part and "NVIDIA H200 (host: AMD EPYC, AVX2" in gpu_part
+    assert "No record of `bench/serving.py` on cuda" in filled_page("<!-- record: serving 0 cuda -->", tmp_path)
+
+
 def test_every_record_marker_of_the_docs_names_a_script_that_writes_it():
     """A marker names a bench/ script, or a scripts/ one for measurements of the app itself."""
     for template in (ROOT / "bench" / "docs").glob("*.md"):
-        for bench, _ in re.findall(r"^<!-- record: (\w+) (\d+) -->$", template.read_text(), re.MULTILINE):
+        for bench, *_ in re.findall(r"^<!-- record: (\w+) (\d+)( \w+)? -->$", template.read_text(), re.MULTILINE):
             script = ROOT / script_of(bench)
             assert script.exists(), (template.name, bench)
             assert f'recorded("{bench}")' in script.read_text(), (script.name, bench)
