@@ -1,8 +1,10 @@
-"""Command line for the capacity search: how many concurrent requests an OpenAI-compatible server
-carries within an SLO, in one sentence, with every load saved as the remote page's trace file.
+"""Command line for the capacity search: how many concurrent requests (or requests per second) an
+OpenAI-compatible server carries within an SLO, in one sentence, with every load saved as the
+remote page's trace file.
 
     .venv/bin/python -m lab.capacity_cli --url http://127.0.0.1:8000 --slo ttft=500,tpot=100
     .venv/bin/python -m lab.capacity_cli --url ... --slo ttft:500 --target 0.99 --budget 300 --out run.json
+    .venv/bin/python -m lab.capacity_cli --url ... --slo ttft=500 --by rate --rate-step 0.5 --max-rate 8
 
 (It lives in lab/, not in `python -m engine`: the engine package imports nothing of the lab.)
 Errors are one line and exit code 2; the key comes from --api-key or $PDLAB_API_KEY, never a file.
@@ -17,7 +19,7 @@ import sys
 from pathlib import Path
 
 from engine.errors import LabError
-from lab.capacity import Point, search, server_measure
+from lab.capacity import CONCURRENCY, SCALES, Point, Scale, search, server_measure
 from lab.remote_client import Endpoint, RemoteError, RemoteRequest, list_models
 from lab.remote_metrics import MetricsWatch
 from lab.remote_trace import Saved, dump_saved
@@ -33,7 +35,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--slo", required=True, help="thresholds in ms: ttft=500,tpot=100 (also itl, e2e; vLLM's ttft:500)")
     p.add_argument("--target", type=float, default=DEFAULT_TARGET, help="share of requests that must meet it (0.9)")
     p.add_argument("--budget", type=float, default=120.0, help="seconds the search may take (default 120)")
+    p.add_argument("--by", choices=SCALES, default="concurrency", help="what the load is (default concurrency)")
     p.add_argument("--max-load", type=int, default=32, help="the most requests in flight to try (default 32)")
+    p.add_argument("--rate-step", type=float, default=0.5, help="--by rate: requests/s per step (default 0.5)")
+    p.add_argument("--max-rate", type=float, default=8.0, help="--by rate: the highest rate to try (default 8)")
     p.add_argument("--prompt", default=DEFAULT_PROMPT, help="the prompt every request sends")
     p.add_argument("--max-tokens", type=int, default=64, help="output tokens per request (EOS ignored where honoured)")
     p.add_argument("--chat", action="store_true", help="use /v1/chat/completions (default: /v1/completions)")
@@ -42,11 +47,12 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-def point_line(point: Point) -> str:
+def point_line(point: Point, scale: Scale = CONCURRENCY) -> str:
     g = point.verdict
     busy = " (busy machine)" if point.busy else ""
+    load = f"load {point.load:>3}" if scale.by == "concurrency" else f"rate {scale.value(point.load):g} req/s"
     return (
-        f"load {point.load:>3}: {g.met}/{g.requests} met the SLO ({100 * g.attainment:.0f} %), "
+        f"{load}: {g.met}/{g.requests} met the SLO ({100 * g.attainment:.0f} %), "
         f"goodput {g.goodput:.2f} req/s, {'holds' if g.holds else 'does not hold'}{busy}"
     )
 
@@ -60,12 +66,14 @@ def run(args: argparse.Namespace) -> int:
     if not model:
         raise LabError(f"{endpoint.base_url}/models lists no model: name one with --model.")
     requests = [RemoteRequest(args.prompt, args.max_tokens, chat=args.chat, ignore_eos=True)]
+    scale = Scale(args.by, args.rate_step if args.by == "rate" else 1.0)
     result = search(
-        server_measure(endpoint, model, requests, slo),
+        server_measure(endpoint, model, requests, slo, scale=scale),
         slo,
         budget_s=args.budget,
-        max_load=args.max_load,
-        on_point=lambda point, _: print(point_line(point), flush=True),
+        max_load=scale.levels(args.max_rate if args.by == "rate" else args.max_load),
+        on_point=lambda point, _: print(point_line(point, scale), flush=True),
+        scale=scale,
     )
     print(result.sentence())
     if args.out is not None:

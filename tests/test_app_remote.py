@@ -248,3 +248,27 @@ def test_a_capacity_search_answers_in_one_sentence_with_its_charts(app, served):
     titles = charts(at)
     assert "SLO attainment against load" in titles and "Goodput and throughput against load" in titles
     assert titles["SLO attainment against load"]["layout"]["xaxis"]["tickvals"] == [1, 2]  # no "1.5" in flight
+
+
+def test_a_capacity_search_by_request_rate_says_its_rates(app, served):
+    at = connect(app, served)
+    at.number_input(key="rm_slo_ttft").set_value(600_000)
+    at.number_input(key="rm_slo_tpot").set_value(0)
+    at.radio(key="rm_cap_by").set_value("rate").run()
+    at.number_input(key="rm_cap_rate_step").set_value(0.1)
+    at.number_input(key="rm_cap_max_rate").set_value(64.0)
+    at = at.button(key="rm_cap_run").click().run()  # 640 steps: refused, and the page goes on
+    assert not at.exception and any("at most 256 are searched" in e.value for e in at.error)
+    at.number_input(key="rm_cap_rate_step").set_value(2.0)
+    at.number_input(key="rm_cap_max_rate").set_value(4.0)
+    at.number_input(key="rm_cap_tokens").set_value(4)
+    at = at.button(key="rm_cap_run").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    result = at.session_state["rm_cap_result"]
+    assert result.scale.by == "rate" and sorted(result.points) == [1, 2] and result.stopped == "max load"
+    said = [m.value for m in (*at.success, *at.warning)]
+    assert any("Holds a rate of 4 requests/s with TTFT ≤ 600000 ms" in m for m in said), said
+    table = table_with(at, "requests sent per second")
+    assert list(table["requests sent per second"]) == [2, 4] and list(table["met the SLO"]) == ["12 / 12", "24 / 24"]
+    attainment = charts(at)["SLO attainment against load"]["layout"]["xaxis"]
+    assert attainment["tickvals"] == [2, 4] and attainment["title"]["text"].startswith("requests sent per second")

@@ -8,8 +8,9 @@ import math
 
 import pytest
 
+from engine.errors import LabError
 from engine.metrics import RequestMetrics
-from lab.capacity import Capacity, Point, search, server_measure
+from lab.capacity import Capacity, Point, Scale, search, server_measure
 from lab.capacity_cause import explain
 from lab.remote_client import Endpoint, RemoteRequest
 from lab.remote_metrics import Histogram, MetricsWatch, Snapshot
@@ -39,6 +40,26 @@ def test_doubling_then_bisection_brackets_the_limit():
         "Holds a concurrency of 5 with TTFT ≤ 100 ms for 90 % of requests; at 6, TTFT breaks first."
     )
     assert result.sentence("zh") == "可承载 5 个并发请求，且 90 % 的请求满足 TTFT ≤ 100 ms；到 6 个时，TTFT 最先失守。"
+
+
+def test_a_rate_search_brackets_requests_per_second():
+    """Level n of a rate scale is n × step requests per second: the same search, said in its unit."""
+    seen: list[int] = []
+    half = Scale("rate", 0.5)
+    result = search(synthetic(5, seen), SLO_TTFT, scale=half)
+    assert seen == [1, 2, 4, 8, 6, 5] and [half.value(n) for n in sorted(result.points)] == [0.5, 1, 2, 2.5, 3, 4]
+    assert result.sentence() == (
+        "Holds a rate of 2.5 requests/s with TTFT ≤ 100 ms for 90 % of requests; at 3 requests/s, TTFT breaks first."
+    )
+    assert (
+        result.sentence("zh")
+        == "可承载每秒 2.5 个请求，且 90 % 的请求满足 TTFT ≤ 100 ms；到每秒 3 个时，TTFT 最先失守。"
+    )
+    assert search(synthetic(0, []), SLO_TTFT, scale=half).sentence().startswith("Not even 0.5 requests/s meets")
+    assert (half.levels(8), Scale("rate", 0.3).levels(0.9), Scale().levels(4)) == (16, 3, 4)
+    for bad in (dict(by="tokens"), dict(by="rate", step=0)):
+        with pytest.raises(LabError):
+            Scale(**bad)
 
 
 def test_every_stop_keeps_what_was_measured():
@@ -106,6 +127,15 @@ def test_the_command_line_answers_in_one_sentence_and_saves_the_loads(tiny_serve
     saved = load_saved(out.read_bytes())
     assert saved.model == model and [run.plan.concurrency for run, _ in saved.runs] == [1, 2]
     assert saved.kind == "vllm" and all(seen.over_run("ttft").count == 10 for _, seen in saved.runs)
+    by_rate = [*cli, "--slo", "e2e=600000", "--by", "rate", "--rate-step", "2", "--max-rate", "4", "--out", str(out)]
+    done = subprocess.run(by_rate, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "rate 2 req/s: 12/12 met the SLO" in done.stdout and "rate 4 req/s: 24/24 met" in done.stdout
+    assert "Holds a rate of 4 requests/s with E2E ≤ 600000 ms" in done.stdout
+    assert [(run.plan.mode, run.plan.rate) for run, _ in load_saved(out.read_bytes()).runs] == [
+        ("constant", 2),
+        ("constant", 4),
+    ]
     bad = subprocess.run([*cli, "--slo", "latency=5"], capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "name among ttft, tpot, itl, e2e" in bad.stderr
 

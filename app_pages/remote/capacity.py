@@ -1,7 +1,8 @@
-"""How much load the server carries within an SLO (lab/capacity.py): the SLO box, a time budget and
-a maximum; short loads at rising concurrency with live progress and the time left; then the answer
-in one sentence, SLO attainment against load with the target drawn, and goodput beside throughput.
-A Stop keeps every load measured so far."""
+"""How much load the server carries within an SLO (lab/capacity.py): the SLO box, what a load is
+(requests in flight, or requests sent per second), a time budget and a maximum; short loads at a
+rising load with live progress and the time left; then the answer in one sentence, SLO attainment
+against load with the target drawn, and goodput beside throughput. A Stop keeps every load measured
+so far."""
 
 from __future__ import annotations
 
@@ -14,22 +15,35 @@ import streamlit as st
 from app_pages.remote import keys
 from app_pages.remote.connect import Connection
 from app_pages.remote.strings import t
-from lab.capacity import Capacity, Point, search, server_measure
+from engine.errors import LabError
+from lab.capacity import SCALES, Capacity, Point, Scale, search, server_measure
 from lab.remote_client import RemoteRequest
 from lab.workload import QUESTIONS
 from ui.capped import cap_help, capped
+from ui.errors import show_message
 from ui.public import public_settings
 from ui.slo_box import slo_box, slo_text, verdict_row, verdict_table
 from ui.theme import EXTRA_COLORS, PHASE_COLORS, style
+from ui.widget_state import KEEP
 from ui.widgets import whole_number, whole_number_box
 
 SLO_DEFAULTS = {"ttft": 1000, "tpot": 200, "itl": 0, "target": 90}
 PUBLIC_BUDGET_S = 120
+MAX_RATE = 64.0  # requests per second: a rate load sends RATE_LOAD_S seconds of them
 
 
 def _controls(lang: str):
     slo = slo_box(lang, keys.SLO_PREFIX, SLO_DEFAULTS)
-    c = st.columns(3)
+    by = st.radio(
+        t("rm_cap_by", lang),
+        SCALES,
+        key=keys.CAP_BY,
+        horizontal=True,
+        format_func=lambda b: t(f"rm_cap_by_{b}", lang),
+        help=t("rm_cap_by_help", lang),
+        persist_state=KEEP,
+    )
+    c = st.columns(4 if by == "rate" else 3)
     longest = PUBLIC_BUDGET_S if public_settings().enabled else 1800  # a visitor's search ends within 2 min
     whole_number_box(
         c[0],
@@ -40,18 +54,33 @@ def _controls(lang: str):
         value=min(120, longest),
         help=t("rm_cap_budget_help", lang),
     )
-    most = capped("max_batch", 64, keys.CAP_MAX_LOAD)
+    if by == "rate":
+        c[1].number_input(
+            t("rm_cap_max_rate", lang), 0.1, MAX_RATE, 8.0, step=1.0, key=keys.CAP_MAX_RATE, persist_state=KEEP
+        )
+        c[2].number_input(
+            t("rm_cap_rate_step", lang),
+            0.1,
+            MAX_RATE,
+            0.5,
+            step=0.5,
+            key=keys.CAP_RATE_STEP,
+            help=t("rm_cap_rate_step_help", lang),
+            persist_state=KEEP,
+        )
+    else:
+        most = capped("max_batch", 64, keys.CAP_MAX_LOAD)
+        whole_number_box(
+            c[1],
+            t("rm_cap_max_load", lang),
+            1,
+            most,
+            keys.CAP_MAX_LOAD,
+            value=min(16, most),
+            help=cap_help("max_batch", lang),
+        )
     whole_number_box(
-        c[1],
-        t("rm_cap_max_load", lang),
-        1,
-        most,
-        keys.CAP_MAX_LOAD,
-        value=min(16, most),
-        help=cap_help("max_batch", lang),
-    )
-    whole_number_box(
-        c[2], t("rm_load_tokens", lang), 1, 4096, keys.CAP_TOKENS, value=32, help=t("rm_load_tokens_help", lang)
+        c[-1], t("rm_load_tokens", lang), 1, 4096, keys.CAP_TOKENS, value=32, help=t("rm_load_tokens_help", lang)
     )
     clicked = st.button(
         t("rm_cap_run", lang), type="primary", key=keys.CAP_RUN, icon=":material/speed:", disabled=slo is None
@@ -59,21 +88,32 @@ def _controls(lang: str):
     return slo, clicked
 
 
+def _scale_text(result: Capacity, name: str, lang: str) -> str:
+    """The string `name` of this search's scale (rm_cap_col / rm_cap_x: concurrency or rate)."""
+    return t(f"{name}_{result.scale.by}", lang)
+
+
 def point_rows(result: Capacity, lang: str) -> list[dict]:
-    column = t("rm_cap_col_load", lang)
+    column = _scale_text(result, "rm_cap_col", lang)
     return [
-        verdict_row({column: load}, result.points[load].verdict, lang, busy=result.points[load].busy)
-        for load in sorted(result.points)
+        verdict_row({column: result.scale.value(n)}, result.points[n].verdict, lang, busy=result.points[n].busy)
+        for n in sorted(result.points)
     ]
+
+
+def _loads(result: Capacity) -> tuple[list[int], list[float]]:
+    """The levels measured, in order, and their loads (requests in flight, or requests per second)."""
+    levels = sorted(result.points)
+    return levels, [result.scale.value(n) for n in levels]
 
 
 def attainment_figure(result: Capacity, lang: str) -> go.Figure:
     """SLO attainment against load, the target as a line (DistServe's figure)."""
-    loads = sorted(result.points)
+    levels, loads = _loads(result)
     fig = go.Figure(
         go.Scatter(
             x=loads,
-            y=[100 * result.points[x].verdict.attainment for x in loads],
+            y=[100 * result.points[n].verdict.attainment for n in levels],
             mode="lines+markers",
             name=t("rm_cap_attainment", lang),
             line=dict(color=EXTRA_COLORS["kv"]),
@@ -88,16 +128,16 @@ def attainment_figure(result: Capacity, lang: str) -> go.Figure:
             line=dict(color="#dc2626", dash="dash"),
         )
     )
-    style(fig, t("rm_cap_fig_attainment", lang), t("rm_cap_x", lang), t("rm_cap_y_attainment", lang))
+    style(fig, t("rm_cap_fig_attainment", lang), _scale_text(result, "rm_cap_x", lang), t("rm_cap_y_attainment", lang))
     fig.update_yaxes(range=[0, 105])
-    fig.update_xaxes(tickvals=loads)  # the loads measured: whole numbers of requests in flight
+    fig.update_xaxes(tickvals=loads)  # the loads measured (no "1.5 requests in flight")
     return fig
 
 
 def goodput_figure(result: Capacity, lang: str) -> go.Figure:
     """Goodput beside throughput against load: where they part, requests still finish but too slowly."""
-    loads = sorted(result.points)
-    points = [result.points[x] for x in loads]
+    levels, loads = _loads(result)
+    points = [result.points[n] for n in levels]
     fig = go.Figure()
     for name, values, color in (
         (
@@ -108,17 +148,29 @@ def goodput_figure(result: Capacity, lang: str) -> go.Figure:
         (t("rm_cap_goodput", lang), [p.verdict.goodput for p in points], PHASE_COLORS["prefill"]),
     ):
         fig.add_trace(go.Scatter(x=loads, y=values, mode="lines+markers", name=name, line=dict(color=color)))
-    style(fig, t("rm_cap_fig_goodput", lang), t("rm_cap_x", lang), t("rm_cap_y_rate", lang))
+    style(fig, t("rm_cap_fig_goodput", lang), _scale_text(result, "rm_cap_x", lang), t("rm_cap_y_rate", lang))
     fig.update_yaxes(rangemode="tozero")
     fig.update_xaxes(tickvals=loads)
     return fig
 
 
-def _run(conn: Connection, slo, lang: str) -> None:
+def _scale(lang: str) -> tuple[Scale, int]:
+    """What the form's loads are, and the highest level of them; a LabError for too many rate steps."""
     s = st.session_state
-    budget, max_load = whole_number(s[keys.CAP_BUDGET]), whole_number(s[keys.CAP_MAX_LOAD])
+    if s[keys.CAP_BY] != "rate":
+        return Scale(), whole_number(s[keys.CAP_MAX_LOAD])
+    scale = Scale("rate", float(s[keys.CAP_RATE_STEP]))
+    levels = scale.levels(float(s[keys.CAP_MAX_RATE]))
+    if levels > 256:
+        raise LabError(t("rm_cap_too_many_steps", lang, n=levels))
+    return scale, levels
+
+
+def _run(conn: Connection, slo, scale: Scale, max_load: int, lang: str) -> None:
+    s = st.session_state
+    budget = whole_number(s[keys.CAP_BUDGET])
     requests = [RemoteRequest(q, whole_number(s[keys.CAP_TOKENS]), chat=True, ignore_eos=True) for q in QUESTIONS]
-    measure = server_measure(conn.endpoint, s[keys.MODEL], requests, slo)
+    measure = server_measure(conn.endpoint, s[keys.MODEL], requests, slo, scale=scale)
     start = time.perf_counter()
     with st.status(t("rm_cap_running", lang, slo=slo_text(slo, lang)), expanded=True) as box:
         st.button(t("stop", lang), key=keys.STOP + "_cap", icon=":material/stop_circle:")
@@ -129,11 +181,13 @@ def _run(conn: Connection, slo, lang: str) -> None:
             left = max(0.0, budget - (time.perf_counter() - start))
             bar.progress(
                 min(1.0, (time.perf_counter() - start) / budget),
-                text=t("rm_cap_progress", lang, load=point.load, n=len(partial.points), left=left),
+                text=t(
+                    f"rm_cap_progress_{scale.by}", lang, load=scale.value(point.load), n=len(partial.points), left=left
+                ),
             )
             table.dataframe(pd.DataFrame(point_rows(partial, lang)), hide_index=True)
 
-        result = search(measure, slo, budget_s=budget, max_load=max_load, on_point=on_point)
+        result = search(measure, slo, budget_s=budget, max_load=max_load, on_point=on_point, scale=scale)
         s[keys.CAP_RESULT] = result
         box.update(label=t("rm_cap_done", lang, s=result.seconds), state="complete", expanded=False)
 
@@ -142,7 +196,12 @@ def render_capacity(conn: Connection, lang: str) -> None:
     st.markdown(t("rm_cap_intro", lang))
     slo, clicked = _controls(lang)
     if clicked and slo is not None:
-        _run(conn, slo, lang)
+        try:
+            scale, max_load = _scale(lang)
+        except LabError as exc:
+            show_message(str(exc))
+        else:
+            _run(conn, slo, scale, max_load, lang)
     result: Capacity | None = st.session_state.get(keys.CAP_RESULT)
     if result is None or not result.points:
         return

@@ -60,7 +60,10 @@ BESIDE_TABLE = "rm_beside_table"
 # capacity.py
 SLO_PREFIX = "rm"  # the SLO box's keys: rm_slo_ttft, rm_slo_tpot, rm_slo_itl, rm_slo_target (ui/slo_box.py)
 CAP_BUDGET = "rm_cap_budget"
+CAP_BY = "rm_cap_by"
 CAP_MAX_LOAD = "rm_cap_max_load"
+CAP_MAX_RATE = "rm_cap_max_rate"
+CAP_RATE_STEP = "rm_cap_rate_step"
 CAP_TOKENS = "rm_cap_tokens"
 CAP_RUN = "rm_cap_run"
 CAP_RESULT = "rm_cap_result"
@@ -71,7 +74,7 @@ CAP_FIG_GOODPUT = "rm_cap_fig_goodput"
 LOAD_SLO_PREFIX = "rm_load"
 LOAD_GOODPUT_TABLE = "rm_load_goodput_table"
 
-TRANSLATED: tuple[str, ...] = (MODE,)
+TRANSLATED: tuple[str, ...] = (MODE, CAP_BY)
 
 
 def imported_pick(file_name: str) -> str:

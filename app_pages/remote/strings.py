@@ -249,14 +249,36 @@ STRINGS: dict[str, tuple[str, str]] = {
     "rm_server_no_p99": ("no P99 (under 100 requests none lies above it)", "不给 P99（不足 100 个请求时没有值高于它）"),
     "rm_tab_capacity": ("Capacity at an SLO", "SLO 下的容量"),
     "rm_cap_intro": (
-        "How much load does this server carry while the SLO holds? Short loads at rising concurrency (10 "
-        "requests, or 3 per slot, each; chat questions, EOS ignored where the server honours it): doubling from 1 "
-        "until a load misses the target, then bisecting between the last load that met it and the first that did "
-        "not, within the time budget. Each load is judged by goodput: a request meets the SLO when each of its "
-        "own values is within its threshold.",
-        "在 SLO 成立的前提下，这台服务器能承载多大的负载？以递增的并发度运行短负载（每次 10 个请求，或每个并发槽 3 个；"
-        "聊天问题，服务器支持时忽略 EOS）：从 1 开始翻倍，直到某个负载未达目标，再在最后一个达标的负载与第一个未达标的负载"
-        "之间二分，且不超过时间预算。每个负载都按 goodput 判断：一个请求的每项指标都不超过其阈值时才算满足 SLO。",
+        "How much load does this server carry while the SLO holds? Short loads at a rising load (chat questions, EOS "
+        "ignored where the server honours it): doubling from the first step until a load misses the target, then "
+        "bisecting between the last load that met it and the first that did not, within the time budget. A load is "
+        "a number of requests in flight (10 requests, or 3 per slot), or a rate of requests sent per second "
+        "whatever the server does (6 s of them, 10 at least). Each load is judged by goodput: a request meets the "
+        "SLO when each of its own values is within its threshold.",
+        "在 SLO 成立的前提下，这台服务器能承载多大的负载？以递增的负载运行短负载（聊天问题，服务器支持时忽略 EOS）：从第一档"
+        "开始翻倍，直到某个负载未达目标，再在最后一个达标的负载与第一个未达标的负载之间二分，且不超过时间预算。负载可以是在途"
+        "请求数（每次 10 个请求，或每个并发槽 3 个），也可以是每秒发送的请求数，不管服务器处理得如何（发送 6 秒，至少 10 个）。"
+        "每个负载都按 goodput 判断：一个请求的每项指标都不超过其阈值时才算满足 SLO。",
+    ),
+    "rm_cap_by": ("search over", "搜索的负载"),
+    "rm_cap_by_concurrency": ("requests in flight", "在途请求数"),
+    "rm_cap_by_rate": ("request rate", "请求速率"),
+    "rm_cap_by_help": (
+        "Requests in flight: a closed loop, each finished request replaced by the next (a fixed number of users "
+        "waiting for their replies). Request rate: an open loop, requests sent on a clock whether or not the server "
+        "keeps up (users arriving), so a queue can build.",
+        "在途请求数：闭环，每完成一个请求就补上下一个（固定数量的用户在等回复）。请求速率：开环，按时钟发送请求，不管服务器"
+        "是否跟得上（用户陆续到来），因此会形成排队。",
+    ),
+    "rm_cap_max_rate": ("highest rate (requests/s)", "最高速率（每秒请求数）"),
+    "rm_cap_rate_step": ("rate step (requests/s)", "速率步长（每秒请求数）"),
+    "rm_cap_rate_step_help": (
+        "The rates tried are multiples of this step: the answer is exact to one step.",
+        "所试的速率都是这个步长的倍数：答案精确到一个步长。",
+    ),
+    "rm_cap_too_many_steps": (
+        "The highest rate is {n} steps of the rate step; at most 256 are searched: raise the step or lower the rate.",
+        "最高速率是速率步长的 {n} 倍；最多只搜索 256 档：请加大步长或降低速率。",
     ),
     "rm_cap_budget": ("time budget (s)", "时间预算（秒）"),
     "rm_cap_budget_help": (
@@ -266,16 +288,22 @@ STRINGS: dict[str, tuple[str, str]] = {
     "rm_cap_max_load": ("most requests in flight", "最多同时在途请求数"),
     "rm_cap_run": ("Find the capacity", "寻找容量"),
     "rm_cap_running": ("Searching for the capacity at {slo}…", "正在寻找 {slo} 下的容量…"),
-    "rm_cap_progress": (
-        "Measured concurrency {load} ({n} loads so far); about {left:.0f} s of the budget left",
-        "已测并发度 {load}（共 {n} 个负载）；预算约剩 {left:.0f} 秒",
+    "rm_cap_progress_concurrency": (
+        "Measured concurrency {load:g} ({n} loads so far); about {left:.0f} s of the budget left",
+        "已测并发度 {load:g}（共 {n} 个负载）；预算约剩 {left:.0f} 秒",
+    ),
+    "rm_cap_progress_rate": (
+        "Measured {load:g} requests/s ({n} loads so far); about {left:.0f} s of the budget left",
+        "已测每秒 {load:g} 个请求（共 {n} 个负载）；预算约剩 {left:.0f} 秒",
     ),
     "rm_cap_done": ("Search finished in {s:.0f} s", "搜索用时 {s:.0f} 秒"),
-    "rm_cap_col_load": ("requests in flight", "在途请求数"),
+    "rm_cap_col_concurrency": ("requests in flight", "在途请求数"),
+    "rm_cap_col_rate": ("requests sent per second", "每秒发送请求数"),
     "rm_cap_attainment": ("SLO attainment", "SLO 达标率"),
     "rm_cap_target": ("target {share:.0f} %", "目标 {share:.0f} %"),
     "rm_cap_fig_attainment": ("SLO attainment against load", "SLO 达标率与负载"),
-    "rm_cap_x": ("requests in flight (concurrency)", "在途请求数（并发度）"),
+    "rm_cap_x_concurrency": ("requests in flight (concurrency)", "在途请求数（并发度）"),
+    "rm_cap_x_rate": ("requests sent per second (offered load)", "每秒发送请求数（施加的负载）"),
     "rm_cap_y_attainment": ("requests meeting the SLO (%)", "满足 SLO 的请求（%）"),
     "rm_cap_throughput": ("throughput", "吞吐"),
     "rm_cap_goodput": ("goodput", "goodput"),
