@@ -66,6 +66,8 @@ class RemoteRequest:
     chat: bool = True
     temperature: float = 0.0
     ignore_eos: bool = False  # vLLM's and our server's extension; others ignore it
+    prompt_tokens: int | None = None  # a synthetic prompt's length, by `tokenizer`'s count (lab/synthetic_prompts.py)
+    tokenizer: str | None = None  # the tokenizer that counted it
 
 
 @dataclass

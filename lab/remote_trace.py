@@ -156,6 +156,8 @@ class RequestFile(Record):
     chat: Bool
     temperature: Float(lo=0.0, hi=100.0)
     ignore_eos: Bool
+    prompt_tokens: Int(lo=1, hi=1 << 20) | None = None  # files written before synthetic prompts have neither
+    tokenizer: Text(500) | None = None
 
     def build(self) -> RemoteRequest:
         return RemoteRequest(**dict(self))

@@ -272,3 +272,24 @@ def test_a_capacity_search_by_request_rate_says_its_rates(app, served):
     assert list(table["requests sent per second"]) == [2, 4] and list(table["met the SLO"]) == ["12 / 12", "24 / 24"]
     attainment = charts(at)["SLO attainment against load"]["layout"]["xaxis"]
     assert attainment["tickvals"] == [2, 4] and attainment["title"]["text"].startswith("requests sent per second")
+
+
+def test_a_load_of_synthetic_prompts_says_their_length_beside_the_servers_count(app, served):
+    at = connect(app, served)
+    at.radio(key="rm_mode").set_value("concurrent")
+    at.number_input(key="rm_requests").set_value(4)
+    at.number_input(key="rm_load_tokens").set_value(4)
+    at.selectbox(key="rm_prompts").set_value("synthetic")
+    at.number_input(key="rm_prompt_tokens").set_value(48)
+    at = submit(at, "Run the load")
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    run, _ = at.session_state["rm_load_result"][-1]
+    assert {(r.request.prompt_tokens, r.request.chat, r.request.tokenizer) for r in run.results} == {
+        (48, False, "SmolLM2-135M-Instruct")
+    }
+    said = [i.value for i in at.info]
+    assert any("48 tokens each by SmolLM2-135M-Instruct's tokenizer; the server counted 48 too" in m for m in said), said
+
+    at.text_input(key="rm_tokenizer").set_value("/no/such/tokenizer")
+    at = submit(at, "Run the load")
+    assert not at.exception and any("Cannot load a tokenizer" in e.value for e in at.error), [e.value for e in at.error]

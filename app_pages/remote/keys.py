@@ -26,6 +26,9 @@ RATE = "rm_rate"
 DURATION = "rm_duration"
 LOAD_TOKENS = "rm_load_tokens"
 UNIQUE = "rm_unique"
+PROMPTS = "rm_prompts"  # the chat questions, or synthetic prompts of an exact length
+PROMPT_TOKENS = "rm_prompt_tokens"
+TOKENIZER = "rm_tokenizer"
 PRESET = "rm_preset"
 RATES = "rm_rates"
 RUN_LOAD = "rm_run_load"
@@ -74,7 +77,7 @@ CAP_FIG_GOODPUT = "rm_cap_fig_goodput"
 LOAD_SLO_PREFIX = "rm_load"
 LOAD_GOODPUT_TABLE = "rm_load_goodput_table"
 
-TRANSLATED: tuple[str, ...] = (MODE, CAP_BY)
+TRANSLATED: tuple[str, ...] = (MODE, CAP_BY, PROMPTS)
 
 
 def imported_pick(file_name: str) -> str:

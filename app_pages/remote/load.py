@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import asyncio
 import time
+from contextlib import nullcontext
+from pathlib import Path
 
 import pandas as pd
 import streamlit as st
@@ -20,7 +22,7 @@ from app_pages.remote.report import server_ttft_text
 from app_pages.remote.saving import download_buttons
 from app_pages.remote.strings import t
 from engine.errors import LabError
-from engine.loader import convert_bundled, load_tokenizer
+from engine.loader import BUNDLED_NAME, convert_bundled, load_tokenizer
 from lab.capacity import judge_run
 from lab.capacity_cause import explain
 from lab.remote_client import RemoteRequest
@@ -28,22 +30,40 @@ from lab.remote_load import MODES, LoadPlan, LoadRun, watched_load, workload_pla
 from lab.remote_metrics import MetricsWatch
 from lab.remote_trace import Saved
 from lab.slo import Goodput
+from lab.synthetic_prompts import MAX_PROMPT_TOKENS, exact_prompts
 from lab.workload import PRESET_NAMES, QUESTIONS, preset
 from ui.capped import cap_help, capped
 from ui.errors import show_message
 from ui.percentile_labels import stat_cell
+from ui.public import public_settings
 from ui.slo_box import slo_box, verdict_row, verdict_table
 from ui.text import md_escape
 from ui.widget_state import KEEP
 from ui.widgets import whole_number, whole_number_box
 
 PAGE_MODES = (*MODES, "sweep")  # sweep: constant load at each rate in turn
+PROMPT_SETS = ("questions", "synthetic")
 
 
 @st.cache_resource(show_spinner=False)
 def workload_tokenizer():
     """The bundled model's tokenizer, to cut the serving lab's workloads into text prompts."""
     return load_tokenizer(convert_bundled())
+
+
+@st.cache_resource(show_spinner=False, max_entries=4)
+def named_tokenizer(name: str):
+    """A tokenizer from a local folder or a hub id (LabError when it cannot be loaded)."""
+    return load_tokenizer(Path(name).expanduser() if Path(name).expanduser().is_dir() else Path(name))
+
+
+def prompt_tokenizer() -> tuple[object, str]:
+    """The synthetic prompts' tokenizer and its name: the one the form names, else the bundled
+    model's (always in public mode: a visitor's folder or hub id would make this server read it)."""
+    name = (st.session_state.get(keys.TOKENIZER) or "").strip()
+    if not name or public_settings().enabled:
+        return workload_tokenizer(), BUNDLED_NAME
+    return named_tokenizer(name), name
 
 
 def _controls(lang: str) -> bool:
@@ -81,15 +101,44 @@ def _controls(lang: str) -> bool:
             t("rm_rates", lang), "0.5, 1, 2, 4", key=keys.RATES, help=t("rm_rates_help", lang), persist_state=KEEP
         )
         c3.toggle(t("rm_unique", lang), True, key=keys.UNIQUE, help=t("rm_unique_help", lang), persist_state=KEEP)
+        p1, p2, p3 = st.columns([2, 1.4, 2.6], vertical_alignment="bottom")
+        p1.selectbox(
+            t("rm_prompts", lang),
+            PROMPT_SETS,
+            key=keys.PROMPTS,
+            format_func=lambda p: t(f"rm_prompts_{p}", lang),
+            help=t("rm_prompts_help", lang),
+            persist_state=KEEP,
+        )
+        whole_number_box(p2, t("rm_prompt_tokens", lang), 1, MAX_PROMPT_TOKENS, keys.PROMPT_TOKENS, value=128)
+        public = public_settings().enabled
+        p3.text_input(
+            t("rm_tokenizer", lang),
+            "",
+            key=keys.TOKENIZER,
+            placeholder=t("rm_tokenizer_bundled", lang, name=BUNDLED_NAME),
+            help=t("rm_tokenizer_public" if public else "rm_tokenizer_help", lang),
+            disabled=public,
+            persist_state=KEEP,
+        )
         return st.form_submit_button(t("rm_run_load", lang), type="primary", icon=":material/speed:")
 
 
 def _requests(first: int = 0) -> list[RemoteRequest]:
     """Replies of exactly the asked length, as benchmark tools ask for them (a server that does not honour
     ignore_eos is pointed out under the results); with unique starts, one numbered prompt per request,
-    numbered from `first` (no two share a prefix a server could have cached, across a sweep's loads too)."""
+    numbered from `first` (no two share a prefix a server could have cached, across a sweep's loads too).
+    Synthetic prompts (always numbered) go to the completions API: a chat template would add its own
+    tokens to their exact length."""
     s = st.session_state
     tokens = whole_number(s[keys.LOAD_TOKENS])
+    if s[keys.PROMPTS] == "synthetic":
+        tokenizer, name = prompt_tokenizer()
+        length = whole_number(s[keys.PROMPT_TOKENS])
+        return [
+            RemoteRequest(p, tokens, chat=False, ignore_eos=True, prompt_tokens=length, tokenizer=name)
+            for p in exact_prompts(tokenizer, length, whole_number(s[keys.REQUESTS]), first)
+        ]
     if not s[keys.UNIQUE]:
         return [RemoteRequest(q, tokens, chat=True, ignore_eos=True) for q in QUESTIONS]
     n = whole_number(s[keys.REQUESTS])
@@ -143,17 +192,20 @@ async def _run_live(conn: Connection, model: str, run: LoadRun, seen: MetricsWat
     await watched_load(conn.endpoint, model, run, seen, read_metrics=bool(conn.kind), progress=show)
 
 
+def _plans(lang: str) -> list[LoadPlan]:
+    """The form's loads: one, or a sweep's one per rate."""
+    s = st.session_state
+    if s[keys.MODE] != "sweep":
+        return [_plan()]
+    return [_plan(rate, k * whole_number(s[keys.REQUESTS])) for k, rate in enumerate(sweep_rates(s[keys.RATES], lang))]
+
+
 def render_load(conn: Connection, lang: str) -> None:
     if _controls(lang):
+        synthetic = st.session_state[keys.PROMPTS] == "synthetic"
         try:
-            plans = (
-                [
-                    _plan(rate, k * whole_number(st.session_state[keys.REQUESTS]))
-                    for k, rate in enumerate(sweep_rates(st.session_state[keys.RATES], lang))
-                ]
-                if st.session_state[keys.MODE] == "sweep"
-                else [_plan()]
-            )
+            with st.spinner(t("rm_prompts_cutting", lang)) if synthetic else nullcontext():
+                plans = _plans(lang)
         except LabError as exc:
             show_message(str(exc))
             return

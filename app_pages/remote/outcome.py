@@ -1,6 +1,6 @@
 """How a load ended, in sentences with a tone: the finished line (green only when every request
 finished), why requests failed (each reason once, with its count), replies that came back with no
-tokens, and a server that ignored `ignore_eos`. The Load tab, "Beside our engine" and the HTML
+tokens, a server that ignored `ignore_eos`, and synthetic prompts' length as the server counted it. The Load tab, "Beside our engine" and the HTML
 report all say it through `outcome_lines`."""
 
 from __future__ import annotations
@@ -72,11 +72,25 @@ def ignored_eos_line(run: LoadRun, lang: str) -> Line | None:
     return Line("warn", t("rm_ignored_eos", lang, n=len(early), total=len(run.results), tokens=tokens))
 
 
+def prompt_length_line(run: LoadRun, lang: str) -> Line | None:
+    """Synthetic prompts: their length by the lab's tokenizer, beside the server's own count of them
+    (`usage.prompt_tokens`), which differs when the server adds a BOS token or tokenizes otherwise."""
+    asked = [r for r in run.results if r.request.prompt_tokens]
+    if not asked:
+        return None
+    length, name = asked[0].request.prompt_tokens, asked[0].request.tokenizer or "?"
+    counted = sorted({r.usage_prompt_tokens for r in asked if r.usage_prompt_tokens is not None})
+    if not counted:
+        return Line("info", t("rm_prompt_len_unreported", lang, n=length, tokenizer=name))
+    if counted == [length]:
+        return Line("info", t("rm_prompt_len_same", lang, n=length, tokenizer=name))
+    return Line("info", t("rm_prompt_len_differs", lang, n=length, tokenizer=name, lo=counted[0], hi=counted[-1]))
+
+
 def outcome_lines(run: LoadRun, lang: str, with_finished: bool = True) -> list[Line]:
     lines = [finished_line(run, lang)] if with_finished else []
-    return lines + [
-        line for line in (failure_line(run, lang), empty_line(run, lang), ignored_eos_line(run, lang)) if line
-    ]
+    found = (failure_line, empty_line, ignored_eos_line, prompt_length_line)
+    return lines + [line for line in (f(run, lang) for f in found) if line]
 
 
 BOXES = {

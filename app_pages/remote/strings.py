@@ -176,6 +176,47 @@ STRINGS: dict[str, tuple[str, str]] = {
         "每个请求的 max_tokens，并忽略 EOS（ignore_eos），所以在支持该选项的服务器上每个回复都是这个长度；"
         "不支持的服务器会在结果下方指出。",
     ),
+    "rm_prompts": ("Prompts", "提示词"),
+    "rm_prompts_questions": ("chat questions", "聊天问题"),
+    "rm_prompts_synthetic": ("synthetic, exact length", "合成，精确长度"),
+    "rm_prompts_help": (
+        "Chat questions: short, sent to the chat API. Synthetic: real text cut to exactly this many tokens by the "
+        "tokenizer named beside it (as GuideLLM's synthetic data and vLLM's random dataset do), each numbered, sent "
+        "to the completions API so no chat template adds tokens. Not used by the workload mode, whose presets bring "
+        "their own prompts.",
+        "聊天问题：较短，发往 chat 接口。合成：真实文本按旁边指定的分词器截成恰好这么多个 token（与 GuideLLM 的合成数据、"
+        "vLLM 的 random 数据集相同），每个都带编号，发往 completions 接口，不会有聊天模板再加 token。工作负载模式不使用它，"
+        "其预设自带提示词。",
+    ),
+    "rm_prompt_tokens": ("Prompt tokens", "提示 token 数"),
+    "rm_tokenizer": ("Tokenizer (a folder or hub id)", "分词器（文件夹或 hub id）"),
+    "rm_tokenizer_bundled": ("empty: {name}'s (bundled)", "留空：{name} 的（内置）"),
+    "rm_tokenizer_help": (
+        "The tokenizer that counts the synthetic prompts' tokens: the server's model's own (a folder with its "
+        "tokenizer.json, or its hub id when online), so the lengths are the server's. Empty: the bundled model's. "
+        "Under the results, the server's own count (usage.prompt_tokens) is shown beside it.",
+        "为合成提示计数 token 的分词器：用服务器所用模型自己的（含 tokenizer.json 的文件夹，联网时也可以是 hub id），这样长度"
+        "就是服务器的长度。留空：内置模型的。结果下方会并列显示服务器自己的计数（usage.prompt_tokens）。",
+    ),
+    "rm_tokenizer_public": (
+        "Public mode: the bundled model's tokenizer (a visitor's folder or hub id would make this server read it).",
+        "公开模式：使用内置模型的分词器（访客指定的文件夹或 hub id 会让本服务器去读取它）。",
+    ),
+    "rm_prompts_cutting": ("Cutting the prompts to their exact length…", "正在把提示词截成精确长度…"),
+    "rm_prompt_len_same": (
+        "Prompts: {n} tokens each by {tokenizer}'s tokenizer; the server counted {n} too (usage.prompt_tokens).",
+        "提示词：按 {tokenizer} 的分词器每个 {n} 个 token；服务器的计数也是 {n}（usage.prompt_tokens）。",
+    ),
+    "rm_prompt_len_differs": (
+        "Prompts: {n} tokens each by {tokenizer}'s tokenizer; the server counted {lo}–{hi} (usage.prompt_tokens): "
+        "it adds special tokens or uses another tokenizer, and its count is the one its prefill ran.",
+        "提示词：按 {tokenizer} 的分词器每个 {n} 个 token；服务器计为 {lo}–{hi}（usage.prompt_tokens）：它加了特殊 "
+        "token 或用的是另一个分词器，它的计数才是预填充实际处理的长度。",
+    ),
+    "rm_prompt_len_unreported": (
+        "Prompts: {n} tokens each by {tokenizer}'s tokenizer; the server reported no prompt token count to compare.",
+        "提示词：按 {tokenizer} 的分词器每个 {n} 个 token；服务器没有报告提示 token 数，无法比较。",
+    ),
     "rm_unique": ("Unique prompts", "提示各不相同"),
     "rm_unique_help": (
         "Servers that cache prompt prefixes (vLLM and SGLang with prefix caching, llama.cpp) reuse the KV of a prompt "
