@@ -1,4 +1,4 @@
-"""Every claim C1-C23 of the source document checked on measured data (lab/claims_measure.py):
+"""Every claim C1-C24 of the source document checked on measured data (lab/claims_measure.py):
 check_all() turns one ClaimData into one Verdict per claim. The rules live in claims_shapes.py,
 claims_hardware.py, claims_scaling.py and sweep_verdicts.py, as pure functions tested both ways."""
 
@@ -19,7 +19,9 @@ from lab.claims_scaling import (
     c17_check,
     c21_check,
     c22_check,
+    c24_check,
     chat_gaps,
+    schedule_outcome,
     uncached_attention_exponent,
 )
 from lab.claims_shapes import c1_check, c2_check, c5_check, c6_check, c10_check, c12_check, c23_check
@@ -27,12 +29,12 @@ from lab.complexity import crossover_context, shape_table
 from lab.sweep_verdicts import sweep_verdicts
 from lab.verdicts import SHOWN, Verdict, log_slope
 
-CLAIM_IDS = [f"C{i}" for i in range(1, 24)]
+CLAIM_IDS = [f"C{i}" for i in range(1, 25)]
 # Claims whose verdict rests on measured times (shares of a ceiling, exponents, ratios, gaps): on a busy
 # machine these become "unreliable" (lab/verdicts.unreliable_when_busy). Shapes, bytes and counts do not,
 # nor C15 (judged on the counted exponent). C11's proxy is a ratio of timed shares; C16's leak is bytes,
 # but whether it slows each token is a timing (its busy text keeps the bytes).
-TIMED_CLAIMS = ("C3", "C4", "C7", "C8", "C9", "C11", "C13", "C14", "C16", "C18", "C19", "C21", "C22")
+TIMED_CLAIMS = ("C3", "C4", "C7", "C8", "C9", "C11", "C13", "C14", "C16", "C18", "C19", "C21", "C22", "C24")
 # The page that shows each claim in depth (a name of app_pages.PAGES).
 CLAIM_PAGES = {
     "C1": "playground",
@@ -58,6 +60,7 @@ CLAIM_PAGES = {
     "C21": "serving",
     "C22": "serving",
     "C23": "serving",
+    "C24": "serving",
 }
 
 
@@ -116,6 +119,9 @@ def _serving_checks(d: ClaimData) -> list[Verdict]:
         return sum(len(r.output_token_ids) for r in trace.requests) / (end - start)
 
     max_len = max(len(r.prompt_token_ids) + len(r.output_token_ids) for r in plain.requests)
+    decode_gap = float(np.median(gaps_a))  # the chats' pace: most of their steps run no prefill
+    whole = schedule_outcome(plain, labels_a, 3 * decode_gap)
+    chunks = schedule_outcome(chunked, labels_b, 3 * decode_gap)
     return [
         c17_check(plain, max_len),
         c21_check(gaps_a, long_prefill),
@@ -127,11 +133,12 @@ def _serving_checks(d: ClaimData) -> list[Verdict]:
             sum(s.phase == "mixed" for s in chunked.steps),
             min(len(gaps_a), len(gaps_b)),
         ),
+        c24_check(whole, chunks, decode_gap, long_prefill),
     ]
 
 
 def check_all(d: ClaimData) -> dict[str, Verdict]:
-    """One verdict per claim, in order C1..C23."""
+    """One verdict per claim, in order C1..C24."""
     c, s = d.config, d.settings
     rows = [(i.tokens_in, i.logits_rows) for i in d.head_calls]
     pre_use, dec_use, balance = _hardware(d)
@@ -177,7 +184,7 @@ def check_all(d: ClaimData) -> dict[str, Verdict]:
     ]
     serving = _serving_checks(d)
     verdicts[16:16] = serving[:1]  # C17 before C18
-    verdicts += serving[1:] + [c23_check(d.steps, d.hol[True][0].steps)]
+    verdicts += serving[1:3] + [c23_check(d.steps, d.hol[True][0].steps), serving[3]]
     out = {v.claim: v for v in verdicts}
     assert list(out) == CLAIM_IDS, list(out)
     return out

@@ -9,7 +9,7 @@ what it keeps of them (plain records, no tensors): lab/claims.py turns these int
   mini sweep   lab/sweeps.py at prompt lengths 32, 256, 1024 and output lengths 8, 128, 3 repeats
                (C4, C8, C9, C18)
   cache on/off lab/complexity.py's runs (C13-C15)
-  head of line a few chats and one long prompt, without and with chunked prefill (C17, C21-C23)
+  head of line a few chats and one long prompt, without and with chunked prefill (C17, C21-C24)
   leak         lab/memory_lab.py's naive Hugging Face loop against the engine (C16), when a
                Hugging Face copy of the model is given
   ceilings     lab/hardware.py (cached): this machine's GEMM rate and read bandwidth (C3, C7, C10, C11)

@@ -1,8 +1,10 @@
-"""Checks of the claims about cost growth and serving (C13-C17, C21, C22), as pure functions of
+"""Checks of the claims about cost growth and serving (C13-C17, C21, C22, C24), as pure functions of
 measured numbers: decode step times with and without the KV cache, the naive loop's leak, and a
 head-of-line workload run without and with chunked prefill."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -144,3 +146,63 @@ def c22_check(
     if mixed_steps and gain > 0.1:
         return Verdict("C22", ROUGHLY, "why_c22_roughly", nums)
     return Verdict("C22", FAILS, "why_c22_fails", nums)
+
+
+@dataclass(frozen=True)
+class ScheduleOutcome:
+    """One schedule of the head-of-line workload, as C24 judges it."""
+
+    chats_met: int  # chats whose every gap stayed within the decode objective
+    chats: int
+    worst_gap_ms: float  # the chats' longest gap between tokens
+    long_ttft_ms: float  # the long prompt's time to first token
+    seconds: float  # first arrival to last finish
+
+    def goodput(self, ttft_slo_ms: float) -> float:
+        """Requests served within their phase's objective per second."""
+        return (self.chats_met + (self.long_ttft_ms <= ttft_slo_ms)) / self.seconds
+
+
+def schedule_outcome(
+    trace: Trace, labels: dict[int, str], itl_slo_ms: float, long_label: str = "long prompt"
+) -> ScheduleOutcome:
+    """A head-of-line run judged for C24: its chats against the decode objective (every gap within
+    `itl_slo_ms`, lab/slo.py's ITL rule), its long prompt's TTFT, its length."""
+    chats = [r for r in trace.requests if labels.get(r.seq_id) != long_label]
+    long = next(r for r in trace.requests if labels.get(r.seq_id) == long_label)
+    worst = [max(r.metrics.itl_ms, default=0.0) for r in chats]
+    return ScheduleOutcome(
+        chats_met=sum(w <= itl_slo_ms for w in worst),
+        chats=len(chats),
+        worst_gap_ms=max(worst),
+        long_ttft_ms=long.metrics.ttft_ms,
+        seconds=max(r.finish_time for r in trace.requests) - min(r.arrival for r in trace.requests),
+    )
+
+
+def c24_check(whole: ScheduleOutcome, chunked: ScheduleOutcome, decode_gap_ms: float, prefill_ms: float) -> Verdict:
+    """The two phases' objectives conflict: judged at what each phase gets alone (decode: no gap over
+    3 × the chats' median gap; prefill: the long prompt's first token within 1.5 × its prefill step
+    alone), no schedule serves both, and moving from whole prompts to chunks trades one phase's
+    objective for the other's (the long prompt's TTFT up, the chats' worst gap down)."""
+    itl_slo, ttft_slo = 3 * decode_gap_ms, 1.5 * prefill_ms
+    nums = dict(
+        d=decode_gap_ms,
+        itl=itl_slo,
+        p=prefill_ms,
+        ttft=ttft_slo,
+        n=whole.chats,
+        wa=whole.chats_met,
+        wb=chunked.chats_met,
+        gapa=whole.worst_gap_ms,
+        gapb=chunked.worst_gap_ms,
+        ta=whole.long_ttft_ms,
+        tb=chunked.long_ttft_ms,
+        ga=whole.goodput(ttft_slo),
+        gb=chunked.goodput(ttft_slo),
+    )
+    if any(o.chats_met == o.chats and o.long_ttft_ms <= ttft_slo for o in (whole, chunked)):
+        return Verdict("C24", FAILS, "why_c24_fails", nums)
+    if chunked.long_ttft_ms > whole.long_ttft_ms and chunked.worst_gap_ms < whole.worst_gap_ms:
+        return Verdict("C24", HOLDS, "why_c24_holds", nums)
+    return Verdict("C24", ROUGHLY, "why_c24_roughly", nums)

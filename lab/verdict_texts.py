@@ -339,6 +339,35 @@ VERDICT_TEXTS: dict[str, tuple[str, str]] = {
         "分块预填充：{mixed} 个混合步，P99 间隔（共 {gaps} 个，不足 100 个时取最大值）{p99a:.0f} → {p99b:.0f} 毫秒（{gain:+.0f} %），吞吐量 "
         "{tput:+.0f} %：此处没有明显改善。",
     ),
+    "why_c24_holds": (
+        "Judged at what each phase gets alone (decode: no gap over {itl:.0f} ms, 3 × the chats' median {d:.0f} ms; "
+        "prefill: the long prompt's first token within {ttft:.0f} ms, 1.5 × its {p:.0f} ms prefill), neither schedule "
+        "serves both. Whole prompts: {wa} of {n} chats keep their pace (worst gap {gapa:.0f} ms), long prompt's TTFT "
+        "{ta:.0f} ms; chunked prefill: {wb} of {n} (worst gap {gapb:.0f} ms), TTFT {tb:.0f} ms. Chunks buy the "
+        "decodes' pace with the prefill's latency; goodput at these objectives {ga:.2f} → {gb:.2f} requests/s.",
+        "以各阶段单独运行时的表现为目标（解码：间隔不超过 {itl:.0f} 毫秒，即聊天请求间隔中位数 {d:.0f} 毫秒的 3 倍；预填充："
+        "长提示的首个 token 在 {ttft:.0f} 毫秒内，即其 {p:.0f} 毫秒预填充的 1.5 倍），两种调度都无法同时满足。整段预填充："
+        "{n} 个聊天请求中 {wa} 个保持节奏（最长间隔 {gapa:.0f} 毫秒），长提示 TTFT {ta:.0f} 毫秒；分块预填充：{wb} 个（最长间隔 "
+        "{gapb:.0f} 毫秒），TTFT {tb:.0f} 毫秒。分块用预填充的延迟换来解码的节奏；按这些目标计算的 goodput 从 {ga:.2f} 变为 "
+        "{gb:.2f} 请求/秒。",
+    ),
+    "why_c24_roughly": (
+        "Neither schedule serves both phases at what each gets alone (decode: gaps within {itl:.0f} ms; prefill: "
+        "TTFT within {ttft:.0f} ms), but chunks do not trade one for the other here: whole prompts {wa} of {n} chats, "
+        "worst gap {gapa:.0f} ms, TTFT {ta:.0f} ms; chunked {wb} of {n}, worst gap {gapb:.0f} ms, TTFT {tb:.0f} ms "
+        "(goodput {ga:.2f} → {gb:.2f} requests/s).",
+        "两种调度都无法让两个阶段同时达到各自单独运行时的表现（解码：间隔不超过 {itl:.0f} 毫秒；预填充：TTFT 不超过 "
+        "{ttft:.0f} 毫秒），但这里分块并没有用一个阶段换另一个：整段预填充 {n} 个聊天请求中 {wa} 个，最长间隔 {gapa:.0f} 毫秒，"
+        "TTFT {ta:.0f} 毫秒；分块 {wb} 个，最长间隔 {gapb:.0f} 毫秒，TTFT {tb:.0f} 毫秒（goodput {ga:.2f} → {gb:.2f} 请求/秒）。",
+    ),
+    "why_c24_fails": (
+        "A schedule served both phases at what each gets alone (decode: gaps within {itl:.0f} ms; prefill: TTFT "
+        "within {ttft:.0f} ms): whole prompts {wa} of {n} chats, TTFT {ta:.0f} ms; chunked {wb} of {n}, TTFT "
+        "{tb:.0f} ms. At this load the phases did not get in each other's way.",
+        "有一种调度让两个阶段都达到了各自单独运行时的表现（解码：间隔不超过 {itl:.0f} 毫秒；预填充：TTFT 不超过 {ttft:.0f} "
+        "毫秒）：整段预填充 {n} 个聊天请求中 {wa} 个，TTFT {ta:.0f} 毫秒；分块 {wb} 个，TTFT {tb:.0f} 毫秒。在这个负载下两个阶段"
+        "没有互相妨碍。",
+    ),
     "why_c23_holds": (
         "Prefill wrote {kv} tokens of KV, each of {n} decode steps added one, and with chunked prefill "
         "{mixed} of {steps} steps ran prefill chunks and decode tokens together.",

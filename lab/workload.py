@@ -1,5 +1,5 @@
 """Serving workloads: requests with arrival times, run through the engine in real time, and the
-latency/throughput summary of the result (C17, C21-C23).
+latency/throughput summary of the result (C17, C21-C24).
 
 Presets:
   head-of-line   short chats are decoding when one long prompt arrives (C21: it blocks them

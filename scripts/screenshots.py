@@ -276,7 +276,7 @@ def claims(page, port: int) -> None:
     goto(page, f"http://127.0.0.1:{port}/claims")
     page.get_by_role("button", name="Check all claims").wait_for(timeout=240_000)
     click_and_wait(page, page.get_by_role("button", name="Check all claims"), 900_000)
-    page.get_by_text("Checked 23 claims").first.wait_for(timeout=60_000)
+    page.get_by_text("Checked 24 claims").first.wait_for(timeout=60_000)
     settle(page)
     page.locator('[data-testid="stMainBlockContainer"]').screenshot(path=str(OUT / "claims.png"))
     print("wrote", OUT / "claims.png")
@@ -292,7 +292,8 @@ def ceilings(page, port: int) -> None:
 
 def remote(page, port: int) -> None:
     """The remote-server page against our own `python -m engine serve` (the bundled model): one prompt,
-    then a concurrent load of 8 requests, then a capacity search up to 4 in flight."""
+    then a concurrent load of 8 synthetic 128-token prompts, then a capacity search up to 4 in flight
+    (and the rate form beside it, to look at: remote-capacity-rate.png)."""
     from engine.server.launch import engine_server
 
     page.set_viewport_size({"width": 1280, "height": 2400})
@@ -310,6 +311,9 @@ def remote(page, port: int) -> None:
         panel = page.locator(TAB_PANEL)
         panel.locator('label:has-text("concurrent: a fixed number in flight")').click()
         panel.get_by_label("Requests", exact=True).fill("8")
+        panel.locator('[data-testid="stSelectbox"]:has-text("Prompts")').click()
+        page.get_by_role("option", name="synthetic, exact length").click()
+        panel.get_by_label("Prompt tokens", exact=True).fill("128")
         click_and_wait(page, panel.get_by_role("button", name="Run the load"), 600_000)
         page.get_by_text("requests finished").first.wait_for(timeout=600_000)
         shoot_tab(page, "Load", "remote-load.png")
@@ -324,6 +328,10 @@ def remote(page, port: int) -> None:
             page.wait_for_timeout(1000)
         wait_idle(page, 900_000)
         shoot_tab(page, "Capacity at an SLO", "remote-capacity.png")
+        panel.locator('label:has-text("request rate")').click()
+        panel.get_by_label("highest rate (requests/s)", exact=True).wait_for(timeout=60_000)
+        wait_idle(page, 60_000)
+        page.screenshot(path=str(OUT.parent.parent / "test-artifacts" / "remote-capacity-rate.png"), full_page=True)
 
 
 def precision(page, port: int) -> None:

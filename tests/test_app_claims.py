@@ -37,7 +37,7 @@ def table(at: AppTest, column: str = "verdict"):
 def test_every_claim_has_a_verdict_numbers_and_a_link(checked):
     at = checked
     assert not at.exception and not at.error, [e.value for e in at.error]
-    assert any(re.match(r"Checked 23 claims in \d+\.\d s", s.value) for s in at.success)
+    assert any(re.match(r"Checked 24 claims in \d+\.\d s", s.value) for s in at.success)
     t = table(at)
     assert list(t["claim"]) == CLAIM_IDS
     assert all(re.match(r"[✓≈✗–→⚠] ", v) for v in t["verdict"])  # ⚠: timed while the machine was busy
@@ -55,7 +55,7 @@ def test_every_claim_has_a_verdict_numbers_and_a_link(checked):
     )  # its proxy is a ratio of timed shares: on a busy machine, unreliable
     assert re.search(r"naive loop", measured["C16"])  # the tiny model's Hugging Face copy ran the loop
     links = [p for p in at.get("page_link")]
-    assert len(links) == 23
+    assert len(links) == 24
     labels = [link.proto.label for link in links]
     assert labels[3] == "Open Sweeps" and labels[2] == "Open Roofline lab" and labels[14] == "Open Complexity lab"
     assert len({link.proto.page_script_hash for link in links}) >= 6  # distinct registered pages
@@ -66,7 +66,7 @@ def test_every_claim_has_a_verdict_numbers_and_a_link(checked):
             r"(\d+) (?:holds?|do(?:es)? not hold|cannot|is shown|are shown|is unreliable|are unreliable)", summary
         )
     ]
-    assert sum(counts) == 23
+    assert sum(counts) == 24
 
 
 def test_the_summary_counts_each_kind_in_good_english():
@@ -102,4 +102,4 @@ def test_result_survives_a_visit_to_another_page(checked):
     at = checked.switch_page(PAGE).run()
     assert not at.exception and at.session_state["cl_result"] is result
     assert at.toggle(key="cl_quick").value is True
-    assert len(table(at)) == 23
+    assert len(table(at)) == 24

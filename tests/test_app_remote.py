@@ -288,7 +288,9 @@ def test_a_load_of_synthetic_prompts_says_their_length_beside_the_servers_count(
         (48, False, "SmolLM2-135M-Instruct")
     }
     said = [i.value for i in at.info]
-    assert any("48 tokens each by SmolLM2-135M-Instruct's tokenizer; the server counted 48 too" in m for m in said), said
+    assert any("48 tokens each by SmolLM2-135M-Instruct's tokenizer; the server counted 48 too" in m for m in said), (
+        said
+    )
 
     at.text_input(key="rm_tokenizer").set_value("/no/such/tokenizer")
     at = submit(at, "Run the load")

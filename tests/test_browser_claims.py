@@ -52,9 +52,9 @@ def test_claims_quick_check(page, app_server):
     page.evaluate(PROGRESS_OBSERVER_JS)
     click_and_wait(page, page.get_by_role("button", name="Check all claims"), 300_000)
     assert page.evaluate("() => window.__progress")["seen"]
-    assert page.get_by_text("Checked 23 claims").first.is_visible()
+    assert page.get_by_text("Checked 24 claims").first.is_visible()
     page.locator('[data-testid="stPageLink"]').nth(22).wait_for(timeout=30_000)  # the last claim's link is drawn
-    assert page.locator('[data-testid="stPageLink"]').count() == 23
+    assert page.locator('[data-testid="stPageLink"]').count() == 24
     assert page.get_by_text("Open Roofline lab").first.is_visible()
     for word in ("holds", "roughly"):
         assert page.get_by_text(word).count() > 0

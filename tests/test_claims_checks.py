@@ -16,12 +16,14 @@ from lab.claims import CLAIM_IDS, CLAIM_PAGES, check_all, doc_worked_shapes_matc
 from lab.claims_hardware import StepUse, c3_check, c7_check, c11_check, c19_check, c20_check
 from lab.claims_measure import ClaimData, ClaimSettings, PrecisionTiming, measure_all, measure_precision, measure_run_a
 from lab.claims_scaling import (
+    ScheduleOutcome,
     c13_check,
     c14_check,
     c15_check,
     c16_check,
     c21_check,
     c22_check,
+    c24_check,
     uncached_attention_exponent,
 )
 from lab.claims_shapes import c1_check, c2_check, c5_check, c6_check, c10_check, c12_check, c23_check
@@ -256,6 +258,19 @@ def test_leak_and_serving_checks_both_ways():
     assert c22_check(400.0, 300.0, 50.0, 40.0, 8).verdict == ROUGHLY
     assert c22_check(400.0, 420.0, 50.0, 50.0, 8).verdict == FAILS
     assert c22_check(400.0, 60.0, 50.0, 50.0, 0).verdict == FAILS  # never interleaved
+
+
+def test_the_phases_conflict_check_both_ways():
+    """C24 at a decode objective of 3 × 20 ms gaps and a prefill objective of 1.5 × 250 ms."""
+    whole = ScheduleOutcome(chats_met=0, chats=3, worst_gap_ms=400.0, long_ttft_ms=300.0, seconds=2.0)
+    traded = ScheduleOutcome(chats_met=3, chats=3, worst_gap_ms=55.0, long_ttft_ms=900.0, seconds=2.0)
+    held = c24_check(whole, traded, 20.0, 250.0)
+    assert held.verdict == HOLDS and (held.numbers["itl"], held.numbers["ttft"]) == (60.0, 375.0)
+    assert (held.numbers["ga"], held.numbers["gb"]) == (0.5, 1.5)  # the long prompt met its objective, then the chats
+    both_better = ScheduleOutcome(chats_met=2, chats=3, worst_gap_ms=80.0, long_ttft_ms=250.0, seconds=2.0)
+    assert c24_check(whole, both_better, 20.0, 250.0).verdict == ROUGHLY  # no trade: chunks helped both
+    served = ScheduleOutcome(chats_met=3, chats=3, worst_gap_ms=50.0, long_ttft_ms=350.0, seconds=2.0)
+    assert c24_check(whole, served, 20.0, 250.0).verdict == FAILS  # one schedule served both phases
 
 
 def test_settings_are_checked(tiny):

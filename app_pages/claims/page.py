@@ -1,4 +1,4 @@
-"""Claims: every claim C1-C23 of the source document with a live check on the loaded model, the
+"""Claims: every claim C1-C24 of the source document with a live check on the loaded model, the
 numbers behind each verdict and a link to the page that shows it in depth."""
 
 import pandas  # noqa: F401  - before plotly (fresh-server import race)

@@ -189,5 +189,10 @@ STRINGS: dict[str, tuple[str, str]] = {
         "The KV cache is the bridge: prefill builds it, decode extends it; engines interleave both phases.",
         "KV 缓存是桥梁：预填充构建它，解码扩展它；引擎让两个阶段交错运行。",
     ),
+    "claim_C24": (
+        "The phases' goals conflict: prefill wants big parallel batches, decode little memory traffic; engines "
+        "exist to reconcile them.",
+        "两个阶段的优化目标天然冲突：预填充要大批量、大并行，解码要少访存；推理引擎的本质就是调和这一冲突。",
+    ),
 }
 t = page_translator(STRINGS)

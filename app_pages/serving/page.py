@@ -1,4 +1,4 @@
-"""Serving lab: many requests on the real engine (C17, C21-C23). Build a workload, run it under two
+"""Serving lab: many requests on the real engine (C17, C21-C24). Build a workload, run it under two
 scheduling policies, then watch every request over wall time (waiting, prefill chunks, decode
 steps), step through the batches one iteration at a time, see the paged KV blocks each request
 owns, and compare TTFT, TPOT, ITL and E2E percentiles and throughput side by side."""

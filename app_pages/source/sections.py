@@ -20,7 +20,7 @@ SECTIONS = (
     Section("5.2", "decode", ("C6", "C7", "C8", "C9")),
     Section("5.3", "table", ("C10", "C11")),
     Section("5.4", "example", ("C12",)),
-    Section("5.5", "complexity", ("C13", "C14", "C15")),
+    Section("5.5", "complexity", ("C13", "C14", "C15", "C24")),
     Section("5.6", "production", ("C16", "C17", "C18", "C19", "C20")),
     Section("5.7", "chunked", ("C21", "C22")),
     Section("", "summary", ("C23",)),
