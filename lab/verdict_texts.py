@@ -343,13 +343,14 @@ VERDICT_TEXTS: dict[str, tuple[str, str]] = {
         "Judged at what each phase gets alone (decode: no gap over {itl:.0f} ms, 3 × the chats' median {d:.0f} ms; "
         "prefill: the long prompt's first token within {ttft:.0f} ms, 1.5 × its {p:.0f} ms prefill), neither schedule "
         "serves both. Whole prompts: {wa} of {n} chats keep their pace (worst gap {gapa:.0f} ms), long prompt's TTFT "
-        "{ta:.0f} ms; chunked prefill: {wb} of {n} (worst gap {gapb:.0f} ms), TTFT {tb:.0f} ms. Chunks buy the "
-        "decodes' pace with the prefill's latency; goodput at these objectives {ga:.2f} → {gb:.2f} requests/s.",
+        "{ta:.0f} ms; chunked prefill: {wb} of {n} (worst gap {gapb:.0f} ms), TTFT {tb:.0f} ms. Chunks trade the "
+        "prefill's latency (TTFT {ta:.0f} → {tb:.0f} ms) for the decodes' pace (worst gap {gapa:.0f} → {gapb:.0f} ms); "
+        "goodput at these objectives {ga:.2f} → {gb:.2f} requests/s.",
         "以各阶段单独运行时的表现为目标（解码：间隔不超过 {itl:.0f} 毫秒，即聊天请求间隔中位数 {d:.0f} 毫秒的 3 倍；预填充："
         "长提示的首个 token 在 {ttft:.0f} 毫秒内，即其 {p:.0f} 毫秒预填充的 1.5 倍），两种调度都无法同时满足。整段预填充："
         "{n} 个聊天请求中 {wa} 个保持节奏（最长间隔 {gapa:.0f} 毫秒），长提示 TTFT {ta:.0f} 毫秒；分块预填充：{wb} 个（最长间隔 "
-        "{gapb:.0f} 毫秒），TTFT {tb:.0f} 毫秒。分块用预填充的延迟换来解码的节奏；按这些目标计算的 goodput 从 {ga:.2f} 变为 "
-        "{gb:.2f} 请求/秒。",
+        "{gapb:.0f} 毫秒），TTFT {tb:.0f} 毫秒。分块用预填充的延迟（TTFT {ta:.0f} → {tb:.0f} 毫秒）换来解码的节奏（最长间隔 "
+        "{gapa:.0f} → {gapb:.0f} 毫秒）；按这些目标计算的 goodput 从 {ga:.2f} 变为 {gb:.2f} 请求/秒。",
     ),
     "why_c24_roughly": (
         "Neither schedule serves both phases at what each gets alone (decode: gaps within {itl:.0f} ms; prefill: "
