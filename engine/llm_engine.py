@@ -27,6 +27,7 @@ from engine.runner import ModelRunner
 from engine.sampler import Sampler, SamplingParams
 from engine.scheduler import ScheduledSeq, Scheduler, SchedulerConfig
 from engine.sequence import Sequence
+from engine.speculative import SpeculativeConfig, accept_greedy, accept_sampled
 from engine.trace import LayerShapes, RequestRecord, SeqStep, StepRecord, TokenEvent, Trace
 
 
@@ -48,6 +49,7 @@ class EngineConfig:
     capture_layers: list[int] | None = None
     capture_max_bytes: int = 64 << 20
     kv_dtype: str = "auto"  # how the pool stores K and V (engine/kv_cache.KV_DTYPES); "auto": the model's dtype
+    speculative: SpeculativeConfig | None = None  # draft and verify tokens each decode step (engine/speculative.py)
 
     def __post_init__(self):
         if self.attention not in BACKENDS:
@@ -60,6 +62,8 @@ class EngineConfig:
             raise LabError(f"max_model_len must be positive, got {self.max_model_len}.")
         if self.kv_dtype not in KV_DTYPES:
             raise LabError(f"Unknown KV cache dtype {self.kv_dtype!r}; choose one of {', '.join(KV_DTYPES)}.")
+        if self.speculative is not None and not self.kv_cache:
+            raise LabError("Speculative decoding verifies drafts against the KV cache: turn the KV cache on.")
 
 
 @dataclass
@@ -199,17 +203,18 @@ class Engine:
         start = time.perf_counter()
         capture = AttentionCapture(cfg.capture_layers, cfg.capture_max_bytes) if cfg.capture_attention else None
         with measure_peak(self.model.device, enabled=cfg.trace and cfg.probe_memory) as mem:
+            self._draft()
             batch = self.scheduler.schedule()
             logits = self.runner.run(batch, capture)
             sampled = [item for item in batch if item.samples]
-            logits = _hold_eos(logits, [i.seq for i in sampled], self.eos_ids)
-            tokens = self.sampler.sample(logits, [i.seq.params for i in sampled], [i.seq.seq_id for i in sampled])
-            tokens = [_forced(i.seq, tok) for i, tok in zip(sampled, tokens)]
+            tokens = self._choose(logits, sampled)
             del logits
         now = time.perf_counter()  # the tokens exist (sampling synchronised the device)
         token_iter = iter(tokens)
         per_item = [next(token_iter) if item.samples else None for item in batch]
+        before = [item.seq.num_output_tokens for item in batch]
         finished = self.scheduler.postprocess(batch, per_item, now, self.eos_ids, self.max_model_len)
+        per_item = [item.seq.output_token_ids[n:] if item.samples else None for item, n in zip(batch, before)]
         step_no = self._num_steps
         self._num_steps += 1
         events = self._token_events(batch, per_item, step_no, now)
@@ -220,15 +225,56 @@ class Engine:
         done = [self._finish(seq) for seq in finished]
         return EngineEvent(record, events, done)
 
+    def _draft(self) -> None:
+        """Speculative decoding: each decoding sequence's draft for this step, as long as its budget of
+        new tokens and the context allow (none for a replay, or while EOS is still held back)."""
+        spec = self.config.speculative
+        if spec is None:
+            return
+        for seq in self.scheduler.running:
+            seq.draft = []
+            if seq.forced_output is not None or seq.num_output_tokens < seq.params.min_new_tokens:
+                continue
+            room = min(
+                spec.num_tokens,
+                seq.params.max_new_tokens - seq.num_output_tokens - 1,
+                self.max_model_len - len(seq) - 1,
+            )
+            if room > 0 and self.scheduler.is_decoding(seq):
+                seq.draft = spec.draft(seq.token_ids, room)
+
+    def _choose(self, logits: torch.Tensor, sampled: list[ScheduledSeq]) -> list[list[int]]:
+        """The tokens each sampled sequence emits: one sampled (or replayed) token, or after a draft
+        the verified prefix and one token of the model's own (engine/speculative.py)."""
+        if not any(item.draft for item in sampled):  # the common path: one row each, sampled together
+            logits = _hold_eos(logits, [i.seq for i in sampled], self.eos_ids)
+            tokens = self.sampler.sample(logits, [i.seq.params for i in sampled], [i.seq.seq_id for i in sampled])
+            return [[_forced(i.seq, tok)] for i, tok in zip(sampled, tokens)]
+        out = []
+        for item, rows in zip(sampled, logits.split([1 + len(i.draft) for i in sampled])):
+            seq, params = item.seq, item.seq.params
+            if not item.draft:
+                rows = _hold_eos(rows, [seq], self.eos_ids)
+                out.append([_forced(seq, self.sampler.sample(rows, [params], [seq.seq_id])[0])])
+                continue
+            if params.is_greedy:
+                emitted = accept_greedy(rows, item.draft)
+            else:
+                probs = self.sampler.distribution(rows, params)
+                emitted = accept_sampled(probs, item.draft, self.sampler.generator(seq.seq_id, params))
+            item.accepted = len(emitted) - 1
+            out.append(emitted)
+        return out
+
     def _token_events(
-        self, batch: list[ScheduledSeq], tokens: list[int | None], step: int, now: float
+        self, batch: list[ScheduledSeq], tokens: list[list[int] | None], step: int, now: float
     ) -> list[TokenEvent]:
         events = []
-        for item, tok in zip(batch, tokens):
-            if tok is None:
-                continue
-            text = self._detok[item.seq.seq_id].add(tok)
-            events.append(TokenEvent(item.seq.seq_id, item.seq.num_output_tokens - 1, tok, text, item.phase, step, now))
+        for item, emitted in zip(batch, tokens):
+            first = item.seq.num_output_tokens - len(emitted or [])
+            for j, tok in enumerate(emitted or []):
+                text = self._detok[item.seq.seq_id].add(tok)
+                events.append(TokenEvent(item.seq.seq_id, first + j, tok, text, item.phase, step, now))
         return events
 
     def _record(
@@ -237,13 +283,15 @@ class Engine:
         start: float,
         now: float,
         batch: list[ScheduledSeq],
-        tokens: list[int | None],
+        tokens: list[list[int] | None],
         events: list[TokenEvent],
         mem: MemoryReading,
         capture: AttentionCapture | None,
     ) -> StepRecord:
         mc = self.model.config
-        texts = {e.seq_id: e.text for e in events}
+        texts: dict[int, str] = {}
+        for e in events:
+            texts[e.seq_id] = texts.get(e.seq_id, "") + e.text
         seqs = [
             SeqStep(
                 i.seq.seq_id,
@@ -252,10 +300,12 @@ class Engine:
                 i.context_len,
                 i.recompute,
                 LayerShapes.for_step(mc, i.num_tokens, i.context_len),
-                tok,
+                emitted[-1] if emitted else None,
                 texts.get(i.seq.seq_id),
+                len(i.draft),
+                i.accepted,
             )
-            for i, tok in zip(batch, tokens)
+            for i, emitted in zip(batch, tokens)
         ]
         cost = step_cost(
             mc,

@@ -22,7 +22,7 @@ class ModelRunner:
         for item in batch:
             seq, start, n = item.seq, item.start, item.num_tokens
             ctx = item.context_len
-            ids.extend(seq.token_ids[start:ctx])
+            ids.extend((seq.token_ids + item.draft)[start:ctx])
             positions.append(torch.arange(start, ctx))
             write_slots.append(self.kv.slots(seq.block_table, start, ctx))
             read_start = self.kv.contiguous_start(seq.block_table, ctx)
@@ -32,8 +32,8 @@ class ModelRunner:
                 else torch.tensor(seq.block_table[: self.kv.pool.blocks_for(ctx)], dtype=torch.long)
             )
             segments.append(Segment(offset, n, ctx, read_start, read_blocks))
-            if item.samples:
-                logits_rows.append(offset + n - 1)
+            if item.samples:  # a verify step: one row per drafted token and one after them
+                logits_rows.extend(range(offset + n - 1 - len(item.draft), offset + n))
             offset += n
         dev = self.model.device
         slots = torch.cat(write_slots)
@@ -56,5 +56,6 @@ class ModelRunner:
         return seg
 
     def run(self, batch: list[ScheduledSeq], capture: AttentionCapture | None = None) -> torch.Tensor:
-        """fp32 logits (sampled sequences, vocab), in batch order."""
+        """fp32 logits (a row per sampled sequence, 1 + its draft's length when it has one; vocab), in
+        batch order."""
         return self.model.forward(self.prepare(batch), self.kv, self.backend, capture)

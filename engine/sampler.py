@@ -78,19 +78,28 @@ class Sampler:
         self._generators.pop(seq_id, None)
 
     def _sample_one(self, logits: torch.Tensor, p: SamplingParams, seq_id: int) -> int:
+        return int(torch.multinomial(self.distribution(logits, p), 1, generator=self.generator(seq_id, p)))
+
+    @staticmethod
+    def distribution(logits: torch.Tensor, p: SamplingParams) -> torch.Tensor:
+        """The probabilities a row of logits (or each of several rows) is sampled from, on the CPU:
+        temperature, then the top-k cut, then the top-p cut."""
         logits = logits / p.temperature
         if p.top_k:
-            kth = torch.topk(logits, min(p.top_k, logits.numel())).values[-1]
+            kth = torch.topk(logits, min(p.top_k, logits.shape[-1]), dim=-1).values[..., -1:]
             logits = logits.masked_fill(logits < kth, float("-inf"))
         if p.top_p < 1.0:
-            sorted_logits, order = torch.sort(logits, descending=True)
-            cum = sorted_logits.softmax(-1).cumsum(-1)
-            drop = cum - sorted_logits.softmax(-1) >= p.top_p  # keep the smallest prefix reaching top_p
-            logits = logits.masked_fill(torch.zeros_like(drop).scatter(0, order, drop), float("-inf"))
+            sorted_logits, order = torch.sort(logits, descending=True, dim=-1)
+            sorted_probs = sorted_logits.softmax(-1)
+            drop = sorted_probs.cumsum(-1) - sorted_probs >= p.top_p  # keep the smallest prefix reaching top_p
+            logits = logits.masked_fill(torch.zeros_like(drop).scatter(-1, order, drop), float("-inf"))
+        return logits.softmax(-1).cpu()
+
+    def generator(self, seq_id: int, p: SamplingParams) -> torch.Generator:
+        """The sequence's own generator, seeded once (never the global RNG)."""
         gen = self._generators.get(seq_id)
         if gen is None:
             gen = torch.Generator(device="cpu")
-            gen.manual_seed(p.seed if p.seed is not None else secrets.randbits(63))  # never touch global RNG
+            gen.manual_seed(p.seed if p.seed is not None else secrets.randbits(63))
             self._generators[seq_id] = gen
-        probs = logits.softmax(-1).cpu()
-        return int(torch.multinomial(probs, 1, generator=gen))
+        return gen

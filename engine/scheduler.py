@@ -4,8 +4,10 @@ Policies, all over the same paged block pool:
   sequential  one request at a time, to completion
   static      a batch is admitted together and runs until all of its requests finish
   continuous  iteration-level: requests join and leave at every step
-Every step runs decodes first (one token each), then prefills (whole prompts, or chunks of them
-with chunked prefill) under a per-step token budget. With prefix caching, full prompt blocks
+Every step runs decodes first (one token each, or one plus the tokens drafted for it with
+speculative decoding), then prefills (whole prompts, or chunks of them with chunked prefill) under
+a per-step token budget. A verified draft's rejected tokens are rolled back: the blocks past the
+sequence's accepted KV return to the pool. With prefix caching, full prompt blocks
 already in the pool (same tokens, same prefix) are reused instead of recomputed. With the KV
 cache off, every step recomputes each running sequence's whole context.
 """
@@ -13,7 +15,7 @@ cache off, every step recomputes each running sequence's whole context.
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from engine.errors import LabError
 from engine.kv_cache import BlockPool, prefix_hashes
@@ -48,6 +50,8 @@ class ScheduledSeq:
     phase: str  # "prefill" or "decode"
     samples: bool  # the step ends this sequence's prompt (or is a decode): a token comes out
     recompute: bool = False  # KV cache off: the whole context, recomputed
+    draft: list[int] = field(default_factory=list)  # speculative tokens fed after the last one
+    accepted: int = 0  # of the draft, those verified (set when the step's tokens are chosen)
 
     @property
     def context_len(self) -> int:
@@ -85,14 +89,15 @@ class Scheduler:
         budget = self.config.max_num_batched_tokens
         batch: list[ScheduledSeq] = []
         for seq in list(self.running):  # decodes first: they are cheap and latency-critical
-            if seq not in self.running or not self._is_decoding(seq) or budget <= 0:
+            if seq not in self.running or not self.is_decoding(seq) or budget <= 0:
                 continue
-            if not self._reserve(seq, len(seq), protect=batch):
+            draft = seq.draft[: budget - 1]
+            if not self._reserve(seq, len(seq) + len(draft), protect=batch):
                 continue  # seq itself was preempted
-            batch.append(ScheduledSeq(seq, seq.num_cached_tokens, 1, "decode", True))
-            budget -= 1
+            batch.append(ScheduledSeq(seq, seq.num_cached_tokens, 1 + len(draft), "decode", True, draft=draft))
+            budget -= 1 + len(draft)
         admit_limit = self._admission_limit()
-        prefilling = [s for s in self.running if not self._is_decoding(s)]
+        prefilling = [s for s in self.running if not self.is_decoding(s)]
         for seq in prefilling + list(self.waiting):
             if budget <= 0:
                 break
@@ -155,7 +160,7 @@ class Scheduler:
             matched.pop()  # leave at least one token to compute: its logits give the next token
         return matched
 
-    def _is_decoding(self, seq: Sequence) -> bool:
+    def is_decoding(self, seq: Sequence) -> bool:
         return seq.num_cached_tokens >= seq.num_prompt_tokens and seq.num_uncached_tokens == 1
 
     def _reserve(self, seq: Sequence, num_tokens: int, protect: list[ScheduledSeq]) -> bool:
@@ -204,22 +209,35 @@ class Scheduler:
         return batch
 
     def postprocess(
-        self, batch: list[ScheduledSeq], tokens: list[int | None], now: float, eos_ids: set[int], max_model_len: int
+        self,
+        batch: list[ScheduledSeq],
+        tokens: list[int | list[int] | None],
+        now: float,
+        eos_ids: set[int],
+        max_model_len: int,
     ) -> list[Sequence]:
-        """Advance each scheduled sequence; return those that finished (their blocks are freed)."""
+        """Advance each scheduled sequence by its token (or, after a verified draft, its tokens: those
+        up to a finishing one are kept); return those that finished (their blocks are freed)."""
         finished = []
-        for item, token in zip(batch, tokens):
+        for item, emitted in zip(batch, tokens):
             seq = item.seq
-            seq.num_cached_tokens = item.context_len
+            emitted = [emitted] if isinstance(emitted, int) else (emitted or [])
+            # a verify step's KV is right up to its accepted drafts; the last emitted token has none yet
+            seq.num_cached_tokens = item.start + len(emitted) if item.draft else item.context_len
             if item.phase == "prefill" and self.config.prefix_caching:
                 self._publish_prompt_blocks(seq)
-            if item.samples:
+            for token in emitted if item.samples else []:
                 seq.output_token_ids.append(token)
                 seq.token_times.append(now)
                 if token in eos_ids and not seq.params.ignore_eos:
                     seq.finish_reason = "eos"
                 elif seq.num_output_tokens >= seq.params.max_new_tokens or len(seq) >= max_model_len:
                     seq.finish_reason = "length"
+                if seq.finish_reason:
+                    break
+            seq.draft = []
+            if item.draft and not seq.finish_reason:
+                self._roll_back(seq)
             if seq.finish_reason or item.recompute:  # KV off keeps nothing between steps
                 self._release(seq)
             if seq.finish_reason:
@@ -227,6 +245,13 @@ class Scheduler:
                 self.running.remove(seq)
                 finished.append(seq)
         return finished
+
+    def _roll_back(self, seq: Sequence) -> None:
+        """Return the blocks past the sequence's accepted KV (those its rejected drafts were written to)."""
+        keep = self.pool.blocks_for(seq.num_cached_tokens)
+        if len(seq.block_table) > keep:
+            self.pool.free(seq.block_table[keep:])
+            seq.block_table = seq.block_table[:keep]
 
     def _publish_prompt_blocks(self, seq: Sequence) -> None:
         """Register the prompt blocks this sequence has now fully computed, for others to reuse."""

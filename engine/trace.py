@@ -48,8 +48,10 @@ class SeqStep:
     context_len: int  # C, keys attended = its KV tokens after the step
     recompute: bool  # KV cache off: the whole context went through again
     shapes: LayerShapes
-    token_id: int | None = None  # the token this step produced for it, if any
-    token_text: str | None = None
+    token_id: int | None = None  # the (last) token this step produced for it, if any
+    token_text: str | None = None  # the text of every token it produced
+    drafted: int = 0  # speculative decoding: tokens drafted and verified in this step
+    accepted: int = 0  # of them, those the target model agreed with (it also emits one of its own)
 
 
 @dataclass

@@ -94,6 +94,8 @@ class SeqStepFile(Record):
     shapes: ShapesFile
     token_id: Int() | None = None
     token_text: Text() | None = None
+    drafted: Int() = 0  # files written before speculative decoding have neither
+    accepted: Int() = 0
 
     def build(self) -> SeqStep:
         return SeqStep(**(dict(self) | {"shapes": LayerShapes(**dict(self.shapes))}))

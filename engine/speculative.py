@@ -1,0 +1,84 @@
+"""Speculative decoding: a drafter proposes k tokens, one forward verifies them, and the longest
+agreeing prefix plus one token of the target model's own is kept.
+
+A decode step reads every weight and the whole KV cache to produce one token, and the arithmetic
+units mostly wait (C7); feeding the last token plus k drafted ones as one causal chunk costs about
+the same while the step stays memory-bound, and yields k + 1 rows of logits. Row i is the target
+model's distribution for the token after draft[:i], so:
+
+  greedy   accept draft[i] while it equals row i's argmax; then row m's argmax (a correction, or a
+           bonus token when all k were accepted). The output is plain greedy decoding's, token for token.
+  sampled  the standard rule (Leviathan et al. 2023; Chen et al. 2023): accept draft[i] with
+           probability min(1, p(x) / q(x)), else sample from max(0, p − q) normalised, and stop. A
+           prompt-lookup draft is one fixed token, q = 1 on it, so accept with p(x) and resample from
+           p without x. The output is distributed as the target model's own samples.
+
+The KV cache of rejected drafts is rolled back by the scheduler (their blocks return to the pool).
+Drafters: prompt lookup, the n-gram match of vLLM's `ngram` method and Hugging Face's
+`prompt_lookup_num_tokens` (no second model).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+
+from engine.errors import LabError
+
+METHODS = ("prompt_lookup",)
+
+
+@dataclass(frozen=True)
+class SpeculativeConfig:
+    method: str = "prompt_lookup"
+    num_tokens: int = 4  # k: tokens drafted per step
+    ngram_max: int = 3  # prompt lookup: the longest suffix matched first
+    ngram_min: int = 1
+
+    def __post_init__(self):
+        if self.method not in METHODS:
+            raise LabError(f"Unknown speculative method {self.method!r}; choose one of {', '.join(METHODS)}.")
+        if not 1 <= self.num_tokens <= 32:
+            raise LabError(f"Speculative tokens per step must be 1-32, got {self.num_tokens}.")
+        if not 1 <= self.ngram_min <= self.ngram_max <= 16:
+            raise LabError(f"The n-gram sizes must satisfy 1 ≤ min ≤ max ≤ 16, got {self.ngram_min}-{self.ngram_max}.")
+
+    def draft(self, tokens: list[int], k: int) -> list[int]:
+        return prompt_lookup(tokens, k, self.ngram_max, self.ngram_min)
+
+
+def prompt_lookup(tokens: list[int], k: int, ngram_max: int = 3, ngram_min: int = 1) -> list[int]:
+    """Up to k tokens that followed the latest earlier occurrence of the sequence's last n tokens,
+    for the longest n from ngram_max down that occurs; [] when none does."""
+    for n in range(min(ngram_max, len(tokens) - 1), ngram_min - 1, -1):
+        tail = tokens[-n:]
+        for start in range(len(tokens) - n - 1, -1, -1):  # the latest match first
+            if tokens[start : start + n] == tail:
+                return tokens[start + n : start + n + k]
+    return []
+
+
+def accept_greedy(rows: torch.Tensor, draft: list[int]) -> list[int]:
+    """The tokens a greedy verify emits: the agreeing prefix of `draft`, then the target's own."""
+    targets = rows.argmax(-1).tolist()
+    m = 0
+    while m < len(draft) and draft[m] == targets[m]:
+        m += 1
+    return draft[:m] + [targets[m]]
+
+
+def accept_sampled(probs: torch.Tensor, draft: list[int], generator: torch.Generator) -> list[int]:
+    """The tokens a sampled verify emits, for a draft of fixed tokens (q = 1 on each): `probs` are the
+    target's (k + 1, vocab) sampling distributions, after temperature, top-k and top-p."""
+    out = []
+    for i, x in enumerate(draft):
+        if float(torch.rand((), generator=generator)) < float(probs[i, x]):
+            out.append(x)
+            continue
+        residual = probs[i].clone()
+        residual[x] = 0.0  # max(0, p − q) with q one-hot on x
+        out.append(int(torch.multinomial(residual / residual.sum(), 1, generator=generator)))
+        return out
+    out.append(int(torch.multinomial(probs[len(draft)], 1, generator=generator)))  # the bonus token
+    return out

@@ -1,0 +1,166 @@
+"""Speculative decoding (engine/speculative.py): the prompt-lookup drafter, the greedy and the sampled
+acceptance rules, and the engine's verify steps, whose greedy output is plain greedy decoding's token
+for token with the KV cache rolled back exactly, whatever the drafts."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+import pytest
+import torch
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from engine import Engine, EngineConfig, SamplingParams
+from engine.errors import LabError
+from engine.kv_cache import KV_DTYPES
+from engine.speculative import SpeculativeConfig, accept_greedy, accept_sampled, prompt_lookup
+
+PROMPTS = ["The quick brown fox jumps over the lazy dog", "one two three one two three one two", "Hello"]
+# The chi-square statistic's 0.1 % critical value for 7 degrees of freedom (8 tokens).
+CHI2_7_DF_0_1_PERCENT = 24.32
+
+
+def test_prompt_lookup_continues_the_latest_match_of_the_longest_suffix():
+    assert prompt_lookup([1, 2, 3, 9, 1, 2, 3, 7, 5, 1, 2, 3], 2) == [7, 5]  # the latest "1 2 3" came before 7 5
+    assert prompt_lookup([4, 5, 6, 5, 8, 6], 3, ngram_max=2) == [5, 8, 6]  # no "5 6" … "8 6": then "6" alone
+    assert prompt_lookup([1, 2, 3, 4], 3) == []  # nothing repeats
+    assert prompt_lookup([7, 7], 5) == [7]  # as much as follows
+    assert prompt_lookup([1, 2, 1, 2], 4, ngram_min=3) == []
+
+
+def test_greedy_acceptance_keeps_the_agreeing_prefix_and_one_of_its_own():
+    rows = torch.full((4, 10), -1.0)
+    for i, best in enumerate([3, 5, 2, 8]):
+        rows[i, best] = 1.0
+    assert accept_greedy(rows, [3, 5, 2]) == [3, 5, 2, 8]  # all three, then the bonus token
+    assert accept_greedy(rows, [3, 4, 2]) == [3, 5]  # the second is corrected, the rest dropped
+    assert accept_greedy(rows[:1], []) == [3]
+
+
+def _first_token_counts(rule, probs: torch.Tensor, draft: int, draws: int, seed: int = 0) -> torch.Tensor:
+    gen = torch.Generator().manual_seed(seed)
+    counts = torch.zeros(probs.shape[-1])
+    for _ in range(draws):
+        counts[rule(probs, [draft], gen)[0]] += 1
+    return counts
+
+
+def _chi_square(counts: torch.Tensor, p: torch.Tensor) -> float:
+    expected = p * counts.sum()
+    return float(((counts - expected) ** 2 / expected).sum())
+
+
+def test_sampled_acceptance_draws_from_the_target_distribution():
+    """The first emitted token of a verify step is distributed as the target's own samples; a rule
+    that resamples from p (not from p without the draft) after a rejection fails the same test."""
+    p = torch.tensor([0.30, 0.20, 0.15, 0.10, 0.10, 0.07, 0.05, 0.03])
+    probs = torch.stack([p, p])  # row 0 judges the draft, row 1 gives the bonus token
+
+    def wrong(probs, draft, gen):
+        if float(torch.rand((), generator=gen)) < float(probs[0, draft[0]]):
+            return draft
+        return [int(torch.multinomial(probs[0], 1, generator=gen))]
+
+    for draft in (0, 5):
+        assert _chi_square(_first_token_counts(accept_sampled, probs, draft, 5_000), p) < CHI2_7_DF_0_1_PERCENT
+        assert _chi_square(_first_token_counts(wrong, probs, draft, 5_000), p) > CHI2_7_DF_0_1_PERCENT
+
+
+@dataclass(frozen=True)
+class Oracle(SpeculativeConfig):
+    """Drafts the reference continuation with some tokens changed: any pattern of accepts and rejects."""
+
+    reference: tuple[tuple[int, ...], ...] = ()
+    wrong_share: float = 0.3
+    seed: int = 0
+
+    def draft(self, tokens: list[int], k: int) -> list[int]:
+        rng = random.Random(hash((self.seed, len(tokens))))
+        for ref in self.reference:  # the reference whose prompt and outputs so far these tokens are
+            if tuple(tokens) == ref[: len(tokens)]:
+                follow = list(ref[len(tokens) : len(tokens) + rng.randint(1, k)])
+                return [t if rng.random() > self.wrong_share else (t + 1) % 1000 for t in follow]
+        return []
+
+
+def _run(bundle, prompts, spec, steps=16, check_blocks=False, **cfg):
+    engine = Engine(bundle.model, bundle.tokenizer, EngineConfig(probe_memory=False, speculative=spec, **cfg))
+    seqs = [engine.add_request(p, SamplingParams(max_new_tokens=steps, ignore_eos=True)) for p in prompts]
+    pool = engine.kv.pool
+    for _ in engine.stream():
+        if check_blocks:  # rollback is exact: each sequence holds just the blocks of its accepted KV
+            pool.check_invariants()
+            for s in engine.scheduler.running:
+                assert len(s.block_table) == pool.blocks_for(s.num_cached_tokens), (s.seq_id, s.num_cached_tokens)
+    assert pool.num_used == 0  # every block back in the pool
+    return [s.output_token_ids for s in seqs], engine.trace
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    seed=st.integers(0, 10_000),
+    wrong=st.sampled_from([0.0, 0.3, 1.0]),
+    k=st.integers(1, 6),
+    kv_dtype=st.sampled_from(KV_DTYPES),
+    chunked=st.booleans(),
+    batch=st.sampled_from([1, len(PROMPTS)]),
+)
+def test_any_drafts_leave_greedy_output_and_the_kv_pool_as_plain_decoding(
+    tiny, seed, wrong, k, kv_dtype, chunked, batch
+):
+    ids = [tiny.tokenizer(p).input_ids for p in PROMPTS[:batch]]
+    cfg = dict(kv_dtype=kv_dtype, chunked_prefill=chunked, max_num_batched_tokens=8 if chunked else 8192, block_size=4)
+    cfg |= dict(kv_cache_bytes=1 << 20)  # a small pool: the invariants are checked over every block each step
+    plain, _ = _run(tiny, ids, None, **cfg)
+    reference = tuple(tuple(i + o) for i, o in zip(ids, plain))
+    spec = Oracle(num_tokens=k, reference=reference, wrong_share=wrong, seed=seed)
+    speculative, trace = _run(tiny, ids, spec, check_blocks=True, **cfg)
+    assert speculative == plain
+    verified = [s for step in trace.steps for s in step.seqs if s.drafted]
+    assert verified and all(0 <= s.accepted <= s.drafted <= k for s in verified)
+    if wrong == 0.0:  # every draft right: k + 1 tokens a step, fewer steps
+        assert all(s.accepted == s.drafted for s in verified) and len(trace.steps) < 16 + batch
+    if wrong == 1.0:  # every draft wrong: each step's one token is the model's correction
+        assert all(s.accepted == 0 for s in verified)
+
+
+def test_a_sampled_run_with_drafts_stops_at_its_length_and_is_seeded(tiny):
+    ids = tiny.tokenizer(PROMPTS[1]).input_ids
+    params = SamplingParams(max_new_tokens=20, temperature=0.8, top_k=50, seed=7, ignore_eos=True)
+
+    def run():
+        engine = Engine(tiny.model, tiny.tokenizer, EngineConfig(speculative=SpeculativeConfig(num_tokens=4)))
+        seq = engine.add_request(ids, params)
+        for _ in engine.stream():
+            pass
+        return seq.output_token_ids
+
+    first = run()
+    assert len(first) == 20 and run() == first
+
+
+def test_bad_speculative_settings_are_named():
+    for bad in (dict(num_tokens=0), dict(num_tokens=33), dict(ngram_min=3, ngram_max=2), dict(method="eagle")):
+        with pytest.raises(LabError):
+            SpeculativeConfig(**bad)
+    with pytest.raises(LabError, match="turn the KV cache on"):
+        EngineConfig(kv_cache=False, speculative=SpeculativeConfig())
+
+
+def test_prompt_lookup_on_the_real_model_is_greedy_decoding_in_fewer_steps(bundled):
+    """The bundled model asked to repeat a text: prompt lookup drafts it, most drafts are accepted,
+    and the output is plain greedy's, in a batch with a prompt that gives nothing to look up."""
+    text = (
+        "Repeat the text exactly.\nText: The river rose slowly through the spring, and the town built its walls "
+        "a little higher every year.\nRepeat: The river"
+    )
+    ids = [bundled.tokenizer(p).input_ids for p in (text, "The capital of France is")]
+    for kv_dtype in ("auto", "int8"):
+        plain, plain_trace = _run(bundled, ids, None, steps=32, kv_dtype=kv_dtype)
+        speculative, trace = _run(bundled, ids, SpeculativeConfig(num_tokens=6), steps=32, kv_dtype=kv_dtype)
+        assert speculative == plain and len(trace.steps) < len(plain_trace.steps)
+        repeat = min(s.seq_id for step in trace.steps for s in step.seqs)  # the text to repeat came first
+        verified = [s for step in trace.steps for s in step.seqs if s.drafted and s.seq_id == repeat]
+        assert sum(s.accepted for s in verified) >= 0.5 * sum(s.drafted for s in verified)
