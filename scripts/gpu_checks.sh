@@ -6,6 +6,7 @@
 #   reference  tests/test_reference.py on cuda (our logits and tokens against transformers there)
 #   decode     bench/decode.py --device cuda (batch-1 prefill and TPOT beside HF and the floors)
 #   serving    bench/serving.py --device cuda (policies beside HF; fewer requests than on CPU)
+#   speculative  bench/speculative.py --device cuda (prompt lookup beside plain decoding and HF's)
 #
 #   scripts/gpu_checks.sh OUT_DIR [STEP ...]      (all but ceilings unless steps are named)
 #
@@ -14,7 +15,7 @@
 set -u
 out=${1:?usage: scripts/gpu_checks.sh OUT_DIR [STEP ...]}
 shift
-steps=${*:-roofline reference decode serving}
+steps=${*:-roofline reference decode serving speculative}
 py=${PYTHON:-python3}
 mkdir -p "$out"
 export PYTHONUNBUFFERED=1
@@ -53,6 +54,7 @@ for step in $steps; do
     roofline) run_step roofline 180 "$py" bench/roofline.py --device cuda ;;
     reference) run_step reference 300 "$py" -m pytest tests/test_reference.py --device cuda -q -p no:cacheprovider ;;
     decode) run_step decode 240 "$py" bench/decode.py --device cuda ;;
+    speculative) run_step speculative 180 "$py" bench/speculative.py --device cuda ;;
     serving) run_step serving 300 "$py" bench/serving.py --device cuda --requests 16 --repeats 2 ;;
     *) echo "unknown step $step" ;;
     esac

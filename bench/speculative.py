@@ -1,0 +1,129 @@
+"""Speculative decoding by prompt lookup, beside plain decoding and Hugging Face's own prompt lookup
+(`generate(prompt_lookup_num_tokens=k)`), on the bundled model in one run: greedy, batch 1, medians
+of interleaved repeats.
+
+    .venv/bin/python bench/speculative.py [--repeats 3] [--new-tokens 64] [--k 4 8] [--device cuda]
+
+Two prompts: one that asks the model to repeat a text it was given (prompt lookup finds most of the
+output in the prompt) and a free question (little to find). For each: TTFT and TPOT of ours plain,
+ours with prompt lookup for each k, HF plain and HF with prompt lookup; the acceptance rate and the
+tokens per decode step; whether every output equals our plain greedy output token for token.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from bench.record import recorded  # noqa: E402
+from engine import Engine, EngineConfig, SamplingParams, load_model  # noqa: E402
+from engine.loader import convert_bundled  # noqa: E402
+from engine.machine import describe_cpu  # noqa: E402
+from engine.speculative import SpeculativeConfig  # noqa: E402
+
+REPEAT = (
+    "Repeat the text below exactly, word for word.\n\nText: The river rose slowly through the spring, and the town "
+    "built its walls a little higher every year. Engineers argued about the best way to measure the flow, while "
+    "farmers watched the sky and planted late. In the library a student read about bridges.\n\nRepeat: The river"
+)
+FREE = "Write a short story about a lighthouse keeper who finds a message in a bottle."
+
+
+def ours(bundle, ids: list[int], new_tokens: int, k: int | None) -> dict:
+    """TTFT and TPOT from the engine's own request record (probe off), tokens per decode step, acceptance."""
+    spec = SpeculativeConfig(num_tokens=k) if k else None
+    engine = Engine(bundle.model, bundle.tokenizer, EngineConfig(probe_memory=False, speculative=spec))
+    trace = engine.generate(ids, SamplingParams(max_new_tokens=new_tokens, ignore_eos=True))
+    request = trace.requests[0]
+    decode = [s.seqs[0] for s in trace.steps if s.seqs[0].phase == "decode"]
+    drafted = sum(s.drafted for s in decode)
+    times = request.token_times
+    return {
+        "ttft": (times[0] - request.arrival) * 1e3,
+        "tpot": (times[-1] - times[0]) * 1e3 / (len(times) - 1),
+        "per_step": (len(request.output_token_ids) - 1) / max(1, len(decode)),
+        "accepted": sum(s.accepted for s in decode) / drafted if drafted else None,
+        "tokens": request.output_token_ids,
+    }
+
+
+def hf(model, ids: list[int], new_tokens: int, pad: int, k: int | None) -> dict:
+    """TTFT and TPOT of HF generate, timed around the call (a streamer cannot take several tokens a
+    step): TTFT from a 1-token call, TPOT from the rest of the full call."""
+    common = dict(do_sample=False, eos_token_id=None, pad_token_id=pad)
+    extra = {"prompt_lookup_num_tokens": k} if k else {}
+    x = torch.tensor([ids], device=model.device)
+    start = time.perf_counter()
+    model.generate(x, max_new_tokens=1, **common).tolist()  # .tolist(): a GPU's work is done
+    ttft = (time.perf_counter() - start) * 1e3
+    start = time.perf_counter()
+    tokens = model.generate(x, max_new_tokens=new_tokens, **common, **extra)[0, len(ids) :].tolist()
+    total = (time.perf_counter() - start) * 1e3
+    return {"ttft": ttft, "tpot": (total - ttft) / (new_tokens - 1), "tokens": tokens}
+
+
+def median_of(runs: list[dict], key: str) -> float | None:
+    values = [r[key] for r in runs if r.get(key) is not None]
+    return statistics.median(values) if values else None
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--new-tokens", type=int, default=64)
+    ap.add_argument("--k", type=int, nargs="+", default=[4, 8], help="tokens drafted per step")
+    ap.add_argument("--device", default="cpu", help="cpu or cuda: both models run there")
+    args = ap.parse_args()
+    from transformers import AutoModelForCausalLM
+
+    bundle = load_model(device=args.device)
+    hf_model = AutoModelForCausalLM.from_pretrained(convert_bundled(), dtype=torch.float32).to(args.device).eval()
+    pad = bundle.tokenizer.eos_token_id
+    print(f"# {describe_cpu()}")
+    print(
+        f"# {bundle.name}, fp32, {args.device}, greedy, batch 1, {args.new_tokens} new tokens, median of {args.repeats}\n"
+    )
+    systems = [("ours, plain", "ours", None)] + [(f"ours, prompt lookup k={k}", "ours", k) for k in args.k]
+    systems += [("HF generate, plain", "hf", None)] + [(f"HF prompt_lookup_num_tokens={k}", "hf", k) for k in args.k]
+    for label, text in (("repeat a given text", REPEAT), ("free question", FREE)):
+        ids = bundle.tokenizer(text).input_ids
+        ours(bundle, ids, 4, None)  # warm up
+        runs: dict[str, list[dict]] = {name: [] for name, _, _ in systems}
+        for _ in range(args.repeats):  # interleaved: a slow moment hits every system alike
+            for name, who, k in systems:
+                run = (
+                    ours(bundle, ids, args.new_tokens, k)
+                    if who == "ours"
+                    else hf(hf_model, ids, args.new_tokens, pad, k)
+                )
+                runs[name].append(run)
+        reference = runs["ours, plain"][0]["tokens"]
+        base = median_of(runs["ours, plain"], "tpot")
+        print(f"## {label} ({len(ids)} prompt tokens)\n")
+        print(
+            "| system | TTFT (ms) | TPOT (ms) | TPOT ÷ ours plain | tokens per decode step | drafts accepted | same tokens |"
+        )
+        print("|---|---|---|---|---|---|---|")
+        for name, _, _ in systems:
+            tpot, per_step = median_of(runs[name], "tpot"), median_of(runs[name], "per_step")
+            accepted = median_of(runs[name], "accepted")
+            same = all(r["tokens"] == reference for r in runs[name])
+            print(
+                f"| {name} | {median_of(runs[name], 'ttft'):.1f} | {tpot:.1f} | {tpot / base:.2f} | "
+                + (f"{per_step:.2f}" if per_step is not None else "–")
+                + " | "
+                + (f"{100 * accepted:.0f} %" if accepted is not None else "–")
+                + f" | {'yes' if same else 'NO'} |"
+            )
+        print()
+
+
+if __name__ == "__main__":
+    with recorded("speculative"):
+        main()
