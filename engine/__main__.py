@@ -94,6 +94,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     v.add_argument("--prefix-caching", action="store_true", help="reuse the KV of prompt prefixes seen before")
     v.add_argument(
+        "--speculative-config",
+        default=None,
+        help='speculative decoding, as vLLM takes it: \'{"method": "ngram", "num_speculative_tokens": 4, '
+        "\"prompt_lookup_max\": 3}' (prompt lookup; vLLM's spec-decode counters on /metrics)",
+    )
+    v.add_argument(
         "--served-model-name",
         default=None,
         help="the model id clients see (default: the model's name; a local folder's own name, never its path)",
@@ -183,11 +189,13 @@ def serve(args: argparse.Namespace) -> int:
 
     from engine import EngineConfig, load_model
     from engine.server.app import ServerOptions, create_app
+    from engine.speculative import SpeculativeConfig
 
     if not 0 < args.port < 65536:
         raise LabError(f"--port must be in 1..65535, got {args.port}.")
     if args.max_body_bytes < 1024:
         raise LabError(f"--max-body-bytes must be at least 1024, got {args.max_body_bytes}.")
+    speculative = SpeculativeConfig.from_json(args.speculative_config) if args.speculative_config else None
     sock = _listen(args.host, args.port)  # before the model loads: a taken port is said at once
     bundle = load_model(args.model, dtype=args.dtype, device=args.device, weights=args.weights, progress=_progress)
     config = EngineConfig(
@@ -197,6 +205,7 @@ def serve(args: argparse.Namespace) -> int:
         max_num_batched_tokens=args.max_num_batched_tokens,
         chunked_prefill=args.chunked_prefill,
         prefix_caching=args.prefix_caching,
+        speculative=speculative,
     )
     name = args.served_model_name or (bundle.path.name if bundle.source == "local" else bundle.name)
     app = create_app(bundle, config, name, ServerOptions(args.max_body_bytes, args.api_key))

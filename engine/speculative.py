@@ -20,6 +20,7 @@ Drafters: prompt lookup, the n-gram match of vLLM's `ngram` method and Hugging F
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 import torch
@@ -27,6 +28,9 @@ import torch
 from engine.errors import LabError
 
 METHODS = ("prompt_lookup",)
+VLLM_NAMES = {"ngram": "prompt_lookup"}  # vLLM's name of the same method
+VLLM_KEYS = {"method": "method", "num_speculative_tokens": "num_tokens"}
+VLLM_KEYS |= {"prompt_lookup_max": "ngram_max", "prompt_lookup_min": "ngram_min"}
 
 
 @dataclass(frozen=True)
@@ -46,6 +50,29 @@ class SpeculativeConfig:
 
     def draft(self, tokens: list[int], k: int) -> list[int]:
         return prompt_lookup(tokens, k, self.ngram_max, self.ngram_min)
+
+    @classmethod
+    def from_json(cls, text: str) -> SpeculativeConfig:
+        """vLLM's `--speculative-config` JSON: {"method": "ngram", "num_speculative_tokens": 4,
+        "prompt_lookup_min": 1, "prompt_lookup_max": 3} (method "prompt_lookup" too)."""
+        try:
+            given = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise LabError(f"The speculative config is not JSON ({e.msg}): {text[:80]!r}") from None
+        if not isinstance(given, dict):
+            raise LabError(
+                'The speculative config is a JSON object, e.g. {"method": "ngram", "num_speculative_tokens": 4}.'
+            )
+        unknown = sorted(set(given) - set(VLLM_KEYS))
+        if unknown:
+            raise LabError(f"Unknown speculative config keys {unknown}; known: {', '.join(VLLM_KEYS)}.")
+        values = {VLLM_KEYS[k]: v for k, v in given.items()}
+        if "method" in values:
+            values["method"] = VLLM_NAMES.get(values["method"], values["method"])
+        for key in ("num_tokens", "ngram_max", "ngram_min"):
+            if key in values and (not isinstance(values[key], int) or isinstance(values[key], bool)):
+                raise LabError(f"The speculative config's {key} must be a whole number, got {values[key]!r}.")
+        return cls(**values)
 
 
 def prompt_lookup(tokens: list[int], k: int, ngram_max: int = 3, ngram_min: int = 1) -> list[int]:

@@ -5,6 +5,7 @@ for token with the KV cache rolled back exactly, whatever the drafts."""
 from __future__ import annotations
 
 import random
+import re
 from dataclasses import dataclass
 
 import pytest
@@ -164,3 +165,52 @@ def test_prompt_lookup_on_the_real_model_is_greedy_decoding_in_fewer_steps(bundl
         repeat = min(s.seq_id for step in trace.steps for s in step.seqs)  # the text to repeat came first
         verified = [s for step in trace.steps for s in step.seqs if s.drafted and s.seq_id == repeat]
         assert sum(s.accepted for s in verified) >= 0.5 * sum(s.drafted for s in verified)
+
+
+def test_vllms_speculative_config_is_read_and_bad_ones_are_named():
+    spec = SpeculativeConfig.from_json(
+        '{"method": "ngram", "num_speculative_tokens": 5, "prompt_lookup_min": 2, "prompt_lookup_max": 4}'
+    )
+    assert spec == SpeculativeConfig("prompt_lookup", 5, 4, 2)
+    for bad, said in (
+        ("{num: 4}", "not JSON"),
+        ("[4]", "a JSON object"),
+        ('{"num_speculative_tokens": 4, "draft_model": "x"}', "Unknown speculative config keys ['draft_model']"),
+        ('{"num_speculative_tokens": "4"}', "whole number"),
+        ('{"method": "eagle"}', "Unknown speculative method"),
+    ):
+        with pytest.raises(LabError, match=re.escape(said)):
+            SpeculativeConfig.from_json(bad)
+
+
+def test_the_server_drafts_and_counts_in_vllms_spec_decode_metrics(servers, tiny_dirs, tiny_server):
+    """`serve --speculative-config`: the same greedy text as a server without it, and vLLM's counters."""
+    from openai import OpenAI
+
+    from tests.server_support import metric
+
+    prompt, model = PROMPTS[1], tiny_dirs["llama"].name
+    config = '{"method": "ngram", "num_speculative_tokens": 4}'
+
+    def complete(url: str) -> str:
+        client = OpenAI(base_url=f"{url}/v1", api_key="unused", max_retries=0, timeout=120)
+        reply = client.completions.create(
+            model=model, prompt=prompt, max_tokens=16, temperature=0, extra_body={"ignore_eos": True}
+        )
+        return reply.choices[0].text
+
+    with servers.engine(str(tiny_dirs["llama"]), "engine-serve-spec.log", "--speculative-config", config) as url:
+        assert complete(url) == complete(tiny_server[0])
+        name = "vllm:spec_decode_num_{}"
+        drafts = metric(url, name.format("drafts"), name.format("drafts_total"))
+        drafted = metric(url, name.format("draft_tokens"), name.format("draft_tokens_total"))
+        accepted = metric(url, name.format("accepted_tokens"), name.format("accepted_tokens_total"))
+        assert drafts > 0 and drafts <= drafted <= 4 * drafts and 0 <= accepted <= drafted
+        if accepted:
+            first = "vllm:spec_decode_num_accepted_tokens_per_pos"
+            assert metric(url, first, first + "_total") > 0  # position 0 is the first sample listed
+
+
+def test_a_bad_speculative_config_stops_serve_in_one_line(cli):
+    out = cli("serve", "--port", "1", "--speculative-config", '{"num_speculative_tokens": 0}')
+    assert out.returncode == 2 and out.stderr.count("\n") == 1 and "must be 1-32" in out.stderr, out.stderr

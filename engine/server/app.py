@@ -40,7 +40,7 @@ def create_app(
 ) -> FastAPI:
     name, options = served_name or bundle.name, options or ServerOptions()
     engine = Engine(bundle.model, bundle.tokenizer, config or EngineConfig(), name=name)
-    metrics = ServerMetrics(name)
+    metrics = ServerMetrics(name, speculative=engine.config.speculative is not None)
     loop = EngineLoop(engine, metrics)
     max_chars = max_prompt_chars(engine.max_model_len)
 

@@ -152,6 +152,7 @@ class EngineLoop:
         event = self.engine.step()
         if event.step is not None:
             self._note_scheduled(event.step)
+            self.metrics.observe_drafts(event.step.seqs)
         self._publish_load()  # before any client hears of this step: one that reads /metrics on its
         for tok in event.tokens:  # last token sees its blocks freed and its request observed
             sub = self._live.get(tok.seq_id)

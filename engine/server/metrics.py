@@ -2,6 +2,9 @@
 remote page reads our server as it reads vLLM: the batch (running, waiting, KV cache usage) as
 gauges, and per request the latency histograms TTFT, ITL, E2E, queue, prefill and decode time,
 with prompt and generation token counters, and the process's own (resident memory, CPU seconds).
+With speculative decoding, vLLM's spec-decode counters: drafts, drafted and accepted tokens, and
+accepted tokens per draft position (acceptance rate = accepted ÷ drafted tokens; mean accepted
+length = 1 + accepted ÷ drafts).
 One registry per server (tests run several)."""
 
 from __future__ import annotations
@@ -9,6 +12,7 @@ from __future__ import annotations
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, ProcessCollector, generate_latest
 
 from engine.metrics import RequestMetrics
+from engine.trace import SeqStep
 
 LATENCY_BUCKETS = (
     0.001,
@@ -37,7 +41,7 @@ LATENCY_BUCKETS = (
 
 
 class ServerMetrics:
-    def __init__(self, model_name: str):
+    def __init__(self, model_name: str, speculative: bool = False):
         self.registry = r = CollectorRegistry()
         self.model_name = model_name
         labels = ["model_name"]
@@ -64,6 +68,23 @@ class ServerMetrics:
         self.generation_tokens = Counter("vllm:generation_tokens", "Tokens generated.", labels, registry=r).labels(
             model_name
         )
+        self.spec = None
+        if speculative:
+
+            def counter(name: str, doc: str) -> Counter:
+                return Counter(name, doc, labels, registry=r).labels(model_name)
+
+            self.spec = (
+                counter("vllm:spec_decode_num_drafts", "Drafts verified (one per sequence and step)."),
+                counter("vllm:spec_decode_num_draft_tokens", "Tokens drafted."),
+                counter("vllm:spec_decode_num_accepted_tokens", "Drafted tokens the model accepted."),
+            )
+            self.accepted_per_pos = Counter(
+                "vllm:spec_decode_num_accepted_tokens_per_pos",
+                "Accepted drafted tokens by their position in the draft (0 first).",
+                [*labels, "position"],
+                registry=r,
+            )
 
     def set_load(self, running: int, waiting: int, kv_usage: float) -> None:
         self.running.set(running)
@@ -82,6 +103,18 @@ class ServerMetrics:
         self.decode.observe(max(0.0, decode_s))
         self.prompt_tokens.inc(prompt_tokens)
         self.generation_tokens.inc(m.num_output_tokens)
+
+    def observe_drafts(self, seqs: list[SeqStep]) -> None:
+        """One step's verified drafts (speculative decoding)."""
+        if self.spec is None:
+            return
+        drafts, draft_tokens, accepted = self.spec
+        for s in (s for s in seqs if s.drafted):
+            drafts.inc()
+            draft_tokens.inc(s.drafted)
+            accepted.inc(s.accepted)
+            for pos in range(s.accepted):
+                self.accepted_per_pos.labels(self.model_name, str(pos)).inc()
 
     def exposition(self) -> bytes:
         return generate_latest(self.registry)
