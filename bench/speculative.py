@@ -8,6 +8,8 @@ Two prompts: one that asks the model to repeat a text it was given (prompt looku
 output in the prompt) and a free question (little to find). For each: TTFT and TPOT of ours plain,
 ours with prompt lookup for each k, HF plain and HF with prompt lookup; the acceptance rate and the
 tokens per decode step; whether every output equals our plain greedy output token for token.
+Then the verify-cost curve (lab/speculation.py): a verify step of k drafts against a plain decode
+step, at two context lengths, and the acceptance rate at which drafting k breaks even.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from engine import Engine, EngineConfig, SamplingParams, load_model  # noqa: E40
 from engine.loader import convert_bundled  # noqa: E402
 from engine.machine import describe_cpu  # noqa: E402
 from engine.speculative import SpeculativeConfig  # noqa: E402
+from lab.speculation import verify_costs  # noqa: E402
 
 REPEAT = (
     "Repeat the text below exactly, word for word.\n\nText: The river rose slowly through the spring, and the town "
@@ -79,6 +82,8 @@ def main() -> None:
     ap.add_argument("--new-tokens", type=int, default=64)
     ap.add_argument("--k", type=int, nargs="+", default=[4, 8], help="tokens drafted per step")
     ap.add_argument("--device", default="cpu", help="cpu or cuda: both models run there")
+    ap.add_argument("--contexts", type=int, nargs="+", default=[64, 512], help="verify-cost curve: context lengths")
+    ap.add_argument("--verify-k", type=int, nargs="+", default=[1, 2, 4, 8, 16, 32], help="verify-cost curve: k")
     args = ap.parse_args()
     from transformers import AutoModelForCausalLM
 
@@ -122,6 +127,18 @@ def main() -> None:
                 + f" | {'yes' if same else 'NO'} |"
             )
         print()
+    verify_curve(bundle, args)
+
+
+def verify_curve(bundle, args) -> None:
+    costs = verify_costs(bundle.model, bundle.tokenizer, args.contexts, [0, *args.verify_k])
+    print("## Verify cost: a step of k drafts against a plain decode step (median of 6 steps)\n")
+    print("| context | k | step (ms) | ÷ plain decode step | break-even acceptance |")
+    print("|---|---|---|---|---|")
+    for c in costs:
+        even = "always pays" if c.break_even == 0 else ("never pays" if c.break_even is None else f"{c.break_even:.0%}")
+        print(f"| {c.context} | {c.k} | {c.ms:.1f} | {c.ratio:.2f} | {even if c.k else '–'} |")
+    print()
 
 
 if __name__ == "__main__":

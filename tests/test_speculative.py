@@ -214,3 +214,21 @@ def test_the_server_drafts_and_counts_in_vllms_spec_decode_metrics(servers, tiny
 def test_a_bad_speculative_config_stops_serve_in_one_line(cli):
     out = cli("serve", "--port", "1", "--speculative-config", '{"num_speculative_tokens": 0}')
     assert out.returncode == 2 and out.stderr.count("\n") == 1 and "must be 1-32" in out.stderr, out.stderr
+
+
+def test_the_break_even_acceptance_solves_expected_tokens_for_the_cost():
+    from lab.speculation import break_even, expected_tokens
+
+    assert expected_tokens(0.0, 4) == 1 and expected_tokens(1.0, 4) == 5 and expected_tokens(0.5, 1) == 1.5
+    assert break_even(1.0, 4) == 0.0  # a verify as cheap as a decode step always pays
+    assert break_even(5.0, 4) is None  # k + 1 tokens at best: never pays at five steps' cost
+    a = break_even(2.0, 4)
+    assert 0 < a < 1 and abs(expected_tokens(a, 4) - 2.0) < 1e-6
+
+
+def test_the_verify_cost_curve_runs_each_k_on_the_engine(tiny):
+    from lab.speculation import verify_costs
+
+    costs = verify_costs(tiny.model, tiny.tokenizer, [8], [0, 2, 5], steps=3)
+    assert [(c.context, c.k) for c in costs] == [(8, 0), (8, 2), (8, 5)]
+    assert costs[0].ratio == 1.0 and all(c.ms > 0 for c in costs)
