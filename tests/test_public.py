@@ -195,7 +195,7 @@ def test_no_public_page_shows_a_server_path(new_app, public, tiny_dirs):
 
 def test_a_visitors_capacity_search_is_capped(new_app, public, tiny_server):
     """On a public server the remote page's capacity search ends within two minutes and tries at
-    most max_batch requests in flight, whatever a crafted session holds."""
+    most max_batch requests in flight (or per second), whatever a crafted session holds."""
     from ui.public import _loaded
 
     url, _ = tiny_server
@@ -208,3 +208,6 @@ def test_a_visitors_capacity_search_is_capped(new_app, public, tiny_server):
     assert not at.exception and not at.error, [e.value for e in at.error]
     assert at.number_input(key="rm_cap_budget").max == 120
     assert at.number_input(key="rm_cap_max_load").max == 8 and at.number_input(key="rm_cap_max_load").value <= 8
+    at.session_state["rm_cap_max_rate"] = 60.0  # by request rate: as many per second as in flight
+    at = at.radio(key="rm_cap_by").set_value("rate").run()
+    assert at.number_input(key="rm_cap_max_rate").max == 8 and at.number_input(key="rm_cap_max_rate").value <= 8

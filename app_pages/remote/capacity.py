@@ -55,8 +55,16 @@ def _controls(lang: str):
         help=t("rm_cap_budget_help", lang),
     )
     if by == "rate":
+        fastest = capped("max_batch", MAX_RATE, keys.CAP_MAX_RATE, lo=0.1)  # a visitor's rate: as many per second
         c[1].number_input(
-            t("rm_cap_max_rate", lang), 0.1, MAX_RATE, 8.0, step=1.0, key=keys.CAP_MAX_RATE, persist_state=KEEP
+            t("rm_cap_max_rate", lang),
+            0.1,
+            fastest,
+            min(8.0, fastest),
+            step=1.0,
+            key=keys.CAP_MAX_RATE,
+            help=cap_help("max_batch", lang),
+            persist_state=KEEP,
         )
         c[2].number_input(
             t("rm_cap_rate_step", lang),
