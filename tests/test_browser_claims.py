@@ -38,6 +38,7 @@ def test_tiny_sweep_shows_progress_verdicts_and_charts(page):
     page.locator(".js-plotly-plot .main-svg").first.wait_for(timeout=20_000)
     assert page.locator('[data-testid="stPlotlyChart"]').count() == 4
     assert page.get_by_text("TTFT and prefill step time against prompt length").first.is_visible()
+    page.locator('[data-testid="stTable"]').first.wait_for(timeout=30_000)  # drawn after the charts: late when loaded
     assert page.locator('[data-testid="stTable"]').count() == 1 and page.get_by_text("C18").first.is_visible()
     assert exception_boxes(page) == 0
     page.wait_for_timeout(800)  # let Plotly settle before the picture
