@@ -46,10 +46,9 @@ def ours(bundle, ids: list[int], new_tokens: int, k: int | None) -> dict:
     request = trace.requests[0]
     decode = [s.seqs[0] for s in trace.steps if s.seqs[0].phase == "decode"]
     drafted = sum(s.drafted for s in decode)
-    times = request.token_times
     return {
-        "ttft": (times[0] - request.arrival) * 1e3,
-        "tpot": (times[-1] - times[0]) * 1e3 / (len(times) - 1),
+        "ttft": request.metrics.ttft_ms,
+        "tpot": request.metrics.tpot_ms,
         "per_step": (len(request.output_token_ids) - 1) / max(1, len(decode)),
         "accepted": sum(s.accepted for s in decode) / drafted if drafted else None,
         "tokens": request.output_token_ids,
