@@ -95,11 +95,15 @@ def test_cache_on_off_comparison(app):
     table = table_with(at, "slope: FLOPs")
     assert list(table["document's exponent"]) == ["2 (C14)", "3 (C13)"]
     assert table["slope: FLOPs"][1] > table["slope: FLOPs"][0]  # recompute grows faster
+    reading = next(m.value for m in at.markdown if "**Measured here:**" in m.value)
+    assert f"of the counted FLOPs {table['slope: FLOPs'][0]:.2f} and {table['slope: FLOPs'][1]:.2f}" in reading
     status = at.get("status")[0]
     assert status.label.startswith("Done: 16 tokens after 8 prompt tokens") and status.proto.state == 2  # COMPLETE
     assert at.get("progress")[0].proto.value == 100
     result.load = MachineLoad(2.0, 2, 1.0)  # as if other processes had kept both cores busy
-    assert {m.label: m.value for m in at.run().metric}["without / with"] == "⚠ unreliable"
+    at = at.run()
+    assert {m.label: m.value for m in at.metric}["without / with"] == "⚠ unreliable"
+    assert any("total time not judged (busy machine) with the cache" in m.value for m in at.markdown)
 
 
 @pytest.mark.parametrize("prompt_len, max_new, expected", [(500, 64, "exceed this model's context")])

@@ -82,6 +82,8 @@ def test_sweep_shows_progress_and_matches_the_formula(app):
     assert list(table["L"]) == [64, 1024, 2048]
     assert any("L = 2048" in m.value and "within 10 %" in m.value for m in at.markdown)
     assert chart(at, "Memory at the prefill peak")["layout"]["barmode"] == "stack"
+    slopes = [c.value for c in at.caption if c.value.startswith("**Measured here**")]
+    assert len(slopes) == 1 and "eager grew as L^" in slopes[0] and "(L = 1,024 → 2,048)" in slopes[0]
 
 
 @pytest.mark.parametrize(
@@ -148,7 +150,10 @@ def test_leak_grows_for_the_naive_loop_only(app):
     assert {m.label: m.value for m in at.metric}["Engine after 4 requests"] == "0 B"
     kv = at.session_state["mem_leak"].kv_bytes_per_token
     assert kv == 2 * 2 * 2 * 16 * 4  # layers, K and V, kv_heads, head_dim, float32
-    assert any("Memory is where the leak shows" in m.value and "512 B here" in m.value for m in at.markdown)
+    conclusion = [m.value for m in at.markdown if "Where the leak shows" in m.value]
+    assert len(conclusion) == 1 and "512 B here" in conclusion[0]
+    per = (at.session_state["mem_leak"].naive[-1].cache_bytes - at.session_state["mem_leak"].naive[0].cache_bytes) / 3
+    assert f"kept {per / 1024:.0f} KiB more per request" in conclusion[0]  # this run's own numbers
     load = at.session_state["mem_leak"].load  # the ms per token are timings: the page says how busy it was
     notes = [c.value for c in at.caption] + [w.value for w in at.warning]
     assert load is not None and any(load_text(load, "en") == n for n in notes)

@@ -72,11 +72,18 @@ def test_roofline_points_for_both_phases(app):
     assert list(util["phase"]) == ["prefill", "prefill", "decode", "decode"] and list(util["B"]) == [1, 4, 1, 4]
     assert any("Not available on CPU" in c.value for c in at.caption)
     assert at.get("status")[-1].label.startswith("Done: 8 steps measured (L = 16)")
+    reading = next(m.value for m in at.markdown if "Left of the ridge point" in m.value)
+    if not result.load.busy:
+        s = result.summary[0]
+        roof = min(result.ceilings.peak_flops(result.dtype), s.intensity * result.ceilings.read_bytes_per_s)
+        assert f"prefill B = 1 {s.flops_per_s / roof:.0%}" in reading
     b4 = next(m for m in at.metric if m.label == "decode B=4: % of compute")
     assert (b4.proto.delta == "") == result.load.busy  # B=4 against B=1, a ratio of timings: not on a busy machine
     result.load = MachineLoad(2.0, 2, 1.0)
-    b4 = next(m for m in at.run().metric if m.label == "decode B=4: % of compute")
+    at = at.run()
+    b4 = next(m for m in at.metric if m.label == "decode B=4: % of compute")
     assert b4.proto.delta == "" and "Not given" in b4.proto.help
+    assert any("is not judged: the machine was busy" in m.value for m in at.markdown)
 
 
 def test_roofline_bad_settings_say_why(app):

@@ -41,6 +41,7 @@ from app_pages.memory.sweep import (
     new_result,
     parse_chunks,
     parse_lengths,
+    peak_slopes,
     run_sweep,
 )
 from engine import load_model
@@ -140,6 +141,16 @@ def test_sweep_comparison_at_2048_agrees_with_the_formula(sweep, tiny_long):
     assert r.formula == c.num_heads * 2048 * 2048 * 4 and r.eager_scores == r.formula
     assert abs(r.ratio - 1) <= 0.10 and r.verdict == "mem_why_agree"
     assert rows[64].verdict in ("mem_why_mlp", "mem_why_gap")
+
+
+def test_peak_slopes_are_the_measured_exponents(sweep):
+    slopes = {s.variant: s for s in peak_slopes(sweep)}
+    eager = slopes[Variant("eager")]
+    assert (eager.L0, eager.L1) == (1024, 2048)
+    peaks = {p.prompt_len: p.peak_bytes for p in sweep.points if p.backend == "eager" and p.chunk is None}
+    assert 2**eager.exponent == pytest.approx(peaks[2048] / peaks[1024])
+    assert eager.exponent > 1.5 > slopes[Variant("sdpa")].exponent  # the L² matrix against L activations
+    assert Variant("eager", 512) in slopes  # chunked: measured at 1024 and 2048
 
 
 def test_sweep_figures_match_the_measurements(sweep):

@@ -159,6 +159,25 @@ def exponent_table(r: Comparison, lang: str) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _measured_slopes(r: Comparison, lang: str) -> str:
+    """The slopes this run measured, in words; a time slope taken on a busy machine is not given."""
+    (on_ms, on_f), (off_ms, off_f) = measured_exponents(r.runs[True]), measured_exponents(r.runs[False])
+
+    def word(x: float | None, timed: bool) -> str:
+        if x is None:
+            return t("cx_slope_none", lang)
+        return t("cx_slope_busy", lang) if timed and was_busy(r.load) else f"{x:.2f}"
+
+    return t(
+        "cx_reading_measured",
+        lang,
+        on_ms=word(on_ms, True),
+        off_ms=word(off_ms, True),
+        on_f=word(on_f, False),
+        off_f=word(off_f, False),
+    )
+
+
 def render_result(r: Comparison, lang: str) -> None:
     on, off = r.runs[True], r.runs[False]
     c = st.columns(4)
@@ -191,6 +210,7 @@ def render_result(r: Comparison, lang: str) -> None:
             last=last,
             cross=f"{r.crossover:,}",
             cross2=f"{2 * r.crossover:,}",
+            measured=_measured_slopes(r, lang),
         )
     )
     c1, c2 = st.columns(2)

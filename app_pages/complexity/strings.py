@@ -96,24 +96,32 @@ STRINGS: dict[str, tuple[str, str]] = {
     "cx_reading": (
         "**Reading it.** The contexts here stay at or below {last} tokens, far below where attention overtakes the "
         "linear layers on this model ({cross} tokens with the cache, {cross2} without: see *Which term dominates*). "
-        "So the linear layers set the cost. With the cache every step costs about the same and the total grows like "
-        "n (slope ≈ 1, not the document's 2); without it a step costs about (L+t) × lin and the total follows "
-        "Σ(L+t) (a slope between 1 and 2), not Σ(L+t)² (3). Measured time follows the counted FLOPs where the "
-        "matrices are large; fixed per-step costs (Python, sampling, small kernels) flatten it where they are not.",
+        "So the linear layers should set the cost. Expected: with the cache every step costs about the same and the "
+        "total grows like n (slope ≈ 1, not the document's 2); without it a step costs about (L+t) × lin and the "
+        "total follows Σ(L+t) (a slope between 1 and 2), not Σ(L+t)² (3). {measured}",
         "**怎么看。** 这里的上下文最多 {last} 个 token，远低于该模型上注意力超过线性层的位置（有缓存 {cross} 个 "
-        "token，无缓存 {cross2} 个：见“哪一项占主导”）。因此代价由线性层决定。有缓存时每一步代价几乎相同，总代价"
-        "随 n 线性增长（斜率 ≈ 1，而不是原文的 2）；无缓存时每一步约为 (L+t) × lin，总代价随 Σ(L+t) 增长（斜率"
-        "介于 1 与 2 之间），而不是 Σ(L+t)²（3）。矩阵较大时实测时间与统计的 FLOPs 一致；矩阵较小时，每步固定开销"
-        "（Python、采样、小算子）会让曲线变平。",
+        "token，无缓存 {cross2} 个：见“哪一项占主导”）。因此代价应由线性层决定。预期：有缓存时每一步代价几乎相同，"
+        "总代价随 n 线性增长（斜率 ≈ 1，而不是原文的 2）；无缓存时每一步约为 (L+t) × lin，总代价随 Σ(L+t) 增长"
+        "（斜率介于 1 与 2 之间），而不是 Σ(L+t)²（3）。{measured}",
     ),
     "cx_reading_beyond": (
         "**Reading it.** The contexts here reach {last} tokens, past the point where attention overtakes the linear "
-        "layers on this model ({cross} tokens with the cache, {cross2} without: see *Which term dominates*). The "
-        "attention term now shows, and the slopes climb toward the document's 2 (with the cache) and 3 (without).",
+        "layers on this model ({cross} tokens with the cache, {cross2} without: see *Which term dominates*). "
+        "Expected: the attention term shows, and the slopes climb toward the document's 2 (with the cache) and 3 "
+        "(without). {measured}",
         "**怎么看。** 这里的上下文达到 {last} 个 token，已超过该模型上注意力超过线性层的位置（有缓存 {cross} 个 "
-        "token，无缓存 {cross2} 个：见“哪一项占主导”）。注意力项开始显现，斜率向原文的 2（有缓存）与 3（无缓存）"
-        "攀升。",
+        "token，无缓存 {cross2} 个：见“哪一项占主导”）。预期：注意力项开始显现，斜率向原文的 2（有缓存）与 3（无缓存）"
+        "攀升。{measured}",
     ),
+    "cx_reading_measured": (
+        "**Measured here:** slope of the total time {on_ms} with the cache, {off_ms} without; of the counted FLOPs "
+        "{on_f} and {off_f}. Where time and FLOPs part, fixed per-step costs (Python, sampling, small kernels) "
+        "flatten the time.",
+        "**本次实测：**总时间的斜率有缓存 {on_ms}，无缓存 {off_ms}；统计的 FLOPs 斜率为 {on_f} 和 {off_f}。"
+        "时间与 FLOPs 不一致之处，是每步固定开销（Python、采样、小算子）让时间曲线变平。",
+    ),
+    "cx_slope_busy": ("not judged (busy machine)", "不作判断（机器繁忙）"),
+    "cx_slope_none": ("too few steps", "步数太少"),
     "cx_noise_note": (
         "Timings on a shared CPU vary from run to run (other processes, clock changes): the counted FLOPs are exact, "
         "the measured times are one sample. Run again to see the spread.",

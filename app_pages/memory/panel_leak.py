@@ -14,7 +14,9 @@ from app_pages.memory.figures import leak_memory_figure, leak_speed_figure
 from app_pages.memory.strings import t
 from engine.errors import LabError
 from lab.busy import LoadMeter
+from lab.claims_scaling import c16_check
 from lab.memory_lab import HF_STEP_COST
+from lab.verdicts import Verdict, explain, unreliable_when_busy
 from ui.capped import cap_help, capped
 from ui.errors import show_error
 from ui.load_note import show_load
@@ -99,6 +101,17 @@ def _median_ms(points) -> float:
     return float(statistics.median(p.ms_per_token for p in points))
 
 
+def _verdict(result: LeakResult) -> Verdict:
+    """C16's check on this run's own numbers (the one the claims page runs), "not judged" for the timing
+    when the machine was busy."""
+    v = c16_check(
+        [p.cache_bytes for p in result.naive],
+        [p.ms_per_token for p in result.naive],
+        [p.cache_bytes for p in result.engine],
+    )
+    return unreliable_when_busy({"C16": v}, result.load, ("C16",))["C16"]
+
+
 def _show(result: LeakResult, lang: str) -> None:
     naive, ours = result.naive, result.engine
     c = st.columns(4)
@@ -124,7 +137,7 @@ def _show(result: LeakResult, lang: str) -> None:
             "mem_leak_conclusion",
             lang,
             per_token=fmt_bytes(result.kv_bytes_per_token),
-            growth=fmt_bytes(result.growth_per_request),
+            verdict=explain(_verdict(result), lang),
         )
     )
     table = _table(result, lang)

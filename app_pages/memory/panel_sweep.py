@@ -19,6 +19,7 @@ from app_pages.memory.sweep import (
     new_result,
     parse_chunks,
     parse_lengths,
+    peak_slopes,
     run_sweep,
     seconds_left,
 )
@@ -170,6 +171,19 @@ def _points_csv(result: SweepResult) -> str:
     ).to_csv(index=False)
 
 
+def _measured_slopes(result: SweepResult, lang: str) -> None:
+    """What the chart shows, in numbers from this sweep (no sentence states a result it did not measure)."""
+    slopes = peak_slopes(result)
+    if not slopes:
+        return
+    items = "; ".join(
+        t("mem_slope_item", lang, variant=s.variant.label(lang), k=s.exponent, L0=s.L0, L1=s.L1) for s in slopes
+    )
+    decode = max(p.decode_peak_bytes for p in result.points)
+    prefill = max(p.peak_bytes for p in result.points)
+    st.caption(t("mem_slopes", lang, slopes=items, decode=fmt_bytes(decode), prefill=fmt_bytes(prefill)))
+
+
 def _show(result: SweepResult, lang: str) -> None:
     total = len(result.plan.points())
     if result.status == SweepStatus.STOPPED:
@@ -178,10 +192,13 @@ def _show(result: SweepResult, lang: str) -> None:
         show_message(result.error or t("err_unexpected", lang, kind="?"))
     if not result.points:
         return
-    if result.elem_bytes < 4:
-        st.info(t("mem_half_note", lang, dtype=result.dtype))
+    over = [r for r in comparisons(result) if r.verdict == "mem_why_half"]
+    if result.elem_bytes < 4 and over:
+        r = over[-1]
+        st.info(t("mem_half_note", lang, dtype=result.dtype, L=r.L, ratio=f"{r.eager_scores / r.formula:.0%}"))
     st.plotly_chart(sweep_peak_figure(result, lang), key=keys.FIG_PEAK)
     st.caption(t("mem_peak_caption", lang))
+    _measured_slopes(result, lang)
     _comparison_table(result, lang)
     st.subheader(t("mem_breakdown_header", lang))
     with_weights = st.toggle(

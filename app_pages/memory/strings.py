@@ -96,10 +96,10 @@ STRINGS: dict[str, tuple[str, str]] = {
     # sweep: results
     "mem_half_note": (
         "This model runs in {dtype}: eager attention computes its softmax in float32 (as transformers does), so "
-        "a float32 copy of the scores lives beside the {dtype} matrix for a moment and the measured scores exceed "
-        "the formula.",
+        "a float32 copy of the scores lives beside the {dtype} matrix for a moment. Here the scores alive at "
+        "eager's peak were {ratio} of the formula at L = {L:,}.",
         "该模型以 {dtype} 运行：eager 注意力的 softmax 以 float32 计算（与 transformers 相同），因此在短时间内会有一份 "
-        "float32 的分数副本与 {dtype} 矩阵同时存在，测得的分数会超过公式值。",
+        "float32 的分数副本与 {dtype} 矩阵同时存在。此处 L = {L:,} 时 eager 峰值时存活的分数是公式值的 {ratio}。",
     ),
     "mem_fig_peak": (
         "Prefill peak above baseline vs prompt length ({model}, {dtype})",
@@ -120,13 +120,20 @@ STRINGS: dict[str, tuple[str, str]] = {
     "mem_axis_L_cat": ("prompt length L (tokens)", "提示词长度 L（token）"),
     "mem_axis_mib_log": ("memory (MiB, log scale)", "内存（MiB，对数坐标）"),
     "mem_peak_caption": (
-        "Both axes are logarithmic: a slope of 2 is L², a slope of 1 is L. The eager peak follows the dashed "
-        "formula once the score matrix outgrows the MLP's activations; the sdpa peak grows like L (activations "
-        "only); chunked prefill caps the queries per step, so its matrix is heads × chunk × L. A decode step has "
-        "no spike: its scores are one row per head.",
-        "两个坐标轴都是对数的：斜率 2 表示 L²，斜率 1 表示 L。当分数矩阵超过 MLP 的激活之后，eager 的峰值沿着虚线公式增长；"
-        "sdpa 的峰值随 L 线性增长（只有激活）；分块预填充限制了每步的查询数，所以矩阵是 头数 × 块大小 × L。"
-        "解码步没有峰值：它的分数每个头只有一行。",
+        "Both axes are logarithmic: a slope of 2 is L², a slope of 1 is L. The dashed line is one layer's score "
+        "matrix (heads × L × L × bytes); chunked prefill caps the queries per step, so its matrix is heads × "
+        "chunk × L; a decode step's scores are one row per head.",
+        "两个坐标轴都是对数的：斜率 2 表示 L²，斜率 1 表示 L。虚线是一层的分数矩阵（头数 × L × L × 字节数）；"
+        "分块预填充限制了每步的查询数，所以矩阵是 头数 × 块大小 × L；解码步的分数每个头只有一行。",
+    ),
+    "mem_slopes": (
+        "**Measured here**, between the two longest prompts of each variant: {slopes}. The largest decode "
+        "step's peak was {decode} against the largest prefill peak's {prefill}.",
+        "**本次实测**（每种方式最长的两个提示词之间）：{slopes}。最大的解码步峰值为 {decode}，最大的预填充峰值为 {prefill}。",
+    ),
+    "mem_slope_item": (
+        "{variant} grew as L^{k:.2f} (L = {L0:,} → {L1:,})",
+        "{variant} 按 L^{k:.2f} 增长（L = {L0:,} → {L1:,}）",
     ),
     "mem_cmp_needs_both": (
         "Measure both eager and sdpa (whole prompt) to compare them with the formula.",
@@ -231,11 +238,11 @@ STRINGS: dict[str, tuple[str, str]] = {
         "**Where [the source](/source) is loose.** Its “~200 MB at L = 10,000 in FP16” is **one head of one layer** "
         "(L × L × 2 bytes; here {per_head} at L = {L}). Eager attention computes all {heads} heads of a layer at "
         "once, so what must fit is **{per_layer}** for {model}. It is not × {layers} layers ({all_layers}): each "
-        "layer's matrix is freed before the next one is built (the measured sweep shows exactly one layer's matrix "
-        "alive at the peak).",
+        "layer's matrix is freed before the next one is built (the Measured sweep tab checks it: its table sets the "
+        "scores alive at eager's peak against one layer's formula).",
         "**[原文](/source)不严谨之处。** 它说的“FP16 下 L = 10,000 时约 200 MB”是 **一层中的一个头**（L × L × 2 字节；此处 L = {L} "
         "时为 {per_head}）。eager 注意力一次计算一层的全部 {heads} 个头，所以 {model} 真正需要放下的是 **{per_layer}**。"
-        "但不需要再乘以 {layers} 层（{all_layers}）：每层的矩阵在构造下一层之前就已释放（实测扫描显示峰值时只有一层的矩阵存活）。",
+        "但不需要再乘以 {layers} 层（{all_layers}）：每层的矩阵在构造下一层之前就已释放（“实测扫描”标签页会检验这一点：它的表格把 eager 峰值时存活的分数与一层的公式值对比）。",
     ),
     "mem_trap": (
         "**[C20](/claims?claim=C20)'s trap, on a {gb} GB GPU:** weights + KV cache ({wkv}) fit, the score matrix ({scores}) "
@@ -379,16 +386,11 @@ STRINGS: dict[str, tuple[str, str]] = {
         "两者都在内存跟踪器下运行。",
     ),
     "mem_leak_conclusion": (
-        "**Memory is where the leak shows.** The naive loop keeps every request's K and V (prompt + generated "
-        "tokens × the KV bytes per token, {per_token} here), so it grows by about {growth} per request and never "
-        "comes back; the engine is back to zero after each request. **Time is the weaker half of [C16](/claims?claim=C16) at this "
-        "scale:** each naive token attends to the whole leaked context, but for a small model a few hundred extra "
-        "keys cost little next to reading the weights, so the trend is small, and on a shared CPU the timings are "
-        "noisy. The slowdown grows with the leaked context: many requests, long ones.",
-        "**泄漏体现在内存上。** 朴素循环保留了每个请求的 K 和 V（提示词 + 生成的 token × 每 token 的 KV 字节数，此处为 "
-        "{per_token}），所以每个请求约增长 {growth}，而且不会回落；引擎在每个请求之后回到零。**在这个规模下，时间是 [C16](/claims?claim=C16) "
-        "中较弱的一半：** 朴素循环的每个 token 都要关注整个泄漏的上下文，但对小模型来说，多出几百个键的代价与读取权重相比很小，"
-        "所以趋势不明显；而且在共享的 CPU 上计时有噪声。泄漏的上下文越长（请求越多、越长），变慢就越明显。",
+        "**Where the leak shows.** The naive loop keeps every request's K and V (prompt + generated tokens × "
+        "the KV bytes per token, {per_token} here); the engine frees a request's blocks when it finishes. "
+        "**This run:** {verdict}",
+        "**泄漏体现在哪里。** 朴素循环保留了每个请求的 K 和 V（提示词 + 生成的 token × 每 token 的 KV 字节数，此处为 "
+        "{per_token}）；引擎在请求结束时释放它的块。**本次运行：**{verdict}",
     ),
     "mem_col_request": ("request", "请求"),
     "mem_col_naive_mib": ("naive: alive (MiB)", "朴素：存活（MiB）"),

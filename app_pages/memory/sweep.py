@@ -7,6 +7,7 @@ No Streamlit here: the panel drives `run_sweep` and redraws its progress after e
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from collections.abc import Iterator
@@ -199,3 +200,25 @@ def comparisons(result: SweepResult) -> list[Comparison]:
                 )
             )
     return rows
+
+
+@dataclass(frozen=True)
+class Slope:
+    """How one variant's prefill peak grew between the two longest prompts it measured: the exponent
+    k of peak ∝ L^k (2 = quadratic, 1 = linear)."""
+
+    variant: Variant
+    L0: int
+    L1: int
+    exponent: float
+
+
+def peak_slopes(result: SweepResult) -> list[Slope]:
+    out = []
+    for v in result.plan.variants:
+        found = [result.find(L, v) for L in result.plan.lengths]
+        pts = [(p.prompt_len, p.peak_bytes) for p in found if p and p.peak_bytes > 0]
+        if len(pts) >= 2:
+            (L0, b0), (L1, b1) = pts[-2], pts[-1]
+            out.append(Slope(v, L0, L1, math.log(b1 / b0) / math.log(L1 / L0)))
+    return out

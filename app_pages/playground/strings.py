@@ -98,8 +98,8 @@ STRINGS: dict[str, tuple[str, str]] = {
     "m_tps_help": ("1000 / TPOT.", "1000 / TPOT。"),
     "m_share": ("prefill / decode share", "预填充 / 解码 占比"),
     "m_share_help": (
-        "TTFT / E2E and the rest (C9: in long generations decode dominates).",
-        "TTFT / E2E 与其余部分（C9：长生成中解码占主导）。",
+        "TTFT / E2E and the rest (C9 says that in long generations decode dominates).",
+        "TTFT / E2E 与其余部分（C9 认为长生成中解码占主导）。",
     ),
     "two_pass_note": (
         "Timings come from the timed run, which runs bare; the memory readings (and the captured "
@@ -118,9 +118,10 @@ STRINGS: dict[str, tuple[str, str]] = {
     "timings_caption": (
         "Bars: the time before each token reached the page, so they include its redraws; diamonds: the "
         "engine's own time for the step(s) behind each token. The difference is the code around the engine. "
-        "A longer prompt raises TTFT; TPOT grows slowly with the context ([C18](/claims?claim=C18)).",
+        "Expected: a longer prompt raises TTFT, and TPOT grows slowly with the context ([C18](/claims?claim=C18) "
+        "checks it).",
         "柱：每个 token 到达页面之前的时间，包含页面的重绘；菱形：每个 token 背后那一步（或几步）的引擎自身时间。"
-        "两者之差是引擎之外的代码。提示词越长 TTFT 越大；TPOT 随上下文缓慢增长（[C18](/claims?claim=C18)）。",
+        "两者之差是引擎之外的代码。预期：提示词越长 TTFT 越大，TPOT 随上下文缓慢增长（[C18](/claims?claim=C18) 会检验）。",
     ),
     # memory
     "mem_explain_cpu": (

@@ -24,11 +24,12 @@ STRINGS: dict[str, tuple[str, str]] = {
         "float32 is the reference and always runs first: float32 arithmetic on the loaded weights (the bundled "
         "model's are Q4_1, 4-bit, de-quantised; load the original bf16 checkpoint, HuggingFaceTB/"
         "SmolLM2-135M-Instruct, from the hub for the true reference). int8 is weight-only (one scale per output row); "
-        "“+ bfloat16” runs the activations in bfloat16, which is where this CPU has a fast int8 kernel. "
+        "“+ bfloat16” runs the activations in bfloat16, where CPUs with native bf16 have a fast int8 kernel (the "
+        "speed table shows whether this one does). "
         "w8a8 also quantises the activations per call (fbgemm): fast, and lossy.",
         "float32 是参照，总是最先运行：在已加载的权重上做 float32 运算（内置模型的权重是 Q4_1，4 位，已反量化；"
         "要得到真正的参照，请从 Hub 加载原始 bf16 检查点 HuggingFaceTB/SmolLM2-135M-Instruct）。int8 只量化权重（每个输出行一个缩放因子）；“+ bfloat16”表示激活用 "
-        "bfloat16 计算，本机的快速 int8 内核正需要它。w8a8 还会在每次调用时量化激活（fbgemm）：快，但有损。",
+        "bfloat16 计算，原生支持 bf16 的 CPU 在这种情况下有快速 int8 内核（速度表会显示本机是否如此）。w8a8 还会在每次调用时量化激活（fbgemm）：快，但有损。",
     ),
     "pr_kv": ("KV cache dtypes (with float32 weights)", "KV 缓存数据类型（配 float32 权重）"),
     "pr_kv_help": (

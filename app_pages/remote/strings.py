@@ -161,9 +161,9 @@ STRINGS: dict[str, tuple[str, str]] = {
     "rm_sweep_ttft": ("TTFT P50 (ms)", "TTFT P50（毫秒）"),
     "rm_sweep_ideal": ("achieved = offered", "实际 = 给定"),
     "rm_sweep_caption": (
-        "Below the server's capacity, throughput follows the offered rate and TTFT stays flat; past it, requests "
+        "Expected: below the server's capacity, throughput follows the offered rate and TTFT stays flat; past it, requests "
         "queue: throughput levels off and TTFT climbs (prefill waits its turn). The detail below is the last rate's.",
-        "低于服务器容量时，吞吐跟随给定速率，TTFT 保持平稳；超过容量后请求开始排队：吞吐趋于平稳，TTFT 上升"
+        "预期：低于服务器容量时，吞吐跟随给定速率，TTFT 保持平稳；超过容量后请求开始排队：吞吐趋于平稳，TTFT 上升"
         "（预填充要排队等候）。下面的详情是最后一个速率的。",
     ),
     "rm_concurrency": ("Concurrency", "并发数"),

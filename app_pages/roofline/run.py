@@ -131,6 +131,24 @@ def _share(r: RooflineResult, phase: str, batch: int) -> PhaseSummary | None:
     return next((s for s in r.summary if s.phase == phase and s.batch == batch), None)
 
 
+def _roof_shares(r: RooflineResult, lang: str) -> str:
+    """How much of its own roof each phase's median step reached, from this run's numbers."""
+    if was_busy(r.load):
+        return t("rf_reading_busy", lang)
+    peak, bw = r.ceilings.peak_flops(r.dtype), r.ceilings.read_bytes_per_s
+    shares = ", ".join(
+        t(
+            "rf_roof_share",
+            lang,
+            phase=t(f"rf_phase_{s.phase}", lang),
+            B=s.batch,
+            share=s.flops_per_s / min(peak, s.intensity * bw),
+        )
+        for s in r.summary
+    )
+    return t("rf_reading_measured", lang, shares=shares)
+
+
 def render_result(r: RooflineResult, lang: str) -> None:
     show_load(r.load, lang)
     busy = was_busy(r.load)
@@ -173,7 +191,7 @@ def render_result(r: RooflineResult, lang: str) -> None:
         )
     )
     st.dataframe(utilisation_table(r, lang), hide_index=True, key=keys.UTIL_TABLE)
-    st.markdown(t("rf_reading", lang, ridge=ridge_intensity(peak, bw)))
+    st.markdown(t("rf_reading", lang, ridge=ridge_intensity(peak, bw), measured=_roof_shares(r, lang)))
     render_nvml(r, lang)
 
 

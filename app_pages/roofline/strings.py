@@ -157,12 +157,22 @@ STRINGS: dict[str, tuple[str, str]] = {
     "rf_reading": (
         "Left of the ridge point ({ridge:.1f} FLOP/byte) a step is bound by bandwidth: its best case is "
         "intensity × bandwidth, and decode at B = 1 sits there at ~1 FLOP/byte (fp32: ~0.5). Right of it, by compute. "
-        "Prefill of L tokens reuses each weight L times and lands far right. On a 2-core CPU fixed per-step costs "
-        "(Python, small kernels) keep small steps below both roofs.",
+        "Prefill of L tokens reuses each weight L times and lands far right. {measured}",
         "脊点（{ridge:.1f} FLOP/字节）左侧的步骤受带宽限制：最好情况为 强度 × 带宽，B = 1 的解码就在那里，约 1 FLOP/字节"
-        "（fp32 约 0.5）。右侧则受算力限制。L 个 token 的预填充把每个权重复用 L 次，落在远处右侧。在 2 核 CPU 上，"
-        "每步的固定开销（Python、小内核）让小步骤低于两条屋顶线。",
+        "（fp32 约 0.5）。右侧则受算力限制。L 个 token 的预填充把每个权重复用 L 次，落在远处右侧。{measured}",
     ),
+    "rf_reading_measured": (
+        "**Measured here**, each median step against the roof at its own intensity, min(P, I × B): {shares}. "
+        "What a step misses of its roof is what the roofline leaves out (per-step Python, kernel launches, "
+        "small kernels).",
+        "**本次实测**，每个中位步相对其自身强度下的屋顶 min(P, I × B)：{shares}。步骤与屋顶之间的差距就是屋顶线"
+        "没有计入的部分（每步的 Python、内核启动、小内核）。",
+    ),
+    "rf_reading_busy": (
+        "How close the steps came to their roofs is not judged: the machine was busy while they were timed.",
+        "步骤离屋顶有多近不作判断：计时期间机器繁忙。",
+    ),
+    "rf_roof_share": ("{phase} B = {B} {share:.0%}", "{phase} B = {B} {share:.0%}"),
     "rf_nvml_header": ("**GPU utilisation and power (NVML)**", "**GPU 利用率与功耗（NVML）**"),
     "rf_nvml_cpu": (
         "Not available on CPU: NVML samples need a CUDA device (and the optional pynvml package).",
@@ -285,11 +295,13 @@ STRINGS: dict[str, tuple[str, str]] = {
     "rf_col_kv_token": ("KiB/token {dtype}", "KiB/token {dtype}"),
     "rf_col_seqs": ("seqs {dtype}", "序列数 {dtype}"),
     "rf_pj_kv_reading": (
-        "GQA shares each K/V head among several query heads: Llama-3-8B keeps 8 KV heads for 32 query heads, so it "
-        "holds about 4× the sequences of LLaMA-7B's MHA (32 KV heads) in the same memory. fp8 or int8 KV halves the bytes "
-        "again.",
-        "GQA 让多个查询头共享一个 K/V 头：Llama-3-8B 的 32 个查询头只保留 8 个 KV 头，所以在同样的显存中能容纳约 "
-        "LLaMA-7B（MHA，32 个 KV 头）4 倍的序列。fp8 或 int8 KV 再把字节数减半。",
+        "GQA shares each K/V head among several query heads: Llama-3-8B keeps 8 KV heads for 32 query heads, so a "
+        "token's K and V take a quarter of the bytes of an MHA model of the same shape (LLaMA-7B: 32 KV heads). How "
+        "many more sequences that holds depends on what the weights leave free: the table says, for this GPU and "
+        "context. fp8 or int8 KV halves the KV bytes again.",
+        "GQA 让多个查询头共享一个 K/V 头：Llama-3-8B 的 32 个查询头只保留 8 个 KV 头，所以每个 token 的 K 和 V 只占同样"
+        "结构的 MHA 模型（LLaMA-7B：32 个 KV 头）的四分之一字节。能多容纳多少序列取决于权重之外剩下的显存：表格给出了"
+        "这块 GPU 和这个上下文下的数字。fp8 或 int8 KV 再把 KV 字节数减半。",
     ),
     # --- calibration ---------------------------------------------------------------------------
     "rf_cal_intro": (

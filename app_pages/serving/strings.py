@@ -345,8 +345,8 @@ STRINGS: dict[str, tuple[str, str]] = {
     ),
     "sv_gp_policy": ("policy", "策略"),
     "sv_gp_all_intro": (
-        "The same workload under each of the four policies, judged at this SLO: where chunked prefill buys "
-        "goodput under an ITL or TPOT objective, and what sequential serving costs. Runs them one after another.",
+        "The same workload under each of the four policies, judged at this SLO: whether chunked prefill buys "
+        "goodput under an ITL or TPOT objective here, and what sequential serving costs. Runs them one after another.",
         "同一负载在四种策略下各运行一次，并用这个 SLO 判断：看分块预填充在 ITL 或 TPOT 目标下换来多少 goodput，"
         "以及逐个服务的代价。四次运行依次进行。",
     ),
