@@ -176,9 +176,10 @@ def generate(args: argparse.Namespace) -> dict | None:
 
 def measure_memory(engine, request, params, config) -> None:
     """The second pass: the same tokens again with the probe on; its peaks go on the timed steps."""
-    from engine.memory_pass import copy_memory, replay_engine
+    from engine.memory_pass import copy_memory, decode_drafts, replay_engine
 
-    replay = replay_engine(engine, request.prompt_token_ids, request.output_token_ids, params, config)
+    drafts = decode_drafts(engine.trace.steps) if config.speculative else None
+    replay = replay_engine(engine, request.prompt_token_ids, request.output_token_ids, params, config, drafts)
     for _ in replay.stream():
         pass
     copy_memory(engine.trace.steps, replay.trace.steps)

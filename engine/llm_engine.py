@@ -27,7 +27,7 @@ from engine.runner import ModelRunner
 from engine.sampler import Sampler, SamplingParams
 from engine.scheduler import ScheduledSeq, Scheduler, SchedulerConfig
 from engine.sequence import Sequence
-from engine.speculative import SpeculativeConfig, accept_greedy, accept_sampled
+from engine.speculative import SpeculativeConfig, accept_forced, accept_greedy, accept_sampled
 from engine.trace import LayerShapes, RequestRecord, SeqStep, StepRecord, TokenEvent, Trace
 
 
@@ -149,9 +149,12 @@ class Engine:
         chat: bool = False,
         arrival: float | None = None,
         forced_output: list[int] | None = None,
+        forced_drafts: list[list[int]] | None = None,
     ) -> Sequence:
         """forced_output: replay these output tokens instead of the sampled ones (the sampler still
-        runs, so a replayed step does the same work); the request stops after the last of them."""
+        runs, so a replayed step does the same work); the request stops after the last of them.
+        forced_drafts: with speculative decoding on, the draft of each decode step of the run being
+        replayed (an empty list where it drafted nothing), so the replay verifies the same chunks."""
         params = params or SamplingParams()
         if forced_output is not None:
             if not forced_output or any(not 0 <= t < self.model.config.vocab_size for t in forced_output):
@@ -180,6 +183,7 @@ class Engine:
             params,
             arrival if arrival is not None else time.perf_counter(),
             forced_output=list(forced_output) if forced_output is not None else None,
+            forced_drafts=[list(d) for d in forced_drafts] if forced_drafts is not None else None,
         )
         self._detok[seq.seq_id] = Detokenizer(self.tokenizer)
         self.scheduler.add(seq)
@@ -233,7 +237,11 @@ class Engine:
             return
         for seq in self.scheduler.running:
             seq.draft = []
-            if seq.forced_output is not None or seq.num_output_tokens < seq.params.min_new_tokens:
+            if seq.forced_output is not None:  # a replay drafts what the replayed run drafted, step for step
+                if seq.forced_drafts and self.scheduler.is_decoding(seq):
+                    seq.draft = seq.forced_drafts.pop(0)
+                continue
+            if seq.num_output_tokens < seq.params.min_new_tokens:
                 continue
             room = min(
                 spec.num_tokens,
@@ -262,6 +270,8 @@ class Engine:
             else:
                 probs = self.sampler.distribution(rows, params)
                 emitted = accept_sampled(probs, item.draft, self.sampler.generator(seq.seq_id, params))
+            if seq.forced_output is not None:  # a replay (the same work done): the replayed run's tokens
+                emitted = accept_forced(seq.forced_output[seq.num_output_tokens :], item.draft)
             item.accepted = len(emitted) - 1
             out.append(emitted)
         return out
@@ -304,6 +314,7 @@ class Engine:
                 texts.get(i.seq.seq_id),
                 len(i.draft),
                 i.accepted,
+                list(i.draft),
             )
             for i, emitted in zip(batch, tokens)
         ]

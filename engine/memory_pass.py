@@ -27,13 +27,24 @@ def timed_config(config: EngineConfig) -> EngineConfig:
 
 
 def replay_engine(
-    engine: Engine, prompt_ids: list[int], output_ids: list[int], params: SamplingParams, config: EngineConfig
+    engine: Engine,
+    prompt_ids: list[int],
+    output_ids: list[int],
+    params: SamplingParams,
+    config: EngineConfig,
+    drafts: list[list[int]] | None = None,
 ) -> Engine:
     """A fresh engine on the same weights with `config` (probe and capture as wanted), its one
-    request forced to produce `output_ids` after `prompt_ids`."""
+    request forced to produce `output_ids` after `prompt_ids` (and, with speculative decoding, to
+    verify the timed run's `drafts`, one per decode step: the same chunks, so the same steps)."""
     replay = Engine(engine.model, engine.tokenizer, replace(config, trace=True), name=engine.name)
-    replay.add_request(list(prompt_ids), params, forced_output=list(output_ids))
+    replay.add_request(list(prompt_ids), params, forced_output=list(output_ids), forced_drafts=drafts)
     return replay
+
+
+def decode_drafts(steps: list[StepRecord]) -> list[list[int]]:
+    """The draft of each decode step of a one-request run, in order (empty where it drafted nothing)."""
+    return [list(s.seqs[0].draft) for s in steps if s.seqs and s.seqs[0].phase == "decode"]
 
 
 def replay_steps(replay: Engine) -> Iterator[EngineEvent]:

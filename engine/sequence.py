@@ -43,6 +43,7 @@ class Sequence:
     num_registered_blocks: int = 0  # prompt blocks already published to the prefix cache
     forced_output: list[int] | None = field(default=None, repr=False)  # a replay: these tokens, not sampled ones
     draft: list[int] = field(default_factory=list, repr=False)  # speculative tokens for the coming step
+    forced_drafts: list[list[int]] | None = field(default=None, repr=False)  # a replay: each decode step's draft
 
     def __post_init__(self):
         if not self.prompt_token_ids:

@@ -95,6 +95,16 @@ def accept_greedy(rows: torch.Tensor, draft: list[int]) -> list[int]:
     return draft[:m] + [targets[m]]
 
 
+def accept_forced(forced: list[int], draft: list[int]) -> list[int]:
+    """What a replayed verify emits: the draft's prefix that the replayed run's tokens agree with, then
+    its next token. Exact for both rules: the token after an accepted prefix is never the rejected
+    draft token (greedy: it is the argmax that differed; sampled: it is drawn without that token)."""
+    m = 0
+    while m < len(draft) and m < len(forced) - 1 and draft[m] == forced[m]:
+        m += 1
+    return forced[: m + 1]
+
+
 def accept_sampled(probs: torch.Tensor, draft: list[int], generator: torch.Generator) -> list[int]:
     """The tokens a sampled verify emits, for a draft of fixed tokens (q = 1 on each): `probs` are the
     target's (k + 1, vocab) sampling distributions, after temperature, top-k and top-p."""

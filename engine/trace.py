@@ -52,6 +52,7 @@ class SeqStep:
     token_text: str | None = None  # the text of every token it produced
     drafted: int = 0  # speculative decoding: tokens drafted and verified in this step
     accepted: int = 0  # of them, those the target model agreed with (it also emits one of its own)
+    draft: list[int] = field(default_factory=list)  # the drafted token ids: accepted ones first, then rejected
 
 
 @dataclass

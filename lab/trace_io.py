@@ -96,6 +96,7 @@ class SeqStepFile(Record):
     token_text: Text() | None = None
     drafted: Int() = 0  # files written before speculative decoding have neither
     accepted: Int() = 0
+    draft: ListOf(Int(), 64) = []
 
     def build(self) -> SeqStep:
         return SeqStep(**(dict(self) | {"shapes": LayerShapes(**dict(self.shapes))}))

@@ -202,3 +202,30 @@ def test_settings_and_result_survive_a_visit_to_another_page(app):
     assert at.session_state["pg_result"] is result  # the finished run, with its tabs
     assert at.select_slider(key="pg_speed").value == 2 and at.selectbox(key="pg_heat_head").value == 1
     assert "Attention probabilities, layer 1, head 1" in charts(at)
+
+
+def test_a_speculative_run_colours_its_drafts_and_keeps_the_tokens(app):
+    prompt = "one two three four one two three four one two three four one two"
+    at = run_playground(app, prompt, max_new=16, attention="eager")
+    baseline = at.session_state["pg_result"].request.output_token_ids
+    at = run_playground(at, prompt, max_new=16, attention="eager", spec_k=4)
+    assert not at.exception and not errors(at), errors(at)
+    result = at.session_state["pg_result"]
+    assert result.request.output_token_ids == baseline  # greedy: the same tokens, in fewer steps
+    spec = [s.seqs[0] for s in result.steps if s.seqs[0].drafted]
+    assert spec and len(result.steps) < 1 + len(baseline)
+    body = html_bodies(at)
+    accepted = sum(s.accepted for s in spec)
+    assert count_chips(body, "pd-spec-ok") == accepted + 1  # and the legend's
+    assert count_chips(body, "pd-spec-no") == sum(s.drafted - s.accepted for s in spec) + 1
+    assert "drafted, rejected (not output)" in body
+    table = at.dataframe[0].value
+    assert "drafts accepted / verified" in table.columns
+    assert f"{spec[0].accepted} / {spec[0].drafted}" in list(table["drafts accepted / verified"])
+    assert result.memory_pass == "replay" and all(s.peak_bytes is not None for s in result.steps)
+    assert "Attention probabilities, layer 1, head 0" in charts(at)  # the replay captured it, step for step
+
+
+def test_speculation_without_the_kv_cache_is_refused_clearly(app):
+    at = run_playground(app, "Hello there", max_new=4, kv=False, spec_k=4)
+    assert not at.exception and any("turn the KV cache on" in e for e in errors(at)), errors(at)

@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 from engine import Engine, EngineConfig, SamplingParams
-from engine.memory_pass import copy_memory, replay_engine, timed_config
+from engine.memory_pass import copy_memory, decode_drafts, replay_engine, timed_config
+from engine.speculative import SpeculativeConfig, accept_forced
 from tests.ui_support import run_to_end
 from ui.run_driver import measure_pass, run_steps, start_run
 from ui.run_state import RunSettings
@@ -88,3 +89,40 @@ def test_the_playground_times_a_bare_run_then_measures(tiny):
 def test_no_probe_and_sdpa_means_no_second_pass(tiny):
     result = run_to_end(tiny, prompt=PROMPT, max_new_tokens=3, probe_memory=False)
     assert result.memory_pass is None and all(s.peak_bytes is None for s in result.steps)
+
+
+@pytest.mark.parametrize("temperature", [0.0, 0.9])  # 0.9 with top-k 1: the sampled rule, on drafts that occur
+def test_a_speculative_run_replays_its_drafts_step_for_step(tiny, temperature):
+    """The replay verifies the timed run's drafts: the same steps, the same accepted counts, and the
+    memory an instrumented speculative run reads."""
+    spec = SpeculativeConfig(num_tokens=3)
+    cfg = dict(probe_memory=True, speculative=spec)
+    params = SamplingParams(max_new_tokens=24, temperature=temperature, top_k=1, seed=5, ignore_eos=True)
+    prompt = "one two three four one two three four one two three four one two"
+    probed = Engine(tiny.model, tiny.tokenizer, EngineConfig(**cfg))
+    trace = probed.generate(prompt, params)
+    request = trace.requests[0]
+    assert any(s.seqs[0].drafted for s in trace.steps)  # the prompt repeats: prompt lookup drafts
+    replay = replay_engine(
+        probed,
+        request.prompt_token_ids,
+        request.output_token_ids,
+        params,
+        EngineConfig(**cfg),
+        decode_drafts(trace.steps),
+    )
+    for _ in replay.stream():
+        pass
+    assert replay.trace.requests[0].output_token_ids == request.output_token_ids
+    mine, theirs = trace.steps, replay.trace.steps
+    assert [(s.seqs[0].draft, s.seqs[0].accepted) for s in theirs] == [
+        (s.seqs[0].draft, s.seqs[0].accepted) for s in mine
+    ]
+    assert [s.peak_bytes for s in theirs] == [s.peak_bytes for s in mine]
+    copy_memory(mine, theirs)  # pairs without complaint
+
+
+def test_accept_forced_keeps_the_agreeing_prefix_and_the_next_forced_token():
+    assert accept_forced([4, 5, 9, 1], [4, 5, 6]) == [4, 5, 9]  # the third draft was rejected: 9 corrected it
+    assert accept_forced([4, 5, 6, 7], [4, 5, 6]) == [4, 5, 6, 7]  # all accepted, plus the bonus token
+    assert accept_forced([8], [4, 5]) == [8]  # the last forced token: nothing more to accept

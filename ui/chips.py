@@ -6,6 +6,7 @@ Every piece of model or user text goes through `html_text`: nothing here can inj
 
 from __future__ import annotations
 
+from engine.trace import SeqStep
 from ui.i18n import t
 from ui.run_state import RunResult
 from ui.text import html_text, visible
@@ -52,15 +53,53 @@ def chips_html(result: RunResult, upto_step: int | None = None, lang: str = "en"
             f'<span class="pd-more">{html_text(t("chips_earlier", lang, n=len(shown) - MAX_OUTPUT_CHIPS))}</span>'
         )
         shown = shown[-MAX_OUTPUT_CHIPS:]
-    out = []
+    out, marks = [], speculative_marks(result)
     for tok, piece, ms in shown:
         meta = t("chip_meta", lang, step=tok.step, ms=ms)
-        title = t("chip_out_title", lang, i=tok.index, id=piece.token_id, phase=t(f"phase_{tok.phase}", lang))
-        out.append(
-            _chip(piece, tok.phase, title, meta, current=upto_step is not None and tok.step == upto_step, kind="pd-out")
+        current = upto_step is not None and tok.step == upto_step
+        mark = marks.get(tok.index)
+        if mark is None:
+            title = t("chip_out_title", lang, i=tok.index, id=piece.token_id, phase=t(f"phase_{tok.phase}", lang))
+            out.append(_chip(piece, tok.phase, title, meta, current=current, kind="pd-out"))
+            continue
+        kind, s = mark
+        title = t(
+            "chip_spec_title",
+            lang,
+            i=tok.index,
+            id=piece.token_id,
+            kind=t(f"chip_legend_{kind}", lang),
+            step=tok.step,
+            drafted=s.drafted,
+            accepted=s.accepted,
         )
+        chip = _chip(piece, tok.phase, title, meta, current=current, kind=f"pd-out pd-{kind.replace('_', '-')}")
+        if kind != "spec_ok":  # the step's last token: the drafts it rejected follow it
+            chip += "".join(
+                _chip(p, "decode", t("chip_spec_rejected_title", lang, id=p.token_id, step=tok.step), kind="pd-spec-no")
+                for p in result.rejected.get(tok.step, [])
+            )
+        out.append(chip)
     parts += grouped([piece for _, piece, _ in shown], out, lang)
     return f'<div class="pd-chips">{"".join(parts)}</div>'
+
+
+def speculative_marks(result: RunResult) -> dict[int, tuple[str, SeqStep]]:
+    """Output token index -> (kind, its step's record) for tokens of speculative verify steps: the
+    accepted drafts ("spec_ok"), then the model's own token ("spec_fix" after a rejection,
+    "spec_bonus" when every draft was accepted). Plain steps' tokens are not in it."""
+    by_step = {s.step: s.seqs[0] for s in result.steps if s.seqs and s.seqs[0].drafted}
+    marks, first = {}, {}
+    for tok in result.tokens:
+        s = by_step.get(tok.step)
+        if s is None:
+            continue
+        j = tok.index - first.setdefault(tok.step, tok.index)
+        if j < s.accepted:
+            marks[tok.index] = ("spec_ok", s)
+        else:
+            marks[tok.index] = ("spec_fix" if s.accepted < s.drafted else "spec_bonus", s)
+    return marks
 
 
 def _prompt_parts(pieces: list[Piece], chips: list[str], lang: str) -> list[str]:
@@ -93,12 +132,17 @@ def grouped(pieces: list[Piece], chips: list[str], lang: str) -> list[str]:
     return out
 
 
-def legend_html(lang: str = "en") -> str:
+def legend_html(lang: str = "en", speculative: bool = False) -> str:
     demo = Piece(0, "tok")
     items = [("pending", "chip_legend_pending"), ("prefill", "chip_legend_prefill"), ("decode", "chip_legend_decode")]
+    spec = [f"spec_{k}" for k in ("ok", "fix", "bonus", "no")] if speculative else []
     return (
         '<div class="pd-legend">'
         + "".join(f"{_chip(demo, phase, '')} {html_text(t(key, lang))}" for phase, key in items)
+        + "".join(
+            f"{_chip(demo, 'decode', '', kind='pd-' + k.replace('_', '-'))} {html_text(t('chip_legend_' + k, lang))}"
+            for k in spec
+        )
         + f'<span class="pd-legend-note">{html_text(t("chip_legend_clock", lang))}</span>'
         + "</div>"
     )

@@ -56,7 +56,7 @@ def run_live(bundle, settings: RunSettings, registry: ModelRegistry, slot, lang:
         scroll_here()
         st.button(t("stop", lang), key=STOP_KEY, icon=":material/stop_circle:")
         view = st.empty()
-        st.html(legend_html(lang))
+        st.html(legend_html(lang, speculative=bool(settings.speculative_k)))
     view.html(live_html(result, lang))
     interval, last_drawn = redraw_interval(), 0.0
     try:

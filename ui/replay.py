@@ -97,7 +97,7 @@ def replay_panel(result: RunResult, lang: str) -> None:
     )
     st.markdown(step_caption(result, frame, lang))
     st.html(chips_html(result, frame, lang))
-    st.html(legend_html(lang))
+    st.html(legend_html(lang, speculative=bool(result.settings.speculative_k)))
     if index is not None:  # the next frame, on the clock
         time.sleep(max(0.0, st.session_state[PLAYING_KEY] + (index + 1) / speed - time.perf_counter()))
         st.rerun(scope="fragment")

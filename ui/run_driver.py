@@ -18,7 +18,7 @@ from contextlib import nullcontext
 import numpy as np
 
 from engine import Engine, EngineConfig, EngineEvent
-from engine.memory_pass import MEMORY_PASS, copy_memory, replay_engine, replay_steps, timed_config
+from engine.memory_pass import MEMORY_PASS, copy_memory, decode_drafts, replay_engine, replay_steps, timed_config
 from engine.trace import StepRecord
 from lab.busy import LoadMeter
 from ui.public import check_run_work
@@ -82,6 +82,7 @@ def measure_pass(
         [tok.token_id for tok in result.tokens],
         result.settings.sampling(),
         config,
+        decode_drafts(result.steps) if config.speculative else None,
     )
     steps, total = [], len(result.steps)
     events = replay_steps(replay)
@@ -101,6 +102,9 @@ def record_event(result: RunResult, event: EngineEvent, tokenizer) -> None:
     if event.step is not None:
         result.attention.append(_detach_attention(event.step))
         result.steps.append(event.step)
+        s = event.step.seqs[0] if event.step.seqs else None
+        if s is not None and s.accepted < s.drafted:
+            result.rejected[event.step.step] = [piece_for(tokenizer, t) for t in s.draft[s.accepted :]]
     for tok in event.tokens:
         result.tokens.append(tok)
         result.pieces.append(piece_for(tokenizer, tok.token_id))

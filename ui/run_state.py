@@ -15,6 +15,7 @@ import torch
 
 from engine import EngineConfig, SamplingParams
 from engine.metrics import RequestMetrics
+from engine.speculative import SpeculativeConfig
 from engine.trace import RequestRecord, StepRecord, TokenEvent
 from lab.busy import MachineLoad
 from ui.tokens import Piece
@@ -43,6 +44,7 @@ class RunSettings:
     attention: str = "sdpa"
     kv_cache: bool = True
     probe_memory: bool = True
+    speculative_k: int = 0  # prompt-lookup speculative decoding: tokens drafted per step (0: off)
 
     def sampling(self) -> SamplingParams:
         return SamplingParams(
@@ -63,6 +65,7 @@ class RunSettings:
             probe_memory=self.probe_memory,
             capture_attention=self.attention == "eager",
             capture_max_bytes=CAPTURE_BYTES,
+            speculative=SpeculativeConfig(num_tokens=self.speculative_k) if self.speculative_k else None,
         )
 
 
@@ -129,6 +132,7 @@ class RunResult:
     pass_pending: bool = False  # timed run done, its untimed second pass (memory, attention) still to run
     started: float = field(default_factory=time.time)  # wall clock, for download names
     load: MachineLoad | None = None  # other processes' CPU use during the timed pass (lab/busy.py)
+    rejected: dict[int, list[Piece]] = field(default_factory=dict)  # step -> drafted tokens it rejected
 
     @property
     def num_prompt_tokens(self) -> int:

@@ -51,6 +51,14 @@ STRINGS: dict[str, tuple[str, str]] = {
         "关闭时：每一步都重新计算整个上下文的 K 和 V（O(N³) 的基线，C13）。",
     ),
     "max_new_tokens": ("max_new_tokens", "max_new_tokens"),  # the parameter's name, in both languages
+    "spec_k": ("Speculative: draft tokens k", "推测解码：草稿 token 数 k"),
+    "spec_k_help": (
+        "0: off. Otherwise each decode step drafts up to k tokens by prompt lookup (what followed the last "
+        "few tokens earlier in the prompt or output) and verifies them in one forward pass; the output is "
+        "the same as without (greedy: token for token). Needs the KV cache.",
+        "0 表示关闭。否则每个解码步用提示查找（最后几个 token 在提示或输出中较早出现时后面跟着的内容）起草至多 k 个 "
+        "token，并在一次前向传播中验证；输出与不开启时相同（贪心解码下逐 token 相同）。需要 KV 缓存。",
+    ),
     "attention": ("Attention backend", "注意力后端"),
     "sampling_greedy": ("Sampling: greedy (temperature 0)", "采样：贪心（temperature 0）"),
     "sampling_active": ("Sampling: {what}", "采样：{what}"),
@@ -115,6 +123,21 @@ STRINGS: dict[str, tuple[str, str]] = {
         "预填充：整段提示词一步完成（并产生第一个新 token）",
     ),
     "chip_legend_decode": ("decode: one token per step", "解码：每步一个 token"),
+    "chip_legend_spec_ok": ("drafted, accepted", "草稿，被接受"),
+    "chip_legend_spec_fix": ("the model's own, after a rejected draft", "模型自己的 token（草稿被拒之后）"),
+    "chip_legend_spec_bonus": (
+        "the model's own, after every draft was accepted",
+        "模型自己的 token（草稿全部被接受之后）",
+    ),
+    "chip_legend_spec_no": ("drafted, rejected (not output)", "草稿，被拒绝（不输出）"),
+    "chip_spec_title": (
+        "output token {i} · id {id} · {kind} · step {step} verified {drafted} drafts, accepted {accepted}",
+        "输出第 {i} 个 token · id {id} · {kind} · 第 {step} 步验证了 {drafted} 个草稿，接受 {accepted} 个",
+    ),
+    "chip_spec_rejected_title": (
+        "drafted token · id {id} · rejected by the model in step {step}: not output, its KV rolled back",
+        "草稿 token · id {id} · 在第 {step} 步被模型拒绝：不输出，其 KV 已回滚",
+    ),
     "chip_legend_clock": (
         "ms on a chip: time since the previous token reached you (the first: since the request arrived); the "
         "step captions and the step table give the engine's own time inside each step, a little less",

@@ -22,6 +22,7 @@ DEFAULTS = {
     keys.ATTENTION: "sdpa",
     keys.KV: True,
     keys.PROBE: True,
+    keys.SPEC_K: 0,
 }
 DEFAULT_PROMPTS = {"en": DEFAULTS[keys.PROMPT], "zh": "法国的首都是哪里？"}
 WORKED_EXAMPLE = {
@@ -31,6 +32,7 @@ WORKED_EXAMPLE = {
     keys.TEMPERATURE: 0.0,
     keys.ATTENTION: "eager",
     keys.KV: True,
+    keys.SPEC_K: 0,
 }
 
 
@@ -103,6 +105,7 @@ def render_controls(
         c1.toggle(t("kv_cache", lang), key=keys.KV, help=t("kv_cache_help", lang), persist_state=KEEP)
         c1.toggle(t("probe", lang), key=keys.PROBE, help=t("probe_help", lang), persist_state=KEEP)
         whole_number_box(c2, t("max_new_tokens", lang), 1, max_context, keys.MAX_NEW)  # "1e3" is 1000
+        whole_number_box(c2, t("spec_k", lang), 0, 32, keys.SPEC_K, help=t("spec_k_help", lang))
         c3.radio(
             t("attention", lang),
             ["sdpa", "eager"],
@@ -130,5 +133,6 @@ def render_controls(
         attention=s[keys.ATTENTION],
         kv_cache=bool(s[keys.KV]),
         probe_memory=bool(s[keys.PROBE]),
+        speculative_k=whole_number(s[keys.SPEC_K]) or 0,
     )
     return settings, run

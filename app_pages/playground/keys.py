@@ -12,6 +12,7 @@ PROBE = "pg_probe"
 PROMPT = "pg_prompt"
 RUN = "pg_run"
 SEED = "pg_seed"
+SPEC_K = "pg_spec_k"  # speculative decoding: tokens drafted per step, 0 = off
 SHARE = "pg_share"  # the form's "Show share link" button (share.py shows the link)
 TEMPERATURE = "pg_temperature"
 TOP_K = "pg_top_k"

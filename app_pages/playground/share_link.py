@@ -54,6 +54,7 @@ PARAMS = (
     Param("seed", keys.SEED, "int", 0, 2**31 - 1),
     Param("attention", keys.ATTENTION, "choice", choices=("sdpa", "eager")),
     Param("kv", keys.KV, "bool"),
+    Param("spec_k", keys.SPEC_K, "int", 0, 32),
     Param("dtype", DTYPE_KEY, "choice", choices=DTYPES),
     Param("model", SPEC_KEY, "model"),
 )
@@ -81,6 +82,7 @@ def link_params(settings: RunSettings, model_spec: str, dtype: str) -> dict[str,
         "seed": "" if s.seed is None else str(s.seed),
         "attention": s.attention,
         "kv": str(int(s.kv_cache)),
+        "spec_k": str(s.speculative_k),
         "dtype": dtype,
         "model": model_spec,
     }

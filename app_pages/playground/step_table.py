@@ -17,8 +17,9 @@ def _shape(dims: list[int]) -> str:
 
 
 def step_table(steps: list[StepRecord], produced: dict[int, str], lang: str = "en") -> pd.DataFrame:
-    """One row per step; `produced` maps a step to the label of the token it produced."""
-    rows = []
+    """One row per step; `produced` maps a step to the labels of the tokens it produced. With speculative
+    decoding a column says how many drafted tokens each step verified and how many it accepted."""
+    rows, speculative = [], any(s.seqs[0].drafted for s in steps if s.seqs)
     for s in steps:
         q = s.seqs[0]
         kv = _shape(q.shapes.kv_cache) + (f" {t('tbl_recomputed', lang)}" if q.recompute else "")
@@ -36,11 +37,17 @@ def step_table(steps: list[StepRecord], produced: dict[int, str], lang: str = "e
                 t("tbl_peak", lang): fmt_bytes(s.peak_bytes) if s.peak_bytes is not None else "—",
             }
         )
+        if speculative:
+            rows[-1][t("tbl_drafts", lang)] = f"{q.accepted} / {q.drafted}" if q.drafted else "—"
     return pd.DataFrame(rows)
 
 
 def produced_labels(result: RunResult) -> dict[int, str]:
-    return {tok.step: piece_text(piece) for tok, piece in zip(result.tokens, result.pieces)}
+    """Step -> the text of its token, or of its tokens one after another (a speculative step emits several)."""
+    out: dict[int, str] = {}
+    for tok, piece in zip(result.tokens, result.pieces):
+        out[tok.step] = out.get(tok.step, "") + piece_text(piece)
+    return out
 
 
 def worked_example_md(result: RunResult, lang: str = "en") -> str:

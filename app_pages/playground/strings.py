@@ -173,6 +173,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "tbl_step": ("step", "步"),
     "tbl_phase": ("phase", "阶段"),
     "tbl_tokens_in": ("tokens in (T)", "输入 token（T）"),
+    "tbl_drafts": ("drafts accepted / verified", "草稿 接受 / 验证"),
     "tbl_input": ("input", "输入"),
     "tbl_q": ("Q", "Q"),
     "tbl_scores": ("scores", "分数"),

@@ -63,6 +63,7 @@ def run_to_dict(result: RunResult, created: datetime | None = None) -> dict:
         "tokens": [token_to_dict(tok) | {"piece": _piece_dict(p)} for tok, p in zip(result.tokens, result.pieces)],
         "request": result.request.to_dict() if result.request else None,
         "attention": encode_attention(result.attention, result.model.num_layers),
+        "rejected": [{"step": k, "pieces": [_piece_dict(p) for p in v]} for k, v in result.rejected.items()],
         "memory_pass": result.memory_pass,  # "replay": the peaks come from the untimed second pass
         # other processes' CPU use while the run was timed: a reloaded busy run still says so
         "load": result.load.to_dict() | {"busy": result.load.busy} if result.load else None,
@@ -101,6 +102,7 @@ def run_from_dict(doc: Any) -> RunResult:
     result.attention = decode_attention(f.attention, len(steps), model)
     result.memory_pass = f.memory_pass
     result.load = f.load.build() if f.load else None
+    result.rejected = {r.step: [p.build() for p in r.pieces] for r in f.rejected}
     _check_consistent(result)
     return result
 
@@ -158,6 +160,7 @@ class SettingsFile(Record):
     attention: OneOf(("sdpa", "eager"))
     kv_cache: Bool
     probe_memory: Bool
+    speculative_k: Int(lo=0, hi=32) = 0  # files written before speculative decoding have none
 
 
 class LoadFile(Record):
@@ -181,6 +184,13 @@ class AttentionFile(Record):
     steps: ListOf(dict[str, ArrayFile])
 
 
+class RejectedFile(Record):
+    """The drafted tokens one speculative step rejected."""
+
+    step: Int()
+    pieces: ListOf(PieceFile, 64)
+
+
 class RunFile(Record):
     model: ModelFile
     settings: SettingsFile
@@ -194,6 +204,7 @@ class RunFile(Record):
     error: Text(4096) | None = None
     memory_pass: OneOf((MEMORY_PASS,)) | None = None  # absent in older files
     load: LoadFile | None = None  # absent in older files: the machine's load was not recorded
+    rejected: ListOf(RejectedFile) = []  # absent in older files and runs without speculative decoding
     attention: AttentionFile | None = None
 
 
