@@ -40,6 +40,7 @@ PAGES: tuple[PageEntry, ...] = (
     PageEntry("claims", "nav_claims", ":material/fact_check:", "claims"),
     PageEntry("remote", "nav_remote", ":material/cloud:", "remote"),
     PageEntry("precision", "nav_precision", ":material/tune:", "precision"),
+    PageEntry("speculative", "nav_speculative", ":material/fast_forward:", "speculative"),
     PageEntry("source", "nav_source", ":material/menu_book:", "source"),
 )
 BY_NAME = {p.name: p for p in PAGES}

@@ -28,14 +28,9 @@ from engine import Engine, EngineConfig, SamplingParams, load_model  # noqa: E40
 from engine.loader import convert_bundled  # noqa: E402
 from engine.machine import describe_cpu  # noqa: E402
 from engine.speculative import SpeculativeConfig  # noqa: E402
-from lab.speculation import verify_costs  # noqa: E402
+from lab.speculation import FREE_PROMPT, REPEAT_PROMPT, verify_costs  # noqa: E402
 
-REPEAT = (
-    "Repeat the text below exactly, word for word.\n\nText: The river rose slowly through the spring, and the town "
-    "built its walls a little higher every year. Engineers argued about the best way to measure the flow, while "
-    "farmers watched the sky and planted late. In the library a student read about bridges.\n\nRepeat: The river"
-)
-FREE = "Write a short story about a lighthouse keeper who finds a message in a bottle."
+REPEAT, FREE = REPEAT_PROMPT, FREE_PROMPT  # lab/speculation.py: the page uses the same two
 
 
 def ours(bundle, ids: list[int], new_tokens: int, k: int | None) -> dict:

@@ -23,7 +23,7 @@ from engine.errors import LabError
 class SeqWork:
     num_tokens: int  # T
     context_len: int  # C
-    samples: bool = True
+    samples: int = 1  # rows of logits: 1 (a decode or a prompt's last chunk), k + 1 (a verify of k drafts), else 0
 
 
 @dataclass

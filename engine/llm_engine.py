@@ -320,7 +320,7 @@ class Engine:
         ]
         cost = step_cost(
             mc,
-            [SeqWork(i.num_tokens, i.context_len, i.samples) for i in batch],
+            [SeqWork(i.num_tokens, i.context_len, int(i.samples) * (1 + len(i.draft))) for i in batch],
             self.model.dtype.itemsize,
             weight_dtype_bytes=self.model.weight_elem_bytes,
             kv_token_bytes=self.kv_bytes_per_token,

@@ -12,17 +12,35 @@ exceeds the verify step's cost in decode steps.
 from __future__ import annotations
 
 import statistics
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from engine import Engine, EngineConfig, SamplingParams
+from engine.config import ModelConfig
+from engine.costmodel import SeqWork, step_cost
 from engine.errors import LabError
 from engine.speculative import SpeculativeConfig
+from lab.verdicts import FAILS, HOLDS, ROUGHLY, Verdict
 from lab.workload import text_tokens
+
+MAX_VERIFY_K = 64  # the verify-cost curve's longest draft (a run's own drafts stop at 32)
+FLAT_WITHIN = 1.2  # "about the cost of one decode step": a verify step within 1.2× of it
+# A prompt whose answer is in the prompt (prompt lookup finds most of it) and one whose answer is not.
+REPEAT_PROMPT = (
+    "Repeat the text below exactly, word for word.\n\nText: The river rose slowly through the spring, and the town "
+    "built its walls a little higher every year. Engineers argued about the best way to measure the flow, while "
+    "farmers watched the sky and planted late. In the library a student read about bridges.\n\nRepeat: The river"
+)
+FREE_PROMPT = "Write a short story about a lighthouse keeper who finds a message in a bottle."
 
 
 @dataclass(frozen=True)
 class FixedDraft(SpeculativeConfig):
     """Always k tokens (the last one repeated): a verify step of exactly k drafts, whatever is accepted."""
+
+    def __post_init__(self):
+        if not 1 <= self.num_tokens <= MAX_VERIFY_K:
+            raise LabError(f"A verify step checks 1-{MAX_VERIFY_K} drafted tokens, got {self.num_tokens}.")
 
     def draft(self, tokens: list[int], k: int) -> list[int]:
         return [tokens[-1]] * k
@@ -80,13 +98,72 @@ class VerifyCost:
         return break_even(self.ratio, self.k)
 
 
-def verify_costs(model, tokenizer, contexts: list[int], ks: list[int], steps: int = 6) -> list[VerifyCost]:
-    """The verify-cost curve: for each context, a plain decode step and a verify step of each k."""
-    out = []
+def verify_costs(
+    model,
+    tokenizer,
+    contexts: list[int],
+    ks: list[int],
+    steps: int = 6,
+    progress: Callable[[int, int], None] | None = None,
+) -> list[VerifyCost]:
+    """The verify-cost curve: for each context, a plain decode step and a verify step of each k.
+    progress(done, total) after each measurement (its weight: the k + 1 tokens of a verify)."""
+    work = [k + 1 for _ in contexts for k in [0, *[k for k in ks if k]]]
+    done, out = 0, []
+
+    def measured(context: int, k: int) -> float:
+        nonlocal done
+        ms = verify_step_ms(model, tokenizer, context, k, steps)
+        done += k + 1
+        if progress:
+            progress(done, sum(work))
+        return ms
+
     for context in contexts:
-        plain = verify_step_ms(model, tokenizer, context, 0, steps)
+        plain = measured(context, 0)
         out += [
-            VerifyCost(context, k, ms, ms / plain)
-            for k, ms in ((k, verify_step_ms(model, tokenizer, context, k, steps) if k else plain) for k in ks)
+            VerifyCost(context, k, ms, ms / plain) for k, ms in ((k, measured(context, k) if k else plain) for k in ks)
         ]
     return out
+
+
+def ridge_tokens(c: ModelConfig, context: int, dtype_bytes: int, weight_bytes: float, ridge: float) -> int | None:
+    """The fewest tokens a verify step must feed (k drafts + 1) for the cost model's arithmetic
+    intensity to reach the roofline's ridge point: past it the step is compute-bound. None beyond 4,096."""
+    for T in range(1, 4097):
+        cost = step_cost(c, [SeqWork(T, context + T, T)], dtype_bytes, weight_dtype_bytes=weight_bytes)
+        if cost.intensity >= ridge:
+            return T
+    return None
+
+
+def flat_until(costs: list[VerifyCost], context: int, within: float = FLAT_WITHIN) -> int | None:
+    """The largest measured k up to which every verify step at `context` cost at most `within` plain
+    decode steps; None when even the smallest k cost more."""
+    best = None
+    for c in sorted((c for c in costs if c.context == context and c.k), key=lambda c: c.k):
+        if c.ratio > within:
+            break
+        best = c.k
+    return best
+
+
+def verify_claim(costs: list[VerifyCost]) -> Verdict:
+    """ "Decode leaves compute idle", measured: verifying k drafts costs ≤ FLAT_WITHIN × a decode step
+    up to which k, at each context. Holds with k ≥ 4 at every context, roughly with k ≥ 1 at some."""
+    contexts = sorted({c.context for c in costs})
+    flat = {ctx: flat_until(costs, ctx) for ctx in contexts}
+    smallest = min((c for c in costs if c.k), key=lambda c: (c.k, c.ratio))
+    worst_first = max((c for c in costs if c.k == smallest.k), key=lambda c: c.ratio)
+    nums = dict(
+        within=FLAT_WITHIN,
+        flat="; ".join(f"C = {ctx}: k ≤ {k}" if k else f"C = {ctx}: none" for ctx, k in flat.items()),
+        k1=worst_first.k,
+        r1=worst_first.ratio,
+        ctx1=worst_first.context,
+    )
+    if all(k is not None and k >= 4 for k in flat.values()):
+        return Verdict("SPEC", HOLDS, "why_spec_verify_holds", nums)
+    if any(k is not None for k in flat.values()):
+        return Verdict("SPEC", ROUGHLY, "why_spec_verify_roughly", nums)
+    return Verdict("SPEC", FAILS, "why_spec_verify_fails", nums)

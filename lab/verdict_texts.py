@@ -194,6 +194,25 @@ VERDICT_TEXTS: dict[str, tuple[str, str]] = {
         "（L = N）。这里实测总耗时按 n^{measured:.2f} 增长，因为在 C ≈ {cross:,} 之前线性层（无缓存时每步 "
         "O(C·d²)）占主导（本次运行最长到 C = {C}）。",
     ),
+    "why_spec_verify_holds": (
+        "Verifying k drafted tokens cost at most {within}× one decode step up to {flat}: the step stayed "
+        "bound by reading the weights, and the extra rows used compute that a decode step leaves idle.",
+        "验证 k 个草稿 token 的代价不超过一个解码步的 {within} 倍，范围为 {flat}：这一步仍受读取权重的限制，多出的行用的是"
+        "解码步闲置的算力。",
+    ),
+    "why_spec_verify_roughly": (
+        "Only partly: verifying k drafted tokens cost at most {within}× one decode step up to {flat}; beyond "
+        "that each extra row costs time, because a step here is not purely bound by reading the weights.",
+        "只部分成立：验证 k 个草稿 token 的代价不超过一个解码步的 {within} 倍的范围为 {flat}；超过之后每多一行都要"
+        "花时间，因为这里的一步并不完全受读取权重的限制。",
+    ),
+    "why_spec_verify_fails": (
+        "Not on this machine: verifying even k = {k1} drafted token cost {r1:.2f}× one decode step (C = {ctx1}), "
+        "more than {within}×. Each extra row costs measurable time here: a decode step on this machine is not "
+        "purely bound by reading the weights.",
+        "在本机上不成立：即使只验证 k = {k1} 个草稿 token，代价也是一个解码步的 {r1:.2f} 倍（C = {ctx1}），超过 {within} 倍。"
+        "这里每多一行都要花可测的时间：本机上的解码步并不完全受读取权重的限制。",
+    ),
     "why_c16_holds": (
         "The naive loop kept {per:.0f} KiB more per request ({last:.0f} KiB after {n}) and its last request "
         "ran {slow:.2f}× slower per token; the engine held {engine:.0f} KiB after each request.",

@@ -121,6 +121,21 @@ def complexity(page, port: int) -> None:
         shoot_tab(page, tab, name)
 
 
+def speculative(page, port: int) -> None:
+    """The speculative decoding lab: the repeat prompt both ways (48 tokens, k = 4), then the
+    verify-cost curve at its defaults."""
+    page.set_viewport_size({"width": 1280, "height": 2600})
+    goto(page, f"http://127.0.0.1:{port}/speculative")
+    page.get_by_role("button", name="Run both").wait_for(timeout=120_000)
+    click_and_wait(page, page.get_by_role("button", name="Run both"), 600_000)
+    wait_text(page, "tokens both ways")
+    shoot_tab(page, "A run, with and without", "speculative.png")
+    open_tab(page, "What a verify step costs")
+    click_and_wait(page, page.get_by_role("button", name="Measure"), 600_000)
+    wait_text(page, "Measured ")
+    shoot_tab(page, "What a verify step costs", "speculative-cost.png")
+
+
 def memory(page, port: int) -> None:
     """The memory lab: a sweep up to L = 2048 (eager, sdpa, 512-token chunks), then each tab."""
     page.set_viewport_size({"width": 1280, "height": 2600})
@@ -380,6 +395,7 @@ SHOTS = {
     "ceilings": ceilings,
     "remote": remote,
     "precision": precision,
+    "speculative": speculative,
     "source": source,
 }
 DEFAULT = [name for name in SHOTS if name != "ceilings"]  # roofline takes the ceilings too

@@ -10,6 +10,7 @@ import pytest
 from app_pages import page_file
 from tests.app_helpers import count_chips, errors, html_bodies, run_playground
 from tests.figure_checks import charts
+from ui.replay import step_caption
 from ui.run_state import RunStatus
 from ui.theme import MIB
 
@@ -222,6 +223,14 @@ def test_a_speculative_run_colours_its_drafts_and_keeps_the_tokens(app):
     table = at.dataframe[0].value
     assert "drafts accepted / verified" in table.columns
     assert f"{spec[0].accepted} / {spec[0].drafted}" in list(table["drafts accepted / verified"])
+    verify = next(s for s in result.steps if s.seqs[0].drafted)
+    q = verify.seqs[0]
+    assert f"{q.num_tokens} tokens in (the last token and {q.drafted} drafted)" in step_caption(
+        result, verify.step, "en"
+    )
+    last = result.steps[-1].seqs[0]
+    if last.drafted:  # the replay shows the last step's caption
+        assert any(f"{last.accepted} of {last.drafted} drafts accepted" in m.value for m in at.markdown)
     assert result.memory_pass == "replay" and all(s.peak_bytes is not None for s in result.steps)
     assert "Attention probabilities, layer 1, head 0" in charts(at)  # the replay captured it, step for step
 

@@ -158,6 +158,7 @@ def test_urls_stay_as_they_were():
             "claims",
             "remote",
             "precision",
+            "speculative",
             "source",
         )
     ]

@@ -232,3 +232,63 @@ def test_the_verify_cost_curve_runs_each_k_on_the_engine(tiny):
     costs = verify_costs(tiny.model, tiny.tokenizer, [8], [0, 2, 5], steps=3)
     assert [(c.context, c.k) for c in costs] == [(8, 0), (8, 2), (8, 5)]
     assert costs[0].ratio == 1.0 and all(c.ms > 0 for c in costs)
+
+
+def test_the_verify_cost_curve_reports_its_progress_by_work(tiny):
+    from lab.speculation import verify_costs
+
+    seen = []
+    verify_costs(tiny.model, tiny.tokenizer, [8], [1, 4], steps=2, progress=lambda d, n: seen.append((d, n)))
+    assert seen == [(1, 8), (3, 8), (8, 8)]  # plain (1 token), k = 1 (2), k = 4 (5)
+
+
+def _cost(context: int, k: int, ratio: float):
+    from lab.speculation import VerifyCost
+
+    return VerifyCost(context, k, 10.0 * ratio, ratio)
+
+
+@pytest.mark.parametrize(
+    "ratios, verdict, flat",
+    [
+        ({1: 1.05, 2: 1.1, 4: 1.18, 8: 1.6}, "holds", "k ≤ 4"),  # flat to 4 at both contexts
+        ({1: 1.1, 2: 1.3, 4: 1.2, 8: 2.0}, "roughly", "k ≤ 1"),  # the first rise ends it, whatever follows
+        ({1: 1.44, 2: 1.8, 4: 1.9}, "does not hold", "none"),
+    ],
+)
+def test_the_claim_that_decode_leaves_compute_idle_is_judged_on_the_curve(ratios, verdict, flat):
+    from lab.speculation import flat_until, verify_claim
+    from lab.verdicts import explain
+
+    costs = [_cost(c, 0, 1.0) for c in (64, 512)] + [_cost(c, k, r) for c in (64, 512) for k, r in ratios.items()]
+    v = verify_claim(costs)
+    assert v.verdict == verdict and f"C = 64: {flat}" in v.numbers["flat"]
+    assert flat_until(costs, 64) == (None if flat == "none" else int(flat.split()[-1]))
+    text = explain(v, "en")
+    assert ("1.44× one decode step" in text) if flat == "none" else ("1.2×" in text)
+
+
+def test_the_ridge_is_where_a_verify_steps_intensity_reaches_the_machines(tiny):
+    from engine.costmodel import SeqWork, step_cost
+    from lab.speculation import ridge_tokens
+
+    c = tiny.model.config
+    T = ridge_tokens(c, 64, 4, 4, ridge=3.0)
+    assert T is not None and T > 1
+
+    def intensity(n: int) -> float:
+        return step_cost(c, [SeqWork(n, 64 + n, n)], 4, weight_dtype_bytes=4).intensity
+
+    assert intensity(T) >= 3.0 > intensity(T - 1)
+    assert ridge_tokens(c, 64, 4, 4, ridge=1e9) is None
+
+
+def test_a_verify_steps_cost_counts_one_lm_head_row_per_token(tiny):
+    """k + 1 rows of logits come out of a verify step: the trace's FLOPs count the LM head k + 1 times."""
+    engine = Engine(tiny.model, tiny.tokenizer, EngineConfig(speculative=SpeculativeConfig(num_tokens=3)))
+    trace = engine.generate(PROMPTS[1], SamplingParams(max_new_tokens=12, ignore_eos=True))
+    verify = next(s for s in trace.steps if s.seqs[0].drafted)
+    plain_trace = Engine(tiny.model, tiny.tokenizer).generate(PROMPTS[1], SamplingParams(max_new_tokens=3))
+    plain = next(s for s in plain_trace.steps if s.phase == "decode")  # linear FLOPs do not depend on the context
+    T = verify.seqs[0].num_tokens
+    assert T > 1 and verify.flops_linear == pytest.approx(plain.flops_linear * T)

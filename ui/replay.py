@@ -37,6 +37,18 @@ def step_caption(result: RunResult, step: int, lang: str) -> str:
         return t("replay_before", lang, L=result.num_prompt_tokens)
     s = next(x for x in result.steps if x.step == step)
     q = s.seqs[0]
+    if q.drafted:
+        return t(
+            "replay_verify",
+            lang,
+            step=step,
+            T=q.num_tokens,
+            C=q.context_len,
+            ms=s.ms,
+            k=q.drafted,
+            a=q.accepted,
+            n=q.accepted + 1,
+        )
     key = "replay_prefill" if s.phase == "prefill" else ("replay_recompute" if q.recompute else "replay_decode")
     return t(key, lang, step=step, T=q.num_tokens, C=q.context_len, ms=s.ms)
 

@@ -125,5 +125,6 @@ STRINGS: dict[str, tuple[str, str]] = {
     "nav_claims": ("Claims", "论断核查"),
     "nav_remote": ("Remote server", "远程服务器"),
     "nav_precision": ("Precision lab", "精度实验室"),
+    "nav_speculative": ("Speculative decoding", "推测解码"),
     "nav_source": ("The source", "原文"),
 }

@@ -208,6 +208,12 @@ STRINGS: dict[str, tuple[str, str]] = {
         "Step {step} · **decode**: 1 token in, attending to {C} cached keys (1×{C}), {ms:.1f} ms.",
         "第 {step} 步 · **解码**：输入 1 个 token，关注 {C} 个缓存的键（1×{C}），{ms:.1f} 毫秒。",
     ),
+    "replay_verify": (
+        "Step {step} · **verify**: {T} tokens in (the last token and {k} drafted), attending causally to up to "
+        "{C} keys ({T}×{C}), {ms:.1f} ms; {a} of {k} drafts accepted, {n} tokens out.",
+        "第 {step} 步 · **验证**：输入 {T} 个 token（最后一个 token 加 {k} 个草稿），因果地关注至多 {C} 个键（{T}×{C}），"
+        "{ms:.1f} 毫秒；{k} 个草稿中接受 {a} 个，输出 {n} 个 token。",
+    ),
     "replay_recompute": (
         "Step {step} · **decode without a KV cache**: all {T} context tokens recomputed ({T}×{C}), {ms:.1f} ms.",
         "第 {step} 步 · **无 KV 缓存的解码**：重新计算全部 {T} 个上下文 token（{T}×{C}），{ms:.1f} 毫秒。",

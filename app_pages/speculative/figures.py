@@ -1,0 +1,129 @@
+"""Figures of the speculative decoding lab: records in, go.Figure out. Accepted drafts are blue, the
+model's own tokens teal, rejected drafts red (the chips' colours)."""
+
+from __future__ import annotations
+
+import plotly.graph_objects as go
+
+from app_pages.speculative.compare import SpecComparison
+from app_pages.speculative.strings import t
+from lab.speculation import FLAT_WITHIN, VerifyCost
+from ui.theme import legend_below, log_axis, style
+
+ACCEPTED, OWN, REJECTED = "#2563eb", "#0d9488", "#dc2626"
+CONTEXT_COLORS = ["#7c3aed", "#ea580c", "#16a34a", "#db2777"]
+
+
+def steps_figure(c: SpecComparison, lang: str = "en") -> go.Figure:
+    """Each speculative decode step's tokens: accepted drafts and the model's own token (output), and
+    the rejected drafts (computed, rolled back)."""
+    seqs = [s.seqs[0] for s in c.spec.steps if s.phase == "decode"]
+    x = list(range(1, len(seqs) + 1))
+    fig = go.Figure()
+    for name, y, color in (
+        ("sp_tr_accepted", [q.accepted for q in seqs], ACCEPTED),
+        ("sp_tr_own", [1] * len(seqs), OWN),
+        ("sp_tr_rejected", [q.drafted - q.accepted for q in seqs], REJECTED),
+    ):
+        fig.add_bar(x=x, y=y, name=t(name, lang), marker_color=color)
+    fig.update_layout(barmode="stack")
+    return style(fig, t("sp_fig_steps", lang), t("sp_fig_step_x", lang), t("sp_fig_step_y", lang))
+
+
+def kv_figure(c: SpecComparison, lang: str = "en") -> go.Figure:
+    """The request's KV tokens per step: what each speculative step wrote (the drafts too) and what it
+    kept (the rejected drafts rolled back), and plain decoding's (the sequence's own view: the pool
+    frees everything once the request ends)."""
+    fig = go.Figure()
+    spec = c.spec.steps
+    fig.add_scatter(
+        x=[s.step for s in spec],
+        y=[s.seqs[0].context_len for s in spec],
+        name=t("sp_tr_written", lang),
+        mode="lines+markers",
+        line=dict(color=REJECTED, dash="dot"),
+    )
+    fig.add_scatter(
+        x=[s.step for s in spec],
+        y=[s.seqs[0].context_len - (s.seqs[0].drafted - s.seqs[0].accepted) for s in spec],
+        name=t("sp_tr_kept", lang),
+        line=dict(color=ACCEPTED),
+    )
+    fig.add_scatter(
+        x=[s.step for s in c.plain.steps],
+        y=[s.seqs[0].context_len for s in c.plain.steps],
+        name=t("sp_tr_plain_kv", lang),
+        line=dict(color="#64748b"),
+    )
+    return style(fig, t("sp_fig_kv", lang), t("sp_fig_kv_x", lang), t("sp_fig_kv_y", lang))
+
+
+def _title(key: str, busy: bool, lang: str) -> str:
+    """A chart of timing ratios says in its title when they were measured on a busy machine."""
+    return t(key, lang) + (f" ({t('busy_ratio_mark', lang)})" if busy else "")
+
+
+def cost_figure(
+    costs: list[VerifyCost], ridge_k: dict[int, int | None], lang: str = "en", busy: bool = False
+) -> go.Figure:
+    """Measured verify/decode cost ratio against k, one line per context, with the 'about one step'
+    target, the k + 1 line (never pays above it) and the cost model's ridge."""
+    fig = go.Figure()
+    contexts = sorted({c.context for c in costs})
+    ks = sorted({c.k for c in costs if c.k})
+    for i, ctx in enumerate(contexts):
+        mine = sorted((c for c in costs if c.context == ctx and c.k), key=lambda c: c.k)
+        fig.add_scatter(
+            x=[c.k for c in mine],
+            y=[c.ratio for c in mine],
+            name=t("sp_tr_context", lang, C=ctx),
+            mode="lines+markers",
+            line=dict(color=CONTEXT_COLORS[i % len(CONTEXT_COLORS)]),
+        )
+    fig.add_scatter(
+        x=ks,
+        y=[FLAT_WITHIN] * len(ks),
+        name=t("sp_tr_flat", lang, within=FLAT_WITHIN),
+        mode="lines",
+        line=dict(color="#334155", dash="dash"),
+    )
+    fig.add_scatter(
+        x=ks, y=[k + 1 for k in ks], name=t("sp_tr_ideal", lang), mode="lines", line=dict(color="#94a3b8", dash="dot")
+    )
+    ridge = min((k for k in ridge_k.values() if k is not None), default=None)
+    top = max([c.ratio for c in costs] + [ks[-1] + 1 if ks else 2])
+    if ridge is not None:
+        fig.add_scatter(
+            x=[ridge, ridge],
+            y=[1, top],
+            name=t("sp_tr_ridge", lang, k=ridge),
+            mode="lines",
+            line=dict(color="#ea580c", dash="dashdot"),
+        )
+    style(fig, _title("sp_fig_cost", busy, lang), t("sp_fig_cost_x", lang), t("sp_fig_cost_y", lang))
+    _k_axis(fig, sorted(set(ks) | ({ridge} if ridge is not None else set())))
+    log_axis(fig, "y", min([c.ratio for c in costs] + [1.0]), top)  # k + 1 reaches far above the measured ratios
+    return legend_below(fig, 480, rows=5)
+
+
+def break_even_figure(costs: list[VerifyCost], lang: str = "en", busy: bool = False) -> go.Figure:
+    """The acceptance rate each k needs, from its measured cost (a gap where it can never pay)."""
+    fig = go.Figure()
+    for i, ctx in enumerate(sorted({c.context for c in costs})):
+        mine = sorted((c for c in costs if c.context == ctx and c.k), key=lambda c: c.k)
+        fig.add_scatter(
+            x=[c.k for c in mine],
+            y=[None if c.break_even is None else 100 * c.break_even for c in mine],
+            name=t("sp_tr_context", lang, C=ctx),
+            mode="lines+markers",
+            line=dict(color=CONTEXT_COLORS[i % len(CONTEXT_COLORS)]),
+        )
+    fig.update_yaxes(range=[0, 100])
+    style(fig, _title("sp_fig_break", busy, lang), t("sp_fig_cost_x", lang), t("sp_fig_break_y", lang))
+    _k_axis(fig, sorted({c.k for c in costs if c.k}))
+    return fig
+
+
+def _k_axis(fig: go.Figure, ks: list[int]) -> None:
+    """A log axis ticked at the measured k themselves (powers of two read badly on 1-2-5 ticks)."""
+    fig.update_xaxes(type="log", tickvals=ks, ticktext=[str(k) for k in ks])
