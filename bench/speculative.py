@@ -2,11 +2,12 @@
 (`generate(prompt_lookup_num_tokens=k)`), on the bundled model in one run: greedy, batch 1, medians
 of interleaved repeats.
 
-    .venv/bin/python bench/speculative.py [--repeats 3] [--new-tokens 64] [--k 4 8] [--device cuda]
+    .venv/bin/python bench/speculative.py [--repeats 3] [--new-tokens 64] [--k 4 8] [--draft-k 4] [--device cuda]
 
 Two prompts: one that asks the model to repeat a text it was given (prompt lookup finds most of the
 output in the prompt) and a free question (little to find). For each: TTFT and TPOT of ours plain,
-ours with prompt lookup for each k, HF plain and HF with prompt lookup; the acceptance rate and the
+ours with prompt lookup for each k, ours with the model's own int8 copy as a draft model (--draft-k),
+HF plain and HF with prompt lookup; the acceptance rate and the
 tokens per decode step; whether every output equals our plain greedy output token for token.
 Then the verify-cost curve (lab/speculation.py): a verify step of k drafts against a plain decode
 step, at two context lengths, and the acceptance rate at which drafting k breaks even.
@@ -25,6 +26,7 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.record import recorded  # noqa: E402
 from engine import Engine, EngineConfig, SamplingParams, load_model  # noqa: E402
+from engine.draft_model import with_draft_model  # noqa: E402
 from engine.loader import convert_bundled  # noqa: E402
 from engine.machine import describe_cpu  # noqa: E402
 from engine.speculative import SpeculativeConfig  # noqa: E402
@@ -33,9 +35,10 @@ from lab.speculation import FREE_PROMPT, REPEAT_PROMPT, verify_costs  # noqa: E4
 REPEAT, FREE = REPEAT_PROMPT, FREE_PROMPT  # lab/speculation.py: the page uses the same two
 
 
-def ours(bundle, ids: list[int], new_tokens: int, k: int | None) -> dict:
-    """TTFT and TPOT from the engine's own request record (probe off), tokens per decode step, acceptance."""
-    spec = SpeculativeConfig(num_tokens=k) if k else None
+def ours(bundle, ids: list[int], new_tokens: int, spec: SpeculativeConfig | int | None) -> dict:
+    """TTFT and TPOT from the engine's own request record (probe off), tokens per decode step, acceptance.
+    spec: a drafter's config, or k for prompt lookup, or None for plain decoding."""
+    spec = SpeculativeConfig(num_tokens=spec) if isinstance(spec, int) else spec
     engine = Engine(bundle.model, bundle.tokenizer, EngineConfig(probe_memory=False, speculative=spec))
     trace = engine.generate(ids, SamplingParams(max_new_tokens=new_tokens, ignore_eos=True))
     request = trace.requests[0]
@@ -78,6 +81,7 @@ def main() -> None:
     ap.add_argument("--device", default="cpu", help="cpu or cuda: both models run there")
     ap.add_argument("--contexts", type=int, nargs="+", default=[64, 512], help="verify-cost curve: context lengths")
     ap.add_argument("--verify-k", type=int, nargs="+", default=[1, 2, 4, 8, 16, 32], help="verify-cost curve: k")
+    ap.add_argument("--draft-k", type=int, default=4, help="the int8 draft model's k (0: leave the draft model out)")
     args = ap.parse_args()
     from transformers import AutoModelForCausalLM
 
@@ -89,6 +93,11 @@ def main() -> None:
         f"# {bundle.name}, fp32, {args.device}, greedy, batch 1, {args.new_tokens} new tokens, median of {args.repeats}\n"
     )
     systems = [("ours, plain", "ours", None)] + [(f"ours, prompt lookup k={k}", "ours", k) for k in args.k]
+    if args.draft_k:  # the model's own int8 copy (int8 weights, bf16 activations) drafting for it
+        draft = load_model(device=args.device, dtype="bfloat16", weights="int8")
+        config = SpeculativeConfig(method="draft_model", model="bundled", quantization="int8", num_tokens=args.draft_k)
+        spec = with_draft_model(config, bundle.tokenizer, lambda _spec, _weights: draft)
+        systems.append((f"ours, int8 draft model k={args.draft_k}", "ours", spec))
     systems += [("HF generate, plain", "hf", None)] + [(f"HF prompt_lookup_num_tokens={k}", "hf", k) for k in args.k]
     for label, text in (("repeat a given text", REPEAT), ("free question", FREE)):
         ids = bundle.tokenizer(text).input_ids

@@ -97,7 +97,9 @@ def _parser() -> argparse.ArgumentParser:
         "--speculative-config",
         default=None,
         help='speculative decoding, as vLLM takes it: \'{"method": "ngram", "num_speculative_tokens": 4, '
-        "\"prompt_lookup_max\": 3}' (prompt lookup; vLLM's spec-decode counters on /metrics)",
+        '"prompt_lookup_max": 3}\' (prompt lookup), or \'{"method": "draft_model", "model": "bundled", '
+        '"quantization": "int8", "num_speculative_tokens": 4}\' (a draft model with the same tokenizer); '
+        "vLLM's spec-decode counters on /metrics",
     )
     v.add_argument(
         "--served-model-name",
@@ -199,6 +201,13 @@ def serve(args: argparse.Namespace) -> int:
     speculative = SpeculativeConfig.from_json(args.speculative_config) if args.speculative_config else None
     sock = _listen(args.host, args.port)  # before the model loads: a taken port is said at once
     bundle = load_model(args.model, dtype=args.dtype, device=args.device, weights=args.weights, progress=_progress)
+    if speculative is not None:
+        from engine.draft_model import with_draft_model
+
+        def load_draft(spec: str, weights: str):
+            return load_model(spec, dtype=args.dtype, device=args.device, weights=weights, progress=_progress)
+
+        speculative = with_draft_model(speculative, bundle.tokenizer, load_draft)
     config = EngineConfig(
         probe_memory=False,
         max_num_seqs=args.max_num_seqs,

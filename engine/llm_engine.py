@@ -121,7 +121,9 @@ class Engine:
             )
 
     def settings(self) -> dict:
-        return asdict(self.config) | {
+        spec = self.config.speculative  # its own fields only: a draft model's loaded engine is not a setting
+        return asdict(replace(self.config, speculative=None)) | {
+            "speculative": None if spec is None else spec.settings(),
             "dtype": dtype_name(self.model.dtype),
             "device": str(self.model.device),
             "max_model_len": self.max_model_len,

@@ -15,22 +15,24 @@ model's distribution for the token after draft[:i], so:
 
 The KV cache of rejected drafts is rolled back by the scheduler (their blocks return to the pool).
 Drafters: prompt lookup, the n-gram match of vLLM's `ngram` method and Hugging Face's
-`prompt_lookup_num_tokens` (no second model).
+`prompt_lookup_num_tokens` (no second model), and a draft model sharing the target's tokenizer
+(engine/draft_model.py: greedy, so q is one-hot on its token and the sampled rule above is exact).
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import torch
 
 from engine.errors import LabError
 
-METHODS = ("prompt_lookup",)
+METHODS = ("prompt_lookup", "draft_model")
 VLLM_NAMES = {"ngram": "prompt_lookup"}  # vLLM's name of the same method
 VLLM_KEYS = {"method": "method", "num_speculative_tokens": "num_tokens"}
 VLLM_KEYS |= {"prompt_lookup_max": "ngram_max", "prompt_lookup_min": "ngram_min"}
+VLLM_KEYS |= {"model": "model", "quantization": "quantization"}  # the draft model, and "int8" for our int8 copy
 
 
 @dataclass(frozen=True)
@@ -39,16 +41,28 @@ class SpeculativeConfig:
     num_tokens: int = 4  # k: tokens drafted per step
     ngram_max: int = 3  # prompt lookup: the longest suffix matched first
     ngram_min: int = 1
+    model: str | None = None  # draft_model: the drafting model's spec (a folder, a hub id, "bundled")
+    quantization: str | None = None  # draft_model: its weights, "int8" (default: as stored)
 
     def __post_init__(self):
         if self.method not in METHODS:
             raise LabError(f"Unknown speculative method {self.method!r}; choose one of {', '.join(METHODS)}.")
+        if (self.method == "draft_model") != (self.model is not None):
+            raise LabError('A draft model is named with "model" and only with method "draft_model".')
+        if self.quantization not in (None, "int8"):
+            raise LabError(f'The draft model\'s quantization is "int8" or none, got {self.quantization!r}.')
         if not 1 <= self.num_tokens <= 32:
             raise LabError(f"Speculative tokens per step must be 1-32, got {self.num_tokens}.")
         if not 1 <= self.ngram_min <= self.ngram_max <= 16:
             raise LabError(f"The n-gram sizes must satisfy 1 ≤ min ≤ max ≤ 16, got {self.ngram_min}-{self.ngram_max}.")
 
+    def settings(self) -> dict:
+        """The configuration's own fields (a subclass's loaded drafter or test data left out)."""
+        return {f.name: getattr(self, f.name) for f in fields(SpeculativeConfig)}
+
     def draft(self, tokens: list[int], k: int) -> list[int]:
+        if self.method == "draft_model":  # engine/draft_model.with_draft_model loads it and drafts
+            raise LabError("The draft model is not loaded: build the config with engine.draft_model.with_draft_model.")
         return prompt_lookup(tokens, k, self.ngram_max, self.ngram_min)
 
     @classmethod
@@ -72,6 +86,9 @@ class SpeculativeConfig:
         for key in ("num_tokens", "ngram_max", "ngram_min"):
             if key in values and (not isinstance(values[key], int) or isinstance(values[key], bool)):
                 raise LabError(f"The speculative config's {key} must be a whole number, got {values[key]!r}.")
+        for key in ("model", "quantization"):
+            if key in values and not isinstance(values[key], str):
+                raise LabError(f"The speculative config's {key} must be a string, got {values[key]!r}.")
         return cls(**values)
 
 

@@ -104,3 +104,15 @@ def test_chinese(app):
         "同一提示，开与不开",
         "验证步的代价",
     ]
+
+
+def test_a_run_with_the_int8_draft_model(app):
+    at = app
+    at.radio(key="sp_drafter").set_value("int8")
+    at = run_both(at, prompt="The quick brown fox jumps over the lazy dog", k=3, max_new=12)
+    assert not at.exception and not errors(at), errors(at)
+    c = at.session_state["sp_result"]
+    assert c.same_tokens and c.drafter == "int8"
+    s = decode_summary(c)
+    assert s.drafted > 0 and s.drafting_steps >= s.steps - 1  # every step but a last one with no room left
+    assert any("Speculative (int8 draft model, k = 3)" in m.value for m in at.markdown)

@@ -292,3 +292,83 @@ def test_a_verify_steps_cost_counts_one_lm_head_row_per_token(tiny):
     plain = next(s for s in plain_trace.steps if s.phase == "decode")  # linear FLOPs do not depend on the context
     T = verify.seqs[0].num_tokens
     assert T > 1 and verify.flops_linear == pytest.approx(plain.flops_linear * T)
+
+
+@pytest.fixture(scope="module")
+def drafters(tiny_dirs):
+    """Draft models for the tiny Llama: its own int8 copy (close: most drafts accepted) and another
+    tiny model with the same tokenizer (unrelated weights: few accepted)."""
+    from engine.loader import load_model
+
+    return {
+        "int8 copy": (str(tiny_dirs["llama"]), "int8"),
+        "other model": (str(tiny_dirs["llama-4k"]), "native"),
+    }, load_model
+
+
+@pytest.mark.parametrize("which", ["int8 copy", "other model"])
+@pytest.mark.parametrize("kv_dtype, chunked", [("float32", False), ("int8", True)])
+def test_a_draft_model_leaves_greedy_output_and_the_pool_as_plain_decoding(tiny, drafters, which, kv_dtype, chunked):
+    from engine.draft_model import with_draft_model
+
+    (path, weights), load_model = drafters[0][which], drafters[1]
+    spec = SpeculativeConfig(
+        method="draft_model", model=path, quantization=None if weights == "native" else weights, num_tokens=4
+    )
+    ready = with_draft_model(spec, tiny.tokenizer, lambda m, w: load_model(m, weights=w))
+    cfg = dict(kv_dtype=kv_dtype, chunked_prefill=chunked, max_num_batched_tokens=16 if chunked else 8192)
+    plain, _ = _run(tiny, PROMPTS, None, **cfg)
+    drafted, trace = _run(tiny, PROMPTS, ready, check_blocks=True, **cfg)
+    assert drafted == plain
+    seqs = [q for s in trace.steps for q in s.seqs if q.drafted]
+    assert seqs and all(len(q.draft) == q.drafted for q in seqs)  # every decode step drafted k (or what fits)
+    accepted = sum(q.accepted for q in seqs) / sum(q.drafted for q in seqs)
+    assert accepted > 0.5 if which == "int8 copy" else accepted < 0.5  # int8 agrees with fp32 on most argmaxes
+
+
+def test_a_draft_model_with_another_tokenizer_is_refused(tiny):
+    from engine.draft_model import DraftModel
+
+    class OtherTokenizer:
+        def get_vocab(self):
+            return {"a": 0}
+
+    bundle = type("Bundle", (), {"tokenizer": OtherTokenizer(), "name": "other", "model": tiny.model})()
+    with pytest.raises(LabError, match="does not share the target model's tokenizer"):
+        DraftModel(bundle, tiny.tokenizer)
+
+
+def test_vllms_draft_model_config_is_read_and_checked():
+    spec = SpeculativeConfig.from_json('{"method": "draft_model", "model": "bundled", "quantization": "int8"}')
+    assert (spec.method, spec.model, spec.quantization, spec.num_tokens) == ("draft_model", "bundled", "int8", 4)
+    for bad, message in [
+        ('{"method": "draft_model"}', 'named with "model"'),
+        ('{"method": "ngram", "model": "bundled"}', 'only with method "draft_model"'),
+        ('{"method": "draft_model", "model": "bundled", "quantization": "awq"}', '"int8" or none'),
+        ('{"method": "draft_model", "model": 3}', "must be a string"),
+    ]:
+        with pytest.raises(LabError, match=message):
+            SpeculativeConfig.from_json(bad)
+    with pytest.raises(LabError, match="not loaded"):
+        spec.draft([1, 2, 3], 2)
+
+
+def test_the_server_drafts_with_a_draft_model(servers, tiny_dirs, tiny_server):
+    from openai import OpenAI
+
+    from tests.server_support import metric
+
+    model = tiny_dirs["llama"].name
+    config = f'{{"method": "draft_model", "model": "{tiny_dirs["llama"]}", "quantization": "int8", "num_speculative_tokens": 3}}'
+
+    def complete(url: str) -> str:
+        client = OpenAI(base_url=f"{url}/v1", api_key="unused", max_retries=0, timeout=120)
+        reply = client.completions.create(
+            model=model, prompt=PROMPTS[0], max_tokens=12, temperature=0, extra_body={"ignore_eos": True}
+        )
+        return reply.choices[0].text
+
+    with servers.engine(str(tiny_dirs["llama"]), "engine-serve-draft.log", "--speculative-config", config) as url:
+        assert complete(url) == complete(tiny_server[0])
+        name = "vllm:spec_decode_num_{}"
+        assert metric(url, name.format("accepted_tokens"), name.format("accepted_tokens_total")) > 0

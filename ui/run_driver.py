@@ -14,11 +14,13 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from contextlib import nullcontext
+from dataclasses import replace
 
 import numpy as np
 
 from engine import Engine, EngineConfig, EngineEvent
 from engine.memory_pass import MEMORY_PASS, copy_memory, decode_drafts, replay_engine, replay_steps, timed_config
+from engine.speculative import SpeculativeConfig
 from engine.trace import StepRecord
 from lab.busy import LoadMeter
 from ui.public import check_run_work
@@ -26,10 +28,14 @@ from ui.run_state import ModelInfo, RunResult, RunSettings, RunStatus
 from ui.tokens import piece_for, pieces_for
 
 
-def start_run(bundle, settings: RunSettings) -> tuple[Engine, RunResult]:
-    """A fresh engine with the request added. Bad input raises ValueError with a readable message."""
+def start_run(bundle, settings: RunSettings, speculative: SpeculativeConfig | None = None) -> tuple[Engine, RunResult]:
+    """A fresh engine with the request added. Bad input raises ValueError with a readable message.
+    speculative: a drafter to use instead of the settings' prompt lookup (a loaded draft model)."""
     sampling = settings.sampling()
-    engine = Engine(bundle.model, bundle.tokenizer, timed_config(settings.engine_config()), name=bundle.name)
+    config = settings.engine_config()
+    if speculative is not None:
+        config = replace(config, speculative=speculative)
+    engine = Engine(bundle.model, bundle.tokenizer, timed_config(config), name=bundle.name)
     seq = engine.add_request(settings.prompt, sampling, chat=settings.chat)
     check_run_work(len(seq.prompt_token_ids), settings.max_new_tokens, settings.kv_cache)  # public caps; off: nothing
     result = RunResult(

@@ -8,7 +8,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from engine.draft_model import with_draft_model
 from engine.errors import LabError
+from engine.speculative import SpeculativeConfig
 from lab.busy import MachineLoad
 from ui.run_driver import run_steps, start_run
 from ui.run_state import RunResult, RunSettings
@@ -21,6 +23,7 @@ class SpecComparison:
     k: int
     plain: RunResult
     spec: RunResult
+    drafter: str = "prompt_lookup"  # or "int8": this model's int8 copy as the draft model
 
     @property
     def same_tokens(self) -> bool:
@@ -92,19 +95,32 @@ def settings_for(prompt: str, max_new: int, k: int) -> RunSettings:
     return RunSettings(prompt=prompt, chat=False, max_new_tokens=max_new, probe_memory=False, speculative_k=k)
 
 
-def run_both(bundle, prompt: str, k: int, max_new: int, lock, progress: Callable[[int, int], None]) -> SpecComparison:
+def run_both(
+    bundle,
+    prompt: str,
+    k: int,
+    max_new: int,
+    lock,
+    progress: Callable[[int, int], None],
+    draft_model=None,
+) -> SpecComparison:
     """Plain, then speculative; progress(run index 0 or 1, tokens so far) after each step. A bad
-    prompt or setting raises LabError before anything runs."""
+    prompt or setting raises LabError before anything runs. draft_model: a loaded bundle with the
+    same tokenizer that drafts instead of prompt lookup (engine/draft_model.py)."""
     if not prompt.strip():
         raise LabError("The prompt is empty: type some text to run.")
+    spec = None
+    if draft_model is not None:
+        config = SpeculativeConfig(method="draft_model", model=draft_model.name, num_tokens=k)
+        spec = with_draft_model(config, bundle.tokenizer, lambda _spec, _weights: draft_model)
     for kk in (0, k):  # untimed: both configs' shapes once
-        engine, warm = start_run(bundle, settings_for(prompt, min(WARM_TOKENS, max_new), kk))
+        engine, warm = start_run(bundle, settings_for(prompt, min(WARM_TOKENS, max_new), kk), spec if kk else None)
         for _ in run_steps(engine, warm, lock):
             pass
     results = []
     for i, kk in enumerate((0, k)):
-        engine, result = start_run(bundle, settings_for(prompt, max_new, kk))
+        engine, result = start_run(bundle, settings_for(prompt, max_new, kk), spec if kk else None)
         for _ in run_steps(engine, result, lock):
             progress(i, len(result.tokens))
         results.append(result)
-    return SpecComparison(k, *results)
+    return SpecComparison(k, *results, drafter="int8" if draft_model is not None else "prompt_lookup")

@@ -2,6 +2,7 @@
 page's modules use these names, so a key is renamed in one place."""
 
 # run.py: the same prompt with and without speculation
+DRAFTER = "sp_drafter"
 FIG_KV = "sp_fig_kv"
 FIG_STEPS = "sp_fig_steps"
 K = "sp_k"
@@ -22,4 +23,4 @@ KS = "sp_ks"
 
 # Widgets whose option labels change with the language or the model: app.py hands them their value
 # again after such a change (ui/widget_state.py says why).
-TRANSLATED: tuple[str, ...] = (PRESET,)
+TRANSLATED: tuple[str, ...] = (PRESET, DRAFTER)

@@ -9,12 +9,14 @@ from app_pages.speculative import keys
 from app_pages.speculative.compare import SpecComparison, decode_summary, run_both
 from app_pages.speculative.figures import kv_figure, steps_figure
 from app_pages.speculative.strings import t
+from engine import load_model
 from lab.speculation import FREE_PROMPT, REPEAT_PROMPT
 from ui.capped import capped
 from ui.chips import chips_html, legend_html
 from ui.errors import show_error
 from ui.load_note import show_load, was_busy
 from ui.progress import PacedBar
+from ui.sidebar import CHOICE_KEY
 from ui.turn import take_turn
 from ui.widget_state import KEEP, seed
 from ui.widgets import whole_number_box
@@ -25,7 +27,14 @@ CODE_PROMPT = (
     "    return sum(item.weight * item.quantity for item in items)\n\n\ndef total_"
 )
 PRESETS = {"repeat": REPEAT_PROMPT, "code": CODE_PROMPT, "free": FREE_PROMPT}
-DEFAULTS = {keys.PRESET: "repeat", keys.PROMPT: REPEAT_PROMPT, keys.K: 4, keys.MAX_NEW: 48}
+DEFAULTS = {
+    keys.PRESET: "repeat",
+    keys.PROMPT: REPEAT_PROMPT,
+    keys.K: 4,
+    keys.MAX_NEW: 48,
+    keys.DRAFTER: "prompt_lookup",
+}
+DRAFTERS = ("prompt_lookup", "int8")
 MAX_NEW = 256
 
 
@@ -33,6 +42,13 @@ def _preset_changed() -> None:
     preset = st.session_state[keys.PRESET]
     if preset in PRESETS:
         st.session_state[keys.PROMPT] = PRESETS[preset]
+
+
+@st.cache_resource(max_entries=1, show_spinner=False)
+def int8_copy(spec: str, device: str):
+    """The loaded model's int8 copy (int8 weights, bfloat16 activations: the fast int8 path where the
+    CPU has bf16), shared by every session; drafting runs under the registry's step lock."""
+    return load_model(spec, dtype="bfloat16", device=device, weights="int8")
 
 
 def _controls(max_position: int, lang: str) -> tuple[str, int, int, bool]:
@@ -46,6 +62,15 @@ def _controls(max_position: int, lang: str) -> tuple[str, int, int, bool]:
         persist_state=KEEP,
     )
     st.text_area(t("sp_prompt", lang), key=keys.PROMPT, height=120, persist_state=KEEP)
+    st.radio(
+        t("sp_drafter", lang),
+        DRAFTERS,
+        format_func=lambda d: t(f"sp_drafter_{d}", lang),
+        key=keys.DRAFTER,
+        horizontal=True,
+        help=t("sp_drafter_help", lang),
+        persist_state=KEEP,
+    )
     c1, c2, c3 = st.columns([1, 1, 1], vertical_alignment="bottom")
     k = whole_number_box(c1, t("sp_k", lang), 1, 32, keys.K, help=t("sp_k_help", lang))
     most = capped("max_new_tokens", min(MAX_NEW, max_position - 1), keys.MAX_NEW, 2)
@@ -63,7 +88,11 @@ def _run(bundle, registry, prompt: str, k: int, max_new: int, lang: str) -> None
         bar.progress((run * max_new + done) / (2 * max_new), t(key, lang, done=done, n=max_new))
 
     try:
-        result = run_both(bundle, prompt, k, max_new, registry.step_lock, progress)
+        draft = None
+        if st.session_state[keys.DRAFTER] == "int8":
+            box.write(t("sp_loading_draft", lang, name=bundle.name))
+            draft = int8_copy(st.session_state[CHOICE_KEY].spec, str(bundle.model.device))
+        result = run_both(bundle, prompt, k, max_new, registry.step_lock, progress, draft)
     except Exception as exc:  # noqa: BLE001 - a message in the page, never a traceback
         box.update(label=t("sp_failed", lang), state="error", expanded=False)
         show_error(exc, lang)
@@ -140,7 +169,8 @@ def render_run_tab(bundle, registry, lang: str) -> None:
     left, right = st.columns(2)
     left.markdown(f"**{t('sp_chips_plain', lang)}**")
     left.html(chips_html(c.plain, lang=lang))
-    right.markdown(f"**{t('sp_chips_spec', lang, k=c.k)}**")
+    drafter = t(f"sp_drafter_short_{c.drafter}", lang)
+    right.markdown(f"**{t('sp_chips_spec', lang, k=c.k, drafter=drafter)}**")
     right.html(chips_html(c.spec, lang=lang))
     st.html(legend_html(lang, speculative=True))
     c1, c2 = st.columns(2)

@@ -36,6 +36,20 @@ STRINGS: dict[str, tuple[str, str]] = {
     "sp_preset_free": ("Free question (little to look up)", "自由提问（几乎查不到）"),
     "sp_preset_own": ("Your own", "自己输入"),
     "sp_prompt": ("Prompt text (sent without a chat template)", "提示文本（不套用聊天模板）"),
+    "sp_drafter": ("Drafter", "起草方式"),
+    "sp_drafter_prompt_lookup": ("prompt lookup (no second model)", "提示查找（无需第二个模型）"),
+    "sp_drafter_int8": (
+        "a draft model: this model's int8 copy (int8 weights, bfloat16 activations)",
+        "草稿模型：本模型的 int8 副本（int8 权重，bfloat16 激活）",
+    ),
+    "sp_drafter_help": (
+        "A draft model proposes its own greedy continuation, k tokens a step, through an engine of its own "
+        "(prefix caching on, so it prefills only what is new). Its drafts agree with the model more often than "
+        "prompt lookup's on free text, but each costs k of its decode steps. The copy loads on the first run.",
+        "草稿模型通过自己的引擎（开启前缀缓存，只预填充新增部分）每步给出 k 个贪心续写 token。在自由文本上它比提示查找"
+        "更常与模型一致，但每个草稿要花 k 个它自己的解码步。副本在第一次运行时加载。",
+    ),
+    "sp_loading_draft": ("Loading the int8 copy of {name}…", "正在加载 {name} 的 int8 副本……"),
     "sp_k": ("Draft tokens k", "草稿 token 数 k"),
     "sp_k_help": ("Tokens prompt lookup proposes per step (1–32).", "提示查找每步提出的 token 数（1–32）。"),
     "sp_max_new": ("New tokens", "新 token 数"),
@@ -86,9 +100,11 @@ STRINGS: dict[str, tuple[str, str]] = {
     ),
     "sp_chips_plain": ("Plain decoding: one token per step", "普通解码：每步一个 token"),
     "sp_chips_spec": (
-        "Speculative (k = {k}): accepted drafts, the model's own tokens, rejected drafts struck through",
-        "推测解码（k = {k}）：被接受的草稿、模型自己的 token、被拒绝的草稿（划线）",
+        "Speculative ({drafter}, k = {k}): accepted drafts, the model's own tokens, rejected drafts struck through",
+        "推测解码（{drafter}，k = {k}）：被接受的草稿、模型自己的 token、被拒绝的草稿（划线）",
     ),
+    "sp_drafter_short_prompt_lookup": ("prompt lookup", "提示查找"),
+    "sp_drafter_short_int8": ("int8 draft model", "int8 草稿模型"),
     "sp_fig_steps": ("Tokens of each speculative decode step", "推测解码每一步的 token"),
     "sp_fig_step_x": ("decode step", "解码步"),
     "sp_fig_step_y": ("tokens", "token 数"),
