@@ -246,7 +246,7 @@ class Engine:
             if seq.num_output_tokens < seq.params.min_new_tokens:
                 continue
             room = min(
-                spec.num_tokens,
+                seq.spec_k or spec.num_tokens,
                 seq.params.max_new_tokens - seq.num_output_tokens - 1,
                 self.max_model_len - len(seq) - 1,
             )
@@ -275,6 +275,8 @@ class Engine:
             if seq.forced_output is not None:  # a replay (the same work done): the replayed run's tokens
                 emitted = accept_forced(seq.forced_output[seq.num_output_tokens :], item.draft)
             item.accepted = len(emitted) - 1
+            spec = self.config.speculative
+            seq.spec_k = spec.next_k(seq.spec_k or spec.num_tokens, len(item.draft), item.accepted)
             out.append(emitted)
         return out
 

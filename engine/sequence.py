@@ -44,6 +44,7 @@ class Sequence:
     forced_output: list[int] | None = field(default=None, repr=False)  # a replay: these tokens, not sampled ones
     draft: list[int] = field(default_factory=list, repr=False)  # speculative tokens for the coming step
     forced_drafts: list[list[int]] | None = field(default=None, repr=False)  # a replay: each decode step's draft
+    spec_k: int | None = field(default=None, repr=False)  # adaptive speculation: this sequence's k now
 
     def __post_init__(self):
         if not self.prompt_token_ids:

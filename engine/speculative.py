@@ -33,6 +33,8 @@ VLLM_NAMES = {"ngram": "prompt_lookup"}  # vLLM's name of the same method
 VLLM_KEYS = {"method": "method", "num_speculative_tokens": "num_tokens"}
 VLLM_KEYS |= {"prompt_lookup_max": "ngram_max", "prompt_lookup_min": "ngram_min"}
 VLLM_KEYS |= {"model": "model", "quantization": "quantization"}  # the draft model, and "int8" for our int8 copy
+VLLM_KEYS |= {"adaptive": "adaptive"}  # ours: k follows the acceptance (SpeculativeConfig.next_k)
+MAX_K = 32
 
 
 @dataclass(frozen=True)
@@ -43,6 +45,7 @@ class SpeculativeConfig:
     ngram_min: int = 1
     model: str | None = None  # draft_model: the drafting model's spec (a folder, a hub id, "bundled")
     quantization: str | None = None  # draft_model: its weights, "int8" (default: as stored)
+    adaptive: bool = False  # k per sequence: starts at num_tokens, then follows next_k
 
     def __post_init__(self):
         if self.method not in METHODS:
@@ -51,10 +54,17 @@ class SpeculativeConfig:
             raise LabError('A draft model is named with "model" and only with method "draft_model".')
         if self.quantization not in (None, "int8"):
             raise LabError(f'The draft model\'s quantization is "int8" or none, got {self.quantization!r}.')
-        if not 1 <= self.num_tokens <= 32:
-            raise LabError(f"Speculative tokens per step must be 1-32, got {self.num_tokens}.")
+        if not 1 <= self.num_tokens <= MAX_K:
+            raise LabError(f"Speculative tokens per step must be 1-{MAX_K}, got {self.num_tokens}.")
         if not 1 <= self.ngram_min <= self.ngram_max <= 16:
             raise LabError(f"The n-gram sizes must satisfy 1 ≤ min ≤ max ≤ 16, got {self.ngram_min}-{self.ngram_max}.")
+
+    def next_k(self, k: int, drafted: int, accepted: int) -> int:
+        """An adaptive sequence's k for its next step (Hugging Face's "heuristic" schedule for assisted
+        generation): two more after a step that accepted every draft, one fewer after a rejection."""
+        if not self.adaptive or not drafted:
+            return k
+        return min(MAX_K, k + 2) if accepted == drafted else max(1, k - 1)
 
     def settings(self) -> dict:
         """The configuration's own fields (a subclass's loaded drafter or test data left out)."""
@@ -89,6 +99,8 @@ class SpeculativeConfig:
         for key in ("model", "quantization"):
             if key in values and not isinstance(values[key], str):
                 raise LabError(f"The speculative config's {key} must be a string, got {values[key]!r}.")
+        if "adaptive" in values and not isinstance(values["adaptive"], bool):
+            raise LabError(f"The speculative config's adaptive must be true or false, got {values['adaptive']!r}.")
         return cls(**values)
 
 

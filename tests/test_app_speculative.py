@@ -116,3 +116,15 @@ def test_a_run_with_the_int8_draft_model(app):
     s = decode_summary(c)
     assert s.drafted > 0 and s.drafting_steps >= s.steps - 1  # every step but a last one with no room left
     assert any("Speculative (int8 draft model, k = 3)" in m.value for m in at.markdown)
+
+
+def test_an_adaptive_run_says_so_and_varies_k(app):
+    at = app
+    at.toggle(key="sp_adaptive").set_value(True)
+    at = run_both(at, k=2, max_new=24)
+    assert not at.exception and not errors(at), errors(at)
+    c = at.session_state["sp_result"]
+    assert c.same_tokens and c.adaptive
+    assert any("k = 2, adaptive" in m.value for m in at.markdown)
+    ks = {s.seqs[0].drafted for s in c.spec.steps if s.seqs[0].drafted}
+    assert len(ks) > 1, ks  # k moved with the acceptance

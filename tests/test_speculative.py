@@ -306,8 +306,10 @@ def drafters(tiny_dirs):
     }, load_model
 
 
-@pytest.mark.parametrize("which", ["int8 copy", "other model"])
-@pytest.mark.parametrize("kv_dtype, chunked", [("float32", False), ("int8", True)])
+@pytest.mark.parametrize(
+    "which, kv_dtype, chunked",
+    [("int8 copy", d, i % 2 == 1) for i, d in enumerate(KV_DTYPES)] + [("other model", "float32", True)],
+)
 def test_a_draft_model_leaves_greedy_output_and_the_pool_as_plain_decoding(tiny, drafters, which, kv_dtype, chunked):
     from engine.draft_model import with_draft_model
 
@@ -372,3 +374,38 @@ def test_the_server_drafts_with_a_draft_model(servers, tiny_dirs, tiny_server):
         assert complete(url) == complete(tiny_server[0])
         name = "vllm:spec_decode_num_{}"
         assert metric(url, name.format("accepted_tokens"), name.format("accepted_tokens_total")) > 0
+
+
+def test_adaptive_k_follows_the_acceptance():
+    spec = SpeculativeConfig(num_tokens=4, adaptive=True)
+    assert spec.next_k(4, 4, 4) == 6 and spec.next_k(4, 4, 2) == 3 and spec.next_k(1, 1, 0) == 1
+    assert spec.next_k(31, 31, 31) == 32 and spec.next_k(5, 0, 0) == 5  # capped; no draft, no change
+    assert SpeculativeConfig(num_tokens=4).next_k(4, 4, 0) == 4  # fixed k stays
+    assert SpeculativeConfig.from_json('{"num_speculative_tokens": 2, "adaptive": true}').adaptive
+    with pytest.raises(LabError, match="adaptive must be true or false"):
+        SpeculativeConfig.from_json('{"adaptive": "yes"}')
+
+
+@dataclass(frozen=True)
+class Reference(SpeculativeConfig):
+    """Drafts exactly k tokens of the reference continuation, right or (wrong=True) each one off by one."""
+
+    reference: tuple[int, ...] = ()
+    wrong: bool = False
+
+    def draft(self, tokens: list[int], k: int) -> list[int]:
+        follow = list(self.reference[len(tokens) : len(tokens) + k])
+        return [(t + 1) % 1000 for t in follow] if self.wrong else follow
+
+
+@pytest.mark.parametrize("wrong", [False, True])
+def test_an_adaptive_run_grows_k_while_right_and_shrinks_it_while_wrong(tiny, wrong):
+    plain, _ = _run(tiny, PROMPTS[:1], None, steps=24)
+    ref = tuple(tiny.tokenizer(PROMPTS[0]).input_ids) + tuple(plain[0])
+    out, trace = _run(tiny, PROMPTS[:1], Reference(num_tokens=2, adaptive=True, reference=ref, wrong=wrong), steps=24)
+    assert out == plain
+    ks = [s.seqs[0].drafted for s in trace.steps if s.seqs[0].drafted]
+    if wrong:
+        assert ks[:3] == [2, 1, 1]  # one fewer after each rejection, never below 1
+    else:
+        assert ks[:3] == [2, 4, 6]  # two more after each step that accepted every draft

@@ -24,6 +24,7 @@ class SpecComparison:
     plain: RunResult
     spec: RunResult
     drafter: str = "prompt_lookup"  # or "int8": this model's int8 copy as the draft model
+    adaptive: bool = False  # k followed the acceptance, starting at k
 
     @property
     def same_tokens(self) -> bool:
@@ -103,15 +104,17 @@ def run_both(
     lock,
     progress: Callable[[int, int], None],
     draft_model=None,
+    adaptive: bool = False,
 ) -> SpecComparison:
     """Plain, then speculative; progress(run index 0 or 1, tokens so far) after each step. A bad
     prompt or setting raises LabError before anything runs. draft_model: a loaded bundle with the
-    same tokenizer that drafts instead of prompt lookup (engine/draft_model.py)."""
+    same tokenizer that drafts instead of prompt lookup (engine/draft_model.py); adaptive: k starts
+    at k and follows the acceptance (SpeculativeConfig.next_k)."""
     if not prompt.strip():
         raise LabError("The prompt is empty: type some text to run.")
-    spec = None
+    spec = SpeculativeConfig(num_tokens=k, adaptive=adaptive) if adaptive else None
     if draft_model is not None:
-        config = SpeculativeConfig(method="draft_model", model=draft_model.name, num_tokens=k)
+        config = SpeculativeConfig(method="draft_model", model=draft_model.name, num_tokens=k, adaptive=adaptive)
         spec = with_draft_model(config, bundle.tokenizer, lambda _spec, _weights: draft_model)
     for kk in (0, k):  # untimed: both configs' shapes once
         engine, warm = start_run(bundle, settings_for(prompt, min(WARM_TOKENS, max_new), kk), spec if kk else None)
@@ -123,4 +126,5 @@ def run_both(
         for _ in run_steps(engine, result, lock):
             progress(i, len(result.tokens))
         results.append(result)
-    return SpecComparison(k, *results, drafter="int8" if draft_model is not None else "prompt_lookup")
+    drafter = "int8" if draft_model is not None else "prompt_lookup"
+    return SpecComparison(k, *results, drafter=drafter, adaptive=adaptive)

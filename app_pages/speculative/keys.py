@@ -2,6 +2,7 @@
 page's modules use these names, so a key is renamed in one place."""
 
 # run.py: the same prompt with and without speculation
+ADAPTIVE = "sp_adaptive"
 DRAFTER = "sp_drafter"
 FIG_KV = "sp_fig_kv"
 FIG_STEPS = "sp_fig_steps"

@@ -33,6 +33,7 @@ DEFAULTS = {
     keys.K: 4,
     keys.MAX_NEW: 48,
     keys.DRAFTER: "prompt_lookup",
+    keys.ADAPTIVE: False,
 }
 DRAFTERS = ("prompt_lookup", "int8")
 MAX_NEW = 256
@@ -71,11 +72,12 @@ def _controls(max_position: int, lang: str) -> tuple[str, int, int, bool]:
         help=t("sp_drafter_help", lang),
         persist_state=KEEP,
     )
-    c1, c2, c3 = st.columns([1, 1, 1], vertical_alignment="bottom")
+    c1, c2, c3, c4 = st.columns([1, 1, 1, 1], vertical_alignment="bottom")
     k = whole_number_box(c1, t("sp_k", lang), 1, 32, keys.K, help=t("sp_k_help", lang))
+    c2.toggle(t("sp_adaptive", lang), key=keys.ADAPTIVE, help=t("sp_adaptive_help", lang), persist_state=KEEP)
     most = capped("max_new_tokens", min(MAX_NEW, max_position - 1), keys.MAX_NEW, 2)
-    max_new = whole_number_box(c2, t("sp_max_new", lang), 2, most, keys.MAX_NEW, step=8)
-    clicked = c3.button(t("sp_run", lang), type="primary", key=keys.RUN, icon=":material/bolt:")
+    max_new = whole_number_box(c3, t("sp_max_new", lang), 2, most, keys.MAX_NEW, step=8)
+    clicked = c4.button(t("sp_run", lang), type="primary", key=keys.RUN, icon=":material/bolt:")
     return st.session_state[keys.PROMPT] or "", k, max_new, clicked
 
 
@@ -92,7 +94,8 @@ def _run(bundle, registry, prompt: str, k: int, max_new: int, lang: str) -> None
         if st.session_state[keys.DRAFTER] == "int8":
             box.write(t("sp_loading_draft", lang, name=bundle.name))
             draft = int8_copy(st.session_state[CHOICE_KEY].spec, str(bundle.model.device))
-        result = run_both(bundle, prompt, k, max_new, registry.step_lock, progress, draft)
+        adaptive = bool(st.session_state[keys.ADAPTIVE])
+        result = run_both(bundle, prompt, k, max_new, registry.step_lock, progress, draft, adaptive)
     except Exception as exc:  # noqa: BLE001 - a message in the page, never a traceback
         box.update(label=t("sp_failed", lang), state="error", expanded=False)
         show_error(exc, lang)
@@ -170,7 +173,8 @@ def render_run_tab(bundle, registry, lang: str) -> None:
     left.markdown(f"**{t('sp_chips_plain', lang)}**")
     left.html(chips_html(c.plain, lang=lang))
     drafter = t(f"sp_drafter_short_{c.drafter}", lang)
-    right.markdown(f"**{t('sp_chips_spec', lang, k=c.k, drafter=drafter)}**")
+    k = t("sp_k_adaptive", lang, k=c.k) if c.adaptive else str(c.k)
+    right.markdown(f"**{t('sp_chips_spec', lang, k=k, drafter=drafter)}**")
     right.html(chips_html(c.spec, lang=lang))
     st.html(legend_html(lang, speculative=True))
     c1, c2 = st.columns(2)

@@ -51,6 +51,14 @@ STRINGS: dict[str, tuple[str, str]] = {
     ),
     "sp_loading_draft": ("Loading the int8 copy of {name}…", "正在加载 {name} 的 int8 副本……"),
     "sp_k": ("Draft tokens k", "草稿 token 数 k"),
+    "sp_adaptive": ("Adaptive k", "自适应 k"),
+    "sp_adaptive_help": (
+        "k starts at the value set and follows the acceptance: two more after a step that accepted every draft, "
+        "one fewer after a rejection (Hugging Face's “heuristic” schedule), between 1 and 32.",
+        "k 从设定值开始并随接受情况变化：某步草稿全部被接受后加 2，有草稿被拒绝后减 1（Hugging Face 的“heuristic”策略），"
+        "范围 1 到 32。",
+    ),
+    "sp_k_adaptive": ("{k}, adaptive", "{k}，自适应"),
     "sp_k_help": ("Tokens prompt lookup proposes per step (1–32).", "提示查找每步提出的 token 数（1–32）。"),
     "sp_max_new": ("New tokens", "新 token 数"),
     "sp_run": ("Run both", "两种都运行"),
