@@ -191,6 +191,15 @@ class Engine:
         self.scheduler.add(seq)
         return seq
 
+    def adopt(self, seq: Sequence) -> None:
+        """Take over a running sequence whose prompt KV another engine computed and whose first
+        token is out (engine/kv_transfer.py): it decodes from its next step on."""
+        detok = Detokenizer(self.tokenizer)
+        for token in seq.output_token_ids:  # their text went out already; the next tokens' text follows on
+            detok.add(token)
+        self._detok[seq.seq_id] = detok
+        self.scheduler.running.append(seq)
+
     def abort(self, seq: Sequence) -> None:
         """Stop a request between steps; it produces nothing more and leaves no record."""
         if seq.is_finished:
