@@ -11,23 +11,24 @@ STRINGS: dict[str, tuple[str, str]] = {
         "guesses as one causal chunk: one forward pass gives k + 1 rows of logits, the longest prefix of guesses "
         "the model agrees with is kept, plus one token of the model's own. Greedy output is exactly the plain "
         "output. It pays when a verify step costs little more than a decode step (the roofline's memory-bound "
-        "side) and enough guesses are accepted. The guesses here come from **prompt lookup**: what followed the "
+        "side) and enough guesses are accepted. The guesses come from **prompt lookup**: what followed the "
         "last few tokens earlier in the prompt or the output (vLLM's `ngram`, Hugging Face's "
-        "`prompt_lookup_num_tokens`), no second model.",
+        "`prompt_lookup_num_tokens`), no second model; or from a **draft model**: this model's int8 copy.",
         "解码步为了产生一个 token 要读取全部权重（[C7](/claims?claim=C7)）：运算单元大多在等待。推测解码廉价地猜出接下来的 "
         "k 个 token，把最后一个 token 加上 k 个猜测作为一个因果块输入：一次前向传播得到 k + 1 行 logits，保留模型认可的最长"
         "猜测前缀，再加上一个模型自己的 token。贪心解码的输出与普通解码完全相同。当验证步只比解码步贵一点（屋顶线的"
-        "带宽受限一侧）并且足够多的猜测被接受时，它就划算。这里的猜测来自**提示查找**：最后几个 token 在提示或输出中较早"
-        "出现时后面跟着的内容（vLLM 的 `ngram`，Hugging Face 的 `prompt_lookup_num_tokens`），不需要第二个模型。",
+        "带宽受限一侧）并且足够多的猜测被接受时，它就划算。猜测来自**提示查找**：最后几个 token 在提示或输出中较早"
+        "出现时后面跟着的内容（vLLM 的 `ngram`，Hugging Face 的 `prompt_lookup_num_tokens`），不需要第二个模型；"
+        "或者来自**草稿模型**：本模型的 int8 副本。",
     ),
     "sp_tab_run": ("A run, with and without", "同一提示，开与不开"),
     "sp_tab_cost": ("What a verify step costs", "验证步的代价"),
     # --- the run ---------------------------------------------------------------------------------
     "sp_run_intro": (
-        "The same prompt twice, greedy, timed bare (no memory probe): plain decoding, then prompt lookup with "
+        "The same prompt twice, greedy, timed bare (no memory probe): plain decoding, then the drafter with "
         "k drafts per step. Prompt lookup shines where the answer repeats the prompt (repeat or edit a given "
         "text, code that reuses its names) and finds little in free chat: try both.",
-        "同一提示运行两次，贪心解码，不带仪器计时（不开显存探针）：先普通解码，再用每步 k 个草稿的提示查找。当回答重复"
+        "同一提示运行两次，贪心解码，不带仪器计时（不开显存探针）：先普通解码，再用每步 k 个草稿的起草方式。当回答重复"
         "提示内容时（复述或修改给定文本、复用名字的代码）提示查找很有效，而在自由聊天中几乎找不到：两种都试试。",
     ),
     "sp_preset": ("Prompt", "提示"),
