@@ -94,6 +94,13 @@ def _parser() -> argparse.ArgumentParser:
     )
     v.add_argument("--prefix-caching", action="store_true", help="reuse the KV of prompt prefixes seen before")
     v.add_argument(
+        "--role",
+        choices=["both", "prefill", "decode"],
+        default="both",
+        help="a disaggregated worker: prefill answers POST /pdlab/prefill with a KV hand-off, decode continues "
+        "one on POST /pdlab/decode; put `python -m engine router` in front of a pair (default: both, one server)",
+    )
+    v.add_argument(
         "--speculative-config",
         default=None,
         help='speculative decoding, as vLLM takes it: \'{"method": "ngram", "num_speculative_tokens": 4, '
@@ -106,7 +113,12 @@ def _parser() -> argparse.ArgumentParser:
         default=None,
         help="the model id clients see (default: the model's name; a local folder's own name, never its path)",
     )
-    for sp in (g, sub.choices["prepare"], v):
+    r = sub.add_parser("router", help="an OpenAI-compatible router over one prefill and one decode worker")
+    r.add_argument("--prefill-url", required=True, help="a `serve --role prefill` worker, e.g. http://127.0.0.1:8001")
+    r.add_argument("--decode-url", required=True, help="a `serve --role decode` worker on the same model")
+    r.add_argument("--host", default="127.0.0.1")
+    r.add_argument("--port", type=int, default=8000)
+    for sp in (g, sub.choices["prepare"], v, r):
         sp.add_argument("--debug", action="store_true", help="print the traceback of an unexpected error")
     return p
 
@@ -218,7 +230,7 @@ def serve(args: argparse.Namespace) -> int:
         speculative=speculative,
     )
     name = args.served_model_name or (bundle.path.name if bundle.source == "local" else bundle.name)
-    app = create_app(bundle, config, name, ServerOptions(args.max_body_bytes, args.api_key))
+    app = create_app(bundle, config, name, ServerOptions(args.max_body_bytes, args.api_key, args.role))
     print(
         f"serving {name} on http://{args.host}:{args.port} (OpenAI-compatible /v1/completions, "
         f"/v1/chat/completions, /v1/models; /health; Prometheus /metrics)",
@@ -243,9 +255,32 @@ def _listen(host: str, port: int):
     return sock
 
 
+def router(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from engine.server.router import create_router
+
+    if not 0 < args.port < 65536:
+        raise LabError(f"--port must be in 1..65535, got {args.port}.")
+    for flag, url in (("--prefill-url", args.prefill_url), ("--decode-url", args.decode_url)):
+        if not url.startswith(("http://", "https://")):
+            raise LabError(f"{flag} must be an http(s) URL, got {url!r}.")
+    sock = _listen(args.host, args.port)
+    app = create_router(args.prefill_url.rstrip("/"), args.decode_url.rstrip("/"))
+    print(
+        f"routing on http://{args.host}:{args.port}: prefill {args.prefill_url}, decode {args.decode_url}",
+        file=sys.stderr,
+        flush=True,
+    )
+    uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[sock])
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
     if args.command == "serve":
         return serve(args)
+    if args.command == "router":
+        return router(args)
     if args.command == "prepare":
         from engine.loader import convert_bundled
 

@@ -36,6 +36,7 @@ class KVHandoff:
     kv: torch.Tensor  # (layers, 2, kv heads, tokens, head dim) as stored (fp8 as uint8)
     scales: torch.Tensor | None = None  # int8: (layers, 2, kv heads, tokens) float32
     finished: bool = False  # the first token ended it (EOS, or one token asked): nothing to decode
+    first_text: str = ""  # the text the first token adds (the prefill side sends it to the client)
     seconds: float = 0.0  # the prefill engine's time from arrival to the hand-off being packed
 
     @property
@@ -61,6 +62,7 @@ class KVHandoff:
             "scales": self.scales is not None,
             "finished": self.finished,
             "seconds": self.seconds,
+            "first_text": self.first_text,
         }
         body = self.kv.contiguous().view(torch.uint8).numpy().tobytes()
         if self.scales is not None:
@@ -96,6 +98,7 @@ class KVHandoff:
             scales,
             h["finished"],
             h["seconds"],
+            h.get("first_text", ""),
         )
 
 
@@ -113,9 +116,11 @@ def prefill(engine, prompt: str | list[int], params: SamplingParams, chat: bool 
     if engine.has_unfinished:
         raise LabError("A prefill engine hands off one request at a time: it is still running others.")
     seq = engine.add_request(prompt, params, chat)
-    start = time.perf_counter()
+    start, first_text = time.perf_counter(), ""
     while seq.num_output_tokens == 0 and not seq.is_finished:
-        engine.step()
+        for tok in engine.step().tokens:
+            if tok.seq_id == seq.seq_id and tok.token_id not in engine.eos_ids:
+                first_text = tok.text
     T, finished = seq.num_prompt_tokens, seq.is_finished
     kv, scales = _empty(engine.kv)
     if not finished:
@@ -134,6 +139,7 @@ def prefill(engine, prompt: str | list[int], params: SamplingParams, chat: bool 
         scales,
         finished=finished,
         seconds=time.perf_counter() - start,
+        first_text=first_text,
     )
 
 
@@ -161,7 +167,10 @@ def adopt(engine, h: KVHandoff) -> Sequence:
     need = kv.pool.blocks_for(h.num_tokens + 1)
     if not kv.pool.can_allocate(need):
         raise LabError(f"The decode worker's KV pool has {kv.pool.num_free} free blocks; this request needs {need}.")
-    seq = Sequence(list(h.prompt_ids), h.params, h.arrival)
+    # The prefill side's clock is not this process's: the first token is stamped now, and the arrival
+    # as long before it as the prefill side measured (its TTFT); the hand-off's own time is not in them.
+    now = time.perf_counter()
+    seq = Sequence(list(h.prompt_ids), h.params, now - (h.first_token_time - h.arrival))
     seq.block_table = kv.pool.allocate(need)
     slots = kv.slots(seq.block_table, 0, h.num_tokens)
     _raw(kv).index_copy_(3, slots, h.kv)
@@ -169,7 +178,7 @@ def adopt(engine, h: KVHandoff) -> Sequence:
         kv.scales.index_copy_(3, slots, h.scales)
     seq.num_cached_tokens = h.num_tokens
     seq.output_token_ids.append(h.first_token)
-    seq.token_times.append(h.first_token_time)
+    seq.token_times.append(now)
     seq.status = SequenceStatus.RUNNING
     engine.adopt(seq)
     return seq

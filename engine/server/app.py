@@ -15,6 +15,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import Response, StreamingResponse
 
 from engine.errors import LabError
+from engine.kv_transfer import KVHandoff
 from engine.llm_engine import Engine, EngineConfig, check_utf8
 from engine.server import errors
 from engine.server.defaults import MAX_BODY_BYTES
@@ -29,10 +30,14 @@ COMPLETION_DEFAULT_MAX_TOKENS = 16  # OpenAI's default for /v1/completions
 DISCONNECT_POLL_S = 0.25
 
 
+ROLES = ("both", "prefill", "decode")
+
+
 @dataclass
 class ServerOptions:
     max_body_bytes: int = MAX_BODY_BYTES
     api_key: str | None = None
+    role: str = "both"  # prefill / decode: a disaggregated worker (POST /pdlab/prefill, /pdlab/decode)
 
 
 def create_app(
@@ -96,27 +101,92 @@ def create_app(
                 param,
             )
 
-    @app.post("/v1/completions")
-    async def completions(body: CompletionRequest, request: Request):
+    async def completion_input(body: CompletionRequest):
         body.check(name)
         if isinstance(body.prompt, list):
             ids = list(body.prompt)
         else:
             text_length(body.prompt, "The prompt", "prompt")
             ids = await asyncio.to_thread(refusing(engine.encode), body.prompt)
-        params = refusing(body.sampling)(COMPLETION_DEFAULT_MAX_TOKENS)
-        return await respond(ResponseIds(False, name), ids, body, params, request)
+        return ids, refusing(body.sampling)(COMPLETION_DEFAULT_MAX_TOKENS)
 
-    @app.post("/v1/chat/completions")
-    async def chat(body: ChatRequest, request: Request):
+    async def chat_input(body: ChatRequest):
         body.check(name)
         messages = [m.as_template_input(i) for i, m in enumerate(body.messages)]
         for i, m in enumerate(messages):
             text_length(m["content"], f"messages[{i}].content", f"messages[{i}].content")
         ids = await asyncio.to_thread(refusing(chat_ids), bundle.tokenizer, messages)
         body.max_tokens = body.max_tokens or body.max_completion_tokens
-        params = refusing(body.sampling)(max(1, engine.max_model_len - len(ids)))
+        return ids, refusing(body.sampling)(max(1, engine.max_model_len - len(ids)))
+
+    @app.post("/v1/completions")
+    async def completions(body: CompletionRequest, request: Request):
+        ids, params = await completion_input(body)
+        return await respond(ResponseIds(False, name), ids, body, params, request)
+
+    @app.post("/v1/chat/completions")
+    async def chat(body: ChatRequest, request: Request):
+        ids, params = await chat_input(body)
         return await respond(ResponseIds(True, name), ids, body, params, request)
+
+    def worker(role: str) -> None:
+        if options.role not in ("both", role):
+            raise ApiError(f"This server's role is {options.role}: it does not take /pdlab/{role} requests.", 400)
+
+    @app.post("/pdlab/prefill")
+    async def prefill_completion(body: CompletionRequest):
+        """A prefill worker: the prompt's prefill and first token; the answer is the KV hand-off
+        (engine/kv_transfer.py's bytes) for a decode worker."""
+        worker("prefill")
+        return await hand_off(*(await completion_input(body)))
+
+    @app.post("/pdlab/prefill/chat")
+    async def prefill_chat(body: ChatRequest):
+        worker("prefill")
+        return await hand_off(*(await chat_input(body)))
+
+    async def hand_off(ids: list[int], params) -> Response:
+        sub = loop.submit_prefill(ids, params)
+        answer = await sub.events.get()
+        if isinstance(answer, Rejected):
+            return error_response(answer.message, 400)
+        data = await asyncio.to_thread(answer.handoff.to_bytes)
+        return Response(data, media_type="application/octet-stream")
+
+    @app.post("/pdlab/decode")
+    async def decode(request: Request):
+        """A decode worker: continue from a hand-off; one JSON line per token's text, then the end."""
+        worker("decode")
+        try:
+            handoff = KVHandoff.from_bytes(await request.body())
+        except LabError as e:
+            return error_response(str(e), 400)
+        sub = loop.submit_handoff(handoff)
+        first = await sub.events.get()
+        if isinstance(first, Rejected):
+            return error_response(first.message, 400)
+        return StreamingResponse(decoded(sub), media_type="application/x-ndjson")
+
+    async def decoded(sub: Submission):
+        done = False
+        try:
+            while True:
+                item = await sub.events.get()
+                if isinstance(item, Delta):
+                    yield json.dumps({"text": item.text, "token_id": item.token_id}) + "\n"
+                    continue
+                done = True
+                if isinstance(item, Rejected):
+                    yield json.dumps({"error": item.message}) + "\n"
+                else:
+                    yield (
+                        json.dumps({"finish_reason": item.finish_reason, "completion_tokens": item.num_output_tokens})
+                        + "\n"
+                    )
+                return
+        finally:
+            if not done:  # the router went away: free the slot
+                loop.cancel(sub)
 
     async def respond(names: ResponseIds, ids: list[int], body, params, request: Request):
         sub = loop.submit(ids, params, names.id)

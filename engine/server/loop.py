@@ -17,6 +17,7 @@ import time
 from dataclasses import dataclass, field
 
 from engine.errors import LabError
+from engine.kv_transfer import adopt, prefill
 from engine.llm_engine import Engine
 from engine.sampler import SamplingParams
 from engine.sequence import Sequence
@@ -32,6 +33,11 @@ class Accepted:
 @dataclass
 class Rejected:
     message: str  # the engine's own words: why the request cannot run
+
+
+@dataclass
+class HandedOff:
+    handoff: object  # engine.kv_transfer.KVHandoff: the prefill worker's answer
 
 
 @dataclass
@@ -59,6 +65,7 @@ class Submission:
     arrival: float = field(default_factory=time.perf_counter)
     seq: Sequence | None = None
     first_scheduled: float | None = None
+    handoff: object | None = None  # a decode worker's request: the KVHandoff it continues from
 
     def send(self, item) -> None:
         self.loop.call_soon_threadsafe(self.events.put_nowait, item)
@@ -92,6 +99,21 @@ class EngineLoop:
     def submit(self, prompt_ids: list[int], params: SamplingParams, response_id: str = "") -> Submission:
         sub = Submission(prompt_ids, params, asyncio.Queue(), asyncio.get_running_loop(), response_id)
         self._inbox.put(("add", sub))
+        return sub
+
+    def submit_prefill(self, prompt_ids: list[int], params: SamplingParams, response_id: str = "") -> Submission:
+        """A prefill worker's request: the prompt's prefill and first token, answered with a HandedOff."""
+        sub = Submission(prompt_ids, params, asyncio.Queue(), asyncio.get_running_loop(), response_id)
+        self._inbox.put(("prefill", sub))
+        return sub
+
+    def submit_handoff(self, handoff, response_id: str = "") -> Submission:
+        """A decode worker's request: continue from a prefill worker's hand-off (its tokens as Deltas)."""
+        sub = Submission(
+            list(handoff.prompt_ids), handoff.params, asyncio.Queue(), asyncio.get_running_loop(), response_id
+        )
+        sub.handoff, sub.arrival = handoff, time.perf_counter()
+        self._inbox.put(("adopt", sub))
         return sub
 
     def recent(self) -> list[dict]:
@@ -140,13 +162,35 @@ class EngineLoop:
                 del self._live[sub.seq.seq_id]
                 self._publish_load()
             return
+        if kind == "prefill":
+            self._prefill(sub)
+            return
         try:
-            sub.seq = self.engine.add_request(sub.prompt_ids, sub.params, arrival=sub.arrival)
+            if kind == "adopt":
+                sub.seq = adopt(self.engine, sub.handoff)
+            else:
+                sub.seq = self.engine.add_request(sub.prompt_ids, sub.params, arrival=sub.arrival)
         except LabError as e:
             sub.send(Rejected(str(e)))
             return
         self._live[sub.seq.seq_id] = sub
         sub.send(Accepted(len(sub.prompt_ids)))
+
+    def _prefill(self, sub: Submission) -> None:
+        """Run one hand-off to completion here, between steps (a prefill worker decodes nothing)."""
+        if self.engine.has_unfinished:
+            sub.send(
+                Rejected("This server is running other requests: hand-offs need a server started with --role prefill.")
+            )
+            return
+        try:
+            handoff = prefill(self.engine, sub.prompt_ids, sub.params)
+        except LabError as e:
+            sub.send(Rejected(str(e)))
+            return
+        self.engine.trace.steps.clear(), self.engine.trace.tokens.clear(), self.engine.trace.requests.clear()
+        self._publish_load()
+        sub.send(HandedOff(handoff))
 
     def _step(self) -> None:
         event = self.engine.step()

@@ -1,0 +1,88 @@
+"""A disaggregated pair over HTTP: `serve --role prefill`, `serve --role decode` and `router` as
+separate processes on loopback. The router's greedy answers equal one colocated server's, streamed
+or whole, completion or chat; a worker that is down is named in an OpenAI-shaped error."""
+
+from __future__ import annotations
+
+import json
+import sys
+import urllib.error
+import urllib.request
+from contextlib import contextmanager
+
+import pytest
+
+PROMPT = "The quick brown fox jumps over the lazy dog"
+
+
+@contextmanager
+def router(servers, prefill_url: str, decode_url: str, log_name: str):
+    argv = [sys.executable, "-m", "engine", "router", "--prefill-url", prefill_url, "--decode-url", decode_url]
+    with servers.command([*argv, "--port", "{port}"], "/docs", log_name) as port:  # /health needs both workers
+        yield f"http://127.0.0.1:{port}"
+
+
+@pytest.fixture(scope="module")
+def pair(servers, tiny_dirs):
+    model = str(tiny_dirs["llama"])
+    with servers.engine(model, "engine-serve-prefill.log", "--role", "prefill") as p:
+        with servers.engine(model, "engine-serve-decode.log", "--role", "decode") as d:
+            with router(servers, p, d, "engine-router.log") as r:
+                yield p, d, r
+
+
+def client(url: str):
+    from openai import OpenAI
+
+    return OpenAI(base_url=f"{url}/v1", api_key="unused", max_retries=0, timeout=120)
+
+
+def test_the_router_answers_as_one_server_does(pair, tiny_server, tiny_dirs):
+    _, _, url = pair
+    model = tiny_dirs["llama"].name
+    args = dict(model=model, prompt=PROMPT, max_tokens=12, temperature=0, extra_body={"ignore_eos": True})
+    want = client(tiny_server[0]).completions.create(**args)
+    got = client(url).completions.create(**args)
+    assert got.choices[0].text == want.choices[0].text and got.usage.completion_tokens == 12
+    streamed = client(url).completions.create(**args, stream=True)
+    assert "".join(c.choices[0].text for c in streamed if c.choices) == want.choices[0].text
+    messages = [{"role": "user", "content": "Name a colour."}]
+    chat = dict(model=model, messages=messages, max_tokens=8, temperature=0)
+    assert (
+        client(url).chat.completions.create(**chat).choices[0].message.content
+        == client(tiny_server[0]).chat.completions.create(**chat).choices[0].message.content
+    )
+    stopped = client(url).completions.create(**args | {"stop": [want.choices[0].text[3:6]]})
+    assert stopped.choices[0].text == want.choices[0].text[:3] and stopped.choices[0].finish_reason == "stop"
+
+
+def test_a_worker_takes_only_its_role(pair):
+    p, d, _ = pair
+    req = urllib.request.Request(f"{p}/pdlab/decode", data=b"x", method="POST")
+    with pytest.raises(urllib.error.HTTPError) as e:
+        urllib.request.urlopen(req, timeout=30)
+    assert e.value.code == 400 and "role is prefill" in json.loads(e.value.read())["error"]["message"]
+    body = json.dumps({"prompt": PROMPT, "max_tokens": 2}).encode()
+    req = urllib.request.Request(
+        f"{d}/pdlab/prefill", data=body, method="POST", headers={"content-type": "application/json"}
+    )
+    with pytest.raises(urllib.error.HTTPError) as e:
+        urllib.request.urlopen(req, timeout=30)
+    assert "role is decode" in json.loads(e.value.read())["error"]["message"]
+
+
+def test_a_decode_worker_that_is_down_is_named_and_the_router_keeps_serving(servers, pair, tiny_dirs):
+    from engine.server.launch import free_port
+
+    p, _, _ = pair
+    gone = f"http://127.0.0.1:{free_port()}"  # nothing listens there
+    with router(servers, p, gone, "engine-router-down.log") as url:
+        from openai import APIStatusError
+
+        for _ in range(2):  # and again: the router is still there
+            with pytest.raises(APIStatusError) as e:
+                client(url).completions.create(model=tiny_dirs["llama"].name, prompt=PROMPT, max_tokens=4)
+            assert e.value.status_code == 502 and f"decode worker at {gone} is not answering" in str(e.value)
+        with pytest.raises(urllib.error.HTTPError) as e:
+            urllib.request.urlopen(f"{url}/health", timeout=30)
+        assert e.value.code == 503 and "decode worker" in json.loads(e.value.read())["error"]["message"]
