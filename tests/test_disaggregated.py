@@ -86,3 +86,57 @@ def test_a_decode_worker_that_is_down_is_named_and_the_router_keeps_serving(serv
         with pytest.raises(urllib.error.HTTPError) as e:
             urllib.request.urlopen(f"{url}/health", timeout=30)
         assert e.value.code == 503 and "decode worker" in json.loads(e.value.read())["error"]["message"]
+
+
+@contextmanager
+def worker(model: str, role: str, log_name: str):
+    """A worker whose process the test holds: (base URL, process), stopped by its own handle."""
+    import subprocess
+
+    from engine.server.launch import free_port, stop, wait_for
+    from tests.conftest import ARTIFACTS
+
+    port, log_path = free_port(), ARTIFACTS / log_name
+    argv = [sys.executable, "-m", "engine", "serve", "--model", model, "--port", str(port), "--role", role]
+    with open(log_path, "w") as log:
+        proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        wait_for(f"http://127.0.0.1:{port}/health", proc, 240, log_path)
+        yield f"http://127.0.0.1:{port}", proc
+    finally:
+        stop(proc)
+
+
+def test_a_decode_worker_killed_mid_stream_fails_its_request_clearly(servers, tiny_dirs):
+    import time
+
+    from openai import OpenAI
+
+    model = str(tiny_dirs["llama-4k"])  # a long context: the stream is still going when the worker dies
+    with servers.engine(model, "engine-serve-prefill-4k.log", "--role", "prefill") as p:
+        with worker(model, "decode", "engine-serve-decode-killed.log") as (d, proc):
+            with router(servers, p, d, "engine-router-killed.log") as url:
+                c = OpenAI(base_url=f"{url}/v1", api_key="unused", max_retries=0, timeout=60)
+                stream = c.completions.create(
+                    model=tiny_dirs["llama-4k"].name,
+                    prompt=PROMPT,
+                    max_tokens=3000,
+                    stream=True,
+                    extra_body={"ignore_eos": True},
+                )
+                chunks = iter(stream)
+                next(chunks)
+                proc.kill()  # ours, by its handle
+                killed = time.monotonic()
+                with pytest.raises(Exception) as e:  # the SDK raises on the error event (APIError)
+                    for _ in chunks:
+                        pass
+                assert time.monotonic() - killed < 10
+                assert f"decode worker at {d}" in str(e.value)
+                with pytest.raises(urllib.error.HTTPError) as h:
+                    urllib.request.urlopen(f"{url}/health", timeout=30)
+                assert h.value.code == 503 and f"decode worker at {d}" in json.loads(h.value.read())["error"]["message"]
+                from tests.server_support import metric
+
+                usage = "vllm:kv_cache_usage_perc"
+                assert metric(p, usage, usage) == 0  # the survivor holds no blocks of the lost request
