@@ -94,6 +94,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     v.add_argument("--prefix-caching", action="store_true", help="reuse the KV of prompt prefixes seen before")
     v.add_argument(
+        "--cpus",
+        default=None,
+        help="pin the server to these CPUs, e.g. 0 or 0,1 (one torch thread each): a disaggregated pair on "
+        "one machine gives each worker its own cores",
+    )
+    v.add_argument(
         "--role",
         choices=["both", "prefill", "decode"],
         default="both",
@@ -211,6 +217,8 @@ def serve(args: argparse.Namespace) -> int:
     if args.max_body_bytes < 1024:
         raise LabError(f"--max-body-bytes must be at least 1024, got {args.max_body_bytes}.")
     speculative = SpeculativeConfig.from_json(args.speculative_config) if args.speculative_config else None
+    if args.cpus is not None:
+        _pin(args.cpus)
     sock = _listen(args.host, args.port)  # before the model loads: a taken port is said at once
     bundle = load_model(args.model, dtype=args.dtype, device=args.device, weights=args.weights, progress=_progress)
     if speculative is not None:
@@ -239,6 +247,21 @@ def serve(args: argparse.Namespace) -> int:
     )
     uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[sock])
     return 0
+
+
+def _pin(text: str) -> None:
+    """Run on these CPUs only, one torch thread each (Linux: sched_setaffinity)."""
+    import torch
+
+    try:
+        cpus = {int(c) for c in text.split(",") if c.strip()}
+    except ValueError:
+        raise LabError(f"--cpus takes CPU numbers separated by commas, e.g. 0 or 0,1; got {text!r}.") from None
+    have = os.sched_getaffinity(0)
+    if not cpus or not cpus <= have:
+        raise LabError(f"--cpus {text}: this process may run on CPUs {sorted(have)}.")
+    os.sched_setaffinity(0, cpus)
+    torch.set_num_threads(len(cpus))
 
 
 def _listen(host: str, port: int):

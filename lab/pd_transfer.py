@@ -26,7 +26,7 @@ LINKS: dict[str, float] = {
     "PCIe 5.0 x16": 64 * GIGA,
     "NVLink 4 (H100, per direction)": 450 * GIGA,  # 900 GB/s total, both directions
 }
-KV_ELEMENT_BYTES = {"bfloat16": 2, "fp8": 1, "int8": 1}
+KV_ELEMENT_BYTES = {"float32": 4, "bfloat16": 2, "fp8": 1, "int8": 1}
 
 
 def kv_transfer_bytes(c: ModelConfig, prompt_len: int, kv_dtype: str = "bfloat16") -> int:

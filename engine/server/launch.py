@@ -49,6 +49,20 @@ def engine_server(model: str, log_path: Path, *extra: str, timeout: float = 240.
         stop(proc)
 
 
+@contextmanager
+def router_server(prefill_url: str, decode_url: str, log_path: Path, timeout: float = 60.0):
+    """`python -m engine router` over a prefill and a decode worker: yields its base URL."""
+    port = free_port()
+    argv = ["router", "--prefill-url", prefill_url, "--decode-url", decode_url, "--port", str(port)]
+    with open(log_path, "w") as log:
+        proc = subprocess.Popen([sys.executable, "-m", "engine", *argv], cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        wait_for(f"http://127.0.0.1:{port}/docs", proc, timeout, log_path)  # /health waits for both workers
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        stop(proc)
+
+
 def wait_for(url: str, proc: subprocess.Popen, timeout: float, log_path: Path | None = None) -> None:
     """Poll `url` until it answers 200; fail at once if the process exits (with its log's tail)."""
     deadline = time.monotonic() + timeout
