@@ -140,3 +140,19 @@ def test_a_decode_worker_killed_mid_stream_fails_its_request_clearly(servers, ti
 
                 usage = "vllm:kv_cache_usage_perc"
                 assert metric(p, usage, usage) == 0  # the survivor holds no blocks of the lost request
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["serve", "--port", "1", "--cpus", "9999"], "--cpus 9999: this process may run on CPUs"),
+        (["serve", "--port", "1", "--cpus", "a,b"], "--cpus takes CPU numbers"),
+        (
+            ["router", "--prefill-url", "localhost:1", "--decode-url", "http://x"],
+            "--prefill-url must be an http(s) URL",
+        ),
+    ],
+)
+def test_bad_worker_and_router_options_are_one_line(cli, argv, message):
+    out = cli(*argv)
+    assert out.returncode == 2 and out.stderr.count("\n") == 1 and message in out.stderr, out.stderr
