@@ -94,3 +94,19 @@ def test_the_report_says_how_busy_the_machine_was(eager_run):
     assert "the timings are the model" in quiet and "rp-banner rp-warn" not in quiet
     run.load = None
     assert "does not say how busy the machine was" in report_html(run, "en")
+
+
+def test_a_speculative_runs_replay_keeps_its_draft_colours(tiny):
+    from ui.chips import speculative_marks
+
+    prompt = "one two three four one two three four one two three four one two"
+    run = run_to_end(tiny, prompt=prompt, max_new_tokens=16, speculative_k=4, probe_memory=False)
+    marks = speculative_marks(run)
+    assert marks  # the repeating prompt drafts
+    data = replay_data(run, "en")
+    kinds = [o.get("k") for o in data["out"]]
+    assert kinds == [
+        None if m is None else "pd-" + m[0].replace("_", "-") for m in (marks.get(t.index) for t in run.tokens)
+    ]
+    rejected = sum(len(o.get("r", [])) for o in data["out"])
+    assert rejected == sum(len(v) for v in run.rejected.values())

@@ -11,14 +11,35 @@ from __future__ import annotations
 import json
 
 from app_pages.playground.strings import t
+from ui.chips import speculative_marks
 from ui.replay import step_caption
 from ui.run_state import RunResult
 from ui.text import html_text, visible
 
 
+def _spec(result: RunResult, marks: dict, tok, lang: str) -> dict:
+    """A speculative token's chip class ("k") and, after a step's last token, its rejected drafts ("r")."""
+    mark = marks.get(tok.index)
+    if mark is None:
+        return {}
+    kind, _ = mark
+    out = {"k": "pd-" + kind.replace("_", "-")}
+    if kind != "spec_ok":
+        out["r"] = [
+            {
+                "l": visible(p.label),
+                "b": p.is_bytes,
+                "t": t("chip_spec_rejected_title", lang, id=p.token_id, step=tok.step),
+            }
+            for p in result.rejected.get(tok.step, [])
+        ]
+    return out
+
+
 def replay_data(result: RunResult, lang: str) -> dict:
     frames = [-1] + [s.step for s in result.steps]
     latencies = result.latencies_ms()
+    marks = speculative_marks(result)
     return {
         "first": result.steps[0].step if result.steps else 0,
         "frames": frames,
@@ -37,6 +58,7 @@ def replay_data(result: RunResult, lang: str) -> dict:
                 "m": t("chip_meta", lang, step=tok.step, ms=ms),
                 "t": t("chip_out_title", lang, i=tok.index, id=p.token_id, phase=t(f"phase_{tok.phase}", lang)),
             }
+            | _spec(result, marks, tok, lang)
             for tok, p, ms in zip(result.tokens, result.pieces, latencies)
         ],
     }
@@ -83,7 +105,10 @@ REPLAY_JS = """
       arrow.textContent = '\\u2192';
       chips.push(arrow);
     }
-    shown.forEach(o => chips.push(chip(o, PHASE[o.p] || 'pd-decode', 'pd-out', o.m, o.s === frame)));
+    shown.forEach(o => {
+      chips.push(chip(o, PHASE[o.p] || 'pd-decode', o.k ? 'pd-out ' + o.k : 'pd-out', o.m, o.s === frame));
+      (o.r || []).forEach(r => chips.push(chip(r, 'pd-decode', 'pd-spec-no', '', false)));  // rejected drafts
+    });
     box.replaceChildren(...chips);
     box.dataset.frame = String(frame);
     caption.textContent = d.captions[i];
