@@ -37,6 +37,7 @@ PAGE_TITLES = {
     "claims": "cl_title",
     "remote": "rm_title",
     "precision": "pr_title",
+    "speculative": "sp_title",
     "source": "src_title",
 }
 
