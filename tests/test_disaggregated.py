@@ -26,7 +26,8 @@ def router(servers, prefill_url: str, decode_url: str, log_name: str):
 def pair(servers, tiny_dirs):
     model = str(tiny_dirs["llama"])
     with servers.engine(model, "engine-serve-prefill.log", "--role", "prefill") as p:
-        with servers.engine(model, "engine-serve-decode.log", "--role", "decode") as d:
+        # a small body limit for requests: a hand-off is larger, and has the route's own (the context's KV)
+        with servers.engine(model, "engine-serve-decode.log", "--role", "decode", "--max-body-bytes", "2048") as d:
             with router(servers, p, d, "engine-router.log") as r:
                 yield p, d, r
 

@@ -57,7 +57,9 @@ def create_app(
 
     app = FastAPI(title="pdlab engine", lifespan=lifespan)
     errors.install(app)
-    app.add_middleware(BodyLimit, max_bytes=options.max_body_bytes)
+    # A decode worker takes a whole prompt's KV: up to the context's worth, plus its JSON header.
+    handoff_max = engine.max_model_len * engine.kv_bytes_per_token + 64 * engine.max_model_len + (1 << 20)
+    app.add_middleware(BodyLimit, max_bytes=options.max_body_bytes, paths={"/pdlab/decode": handoff_max})
     if options.api_key:
         app.add_middleware(ApiKey, key=options.api_key)
     app.add_middleware(CatchAll)  # added last: the outermost

@@ -18,20 +18,19 @@ def max_prompt_chars(max_model_len: int) -> int:
 
 
 class BodyLimit:
-    """Refuse a body over `max_bytes`: by its Content-Length before reading it, or while it streams."""
+    """Refuse a body over `max_bytes` (or its path's own limit in `paths`): by its Content-Length before
+    reading it, or while it streams."""
 
-    def __init__(self, app, max_bytes: int):
-        self.app, self.max_bytes = app, max_bytes
-
-    def _refusal(self, size: str) -> dict:
-        return error_body(too_large(size, self.max_bytes), 413)
+    def __init__(self, app, max_bytes: int, paths: dict[str, int] | None = None):
+        self.app, self.default, self.paths = app, max_bytes, paths or {}
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
+        limit = self.paths.get(scope.get("path", ""), self.default)  # a KV hand-off is far larger than a prompt
         length = dict(scope.get("headers") or []).get(b"content-length")
-        if length is not None and length.isdigit() and int(length) > self.max_bytes:
-            return await send_json(send, 413, self._refusal(f"{int(length):,} bytes"))
+        if length is not None and length.isdigit() and int(length) > limit:
+            return await send_json(send, 413, error_body(too_large(f"{int(length):,} bytes", limit), 413))
         seen, started = 0, False
 
         async def counted():
@@ -39,8 +38,8 @@ class BodyLimit:
             message = await receive()
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
-                if seen > self.max_bytes:
-                    raise BodyTooLarge(self.max_bytes)
+                if seen > limit:
+                    raise BodyTooLarge(limit)
             return message
 
         async def noting(message):
@@ -52,7 +51,7 @@ class BodyLimit:
             await self.app(scope, counted, noting)
         except BodyTooLarge:  # read outside a route; inside one, errors.install answers it
             if not started:
-                await send_json(send, 413, self._refusal(f"over {self.max_bytes:,} bytes"))
+                await send_json(send, 413, error_body(too_large(f"over {limit:,} bytes", limit), 413))
 
 
 class ApiKey:
