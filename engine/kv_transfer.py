@@ -164,6 +164,9 @@ def adopt(engine, h: KVHandoff) -> Sequence:
     shape = (c.num_layers, 2, c.num_kv_heads, h.num_tokens, c.head_dim)
     if tuple(h.kv.shape) != shape or h.num_tokens != len(h.prompt_ids):
         raise LabError(f"The hand-off's KV has shape {tuple(h.kv.shape)}; this model's is {shape}: not the same model.")
+    ids = [*h.prompt_ids, h.first_token]
+    if any(not isinstance(t, int) or not 0 <= t < c.vocab_size for t in ids):
+        raise LabError(f"The hand-off's token ids must be whole numbers in [0, {c.vocab_size}): not this model's.")
     need = kv.pool.blocks_for(h.num_tokens + 1)
     if not kv.pool.can_allocate(need):
         raise LabError(f"The decode worker's KV pool has {kv.pool.num_free} free blocks; this request needs {need}.")

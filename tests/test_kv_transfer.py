@@ -83,5 +83,9 @@ def test_a_hand_off_the_decode_side_cannot_take_is_refused_by_name(tiny, tiny_di
     assert one.finished and one.num_tokens == 0
     with pytest.raises(LabError, match="nothing to decode"):
         adopt(Engine(tiny.model, tiny.tokenizer, EngineConfig(probe_memory=False)), one)
+    bad = prefill(p2, "Hi", params)
+    bad.first_token = 10**9
+    with pytest.raises(LabError, match="token ids must be whole numbers"):
+        adopt(Engine(tiny.model, tiny.tokenizer, EngineConfig(probe_memory=False)), bad)
     with pytest.raises(LabError, match="Not a KV hand-off"):
         KVHandoff.from_bytes(b'{"storage": "float32"}\n')
