@@ -30,9 +30,6 @@ COMPLETION_DEFAULT_MAX_TOKENS = 16  # OpenAI's default for /v1/completions
 DISCONNECT_POLL_S = 0.25
 
 
-ROLES = ("both", "prefill", "decode")
-
-
 @dataclass
 class ServerOptions:
     max_body_bytes: int = MAX_BODY_BYTES
