@@ -1,5 +1,6 @@
-"""The same prompt decoded plainly and with prompt-lookup speculation, both timed bare, and what the
-comparison says: tokens per step, the cost of a step, the speed-up and where it comes from.
+"""The same prompt decoded plainly and with speculation (prompt lookup or a draft model, whose drafting
+is inside the engine's step time), both timed bare, and what the comparison says: tokens per step,
+the cost of a step, the speed-up and where it comes from.
 
 No Streamlit here: the run tab drives `run_both` and draws its progress."""
 
