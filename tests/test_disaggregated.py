@@ -5,7 +5,6 @@ or whole, completion or chat; a worker that is down is named in an OpenAI-shaped
 from __future__ import annotations
 
 import json
-import sys
 import urllib.error
 import urllib.request
 from contextlib import contextmanager
@@ -17,9 +16,11 @@ PROMPT = "The quick brown fox jumps over the lazy dog"
 
 @contextmanager
 def router(servers, prefill_url: str, decode_url: str, log_name: str):
-    argv = [sys.executable, "-m", "engine", "router", "--prefill-url", prefill_url, "--decode-url", decode_url]
-    with servers.command([*argv, "--port", "{port}"], "/docs", log_name) as port:  # /health needs both workers
-        yield f"http://127.0.0.1:{port}"
+    from engine.server.launch import router_server
+    from tests.conftest import ARTIFACTS
+
+    with router_server(prefill_url, decode_url, ARTIFACTS / log_name) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
@@ -92,20 +93,11 @@ def test_a_decode_worker_that_is_down_is_named_and_the_router_keeps_serving(serv
 @contextmanager
 def worker(model: str, role: str, log_name: str):
     """A worker whose process the test holds: (base URL, process), stopped by its own handle."""
-    import subprocess
-
-    from engine.server.launch import free_port, stop, wait_for
+    from engine.server.launch import engine_process
     from tests.conftest import ARTIFACTS
 
-    port, log_path = free_port(), ARTIFACTS / log_name
-    argv = [sys.executable, "-m", "engine", "serve", "--model", model, "--port", str(port), "--role", role]
-    with open(log_path, "w") as log:
-        proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT)
-    try:
-        wait_for(f"http://127.0.0.1:{port}/health", proc, 240, log_path)
-        yield f"http://127.0.0.1:{port}", proc
-    finally:
-        stop(proc)
+    with engine_process(model, ARTIFACTS / log_name, "--role", role) as (url, proc):
+        yield url, proc
 
 
 def test_a_decode_worker_killed_mid_stream_fails_its_request_clearly(servers, tiny_dirs):

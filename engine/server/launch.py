@@ -34,6 +34,13 @@ def stop(proc: subprocess.Popen) -> None:
 @contextmanager
 def engine_server(model: str, log_path: Path, *extra: str, timeout: float = 240.0):
     """Yields the base URL (http://127.0.0.1:PORT) of a running server on `model`."""
+    with engine_process(model, log_path, *extra, timeout=timeout) as (url, _):
+        yield url
+
+
+@contextmanager
+def engine_process(model: str, log_path: Path, *extra: str, timeout: float = 240.0):
+    """Yields (base URL, process) of a running server on `model`: a test may stop it by its handle."""
     port = free_port()
     with open(log_path, "w") as log:
         proc = subprocess.Popen(
@@ -44,7 +51,7 @@ def engine_server(model: str, log_path: Path, *extra: str, timeout: float = 240.
         )
     try:
         wait_for(f"http://127.0.0.1:{port}/health", proc, timeout, log_path)
-        yield f"http://127.0.0.1:{port}"
+        yield f"http://127.0.0.1:{port}", proc
     finally:
         stop(proc)
 
