@@ -37,9 +37,7 @@ class DraftModel:
         for event in self.engine.stream():
             for request in event.finished:
                 out = request.output_token_ids
-        trace = self.engine.trace  # nothing of a draft is kept: the engine lives as long as the server
-        trace.requests.clear()
-        trace.tokens.clear()
+        self.engine.trace.clear()  # nothing of a draft is kept: the engine lives as long as the server
         return out
 
 

@@ -223,7 +223,7 @@ class KVCache:
         )
         self.bytes_per_token = kv_bytes_per_token(config, self.storage)
         # fp8 has no index_copy/index_select on CPU: those run on its bytes (a uint8 view of the same memory)
-        raw = self.data.view(torch.uint8) if self.storage == torch.float8_e4m3fn else self.data
+        self.raw = raw = self.data.view(torch.uint8) if self.storage == torch.float8_e4m3fn else self.data
         # per-layer (1, n_kv, slots, D) views, made once: the hot path slices them without extra ops
         self.k_layers = [raw[i, 0].unsqueeze(0) for i in range(config.num_layers)]
         self.v_layers = [raw[i, 1].unsqueeze(0) for i in range(config.num_layers)]

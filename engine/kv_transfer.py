@@ -102,10 +102,6 @@ class KVHandoff:
         )
 
 
-def _raw(kv_cache) -> torch.Tensor:
-    return kv_cache.data.view(torch.uint8) if kv_cache.storage == torch.float8_e4m3fn else kv_cache.data
-
-
 def _storage_name(kv_cache) -> str:
     return str(kv_cache.storage).removeprefix("torch.")
 
@@ -125,7 +121,7 @@ def prefill(engine, prompt: str | list[int], params: SamplingParams, chat: bool 
     kv, scales = _empty(engine.kv)
     if not finished:
         slots = engine.kv.slots(seq.block_table, 0, T)
-        kv = _raw(engine.kv).index_select(3, slots)
+        kv = engine.kv.raw.index_select(3, slots)
         scales = engine.kv.scales.index_select(3, slots) if engine.kv.quantized else None
         engine.abort(seq)
     return KVHandoff(
@@ -145,7 +141,7 @@ def prefill(engine, prompt: str | list[int], params: SamplingParams, chat: bool 
 
 def _empty(kv_cache) -> tuple[torch.Tensor, torch.Tensor | None]:
     """A hand-off with no KV (a request the first token finished): the right shape, no tokens."""
-    raw = _raw(kv_cache)
+    raw = kv_cache.raw
     c = kv_cache.config
     kv = torch.empty(c.num_layers, 2, c.num_kv_heads, 0, c.head_dim, dtype=raw.dtype)
     return kv, (torch.empty(c.num_layers, 2, c.num_kv_heads, 0) if kv_cache.quantized else None)
@@ -176,7 +172,7 @@ def adopt(engine, h: KVHandoff) -> Sequence:
     seq = Sequence(list(h.prompt_ids), h.params, now - (h.first_token_time - h.arrival))
     seq.block_table = kv.pool.allocate(need)
     slots = kv.slots(seq.block_table, 0, h.num_tokens)
-    _raw(kv).index_copy_(3, slots, h.kv)
+    kv.raw.index_copy_(3, slots, h.kv)
     if h.scales is not None:
         kv.scales.index_copy_(3, slots, h.scales)
     seq.num_cached_tokens = h.num_tokens

@@ -139,6 +139,10 @@ class Trace:
     steps: list[StepRecord] = field(default_factory=list)
     tokens: list[TokenEvent] = field(default_factory=list)
 
+    def clear(self) -> None:
+        """Forget everything recorded so far (a long-lived engine, such as a server's, keeps no history)."""
+        self.requests.clear(), self.steps.clear(), self.tokens.clear()
+
     def to_dict(self) -> dict:
         return {
             "model": self.model,

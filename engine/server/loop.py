@@ -188,7 +188,7 @@ class EngineLoop:
         except LabError as e:
             sub.send(Rejected(str(e)))
             return
-        self.engine.trace.steps.clear(), self.engine.trace.tokens.clear(), self.engine.trace.requests.clear()
+        self.engine.trace.clear()
         self._publish_load()
         sub.send(HandedOff(handoff))
 
@@ -213,8 +213,7 @@ class EngineLoop:
                         len(record.output_token_ids),
                     )
                 )
-        trace = self.engine.trace  # a server runs for days: keep no history
-        trace.steps.clear(), trace.tokens.clear(), trace.requests.clear()
+        self.engine.trace.clear()  # a server runs for days: keep no history
 
     def _publish_load(self) -> None:
         sched = self.engine.scheduler

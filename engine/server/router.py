@@ -17,6 +17,7 @@ import httpx2
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, StreamingResponse
 
+from engine.server.app import sse
 from engine.server.errors import error_body, error_response
 from engine.server.protocol import ChatRequest, CompletionRequest, ResponseIds
 from engine.server.stops import StopMatcher
@@ -178,7 +179,3 @@ class Relay:
             return
         if not self.finish_reason:  # the stream ended without its last line: the worker went away
             self.failure = str(WorkerDown("decode", self.decode_url, "its stream ended early"))
-
-
-def sse(payload: dict) -> str:
-    return f"data: {json.dumps(payload)}\n\n"
