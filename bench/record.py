@@ -133,6 +133,8 @@ def recorded(bench: str, out: Path = RESULTS) -> Iterator[None]:
                 f"# BUSY MACHINE: other processes kept {load.other_cores:.1f} of {load.cores} cores busy; "
                 "the times and ratios above are not the engine's own"
             )
+    if exiting is not None and exiting.code in (0, 2) and not markdown_tables(kept.getvalue()):
+        raise exiting  # --help or a usage error: the bench never ran, so there is nothing to record
     path = write_record(bench, kept.getvalue(), load, sys.argv[1:], out, started, at)
     print(f"# record: {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}")
     if exiting is not None:

@@ -93,7 +93,9 @@ def main() -> None:
         f"# {bundle.name}, fp32, {args.device}, greedy, batch 1, {args.new_tokens} new tokens, median of {args.repeats}\n"
     )
     systems = [("ours, plain", "ours", None)] + [(f"ours, prompt lookup k={k}", "ours", k) for k in args.k]
-    if args.draft_k:  # the model's own int8 copy (int8 weights, bf16 activations) drafting for it
+    if args.draft_k and args.device != "cpu":
+        print(f"# the int8 draft model is left out: int8 weights run on the CPU only, not on {args.device}\n")
+    elif args.draft_k:  # the model's own int8 copy (int8 weights, bf16 activations) drafting for it
         draft = load_model(device=args.device, dtype="bfloat16", weights="int8")
         config = SpeculativeConfig(method="draft_model", model="bundled", quantization="int8", num_tokens=args.draft_k)
         spec = with_draft_model(config, bundle.tokenizer, lambda _spec, _weights: draft)

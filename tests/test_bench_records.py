@@ -153,3 +153,13 @@ def test_a_bench_that_exits_with_its_code_still_leaves_its_record(tmp_path, monk
     assert json.loads(path.read_text())["tables"] == [
         {"header": ["server", "growth"], "rows": [["engine serve", "+60.2"]]}
     ]
+
+
+@pytest.mark.parametrize("code", [0, 2])
+def test_help_or_a_usage_error_leaves_no_record(tmp_path, monkeypatch, code):
+    """`bench/x.py --help` (exit 0) and a bad argument (exit 2) end before the bench runs."""
+    monkeypatch.setattr("sys.argv", ["bench/x.py", "--help"])
+    with pytest.raises(SystemExit), recorded("x", out=tmp_path):
+        print("usage: x.py [-h]")
+        sys.exit(code)
+    assert not list(tmp_path.glob("*.json"))
