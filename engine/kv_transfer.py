@@ -38,6 +38,7 @@ class KVHandoff:
     finished: bool = False  # the first token ended it (EOS, or one token asked): nothing to decode
     first_text: str = ""  # the text the first token adds (the prefill side sends it to the client)
     seconds: float = 0.0  # the prefill engine's time from arrival to the hand-off being packed
+    timing: dict | None = None  # a prefill worker's wall-clock stamps (arrived, started, packed)
 
     @property
     def num_tokens(self) -> int:
@@ -63,6 +64,7 @@ class KVHandoff:
             "finished": self.finished,
             "seconds": self.seconds,
             "first_text": self.first_text,
+            "timing": self.timing or {},
         }
         body = self.kv.contiguous().view(torch.uint8).numpy().tobytes()
         if self.scales is not None:
@@ -99,6 +101,7 @@ class KVHandoff:
             h["finished"],
             h["seconds"],
             h.get("first_text", ""),
+            h.get("timing") or {},
         )
 
 

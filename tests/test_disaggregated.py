@@ -58,6 +58,37 @@ def test_the_router_answers_as_one_server_does(pair, tiny_server, tiny_dirs):
     assert stopped.choices[0].text == want.choices[0].text[:3] and stopped.choices[0].finish_reason == "stop"
 
 
+def labelled(url: str, name: str, sample: str, **labels) -> float:
+    from prometheus_client.parser import text_string_to_metric_families
+
+    with urllib.request.urlopen(f"{url}/metrics") as r:
+        families = {f.name: f for f in text_string_to_metric_families(r.read().decode())}
+    return sum(
+        s.value
+        for s in families[name].samples
+        if s.name == sample and all(s.labels.get(k) == v for k, v in labels.items())
+    )
+
+
+def test_each_request_has_its_hand_off_record_and_the_workers_count_the_bytes(pair, tiny_dirs):
+    p, d, url = pair
+    sent_before = labelled(p, "pdlab:kv_transfer_bytes", "pdlab:kv_transfer_bytes_total", direction="sent")
+    got = client(url).completions.create(
+        model=tiny_dirs["llama"].name, prompt=PROMPT, max_tokens=6, temperature=0, extra_body={"ignore_eos": True}
+    )
+    with urllib.request.urlopen(f"{url}/pdlab/requests", timeout=30) as r:
+        record = next(x for x in json.loads(r.read())["data"] if x["id"] == got.id)
+    order = ["arrived", "p_arrival", "p_start", "p_end", "first_token", "d_received", "d_admitted", "done"]
+    stamps = [record[k] for k in order]
+    assert stamps == sorted(stamps), dict(zip(order, stamps))  # one wall clock, in the order they happen
+    assert record["output_tokens"] == 6 and record["error"] is None
+    sent = labelled(p, "pdlab:kv_transfer_bytes", "pdlab:kv_transfer_bytes_total", direction="sent")
+    assert sent - sent_before == record["handoff_bytes"] > 0
+    received = labelled(d, "pdlab:kv_transfer_bytes", "pdlab:kv_transfer_bytes_total", direction="received")
+    assert received >= record["handoff_bytes"]
+    assert labelled(d, "pdlab:kv_transfer_seconds", "pdlab:kv_transfer_seconds_count") >= 1
+
+
 def test_a_worker_takes_only_its_role(pair):
     p, d, _ = pair
     req = urllib.request.Request(f"{p}/pdlab/decode", data=b"x", method="POST")
@@ -133,6 +164,33 @@ def test_a_decode_worker_killed_mid_stream_fails_its_request_clearly(servers, ti
 
                 usage = "vllm:kv_cache_usage_perc"
                 assert metric(p, usage, usage) == 0  # the survivor holds no blocks of the lost request
+
+
+def test_a_prefill_worker_killed_leaves_decodes_running_and_new_requests_get_a_clear_error(servers, tiny_dirs):
+    from openai import APIStatusError, OpenAI
+
+    model = str(tiny_dirs["llama-4k"])
+    with worker(model, "prefill", "engine-serve-prefill-killed.log") as (p, proc):
+        with servers.engine(model, "engine-serve-decode-4k.log", "--role", "decode") as d:
+            with router(servers, p, d, "engine-router-prefill-killed.log") as url:
+                c = OpenAI(base_url=f"{url}/v1", api_key="unused", max_retries=0, timeout=60)
+                args = dict(model=tiny_dirs["llama-4k"].name, prompt=PROMPT, temperature=0)
+                stream = c.completions.create(**args, max_tokens=400, stream=True, extra_body={"ignore_eos": True})
+                chunks = iter(stream)
+                next(chunks)  # its KV is on the decode worker now
+                proc.kill()  # ours, by its handle
+                assert sum(1 for c in chunks if c.choices and c.choices[0].text) > 0  # it decodes to its end
+                for _ in range(2):  # and again: the router is still there
+                    with pytest.raises(APIStatusError) as e:
+                        c.completions.create(**args, max_tokens=4)
+                    assert e.value.status_code == 503 and f"prefill worker at {p} is not answering" in str(e.value)
+                with pytest.raises(urllib.error.HTTPError) as h:
+                    urllib.request.urlopen(f"{url}/health", timeout=30)
+                assert h.value.code == 503 and f"prefill worker at {p}" in json.loads(h.value.read())["error"]["message"]
+                from tests.server_support import metric
+
+                usage = "vllm:kv_cache_usage_perc"
+                assert metric(d, usage, usage) == 0  # the survivor holds no blocks once its decode ended
 
 
 @pytest.mark.parametrize(

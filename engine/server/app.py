@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
@@ -150,25 +151,34 @@ def create_app(
         if isinstance(answer, Rejected):
             return error_response(answer.message, 400)
         data = await asyncio.to_thread(answer.handoff.to_bytes)
+        metrics.observe_transfer("sent", len(data))
         return Response(data, media_type="application/octet-stream")
 
     @app.post("/pdlab/decode")
     async def decode(request: Request):
-        """A decode worker: continue from a hand-off; one JSON line per token's text, then the end."""
+        """A decode worker: continue from a hand-off. JSON lines: when it arrived and when its blocks
+        were given (wall clock), then one per token's text, then the end."""
         worker("decode")
+        data = await request.body()
+        received = time.time()
         try:
-            handoff = KVHandoff.from_bytes(await request.body())
+            handoff = KVHandoff.from_bytes(data)
         except LabError as e:
             return error_response(str(e), 400)
+        packed = (handoff.timing or {}).get("p_end")
+        metrics.observe_transfer("received", len(data), received - packed if packed else None)
         sub = loop.submit_handoff(handoff)
         first = await sub.events.get()
         if isinstance(first, Rejected):
             return error_response(first.message, 400)
-        return StreamingResponse(decoded(sub), media_type="application/x-ndjson")
+        return StreamingResponse(
+            decoded(sub, {"received": received, "admitted": first.at}), media_type="application/x-ndjson"
+        )
 
-    async def decoded(sub: Submission):
+    async def decoded(sub: Submission, admission: dict):
         done = False
         try:
+            yield json.dumps(admission) + "\n"  # when the hand-off arrived and when its blocks were given
             while True:
                 item = await sub.events.get()
                 if isinstance(item, Delta):

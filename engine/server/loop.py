@@ -28,6 +28,7 @@ from engine.trace import RequestRecord, StepRecord
 @dataclass
 class Accepted:
     num_prompt_tokens: int
+    at: float = 0.0  # wall clock (time.time) when the engine took it: a hand-off's admission
 
 
 @dataclass
@@ -53,7 +54,7 @@ class Finished:
     num_output_tokens: int
 
 
-@dataclass
+@dataclass(eq=False)  # one request is itself only: `in` and `remove` go by identity
 class Submission:
     """One HTTP request as the engine thread sees it."""
 
@@ -63,6 +64,7 @@ class Submission:
     loop: asyncio.AbstractEventLoop
     response_id: str = ""  # the id every chunk of its response carries
     arrival: float = field(default_factory=time.perf_counter)
+    arrived_at: float = field(default_factory=time.time)  # wall clock: comparable across the workers
     seq: Sequence | None = None
     first_scheduled: float | None = None
     handoff: object | None = None  # a decode worker's request: the KVHandoff it continues from
@@ -86,6 +88,7 @@ class EngineLoop:
         self._stopping = threading.Event()
         self._recent: collections.deque[dict] = collections.deque(maxlen=RECENT_MAX)
         self._recent_lock = threading.Lock()
+        self._parked: collections.deque[Submission] = collections.deque()  # hand-offs waiting for blocks
         self._thread = threading.Thread(target=self._run, name="engine-loop", daemon=True)
 
     def start(self) -> None:
@@ -128,7 +131,8 @@ class EngineLoop:
     # --- the engine thread ----------------------------------------------------------------------
     def _run(self) -> None:
         while not self._stopping.is_set():
-            self._take_inbox(block=not self.engine.has_unfinished)
+            self._take_inbox(block=not self.engine.has_unfinished and not self._parked)
+            self._admit_parked()
             if self.engine.has_unfinished:
                 try:
                     self._step()
@@ -156,6 +160,10 @@ class EngineLoop:
             pass
 
     def _handle(self, kind: str, sub: Submission) -> None:
+        if kind == "cancel" and sub in self._parked:
+            self._parked.remove(sub)
+            self._publish_load()
+            return
         if kind == "cancel":
             if sub.seq is not None and sub.seq.seq_id in self._live:
                 self.engine.abort(sub.seq)
@@ -165,6 +173,12 @@ class EngineLoop:
         if kind == "prefill":
             self._prefill(sub)
             return
+        if kind == "adopt" and (self._parked or not self._fits(sub)):
+            self._park(sub)
+            return
+        self._add(kind, sub)
+
+    def _add(self, kind: str, sub: Submission) -> None:
         try:
             if kind == "adopt":
                 sub.seq = adopt(self.engine, sub.handoff)
@@ -174,7 +188,33 @@ class EngineLoop:
             sub.send(Rejected(str(e)))
             return
         self._live[sub.seq.seq_id] = sub
-        sub.send(Accepted(len(sub.prompt_ids)))
+        sub.send(Accepted(len(sub.prompt_ids), time.time()))
+
+    def _need(self, sub: Submission) -> int:
+        return self.engine.kv.pool.blocks_for(sub.handoff.num_tokens + 1)
+
+    def _fits(self, sub: Submission) -> bool:
+        return self.engine.kv.pool.can_allocate(self._need(sub))
+
+    def _park(self, sub: Submission) -> None:
+        """A decode worker admits a hand-off only when its blocks are free: until then it waits here,
+        in arrival order, counted among the waiting requests."""
+        pool = self.engine.kv.pool
+        if self._need(sub) > pool.num_blocks:
+            sub.send(
+                Rejected(f"This request needs {self._need(sub)} KV blocks; the decode worker has {pool.num_blocks}.")
+            )
+            return
+        self._parked.append(sub)
+        self._publish_load()
+
+    def _admit_parked(self) -> None:
+        admitted = False
+        while self._parked and (self._fits(self._parked[0]) or not self.engine.has_unfinished):
+            self._add("adopt", self._parked.popleft())
+            admitted = True
+        if admitted:
+            self._publish_load()
 
     def _prefill(self, sub: Submission) -> None:
         """Run one hand-off to completion here, between steps (a prefill worker decodes nothing)."""
@@ -183,11 +223,13 @@ class EngineLoop:
                 Rejected("This server is running other requests: hand-offs need a server started with --role prefill.")
             )
             return
+        started = time.time()
         try:
             handoff = prefill(self.engine, sub.prompt_ids, sub.params)
         except LabError as e:
             sub.send(Rejected(str(e)))
             return
+        handoff.timing = {"p_arrival": sub.arrived_at, "p_start": started, "p_end": time.time()}
         self.engine.trace.clear()
         self._publish_load()
         sub.send(HandedOff(handoff))
@@ -217,7 +259,8 @@ class EngineLoop:
 
     def _publish_load(self) -> None:
         sched = self.engine.scheduler
-        self.metrics.set_load(len(sched.running), len(sched.waiting), sched.pool.num_used / sched.pool.num_blocks)
+        waiting = len(sched.waiting) + len(self._parked)
+        self.metrics.set_load(len(sched.running), waiting, sched.pool.num_used / sched.pool.num_blocks)
 
     def _note_scheduled(self, step: StepRecord) -> None:
         for s in step.seqs:

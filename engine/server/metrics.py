@@ -4,7 +4,9 @@ gauges, and per request the latency histograms TTFT, ITL, E2E, queue, prefill an
 with prompt and generation token counters, and the process's own (resident memory, CPU seconds).
 With speculative decoding, vLLM's spec-decode counters: drafts, drafted and accepted tokens, and
 accepted tokens per draft position (acceptance rate = accepted ÷ drafted tokens; mean accepted
-length = 1 + accepted ÷ drafts).
+length = 1 + accepted ÷ drafts). A disaggregated worker adds its KV hand-offs: bytes sent (prefill)
+or received (decode), and on the decode side each hand-off's transfer time, from the prefill
+worker's packing to this worker holding every byte.
 One registry per server (tests run several)."""
 
 from __future__ import annotations
@@ -68,6 +70,15 @@ class ServerMetrics:
         self.generation_tokens = Counter("vllm:generation_tokens", "Tokens generated.", labels, registry=r).labels(
             model_name
         )
+        self.transfer_bytes = Counter(
+            "pdlab:kv_transfer_bytes",
+            "KV hand-off bytes, sent by a prefill worker or received by a decode worker.",
+            [*labels, "direction"],
+            registry=r,
+        )
+        self.transfer = histogram(
+            "pdlab:kv_transfer_seconds", "A hand-off's transfer: packed on the prefill worker to received here."
+        )
         self.spec = None
         if speculative:
 
@@ -103,6 +114,11 @@ class ServerMetrics:
         self.decode.observe(max(0.0, decode_s))
         self.prompt_tokens.inc(prompt_tokens)
         self.generation_tokens.inc(m.num_output_tokens)
+
+    def observe_transfer(self, direction: str, nbytes: int, seconds: float | None = None) -> None:
+        self.transfer_bytes.labels(self.model_name, direction).inc(nbytes)
+        if seconds is not None:
+            self.transfer.observe(max(0.0, seconds))
 
     def observe_drafts(self, seqs: list[SeqStep]) -> None:
         """One step's verified drafts (speculative decoding)."""

@@ -4,10 +4,16 @@ prefill worker, which answers with the prompt's KV hand-off (engine/kv_transfer.
 token; the router hands those bytes to the decode worker and streams the rest from there, in
 OpenAI's shape, applying stop strings itself. A worker that does not answer, or dies mid-stream, is
 named in an OpenAI-shaped error; the router keeps serving.
+
+GET /pdlab/requests lists the last requests' hand-off records, stamped on one wall clock (the
+workers share the machine's): arrived at the router, arrived at / started / packed on the prefill
+worker, received / admitted on the decode worker, first token and last token at the router, and the
+hand-off's bytes.
 """
 
 from __future__ import annotations
 
+import collections
 import json
 import logging
 import time
@@ -23,6 +29,7 @@ from engine.server.protocol import ChatRequest, CompletionRequest, ResponseIds
 from engine.server.stops import StopMatcher
 
 log = logging.getLogger("pdlab.router")
+RECENT_MAX = 1024  # hand-off records kept for GET /pdlab/requests
 
 
 class WorkerDown(Exception):
@@ -32,6 +39,7 @@ class WorkerDown(Exception):
 
 def create_router(prefill_url: str, decode_url: str, timeout_s: float = 600.0) -> FastAPI:
     state: dict = {}
+    recent: collections.deque[dict] = collections.deque(maxlen=RECENT_MAX)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI):
@@ -61,6 +69,10 @@ def create_router(prefill_url: str, decode_url: str, timeout_s: float = 600.0) -
             return error_response("; ".join(down), 503)
         return {"status": "ok", "prefill": prefill_url, "decode": decode_url}
 
+    @app.get("/pdlab/requests")
+    async def records() -> dict:
+        return {"object": "list", "data": list(recent)}
+
     @app.get("/v1/models")
     async def models():
         try:
@@ -83,7 +95,7 @@ def create_router(prefill_url: str, decode_url: str, timeout_s: float = 600.0) -
             body = (ChatRequest if chat else CompletionRequest).model_validate_json(raw)
         except ValueError:
             body = None  # the prefill worker names what is wrong, in its own words
-        start = time.perf_counter()
+        start, arrived = time.perf_counter(), time.time()
         try:
             r = await state["client"].post(
                 prefill_url + ("/pdlab/prefill/chat" if chat else "/pdlab/prefill"),
@@ -100,17 +112,33 @@ def create_router(prefill_url: str, decode_url: str, timeout_s: float = 600.0) -
         names = ResponseIds(chat, model)
         stops = StopMatcher(body.stops, body.stop_token_ids, body.min_tokens) if body else StopMatcher([])
         reply = Relay(handoff, header, stops, decode_url, state["client"], start)
+        reply.record.update(id=names.id, arrived=arrived, handoff_bytes=len(handoff), **header.get("timing", {}))
         if body is not None and body.stream:
             return StreamingResponse(streamed(reply, names, body.include_usage), media_type="text/event-stream")
-        text = "".join([t async for t in reply.texts()])
+        text = "".join([t async for t in kept(reply)])
         if reply.failure:
             return error_response(reply.failure, 502)
         return names.whole(text, reply.finish_reason, reply.num_prompt_tokens, reply.num_output_tokens)
 
+    async def kept(reply: Relay):
+        """The reply's texts; its record is kept once it ends, however it ends."""
+        try:
+            async for text in reply.texts():
+                reply.record.setdefault("first_token", time.time())
+                yield text
+        finally:
+            reply.record.update(
+                done=time.time(),
+                prompt_tokens=reply.num_prompt_tokens,
+                output_tokens=reply.num_output_tokens,
+                error=reply.failure,
+            )
+            recent.append(reply.record)
+
     async def streamed(reply: Relay, names: ResponseIds, include_usage: bool):
         if names.chat:
             yield sse(names.chunk(role=True))
-        async for text in reply.texts():
+        async for text in kept(reply):
             yield sse(names.chunk(text))
         if reply.failure:
             yield sse(error_body(reply.failure, 502))
@@ -133,6 +161,7 @@ class Relay:
         self.num_output_tokens = 1
         self.finish_reason = ""
         self.failure: str | None = None
+        self.record: dict = {}  # the hand-off's stamps (the router's docstring)
 
     async def texts(self):
         first = self.stops.feed(self.header.get("first_text", ""), self.header["first_token"])
@@ -157,6 +186,9 @@ class Relay:
                     if not line:
                         continue
                     item = json.loads(line)
+                    if "admitted" in item:
+                        self.record.update(d_received=item["received"], d_admitted=item["admitted"])
+                        continue
                     if "error" in item:
                         self.failure = item["error"]
                         return
