@@ -41,6 +41,7 @@ PAGES: tuple[PageEntry, ...] = (
     PageEntry("remote", "nav_remote", ":material/cloud:", "remote"),
     PageEntry("precision", "nav_precision", ":material/tune:", "precision"),
     PageEntry("speculative", "nav_speculative", ":material/fast_forward:", "speculative"),
+    PageEntry("disaggregation", "nav_disaggregation", ":material/call_split:", "disaggregation"),
     PageEntry("source", "nav_source", ":material/menu_book:", "source"),
 )
 BY_NAME = {p.name: p for p in PAGES}

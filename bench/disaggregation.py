@@ -60,7 +60,7 @@ def main() -> int:
     )
     results: dict[str, list] = {name: [] for name in NAMES}
     with ExitStack() as stack:  # every server up once; the repeats interleave the set-ups
-        urls = start_setups(stack, "bundled", args.chunk, LOGS)
+        urls = start_setups(stack, "bundled", args.chunk, LOGS).urls
         for _ in range(args.repeats):
             for name, url in urls.items():
                 results[name].append(summarize(run_setup(name, url, specs, bundle.tokenizer, MODEL), slo))

@@ -1,9 +1,11 @@
 """Prefill and decode on one server against two, measured: one workload (chats decoding while long
 prompts arrive) sent over HTTP to three set-ups of real `python -m engine serve` processes
 
-    whole     colocated, whole prompts: `serve --no-chunked-prefill` on every core
+    whole     colocated, whole prompts: `serve --no-chunked-prefill` on every core, with a step budget
+              above any prompt (a prompt goes into the next step whole, and the decodes wait for it)
     chunked   colocated, chunked prefill: `serve --max-num-batched-tokens CHUNK` on every core
-    pd        1 prefill + 1 decode worker: `serve --role prefill --cpus 0`, `serve --role decode
+    pd        1 prefill + 1 decode worker: `serve --role prefill --cpus 0` (whole prompts, one at a time),
+              `serve --role decode
               --cpus 1`, and `router` in front: each prompt's KV handed over per request
 
 and read back per request: what the client saw (TTFT, TPOT, every gap between two tokens) and, for
@@ -24,7 +26,7 @@ from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from engine.server.launch import engine_server, router_server
+from engine.server.launch import engine_process, router_process
 from lab.remote_client import Endpoint
 from lab.remote_load import LoadRun, run_load, workload_plan
 from lab.slo import SLO, Goodput, judge_load
@@ -41,28 +43,46 @@ PHASES = (
 )
 
 
+WHOLE_BUDGET = 65536  # a step budget above any prompt: without it a prompt over the budget waits for an empty batch
+
+
 def server_flags(chunk: int) -> dict[str, list[list[str]]]:
     """Each set-up's servers, as `serve` flags (two for the pair, the router added in front)."""
+    whole = ["--no-chunked-prefill", "--max-num-batched-tokens", str(WHOLE_BUDGET)]
     return {
-        "whole": [["--no-chunked-prefill"]],
+        "whole": [whole],
         "chunked": [["--max-num-batched-tokens", str(chunk)]],
-        "pd": [["--role", "prefill", "--cpus", "0"], ["--role", "decode", "--cpus", "1"]],
+        "pd": [["--role", "prefill", "--cpus", "0", *whole], ["--role", "decode", "--cpus", "1"]],
     }
 
 
-def start_setups(stack: ExitStack, model: str, chunk: int, logs: Path, setups=SETUPS) -> dict[str, str]:
-    """Start every set-up's servers (stopped when `stack` closes, by their own handles); their URLs."""
+@dataclass
+class Servers:
+    urls: dict[str, str]  # each set-up's URL (the pair's router)
+    pids: tuple[int, ...]  # every process started: their CPU time is the measurement's, not other work
+
+
+def start_setups(stack: ExitStack, model: str, chunk: int, logs: Path, setups=SETUPS) -> Servers:
+    """Start every set-up's servers (stopped when `stack` closes, by their own handles)."""
     logs.mkdir(parents=True, exist_ok=True)
-    urls = {}
+    urls, pids = {}, []
     for name in setups:
         started = [
-            stack.enter_context(engine_server(model, logs / f"disagg-{name}-{i}.log", *flags))
+            stack.enter_context(engine_process(model, logs / f"disagg-{name}-{i}.log", *flags))
             for i, flags in enumerate(server_flags(chunk)[name])
         ]
         if len(started) == 2:
-            started = [stack.enter_context(router_server(*started, logs / "disagg-router.log"))]
-        urls[name] = started[0]
-    return urls
+            (p, _), (d, _) = started
+            started.append(stack.enter_context(router_process(p, d, logs / "disagg-router.log")))
+        urls[name] = started[-1][0]
+        pids += [proc.pid for _, proc in started]
+    return Servers(urls, tuple(pids))
+
+
+def served_model(url: str) -> str:
+    """The model name a server answers to (GET /v1/models)."""
+    with urllib.request.urlopen(f"{url}/v1/models", timeout=30) as r:
+        return json.loads(r.read())["data"][0]["id"]
 
 
 def workload(tokenizer, chats: int, chat_tokens: int, long_tokens: int, longs: int = 2) -> list[RequestSpec]:

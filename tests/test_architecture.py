@@ -159,6 +159,7 @@ def test_urls_stay_as_they_were():
             "remote",
             "precision",
             "speculative",
+            "disaggregation",
             "source",
         )
     ]

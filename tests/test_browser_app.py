@@ -38,6 +38,7 @@ PAGE_TITLES = {
     "remote": "rm_title",
     "precision": "pr_title",
     "speculative": "sp_title",
+    "disaggregation": "dg_title",
     "source": "src_title",
 }
 

@@ -186,7 +186,9 @@ def test_a_prefill_worker_killed_leaves_decodes_running_and_new_requests_get_a_c
                     assert e.value.status_code == 503 and f"prefill worker at {p} is not answering" in str(e.value)
                 with pytest.raises(urllib.error.HTTPError) as h:
                     urllib.request.urlopen(f"{url}/health", timeout=30)
-                assert h.value.code == 503 and f"prefill worker at {p}" in json.loads(h.value.read())["error"]["message"]
+                assert (
+                    h.value.code == 503 and f"prefill worker at {p}" in json.loads(h.value.read())["error"]["message"]
+                )
                 from tests.server_support import metric
 
                 usage = "vllm:kv_cache_usage_perc"

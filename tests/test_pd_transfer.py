@@ -6,7 +6,7 @@ import pytest
 
 from engine.config import PRESETS
 from engine.errors import LabError
-from lab.pd_transfer import LINKS, kv_transfer_bytes, transfer_rows
+from lab.pd_transfer import LINKS, MLA_PRESETS, calculator, kv_transfer_bytes, mla_transfer_bytes, transfer_rows
 
 
 def test_llama3_8b_hands_over_128_kib_per_token_in_bf16():
@@ -33,6 +33,17 @@ def test_the_engines_own_hand_off_moves_the_formulas_bytes(tiny):
     engine = Engine(tiny.model, tiny.tokenizer, EngineConfig(probe_memory=False, kv_dtype="bfloat16"))
     h = prefill(engine, "The quick brown fox", SamplingParams(max_new_tokens=2))
     assert h.nbytes == kv_transfer_bytes(tiny.model.config, h.num_tokens, "bfloat16")
+
+
+def test_mla_hands_over_one_compressed_latent_per_token_and_layer():
+    m = MLA_PRESETS["DeepSeek-V3 (MLA)"]
+    assert mla_transfer_bytes(m, 1) == 61 * 576 * 2 == 70_272  # ~69 KiB: about half of Llama-3-8B's 128 KiB
+    assert mla_transfer_bytes(m, 1, "int8") == 61 * 576 + 61 * 4
+    n, rows, links = calculator("DeepSeek-V3 (MLA)", 1000, "H100 SXM", "bfloat16")
+    assert n == 70_272_000 and rows is None  # no dense prefill projection for a mixture of experts
+    assert dict(links)["25 GbE"] == pytest.approx(n / (25 / 8 * 1e9))
+    dense, rows, _ = calculator("Llama-3-8B", 1000, "H100 SXM", "bfloat16")
+    assert dense == kv_transfer_bytes(PRESETS["Llama-3-8B"], 1000) and len(rows) == len(LINKS)
 
 
 def test_bad_input_is_named():

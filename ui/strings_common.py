@@ -126,5 +126,6 @@ STRINGS: dict[str, tuple[str, str]] = {
     "nav_remote": ("Remote server", "远程服务器"),
     "nav_precision": ("Precision lab", "精度实验室"),
     "nav_speculative": ("Speculative decoding", "推测解码"),
+    "nav_disaggregation": ("Disaggregation", "分离式部署"),
     "nav_source": ("The source", "原文"),
 }

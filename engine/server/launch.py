@@ -59,13 +59,20 @@ def engine_process(model: str, log_path: Path, *extra: str, timeout: float = 240
 @contextmanager
 def router_server(prefill_url: str, decode_url: str, log_path: Path, timeout: float = 60.0):
     """`python -m engine router` over a prefill and a decode worker: yields its base URL."""
+    with router_process(prefill_url, decode_url, log_path, timeout) as (url, _):
+        yield url
+
+
+@contextmanager
+def router_process(prefill_url: str, decode_url: str, log_path: Path, timeout: float = 60.0):
+    """Yields (base URL, process) of a running router."""
     port = free_port()
     argv = ["router", "--prefill-url", prefill_url, "--decode-url", decode_url, "--port", str(port)]
     with open(log_path, "w") as log:
         proc = subprocess.Popen([sys.executable, "-m", "engine", *argv], cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
     try:
         wait_for(f"http://127.0.0.1:{port}/docs", proc, timeout, log_path)  # /health waits for both workers
-        yield f"http://127.0.0.1:{port}"
+        yield f"http://127.0.0.1:{port}", proc
     finally:
         stop(proc)
 
