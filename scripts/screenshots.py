@@ -136,6 +136,25 @@ def speculative(page, port: int) -> None:
     shoot_tab(page, "What a verify step costs", "speculative-cost.png")
 
 
+def disaggregation(page, port: int) -> None:
+    """The disaggregation lab: its default workload on the three set-ups (the first run starts four
+    servers), then the transfer calculator at its defaults; the servers stopped after. The viewport
+    holds the whole tab: a chart below it is drawn at a stub's size until scrolled to."""
+    page.set_viewport_size({"width": 1280, "height": 3600})
+    goto(page, f"http://127.0.0.1:{port}/disaggregation")
+    run = page.get_by_role("button", name="Run the three set-ups")
+    run.wait_for(timeout=120_000)
+    click_and_wait(page, run, 900_000)
+    wait_text(page, "Goodput at the SLO")
+    page.get_by_text("decode worker · long prompt 2").first.wait_for(timeout=30_000)  # the last chart drawn
+    page.wait_for_timeout(1000)
+    shoot_tab(page, "Three set-ups, one workload", "disaggregation.png")
+    click_and_wait(page, page.get_by_role("button", name="Stop the servers"))
+    open_tab(page, "The transfer on real hardware")
+    wait_text(page, "KV to hand over")
+    shoot_tab(page, "The transfer on real hardware", "disaggregation-transfer.png")
+
+
 def memory(page, port: int) -> None:
     """The memory lab: a sweep up to L = 2048 (eager, sdpa, 512-token chunks), then each tab."""
     page.set_viewport_size({"width": 1280, "height": 2600})
@@ -396,6 +415,7 @@ SHOTS = {
     "remote": remote,
     "precision": precision,
     "speculative": speculative,
+    "disaggregation": disaggregation,
     "source": source,
 }
 DEFAULT = [name for name in SHOTS if name != "ceilings"]  # roofline takes the ceilings too

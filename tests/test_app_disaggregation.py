@@ -58,9 +58,10 @@ def test_three_set_ups_run_and_the_pair_draws_its_hand_offs(app, stopped_servers
     assert summary["hand-off transfer, median (ms)"].notna().tolist() == [False, False, True]
     drawn = charts(at)
     gantt = drawn["Each request on each worker: 1 prefill + 1 decode worker"]
-    lanes = {y for d in gantt["data"] for y in (d.get("y") or []) if y}
-    assert any(y.startswith("prefill worker · long prompt 1") for y in lanes)
-    assert any(y.startswith("decode worker · long prompt 1") for y in lanes)
+    lanes = dict(zip(gantt["layout"]["yaxis"]["ticktext"], gantt["layout"]["yaxis"]["tickvals"]))
+    assert "prefill worker · long prompt 1" in lanes and "decode worker · long prompt 1" in lanes
+    drawn_on = {y for d in gantt["data"] for y in (d.get("y") or []) if y is not None}
+    assert drawn_on == set(lanes.values())  # a bar on every lane
     assert len([a for a in gantt["layout"]["annotations"] if a.get("showarrow")]) == 3  # one hand-off each
     assert "Interference: the chats' gaps between tokens while long prompts prefill" in drawn
     assert "TTFT and TPOT of every request, per set-up" in drawn

@@ -16,6 +16,7 @@ RUN = "Run the three set-ups"
 def lab(chromium, app_server):
     with page_at(chromium, app_server, "disaggregation", lambda p: p.get_by_role("button", name=RUN)) as pg:
         yield pg
+        open_tab(pg, "Three set-ups, one workload")
         click_and_wait(pg, pg.get_by_role("button", name="Stop the servers"))  # the page's own, by their handles
 
 

@@ -84,10 +84,9 @@ def interference_figure(runs: dict[str, SetupRun], lang: str = "en") -> go.Figur
                     col=1,
                 )
                 shown = True
-        fig.update_yaxes(title_text="ms", rangemode="tozero", row=i, col=1)
+        fig.update_yaxes(title_text=t("dg_fig_gap_axis", lang), rangemode="tozero", row=i, col=1)
     fig.update_xaxes(title_text=t("dg_fig_time_axis", lang), row=len(names), col=1)
-    style(fig, t("dg_fig_interference", lang), "", "", height=150 + 170 * len(names))
-    fig.update_layout(yaxis_title=t("dg_fig_gap_axis", lang))
+    style(fig, t("dg_fig_interference", lang), "", t("dg_fig_gap_axis", lang), height=150 + 170 * len(names))
     fig.update_xaxes(title_text=t("dg_fig_time_axis", lang), row=len(names), col=1)
     return fig
 
@@ -98,10 +97,17 @@ def gantt_figure(sr: SetupRun, lang: str = "en") -> go.Figure:
     client's view (waiting for the first token, then decoding) on one lane."""
     fig, seen = go.Figure(), set()
     rows = phases(sr)
+    if sr.setup == "pd":
+        p_lane, d_lane = t("dg_gantt_prefill_lane", lang), t("dg_gantt_decode_lane", lang)
+        lanes = [f"{p_lane} · {r['label']}" for r in rows] + [f"{d_lane} · {r['label']}" for r in rows]
+    else:
+        lanes = [f"{t('dg_gantt_server_lane', lang)} · {r['label']}" for r in rows]
+    # Lanes are numbers, labelled: an arrow's ends in category names are not read alike by every plotly.js.
+    y = {lane: -i for i, lane in enumerate(lanes)}  # the first lane on top
 
     def bar(lane: str, phase: str, start: float, end: float) -> None:
         fig.add_bar(
-            y=[lane],
+            y=[y[lane]],
             x=[max(end - start, 1e-4)],
             base=[start],
             orientation="h",
@@ -114,8 +120,6 @@ def gantt_figure(sr: SetupRun, lang: str = "en") -> go.Figure:
         seen.add(phase)
 
     if sr.setup == "pd":
-        p_lane, d_lane = t("dg_gantt_prefill_lane", lang), t("dg_gantt_decode_lane", lang)
-        lanes = [f"{p_lane} · {r['label']}" for r in rows] + [f"{d_lane} · {r['label']}" for r in rows]
         for r in rows:
             p, d = f"{p_lane} · {r['label']}", f"{d_lane} · {r['label']}"
             for phase in ("p_queue", "prefill"):
@@ -127,7 +131,7 @@ def gantt_figure(sr: SetupRun, lang: str = "en") -> go.Figure:
             if "transfer" in r:
                 (a, b) = r["transfer"]
                 fig.add_annotation(
-                    x=b, y=d, ax=a, ay=p, xref="x", yref="y", axref="x", ayref="y",
+                    x=b, y=y[d], ax=a, ay=y[p], xref="x", yref="y", axref="x", ayref="y",
                     showarrow=True, arrowhead=3, arrowwidth=2, arrowcolor=PHASE_COLORS["transfer"], text="",
                 )  # fmt: skip
         fig.add_scatter(
@@ -135,19 +139,19 @@ def gantt_figure(sr: SetupRun, lang: str = "en") -> go.Figure:
             name=t("dg_phase_transfer", lang),
         )  # fmt: skip
     else:
-        lane = t("dg_gantt_server_lane", lang)
-        lanes = [f"{lane} · {r['label']}" for r in rows]
         for r, name in zip(rows, lanes):
             if r["first"] is not None:
                 bar(name, "waiting", r["sent"], r["first"])
                 bar(name, "decode", r["first"], r["done"])
     fig.update_layout(barmode="overlay", bargap=0.25)
-    fig.update_yaxes(categoryorder="array", categoryarray=lanes, autorange="reversed")  # the first on top
+    fig.update_yaxes(tickvals=list(y.values()), ticktext=list(y), range=[-len(lanes) + 0.4, 0.6], zeroline=False)
     title = f"{t('dg_fig_gantt', lang)}: {t(f'dg_setup_{sr.setup}', lang)}"
     return style(fig, title, t("dg_fig_time_axis", lang), t("dg_fig_lane_axis", lang), height=160 + 26 * len(lanes))
 
 
-def calculator_figure(links: list[tuple[str, float]], prefill_s: float | None, lang: str = "en") -> go.Figure:
+def calculator_figure(
+    links: list[tuple[str, float]], prefill_s: float | None, prefill_label: str, lang: str = "en"
+) -> go.Figure:
     """Each link's hand-off time as a bar; the projected prefill as a line: under it, the transfer hides."""
     fig = go.Figure()
     fig.add_bar(
@@ -161,8 +165,8 @@ def calculator_figure(links: list[tuple[str, float]], prefill_s: float | None, l
         fig.add_vline(x=1e3 * prefill_s, line=dict(color=PHASE_COLORS["prefill"], dash="dash", width=2))
         fig.add_scatter(
             x=[None], y=[None], mode="lines", line=dict(color=PHASE_COLORS["prefill"], dash="dash"),
-            name=t("dg_phase_prefill", lang),
+            name=prefill_label,
         )  # fmt: skip
     values = [1e3 * s for _, s in links] + ([1e3 * prefill_s] if prefill_s is not None else [])
-    log_axis(fig, "x", 0.5 * min(values), 2 * max(values))
+    log_axis(fig, "x", 0.5 * min(values), 2 * max(values), max_ticks=6)
     return style(fig, t("dg_fig_calc", lang), t("dg_fig_calc_axis", lang), t("dg_col_link", lang), height=380)

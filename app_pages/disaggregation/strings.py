@@ -124,7 +124,7 @@ STRINGS: dict[str, tuple[str, str]] = {
         "干扰：长提示预填充时对话的 token 间隔",
     ),
     "dg_fig_time_axis": ("time since the run started (s)", "自运行开始的时间（秒）"),
-    "dg_fig_gap_axis": ("gap between two tokens (ms)", "两个 token 之间的间隔（ms）"),
+    "dg_fig_gap_axis": ("gap (ms)", "间隔（ms）"),
     "dg_fig_prefill_window": ("a long prompt: sent to first token", "长提示：发送到第一个 token"),
     "dg_interference_caption": (
         "Each dot is one gap between two tokens of a chat, placed where it ended. The shaded spans are the long "

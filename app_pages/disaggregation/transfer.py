@@ -51,4 +51,5 @@ def render_transfer_tab(lang: str) -> None:
             row[t("dg_col_hides", lang)] = t("dg_hides_yes", lang) if extra <= 0 else t("dg_hides_no", lang, ms=extra)
         table.append(row)
     st.dataframe(pd.DataFrame(table), hide_index=True, key=keys.CALC_TABLE)
-    st.plotly_chart(calculator_figure(links, prefill_s, lang), key=keys.FIG_CALC)
+    label = t("dg_calc_prefill", lang, gpu=gpu)
+    st.plotly_chart(calculator_figure(links, prefill_s, label, lang), key=keys.FIG_CALC)
