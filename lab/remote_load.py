@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from engine.errors import LabError
 from engine.metrics import percentiles
 from lab.remote_client import Endpoint, RemoteRequest, RemoteResult, stream_one, warm
-from lab.remote_metrics import MetricsWatch, watch
+from lab.remote_metrics import MetricsWatch, watch_all
 from lab.workload import RequestSpec
 
 MODES = ("synchronous", "concurrent", "constant", "poisson", "workload")
@@ -177,12 +177,14 @@ async def watched_load(
     stop: Callable[[], bool] | None = None,
     read_metrics: bool = True,
     progress: Callable[[LoadRun], None] | None = None,
+    pools: dict[str, Endpoint] | None = None,
 ) -> None:
     """Run `run.plan` with the server's /metrics read beside it (the cause of an SLO miss comes from
-    there), filling `run` and `seen` in place, so a load interrupted by its page keeps what it
-    measured; `progress(run)` is called about every 0.25 s."""
+    there), and each of `pools`' (lab/remote_metrics.parse_pools), filling `run` and `seen` in place,
+    so a load interrupted by its page keeps what it measured; `progress(run)` is called about every
+    0.25 s."""
     done = asyncio.Event()
-    watcher = asyncio.create_task(watch(endpoint, done)) if read_metrics else None
+    watcher = asyncio.create_task(watch_all(endpoint, done, pools)) if read_metrics or pools else None
     load = asyncio.create_task(run_load(endpoint, model, run.plan, stop, run=run))
     try:
         while not load.done():
@@ -194,7 +196,9 @@ async def watched_load(
         done.set()
         if watcher is not None:
             got = await watcher
-            seen.snapshots, seen.note = got.snapshots, got.note
+            if read_metrics:
+                seen.snapshots, seen.note = got.snapshots, got.note
+            seen.pools = got.pools
 
 
 async def _send(plan: LoadPlan, one) -> None:

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 from prometheus_client.parser import text_string_to_metric_families
 
+from engine.errors import LabError
 from lab.remote_client import Endpoint
 
 MAX_METRICS_BYTES = 8 << 20
@@ -211,10 +212,13 @@ async def server_request_view(endpoint: Endpoint, response_id: str | None) -> di
 
 @dataclass
 class MetricsWatch:
-    """Readings of one run: before, every `interval_s` during, after; `note` says why there are none."""
+    """Readings of one run: before, every `interval_s` during, after; `note` says why there are none.
+    `pools`: the same of other servers read beside it, by name (a router's prefill and decode workers,
+    as a disaggregated vLLM, SGLang or Dynamo deployment exposes them)."""
 
     snapshots: list[Snapshot] = field(default_factory=list)
     note: str | None = None
+    pools: dict[str, MetricsWatch] = field(default_factory=dict)
 
     @property
     def kind(self) -> str | None:
@@ -231,6 +235,42 @@ class MetricsWatch:
         if name is None or len(self.snapshots) < 2 or name not in self.snapshots[-1].histograms:
             return None
         return self.snapshots[-1].histograms[name].minus(self.snapshots[0].histograms.get(name))
+
+
+MAX_POOLS = 8
+TRANSFER = "pdlab:kv_transfer_bytes"  # this lab's disaggregated workers: KV hand-off bytes (a counter)
+
+
+def parse_pools(text: str, api_key: str | None = None) -> dict[str, Endpoint]:
+    """`name = base URL` per line (blank lines and # comments skipped) -> {name: endpoint}; LabError
+    naming the line for anything else."""
+    pools: dict[str, Endpoint] = {}
+    for i, line in enumerate(text.splitlines(), start=1):
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        name, sep, url = (part.strip() for part in line.partition("="))
+        if not sep or not name or not url:
+            raise LabError(f"Pools, line {i}: write `name = base URL`, e.g. `prefill = http://10.0.0.2:8000`.")
+        if name in pools:
+            raise LabError(f"Pools, line {i}: the name {name!r} is used twice.")
+        try:
+            pools[name] = Endpoint(url, api_key)
+        except LabError as e:
+            raise LabError(f"Pools, line {i}: {e}") from None
+    if len(pools) > MAX_POOLS:
+        raise LabError(f"Pools: at most {MAX_POOLS} servers are read beside a run, got {len(pools)}.")
+    return pools
+
+
+async def watch_all(
+    endpoint: Endpoint, done: asyncio.Event, pools: dict[str, Endpoint] | None = None, interval_s: float = 0.5
+) -> MetricsWatch:
+    """The server's readings, and each pool's beside them, until `done` is set."""
+    names = list(pools or {})
+    got = await asyncio.gather(watch(endpoint, done, interval_s), *(watch(pools[n], done, interval_s) for n in names))
+    got[0].pools = dict(zip(names, got[1:]))
+    return got[0]
 
 
 async def watch(endpoint: Endpoint, done: asyncio.Event, interval_s: float = 0.5) -> MetricsWatch:

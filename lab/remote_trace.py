@@ -20,7 +20,7 @@ from typing import Any
 from engine.errors import LabError
 from lab.remote_client import RemoteRequest, RemoteResult
 from lab.remote_load import MODES, LoadPlan, LoadRun
-from lab.remote_metrics import KINDS, Histogram, MetricsWatch, Snapshot
+from lab.remote_metrics import KINDS, TRANSFER, Histogram, MetricsWatch, Snapshot
 from lab.schema import Bool, Checked, Float, Int, ListOf, OneOf, Record, Text, validate
 from lab.trace_io import INVALID, check_header, parse_json
 
@@ -123,13 +123,15 @@ def _result_dict(r: RemoteResult, requests: list[RemoteRequest], start: float) -
     }
 
 
-def _watch_dict(seen: MetricsWatch, start: float) -> dict:
-    """Gauges the page draws at every reading; histograms only at the first and last."""
+def _watch_dict(seen: MetricsWatch, start: float, pools: bool = True) -> dict:
+    """Gauges the page draws at every reading; histograms only at the first and last; each pool's too."""
     names = KINDS.get(seen.kind or "")
     gauges = {n for n in (names.running, names.waiting, names.kv_usage) if n} if names else set()
+    gauges.add(TRANSFER)
     last = len(seen.snapshots) - 1
     return {
         "note": seen.note,
+        **({"pools": {n: _watch_dict(w, start, pools=False) for n, w in seen.pools.items()}} if pools else {}),
         "snapshots": [
             {
                 "time": _rel(s.time, start),
@@ -207,7 +209,9 @@ class SnapshotFile(Record):
     histograms: dict[str, HistogramFile]
 
 
-class WatchFile(Record):
+class PoolWatchFile(Record):
+    """One pool's readings (another server read beside the run)."""
+
     note: Text(4096) | None = None
     snapshots: ListOf(SnapshotFile, 100_000)
 
@@ -219,6 +223,15 @@ class WatchFile(Record):
             for s in self.snapshots
         ]
         return MetricsWatch(snaps, self.note)
+
+
+class WatchFile(PoolWatchFile):
+    pools: dict[str, PoolWatchFile] | None = None  # files written before pools were read have none
+
+    def build(self) -> MetricsWatch:
+        seen = super().build()
+        seen.pools = {name: p.build() for name, p in (self.pools or {}).items()}
+        return seen
 
 
 class RunFile(Record):

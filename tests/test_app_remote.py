@@ -295,3 +295,21 @@ def test_a_load_of_synthetic_prompts_says_their_length_beside_the_servers_count(
     at.text_input(key="rm_tokenizer").set_value("/no/such/tokenizer")
     at = submit(at, "Run the load")
     assert not at.exception and any("Cannot load a tokenizer" in e.value for e in at.error), [e.value for e in at.error]
+
+
+def test_pools_are_read_beside_a_load_and_drawn_pool_by_pool(app, served):
+    at = connect(app, served)
+    at.radio(key="rm_mode").set_value("concurrent")
+    at.number_input(key="rm_requests").set_value(3)
+    at.number_input(key="rm_load_tokens").set_value(4)
+    at.text_area(key="rm_pools").set_value("decode = http//nowhere")
+    at = submit(at, "Run the load")
+    assert any("Pools, line 1" in e.value for e in at.error), [e.value for e in at.error]  # refused, not run
+    at.text_area(key="rm_pools").set_value(f"# a deployment's pools\nworker = {served}\nsecond = {served}")
+    at = submit(at, "Run the load")
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    _, seen = at.session_state["rm_load_result"][-1]
+    assert set(seen.pools) == {"worker", "second"} and all(len(p.snapshots) >= 2 for p in seen.pools.values())
+    pools = charts(at)["Each pool's gauges over the load"]
+    assert [a["text"] for a in pools["layout"]["annotations"]] == ["worker", "second"]  # one row per pool
+    assert any("**worker**: vllm names" in c.value for c in at.caption), [c.value for c in at.caption]

@@ -209,3 +209,26 @@ def test_a_prefill_worker_killed_leaves_decodes_running_and_new_requests_get_a_c
 def test_bad_worker_and_router_options_are_one_line(cli, argv, message):
     out = cli(*argv)
     assert out.returncode == 2 and out.stderr.count("\n") == 1 and message in out.stderr, out.stderr
+
+
+def test_the_remote_lab_reads_both_workers_pools_beside_a_load_through_the_router(pair, tiny_dirs):
+    import asyncio
+    import time
+
+    from lab.remote_client import Endpoint, RemoteRequest
+    from lab.remote_load import LoadPlan, LoadRun, watched_load
+    from lab.remote_metrics import TRANSFER, MetricsWatch, parse_pools
+
+    p, d, url = pair
+    plan = LoadPlan(
+        "concurrent", [RemoteRequest(PROMPT, 6, chat=False, ignore_eos=True)], max_requests=4, concurrency=2
+    )
+    run, seen = LoadRun(plan, start=time.perf_counter()), MetricsWatch()
+    pools = parse_pools(f"prefill = {p}\ndecode = {d}")
+    asyncio.run(watched_load(Endpoint(url), tiny_dirs["llama"].name, run, seen, read_metrics=False, pools=pools))
+    assert [r.error for r in run.results] == [None] * 4
+    assert seen.snapshots == [] and set(seen.pools) == {"prefill", "decode"}  # the router has no /metrics of its own
+    for pool in seen.pools.values():
+        assert pool.kind == "vllm" and len(pool.snapshots) >= 2
+        moved = [s.gauges[TRANSFER] for s in pool.snapshots]
+        assert moved[-1] > moved[0]  # each side counted the four hand-offs' bytes

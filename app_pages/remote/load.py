@@ -18,6 +18,7 @@ from app_pages.remote.capacity import SLO_DEFAULTS
 from app_pages.remote.connect import Connection
 from app_pages.remote.figures import gantt_figure, server_figure, sweep_figure
 from app_pages.remote.outcome import render_outcome
+from app_pages.remote.pools import form_pools, pools_field, render_pools
 from app_pages.remote.report import server_ttft_text
 from app_pages.remote.saving import download_buttons
 from app_pages.remote.strings import t
@@ -121,6 +122,7 @@ def _controls(lang: str) -> bool:
             disabled=public,
             persist_state=KEEP,
         )
+        pools_field(lang)
         return st.form_submit_button(t("rm_run_load", lang), type="primary", icon=":material/speed:")
 
 
@@ -178,7 +180,9 @@ def sweep_rates(text: str, lang: str) -> list[float]:
     return sorted(set(rates))
 
 
-async def _run_live(conn: Connection, model: str, run: LoadRun, seen: MetricsWatch, bar, label: str, lang: str) -> None:
+async def _run_live(
+    conn: Connection, model: str, run: LoadRun, seen: MetricsWatch, bar, label: str, lang: str, pools: dict
+) -> None:
     def show(run: LoadRun) -> None:
         finished = sum(1 for r in run.results if r.done)
         failed = sum(1 for r in run.results if r.error)
@@ -189,7 +193,7 @@ async def _run_live(conn: Connection, model: str, run: LoadRun, seen: MetricsWat
 
     if not conn.kind:  # not watched: why, as found on connecting
         seen.note = conn.metrics_note or None
-    await watched_load(conn.endpoint, model, run, seen, read_metrics=bool(conn.kind), progress=show)
+    await watched_load(conn.endpoint, model, run, seen, read_metrics=bool(conn.kind), progress=show, pools=pools)
 
 
 def _plans(lang: str) -> list[LoadPlan]:
@@ -209,6 +213,9 @@ def render_load(conn: Connection, lang: str) -> None:
         except LabError as exc:
             show_message(str(exc))
             return
+        pools = form_pools(conn.endpoint)
+        if pools is None:
+            return
         runs = [(LoadRun(plan, start=time.perf_counter()), MetricsWatch()) for plan in plans]
         st.session_state[keys.LOAD_RESULT] = runs  # kept as they fill: Stop leaves what ran
         slot = st.empty()
@@ -217,7 +224,7 @@ def render_load(conn: Connection, lang: str) -> None:
             bar = st.progress(0.0)
         for i, (run, seen) in enumerate(runs):
             label = t("rm_sweep_step", lang, rate=run.plan.rate, k=i + 1, n=len(runs)) if len(runs) > 1 else ""
-            asyncio.run(_run_live(conn, st.session_state[keys.MODEL], run, seen, bar, label, lang))
+            asyncio.run(_run_live(conn, st.session_state[keys.MODEL], run, seen, bar, label, lang, pools))
         slot.empty()
     kept = [(run, seen) for run, seen in st.session_state.get(keys.LOAD_RESULT) or [] if run.results]
     if not kept:  # nothing was sent (a Stop before the first request, or no run yet)
@@ -304,6 +311,7 @@ def render_run(run: LoadRun, seen: MetricsWatch, lang: str, prefix: str = "") ->
             st.caption(server_ttft_text(ttft, lang))
     else:
         st.caption(md_escape(t("rm_server_none", lang, note=seen.note or t("rm_server_unread", lang))))
+    render_pools(seen, run.start, lang, prefix)
 
 
 def sweep_table(runs: list[LoadRun], lang: str) -> pd.DataFrame:

@@ -284,6 +284,25 @@ STRINGS: dict[str, tuple[str, str]] = {
     "rm_server_title": ("The server's own view during the load", "负载期间服务器自己的视图"),
     "rm_server_y": ("requests", "请求数"),
     "rm_server_kv": ("KV cache in use (%)", "KV 缓存占用（%）"),
+    "rm_pools": ("Also read these servers' /metrics (optional)", "同时读取这些服务器的 /metrics（可选）"),
+    "rm_pools_help": (
+        "One `name = base URL` per line: the pools behind this endpoint, such as a router's prefill and decode "
+        "workers in a disaggregated vLLM, SGLang or Dynamo deployment (or this lab's `serve --role`). Each is read "
+        "every half second during the load, beside the server above, and drawn pool by pool.",
+        "每行一个 `名称 = 基础 URL`：这个端点背后的各个池，例如分离式 vLLM、SGLang 或 Dynamo 部署中路由器后面的预填充"
+        "和解码 worker（或本实验室的 `serve --role`）。负载期间每半秒读取一次，与上面的服务器一起，按池分别绘制。",
+    ),
+    "rm_pools_public": (
+        "Off in public mode: only the servers the owner lists are reached.",
+        "公开模式下不可用：只访问所有者列出的服务器。",
+    ),
+    "rm_fig_pools": ("Each pool's gauges over the load", "负载期间各池的指标"),
+    "rm_pools_x": ("time since the load started (s)", "自负载开始的时间（秒）"),
+    "rm_pools_y": ("requests / KV %", "请求数 / KV %"),
+    "rm_pool_line": ("**{name}**: {kind} names, {n} readings", "**{name}**：{kind} 指标名，{n} 次读取"),
+    "rm_pool_moved": ("; {mib:.1f} MiB of KV hand-offs during the load", "；负载期间 KV 交接 {mib:.1f} MiB"),
+    "rm_pool_unread": ("**{name}**: not read ({note})", "**{name}**：未读取（{note}）"),
+    "rm_pool_kind_unknown": ("unknown", "未知"),
     "rm_series_running": ("running", "运行中"),
     "rm_series_waiting": ("waiting", "等待中"),
     "rm_server_p99": ("P99 ≈ {p99:.0f} ms", "P99 ≈ {p99:.0f} 毫秒"),

@@ -76,6 +76,8 @@ class ServerMetrics:
             [*labels, "direction"],
             registry=r,
         )
+        for direction in ("sent", "received"):  # at 0 from the start: a scrape before any hand-off reads them
+            self.transfer_bytes.labels(model_name, direction)
         self.transfer = histogram(
             "pdlab:kv_transfer_seconds", "A hand-off's transfer: packed on the prefill worker to received here."
         )
