@@ -60,12 +60,13 @@ def server_flags(chunk: int) -> dict[str, list[list[str]]]:
 class Servers:
     urls: dict[str, str]  # each set-up's URL (the pair's router)
     pids: tuple[int, ...]  # every process started: their CPU time is the measurement's, not other work
+    workers: dict[str, str] = field(default_factory=dict)  # the pair's own URLs: "prefill", "decode"
 
 
 def start_setups(stack: ExitStack, model: str, chunk: int, logs: Path, setups=SETUPS) -> Servers:
     """Start every set-up's servers (stopped when `stack` closes, by their own handles)."""
     logs.mkdir(parents=True, exist_ok=True)
-    urls, pids = {}, []
+    urls, pids, workers = {}, [], {}
     for name in setups:
         started = [
             stack.enter_context(engine_process(model, logs / f"disagg-{name}-{i}.log", *flags))
@@ -73,10 +74,11 @@ def start_setups(stack: ExitStack, model: str, chunk: int, logs: Path, setups=SE
         ]
         if len(started) == 2:
             (p, _), (d, _) = started
+            workers = {"prefill": p, "decode": d}
             started.append(stack.enter_context(router_process(p, d, logs / "disagg-router.log")))
         urls[name] = started[-1][0]
         pids += [proc.pid for _, proc in started]
-    return Servers(urls, tuple(pids))
+    return Servers(urls, tuple(pids), workers)
 
 
 def served_model(url: str) -> str:

@@ -324,6 +324,37 @@ def ceilings(page, port: int) -> None:
     shoot_tab(page, "This machine's ceilings", "roofline-ceilings.png")
 
 
+def remote_pools(page, port: int) -> None:
+    """The remote page against a disaggregated pair of the bundled model (`serve --role prefill` and
+    `--role decode` behind `router`): a concurrent load of 8, with both workers' /metrics read as pools."""
+    from contextlib import ExitStack
+
+    from lab.disaggregation import start_setups
+
+    page.set_viewport_size({"width": 1280, "height": 3200})
+    with ExitStack() as stack:
+        servers = start_setups(stack, "bundled", 128, OUT.parent.parent / "test-artifacts", setups=("pd",))
+        router = servers.urls["pd"]
+        goto(page, f"http://127.0.0.1:{port}/remote")
+        box = page.get_by_label("Base URL", exact=True)
+        box.wait_for(timeout=120_000)
+        box.fill(router)
+        click_and_wait(page, page.get_by_role("button", name="Connect"))
+        page.get_by_text("Connected to").first.wait_for(timeout=60_000)
+        open_tab(page, "Load")
+        panel = page.locator(TAB_PANEL)
+        panel.locator('label:has-text("concurrent: a fixed number in flight")').click()
+        panel.get_by_label("Requests", exact=True).fill("8")
+        panel.locator('textarea[placeholder^="prefill = "]').fill(
+            "\n".join(f"{name} = {url}" for name, url in servers.workers.items())
+        )
+        click_and_wait(page, panel.get_by_role("button", name="Run the load"), 600_000)
+        page.get_by_text("requests finished").first.wait_for(timeout=600_000)
+        page.get_by_text("Each pool's gauges").first.wait_for(timeout=60_000)
+        page.wait_for_timeout(1000)
+        shoot_tab(page, "Load", "remote-pools.png")
+
+
 def remote(page, port: int) -> None:
     """The remote-server page against our own `python -m engine serve` (the bundled model): one prompt,
     then a concurrent load of 8 synthetic 128-token prompts, then a capacity search up to 4 in flight
@@ -413,6 +444,7 @@ SHOTS = {
     "claims": claims,
     "ceilings": ceilings,
     "remote": remote,
+    "remote_pools": remote_pools,
     "precision": precision,
     "speculative": speculative,
     "disaggregation": disaggregation,

@@ -224,6 +224,8 @@ class EngineLoop:
             )
             return
         started = time.time()
+        pool = self.engine.scheduler.pool
+        self.metrics.set_load(1, self._inbox.qsize(), pool.num_used / pool.num_blocks)  # this one, those queued
         try:
             handoff = prefill(self.engine, sub.prompt_ids, sub.params)
         except LabError as e:
