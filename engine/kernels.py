@@ -193,3 +193,36 @@ def plan_kernels(
     if measured and cache:
         write_cache(cache, stored)
     return KernelPlan("measured" if measured else "cached", choices)
+
+
+# --- int8 weights: the activation dtype that decodes fastest here -----------------------------------
+
+INT8_ACTIVATIONS = (torch.bfloat16, torch.float32)
+
+
+@dataclass(frozen=True)
+class ActivationChoice:
+    dtype: torch.dtype
+    decode_ms: dict[str, float]  # activation dtype -> the model's int8 matmuls of one decode token (ms)
+
+    def describe(self) -> str:
+        times = ", ".join(f"{ms:.1f} ms in {name}" for name, ms in self.decode_ms.items())
+        return f"int8 weights with {str(self.dtype).removeprefix('torch.')} activations, measured fastest here ({times} per token's matmuls)"
+
+
+def int8_activations(counts: dict[tuple[int, int], int], cache: Path | None = None) -> ActivationChoice:
+    """For int8 weights on the CPU: each activation dtype's int8 kernel plan (measured once per machine,
+    cached), its decode time summed over the model's matmuls (`counts`: shape -> how many a token
+    runs), and the faster dtype. bfloat16 wins where the CPU computes in it natively (AVX-512 BF16,
+    AMX); float32 can win where it does not."""
+    cpu = torch.device("cpu")
+    totals = {}
+    for dtype in INT8_ACTIVATIONS:
+        plan = plan_kernels(list(counts), dtype, cpu, cache, fmt="int8")
+        if plan.forced:  # one kernel for both: nothing was timed, keep the exact dtype
+            return ActivationChoice(torch.float32, {})
+        totals[str(dtype).removeprefix("torch.")] = sum(
+            n * plan.choices[shape].decode_ms[plan.choices[shape].decode] for shape, n in counts.items()
+        )
+    best = min(totals, key=totals.get)
+    return ActivationChoice(getattr(torch, best), totals)

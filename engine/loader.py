@@ -263,6 +263,17 @@ class ModelBundle:
     source: str
 
 
+def _int8_activations(config, progress: ProgressFn) -> torch.dtype:
+    from engine.kernels import int8_activations
+
+    progress("Timing int8 matmuls with bfloat16 and float32 activations (once per machine)", 0.96)
+    shapes = linear_shapes(config)
+    counts = {shape: config.num_layers for shape in shapes[:-1]} | {shapes[-1]: 1}  # the LM head: once a token
+    choice = int8_activations(counts, cache_dir() / "kernels.json")
+    progress(choice.describe(), 0.97)
+    return choice.dtype
+
+
 def load_model(
     spec: str | None = None,
     dtype: str | torch.dtype = "float32",
@@ -273,16 +284,22 @@ def load_model(
 ) -> ModelBundle:
     """kernels: None chooses each linear's kernel by measurement (engine/kernels.py); "linear" or
     "packed" forces one. weights: "native" (the dtype's own), "int8" or "w8a8", quantised here from
-    the model's own weights (engine/quant.py)."""
+    the model's own weights (engine/quant.py). dtype "auto": float32, except int8 weights on the CPU,
+    whose activations take the dtype measured fastest here (engine/kernels.int8_activations); the
+    progress line says which."""
     from engine.config import parse_dtype
     from engine.cpu_tuning import keep_freed_memory_for_reuse
     from engine.kernels import plan_kernels
     from engine.quant import check_format
 
     keep_freed_memory_for_reuse()
-    torch_dtype, dev = parse_dtype(dtype), resolve_device(device)
+    dev = resolve_device(device)
+    auto = str(dtype).lower() == "auto"
+    torch_dtype = torch.float32 if auto else parse_dtype(dtype)
     check_format(weights, torch_dtype, dev)
     files = load_model_files(spec, progress)
+    if auto and weights == "int8" and dev.type == "cpu" and not kernels:
+        torch_dtype = _int8_activations(files.config, progress)
     progress("Choosing matmul kernels (timed once per machine)", 0.97)
     plan = plan_kernels(linear_shapes(files.config), torch_dtype, dev, cache_dir() / "kernels.json", kernels, weights)
     if weights != "native":

@@ -11,7 +11,7 @@ def test_generate_json(cli, tiny_dirs):
     )
     assert out.returncode == 0, out.stderr
     d = json.loads(out.stdout)
-    assert set(d) == {"model", "prompt_tokens", "output_tokens", "text", "metrics", "steps"}
+    assert set(d) == {"model", "dtype", "prompt_tokens", "output_tokens", "text", "metrics", "steps"}
     assert len(d["output_tokens"]) == len(d["steps"]) <= 4
     assert d["steps"][0]["phase"] == "prefill" and d["steps"][0]["num_tokens"] == len(d["prompt_tokens"])
     L = len(d["prompt_tokens"])
@@ -112,6 +112,9 @@ def test_quantised_weights_and_kv_cache_from_the_command_line(cli, tiny_dirs):
     assert out.returncode == 0, out.stderr
     quant = json.loads(out.stdout)
     assert len(quant["output_tokens"]) == 4
+    assert plain["dtype"] == "float32" and quant["dtype"] in ("bfloat16", "float32")  # int8: measured fastest
+    said = cli(*base[:-1], "--weights", "int8")
+    assert f"int8 weights with {quant['dtype']} activations, measured fastest here" in said.stderr, said.stderr
     assert quant["steps"][0]["kv_bytes"] < plain["steps"][0]["kv_bytes"] / 3  # int8 K and V plus their scales
     bad = cli(*base, "--weights", "w8a8", "--dtype", "bf16")
     assert bad.returncode == 2 and "float32 only" in bad.stderr and "Traceback" not in bad.stderr

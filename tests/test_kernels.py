@@ -136,6 +136,33 @@ def test_int8_weights_choose_between_their_own_kernels_and_cache_apart(tmp_path)
     assert kernels.plan_kernels([(24, 16)], torch.float32, torch.device("cpu"), cache, fmt="w8a8").forced == "fbgemm"
 
 
+def test_int8_activations_take_the_dtype_whose_decode_matmuls_are_fastest_here(tmp_path):
+    """Each activation dtype's int8 plan is measured (and cached), its decode time summed over the
+    matmuls a token runs; the smaller sum wins, and the sentence says both."""
+    cache = tmp_path / "kernels.json"
+    counts = {(96, 64): 3, (200, 64): 1}
+    choice = kernels.int8_activations(counts, cache)
+    assert set(choice.decode_ms) == {"bfloat16", "float32"}
+    assert choice.decode_ms[str(choice.dtype).removeprefix("torch.")] == min(choice.decode_ms.values())
+    for name, total in choice.decode_ms.items():  # the sums come from the cached plans, counted per matmul
+        plan = kernels.plan_kernels(list(counts), getattr(torch, name), torch.device("cpu"), cache, fmt="int8")
+        assert plan.source == "cached"
+        assert total == pytest.approx(
+            sum(n * plan.choices[s].decode_ms[plan.choices[s].decode] for s, n in counts.items())
+        )
+    assert "measured fastest here" in choice.describe() and "ms in float32" in choice.describe()
+
+
+def test_auto_dtype_is_float32_except_for_int8_weights(tiny_dirs):
+    from engine import load_model
+
+    assert load_model(str(tiny_dirs["llama"]), dtype="auto").model.dtype == torch.float32
+    assert load_model(str(tiny_dirs["llama"]), dtype="float32", weights="int8").model.dtype == torch.float32  # asked
+    said = []
+    auto = load_model(str(tiny_dirs["llama"]), dtype="auto", weights="int8", progress=lambda s, _f: said.append(s))
+    assert any(f"with {str(auto.model.dtype).removeprefix('torch.')} activations" in s for s in said), said
+
+
 def follows_the_rule(choice: ShapeChoice) -> bool:
     """Each regime runs its fastest kernel, or the other regime's choice when that is within TIE of the
     fastest (one copy of the weight instead of two)."""
