@@ -62,18 +62,24 @@ def gguf_copies(llama_cpp) -> dict[str, Path]:
 
 
 def llama_run(llm, ids: list[int], new_tokens: int) -> tuple[float, float, list[int]]:
-    """(prefill ms, TPOT ms, greedy tokens) of llama.cpp, EOS ignored, argmax of its own logits."""
+    """(prefill ms, TPOT ms, greedy tokens) of llama.cpp, EOS ignored: the argmax of the last logits
+    its context computed (read through its C API: the Python object keeps them only with logits_all)."""
+    import llama_cpp
     import numpy as np
+
+    def argmax() -> int:
+        logits = llama_cpp.llama_get_logits_ith(llm.ctx, -1)
+        return int(np.argmax(np.ctypeslib.as_array(logits, shape=(llm.n_vocab(),))))
 
     llm.reset()
     start = time.perf_counter()
     llm.eval(ids)
     times = [time.perf_counter()]
-    tokens = [int(np.argmax(llm.scores[llm.n_tokens - 1]))]
+    tokens = [argmax()]
     for _ in range(new_tokens - 1):
         llm.eval([tokens[-1]])
         times.append(time.perf_counter())
-        tokens.append(int(np.argmax(llm.scores[llm.n_tokens - 1])))
+        tokens.append(argmax())
     return (times[0] - start) * 1e3, (times[-1] - times[0]) * 1e3 / (len(times) - 1), tokens
 
 
