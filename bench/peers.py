@@ -28,6 +28,7 @@ from bench.decode import hf  # noqa: E402
 from bench.decode_parts import ours, prompt_ids  # noqa: E402
 from bench.record import recorded  # noqa: E402
 from engine import Engine, EngineConfig, SamplingParams, load_model  # noqa: E402
+from engine.costmodel import layer_weight_bytes  # noqa: E402
 from engine.loader import bundled_gguf_path, cache_dir, convert_bundled  # noqa: E402
 
 INSTALL = ".venv/bin/pip install -e '.[peers]' (builds llama.cpp from source: ~25 min on 2 cores)"
@@ -157,6 +158,13 @@ def main() -> int:
                 for L, ids in prompts.items()
             )
             print(f"\nGreedy agreement, ours float32 against llama.cpp F32 (same numbers): {agree}.\n")
+            weights = layer_weight_bytes(fp32.model.config, 4)  # float32: what each decode token reads
+            rates = ", ".join(
+                f"{name} {weights / med[(name, L)][1] / 1e6:.1f} GB/s at L={L}"
+                for name in ("ours, float32", "llama.cpp F32")
+                for L in args.lengths
+            )
+            print(f"Float32 weights streamed per decode token: {weights / 1e6:.0f} MB; over the TPOT: {rates}.\n")
     return 0
 
 
