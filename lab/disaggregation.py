@@ -4,9 +4,9 @@ prompts arrive) sent over HTTP to three set-ups of real `python -m engine serve`
     whole     colocated, whole prompts: `serve --no-chunked-prefill` on every core, with a step budget
               above any prompt (a prompt goes into the next step whole, and the decodes wait for it)
     chunked   colocated, chunked prefill: `serve --max-num-batched-tokens CHUNK` on every core
-    pd        1 prefill + 1 decode worker: `serve --role prefill --cpus 0` (whole prompts, one at a time),
-              `serve --role decode
-              --cpus 1`, and `router` in front: each prompt's KV handed over per request
+    pd        1 prefill + 1 decode worker: `serve --role prefill --cpus 0` (whole prompts, one at a
+              time), `serve --role decode --cpus 1`, and `router` in front: each prompt's KV handed
+              over per request
 
 and read back per request: what the client saw (TTFT, TPOT, every gap between two tokens) and, for
 the pair, the router's hand-off record on one wall clock (queue and prefill on the prefill worker,
@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine.server.launch import engine_process, router_process
-from lab.remote_client import Endpoint
+from lab.remote_client import Endpoint, RemoteResult
 from lab.remote_load import LoadRun, run_load, workload_plan
 from lab.slo import SLO, Goodput, judge_load
 from lab.workload import RequestSpec, text_tokens
@@ -136,11 +136,18 @@ def is_long(spec: RequestSpec) -> bool:
     return spec.label.startswith("long")
 
 
+def pairs(sr: SetupRun) -> list[tuple[RequestSpec, RemoteResult]]:
+    """Each request of the workload with its result, matched by the request sent (results are kept
+    in the order they were sent)."""
+    sent = {id(r.request): r for r in sr.run.results}
+    return [(spec, sent[id(req)]) for spec, req in zip(sr.specs, sr.run.plan.requests) if id(req) in sent]
+
+
 def phases(sr: SetupRun) -> list[dict]:
     """Per request, seconds after the run's start: sent, first token, done as the client saw them,
     and for the pair each hand-off phase's (start, end) on its worker."""
     rows = []
-    for spec, r in zip(sr.specs, sr.run.results):
+    for spec, r in pairs(sr):
         row = {"label": spec.label, "long": is_long(spec), "sent": sr.at(r.send), "done": sr.at(r.done)}
         row["first"] = sr.at(r.chunk_times[0]) if r.chunk_times else None
         record = sr.records.get(r.response_id or "")
@@ -156,7 +163,7 @@ def phases(sr: SetupRun) -> list[dict]:
 def chat_gaps(sr: SetupRun) -> list[tuple[float, float, str]]:
     """Every gap between two tokens of a chat: (when it ended, s after the start; its length, ms; chat)."""
     out = []
-    for spec, r in zip(sr.specs, sr.run.results):
+    for spec, r in pairs(sr):
         if not is_long(spec):
             out += [(sr.at(b), 1e3 * (b - a), spec.label) for a, b in zip(r.chunk_times, r.chunk_times[1:])]
     return out
@@ -164,11 +171,7 @@ def chat_gaps(sr: SetupRun) -> list[tuple[float, float, str]]:
 
 def long_windows(sr: SetupRun) -> list[tuple[float, float]]:
     """Each long prompt from its sending to its first token (s after the start): where its prefill runs."""
-    return [
-        (sr.at(r.send), sr.at(r.chunk_times[0]))
-        for spec, r in zip(sr.specs, sr.run.results)
-        if is_long(spec) and r.chunk_times
-    ]
+    return [(sr.at(r.send), sr.at(r.chunk_times[0])) for spec, r in pairs(sr) if is_long(spec) and r.chunk_times]
 
 
 def judged(sr: SetupRun, slo: SLO) -> Goodput:
@@ -187,9 +190,9 @@ class Summary:
 
 
 def summarize(sr: SetupRun, slo: SLO) -> Summary:
-    pairs = list(zip(sr.specs, sr.run.results))
-    chats = [r.metrics for s, r in pairs if not is_long(s) and r.metrics]
-    longs = [r.metrics for s, r in pairs if is_long(s) and r.metrics]
+    matched = pairs(sr)
+    chats = [r.metrics for s, r in matched if not is_long(s) and r.metrics]
+    longs = [r.metrics for s, r in matched if is_long(s) and r.metrics]
     long_rows = [p for p in phases(sr) if p["long"] and "transfer" in p]
     transfer = [1e3 * (b - a) for a, b in (p["transfer"] for p in long_rows)]
     return Summary(

@@ -7,7 +7,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from app_pages.disaggregation.strings import t
-from lab.disaggregation import SetupRun, chat_gaps, is_long, long_windows, phases
+from lab.disaggregation import SetupRun, chat_gaps, is_long, long_windows, pairs, phases
 from ui.theme import log_axis, style
 
 SETUP_COLORS = {"whole": "#dc2626", "chunked": "#2563eb", "pd": "#16a34a"}
@@ -27,9 +27,7 @@ def distribution_figure(runs: dict[str, SetupRun], lang: str = "en") -> go.Figur
     for name, sr in runs.items():
         label = t(f"dg_setup_{name}", lang)
         for kind, symbol in (("chat", "circle"), ("long", "diamond")):
-            metrics = [
-                r.metrics for s, r in zip(sr.specs, sr.run.results) if is_long(s) == (kind == "long") and r.metrics
-            ]
+            metrics = [r.metrics for s, r in pairs(sr) if is_long(s) == (kind == "long") and r.metrics]
             for col, values in (
                 (1, [m.ttft_ms for m in metrics]),
                 (2, [m.tpot_ms for m in metrics if m.tpot_ms is not None]),
