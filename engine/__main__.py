@@ -111,6 +111,12 @@ def _parser() -> argparse.ArgumentParser:
         "one on POST /pdlab/decode; put `python -m engine router` in front of a pair (default: both, one server)",
     )
     v.add_argument(
+        "--disaggregate",
+        action="store_true",
+        help="start a prefill worker and a decode worker on loopback, each pinned to half of this process's "
+        "CPUs, and serve the router in front of them on --host/--port (the workers stop with it)",
+    )
+    v.add_argument(
         "--speculative-config",
         default=None,
         help='speculative decoding, as vLLM takes it: \'{"method": "ngram", "num_speculative_tokens": 4, '
@@ -222,6 +228,8 @@ def serve(args: argparse.Namespace) -> int:
     if args.max_body_bytes < 1024:
         raise LabError(f"--max-body-bytes must be at least 1024, got {args.max_body_bytes}.")
     speculative = SpeculativeConfig.from_json(args.speculative_config) if args.speculative_config else None
+    if args.disaggregate:
+        return serve_pair(args)
     if args.cpus is not None:
         _pin(args.cpus)
     sock = _listen(args.host, args.port)  # before the model loads: a taken port is said at once
@@ -251,6 +259,59 @@ def serve(args: argparse.Namespace) -> int:
         flush=True,
     )
     uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[sock])
+    return 0
+
+
+def serve_pair(args: argparse.Namespace) -> int:
+    """serve --disaggregate: `serve --role prefill` and `serve --role decode` started here on loopback
+    ports, each pinned to half of this process's CPUs, and the router in front on --host/--port; the
+    workers are stopped by their handles when the router stops."""
+    import signal
+    from contextlib import ExitStack
+
+    import uvicorn
+
+    from engine.loader import cache_dir
+    from engine.server.launch import engine_process
+    from engine.server.router import create_router
+
+    for flag, given in (
+        ("--role", args.role != "both"),
+        ("--cpus", args.cpus),
+        ("--speculative-config", args.speculative_config),
+        ("--api-key", args.api_key),  # the router checks no key: refused rather than open
+    ):
+        if given:
+            raise LabError(f"--disaggregate starts its own workers behind a router: it takes no {flag}.")
+    cpus = sorted(os.sched_getaffinity(0))
+    if len(cpus) < 2:
+        raise LabError("--disaggregate gives each worker its own CPUs: this process may run on one only.")
+    half = len(cpus) // 2
+    sets = {"prefill": cpus[:half], "decode": cpus[half:]}
+    sock = _listen(args.host, args.port)
+    shared = ["--dtype", args.dtype, "--device", args.device, "--weights", args.weights, "--kv-dtype", args.kv_dtype]
+    shared += ["--max-num-seqs", str(args.max_num_seqs), "--max-body-bytes", str(args.max_body_bytes)]
+    if args.served_model_name:
+        shared += ["--served-model-name", args.served_model_name]
+    own = {"prefill": ["--no-chunked-prefill"], "decode": []}  # a prefill worker runs one prompt at a time, whole
+    logs = cache_dir() / "disaggregate-logs"
+    logs.mkdir(parents=True, exist_ok=True)
+    with ExitStack() as stack:
+        urls = {}
+        for role, mine in sets.items():
+            print(f"starting the {role} worker on CPUs {mine} (log: {logs / role}.log)", file=sys.stderr, flush=True)
+            flags = ["--role", role, "--cpus", ",".join(map(str, mine)), *own[role], *shared]
+            urls[role], _ = stack.enter_context(engine_process(args.model or "bundled", logs / f"{role}.log", *flags))
+        app = create_router(urls["prefill"], urls["decode"])
+        # uvicorn raises the signal that stopped it again once it has shut down: ending here by an
+        # exception, not by the default handler, lets the workers be stopped on the way out
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+        print(
+            f"routing on http://{args.host}:{args.port}: prefill {urls['prefill']}, decode {urls['decode']}",
+            file=sys.stderr,
+            flush=True,
+        )
+        uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[sock])
     return 0
 
 

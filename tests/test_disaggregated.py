@@ -200,6 +200,8 @@ def test_a_prefill_worker_killed_leaves_decodes_running_and_new_requests_get_a_c
     [
         (["serve", "--port", "1", "--cpus", "9999"], "--cpus 9999: this process may run on CPUs"),
         (["serve", "--port", "1", "--cpus", "a,b"], "--cpus takes CPU numbers"),
+        (["serve", "--port", "1", "--disaggregate", "--role", "decode"], "--disaggregate starts its own workers"),
+        (["serve", "--port", "1", "--disaggregate", "--api-key", "k"], "it takes no --api-key"),
         (
             ["router", "--prefill-url", "localhost:1", "--decode-url", "http://x"],
             "--prefill-url must be an http(s) URL",
@@ -232,3 +234,35 @@ def test_the_remote_lab_reads_both_workers_pools_beside_a_load_through_the_route
         assert pool.kind == "vllm" and len(pool.snapshots) >= 2
         moved = [s.gauges[TRANSFER] for s in pool.snapshots]
         assert moved[-1] > moved[0]  # each side counted the four hand-offs' bytes
+
+
+def test_serve_disaggregate_starts_the_pair_behind_its_router_and_stops_it(tiny_server, tiny_dirs):
+    import re
+    import time
+
+    from engine.server.launch import engine_process
+    from tests.conftest import ARTIFACTS
+
+    model = tiny_dirs["llama"]
+    log = ARTIFACTS / "engine-serve-disaggregate.log"
+    args = dict(model=model.name, prompt=PROMPT, max_tokens=8, temperature=0, extra_body={"ignore_eos": True})
+    with engine_process(str(model), log, "--disaggregate") as (url, proc):
+        assert client(url).completions.create(**args).choices[0].text == (
+            client(tiny_server[0]).completions.create(**args).choices[0].text
+        )
+        workers = re.search(r"prefill (http://\S+), decode (http://\S+)", log.read_text()).groups()
+        for worker in workers:
+            with urllib.request.urlopen(f"{worker}/health", timeout=10) as r:
+                assert r.status == 200
+        proc.terminate()  # ours, by its handle: the router stops its workers by theirs
+        proc.wait(timeout=60)
+    deadline = time.monotonic() + 30
+    for worker in workers:
+        while time.monotonic() < deadline:
+            try:
+                urllib.request.urlopen(f"{worker}/health", timeout=2)
+            except OSError:
+                break  # gone
+            time.sleep(0.5)
+        else:
+            raise AssertionError(f"the worker at {worker} outlived its router")
