@@ -102,10 +102,10 @@ STRINGS: dict[str, tuple[str, str]] = {
         "长提示的 TTFT 中位数：{ttfts}。",
     ),
     "dg_why_pd": (
-        "The pair's decodes run on their own core, so a prompt's prefill never stalls them; its prompts pay a "
-        "prefill on one core and a hand-off of {mib:.1f} MiB taking {ms:.0f} ms (HTTP on loopback, through the "
+        "The pair's decodes run on their own core, where no prompt's prefill shares their steps; its prompts pay "
+        "a prefill on one core and a hand-off of {mib:.1f} MiB taking {ms:.0f} ms (HTTP on loopback, through the "
         "router).",
-        "这一对 worker 的解码运行在自己的核心上，预填充不会让它们停顿；它的提示要在一个核心上预填充，并交接 "
+        "这一对 worker 的解码运行在自己的核心上，没有提示的预填充与它们共用步；它的提示要在一个核心上预填充，并交接 "
         "{mib:.1f} MiB，耗时 {ms:.0f} ms（本机回环上的 HTTP，经过路由器）。",
     ),
     "dg_busy_verdict": (
