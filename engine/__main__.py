@@ -269,11 +269,8 @@ def serve_pair(args: argparse.Namespace) -> int:
     import signal
     from contextlib import ExitStack
 
-    import uvicorn
-
     from engine.loader import cache_dir
     from engine.server.launch import engine_process
-    from engine.server.router import create_router
 
     for flag, given in (
         ("--role", args.role != "both"),
@@ -302,17 +299,10 @@ def serve_pair(args: argparse.Namespace) -> int:
             print(f"starting the {role} worker on CPUs {mine} (log: {logs / role}.log)", file=sys.stderr, flush=True)
             flags = ["--role", role, "--cpus", ",".join(map(str, mine)), *own[role], *shared]
             urls[role], _ = stack.enter_context(engine_process(args.model or "bundled", logs / f"{role}.log", *flags))
-        app = create_router(urls["prefill"], urls["decode"])
         # uvicorn raises the signal that stopped it again once it has shut down: ending here by an
         # exception, not by the default handler, lets the workers be stopped on the way out
         signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-        print(
-            f"routing on http://{args.host}:{args.port}: prefill {urls['prefill']}, decode {urls['decode']}",
-            file=sys.stderr,
-            flush=True,
-        )
-        uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[sock])
-    return 0
+        return _route(urls["prefill"], urls["decode"], args.host, args.port, sock)
 
 
 def _pin(text: str) -> None:
@@ -345,22 +335,23 @@ def _listen(host: str, port: int):
 
 
 def router(args: argparse.Namespace) -> int:
-    import uvicorn
-
-    from engine.server.router import create_router
-
     if not 0 < args.port < 65536:
         raise LabError(f"--port must be in 1..65535, got {args.port}.")
     for flag, url in (("--prefill-url", args.prefill_url), ("--decode-url", args.decode_url)):
         if not url.startswith(("http://", "https://")):
             raise LabError(f"{flag} must be an http(s) URL, got {url!r}.")
     sock = _listen(args.host, args.port)
-    app = create_router(args.prefill_url.rstrip("/"), args.decode_url.rstrip("/"))
-    print(
-        f"routing on http://{args.host}:{args.port}: prefill {args.prefill_url}, decode {args.decode_url}",
-        file=sys.stderr,
-        flush=True,
-    )
+    return _route(args.prefill_url.rstrip("/"), args.decode_url.rstrip("/"), args.host, args.port, sock)
+
+
+def _route(prefill_url: str, decode_url: str, host: str, port: int, sock) -> int:
+    """Serve the router over this pair on `sock` (listening on host:port) until it is stopped."""
+    import uvicorn
+
+    from engine.server.router import create_router
+
+    app = create_router(prefill_url, decode_url)
+    print(f"routing on http://{host}:{port}: prefill {prefill_url}, decode {decode_url}", file=sys.stderr, flush=True)
     uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[sock])
     return 0
 
