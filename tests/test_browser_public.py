@@ -27,7 +27,7 @@ QUEUED = "ahead of you"
 def server(servers, bundled_dir, tmp_path_factory):
     """A server of its own: public mode, with a settings file."""
     settings = tmp_path_factory.mktemp("public") / "lab.toml"
-    settings.write_text('[public]\nmodels = ["bundled"]\nmax_new_tokens = 256\nruns_per_minute = 10\n')
+    settings.write_text('[public]\nmodels = ["bundled"]\nmax_new_tokens = 1024\nruns_per_minute = 10\n')
     env = {
         "PDLAB_MODEL": "bundled",
         "PDLAB_PUBLIC": "1",
@@ -77,7 +77,9 @@ def test_two_visitors_take_turns_and_get_their_solo_output(chromium, server):
 
 
 def test_a_closed_browser_frees_the_engine_for_the_next_visitor(chromium, server):
-    a = visitor(chromium, server, "Write a long story about a lighthouse keeper.", 256)
+    # 1,024 tokens (the model writes them all, no EOS): a's run outlasts b's clicks even on a loaded
+    # machine, where 256 could end before a's browser closed and b's short run came and went unseen
+    a = visitor(chromium, server, "Write a long story about a lighthouse keeper.", 1024)
     b = visitor(chromium, server, "Hello", 4)
     a.locator(RUN_BUTTON).first.click()
     a.locator(".pd-live .pd-out").first.wait_for(timeout=60_000)
@@ -87,6 +89,7 @@ def test_a_closed_browser_frees_the_engine_for_the_next_visitor(chromium, server
     assert b.get_by_text(QUEUED).count() == 0 and b.locator(".pd-live").count() == 0
     b.locator(RUN_BUTTON).first.click()  # and joins it again
     b.get_by_text(QUEUED).wait_for(timeout=30_000)
+    assert a.locator(".pd-live").count() == 1, "a's run ended before its browser closed: nothing to test"
     t0 = time.perf_counter()
     a.context.close()  # the visitor went away mid-run
     b.locator(".pd-live").first.wait_for(state="attached", timeout=30_000)
