@@ -8,9 +8,12 @@ when it lets the shape keep one copy of its weight. The choice is measured once 
 ISA, threads, torch, dtype, shape) and cached as JSON beside the converted models
 (engine/loader.py says where).
 
-PDLAB_KERNELS=linear or =packed forces one kernel on float weights (tests check each against HF);
-=int8pack or =dequant, on int8 weights (engine/quant.py), which choose between those two the same way.
-A kernel of one family leaves the other's weights to the measurement.
+A cached choice that lacks a candidate runnable now (one added since, or a C compiler installed since:
+engine/native.py) is measured again.
+
+PDLAB_KERNELS=linear, =packed or =gemv forces one kernel on float weights (tests check each against
+HF); =int8pack, =dequant or =int8gemv, on int8 weights (engine/quant.py), which choose among those
+the same way. A kernel of one family leaves the other's weights to the measurement.
 """
 
 from __future__ import annotations
@@ -25,9 +28,9 @@ from pathlib import Path
 import torch
 
 from engine.errors import LabError
-from engine.linear import KERNELS, pack, run_kernel
+from engine.linear import KERNELS, PREPARE, pack, run_kernel
 from engine.machine import machine_key, read_cache, write_cache
-from engine.quant import INT8_KERNELS, int8_kernel, quantize_int8
+from engine.quant import INT8_KERNELS, int8_kernel, pack_int8, quantize_int8
 
 FORCE_ENV = "PDLAB_KERNELS"
 PREFILL_ROWS = 256
@@ -97,14 +100,26 @@ def _race(calls: dict[str, Callable[[], object]], repeats: int) -> dict[str, flo
     }
 
 
+def _pack_int8(weight: torch.Tensor):
+    return pack_int8(*quantize_int8(weight), weight.dtype)
+
+
 def _candidates(fmt: str) -> dict[str, tuple[Callable, Callable]]:
     """Kernel name -> (prepare(weight) -> what it runs on or None, run(x, prepared))."""
     if fmt == "int8":
-        return {k: (quantize_int8, lambda x, qs, k=k: int8_kernel(k, x, *qs)) for k in sorted(INT8_KERNELS)}
-    return {
-        "linear": (lambda w: w, lambda x, w: run_kernel("linear", x, w, None)),
-        "packed": (pack, lambda x, w: run_kernel("packed", x, w, None)),
-    }
+        return {
+            k: (_pack_int8, lambda x, w: int8_kernel("int8gemv", x, w))
+            if k == "int8gemv"
+            else (quantize_int8, lambda x, qs, k=k: int8_kernel(k, x, *qs))
+            for k in sorted(INT8_KERNELS)
+        }
+    return {k: (PREPARE[k], lambda x, w, k=k: run_kernel(k, x, w, None)) for k in KERNELS}
+
+
+def runnable(dtype: torch.dtype, fmt: str = "native") -> set[str]:
+    """The candidates that can run here on weights of this dtype and format."""
+    probe = torch.ones(16, 16, dtype=dtype)
+    return {k for k, (prepare, _) in _candidates(fmt).items() if prepare(probe) is not None}
 
 
 def time_shape(out_features: int, in_features: int, dtype: torch.dtype, fmt: str = "native") -> ShapeChoice:
@@ -116,11 +131,11 @@ def time_shape(out_features: int, in_features: int, dtype: torch.dtype, fmt: str
     one, many = torch.randn(1, in_features, dtype=dtype), torch.randn(PREFILL_ROWS, in_features, dtype=dtype)
     decode_calls, prefill_calls, prepared = {}, {}, {}
     for kernel, (prepare, run) in _candidates(fmt).items():
-        if prepare not in prepared:  # int8's two kernels run on the same quantised weights
+        if prepare not in prepared:  # int8pack and dequant run on the same quantised weights
             prepared[prepare] = [prepare(w) for w in stream]
         ws = prepared[prepare]
         if any(w is None for w in ws):
-            continue  # oneDNN cannot take this dtype here
+            continue  # oneDNN or the C kernel cannot take this dtype here
         decode_calls[kernel] = lambda run=run, ws=ws: [run(one, w) for w in ws]
         prefill_calls[kernel] = lambda run=run, ws=ws: run(many, ws[0])
     decode_ms = {k: ms / copies for k, ms in _race(decode_calls, REPEATS).items()}
@@ -180,8 +195,11 @@ def plan_kernels(
     if device.type != "cpu" or (fmt == "native" and pack(probe) is None):
         return KernelPlan("default", {}, None if fmt == "native" else "dequant")
     stored, measured, choices = read_cache(cache) if cache else {}, False, {}
+    here = runnable(dtype, fmt)
     for shape in dict.fromkeys(tuple(s) for s in shapes):
         entry = stored.get(_key(shape, dtype, fmt))
+        if entry and not here <= set(entry.get("decode_ms", {})):
+            entry = None  # measured before a candidate could run here (a new kernel, a compiler since)
         try:
             choices[shape] = ShapeChoice(**entry) if entry else None
         except TypeError:  # an older cache format

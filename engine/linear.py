@@ -1,9 +1,10 @@
 """Linear layers that run on the kernel chosen for their shape and the size of the call.
 
-Two kernels on CPU: "linear" (`F.linear`, MKL's sgemm/sgemv behind it) and "packed" (oneDNN's
-inner product on a weight reordered once at load). Which is faster depends on the machine and the
-shape: on an AVX-512 machine oneDNN was 2-3x MKL everywhere; on an AVX2 one it wins some decode
-shapes by 25 % and loses others by 50 %. So engine/kernels.py times both on the model's own shapes
+Three kernels on CPU: "linear" (`F.linear`, MKL's sgemm/sgemv behind it), "packed" (oneDNN's
+inner product on a weight reordered once at load) and "gemv" (our C kernel on a weight packed for
+streaming, engine/native.py: float32, where a C compiler built it). Which is faster depends on the
+machine and the shape: on an AVX-512 machine oneDNN was 2-3x MKL everywhere; on an AVX2 one it wins
+some decode shapes by 25 % and loses others by 50 %. So engine/kernels.py times them on the model's own shapes
 and a Linear holds what its choice needs: one kernel for decode-sized calls (few rows, a stream of
 weights) and one for prefill-sized calls (a GEMM); both copies only where the two differ.
 """
@@ -13,9 +14,10 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
+from engine import native
 from engine.errors import LabError
 
-KERNELS = ("linear", "packed")
+KERNELS = ("linear", "packed", "gemv")
 DECODE_ROWS = 16  # a call with fewer rows is decode-sized (weights streamed once for a few tokens)
 
 
@@ -38,9 +40,14 @@ def pack(weight: torch.Tensor) -> torch.Tensor | None:
         return None
 
 
-def run_kernel(kernel: str, x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None) -> torch.Tensor:
+PREPARE = {"linear": lambda w: w, "packed": pack, "gemv": native.pack}  # None: this kernel cannot take w
+
+
+def run_kernel(kernel: str, x: torch.Tensor, weight, bias: torch.Tensor | None) -> torch.Tensor:
     if kernel == "packed":
         return torch.ops.mkldnn._linear_pointwise(x, weight, bias, "none", [], "")
+    if kernel == "gemv":
+        return native.gemv(x, weight, bias)
     return F.linear(x, weight, bias)
 
 
@@ -54,11 +61,14 @@ class Linear:
             raise LabError(f"Unknown kernel in {kernels}; choose from {', '.join(KERNELS)}.")
         self.out_features, self.in_features = weight.shape
         self.bias = bias
-        packed = pack(weight) if "packed" in kernels else None
-        if packed is None:
-            kernels = ("linear", "linear")  # oneDNN cannot take this weight here
+        self._elem_bytes = weight.element_size()
+        self.weights = dict.fromkeys(KERNELS)
+        for kernel in dict.fromkeys(kernels):
+            self.weights[kernel] = PREPARE[kernel](weight)
+        if any(self.weights[k] is None for k in kernels):  # oneDNN or the C kernel cannot take it here
+            kernels = ("linear", "linear")
+            self.weights = {**dict.fromkeys(KERNELS), "linear": weight}
         self.decode_kernel, self.prefill_kernel = kernels
-        self.weights = {"packed": packed, "linear": weight if "linear" in kernels else None}
         self._decode_w, self._prefill_w = self.weights[kernels[0]], self.weights[kernels[1]]
 
     def __call__(self, x: torch.Tensor) -> torch.Tensor:
@@ -82,7 +92,7 @@ class Linear:
 
     @property
     def _weight_bytes(self) -> int:
-        return self.out_features * self.in_features * self._decode_w.element_size()
+        return self.out_features * self.in_features * self._elem_bytes
 
     @property
     def _bias_bytes(self) -> int:

@@ -3,9 +3,11 @@
 Two formats, each with its own numbers (quality is measured per format, lab/precision.py):
 
     int8   weight-only: W ≈ q · s (q int8, s one scale per output row); activations stay in the
-           model's dtype. Kernels: "int8pack" (torch._weight_int8pack_mm: x @ q^T, then · s) and
-           "dequant" (q · s in the model's dtype, then F.linear); the same weights, so engine/kernels.py
-           chooses between them by timing, per shape and per regime (decode vs prefill).
+           model's dtype. Kernels: "int8pack" (torch._weight_int8pack_mm: x @ q^T, then · s),
+           "dequant" (q · s in the model's dtype, then F.linear) and "int8gemv" (our C kernel on q
+           packed for streaming, engine/native.py: float32 activations, where a compiler built it);
+           the same numbers, so engine/kernels.py chooses among them by timing, per shape and per
+           regime (decode vs prefill).
     w8a8   int8 weights and int8 activations, quantised per call (one scale for the call's rows,
            7-bit range as fbgemm needs on AVX2), int32 accumulation: torch.ops.quantized.linear_dynamic
            (fbgemm on x86). Float32 activations only; CPU only. torch 2.13 marks the quantised tensors
@@ -22,10 +24,11 @@ import warnings
 import torch
 import torch.nn.functional as F
 
+from engine import native
 from engine.errors import LabError
 
 WEIGHT_FORMATS = ("native", "int8", "w8a8")
-INT8_KERNELS = ("int8pack", "dequant")
+INT8_KERNELS = ("int8pack", "dequant", "int8gemv")
 DECODE_ROWS = 16  # as engine/linear.py: fewer rows is a decode-sized call
 
 
@@ -60,7 +63,15 @@ def check_format(fmt: str, dtype: torch.dtype, device: torch.device) -> None:
         raise LabError(f"int8 weight-only runs on the CPU here; {device.type} is not supported yet.")
 
 
-def int8_kernel(kernel: str, x: torch.Tensor, q: torch.Tensor, scale: torch.Tensor) -> torch.Tensor:
+def pack_int8(q: torch.Tensor, scale: torch.Tensor, dtype: torch.dtype) -> native.PackedWeight | None:
+    """q packed for the C kernel; None where it cannot run (activations other than float32, no library)."""
+    return native.pack(q, scale) if dtype == torch.float32 else None
+
+
+def int8_kernel(kernel: str, x: torch.Tensor, q, scale: torch.Tensor | None = None) -> torch.Tensor:
+    """q: the int8 weight, or for "int8gemv" its packed copy (which holds the scales)."""
+    if kernel == "int8gemv":
+        return native.gemv(x, q)
     if kernel == "int8pack":
         return torch._weight_int8pack_mm(x, q, scale.to(x.dtype))
     return F.linear(x, dequantize_int8(q, scale, x.dtype))
@@ -82,6 +93,7 @@ class QuantLinear:
         self.out_features, self.in_features = weight.shape
         self.bias = bias
         self.q, self.scale = quantized if quantized is not None else quantize_int8(weight)
+        self._gemv = None  # q packed for the C kernel, where it runs on it
         if fmt == "w8a8":
             with warnings.catch_warnings():  # torch 2.13 marks quantised tensors deprecated; torch is pinned
                 warnings.filterwarnings("ignore", message=".*quantized tensor creation functions.*")
@@ -98,12 +110,17 @@ class QuantLinear:
         else:
             if any(k not in INT8_KERNELS for k in kernels):
                 raise LabError(f"Unknown int8 kernel in {kernels}; choose from {', '.join(INT8_KERNELS)}.")
+            self._gemv = pack_int8(self.q, self.scale, weight.dtype) if "int8gemv" in kernels else None
+            if "int8gemv" in kernels and self._gemv is None:  # the C kernel cannot run here
+                kernels = tuple("dequant" if k == "int8gemv" else k for k in kernels)
             self.decode_kernel, self.prefill_kernel = kernels
 
     def __call__(self, x: torch.Tensor) -> torch.Tensor:
         if self.format == "w8a8":
             return torch.ops.quantized.linear_dynamic(x, self._packed, True)  # reduce_range: 7-bit activations
         kernel = self.decode_kernel if x.shape[0] < DECODE_ROWS else self.prefill_kernel
+        if kernel == "int8gemv":
+            return native.gemv(x, self._gemv, self.bias)
         y = int8_kernel(kernel, x, self.q, self.scale)
         return y + self.bias if self.bias is not None else y
 
@@ -125,4 +142,5 @@ class QuantLinear:
 
     @property
     def held_bytes(self) -> int:
-        return self.num_bytes
+        """What it holds: q and the scales, and the C kernel's packed copy of q where it runs on it."""
+        return self.num_bytes + (self._gemv.data.numel() if self._gemv is not None else 0)

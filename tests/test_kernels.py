@@ -16,6 +16,7 @@ import torch
 import engine.kernels as kernels
 from engine.kernels import KernelPlan, ShapeChoice, plan_kernels
 from engine.linear import DECODE_ROWS, Linear, can_pack
+from engine.quant import INT8_KERNELS
 
 SHAPES = [(96, 64), (64, 96)]
 needs_onednn = pytest.mark.skipif(not can_pack(torch.ones(1, 1)), reason="oneDNN cannot pack on this CPU")
@@ -28,7 +29,7 @@ def test_measured_once_then_read_from_the_cache(tmp_path, monkeypatch):
     first = plan_kernels(SHAPES, torch.float32, torch.device("cpu"), cache)
     assert first.source == "measured" and set(first.choices) == set(SHAPES)
     for choice in first.choices.values():
-        assert set(choice.decode_ms) == set(choice.prefill_ms) == {"linear", "packed"}
+        assert set(choice.decode_ms) == set(choice.prefill_ms) == kernels.runnable(torch.float32)
         assert all(ms > 0 for ms in choice.decode_ms.values())
     stored = json.loads(cache.read_text())
     assert len(stored) == 2 and all("float32" in key and "threads=" in key for key in stored)
@@ -120,13 +121,14 @@ def test_the_choice_reports_rates():
 
 
 def test_int8_weights_choose_between_their_own_kernels_and_cache_apart(tmp_path):
-    """The int8 format times int8pack against dequant (the same numbers) and stores its choice under
-    its own key, beside the float kernels' choice for the same shape."""
+    """The int8 format times its own kernels (int8pack, dequant, and the C kernel where built: the same
+    numbers) and stores its choice under its own key, beside the float kernels' choice for the same shape."""
     cache = tmp_path / "kernels.json"
     native = kernels.plan_kernels([(24, 16)], torch.float32, torch.device("cpu"), cache, force=None)
     int8 = kernels.plan_kernels([(24, 16)], torch.float32, torch.device("cpu"), cache, force=None, fmt="int8")
     choice = int8.choices[(24, 16)]
-    assert set(choice.decode_ms) == {"int8pack", "dequant"} and set(choice.kernels) <= {"int8pack", "dequant"}
+    assert set(choice.decode_ms) == kernels.runnable(torch.float32, "int8") and set(choice.kernels) <= set(INT8_KERNELS)
+    assert {"int8pack", "dequant"} <= set(choice.decode_ms)
     stored = json.loads(cache.read_text())
     assert any(k.endswith("| int8 | 24x16") for k in stored) and int8.source == "measured"
     if native.source != "default":  # no oneDNN: nothing to choose for floats

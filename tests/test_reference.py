@@ -7,7 +7,7 @@ import pytest
 import torch
 from transformers import AutoModelForCausalLM
 
-from engine import Engine, EngineConfig, SamplingParams, load_model
+from engine import Engine, EngineConfig, SamplingParams, load_model, native
 from tests.engine_support import engine_logits, hf_logits
 
 PROMPTS = ["The capital of France is", "def fibonacci(n):", "今天天气"]
@@ -83,11 +83,11 @@ def test_real_model_writes_sense_offline(bundled):
     assert "Paris" in trace.requests[0].text
 
 
-@pytest.mark.parametrize("kernels", ["linear", "packed", "mixed"])
+@pytest.mark.parametrize("kernels", ["linear", "packed", "gemv", "mixed"])
 def test_every_matmul_kernel_matches_hf(bundled_dir, kernels, monkeypatch, device):
-    """Each candidate kernel forced (engine/kernels.py picks among them by timing), and a plan that
-    mixes them (packed for decode-sized calls, F.linear for prefill-sized ones: two weight copies):
-    a 20-token prompt reaches the prefill-sized path, the decode steps the decode-sized one."""
+    """Each candidate kernel forced (engine/kernels.py picks among them by timing; gemv is our C kernel),
+    and a plan that mixes them (packed for decode-sized calls, F.linear for prefill-sized ones: two
+    weight copies): a 20-token prompt reaches the prefill-sized path, the decode steps the decode-sized one."""
     import engine.kernels as kernel_module
     from engine.linear import DECODE_ROWS
 
@@ -106,9 +106,15 @@ def test_every_matmul_kernel_matches_hf(bundled_dir, kernels, monkeypatch, devic
     else:
         bundle = load_model(str(bundled_dir), kernels=kernels)
     lin = bundle.model.linears()["gate_up"]
+    gemv = ("gemv", "gemv") if native.library() is not None else ("linear", "linear")  # no C compiler: F.linear
     assert (
         lin.kernels
-        == {"linear": ("linear", "linear"), "packed": ("packed", "packed"), "mixed": ("packed", "linear")}[kernels]
+        == {
+            "linear": ("linear", "linear"),
+            "packed": ("packed", "packed"),
+            "gemv": gemv,
+            "mixed": ("packed", "linear"),
+        }[kernels]
     )
     prompt = bundle.tokenizer(
         "The history of computing is a story of ideas meeting machines; early calculators were mechanical, then relays"

@@ -10,6 +10,7 @@ import torch
 
 from app_pages.roofline import keys
 from app_pages.roofline.strings import formula, t
+from engine import native
 from engine.kernels import PREFILL_ROWS
 from engine.machine import cpu_capability, cpu_model
 from ui.formula import show_formula
@@ -56,6 +57,9 @@ def render_kernels_section(bundle, lang: str) -> None:
     st.dataframe(table, hide_index=True, key=keys.KERNEL_TABLE, column_config=widths)
     cpu = t("rf_cpu", lang, cpu=cpu_model(), isa=cpu_capability(), n=torch.get_num_threads(), torch=torch.__version__)
     st.caption(t(f"rf_k_source_{plan.source}", lang, cpu=md_literal(cpu), forced=plan.forced or ""))
+    why = native.build_error()
+    if why and plan.source != "default":
+        st.caption(t("rf_k_native_missing", lang, why=md_literal(why)))
     rows = str(PREFILL_ROWS)
     show_formula(
         formula(

@@ -60,15 +60,22 @@ STRINGS: dict[str, tuple[str, str]] = {
     # --- kernels -----------------------------------------------------------------------------------
     "rf_k_header": ("Which kernel each layer runs", "每一层用哪个内核"),
     "rf_k_intro": (
-        "Two matrix-multiply kernels can run a linear layer on a CPU: `linear` (PyTorch's `F.linear`, MKL behind "
-        "it) and `packed` (oneDNN's inner product on a weight reordered once at load). Neither wins everywhere, "
-        "so the engine times both on the model's own shapes when it first loads on a machine: one row, as in "
-        "decode (the weight streamed from memory), and {rows} rows, as in prefill (a GEMM). Each layer uses the "
-        "faster per regime; a near tie keeps one copy of the weight.",
-        "CPU 上有两种矩阵乘法内核可以跑线性层：`linear`（PyTorch 的 `F.linear`，背后是 MKL）和 `packed`（oneDNN 的"
-        "内积，权重在加载时重排一次）。两者没有谁处处更快，所以引擎第一次在某台机器上加载模型时，会用模型自己的形状"
-        "给两者计时：1 行（如解码，权重从内存流过）和 {rows} 行（如预填充，即 GEMM）。每层在每种情形下用更快的那个；"
-        "差距很小时只保留一份权重。",
+        "Three matrix-multiply kernels can run a float linear layer on a CPU: `linear` (PyTorch's `F.linear`, MKL "
+        "behind it), `packed` (oneDNN's inner product on a weight reordered once at load) and `gemv` (our own C "
+        "kernel, compiled on this machine at first load where a C compiler exists: the weight packed in blocks of "
+        "16 rows, each block read once as one sequential stream). int8 weights have theirs: `int8pack`, `dequant` "
+        "and `int8gemv`. None wins everywhere, so the engine times them on the model's own shapes when it first "
+        "loads on a machine: one row, as in decode (the weight streamed from memory), and {rows} rows, as in "
+        "prefill (a GEMM). Each layer uses the faster per regime; a near tie keeps one copy of the weight.",
+        "CPU 上有三种矩阵乘法内核可以跑浮点线性层：`linear`（PyTorch 的 `F.linear`，背后是 MKL）、`packed`（oneDNN "
+        "的内积，权重在加载时重排一次）和 `gemv`（我们自己的 C 内核，有 C 编译器时在首次加载时于本机编译：权重按 16 "
+        "行一块打包，每块作为一段连续数据只读一遍）。int8 权重有自己的：`int8pack`、`dequant` 和 `int8gemv`。没有谁处处"
+        "更快，所以引擎第一次在某台机器上加载模型时，会用模型自己的形状给它们计时：1 行（如解码，权重从内存流过）和 "
+        "{rows} 行（如预填充，即 GEMM）。每层在每种情形下用更快的那个；差距很小时只保留一份权重。",
+    ),
+    "rf_k_native_missing": (
+        "Our C kernel is not a candidate here: {why}.",
+        "这里没有我们的 C 内核可选：{why}。",
     ),
     "rf_k_layer": ("layer (out × in)", "层（out × in）"),
     "rf_k_decode": ("decode kernel", "解码内核"),

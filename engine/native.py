@@ -1,0 +1,154 @@
+"""Our own C kernels (engine/csrc/): decode-sized matrix products on weights packed for streaming
+(gemv.c), and RMSNorm in one pass (norm.c).
+
+The sources are compiled here, once per machine, with the system's C compiler (`-O3 -march=native
+-fopenmp`) into the cache folder, and loaded with ctypes. It is an option, never a requirement: with
+no compiler, a failed build, or PDLAB_NATIVE=0, `library()` is None and the kernel is simply not a
+candidate (engine/kernels.py times it against oneDNN and MKL where it exists, as every kernel).
+Where the build failed, `build_error()` says why. CPU, float32 activations only.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import logging
+import os
+import shutil
+import subprocess
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+
+from engine.machine import cpu_capability, cpu_model
+
+SOURCES = [Path(__file__).parent / "csrc" / name for name in ("gemv.c", "norm.c")]
+# -fopenmp: the loops run on torch's own libgomp (the process has loaded it; the soname matches)
+FLAGS = ["-O3", "-march=native", "-fopenmp", "-shared", "-fPIC", "-std=gnu11", "-Wno-psabi"]
+DISABLE_ENV = "PDLAB_NATIVE"
+BLOCK = 16  # output rows per packed block, as in the C source
+
+log = logging.getLogger(__name__)
+_lock = threading.Lock()
+_state: dict[str, object] = {}  # "lib": the loaded library or None, "error": why not
+
+
+def _cpu_flags() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("flags"):
+                return line
+    except OSError:
+        pass
+    return ""
+
+
+def _compiler() -> str | None:
+    return os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
+
+
+def _library_path(cc: str) -> Path:
+    """One file per source, flags, compiler and CPU: -march=native code must not run on another CPU."""
+    from engine.loader import cache_dir  # the loader imports the model, which imports this module
+
+    version = subprocess.run([cc, "--version"], capture_output=True, text=True, timeout=30).stdout
+    key = "\n".join(
+        [*(f.read_text() for f in SOURCES), " ".join(FLAGS), version, cpu_model(), cpu_capability(), _cpu_flags()]
+    )
+    return cache_dir() / "native" / f"gemv-{hashlib.sha256(key.encode()).hexdigest()[:16]}.so"
+
+
+def _build() -> ctypes.CDLL:
+    cc = _compiler()
+    if cc is None:
+        raise OSError("no C compiler (cc or gcc) on PATH")
+    path = _library_path(cc)
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        done = subprocess.run(
+            [cc, *FLAGS, *map(str, SOURCES), "-o", str(tmp), "-lm"], capture_output=True, text=True, timeout=300
+        )
+        if done.returncode != 0:
+            tmp.unlink(missing_ok=True)
+            raise OSError(f"{cc} failed: {done.stderr.strip()[-400:]}")
+        tmp.replace(path)  # atomic: a second process never loads half a file
+    lib = ctypes.CDLL(str(path))
+    p, n = ctypes.c_void_p, ctypes.c_long
+    lib.gemv_f32.argtypes = [p, p, p, p, n, n, n]
+    lib.gemv_i8.argtypes = [p, p, p, p, p, n, n, n]
+    lib.rms_norm_f32.argtypes = [p, p, p, n, n, ctypes.c_float]
+    lib.gemv_f32.restype = lib.gemv_i8.restype = lib.rms_norm_f32.restype = None
+    return lib
+
+
+def library() -> ctypes.CDLL | None:
+    """The compiled kernels, built on first use; None where they cannot be (build_error says why)."""
+    with _lock:
+        if "lib" not in _state:
+            if os.environ.get(DISABLE_ENV, "").strip() == "0":
+                _state.update(lib=None, error=f"{DISABLE_ENV}=0")
+            else:
+                try:
+                    _state.update(lib=_build(), error=None)
+                except (OSError, subprocess.SubprocessError) as exc:
+                    log.warning("native kernels unavailable: %s", exc)
+                    _state.update(lib=None, error=str(exc))
+        return _state["lib"]
+
+
+def build_error() -> str | None:
+    library()
+    return _state["error"]
+
+
+@dataclass
+class PackedWeight:
+    """A weight in the kernels' layout: blocks of 16 rows, k-major, zero rows padding the last block;
+    int8 weights carry their float32 scale per row."""
+
+    data: torch.Tensor
+    out_features: int
+    scale: torch.Tensor | None = None
+
+
+def pack(weight: torch.Tensor, scale: torch.Tensor | None = None) -> PackedWeight | None:
+    """`weight` (float32, or int8 with `scale`) packed for gemv; None where the kernels cannot take it
+    (not on the CPU, another dtype, or no library)."""
+    if weight.device.type != "cpu" or weight.dim() != 2 or library() is None:
+        return None
+    if weight.dtype != (torch.int8 if scale is not None else torch.float32):
+        return None
+    n, k = weight.shape
+    padded = torch.cat([weight, weight.new_zeros(-n % BLOCK, k)]) if n % BLOCK else weight
+    data = padded.reshape(-1, BLOCK, k).transpose(1, 2).contiguous()
+    return PackedWeight(data, n, scale.float().contiguous() if scale is not None else None)
+
+
+def gemv(x: torch.Tensor, w: PackedWeight, bias: torch.Tensor | None = None) -> torch.Tensor:
+    """x (m, k) float32 against the packed weight: (m, out_features)."""
+    x = x.contiguous()
+    m, k = x.shape
+    y = torch.empty(m, w.out_features, dtype=torch.float32)
+    lib = _state["lib"]
+    b = bias.data_ptr() if bias is not None else None
+    if w.scale is not None:
+        lib.gemv_i8(w.data.data_ptr(), w.scale.data_ptr(), b, x.data_ptr(), y.data_ptr(), m, w.out_features, k)
+    else:
+        lib.gemv_f32(w.data.data_ptr(), b, x.data_ptr(), y.data_ptr(), m, w.out_features, k)
+    return y
+
+
+def rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float) -> torch.Tensor | None:
+    """RMSNorm of float32 rows on the C kernel; None where it cannot run (the caller uses torch's)."""
+    lib = library()
+    if lib is None or x.dtype != torch.float32 or weight.dtype != torch.float32 or x.device.type != "cpu":
+        return None
+    if not (x.is_contiguous() and weight.is_contiguous()):
+        return None
+    y = torch.empty_like(x)
+    k = x.shape[-1]
+    lib.rms_norm_f32(x.data_ptr(), weight.data_ptr(), y.data_ptr(), x.numel() // k, k, eps)
+    return y

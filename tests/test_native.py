@@ -1,0 +1,109 @@
+"""Our C kernels (engine/native.py): built here where a C compiler is, equal to torch's own operators
+(matrix products on float32 and int8 weights, any row count, any width, a bias; RMSNorm), the same at
+one and two threads; and optional: switched off or failing to build, the engine runs on torch's."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from engine import native
+from engine.kernels import runnable
+from engine.linear import Linear
+from engine.quant import dequantize_int8, quantize_int8
+
+HAS_CC = native._compiler() is not None
+
+
+def close(got: torch.Tensor, ref: torch.Tensor) -> bool:
+    """Equal up to float32 rounding of sums taken in another order."""
+    return got.shape == ref.shape and (got - ref).abs().max().item() <= 1e-5 * ref.abs().max().item()
+
+
+@pytest.fixture
+def fresh(monkeypatch):
+    """A library state of the test's own: the next library() builds or fails anew."""
+    monkeypatch.setattr(native, "_state", {})
+    return monkeypatch
+
+
+def test_a_compiler_here_builds_the_kernels_once():
+    if not HAS_CC:
+        pytest.skip("no C compiler on this machine: the kernels are not built (the next tests cover that)")
+    assert native.library() is not None, native.build_error()
+    assert native.build_error() is None
+    assert "gemv" in runnable(torch.float32) and "int8gemv" in runnable(torch.float32, "int8")
+    assert "gemv" not in runnable(torch.bfloat16) and "int8gemv" not in runnable(torch.bfloat16, "int8")
+
+
+@pytest.mark.parametrize("n, k", [(48, 80), (37, 20), (960, 576)])  # 37: a padded last block
+@pytest.mark.parametrize("rows", [1, 3, 15])
+def test_gemv_equals_f_linear(n, k, rows):
+    if native.library() is None:
+        pytest.skip(f"the kernels are not built here: {native.build_error()}")
+    torch.manual_seed(n + rows)
+    w, b, x = torch.randn(n, k), torch.randn(n), torch.randn(rows, k)
+    packed = native.pack(w)
+    assert packed.data.shape == (-(-n // 16), k, 16)
+    assert close(native.gemv(x, packed, b), F.linear(x, w, b))
+    assert close(native.gemv(x, packed), F.linear(x, w))
+    q, s = quantize_int8(w)
+    assert close(native.gemv(x, native.pack(q, s), b), F.linear(x, dequantize_int8(q, s, torch.float32), b))
+
+
+def test_one_and_two_threads_give_the_same_numbers():
+    if native.library() is None:
+        pytest.skip(f"the kernels are not built here: {native.build_error()}")
+    w, x = torch.randn(3072, 576), torch.randn(2, 576)
+    packed, before = native.pack(w), torch.get_num_threads()
+    try:
+        torch.set_num_threads(1)
+        one = native.gemv(x, packed)
+        torch.set_num_threads(2)
+        two = native.gemv(x, packed)
+    finally:
+        torch.set_num_threads(before)
+    assert torch.equal(one, two)  # each output is one block's sum: no thread splits a sum
+
+
+def test_rms_norm_equals_torch():
+    if native.library() is None:
+        pytest.skip(f"the kernels are not built here: {native.build_error()}")
+    x, w = torch.randn(5, 576) * 3, torch.randn(576)
+    assert torch.allclose(native.rms_norm(x, w, 1e-5), F.rms_norm(x, (576,), w, 1e-5), rtol=1e-6, atol=1e-6)
+    assert native.rms_norm(x[:, ::2], w[::2], 1e-5) is None  # a strided view: torch's instead
+    assert native.rms_norm(x.bfloat16(), w.bfloat16(), 1e-5) is None
+
+
+def test_switched_off_the_engine_runs_on_torch(fresh):
+    fresh.setenv(native.DISABLE_ENV, "0")
+    assert native.library() is None and native.build_error() == "PDLAB_NATIVE=0"
+    assert native.pack(torch.randn(16, 8)) is None and native.rms_norm(torch.randn(2, 8), torch.ones(8), 1e-5) is None
+    assert "gemv" not in runnable(torch.float32)
+    lin = Linear(torch.randn(32, 8), None, ("gemv", "gemv"))
+    assert lin.kernels == ("linear", "linear")  # a plan or a forced kernel that cannot run falls back
+
+
+def test_a_failed_build_is_named_and_nothing_else_breaks(fresh, tmp_path):
+    fresh.setenv("PDLAB_CACHE_DIR", str(tmp_path))
+    fresh.setenv("CC", shutil.which("false") or "/bin/false")
+    assert native.library() is None
+    assert "failed" in native.build_error()
+    assert not list(tmp_path.glob("native/*.so"))  # no half-built library left to load next time
+    x, w = torch.randn(2, 8), torch.randn(16, 8)
+    assert torch.equal(Linear(w, None, ("gemv", "linear"))(x), F.linear(x, w))
+
+
+def test_the_library_is_built_once_per_machine(fresh, tmp_path):
+    if not HAS_CC:
+        pytest.skip("no C compiler on this machine")
+    fresh.setenv("PDLAB_CACHE_DIR", str(tmp_path))
+    assert native.library() is not None
+    built = list(tmp_path.glob("native/gemv-*.so"))
+    assert len(built) == 1
+    stamp = built[0].stat().st_mtime_ns
+    fresh.setattr(native, "_state", {})
+    assert native.library() is not None and built[0].stat().st_mtime_ns == stamp  # loaded, not rebuilt
