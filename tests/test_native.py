@@ -69,6 +69,17 @@ def test_one_and_two_threads_give_the_same_numbers():
     assert torch.equal(one, two)  # each output is one block's sum: no thread splits a sum
 
 
+def test_a_row_gets_the_same_numbers_alone_or_with_others():
+    """Rows run four at a time (a prefill) or one at a time (a decode), summing in the same order."""
+    if native.library() is None:
+        pytest.skip(f"the kernels are not built here: {native.build_error()}")
+    w, x = torch.randn(40, 100), torch.randn(7, 100)
+    q, s = quantize_int8(w)
+    for packed in (native.pack(w), native.pack(q, s)):
+        together = native.gemv(x, packed)
+        assert all(torch.equal(together[r], native.gemv(x[r : r + 1], packed)[0]) for r in range(7))
+
+
 def test_rms_norm_equals_torch():
     if native.library() is None:
         pytest.skip(f"the kernels are not built here: {native.build_error()}")

@@ -3,7 +3,7 @@
    The weight is packed in blocks of 16 output rows, k-major: block b holds W[16b .. 16b+15][0 .. k-1]
    as k groups of 16, so a block is one sequential stream and each group feeds one 16-wide multiply-add
    per row of x (the last block is padded with zero rows). All rows of x run against a block while it
-   is in cache. The blocks are split over OpenMP threads: torch's own libgomp (already loaded, so the
+   is in cache, four at a time. The blocks are split over OpenMP threads: torch's own libgomp (already loaded, so the
    same threads and torch.set_num_threads's count). Four accumulators per block hide the add latency.
 
    Built and loaded by engine/native.py, which also packs the weights. */
@@ -34,35 +34,37 @@ static inline v16f widen(const int8_t *q) {
     return f;
 }
 
-/* One packed float32 block against one row of x: the 16 dot products. */
-static inline v16f block_f32(const float *w, const float *x, long k) {
-    v16f a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0}, g;
-    long i = 0;
-    for (; i + 4 <= k; i += 4) {
-        memcpy(&g, w + (i + 0) * BLOCK, 64); a0 += g * x[i + 0];
-        memcpy(&g, w + (i + 1) * BLOCK, 64); a1 += g * x[i + 1];
-        memcpy(&g, w + (i + 2) * BLOCK, 64); a2 += g * x[i + 2];
-        memcpy(&g, w + (i + 3) * BLOCK, 64); a3 += g * x[i + 3];
-    }
-    for (; i < k; i++) {
-        memcpy(&g, w + i * BLOCK, 64);
-        a0 += g * x[i];
-    }
-    return (a0 + a1) + (a2 + a3);
+/* Group i of a packed block (its 16 weights at input i) as floats: int8 ones widened. `i8` is a
+   constant wherever this is inlined, so each kernel compiles to its own loop. */
+static inline v16f group(const void *w, long i, int i8) {
+    if (i8) return widen((const int8_t *)w + i * BLOCK);
+    v16f g;
+    memcpy(&g, (const float *)w + i * BLOCK, 64);
+    return g;
 }
 
-/* The same on int8 weights: each group of 16 bytes widened to float in registers. */
-static inline v16f block_i8(const int8_t *q, const float *x, long k) {
-    v16f a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0};
+/* One packed block against R rows of x (R = 1 or 4): the 16 dot products of each row. Each row sums
+   in the same order whatever R is (four accumulators by i mod 4), so a row's numbers do not depend on
+   how many rows share the call; with R = 4 each group of weights is loaded (and widened) once for
+   four rows: what makes the kernel usable for a prefill. */
+static inline void block(const void *w, const float *x, long k, int rows, int i8, v16f *out) {
+    v16f a[4][4] = {{{0}}};
     long i = 0;
     for (; i + 4 <= k; i += 4) {
-        a0 += widen(q + (i + 0) * BLOCK) * x[i + 0];
-        a1 += widen(q + (i + 1) * BLOCK) * x[i + 1];
-        a2 += widen(q + (i + 2) * BLOCK) * x[i + 2];
-        a3 += widen(q + (i + 3) * BLOCK) * x[i + 3];
+        v16f g0 = group(w, i, i8), g1 = group(w, i + 1, i8), g2 = group(w, i + 2, i8), g3 = group(w, i + 3, i8);
+        for (int r = 0; r < rows; r++) {
+            const float *xr = x + r * k + i;
+            a[r][0] += g0 * xr[0];
+            a[r][1] += g1 * xr[1];
+            a[r][2] += g2 * xr[2];
+            a[r][3] += g3 * xr[3];
+        }
     }
-    for (; i < k; i++) a0 += widen(q + i * BLOCK) * x[i];
-    return (a0 + a1) + (a2 + a3);
+    for (; i < k; i++) {
+        v16f g = group(w, i, i8);
+        for (int r = 0; r < rows; r++) a[r][0] += g * x[r * k + i];
+    }
+    for (int r = 0; r < rows; r++) out[r] = (a[r][0] + a[r][1]) + (a[r][2] + a[r][3]);
 }
 
 /* Write a block's 16 results (fewer in a padded last block), scaled and biased where given. */
@@ -78,13 +80,26 @@ static inline void store(float *y, v16f s, long first, long n, const float *scal
     }
 }
 
+/* All m rows against block b: four rows at a time, then one at a time. */
+static inline void rows_of_block(const void *w, const float *x, float *y, long m, long n, long k, long b, int i8,
+                                 const float *scale, const float *bias) {
+    v16f out[4];
+    long r = 0;
+    for (; r + 4 <= m; r += 4) {
+        block(w, x + r * k, k, 4, i8, out);
+        for (int j = 0; j < 4; j++) store(y + (r + j) * n, out[j], b * BLOCK, n, scale, bias);
+    }
+    for (; r < m; r++) {
+        block(w, x + r * k, k, 1, i8, out);
+        store(y + r * n, out[0], b * BLOCK, n, scale, bias);
+    }
+}
+
 /* x: m rows of k floats; y: m rows of n floats; bias may be NULL. */
 void gemv_f32(const float *packed, const float *bias, const float *x, float *y, long m, long n, long k) {
     long blocks = (n + BLOCK - 1) / BLOCK;
 #pragma omp parallel for schedule(static)
-    for (long b = 0; b < blocks; b++)
-        for (long r = 0; r < m; r++)
-            store(y + r * n, block_f32(packed + b * k * BLOCK, x + r * k, k), b * BLOCK, n, 0, bias);
+    for (long b = 0; b < blocks; b++) rows_of_block(packed + b * k * BLOCK, x, y, m, n, k, b, 0, 0, bias);
 }
 
 /* int8 weights with one float32 scale per output row: y = (x q^T) * scale + bias. */
@@ -92,7 +107,5 @@ void gemv_i8(const int8_t *packed, const float *scale, const float *bias, const 
              long k) {
     long blocks = (n + BLOCK - 1) / BLOCK;
 #pragma omp parallel for schedule(static)
-    for (long b = 0; b < blocks; b++)
-        for (long r = 0; r < m; r++)
-            store(y + r * n, block_i8(packed + b * k * BLOCK, x + r * k, k), b * BLOCK, n, scale, bias);
+    for (long b = 0; b < blocks; b++) rows_of_block(packed + b * k * BLOCK, x, y, m, n, k, b, 1, scale, bias);
 }
