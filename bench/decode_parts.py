@@ -65,6 +65,7 @@ def memory_pass_overhead(bundle, repeats: int, new_tokens: int) -> None:
 
 CATEGORIES = {  # profiler op name -> where a decode step's time goes
     "weights streamed (linear layers)": (
+        "pdlab::gemv",  # our C kernel (engine/native.py names its calls for the profiler)
         "mkldnn::_linear_pointwise",
         "aten::mm",
         "aten::addmm",
@@ -81,6 +82,7 @@ CATEGORIES = {  # profiler op name -> where a decode step's time goes
         "aten::masked_fill",
     ),
     "norms, RoPE, elementwise": (
+        "pdlab::rms_norm",
         "aten::rms_norm",
         "aten::_fused_rms_norm",
         "aten::mul",

@@ -17,6 +17,7 @@ import os
 import shutil
 import subprocess
 import threading
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -127,8 +128,19 @@ def pack(weight: torch.Tensor, scale: torch.Tensor | None = None) -> PackedWeigh
     return PackedWeight(data, n, scale.float().contiguous() if scale is not None else None)
 
 
+def _profiled(name: str):
+    """Under torch's profiler, a range named for the kernel (a ctypes call is no operator it sees);
+    otherwise nothing (one cheap check per call)."""
+    return torch.profiler.record_function(name) if torch.autograd._profiler_enabled() else nullcontext()
+
+
 def gemv(x: torch.Tensor, w: PackedWeight, bias: torch.Tensor | None = None) -> torch.Tensor:
     """x (m, k) float32 against the packed weight: (m, out_features)."""
+    with _profiled("pdlab::gemv"):
+        return _gemv(x, w, bias)
+
+
+def _gemv(x: torch.Tensor, w: PackedWeight, bias: torch.Tensor | None) -> torch.Tensor:
     x = x.contiguous()
     m, k = x.shape
     y = torch.empty(m, w.out_features, dtype=torch.float32)
@@ -150,5 +162,6 @@ def rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float) -> torch.Tensor 
         return None
     y = torch.empty_like(x)
     k = x.shape[-1]
-    lib.rms_norm_f32(x.data_ptr(), weight.data_ptr(), y.data_ptr(), x.numel() // k, k, eps)
+    with _profiled("pdlab::rms_norm"):
+        lib.rms_norm_f32(x.data_ptr(), weight.data_ptr(), y.data_ptr(), x.numel() // k, k, eps)
     return y
