@@ -77,9 +77,9 @@ def _build() -> ctypes.CDLL:
             raise OSError(f"{cc} failed: {done.stderr.strip()[-400:]}")
         tmp.replace(path)  # atomic: a second process never loads half a file
     lib = ctypes.CDLL(str(path))
-    p, n = ctypes.c_void_p, ctypes.c_long
-    lib.gemv_f32.argtypes = [p, p, p, p, n, n, n]
-    lib.gemv_i8.argtypes = [p, p, p, p, p, n, n, n]
+    p, n, i = ctypes.c_void_p, ctypes.c_long, ctypes.c_int
+    lib.gemv_f32.argtypes = [p, p, p, p, n, n, n, i]
+    lib.gemv_i8.argtypes = [p, p, p, p, p, n, n, n, i]
     lib.rms_norm_f32.argtypes = [p, p, p, n, n, ctypes.c_float]
     lib.gemv_f32.restype = lib.gemv_i8.restype = lib.rms_norm_f32.restype = None
     return lib
@@ -144,12 +144,12 @@ def _gemv(x: torch.Tensor, w: PackedWeight, bias: torch.Tensor | None) -> torch.
     x = x.contiguous()
     m, k = x.shape
     y = torch.empty(m, w.out_features, dtype=torch.float32)
-    lib = _state["lib"]
+    lib, threads = _state["lib"], torch.get_num_threads()
     b = bias.data_ptr() if bias is not None else None
     if w.scale is not None:
-        lib.gemv_i8(w.data.data_ptr(), w.scale.data_ptr(), b, x.data_ptr(), y.data_ptr(), m, w.out_features, k)
+        lib.gemv_i8(w.data.data_ptr(), w.scale.data_ptr(), b, x.data_ptr(), y.data_ptr(), m, w.out_features, k, threads)
     else:
-        lib.gemv_f32(w.data.data_ptr(), b, x.data_ptr(), y.data_ptr(), m, w.out_features, k)
+        lib.gemv_f32(w.data.data_ptr(), b, x.data_ptr(), y.data_ptr(), m, w.out_features, k, threads)
     return y
 
 

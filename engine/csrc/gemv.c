@@ -3,8 +3,9 @@
    The weight is packed in blocks of 16 output rows, k-major: block b holds W[16b .. 16b+15][0 .. k-1]
    as k groups of 16, so a block is one sequential stream and each group feeds one 16-wide multiply-add
    per row of x (the last block is padded with zero rows). All rows of x run against a block while it
-   is in cache, four at a time. The blocks are split over OpenMP threads: torch's own libgomp (already loaded, so the
-   same threads and torch.set_num_threads's count). Four accumulators per block hide the add latency.
+   is in cache, four at a time. Four accumulators per block hide the add latency. The blocks are split
+   over `threads` OpenMP threads: torch's own libgomp, already loaded, so torch's pool of threads
+   (the count is passed, since an OpenMP thread count set in one thread does not reach another).
 
    Built and loaded by engine/native.py, which also packs the weights. */
 
@@ -96,16 +97,17 @@ static inline void rows_of_block(const void *w, const float *x, float *y, long m
 }
 
 /* x: m rows of k floats; y: m rows of n floats; bias may be NULL. */
-void gemv_f32(const float *packed, const float *bias, const float *x, float *y, long m, long n, long k) {
+void gemv_f32(const float *packed, const float *bias, const float *x, float *y, long m, long n, long k,
+              int threads) {
     long blocks = (n + BLOCK - 1) / BLOCK;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(threads)
     for (long b = 0; b < blocks; b++) rows_of_block(packed + b * k * BLOCK, x, y, m, n, k, b, 0, 0, bias);
 }
 
 /* int8 weights with one float32 scale per output row: y = (x q^T) * scale + bias. */
 void gemv_i8(const int8_t *packed, const float *scale, const float *bias, const float *x, float *y, long m, long n,
-             long k) {
+             long k, int threads) {
     long blocks = (n + BLOCK - 1) / BLOCK;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(threads)
     for (long b = 0; b < blocks; b++) rows_of_block(packed + b * k * BLOCK, x, y, m, n, k, b, 1, scale, bias);
 }
