@@ -27,6 +27,7 @@ from pathlib import Path
 
 import torch
 
+from engine import native
 from engine.errors import LabError
 from engine.linear import KERNELS, PREPARE, pack, run_kernel
 from engine.machine import machine_key, read_cache, write_cache
@@ -108,7 +109,7 @@ def _candidates(fmt: str) -> dict[str, tuple[Callable, Callable]]:
     """Kernel name -> (prepare(weight) -> what it runs on or None, run(x, prepared))."""
     if fmt == "int8":
         return {
-            k: (_pack_int8, lambda x, w: int8_kernel("int8gemv", x, w))
+            k: (_pack_int8, lambda x, w: native.gemv(x, w))
             if k == "int8gemv"
             else (quantize_int8, lambda x, qs, k=k: int8_kernel(k, x, *qs))
             for k in sorted(INT8_KERNELS)

@@ -12,14 +12,24 @@ from pathlib import Path
 import torch
 
 
-def cpu_model() -> str:
+def _cpuinfo(field: str) -> str | None:
+    """The first `field` line's value in /proc/cpuinfo (Linux); None where there is none."""
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
+            if line.startswith(field):
                 return line.split(":", 1)[1].strip()
     except OSError:
         pass
-    return platform.processor() or platform.machine() or "unknown CPU"
+    return None
+
+
+def cpu_model() -> str:
+    return _cpuinfo("model name") or platform.processor() or platform.machine() or "unknown CPU"
+
+
+def cpu_flags() -> str:
+    """The instruction-set flags the kernel reports ("" where it reports none)."""
+    return _cpuinfo("flags") or ""
 
 
 def cpu_capability() -> str:

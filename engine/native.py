@@ -23,7 +23,7 @@ from pathlib import Path
 
 import torch
 
-from engine.machine import cpu_capability, cpu_model
+from engine.machine import cpu_capability, cpu_flags, cpu_model
 
 SOURCES = [Path(__file__).parent / "csrc" / name for name in ("gemv.c", "norm.c")]
 # -fopenmp: the loops run on torch's own libgomp (the process has loaded it; the soname matches)
@@ -36,16 +36,6 @@ _lock = threading.Lock()
 _state: dict[str, object] = {}  # "lib": the loaded library or None, "error": why not
 
 
-def _cpu_flags() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("flags"):
-                return line
-    except OSError:
-        pass
-    return ""
-
-
 def _compiler() -> str | None:
     return os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
 
@@ -56,7 +46,7 @@ def _library_path(cc: str) -> Path:
 
     version = subprocess.run([cc, "--version"], capture_output=True, text=True, timeout=30).stdout
     key = "\n".join(
-        [*(f.read_text() for f in SOURCES), " ".join(FLAGS), version, cpu_model(), cpu_capability(), _cpu_flags()]
+        [*(f.read_text() for f in SOURCES), " ".join(FLAGS), version, cpu_model(), cpu_capability(), cpu_flags()]
     )
     return cache_dir() / "native" / f"gemv-{hashlib.sha256(key.encode()).hexdigest()[:16]}.so"
 

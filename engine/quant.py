@@ -68,10 +68,8 @@ def pack_int8(q: torch.Tensor, scale: torch.Tensor, dtype: torch.dtype) -> nativ
     return native.pack(q, scale) if dtype == torch.float32 else None
 
 
-def int8_kernel(kernel: str, x: torch.Tensor, q, scale: torch.Tensor | None = None) -> torch.Tensor:
-    """q: the int8 weight, or for "int8gemv" its packed copy (which holds the scales)."""
-    if kernel == "int8gemv":
-        return native.gemv(x, q)
+def int8_kernel(kernel: str, x: torch.Tensor, q: torch.Tensor, scale: torch.Tensor) -> torch.Tensor:
+    """int8pack or dequant on q and its scales ("int8gemv" runs on its packed copy: native.gemv)."""
     if kernel == "int8pack":
         return torch._weight_int8pack_mm(x, q, scale.to(x.dtype))
     return F.linear(x, dequantize_int8(q, scale, x.dtype))
