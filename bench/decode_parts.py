@@ -6,6 +6,8 @@ from __future__ import annotations
 import statistics
 import time
 
+import torch
+
 from engine import Engine, EngineConfig, SamplingParams
 from engine.detokenizer import Detokenizer
 from engine.kernels import PREFILL_ROWS
@@ -64,6 +66,7 @@ def memory_pass_overhead(bundle, repeats: int, new_tokens: int) -> None:
 
 
 CATEGORIES = {  # profiler op name -> where a decode step's time goes
+    "every layer in one C call (products, attention, norms)": ("pdlab::decode_layers",),
     "weights streamed (linear layers)": (
         "pdlab::gemv",  # our C kernel (engine/native.py names its calls for the profiler)
         "mkldnn::_linear_pointwise",
@@ -115,9 +118,8 @@ def categorise(op_name: str) -> str:
     return "other ops (views, empty, embedding, ...)"
 
 
-def step_breakdown(bundle, new_tokens: int) -> None:
-    """Where a decode step's time goes: the profiler's self time per category, scaled to the
-    uninstrumented TPOT of the same run shape; what no op accounts for is Python and dispatch."""
+def profiled_step(bundle, new_tokens: int) -> tuple[dict[str, float], float, float]:
+    """(ms per category, profiled ms per step, uninstrumented TPOT) of a decode after a 16-token prompt."""
     from torch.profiler import ProfilerActivity, profile
 
     ids = prompt_ids(bundle.tokenizer, 16)
@@ -133,22 +135,59 @@ def step_breakdown(bundle, new_tokens: int) -> None:
     for e in prof.key_averages():
         totals[categorise(e.key)] = totals.get(categorise(e.key), 0.0) + e.self_cpu_time_total / 1e3 / steps
     totals["Python and dispatch (no op)"] = max(0.0, wall - sum(totals.values()))
-    weights = (
-        sum(
-            lin.num_bytes
-            for layer in bundle.model.layers
-            for lin in (layer["qkv"], layer["o"], layer["gate_up"], layer["down"])
-        )
-        + bundle.model.lm_head.num_bytes
-    )
+    return totals, wall, tpot
+
+
+def products_alone_ms(model) -> float:
+    """One decode step's matrix products called back to back with nothing between them: the floor the
+    step's other work sits on."""
+    linears = [layer[k] for layer in model.layers for k in ("qkv", "o", "gate_up", "down")] + [model.lm_head]
+    xs = {lin.in_features: torch.randn(1, lin.in_features, dtype=model.dtype) for lin in linears}
+    times = []
+    with torch.inference_mode():
+        for _ in range(20):
+            start = time.perf_counter()
+            for lin in linears:
+                lin(xs[lin.in_features])
+            times.append(time.perf_counter() - start)
+    return statistics.median(times) * 1e3
+
+
+def step_breakdown(bundle, new_tokens: int) -> None:
+    """Where a decode step's time goes, on the torch forward and on the one-call C step
+    (engine/fused_decode.py): the profiler's self time per category, scaled to the uninstrumented TPOT
+    of the same run shape; what no op accounts for is Python and dispatch."""
+    model, fused = bundle.model, bundle.model.fused
+    paths = {"torch forward": None}
+    if fused is not None:
+        paths["one C call"] = fused
+    results = {}
+    try:
+        for name, path in paths.items():
+            model.fused = path
+            results[name] = profiled_step(bundle, new_tokens)
+    finally:
+        model.fused = fused
+    names = list(results)
+    header = " | ".join(f"{n}: ms (share)" for n in names)
+    print(f"\n| decode step, L=16, ms scaled to the uninstrumented TPOT | {header} |\n|---" + "|---" * len(names) + "|")
+    rows = sorted({k for totals, _, _ in results.values() for k in totals}, key=lambda k: -results[names[0]][0].get(k, 0))
+    for row_name in rows:
+        cells = []
+        for n in names:
+            totals, wall, tpot = results[n]
+            ms = totals.get(row_name, 0.0)
+            cells.append(f"{ms / wall * tpot:.1f} ({ms / wall:.0%})" if ms else "-")
+        print(f"| {row_name} | {' | '.join(cells)} |")
+    print("| **TPOT, uninstrumented** | " + " | ".join(f"**{results[n][2]:.1f}**" for n in names) + " |")
+    weights = sum(lin.num_bytes for lin in model.linears().values() if lin is not model.lm_head) * len(
+        model.layers
+    ) + model.lm_head.num_bytes
+    alone = products_alone_ms(model)
     print(
-        f"\n| decode step, L=16 (profiled {wall:.1f} ms, uninstrumented TPOT {tpot:.1f} ms) | ms (profiled) "
-        f"| share | ms, scaled to TPOT |\n|---|---|---|---|"
+        f"# the same step's matrix products alone, back to back: {alone:.1f} ms "
+        f"({weights / alone / 1e6:.1f} GB/s over {weights / 1e6:.0f} MB)"
     )
-    for name, ms in sorted(totals.items(), key=lambda kv: -kv[1]):
-        print(f"| {name} | {ms:.1f} | {ms / wall:.0%} | {ms / wall * tpot:.1f} |")
-    linear_ms = totals.get("weights streamed (linear layers)", 0.0) / wall * tpot
-    print(f"# linear layers read {weights / 1e6:.0f} MB per step: {weights / linear_ms / 1e6:.1f} GB/s achieved")
 
 
 def kernel_table(bundle) -> None:

@@ -19,6 +19,7 @@ from engine import native
 from engine.attention import BACKENDS, AttentionCapture, decode_attention, future_mask, needs_mask, prefill_attention
 from engine.config import ModelConfig
 from engine.errors import LabError
+from engine.fused_decode import FusedDecode
 from engine.kernels import KernelPlan
 from engine.kv_cache import KVCache
 from engine.linear import Linear
@@ -115,6 +116,7 @@ class LlamaModel:
         self.inv_freq = rope_inv_freq(config)
         self.cos = self.sin = self.sin_rot = torch.empty(0, config.head_dim, dtype=dtype, device=self.device)
         self.ensure_rope(min(config.max_position, ROPE_START))
+        self.fused = FusedDecode.build(self)  # all-decode steps in one C call, where it can run
 
     def ensure_rope(self, num_positions: int) -> None:
         """cos/sin tables (positions, D) for at least num_positions positions, grown by doubling.
@@ -245,6 +247,9 @@ class LlamaModel:
                 seg.mask = future_mask(seg.num_tokens, seg.context_len, self.device)
         self.ensure_rope(batch.max_position + 1)
         h = self.embed_tokens(batch.input_ids)  # (N, hidden)
+        if self.fused is not None and self.fused.takes(batch, kv, capture):
+            h = self.fused.run(self, batch, kv, h)
+            return self._logits(h, batch)
         cos = self.cos[batch.positions].unsqueeze(1)  # (N, 1, D)
         sin = self.sin_rot[batch.positions].unsqueeze(1)
         for i, layer in enumerate(self.layers):
@@ -254,8 +259,11 @@ class LlamaModel:
             x = rms_norm(h, layer["mlp_norm"], c.rms_norm_eps)
             gate, up = layer["gate_up"](x).chunk(2, dim=-1)  # (N, ffn) each
             h = h + layer["down"](F.silu(gate) * up)
+        return self._logits(h, batch)
+
+    def _logits(self, h: torch.Tensor, batch: ForwardBatch) -> torch.Tensor:
         last = h[batch.logits_rows]  # (S, hidden): only the last positions go on (C5)
-        return self.lm_head(rms_norm(last, self.final_norm, c.rms_norm_eps)).float()  # (S, vocab)
+        return self.lm_head(rms_norm(last, self.final_norm, self.config.rms_norm_eps)).float()  # (S, vocab)
 
     def _attention(
         self,

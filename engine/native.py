@@ -1,5 +1,6 @@
 """Our own C kernels (engine/csrc/): decode-sized matrix products on weights packed for streaming
-(gemv.c), and RMSNorm in one pass (norm.c).
+(gemv.c), RMSNorm in one pass (norm.c), and a whole decode step's layers in one call (decode.c,
+driven by engine/fused_decode.py).
 
 The sources are compiled here, once per machine, with the system's C compiler (`-O3 -march=native
 -fopenmp`) into the cache folder, and loaded with ctypes. It is an option, never a requirement: with
@@ -25,7 +26,7 @@ import torch
 
 from engine.machine import cpu_capability, cpu_flags, cpu_model
 
-SOURCES = [Path(__file__).parent / "csrc" / name for name in ("gemv.c", "norm.c")]
+SOURCES = [Path(__file__).parent / "csrc" / name for name in ("gemv.c", "norm.c", "decode.c")]
 # -fopenmp: the loops run on torch's own libgomp (the process has loaded it; the soname matches)
 FLAGS = ["-O3", "-march=native", "-fopenmp", "-shared", "-fPIC", "-std=gnu11", "-Wno-psabi"]
 DISABLE_ENV = "PDLAB_NATIVE"
@@ -71,7 +72,10 @@ def _build() -> ctypes.CDLL:
     lib.gemv_f32.argtypes = [p, p, p, p, n, n, n, i]
     lib.gemv_i8.argtypes = [p, p, p, p, p, n, n, n, i]
     lib.rms_norm_f32.argtypes = [p, p, p, n, n, ctypes.c_float]
-    lib.gemv_f32.restype = lib.gemv_i8.restype = lib.rms_norm_f32.restype = None
+    lib.decode_layers.argtypes = [p, p, p, p, p, n, i]
+    lib.decode_scratch_floats.argtypes = [p, n]
+    lib.decode_scratch_floats.restype = n
+    lib.gemv_f32.restype = lib.gemv_i8.restype = lib.rms_norm_f32.restype = lib.decode_layers.restype = None
     return lib
 
 
@@ -118,7 +122,7 @@ def pack(weight: torch.Tensor, scale: torch.Tensor | None = None) -> PackedWeigh
     return PackedWeight(data, n, scale.float().contiguous() if scale is not None else None)
 
 
-def _profiled(name: str):
+def profiled(name: str):
     """Under torch's profiler, a range named for the kernel (a ctypes call is no operator it sees);
     otherwise nothing (one cheap check per call)."""
     return torch.profiler.record_function(name) if torch.autograd._profiler_enabled() else nullcontext()
@@ -126,7 +130,7 @@ def _profiled(name: str):
 
 def gemv(x: torch.Tensor, w: PackedWeight, bias: torch.Tensor | None = None) -> torch.Tensor:
     """x (m, k) float32 against the packed weight: (m, out_features)."""
-    with _profiled("pdlab::gemv"):
+    with profiled("pdlab::gemv"):
         return _gemv(x, w, bias)
 
 
@@ -152,6 +156,6 @@ def rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float) -> torch.Tensor 
         return None
     y = torch.empty_like(x)
     k = x.shape[-1]
-    with _profiled("pdlab::rms_norm"):
+    with profiled("pdlab::rms_norm"):
         lib.rms_norm_f32(x.data_ptr(), weight.data_ptr(), y.data_ptr(), x.numel() // k, k, eps)
     return y

@@ -85,9 +85,10 @@ def test_real_model_writes_sense_offline(bundled):
 
 @pytest.mark.parametrize("kernels", ["linear", "packed", "gemv", "mixed"])
 def test_every_matmul_kernel_matches_hf(bundled_dir, kernels, monkeypatch, device):
-    """Each candidate kernel forced (engine/kernels.py picks among them by timing; gemv is our C kernel),
-    and a plan that mixes them (packed for decode-sized calls, F.linear for prefill-sized ones: two
-    weight copies): a 20-token prompt reaches the prefill-sized path, the decode steps the decode-sized one."""
+    """Each candidate kernel forced (engine/kernels.py picks among them by timing; gemv is our C kernel,
+    its decode steps one call of engine/fused_decode.py), and a plan that mixes them (packed for
+    decode-sized calls, F.linear for prefill-sized ones: two weight copies): a 20-token prompt reaches
+    the prefill-sized path, the decode steps the decode-sized one."""
     import engine.kernels as kernel_module
     from engine.linear import DECODE_ROWS
 
@@ -123,3 +124,5 @@ def test_every_matmul_kernel_matches_hf(bundled_dir, kernels, monkeypatch, devic
     tokens, ours = engine_logits(bundle, prompt, 6, attention="sdpa")
     ref = hf_logits(bundled_dir, prompt + tokens)[len(prompt) - 1 : len(prompt) - 1 + len(tokens)]
     assert (ours - ref).abs().max().item() <= 1e-4
+    fused = bundle.model.fused  # on our C kernels each decode step is one C call
+    assert (fused.calls if fused else 0) == (5 if lin.kernels == ("gemv", "gemv") else 0)
