@@ -1,5 +1,6 @@
 """Attention over the paged KV cache: the `eager` backend (materialises scores, can capture
-them for the UI) and the `sdpa` backend (PyTorch's fused kernel, never materialises them).
+them for the UI) and the `sdpa` backend (a fused kernel that never materialises them: PyTorch's, or
+for a float32 prefill on the CPU our C one, engine/csrc/attention.c, where it is built).
 
 Two code paths, as in the source document: `prefill_attention` for a chunk of T new tokens
 attending to P cached tokens plus themselves (an L x L causal matrix when P = 0, C2), and
@@ -13,6 +14,7 @@ from dataclasses import dataclass, field
 import torch
 import torch.nn.functional as F
 
+from engine import native
 from engine.memory import label
 
 BACKENDS = ("eager", "sdpa")
@@ -98,6 +100,10 @@ def prefill_attention(
     """q (1, H, T, D) for T new tokens; k, v (1, n_kv, C, D) with C = cached prefix + T: the
     T x C causal score matrix (L x L when nothing is cached). mask: future_mask(T, C), or None
     for sdpa when T == C (the kernel masks by itself). Returns (1, H, T, D)."""
+    if backend == "sdpa":  # the mask, where given, is the same causal rule the C kernel applies
+        out = native.prefill_attention(q, k, v, scale)
+        if out is not None:
+            return out
     if backend == "sdpa" and mask is None:
         return F.scaled_dot_product_attention(q, k, v, is_causal=True, scale=scale, enable_gqa=True)
     if backend == "eager":

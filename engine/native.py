@@ -25,8 +25,9 @@ from pathlib import Path
 import torch
 
 from engine.machine import cpu_capability, cpu_flags, cpu_model
+from engine.memory import label
 
-SOURCES = [Path(__file__).parent / "csrc" / name for name in ("gemv.c", "norm.c", "decode.c")]
+SOURCES = [Path(__file__).parent / "csrc" / name for name in ("block.h", "gemv.c", "norm.c", "decode.c", "attention.c")]
 # -fopenmp: the loops run on torch's own libgomp (the process has loaded it; the soname matches)
 FLAGS = ["-O3", "-march=native", "-fopenmp", "-shared", "-fPIC", "-std=gnu11", "-Wno-psabi"]
 DISABLE_ENV = "PDLAB_NATIVE"
@@ -61,7 +62,7 @@ def _build() -> ctypes.CDLL:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(f".{os.getpid()}.tmp")
         done = subprocess.run(
-            [cc, *FLAGS, *map(str, SOURCES), "-o", str(tmp), "-lm"], capture_output=True, text=True, timeout=300
+            [cc, *FLAGS, *(str(f) for f in SOURCES if f.suffix == ".c"), "-o", str(tmp), "-lm"], capture_output=True, text=True, timeout=300
         )
         if done.returncode != 0:
             tmp.unlink(missing_ok=True)
@@ -74,6 +75,8 @@ def _build() -> ctypes.CDLL:
     lib.rms_norm_f32.argtypes = [p, p, p, n, n, ctypes.c_float]
     lib.decode_layers.argtypes = [p, p, p, p, p, n, i]
     lib.decode_scratch_floats.argtypes = [p, n]
+    lib.attention_prefill.argtypes = [p, n, n, p, n, n, p, n, n, p, n, n, n, n, n, n, n, ctypes.c_float, p, p, i]
+    lib.attention_prefill.restype = i
     lib.decode_scratch_floats.restype = n
     lib.gemv_f32.restype = lib.gemv_i8.restype = lib.rms_norm_f32.restype = lib.decode_layers.restype = None
     return lib
@@ -159,3 +162,28 @@ def rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float) -> torch.Tensor 
     with profiled("pdlab::rms_norm"):
         lib.rms_norm_f32(x.data_ptr(), weight.data_ptr(), y.data_ptr(), x.numel() // k, k, eps)
     return y
+
+
+def prefill_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, scale: float) -> torch.Tensor | None:
+    """Causal attention of T new queries q (1, H, T, D) against C keys k, v (1, G, C, D), query t seeing
+    keys up to C - T + t (a prompt, or a chunk after a cached prefix), on attention.c: (1, H, T, D), or
+    None where it cannot run (no library, not float32 on the CPU, a head size not a multiple of 16)."""
+    lib = library()
+    _, H, T, D = q.shape
+    G, C = k.shape[1], k.shape[2]
+    if lib is None or D % BLOCK or D > 256 or any(t.dtype != torch.float32 or t.device.type != "cpu" for t in (q, k, v)):
+        return None
+    if any(t.stride(-1) != 1 for t in (q, k, v)):
+        return None
+    out = torch.empty(T, H, D)
+    threads, key_slots = torch.get_num_threads(), -(-C // BLOCK) * BLOCK
+    with label("attention scores"):  # one tile's scores per thread, and the keys packed once
+        packed = torch.empty(G * key_slots * D)
+        scratch = torch.empty(threads * 16 * (D + key_slots))
+    with profiled("pdlab::attention"):
+        lib.attention_prefill(
+            q.data_ptr(), q.stride(2), q.stride(1), k.data_ptr(), k.stride(2), k.stride(1),
+            v.data_ptr(), v.stride(2), v.stride(1), out.data_ptr(), H * D, D,
+            T, C, H, G, D, scale, packed.data_ptr(), scratch.data_ptr(), threads,
+        )  # fmt: skip
+    return out.transpose(0, 1).unsqueeze(0)

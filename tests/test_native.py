@@ -1,5 +1,6 @@
 """Our C kernels (engine/native.py): built here where a C compiler is, equal to torch's own operators
-(matrix products on float32 and int8 weights, any row count, any width, a bias; RMSNorm), the same at
+(matrix products on float32 and int8 weights, any row count, any width, a bias; RMSNorm; a prefill's
+causal attention, grouped-query, after a cached prefix or not), the same at
 one and two threads; and optional: switched off or failing to build, the engine runs on torch's."""
 
 from __future__ import annotations
@@ -118,3 +119,51 @@ def test_the_library_is_built_once_per_machine(fresh, tmp_path):
     stamp = built[0].stat().st_mtime_ns
     fresh.setattr(native, "_state", {})
     assert native.library() is not None and built[0].stat().st_mtime_ns == stamp  # loaded, not rebuilt
+
+
+def causal_sdpa(q, k, v, scale):
+    T, C = q.shape[2], k.shape[2]
+    allowed = torch.arange(C)[None, :] <= torch.arange(T)[:, None] + (C - T)
+    return F.scaled_dot_product_attention(q, k, v, attn_mask=allowed, scale=scale, enable_gqa=True)
+
+
+@pytest.mark.parametrize(
+    "T, C, H, G, D",
+    [(256, 256, 9, 3, 64), (7, 30, 4, 2, 16), (33, 33, 4, 4, 32), (100, 140, 8, 1, 128), (1, 17, 2, 1, 16)],
+)
+def test_prefill_attention_equals_sdpa(T, C, H, G, D):
+    """A prompt (T = C) and chunks after a cached prefix; grouped-query; row and tile counts the loops
+    do not divide; queries and keys as the model passes them (strided views)."""
+    if native.library() is None:
+        pytest.skip(f"the kernels are not built here: {native.build_error()}")
+    torch.manual_seed(T + C)
+    q = torch.randn(T, H, D).transpose(0, 1).unsqueeze(0)  # (1, H, T, D), rows H * D apart
+    k, v = (torch.randn(G, 2 * C, D)[:, C:].unsqueeze(0) for _ in range(2))  # a window of a larger pool
+    got = native.prefill_attention(q, k, v, D**-0.5)
+    assert got.shape == (1, H, T, D)
+    assert close(got, causal_sdpa(q, k, v, D**-0.5))
+
+
+def test_prefill_attention_declines_what_it_cannot_run():
+    if native.library() is None:
+        pytest.skip(f"the kernels are not built here: {native.build_error()}")
+    q, k = torch.randn(1, 2, 5, 12), torch.randn(1, 1, 5, 12)
+    assert native.prefill_attention(q, k, k, 0.3) is None  # a head size not a multiple of 16
+    q, k = torch.randn(1, 2, 5, 16), torch.randn(1, 1, 5, 16)
+    assert native.prefill_attention(q.bfloat16(), k.bfloat16(), k.bfloat16(), 0.25) is None
+    assert native.prefill_attention(q, k, k, 0.25) is not None
+
+
+def test_prefill_attention_same_numbers_on_one_and_two_threads():
+    if native.library() is None:
+        pytest.skip(f"the kernels are not built here: {native.build_error()}")
+    q, k, v = torch.randn(1, 6, 70, 64), torch.randn(1, 2, 90, 64), torch.randn(1, 2, 90, 64)
+    before = torch.get_num_threads()
+    try:
+        torch.set_num_threads(1)
+        one = native.prefill_attention(q, k, v, 0.125)
+        torch.set_num_threads(2)
+        two = native.prefill_attention(q, k, v, 0.125)
+    finally:
+        torch.set_num_threads(before)
+    assert torch.equal(one, two)  # each query's row is one thread's work
