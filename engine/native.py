@@ -1,5 +1,6 @@
 """Our own C kernels (engine/csrc/): decode-sized matrix products on weights packed for streaming
-(gemv.c), RMSNorm in one pass (norm.c), and a whole decode step's layers in one call (decode.c,
+(gemv.c), RMSNorm in one pass (norm.c), SiLU-times-up and RoPE in one pass each (pointwise.c), a
+prefill's causal attention (attention.c), and a whole decode step's layers in one call (decode.c,
 driven by engine/fused_decode.py).
 
 The sources are compiled here, once per machine, with the system's C compiler (`-O3 -march=native
@@ -25,9 +26,8 @@ from pathlib import Path
 import torch
 
 from engine.machine import cpu_capability, cpu_flags, cpu_model
-from engine.memory import label
 
-SOURCES = [Path(__file__).parent / "csrc" / name for name in ("block.h", "gemv.c", "norm.c", "decode.c", "attention.c")]
+SOURCES = [Path(__file__).parent / "csrc" / name for name in ("block.h", "exp16.h", "gemv.c", "norm.c", "pointwise.c", "decode.c", "attention.c")]
 # -fopenmp: the loops run on torch's own libgomp (the process has loaded it; the soname matches)
 FLAGS = ["-O3", "-march=native", "-fopenmp", "-shared", "-fPIC", "-std=gnu11", "-Wno-psabi"]
 DISABLE_ENV = "PDLAB_NATIVE"
@@ -77,6 +77,9 @@ def _build() -> ctypes.CDLL:
     lib.decode_scratch_floats.argtypes = [p, n]
     lib.attention_prefill.argtypes = [p, n, n, p, n, n, p, n, n, p, n, n, n, n, n, n, n, ctypes.c_float, p, p, i]
     lib.attention_prefill.restype = i
+    lib.silu_mul_f32.argtypes = [p, p, n, n]
+    lib.rope_f32.argtypes = [p, n, p, n, n, n, p, p, n]
+    lib.silu_mul_f32.restype = lib.rope_f32.restype = None
     lib.decode_scratch_floats.restype = n
     lib.gemv_f32.restype = lib.gemv_i8.restype = lib.rms_norm_f32.restype = lib.decode_layers.restype = None
     return lib
@@ -164,6 +167,37 @@ def rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float) -> torch.Tensor 
     return y
 
 
+def _float32_cpu(*tensors: torch.Tensor) -> bool:
+    return all(t.dtype == torch.float32 and t.device.type == "cpu" for t in tensors)
+
+
+def silu_mul(gate_up: torch.Tensor) -> torch.Tensor | None:
+    """SiLU(gate) * up of (N, 2f) rows [gate | up]: (N, f); None where it cannot run."""
+    lib = library()
+    if lib is None or not _float32_cpu(gate_up) or not gate_up.is_contiguous():
+        return None
+    n, f = gate_up.shape[0], gate_up.shape[1] // 2
+    out = torch.empty(n, f)
+    with profiled("pdlab::silu_mul"):
+        lib.silu_mul_f32(gate_up.data_ptr(), out.data_ptr(), n, f)
+    return out
+
+
+def rope(x: torch.Tensor, cos: torch.Tensor, sin_rot: torch.Tensor) -> torch.Tensor | None:
+    """x (N, heads, D) (rows any distance apart) rotated by cos, sin_rot (N, 1, D) as
+    engine/model.apply_rope: a new contiguous (N, heads, D); None where it cannot run."""
+    lib = library()
+    N, heads, D = x.shape
+    if lib is None or not _float32_cpu(x, cos, sin_rot) or x.stride(2) != 1 or x.stride(1) != D:
+        return None
+    if cos.stride(-1) != 1 or sin_rot.stride(-1) != 1 or cos.stride(0) != sin_rot.stride(0):
+        return None
+    out = torch.empty(N, heads, D)
+    with profiled("pdlab::rope"):
+        lib.rope_f32(x.data_ptr(), x.stride(0), out.data_ptr(), N, heads, D, cos.data_ptr(), sin_rot.data_ptr(), cos.stride(0))
+    return out
+
+
 def prefill_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, scale: float) -> torch.Tensor | None:
     """Causal attention of T new queries q (1, H, T, D) against C keys k, v (1, G, C, D), query t seeing
     keys up to C - T + t (a prompt, or a chunk after a cached prefix), on attention.c: (1, H, T, D), or
@@ -177,9 +211,10 @@ def prefill_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, scale: 
         return None
     out = torch.empty(T, H, D)
     threads, key_slots = torch.get_num_threads(), -(-C // BLOCK) * BLOCK
-    with label("attention scores"):  # one tile's scores per thread, and the keys packed once
-        packed = torch.empty(G * key_slots * D)
-        scratch = torch.empty(threads * 16 * (D + key_slots))
+    # working memory, O(C) and not the T x C score matrix (which a fused kernel never holds): the memory
+    # lab counts it with the activations, as PyTorch's own fused kernel's
+    packed = torch.empty(G * key_slots * D)  # the keys, packed once
+    scratch = torch.empty(threads * 16 * (D + key_slots))  # a tile of 16 queries and their scores per thread
     with profiled("pdlab::attention"):
         lib.attention_prefill(
             q.data_ptr(), q.stride(2), q.stride(1), k.data_ptr(), k.stride(2), k.stride(1),

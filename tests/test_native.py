@@ -167,3 +167,19 @@ def test_prefill_attention_same_numbers_on_one_and_two_threads():
     finally:
         torch.set_num_threads(before)
     assert torch.equal(one, two)  # each query's row is one thread's work
+
+
+def test_silu_mul_and_rope_equal_torch():
+    if native.library() is None:
+        pytest.skip(f"the kernels are not built here: {native.build_error()}")
+    from engine.model import apply_rope
+
+    gate_up = torch.randn(5, 2 * 40) * 8  # 40: a tail after the 16-wide loop; large values: exp's clamps
+    gate, up = gate_up.chunk(2, dim=-1)
+    assert close(native.silu_mul(gate_up), F.silu(gate) * up)
+    qkv = torch.randn(6, 7 * 64)
+    x = qkv[:, : 5 * 64].view(6, 5, 64)  # q and k heads of a fused product: rows 7 * 64 floats apart
+    cos, sin = torch.randn(6, 1, 64), torch.randn(6, 1, 64)
+    ref = torch.addcmul(x * cos, x.roll(32, -1), sin)
+    assert close(native.rope(x, cos, sin), ref) and close(apply_rope(x, cos, sin), ref)
+    assert native.rope(x.double(), cos.double(), sin.double()) is None  # float32 only

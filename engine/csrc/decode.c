@@ -21,6 +21,9 @@ void gemv_f32(const float *packed, const float *bias, const float *x, float *y, 
 void gemv_i8(const signed char *packed, const float *scale, const float *bias, const float *x, float *y, long m,
              long n, long k, int threads);
 void rms_norm_f32(const float *x, const float *w, float *y, long m, long k, float eps);
+void silu_mul_f32(const float *gu, float *out, long rows, long f);
+void rope_f32(const float *x, long row, float *out, long rows, long heads, long d, const float *cos,
+              const float *sin_rot, long table_row);
 
 typedef struct {
     const void *w;        /* packed by engine/native.py */
@@ -74,17 +77,6 @@ static float dot(const float *a, const float *b, long d) {
     return s;
 }
 
-/* x (heads, d) in place: x * cos + roll(x, d / 2) * sin_rot, as engine/model.apply_rope. */
-static void rope(float *x, long heads, long d, const float *cos, const float *sin_rot) {
-    float tmp[d];
-    long half = d / 2;
-    for (long h = 0; h < heads; h++) {
-        float *xh = x + h * d;
-        memcpy(tmp, xh, d * sizeof(float));
-        for (long j = 0; j < d; j++) xh[j] = tmp[j] * cos[j] + tmp[(j + half) % d] * sin_rot[j];
-    }
-}
-
 /* One query head of one row against its context: softmax(q K^T * scale) V into out (d). */
 static void attend(const float *q, const float *k, const float *v, const step_t *s, long row, long d, float scale,
                    float *scores, float *out) {
@@ -120,8 +112,8 @@ static void attention(const model_t *m, long li, const step_t *s, float *h, floa
             rms_norm_f32(k, l->k_norm, k, G, d, m->eps);
         }
         const float *c = s->cos + s->positions[r] * d, *sn = s->sin_rot + s->positions[r] * d;
-        rope(q, H, d, c, sn);
-        rope(k, G, d, c, sn);
+        rope_f32(q, H * d, q, 1, H, d, c, sn, d);
+        rope_f32(k, G * d, k, 1, G, d, c, sn, d);
         for (long g = 0; g < G; g++) {
             memcpy(kpool + (g * s->num_slots + s->write_slots[r]) * d, k + g * d, d * sizeof(float));
             memcpy(vpool + (g * s->num_slots + s->write_slots[r]) * d, v + g * d, d * sizeof(float));
@@ -146,11 +138,7 @@ static void mlp(const model_t *m, long li, long rows, float *h, float *x, float 
     long f = m->ffn, hidden = m->hidden;
     rms_norm_f32(h, l->mlp_norm, x, rows, hidden, m->eps);
     linear(&l->gate_up, x, gu, rows, threads);
-    for (long r = 0; r < rows; r++)
-        for (long i = 0; i < f; i++) {
-            float g = gu[r * 2 * f + i];
-            act[r * f + i] = g / (1.0f + expf(-g)) * gu[r * 2 * f + f + i];
-        }
+    silu_mul_f32(gu, act, rows, f);
     linear(&l->down, act, y, rows, threads);
     for (long i = 0; i < rows * hidden; i++) h[i] += y[i];
 }

@@ -1,0 +1,47 @@
+/* The forward's elementwise steps on float32, one pass each where torch takes several operators and
+   temporaries: SiLU(gate) * up, and RoPE (rotate-half, the sign kept in the sin table as in
+   engine/model.apply_rope). Used by the torch forward (engine/native.py) and by decode.c.
+   Built and loaded with the other kernels by engine/native.py. */
+
+#include <string.h>
+
+#include "exp16.h"
+
+/* gu: rows of [gate (f) | up (f)]; out: rows of f. */
+void silu_mul_f32(const float *gu, float *out, long rows, long f) {
+    for (long r = 0; r < rows; r++) {
+        const float *g = gu + r * 2 * f, *u = g + f;
+        float *o = out + r * f;
+        long i = 0;
+        for (; i + 16 <= f; i += 16) {
+            v16f gv, uv, ov, one = {0};
+            one += 1.0f;
+            memcpy(&gv, g + i, 64);
+            memcpy(&uv, u + i, 64);
+            ov = gv / (one + exp16(-gv)) * uv;
+            memcpy(o + i, &ov, 64);
+        }
+        for (; i < f; i++) {
+            v16f gv = {0};
+            gv[0] = -g[i];
+            o[i] = g[i] / (1.0f + exp16(gv)[0]) * u[i];
+        }
+    }
+}
+
+/* x: rows of `heads` vectors of d floats (row `row` floats apart); out: the same, contiguous (may be x
+   itself when row == heads * d). Row r rotates by its table row cos + r * table_row (and sin_rot). */
+void rope_f32(const float *x, long row, float *out, long rows, long heads, long d, const float *cos,
+              const float *sin_rot, long table_row) {
+    long half = d / 2;
+    float tmp[d];
+    for (long r = 0; r < rows; r++) {
+        const float *c = cos + r * table_row, *s = sin_rot + r * table_row;
+        for (long h = 0; h < heads; h++) {
+            float *o = out + (r * heads + h) * d;
+            memcpy(tmp, x + r * row + h * d, d * sizeof(float));
+            for (long j = 0; j < half; j++) o[j] = tmp[j] * c[j] + tmp[j + half] * s[j];
+            for (long j = half; j < d; j++) o[j] = tmp[j] * c[j] + tmp[j - half] * s[j];
+        }
+    }
+}
