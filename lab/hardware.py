@@ -19,6 +19,7 @@ from pathlib import Path
 
 import torch
 
+from engine import native
 from engine.errors import LabError
 from engine.linear import pack, run_kernel
 from engine.loader import cache_dir
@@ -27,7 +28,7 @@ from engine.machine import device_name, machine_key, read_cache, write_cache
 
 @dataclass
 class Ceilings:
-    read_gbs: float  # streaming read bandwidth, all threads (torch.sum over a buffer far beyond cache)
+    read_gbs: float  # streaming read bandwidth, all threads (measure_device_bandwidth)
     gemm_gflops: float  # best square fp32 GEMM rate of the kernels the engine can use
     gemm_kernel: str
     threads: int
@@ -35,7 +36,7 @@ class Ceilings:
     gemm_how: str = ""
 
     def describe(self) -> str:
-        read_how = self.read_how or f"torch.sum over 1 GiB, {self.threads} threads"
+        read_how = self.read_how or f"torch.sum or our C kernel over 1 GiB, the faster; {self.threads} threads"
         gemm_how = self.gemm_how or f"{self.gemm_kernel}, 2048x2048"
         return f"read bandwidth {self.read_gbs:.1f} GB/s ({read_how}); fp32 GEMM {self.gemm_gflops:.0f} GFLOP/s ({gemm_how})"
 
@@ -51,8 +52,21 @@ def _best_time(fn, repeats: int) -> float:
 
 
 def measure_read_bandwidth(num_bytes: int = 1 << 30, repeats: int = 5) -> float:
-    buf = torch.ones(num_bytes // 4, dtype=torch.float32)
-    return num_bytes / _best_time(buf.sum, repeats) / 1e9
+    return measure_device_bandwidth("cpu", num_bytes, repeats) / 1e9
+
+
+def _c_stream_rate(num_bytes: int, repeats: int) -> float | None:
+    """Bytes/s our C matrix kernel streams: one row against a packed float32 weight of num_bytes, the
+    way a decode reads its weights (it outruns torch.sum on some CPUs); None without the kernels."""
+    if native.library() is None:
+        return None
+    k = 4096
+    n = num_bytes // 4 // k // native.BLOCK * native.BLOCK
+    weight = native.PackedWeight(torch.ones(n // native.BLOCK, k, native.BLOCK), n)
+    x = torch.ones(1, k)
+    rate = n * k * 4 / _best_time(lambda: native.gemv(x, weight), repeats)
+    del weight
+    return rate
 
 
 def measure_gemm(n: int = 2048, repeats: int = 3) -> tuple[float, str]:
@@ -149,11 +163,15 @@ def _best_device_time(fn, repeats: int, device: str) -> float:
 
 
 def measure_device_bandwidth(device: str = "cpu", num_bytes: int | None = None, repeats: int = 5) -> float:
-    """Streaming read rate, bytes/s: torch.sum over a buffer far larger than any cache."""
+    """Streaming read rate, bytes/s: torch.sum over a buffer far larger than any cache, and on the CPU
+    our C matrix kernel streaming as much (the faster of the two: a roof must be one the engine cannot
+    beat)."""
     num_bytes = num_bytes or ((2 << 30) if device.startswith("cuda") else (1 << 30))
     buf = torch.ones(num_bytes // 4, dtype=torch.float32, device=device)
     rate = num_bytes / _best_device_time(buf.sum, repeats, device)
     del buf
+    if device == "cpu":
+        rate = max(rate, _c_stream_rate(num_bytes, repeats) or 0.0)
     return rate
 
 

@@ -29,10 +29,12 @@ STRINGS: dict[str, tuple[str, str]] = {
     # --- ceilings ---------------------------------------------------------------------------
     "rf_ceil_intro": (
         "Measured once per machine and cached: a square matrix multiply per dtype (the fastest kernel the engine "
-        "can use) and a streaming read (`torch.sum` over a buffer far larger than any cache). On CUDA the timings "
-        "use CUDA events. A different CPU, thread count, torch version or device is measured again.",
-        "每台机器只测一次并缓存：每种数据类型一次方阵乘法（取引擎可用的最快内核），以及一次流式读取（对远大于任何"
-        "缓存的缓冲区做 `torch.sum`）。CUDA 上用 CUDA 事件计时。换了 CPU、线程数、torch 版本或设备都会重新测量。",
+        "can use) and a streaming read over a buffer far larger than any cache (`torch.sum`; on the CPU also the "
+        "engine's own C matrix kernel reading it as a decode reads its weights, the faster of the two). On CUDA "
+        "the timings use CUDA events. A different CPU, thread count, torch version or device is measured again.",
+        "每台机器只测一次并缓存：每种数据类型一次方阵乘法（取引擎可用的最快内核），以及一次对远大于任何缓存的缓冲区的"
+        "流式读取（`torch.sum`；在 CPU 上还用引擎自己的 C 矩阵内核像解码读权重那样读一遍，取较快者）。CUDA 上用 CUDA "
+        "事件计时。换了 CPU、线程数、torch 版本或设备都会重新测量。",
     ),
     "rf_remeasure": ("Re-measure", "重新测量"),
     "rf_measuring": ("Measuring this machine's ceilings (a few seconds)…", "正在测量本机上限（几秒钟）…"),

@@ -44,8 +44,9 @@ static void scores(const float *packed, const float *q, long n, long D, long blo
     }
 }
 
-/* Row s (its first `seen` entries are scores, already scaled): softmax in place, zeros up to `width`. */
-static void softmax(float *s, long seen, long width) {
+/* Row s (its first `seen` entries are scores, already scaled): softmax in place, zeros up to `width`.
+   decode.c's attention uses it too. */
+void softmax_f32(float *s, long seen, long width) {
     typedef int v16i __attribute__((vector_size(64)));
     v16f most = {0}, x;
     most -= INFINITY;
@@ -128,7 +129,7 @@ int attention_prefill(const float *q, long q_row, long q_head, const float *k, l
             for (long r = 0; r < n; r++) /* the scale goes on the queries: scores come out scaled */
                 for (long d = 0; d < D; d++) qt[r * D + d] = q[(t0 + r) * q_row + h * q_head + d] * scale;
             scores(kpack + g * kblocks * BLOCK * D, qt, n, D, (width + BLOCK - 1) / BLOCK, s, stride);
-            for (long r = 0; r < n; r++) softmax(s + r * stride, P + t0 + r + 1, width);
+            for (long r = 0; r < n; r++) softmax_f32(s + r * stride, P + t0 + r + 1, width);
             weighted_sum(s, stride, n, width, v + g * v_head, v_row, D, out + t0 * o_row + h * o_head, o_row);
         }
     }

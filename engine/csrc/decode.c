@@ -12,7 +12,6 @@
    depend on its own inputs only: the products sum a row alike alone or with others (gemv.c), and
    attention runs per row. Built and loaded with gemv.c and norm.c by engine/native.py. */
 
-#include <math.h>
 #include <string.h>
 
 typedef float v16f __attribute__((vector_size(64)));
@@ -22,6 +21,7 @@ void gemv_i8(const signed char *packed, const float *scale, const float *bias, c
              long n, long k, int threads);
 void rms_norm_f32(const float *x, const float *w, float *y, long m, long k, float eps);
 void silu_mul_f32(const float *gu, float *out, long rows, long f);
+void softmax_f32(float *s, long seen, long width);
 void rope_f32(const float *x, long row, float *out, long rows, long heads, long d, const float *cos,
               const float *sin_rot, long table_row);
 
@@ -82,17 +82,12 @@ static void attend(const float *q, const float *k, const float *v, const step_t 
                    float *scores, float *out) {
     const long *table = s->tables + row * s->table_width;
     long n = s->context_lens[row], bs = s->block_size;
-    float top = -INFINITY, sum = 0;
-    for (long j = 0; j < n; j++) {
-        scores[j] = dot(q, k + (table[j / bs] * bs + j % bs) * d, d) * scale;
-        if (scores[j] > top) top = scores[j];
-    }
-    for (long j = 0; j < n; j++) sum += scores[j] = expf(scores[j] - top);
+    for (long j = 0; j < n; j++) scores[j] = dot(q, k + (table[j / bs] * bs + j % bs) * d, d) * scale;
+    softmax_f32(scores, n, n);
     memset(out, 0, d * sizeof(float));
     for (long j = 0; j < n; j++) {
         const float *vj = v + (table[j / bs] * bs + j % bs) * d;
-        float p = scores[j] / sum;
-        for (long i = 0; i < d; i++) out[i] += p * vj[i];
+        for (long i = 0; i < d; i++) out[i] += scores[j] * vj[i];
     }
 }
 
