@@ -112,6 +112,8 @@ class QuantLinear:
             if "int8gemv" in kernels and self._gemv is None:  # the C kernel cannot run here
                 kernels = tuple("dequant" if k == "int8gemv" else k for k in kernels)
             self.decode_kernel, self.prefill_kernel = kernels
+            if kernels == ("int8gemv", "int8gemv") and quantized is None:
+                self.q = None  # every call reads the packed copy: hold one (a tied head's q is the embedding's)
 
     def __call__(self, x: torch.Tensor) -> torch.Tensor:
         if self.format == "w8a8":
@@ -124,9 +126,15 @@ class QuantLinear:
 
     def dequantized(self, dtype: torch.dtype) -> torch.Tensor:
         """The weight these int8 numbers stand for (the reference a test compares against)."""
-        if self.q is None:
+        if self.format == "w8a8":
             return torch.ops.quantized.linear_unpack(self._packed)[0].dequantize().to(dtype)
-        return dequantize_int8(self.q, self.scale, dtype)
+        return dequantize_int8(self.int8_rows(), self.scale, dtype)
+
+    def int8_rows(self) -> torch.Tensor:
+        """q (out, in), from the packed copy where that is the one held."""
+        if self.q is not None:
+            return self.q
+        return self._gemv.data.transpose(1, 2).reshape(-1, self.in_features)[: self.out_features]
 
     @property
     def kernels(self) -> tuple[str, str]:
@@ -140,5 +148,7 @@ class QuantLinear:
 
     @property
     def held_bytes(self) -> int:
-        """What it holds: q and the scales, and the C kernel's packed copy of q where it runs on it."""
-        return self.num_bytes + (self._gemv.data.numel() if self._gemv is not None else 0)
+        """What it holds: q and the scales, and the C kernel's packed copy of q where it runs on it (the
+        packed copy alone where both regimes run on it)."""
+        packed = self._gemv.data.numel() if self._gemv is not None else 0
+        return self.num_bytes + (packed if self.q is not None else packed - self.out_features * self.in_features)

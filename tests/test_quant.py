@@ -217,3 +217,16 @@ def test_kv_read_returns_what_was_written_within_the_formats_step(tiny, kv_dtype
         (ck - k).abs() <= (bound * (k.abs().amax(-1, keepdim=True) if kv_dtype == "int8" else k.abs())) + floor
     ).all()
     assert kv_bytes_per_token(c, kv.storage) == kv.bytes_per_token
+
+
+def test_an_int8_layer_on_the_c_kernel_alone_holds_one_copy():
+    """Both regimes on int8gemv: the packed copy is the only one kept, and q comes back from it."""
+    if native.library() is None:
+        pytest.skip(f"the C kernels are not built here: {native.build_error()}")
+    w = torch.randn(37, 40)  # 37 rows: the packed copy pads its last block to 48
+    q, _ = quantize_int8(w)
+    alone = QuantLinear(w, None, "int8", ("int8gemv", "int8gemv"))
+    assert alone.q is None and torch.equal(alone.int8_rows(), q)
+    assert alone.held_bytes == alone.num_bytes + (48 - 37) * 40
+    mixed = QuantLinear(w, None, "int8", ("int8gemv", "dequant"))  # dequant reads q: both kept
+    assert mixed.q is not None and mixed.held_bytes == mixed.num_bytes + 48 * 40

@@ -1,6 +1,6 @@
-/* The inner loop the C kernels share: a block of 16 packed weight rows (k-major: 16 weights per input
-   index, one 64-byte line) against a few rows of x. Included by gemv.c (matrix products) and
-   attention.c (scores against packed keys). */
+/* The inner loops the C kernels share: a block of 16 packed weight rows (k-major: 16 weights per input
+   index, one 64-byte line) against a few rows of x (gemv.c's matrix products, attention.c's scores
+   against packed keys), and a dot product (norm.c, decode.c). */
 
 #ifndef PDLAB_BLOCK_H
 #define PDLAB_BLOCK_H
@@ -62,6 +62,21 @@ static inline void block(const void *w, const float *x, long k, int rows, int i8
         for (int r = 0; r < rows; r++) a[r][0] += g * x[r * k + i];
     }
     for (int r = 0; r < rows; r++) out[r] = (a[r][0] + a[r][1]) + (a[r][2] + a[r][3]);
+}
+
+/* The dot product of two float rows of d, 16 lanes at a time (the rest one by one). */
+static inline float dot(const float *a, const float *b, long d) {
+    v16f acc = {0}, x, y;
+    long i = 0;
+    for (; i + 16 <= d; i += 16) {
+        memcpy(&x, a + i, 64);
+        memcpy(&y, b + i, 64);
+        acc += x * y;
+    }
+    float s = 0;
+    for (int j = 0; j < 16; j++) s += acc[j];
+    for (; i < d; i++) s += a[i] * b[i];
+    return s;
 }
 
 #endif

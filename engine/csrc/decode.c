@@ -10,14 +10,12 @@
 
    Scratch comes from the caller (torch tensors, so the memory probe sees them). Each row's numbers
    depend on its own inputs only: the products sum a row alike alone or with others (gemv.c), and
-   attention runs per row. Built and loaded with gemv.c and norm.c by engine/native.py. */
+   attention runs per row. Built and loaded with the other kernels by engine/native.py. */
 
-#include <string.h>
-
-typedef float v16f __attribute__((vector_size(64)));
+#include "block.h"
 
 void gemv_f32(const float *packed, const float *bias, const float *x, float *y, long m, long n, long k, int threads);
-void gemv_i8(const signed char *packed, const float *scale, const float *bias, const float *x, float *y, long m,
+void gemv_i8(const int8_t *packed, const float *scale, const float *bias, const float *x, float *y, long m,
              long n, long k, int threads);
 void rms_norm_f32(const float *x, const float *w, float *y, long m, long k, float eps);
 void silu_mul_f32(const float *gu, float *out, long rows, long f);
@@ -61,20 +59,6 @@ static void linear(const linear_t *l, const float *x, float *y, long m, int thre
         gemv_i8(l->w, l->scale, l->bias, x, y, m, l->n, l->k, threads);
     else
         gemv_f32(l->w, l->bias, x, y, m, l->n, l->k, threads);
-}
-
-static float dot(const float *a, const float *b, long d) {
-    v16f acc = {0}, x, y;
-    long i = 0;
-    for (; i + 16 <= d; i += 16) {
-        memcpy(&x, a + i, 64);
-        memcpy(&y, b + i, 64);
-        acc += x * y;
-    }
-    float s = 0;
-    for (int j = 0; j < 16; j++) s += acc[j];
-    for (; i < d; i++) s += a[i] * b[i];
-    return s;
 }
 
 /* One query head of one row against its context: softmax(q K^T * scale) V into out (d). */
