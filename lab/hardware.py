@@ -28,17 +28,16 @@ from engine.machine import device_name, machine_key, read_cache, write_cache
 
 @dataclass
 class Ceilings:
-    read_gbs: float  # streaming read bandwidth, all threads (measure_device_bandwidth)
+    read_gbs: float  # streaming read bandwidth, all threads (measure_read)
     gemm_gflops: float  # best square fp32 GEMM rate of the kernels the engine can use
     gemm_kernel: str
     threads: int
-    read_how: str = ""  # how each roof was measured, as describe() says it; the CPU's by default
+    read_how: str = ""  # how each roof was measured, as describe() says it
     gemm_how: str = ""
 
     def describe(self) -> str:
-        read_how = self.read_how or f"torch.sum or our C kernel over 1 GiB, the faster; {self.threads} threads"
         gemm_how = self.gemm_how or f"{self.gemm_kernel}, 2048x2048"
-        return f"read bandwidth {self.read_gbs:.1f} GB/s ({read_how}); fp32 GEMM {self.gemm_gflops:.0f} GFLOP/s ({gemm_how})"
+        return f"read bandwidth {self.read_gbs:.1f} GB/s ({self.read_how}); fp32 GEMM {self.gemm_gflops:.0f} GFLOP/s ({gemm_how})"
 
 
 def _best_time(fn, repeats: int) -> float:
@@ -49,10 +48,6 @@ def _best_time(fn, repeats: int) -> float:
         fn()
         best = min(best, time.perf_counter() - t)
     return best
-
-
-def measure_read_bandwidth(num_bytes: int = 1 << 30, repeats: int = 5) -> float:
-    return measure_device_bandwidth("cpu", num_bytes, repeats) / 1e9
 
 
 def _c_stream_rate(num_bytes: int, repeats: int) -> float | None:
@@ -82,9 +77,9 @@ def measure_gemm(n: int = 2048, repeats: int = 3) -> tuple[float, str]:
 
 def measure_ceilings() -> Ceilings:
     gflops, kernel = measure_gemm()
-    return Ceilings(
-        read_gbs=measure_read_bandwidth(), gemm_gflops=gflops, gemm_kernel=kernel, threads=torch.get_num_threads()
-    )
+    rate, how = measure_read("cpu")
+    threads = torch.get_num_threads()
+    return Ceilings(rate / 1e9, gflops, kernel, threads, read_how=f"{how}, {threads} threads")
 
 
 # --- the cached, per-dtype ceilings of one device ---------------------------------------------------
@@ -114,6 +109,7 @@ class DeviceCeilings:
     key: str = ""
     load_average: float | None = None  # 1-minute load when measured: other jobs on the cores lower every roof
     op_overhead_s: float | None = None  # fixed cost of one tiny op (dispatch + launch), the "overhead" regime
+    read_how: str = ""  # what reached the read rate (measure_read); empty in entries measured before it was kept
 
     def peak_flops(self, dtype: str) -> float:
         """The compute roof for `dtype`; a ValueError when it was not measurable here."""
@@ -162,17 +158,17 @@ def _best_device_time(fn, repeats: int, device: str) -> float:
     return best
 
 
-def measure_device_bandwidth(device: str = "cpu", num_bytes: int | None = None, repeats: int = 5) -> float:
-    """Streaming read rate, bytes/s: torch.sum over a buffer far larger than any cache, and on the CPU
-    our C matrix kernel streaming as much (the faster of the two: a roof must be one the engine cannot
-    beat)."""
+def measure_read(device: str = "cpu", num_bytes: int | None = None, repeats: int = 5) -> tuple[float, str]:
+    """(bytes/s, how): torch.sum over a buffer far larger than any cache, and on the CPU our C matrix
+    kernel streaming as much; the faster of the two, since a roof must be one the engine cannot beat."""
     num_bytes = num_bytes or ((2 << 30) if device.startswith("cuda") else (1 << 30))
     buf = torch.ones(num_bytes // 4, dtype=torch.float32, device=device)
-    rate = num_bytes / _best_device_time(buf.sum, repeats, device)
+    rates = {"torch.sum": num_bytes / _best_device_time(buf.sum, repeats, device)}
     del buf
-    if device == "cpu":
-        rate = max(rate, _c_stream_rate(num_bytes, repeats) or 0.0)
-    return rate
+    if device == "cpu" and (c_rate := _c_stream_rate(num_bytes, repeats)) is not None:
+        rates["our C gemv, one row"] = c_rate
+    how = max(rates, key=rates.get)
+    return rates[how], f"{how} over {num_bytes / 2**30:g} GiB"
 
 
 def measure_device_gemm(device: str, dtype: str, n: int | None = None, repeats: int = 3) -> tuple[float | None, str]:
@@ -229,7 +225,7 @@ def measure_device_ceilings(device: str = "cpu", progress: ProgressFn | None = N
     steps = 1 + len(GEMM_DTYPES)
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
     progress("read bandwidth", 0.0)
-    bandwidth = measure_device_bandwidth(device)
+    bandwidth, read_how = measure_read(device)
     rates: dict[str, float | None] = {}
     kernels = []
     for i, dtype in enumerate(GEMM_DTYPES, start=1):
@@ -243,6 +239,7 @@ def measure_device_ceilings(device: str = "cpu", progress: ProgressFn | None = N
         device=device,
         device_name=device_name(device),
         read_bytes_per_s=bandwidth,
+        read_how=read_how,
         gemm_flops_per_s=rates,
         gemm_kernel="; ".join(kernels),
         threads=torch.get_num_threads(),
@@ -256,6 +253,8 @@ def measure_device_ceilings(device: str = "cpu", progress: ProgressFn | None = N
 def cached_ceilings(device: str = "cpu") -> DeviceCeilings | None:
     """This machine's cached measurement for `device`, or None if it was never measured."""
     entry = read_cache(cache_path()).get(machine_key(device))
+    if entry and not entry.get("read_how"):  # measured by torch.sum alone: the roof may be too low
+        return None
     try:
         return DeviceCeilings.from_dict(entry) if entry else None
     except TypeError:  # written by an older layout: measure again

@@ -134,6 +134,7 @@ def test_hardware_cache_is_keyed_by_machine(tmp_path, monkeypatch):
             2,
             "t",
             key=hardware.machine_key(device),
+            read_how="a fake read",
         )
 
     monkeypatch.setattr(hardware, "measure_device_ceilings", fake_measure)
@@ -147,6 +148,32 @@ def test_hardware_cache_is_keyed_by_machine(tmp_path, monkeypatch):
         first.peak_flops("bfloat16")
     monkeypatch.setattr(hardware, "machine_key", lambda device="cpu": "another machine")
     assert hardware.cached_ceilings("cpu") is None  # another machine never reuses this measurement
+
+
+def test_a_cached_read_roof_that_does_not_say_how_is_measured_again(tmp_path, monkeypatch):
+    """Entries from before the read roof named its method measured torch.sum alone, which a decode on
+    the C kernel can outrun: they are not reused."""
+    from lab import hardware
+    from engine.machine import write_cache
+
+    monkeypatch.setenv(hardware.CACHE_ENV, str(tmp_path / "hw.json"))
+    old = {"device": "cpu", "device_name": "x", "read_bytes_per_s": 1e10, "gemm_flops_per_s": {"float32": 1e11},
+           "gemm_kernel": "k", "threads": 2, "torch_version": "t"}  # fmt: skip
+    write_cache(tmp_path / "hw.json", {hardware.machine_key("cpu"): old})
+    assert hardware.cached_ceilings("cpu") is None
+    write_cache(tmp_path / "hw.json", {hardware.machine_key("cpu"): old | {"read_how": "torch.sum over 1 GiB"}})
+    assert hardware.cached_ceilings("cpu").read_how == "torch.sum over 1 GiB"
+
+
+def test_the_read_roof_is_the_faster_of_torch_sum_and_the_c_kernel(monkeypatch):
+    from lab import hardware
+
+    rate, how = hardware.measure_read("cpu", 1 << 26, 2)
+    assert rate > 0 and how.endswith("over 0.0625 GiB")
+    monkeypatch.setattr(hardware, "_c_stream_rate", lambda n, r: 1e15)  # a stream faster than any sum
+    assert hardware.measure_read("cpu", 1 << 26, 1) == (1e15, "our C gemv, one row over 0.0625 GiB")
+    monkeypatch.setattr(hardware, "_c_stream_rate", lambda n, r: None)  # no C kernels here
+    assert hardware.measure_read("cpu", 1 << 26, 1)[1] == "torch.sum over 0.0625 GiB"
 
 
 def test_engine_roofline_run_on_tiny(tiny):

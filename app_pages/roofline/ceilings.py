@@ -84,6 +84,7 @@ def render_ceilings_section(device: str, lang: str) -> DeviceCeilings | None:
             threads=ceilings.threads,
             torch=md_literal(ceilings.torch_version),
             when=when,
+            read=md_literal(ceilings.read_how),
             kernel=md_literal(ceilings.gemm_kernel),
             path=md_literal(shown_path(cache_path())),
         )

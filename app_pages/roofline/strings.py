@@ -48,9 +48,9 @@ STRINGS: dict[str, tuple[str, str]] = {
     "rf_col_gemm": ("GEMM GFLOP/s", "GEMM GFLOP/s"),
     "rf_col_ridge": ("ridge point (FLOP/byte)", "脊点（FLOP/字节）"),
     "rf_ceil_caption": (
-        "{device} ({dev}), {threads} threads, torch {torch}, measured {when}. Kernels: {kernel}. Cache: {path}. "
-        "A dtype without a fast kernel here (fp16 on most CPUs) shows its slow rate.",
-        "{device}（{dev}），{threads} 个线程，torch {torch}，测量于 {when}。内核：{kernel}。缓存：{path}。"
+        "{device} ({dev}), {threads} threads, torch {torch}, measured {when}. Read: {read}. Kernels: {kernel}. "
+        "Cache: {path}. A dtype without a fast kernel here (fp16 on most CPUs) shows its slow rate.",
+        "{device}（{dev}），{threads} 个线程，torch {torch}，测量于 {when}。读取：{read}。内核：{kernel}。缓存：{path}。"
         "本机没有快速内核的数据类型（多数 CPU 上的 fp16）显示其较慢的速率。",
     ),
     "rf_ceil_load": (
