@@ -171,7 +171,9 @@ def step_breakdown(bundle, new_tokens: int) -> None:
     names = list(results)
     header = " | ".join(f"{n}: ms (share)" for n in names)
     print(f"\n| decode step, L=16, ms scaled to the uninstrumented TPOT | {header} |\n|---" + "|---" * len(names) + "|")
-    rows = sorted({k for totals, _, _ in results.values() for k in totals}, key=lambda k: -results[names[0]][0].get(k, 0))
+    rows = sorted(
+        {k for totals, _, _ in results.values() for k in totals}, key=lambda k: -results[names[0]][0].get(k, 0)
+    )
     for row_name in rows:
         cells = []
         for n in names:
@@ -180,9 +182,10 @@ def step_breakdown(bundle, new_tokens: int) -> None:
             cells.append(f"{ms / wall * tpot:.1f} ({ms / wall:.0%})" if ms else "-")
         print(f"| {row_name} | {' | '.join(cells)} |")
     print("| **TPOT, uninstrumented** | " + " | ".join(f"**{results[n][2]:.1f}**" for n in names) + " |")
-    weights = sum(lin.num_bytes for lin in model.linears().values() if lin is not model.lm_head) * len(
-        model.layers
-    ) + model.lm_head.num_bytes
+    weights = (
+        sum(lin.num_bytes for lin in model.linears().values() if lin is not model.lm_head) * len(model.layers)
+        + model.lm_head.num_bytes
+    )
     alone = products_alone_ms(model)
     print(
         f"# the same step's matrix products alone, back to back: {alone:.1f} ms "

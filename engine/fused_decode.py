@@ -72,15 +72,6 @@ def _ptr(t: torch.Tensor | None) -> int | None:
     return t.data_ptr() if t is not None else None
 
 
-def _packed(lin) -> native.PackedWeight | None:
-    """The layer's weight in the C kernels' layout, where its decode-sized calls run on them."""
-    if getattr(lin, "decode_kernel", None) == "gemv":
-        return lin.weights["gemv"]
-    if getattr(lin, "decode_kernel", None) == "int8gemv":
-        return lin._gemv
-    return None
-
-
 class FusedDecode:
     """The C description of a loaded model's layers (pointers into its tensors, which it keeps)."""
 
@@ -93,7 +84,7 @@ class FusedDecode:
             spec.attn_norm, spec.mlp_norm = _ptr(layer["attn_norm"]), _ptr(layer["mlp_norm"])
             spec.q_norm, spec.k_norm = _ptr(layer["q_norm"]), _ptr(layer["k_norm"])
             for name in ("qkv", "o", "gate_up", "down"):
-                lin, packed = layer[name], _packed(layer[name])
+                lin, packed = layer[name], layer[name].decode_packed
                 setattr(
                     spec,
                     name,
@@ -118,7 +109,7 @@ class FusedDecode:
         biases = [layer[n].bias for layer in model.layers for n in ("qkv", "o", "gate_up", "down")]
         if any(not t.is_contiguous() for t in tensors + [b for b in biases if b is not None]):
             return None
-        if any(_packed(layer[n]) is None for layer in model.layers for n in ("qkv", "o", "gate_up", "down")):
+        if any(layer[n].decode_packed is None for layer in model.layers for n in ("qkv", "o", "gate_up", "down")):
             return None
         return cls(model, lib)
 
@@ -134,7 +125,7 @@ class FusedDecode:
 
     def run(self, model, batch, kv, h: torch.Tensor) -> torch.Tensor:
         """h (rows, hidden): the embedded new tokens, through every layer (in place); returned."""
-        bs = kv.block_size
+        h, bs = h.contiguous(), kv.block_size
         tables = [
             seg.read_blocks.tolist()
             if seg.read_blocks is not None

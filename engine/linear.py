@@ -81,6 +81,11 @@ class Linear:
         return self.decode_kernel, self.prefill_kernel
 
     @property
+    def decode_packed(self) -> native.PackedWeight | None:
+        """The weight in the C kernels' layout where decode-sized calls run on them (the one-call decode step)."""
+        return self.weights["gemv"] if self.decode_kernel == "gemv" else None
+
+    @property
     def num_bytes(self) -> int:
         """Bytes of one copy of the weight (what a forward reads), the bias included."""
         return self._weight_bytes + self._bias_bytes

@@ -27,7 +27,10 @@ import torch
 
 from engine.machine import cpu_capability, cpu_flags, cpu_model
 
-SOURCES = [Path(__file__).parent / "csrc" / name for name in ("block.h", "exp16.h", "gemv.c", "norm.c", "pointwise.c", "decode.c", "attention.c")]
+SOURCES = [
+    Path(__file__).parent / "csrc" / name
+    for name in ("block.h", "exp16.h", "gemv.c", "norm.c", "pointwise.c", "decode.c", "attention.c")
+]
 # -fopenmp: the loops run on torch's own libgomp (the process has loaded it; the soname matches)
 FLAGS = ["-O3", "-march=native", "-fopenmp", "-shared", "-fPIC", "-std=gnu11", "-Wno-psabi"]
 DISABLE_ENV = "PDLAB_NATIVE"
@@ -62,7 +65,10 @@ def _build() -> ctypes.CDLL:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(f".{os.getpid()}.tmp")
         done = subprocess.run(
-            [cc, *FLAGS, *(str(f) for f in SOURCES if f.suffix == ".c"), "-o", str(tmp), "-lm"], capture_output=True, text=True, timeout=300
+            [cc, *FLAGS, *(str(f) for f in SOURCES if f.suffix == ".c"), "-o", str(tmp), "-lm"],
+            capture_output=True,
+            text=True,
+            timeout=300,
         )
         if done.returncode != 0:
             tmp.unlink(missing_ok=True)
@@ -194,7 +200,9 @@ def rope(x: torch.Tensor, cos: torch.Tensor, sin_rot: torch.Tensor) -> torch.Ten
         return None
     out = torch.empty(N, heads, D)
     with profiled("pdlab::rope"):
-        lib.rope_f32(x.data_ptr(), x.stride(0), out.data_ptr(), N, heads, D, cos.data_ptr(), sin_rot.data_ptr(), cos.stride(0))
+        lib.rope_f32(
+            x.data_ptr(), x.stride(0), out.data_ptr(), N, heads, D, cos.data_ptr(), sin_rot.data_ptr(), cos.stride(0)
+        )
     return out
 
 
@@ -205,7 +213,7 @@ def prefill_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, scale: 
     lib = library()
     _, H, T, D = q.shape
     G, C = k.shape[1], k.shape[2]
-    if lib is None or D % BLOCK or D > 256 or any(t.dtype != torch.float32 or t.device.type != "cpu" for t in (q, k, v)):
+    if lib is None or D % BLOCK or D > 256 or not _float32_cpu(q, k, v):
         return None
     if any(t.stride(-1) != 1 for t in (q, k, v)):
         return None

@@ -141,6 +141,11 @@ class QuantLinear:
         return self.decode_kernel, self.prefill_kernel
 
     @property
+    def decode_packed(self) -> native.PackedWeight | None:
+        """q in the C kernels' layout where decode-sized calls run on it (the one-call decode step)."""
+        return self._gemv if self.decode_kernel == "int8gemv" else None
+
+    @property
     def num_bytes(self) -> int:
         """What a forward reads: one byte per weight, a float32 scale per row, the bias."""
         bias = self.bias.numel() * self.bias.element_size() if self.bias is not None else 0

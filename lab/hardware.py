@@ -59,9 +59,7 @@ def _c_stream_rate(num_bytes: int, repeats: int) -> float | None:
     n = num_bytes // 4 // k // native.BLOCK * native.BLOCK
     weight = native.PackedWeight(torch.ones(n // native.BLOCK, k, native.BLOCK), n)
     x = torch.ones(1, k)
-    rate = n * k * 4 / _best_time(lambda: native.gemv(x, weight), repeats)
-    del weight
-    return rate
+    return n * k * 4 / _best_time(lambda: native.gemv(x, weight), repeats)
 
 
 def measure_gemm(n: int = 2048, repeats: int = 3) -> tuple[float, str]:

@@ -153,8 +153,8 @@ def test_hardware_cache_is_keyed_by_machine(tmp_path, monkeypatch):
 def test_a_cached_read_roof_that_does_not_say_how_is_measured_again(tmp_path, monkeypatch):
     """Entries from before the read roof named its method measured torch.sum alone, which a decode on
     the C kernel can outrun: they are not reused."""
-    from lab import hardware
     from engine.machine import write_cache
+    from lab import hardware
 
     monkeypatch.setenv(hardware.CACHE_ENV, str(tmp_path / "hw.json"))
     old = {"device": "cpu", "device_name": "x", "read_bytes_per_s": 1e10, "gemm_flops_per_s": {"float32": 1e11},

@@ -100,6 +100,7 @@ static void attention(const model_t *m, long li, const step_t *s, float *h, floa
     }
     long pairs = rows * H, work = 0;
     for (long r = 0; r < rows; r++) work += s->context_lens[r] * H;
+    /* short contexts on one thread: waking the others costs more than the work */
 #pragma omp parallel for schedule(static) num_threads(threads) if (work > 16384)
     for (long p = 0; p < pairs; p++) {
         long r = p / H, head = p % H, g = head / (H / G);
