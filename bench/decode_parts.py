@@ -138,10 +138,15 @@ def profiled_step(bundle, new_tokens: int) -> tuple[dict[str, float], float, flo
     return totals, wall, tpot
 
 
+def decode_linears(model) -> list:
+    """Every matrix product of a decode step, in order: each layer's four, then the LM head."""
+    return [layer[k] for layer in model.layers for k in ("qkv", "o", "gate_up", "down")] + [model.lm_head]
+
+
 def products_alone_ms(model) -> float:
     """One decode step's matrix products called back to back with nothing between them: the floor the
     step's other work sits on."""
-    linears = [layer[k] for layer in model.layers for k in ("qkv", "o", "gate_up", "down")] + [model.lm_head]
+    linears = decode_linears(model)
     xs = {lin.in_features: torch.randn(1, lin.in_features, dtype=model.dtype) for lin in linears}
     times = []
     with torch.inference_mode():
@@ -182,10 +187,7 @@ def step_breakdown(bundle, new_tokens: int) -> None:
             cells.append(f"{ms / wall * tpot:.1f} ({ms / wall:.0%})" if ms else "-")
         print(f"| {row_name} | {' | '.join(cells)} |")
     print("| **TPOT, uninstrumented** | " + " | ".join(f"**{results[n][2]:.1f}**" for n in names) + " |")
-    weights = (
-        sum(lin.num_bytes for lin in model.linears().values() if lin is not model.lm_head) * len(model.layers)
-        + model.lm_head.num_bytes
-    )
+    weights = sum(lin.num_bytes for lin in decode_linears(model))
     alone = products_alone_ms(model)
     print(
         f"# the same step's matrix products alone, back to back: {alone:.1f} ms "
