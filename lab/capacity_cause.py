@@ -40,9 +40,11 @@ class Cause:
             decode_ms=self.decode_ms or 0.0,
             kv=100 * (self.kv_usage or 0.0),
         )
-        if self.running and self.waiting is not None:  # 0: the reads every 0.5 s fell between the requests
-            text += PEAKS[i].format(running=self.running, waiting=self.waiting)
-        return text
+        if not self.running or self.waiting is None:  # the reads every 0.5 s fell between the requests
+            return text
+        if self.key == "queue" and self.waiting == 0:  # the histograms saw waits shorter than the reads' gap
+            return text + PEAK_RUNNING[i].format(running=self.running)
+        return text + PEAKS[i].format(running=self.running, waiting=self.waiting)
 
 
 CAUSES = {
@@ -76,6 +78,7 @@ CAUSES = {
     ),
 }
 PEAKS = ("; up to {running} running and {waiting} waiting at once", "；同时最多 {running} 个运行、{waiting} 个等待")
+PEAK_RUNNING = ("; up to {running} running at once", "；同时最多 {running} 个运行")
 
 
 def explain(seen: MetricsWatch | None, limiting: str | None, in_flight: int | None = None) -> Cause | None:

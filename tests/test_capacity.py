@@ -104,7 +104,8 @@ def test_a_search_on_our_server_brackets_a_limit_that_holds_when_measured_again(
         # the third request waited for a free slot: the server's own histograms say queue, not prefill
         cause = result.cause
         assert cause is not None and cause.key == "queue" and cause.queue_ms > cause.prefill_ms, cause
-        assert cause.running == 2 and cause.waiting >= 1, cause
+        # the waiting gauge is read every 0.5 s and a wait here is ~150 ms: its peak may miss it
+        assert cause.running == 2 and cause.waiting is not None and "0 waiting" not in result.sentence(), cause
         assert "TTFT breaks first: requests waited in the server's queue" in result.sentence()
         assert measure(2).verdict.holds and not measure(3).verdict.holds
 
@@ -140,7 +141,9 @@ def test_the_command_line_answers_in_one_sentence_and_saves_the_loads(tiny_serve
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "name among ttft, tpot, itl, e2e" in bad.stderr
 
 
-def watched(queue_s: float, prefill_s: float, decode_s: float, kv: float = 0.3, running: int = 2) -> MetricsWatch:
+def watched(
+    queue_s: float, prefill_s: float, decode_s: float, kv: float = 0.3, running: int = 2, waiting: int = 3
+) -> MetricsWatch:
     """A server's readings over a load of 10 requests with these mean phase times."""
 
     def snap(t: float, n: int) -> Snapshot:
@@ -150,7 +153,7 @@ def watched(queue_s: float, prefill_s: float, decode_s: float, kv: float = 0.3, 
         }
         gauges = {
             "vllm:num_requests_running": float(running),
-            "vllm:num_requests_waiting": 3.0,
+            "vllm:num_requests_waiting": float(waiting),
             "vllm:kv_cache_usage_perc": kv,
         }
         return Snapshot(t, gauges, hist)
@@ -165,6 +168,9 @@ def test_the_cause_names_the_phase_that_took_the_time():
         "requests waited in the server's queue (mean 800 ms) longer than their prefill took (50 ms): they queue "
         "behind other requests; up to 2 running and 3 waiting at once"
     )
+    # waits shorter than the gauge's reads: the histograms saw the queue, the sentence claims no "0 waiting"
+    missed = explain(watched(0.8, 0.05, 1.0, waiting=0), "ttft")
+    assert missed.key == "queue" and missed.sentence().endswith("behind other requests; up to 2 running at once")
     assert explain(watched(0.01, 0.4, 1.0), "ttft").key == "prefill"
     alone = explain(watched(0.01, 0.04, 2.0, running=1), "tpot")  # one request at a time: nothing shared a step
     assert alone.key == "decode_alone" and alone.sentence().startswith("decoding alone was slower than the SLO")
