@@ -16,6 +16,7 @@ import ctypes
 import hashlib
 import logging
 import os
+import shlex
 import shutil
 import subprocess
 import threading
@@ -29,11 +30,13 @@ from engine.machine import cpu_capability, cpu_flags, cpu_model
 
 SOURCES = [
     Path(__file__).parent / "csrc" / name
-    for name in ("block.h", "exp16.h", "gemv.c", "norm.c", "pointwise.c", "decode.c", "attention.c")
+    for name in ("block.h", "expv.h", "gemv.c", "norm.c", "pointwise.c", "decode.c", "attention.c")
 ]
 # -fopenmp: the loops run on torch's own libgomp (the process has loaded it; the soname matches)
 FLAGS = ["-O3", "-march=native", "-fopenmp", "-shared", "-fPIC", "-std=gnu11", "-Wno-psabi"]
 DISABLE_ENV = "PDLAB_NATIVE"
+# more compiler flags, e.g. -mno-avx512f: the AVX2 build on an AVX-512 machine (the tests run both)
+FLAGS_ENV = "PDLAB_NATIVE_FLAGS"
 BLOCK = 16  # output rows per packed block, as in the C source
 
 log = logging.getLogger(__name__)
@@ -45,13 +48,17 @@ def _compiler() -> str | None:
     return os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
 
 
+def _flags() -> list[str]:
+    return FLAGS + shlex.split(os.environ.get(FLAGS_ENV, ""))
+
+
 def _library_path(cc: str) -> Path:
     """One file per source, flags, compiler and CPU: -march=native code must not run on another CPU."""
     from engine.loader import cache_dir  # the loader imports the model, which imports this module
 
     version = subprocess.run([cc, "--version"], capture_output=True, text=True, timeout=30).stdout
     key = "\n".join(
-        [*(f.read_text() for f in SOURCES), " ".join(FLAGS), version, cpu_model(), cpu_capability(), cpu_flags()]
+        [*(f.read_text() for f in SOURCES), " ".join(_flags()), version, cpu_model(), cpu_capability(), cpu_flags()]
     )
     return cache_dir() / "native" / f"gemv-{hashlib.sha256(key.encode()).hexdigest()[:16]}.so"
 
@@ -65,7 +72,7 @@ def _build() -> ctypes.CDLL:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(f".{os.getpid()}.tmp")
         done = subprocess.run(
-            [cc, *FLAGS, *(str(f) for f in SOURCES if f.suffix == ".c"), "-o", str(tmp), "-lm"],
+            [cc, *_flags(), *(str(f) for f in SOURCES if f.suffix == ".c"), "-o", str(tmp), "-lm"],
             capture_output=True,
             text=True,
             timeout=300,
@@ -86,6 +93,7 @@ def _build() -> ctypes.CDLL:
     lib.silu_mul_f32.argtypes = [p, p, n, n]
     lib.rope_f32.argtypes = [p, n, p, n, n, n, p, p, n]
     lib.silu_mul_f32.restype = lib.rope_f32.restype = None
+    lib.vector_lanes.argtypes, lib.vector_lanes.restype = [], i
     lib.decode_scratch_floats.restype = n
     lib.gemv_f32.restype = lib.gemv_i8.restype = lib.rms_norm_f32.restype = lib.decode_layers.restype = None
     return lib
@@ -109,6 +117,12 @@ def library() -> ctypes.CDLL | None:
 def build_error() -> str | None:
     library()
     return _state["error"]
+
+
+def vector_lanes() -> int | None:
+    """Floats per vector the kernels were built for: 16 (AVX-512), 8 (AVX2 and others); None unbuilt."""
+    lib = library()
+    return lib.vector_lanes() if lib is not None else None
 
 
 @dataclass

@@ -30,6 +30,7 @@ from pathlib import Path
 import pytest
 import torch
 
+from engine import native
 from lab.busy import LoadMeter
 from scripts.app_browser import ARTIFACTS
 
@@ -48,11 +49,19 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default="cpu",
         help="where the `device` fixture's tests (the reference tests) run: cpu or cuda",
     )
+    parser.addoption(
+        "--native-flags",
+        default="",
+        help="more C compiler flags for our kernels (engine/native.py), e.g. -mno-avx512f: the AVX2 build",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
     for name in [n for n in os.environ if n.startswith("PDLAB_")]:
         del os.environ[name]
+    config._pdlab_native_flags = config.getoption("--native-flags")
+    if config._pdlab_native_flags:
+        os.environ[native.FLAGS_ENV] = config._pdlab_native_flags
     config._pdlab_cache = tempfile.mkdtemp(prefix="pdlab-test-cache-")
     os.environ["PDLAB_CACHE_DIR"] = config._pdlab_cache  # servers started by tests inherit it
     ARTIFACTS.mkdir(exist_ok=True)
@@ -76,7 +85,11 @@ def _threads_for_the_machine(config: pytest.Config, probe_s: float = 1.0) -> Non
 def pytest_report_header(config: pytest.Config) -> str:
     load = config._pdlab_start_load
     busy = f"other processes keep {load.other_cores:.1f} of {load.cores} cores busy" if load.busy else "quiet"
-    return f"machine at the start: {busy}; torch threads: {torch.get_num_threads()}"
+    header = f"machine at the start: {busy}; torch threads: {torch.get_num_threads()}"
+    flags = getattr(config, "_pdlab_native_flags", "")
+    if flags:
+        header += f"; our kernels built with {flags}: {native.vector_lanes()} floats per vector"
+    return header
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

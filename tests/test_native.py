@@ -1,11 +1,15 @@
 """Our C kernels (engine/native.py): built here where a C compiler is, equal to torch's own operators
 (matrix products on float32 and int8 weights, any row count, any width, a bias; RMSNorm; a prefill's
 causal attention, grouped-query, after a cached prefix or not), the same at
-one and two threads; and optional: switched off or failing to build, the engine runs on torch's."""
+one and two threads, built for AVX-512 and for AVX2 alike; and optional: switched off or failing to
+build, the engine runs on torch's."""
 
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 import torch
@@ -17,6 +21,7 @@ from engine.linear import Linear
 from engine.quant import dequantize_int8, quantize_int8
 
 HAS_CC = native._compiler() is not None
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def close(got: torch.Tensor, ref: torch.Tensor) -> bool:
@@ -183,3 +188,16 @@ def test_silu_mul_and_rope_equal_torch():
     ref = torch.addcmul(x * cos, x.roll(32, -1), sin)
     assert close(native.rope(x, cos, sin), ref) and close(apply_rope(x, cos, sin), ref)
     assert native.rope(x.double(), cos.double(), sin.double()) is None  # float32 only
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not HAS_CC, reason="no C compiler here")
+def test_the_avx2_build_passes_the_same_tests():
+    """The kernels use the machine's vector width (16 floats with AVX-512, else 8): the narrow build,
+    made here with -mno-avx512f, runs this file's and the one-call decode step's tests."""
+    tests = ["tests/test_native.py", "tests/test_fused_decode.py", "-k", "not avx2", "-p", "no:cacheprovider"]
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", *tests, "--native-flags=-mno-avx512f"],
+        cwd=ROOT, capture_output=True, text=True, timeout=900,
+    )  # fmt: skip
+    assert "-mno-avx512f: 8 floats per vector" in run.stdout and run.returncode == 0, run.stdout[-3000:]

@@ -3,11 +3,12 @@
    g * H/G .. (g+1) * H/G - 1. The head size must be a multiple of 16.
 
    Keys are packed once per call in blocks of 16 keys, k-major (block.h's layout), so a tile of 16
-   queries gets its scores with the matrix-product inner loop (four queries per pass); only the key
-   blocks a tile can see are computed (the causal triangle's upper half is skipped). Then each query's
-   softmax over its own keys (a vectorised exp), and the weighted sum of V, four queries and the 16-wide
-   slices of the head together. A tile's scores are the only ones alive (16 x C per thread), never the
-   T x C matrix. Tiles are split over the threads, as they come (later tiles see more keys).
+   queries gets its scores with the matrix-product inner loop (block.h's ROWS queries per pass); only
+   the key blocks a tile can see are computed (the causal triangle's upper half is skipped). Then each
+   query's softmax over its own keys (a vectorised exp; the division by the sum waits for the output),
+   and the weighted sum of V, ROWS queries and four vectors of the head together. A tile's scores are
+   the only ones alive (16 x C per thread), never the T x C matrix. Tiles are split over the threads,
+   as they come (later tiles see more keys).
 
    Built and loaded with the other kernels by engine/native.py. */
 
@@ -15,7 +16,7 @@
 #include <omp.h>
 
 #include "block.h"
-#include "exp16.h"
+#include "expv.h"
 
 #define TILE 16
 
@@ -29,83 +30,91 @@ static void pack_keys(const float *k, long row, long C, long D, float *out) {
 /* Scores of rows [r0, r0 + n) of a tile (their queries contiguous in q, D wide) against key blocks
    [0, blocks): s[r][key], rows of `stride` floats. */
 static void scores(const float *packed, const float *q, long n, long D, long blocks, float *s, long stride) {
-    v16f out[4];
+    float out[ROWS][BLOCK];
     for (long b = 0; b < blocks; b++) {
         const float *w = packed + b * D * BLOCK;
         long r = 0;
-        for (; r + 4 <= n; r += 4) {
-            block(w, q + r * D, D, 4, 0, out);
-            for (int i = 0; i < 4; i++) memcpy(s + (r + i) * stride + b * BLOCK, &out[i], 64);
+        for (; r + ROWS <= n; r += ROWS) {
+            block(w, q + r * D, D, ROWS, 0, out);
+            for (int i = 0; i < ROWS; i++) memcpy(s + (r + i) * stride + b * BLOCK, out[i], sizeof out[i]);
         }
         for (; r < n; r++) {
             block(w, q + r * D, D, 1, 0, out);
-            memcpy(s + r * stride + b * BLOCK, &out[0], 64);
+            memcpy(s + r * stride + b * BLOCK, out[0], sizeof out[0]);
         }
     }
 }
 
-/* Row s (its first `seen` entries are scores, already scaled): softmax in place, zeros up to `width`.
-   decode.c's attention uses it too. */
-void softmax_f32(float *s, long seen, long width) {
-    typedef int v16i __attribute__((vector_size(64)));
-    v16f most = {0}, x;
+/* Row s (its first `seen` entries are scores, already scaled): e^(s - max) in place, zeros up to
+   `width`; returns 1 / the sum, the softmax's normaliser (applied once to the weighted sum's output
+   rather than to every score). */
+static float softmax_exp(float *s, long seen, long width) {
+    vf most = {0}, x;
     most -= INFINITY;
     long j = 0;
-    for (; j + 16 <= seen; j += 16) {
-        memcpy(&x, s + j, 64);
-        v16i more = x > most;
-        most = (v16f)(((v16i)x & more) | ((v16i)most & ~more));
+    for (; j + LANES <= seen; j += LANES) {
+        x = load(s + j);
+        vi more = x > most;
+        most = (vf)(((vi)x & more) | ((vi)most & ~more));
     }
     float top = -INFINITY;
-    for (int i = 0; i < 16; i++) top = most[i] > top ? most[i] : top;
+    for (int i = 0; i < LANES; i++) top = most[i] > top ? most[i] : top;
     for (; j < seen; j++) top = s[j] > top ? s[j] : top;
-    v16f acc = {0};
-    for (j = 0; j + 16 <= seen; j += 16) {
-        memcpy(&x, s + j, 64);
-        x = exp16(x - top);
+    vf acc = {0};
+    for (j = 0; j + LANES <= seen; j += LANES) {
+        x = expv(load(s + j) - top);
         acc += x;
-        memcpy(s + j, &x, 64);
+        store(s + j, x);
     }
     float sum = 0;
-    for (int i = 0; i < 16; i++) sum += acc[i];
+    for (int i = 0; i < LANES; i++) sum += acc[i];
     for (; j < seen; j++) sum += s[j] = expf(s[j] - top);
-    float inv = 1.0f / sum;
-    for (j = 0; j < seen; j++) s[j] *= inv;
-    for (; j < width; j++) s[j] = 0;
+    for (j = seen; j < width; j++) s[j] = 0;
+    return 1.0f / sum;
 }
 
-/* acc rows x slices of 16 = p rows (width keys each) times V's slices [c, c + slices): one V line
-   loaded per key for all rows. Inlined with constant counts in the common case (all in registers). */
+/* The normalised softmax of a row's first `seen` scores, zeros up to `width` (decode.c's attention). */
+void softmax_f32(float *s, long seen, long width) {
+    float inv = softmax_exp(s, seen, width);
+    for (long j = 0; j < seen; j++) s[j] *= inv;
+}
+
+/* acc rows x slices of LANES = p rows (width keys each) times V's slices [c, c + slices), each row
+   scaled by its inv at the end: one V line loaded per key for all rows. Inlined with constant counts
+   in the common case (all in registers). */
 static inline __attribute__((always_inline)) void weighted_rows(const float *p, long stride, long rows, long width,
                                                                 const float *v, long row, long c, long slices,
-                                                                float *out, long out_row) {
-    v16f acc[4][4] = {{{0}}};
+                                                                const float *inv, float *out, long out_row) {
+    vf acc[ROWS][4] = {{{0}}};
     for (long j = 0; j < width; j++) {
-        v16f vj[4];
-        for (long i = 0; i < slices; i++) memcpy(&vj[i], v + j * row + (c + i) * BLOCK, 64);
+        vf vj[4];
+        for (long i = 0; i < slices; i++) {
+            vj[i] = load(v + j * row + (c + i) * LANES);
+            IN_REGISTER(vj[i]);
+        }
         for (long r = 0; r < rows; r++) {
             float pr = p[r * stride + j];
             for (long i = 0; i < slices; i++) acc[r][i] += vj[i] * pr;
         }
     }
     for (long r = 0; r < rows; r++)
-        for (long i = 0; i < slices; i++) memcpy(out + r * out_row + (c + i) * BLOCK, &acc[r][i], 64);
+        for (long i = 0; i < slices; i++) store(out + r * out_row + (c + i) * LANES, acc[r][i] * inv[r]);
 }
 
-/* out rows [0, n) = p rows (width keys each) times V (keys x D, `row` floats apart), four rows and
-   four 16-wide slices of the head at a time. */
+/* out rows [0, n) = p rows (width keys each) times V (keys x D, `row` floats apart), ROWS rows and
+   four vectors of the head at a time. */
 static void weighted_sum(const float *p, long stride, long n, long width, const float *v, long row, long D,
-                         float *out, long out_row) {
-    long slices = D / BLOCK;
-    for (long r0 = 0; r0 < n; r0 += 4)
+                         const float *inv, float *out, long out_row) {
+    long slices = D / LANES;
+    for (long r0 = 0; r0 < n; r0 += ROWS)
         for (long c = 0; c < slices; c += 4) {
-            long rows = n - r0 < 4 ? n - r0 : 4, cs = slices - c < 4 ? slices - c : 4;
+            long rows = n - r0 < ROWS ? n - r0 : ROWS, cs = slices - c < 4 ? slices - c : 4;
             const float *pr = p + r0 * stride;
             float *o = out + r0 * out_row;
-            if (rows == 4 && cs == 4)
-                weighted_rows(pr, stride, 4, width, v, row, c, 4, o, out_row);
+            if (rows == ROWS && cs == 4)
+                weighted_rows(pr, stride, ROWS, width, v, row, c, 4, inv + r0, o, out_row);
             else
-                weighted_rows(pr, stride, rows, width, v, row, c, cs, o, out_row);
+                weighted_rows(pr, stride, rows, width, v, row, c, cs, inv + r0, o, out_row);
         }
 }
 
@@ -129,8 +138,9 @@ int attention_prefill(const float *q, long q_row, long q_head, const float *k, l
             for (long r = 0; r < n; r++) /* the scale goes on the queries: scores come out scaled */
                 for (long d = 0; d < D; d++) qt[r * D + d] = q[(t0 + r) * q_row + h * q_head + d] * scale;
             scores(kpack + g * kblocks * BLOCK * D, qt, n, D, (width + BLOCK - 1) / BLOCK, s, stride);
-            for (long r = 0; r < n; r++) softmax_f32(s + r * stride, P + t0 + r + 1, width);
-            weighted_sum(s, stride, n, width, v + g * v_head, v_row, D, out + t0 * o_row + h * o_head, o_row);
+            float inv[TILE];
+            for (long r = 0; r < n; r++) inv[r] = softmax_exp(s + r * stride, P + t0 + r + 1, width);
+            weighted_sum(s, stride, n, width, v + g * v_head, v_row, D, inv, out + t0 * o_row + h * o_head, o_row);
         }
     }
     return 0;

@@ -3,7 +3,8 @@
    The weight is packed in blocks of 16 output rows, k-major: block b holds W[16b .. 16b+15][0 .. k-1]
    as k groups of 16, so a block is one sequential stream and each group feeds one 16-wide multiply-add
    per row of x (the last block is padded with zero rows). All rows of x run against a block while it
-   is in cache, four at a time. Four accumulators per block hide the add latency. The blocks are split
+   is in cache, ROWS at a time (block.h: as many as the registers hold). ACC accumulators per row hide
+   the add latency. The blocks are split
    over `threads` OpenMP threads: torch's own libgomp, already loaded, so torch's pool of threads
    (the count is passed, since an OpenMP thread count set in one thread does not reach another).
 
@@ -12,9 +13,8 @@
 #include "block.h"
 
 /* Write a block's 16 results (fewer in a padded last block), scaled and biased where given. */
-static inline void store(float *y, v16f s, long first, long n, const float *scale, const float *bias) {
-    float out[BLOCK];
-    memcpy(out, &s, 64);
+static inline void write_block(float *y, const float *out, long first, long n, const float *scale,
+                               const float *bias) {
     long count = n - first < BLOCK ? n - first : BLOCK;
     for (long j = 0; j < count; j++) {
         float v = out[j];
@@ -24,18 +24,18 @@ static inline void store(float *y, v16f s, long first, long n, const float *scal
     }
 }
 
-/* All m rows against block b: four rows at a time, then one at a time. */
+/* All m rows against block b: ROWS rows at a time, then one at a time. */
 static inline void rows_of_block(const void *w, const float *x, float *y, long m, long n, long k, long b, int i8,
                                  const float *scale, const float *bias) {
-    v16f out[4];
+    float out[ROWS][BLOCK];
     long r = 0;
-    for (; r + 4 <= m; r += 4) {
-        block(w, x + r * k, k, 4, i8, out);
-        for (int j = 0; j < 4; j++) store(y + (r + j) * n, out[j], b * BLOCK, n, scale, bias);
+    for (; r + ROWS <= m; r += ROWS) {
+        block(w, x + r * k, k, ROWS, i8, out);
+        for (int j = 0; j < ROWS; j++) write_block(y + (r + j) * n, out[j], b * BLOCK, n, scale, bias);
     }
     for (; r < m; r++) {
         block(w, x + r * k, k, 1, i8, out);
-        store(y + r * n, out[0], b * BLOCK, n, scale, bias);
+        write_block(y + r * n, out[0], b * BLOCK, n, scale, bias);
     }
 }
 
@@ -54,3 +54,6 @@ void gemv_i8(const int8_t *packed, const float *scale, const float *bias, const 
 #pragma omp parallel for schedule(static) num_threads(threads)
     for (long b = 0; b < blocks; b++) rows_of_block(packed + b * k * BLOCK, x, y, m, n, k, b, 1, scale, bias);
 }
+
+/* Floats per vector this build uses (block.h): 16 where it targets AVX-512, else 8. */
+int vector_lanes(void) { return LANES; }

@@ -5,7 +5,7 @@
 
 #include <string.h>
 
-#include "exp16.h"
+#include "expv.h"
 
 /* gu: rows of [gate (f) | up (f)]; out: rows of f. */
 void silu_mul_f32(const float *gu, float *out, long rows, long f) {
@@ -13,18 +13,15 @@ void silu_mul_f32(const float *gu, float *out, long rows, long f) {
         const float *g = gu + r * 2 * f, *u = g + f;
         float *o = out + r * f;
         long i = 0;
-        for (; i + 16 <= f; i += 16) {
-            v16f gv, uv, ov, one = {0};
+        for (; i + LANES <= f; i += LANES) {
+            vf gv = load(g + i), one = {0};
             one += 1.0f;
-            memcpy(&gv, g + i, 64);
-            memcpy(&uv, u + i, 64);
-            ov = gv / (one + exp16(-gv)) * uv;
-            memcpy(o + i, &ov, 64);
+            store(o + i, gv / (one + expv(-gv)) * load(u + i));
         }
         for (; i < f; i++) {
-            v16f gv = {0};
+            vf gv = {0};
             gv[0] = -g[i];
-            o[i] = g[i] / (1.0f + exp16(gv)[0]) * u[i];
+            o[i] = g[i] / (1.0f + expv(gv)[0]) * u[i];
         }
     }
 }
