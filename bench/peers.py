@@ -106,7 +106,7 @@ def main() -> int:
     if llama_cpp is None:
         print(f"# llama.cpp: llama-cpp-python is not installed, so its rows are skipped; {INSTALL}")
     else:
-        print(f"# llama.cpp: llama-cpp-python {llama_cpp.__version__}")
+        print(f"# llama.cpp: llama-cpp-python {llama_cpp.__version__}, prompt and decode on the same thread count")
     from transformers import AutoModelForCausalLM
 
     fp32, int8 = load_model(dtype="float32"), load_model(dtype="auto", weights="int8")
@@ -127,7 +127,10 @@ def main() -> int:
         llms = {}
         for name, path in files.items():
             ctx = max(args.lengths) + n + 8
-            llms[name] = llama_cpp.Llama(str(path), n_ctx=ctx, n_threads=threads, n_batch=512, verbose=False)
+            # n_threads_batch too: llama-cpp-python would run prompts on every core otherwise
+            llms[name] = llama_cpp.Llama(
+                str(path), n_ctx=ctx, n_threads=threads, n_threads_batch=threads, n_batch=512, verbose=False
+            )
             systems[f"llama.cpp {name}"] = lambda ids, llm=llms[name]: llama_run(llm, ids, n)[:2]
         times = {(s, L): [] for s in systems for L in args.lengths}
         for ids in prompts.values():  # a warm-up each: kernels chosen, caches filled
