@@ -16,9 +16,11 @@
 #endif
 
 #define BLOCK 16
+/* ROWS (rows of x per pass over a block) and ACC (accumulators per row, by input index mod ACC) are
+   sized so the accumulators and the loaded weights fit the registers: 32 with AVX-512, 16 with AVX2. */
 #if defined(__AVX512F__)
 #define LANES 16
-#define ROWS 4 /* rows of x per pass over a block, and accumulators per row: what the registers hold */
+#define ROWS 4
 #define ACC 4
 #else
 #define LANES 8
@@ -89,8 +91,11 @@ static inline void block(const void *w, const float *x, long k, int rows, int i8
         }
     for (int r = 0; r < rows; r++)
         for (int p = 0; p < PARTS; p++) {
-            vf sum = ACC == 4 ? (a[r][0][p] + a[r][1][p]) + (a[r][2][p] + a[r][3][p]) : a[r][0][p] + a[r][1][p];
-            store(out[r] + p * LANES, sum);
+#if ACC == 4
+            store(out[r] + p * LANES, (a[r][0][p] + a[r][1][p]) + (a[r][2][p] + a[r][3][p]));
+#else
+            store(out[r] + p * LANES, a[r][0][p] + a[r][1][p]);
+#endif
         }
 }
 
