@@ -23,6 +23,12 @@ void softmax_f32(float *s, long seen, long width);
 void rope_f32(const float *x, long row, float *out, long rows, long heads, long d, const float *cos,
               const float *sin_rot, long table_row);
 
+/* Attention over fewer keys than this (summed over rows and heads) stays on one thread: waking the
+   others costs more than the work. */
+#ifndef PARALLEL_KEYS
+#define PARALLEL_KEYS 2048
+#endif
+
 typedef struct {
     const void *w;        /* packed by engine/native.py */
     const float *scale;   /* int8 weights: a scale per output row; float32 weights: NULL */
@@ -100,8 +106,7 @@ static void attention(const model_t *m, long li, const step_t *s, float *h, floa
     }
     long pairs = rows * H, work = 0;
     for (long r = 0; r < rows; r++) work += s->context_lens[r] * H;
-    /* short contexts on one thread: waking the others costs more than the work */
-#pragma omp parallel for schedule(static) num_threads(threads) if (work > 16384)
+#pragma omp parallel for schedule(static) num_threads(threads) if (work > PARALLEL_KEYS)
     for (long p = 0; p < pairs; p++) {
         long r = p / H, head = p % H, g = head / (H / G);
         attend(qkv + r * width + head * d, kpool + g * s->num_slots * d, vpool + g * s->num_slots * d, s, r, d,
