@@ -120,7 +120,7 @@ def build_error() -> str | None:
 
 
 def vector_lanes() -> int | None:
-    """Floats per vector the kernels were built for: 16 (AVX-512), 8 (AVX2 and others); None unbuilt."""
+    """Floats per vector the kernels were built for: 16 (AVX-512), 8 (AVX2), else 4; None unbuilt."""
     lib = library()
     return lib.vector_lanes() if lib is not None else None
 

@@ -193,7 +193,7 @@ def test_silu_mul_and_rope_equal_torch():
 @pytest.mark.slow
 @pytest.mark.skipif(not HAS_CC, reason="no C compiler here")
 def test_the_avx2_build_passes_the_same_tests():
-    """The kernels use the machine's vector width (16 floats with AVX-512, else 8): the narrow build,
+    """The kernels use the machine's vector width (16 floats with AVX-512, 8 with AVX2): the narrow build,
     made here with -mno-avx512f, runs this file's and the one-call decode step's tests."""
     tests = ["tests/test_native.py", "tests/test_fused_decode.py", "-k", "not avx2", "-p", "no:cacheprovider"]
     run = subprocess.run(

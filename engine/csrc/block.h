@@ -2,8 +2,8 @@
    index, one 64-byte line) against a few rows of x (gemv.c's matrix products, attention.c's scores
    against packed keys), and a dot product (norm.c, decode.c).
 
-   Vectors are the machine's own width: 16 floats with AVX-512, else 8 (AVX2; two per 16-wide
-   group). gcc keeps a vector wider than the machine's in memory, not in registers, and every operation
+   Vectors are the machine's own width: 16 floats with AVX-512, 8 with AVX2 (two per 16-wide group),
+   else 4. gcc keeps a vector wider than the machine's in memory, not in registers, and every operation
    on it becomes loads and stores: 64-byte vectors on an AVX2 machine ran these kernels 5-10 x slower. */
 
 #ifndef PDLAB_BLOCK_H
@@ -22,8 +22,12 @@
 #define LANES 16
 #define ROWS 4
 #define ACC 4
-#else
+#elif defined(__AVX2__)
 #define LANES 8
+#define ROWS 2
+#define ACC 2
+#else /* 16-byte vectors: SSE, NEON */
+#define LANES 4
 #define ROWS 2
 #define ACC 2
 #endif

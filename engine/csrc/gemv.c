@@ -55,5 +55,5 @@ void gemv_i8(const int8_t *packed, const float *scale, const float *bias, const 
     for (long b = 0; b < blocks; b++) rows_of_block(packed + b * k * BLOCK, x, y, m, n, k, b, 1, scale, bias);
 }
 
-/* Floats per vector this build uses (block.h): 16 where it targets AVX-512, else 8. */
+/* Floats per vector this build uses (block.h): 16 with AVX-512, 8 with AVX2, else 4. */
 int vector_lanes(void) { return LANES; }
