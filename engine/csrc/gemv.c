@@ -1,12 +1,12 @@
 /* Decode-sized matrix products: y = x W^T for a few rows of x, the weight streamed from memory once.
 
    The weight is packed in blocks of 16 output rows, k-major: block b holds W[16b .. 16b+15][0 .. k-1]
-   as k groups of 16, so a block is one sequential stream and each group feeds one 16-wide multiply-add
-   per row of x (the last block is padded with zero rows). All rows of x run against a block while it
-   is in cache, ROWS at a time (block.h: as many as the registers hold). ACC accumulators per row hide
-   the add latency. The blocks are split
-   over `threads` OpenMP threads: torch's own libgomp, already loaded, so torch's pool of threads
-   (the count is passed, since an OpenMP thread count set in one thread does not reach another).
+   as k groups of 16, so a block is one sequential stream and each group feeds one 16-wide
+   multiply-add per row of x (two 8-wide with AVX2; the last block is padded with zero rows). All rows
+   of x run against a block while it is in cache, ROWS at a time (block.h: as many as the registers
+   hold); ACC accumulators per row hide the add latency. The blocks are split over `threads` OpenMP
+   threads: torch's own libgomp, already loaded, so torch's pool of threads (the count is passed,
+   since an OpenMP thread count set in one thread does not reach another).
 
    Built and loaded by engine/native.py, which also packs the weights. */
 
