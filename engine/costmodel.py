@@ -2,7 +2,9 @@
 
 The same formulas label the measured charts, so they are written to be shown:
   linear FLOPs    = 2 x T x layers x (hidden x (q + 2 kv) + q x hidden + 3 x hidden x ffn)
-                    + 2 x hidden x vocab per sampled sequence (the LM head sees the last position only)
+                    + 2 x hidden x vocab per sampled row (the LM head sees the last position only)
+                    - 2 x (q x hidden + 3 x hidden x ffn) per row not sampled (the last layer's output
+                      product and MLP serve only the sampled rows: the others' K and V are made by then)
   attention FLOPs = 2 x 2 x layers x heads x head_dim x K       (Q K^T and P V over the visible scores)
                     K = T x P + T (T + 1) / 2 causal query-key pairs, P = C - T cached tokens
                     (L (L + 1) / 2 for a whole prompt, C for one decode token; the eager backend
@@ -58,6 +60,11 @@ def lm_head_flops(c: ModelConfig) -> int:
     return 2 * c.hidden_size * c.vocab_size
 
 
+def last_layer_tail_flops(c: ModelConfig) -> int:
+    """The last layer's output product and MLP for one token: only the rows that are sampled pay them."""
+    return 2 * (c.q_size * c.hidden_size + 3 * c.hidden_size * c.ffn_size)
+
+
 def causal_pairs(num_tokens: int, context_len: int) -> int:
     """Query-key pairs a causal mask leaves visible: new token i (0-based) sees P + i + 1 keys."""
     prefix = context_len - num_tokens
@@ -91,7 +98,11 @@ def step_cost(
     tokens = sum(w.num_tokens for w in work)
     sampled = sum(w.samples for w in work)
     return StepCost(
-        flops_linear=float(tokens * linear_flops_per_token(c) + sampled * lm_head_flops(c)),
+        flops_linear=float(
+            tokens * linear_flops_per_token(c)
+            + sampled * lm_head_flops(c)
+            - (tokens - sampled) * last_layer_tail_flops(c)
+        ),
         flops_attention=float(sum(attention_flops(c, w.num_tokens, w.context_len) for w in work)),
         weight_bytes=float(
             layer_weight_bytes(c, weight_dtype_bytes or dtype_bytes) + tokens * c.hidden_size * dtype_bytes

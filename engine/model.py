@@ -4,7 +4,9 @@ with q/k norm), on Hugging Face weights.
 The model sees a flattened batch of new tokens (N, hidden): the linear layers run on all of
 them in one GEMM, attention runs per sequence against the paged KV cache (one call per sequence,
 so a sequence's numbers never depend on which others share its step). Only the last
-position of each sequence reaches the LM head (C5): the other positions' logits are never made.
+position of each sequence reaches the LM head (C5): the other positions' logits are never made,
+and past the last layer's attention (their K and V are all a later token needs of them) they skip
+that layer's output product and MLP too (engine/costmodel.py counts it so).
 """
 
 from __future__ import annotations
@@ -262,13 +264,17 @@ class LlamaModel:
             return self._logits(h, batch)
         cos = self.cos[batch.positions].unsqueeze(1)  # (N, 1, D)
         sin = self.sin_rot[batch.positions].unsqueeze(1)
+        last_layer = len(self.layers) - 1
         for i, layer in enumerate(self.layers):
-            h = h + self._attention(
+            att = self._attention(
                 i, layer, rms_norm(h, layer["attn_norm"], c.rms_norm_eps), cos, sin, batch, kv, backend, capture
             )
+            if i == last_layer:  # past the last attention only the sampled rows matter: the rest skip o and the MLP
+                att, h = att[batch.logits_rows], h[batch.logits_rows]
+            h = h + layer["o"](att)
             x = rms_norm(h, layer["mlp_norm"], c.rms_norm_eps)
             h = h + layer["down"](silu_mul(layer["gate_up"](x)))  # gate_up: (N, 2 ffn)
-        return self._logits(h, batch)
+        return self.lm_head(rms_norm(h, self.final_norm, c.rms_norm_eps)).float()  # (S, vocab)
 
     def _logits(self, h: torch.Tensor, batch: ForwardBatch) -> torch.Tensor:
         last = h[batch.logits_rows]  # (S, hidden): only the last positions go on (C5)
@@ -286,6 +292,7 @@ class LlamaModel:
         backend: str,
         capture: AttentionCapture | None,
     ) -> torch.Tensor:
+        """The attention block up to its output product: (N, heads x head_dim)."""
         c = self.config
         N, H, n_kv = x.shape[0], c.num_heads, c.num_kv_heads
         qkv = layer["qkv"](x)  # (N, (H + 2 n_kv) D)
@@ -311,7 +318,7 @@ class LlamaModel:
                 out[:, :, rows] = self._attend(
                     seg, i, q[:, :, rows], k[:, :, rows], v[:, :, rows], kv, backend, capture if n == 0 else None
                 )
-        return layer["o"](out[0].transpose(0, 1).reshape(N, c.q_size))  # (N, hidden)
+        return out[0].transpose(0, 1).reshape(N, c.q_size)
 
     def _attend(
         self, seg: Segment, i: int, q, k, v, kv: KVCache, backend: str, capture: AttentionCapture | None

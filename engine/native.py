@@ -85,13 +85,13 @@ def _build() -> ctypes.CDLL:
     p, n, i = ctypes.c_void_p, ctypes.c_long, ctypes.c_int
     lib.gemv_f32.argtypes = [p, p, p, p, n, n, n, i]
     lib.gemv_i8.argtypes = [p, p, p, p, p, n, n, n, i]
-    lib.rms_norm_f32.argtypes = [p, p, p, n, n, ctypes.c_float]
+    lib.rms_norm_f32.argtypes = [p, p, p, n, n, ctypes.c_float, i]
     lib.decode_layers.argtypes = [p, p, p, p, p, n, i]
     lib.decode_scratch_floats.argtypes = [p, n]
     lib.attention_prefill.argtypes = [p, n, n, p, n, n, p, n, n, p, n, n, n, n, n, n, n, ctypes.c_float, p, p, i]
     lib.attention_prefill.restype = i
-    lib.silu_mul_f32.argtypes = [p, p, n, n]
-    lib.rope_f32.argtypes = [p, n, p, n, n, n, p, p, n]
+    lib.silu_mul_f32.argtypes = [p, p, n, n, i]
+    lib.rope_f32.argtypes = [p, n, p, n, n, n, p, p, n, i]
     lib.silu_mul_f32.restype = lib.rope_f32.restype = None
     lib.vector_lanes.argtypes, lib.vector_lanes.restype = [], i
     lib.decode_scratch_floats.restype = n
@@ -183,7 +183,7 @@ def rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float) -> torch.Tensor 
     y = torch.empty_like(x)
     k = x.shape[-1]
     with profiled("pdlab::rms_norm"):
-        lib.rms_norm_f32(x.data_ptr(), weight.data_ptr(), y.data_ptr(), x.numel() // k, k, eps)
+        lib.rms_norm_f32(x.data_ptr(), weight.data_ptr(), y.data_ptr(), x.numel() // k, k, eps, torch.get_num_threads())
     return y
 
 
@@ -199,7 +199,7 @@ def silu_mul(gate_up: torch.Tensor) -> torch.Tensor | None:
     n, f = gate_up.shape[0], gate_up.shape[1] // 2
     out = torch.empty(n, f)
     with profiled("pdlab::silu_mul"):
-        lib.silu_mul_f32(gate_up.data_ptr(), out.data_ptr(), n, f)
+        lib.silu_mul_f32(gate_up.data_ptr(), out.data_ptr(), n, f, torch.get_num_threads())
     return out
 
 
@@ -215,7 +215,8 @@ def rope(x: torch.Tensor, cos: torch.Tensor, sin_rot: torch.Tensor) -> torch.Ten
     out = torch.empty(N, heads, D)
     with profiled("pdlab::rope"):
         lib.rope_f32(
-            x.data_ptr(), x.stride(0), out.data_ptr(), N, heads, D, cos.data_ptr(), sin_rot.data_ptr(), cos.stride(0)
+            x.data_ptr(), x.stride(0), out.data_ptr(), N, heads, D, cos.data_ptr(), sin_rot.data_ptr(), cos.stride(0),
+            torch.get_num_threads(),
         )
     return out
 

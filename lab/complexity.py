@@ -2,11 +2,13 @@
 fitted scaling exponents; where attention FLOPs overtake the linear layers; and the worked
 example's tensor shapes for any model, computed by arithmetic (no weights needed).
 
-Per decode step t (context L + t), per the cost model:
-  with the cache     FLOPs = lin + a x (L + t)                  -> total ~ N lin + a (N L + N^2 / 2)
-  without the cache  FLOPs = (L + t) lin + a (L + t)(L + t + 1)/2 -> total ~ N L lin + a N (L + N)^2 / 2
-where lin = linear FLOPs per token and a = 4 x layers x heads x head_dim. The attention term
-overtakes the linear one only past C* = 2 lin / a tokens of context (C* = lin / a with the cache).
+Per decode step t (context C = L + t), per the cost model (the LM head's FLOPs left out):
+  with the cache     FLOPs = lin + a C                           -> total ~ N lin + a (N L + N^2 / 2)
+  without the cache  FLOPs = C lin - (C - 1) tail + a C (C + 1)/2 -> total ~ N L lin + a N (L + N)^2 / 2
+where lin = linear FLOPs per token through every layer, tail = the last layer's output product and
+MLP for one token (only the sampled token goes through them) and a = 4 x layers x heads x head_dim.
+The attention term overtakes the linear one only past C* = 2 (lin - tail) / a tokens of context
+(C* = lin / a with the cache).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.config import ModelConfig
-from engine.costmodel import linear_flops_per_token, lm_head_flops
+from engine.costmodel import last_layer_tail_flops, linear_flops_per_token, lm_head_flops
 from engine.errors import LabError
 from engine.llm_engine import Engine, EngineConfig
 from engine.sampler import SamplingParams
@@ -31,10 +33,11 @@ def attention_flops_per_key(c: ModelConfig) -> int:
 def crossover_context(c: ModelConfig, kv_cache: bool = True) -> int:
     """Context length past which a step's attention FLOPs exceed its linear-layer FLOPs.
 
-    With the cache a step is one token: lin vs a C. Without it, C tokens: C lin vs a C (C + 1) / 2.
+    With the cache a step is one token: lin vs a C. Without it, C tokens: C (lin - tail) + tail vs
+    a C (C + 1) / 2, so about 2 (lin - tail) / a.
     """
     lin, a = linear_flops_per_token(c), attention_flops_per_key(c)
-    return math.ceil(lin / a) if kv_cache else math.ceil(2 * lin / a)
+    return math.ceil(lin / a) if kv_cache else math.ceil(2 * (lin - last_layer_tail_flops(c)) / a)
 
 
 def fit_exponent(x: list[float], y: list[float]) -> float:
@@ -176,4 +179,8 @@ def step_flops_split(c: ModelConfig, context: int, kv_cache: bool) -> tuple[floa
     a = attention_flops_per_key(c)
     if kv_cache:
         return float(linear_flops_per_token(c) + lm_head_flops(c)), float(a * context)
-    return float(context * linear_flops_per_token(c) + lm_head_flops(c)), float(a * context * (context + 1) // 2)
+    unsampled = (context - 1) * last_layer_tail_flops(c)  # past the last attention only the sampled token goes on
+    return (
+        float(context * linear_flops_per_token(c) - unsampled + lm_head_flops(c)),
+        float(a * context * (context + 1) // 2),
+    )

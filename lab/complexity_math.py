@@ -3,8 +3,9 @@ is fitted on, the document's curves scaled onto a measurement, closed-form total
 apparent exponents, and the crossover table. No Streamlit, no plotting.
 
 Totals over n decode steps with contexts C = L+1 .. L+n (lab/complexity.py's formulas):
-  with the cache     Σ (lin + head + a C)                   = n (lin + head) + a S1
-  without the cache  Σ (C lin + head + a C (C + 1) / 2)      = lin S1 + n head + a (S2 + S1) / 2
+  with the cache     Σ (lin + head + a C)                                = n (lin + head) + a S1
+  without the cache  Σ (C lin - (C - 1) tail + head + a C (C + 1) / 2)   = (lin - tail) S1 + n (tail + head)
+                                                                            + a (S2 + S1) / 2
 where S1 = Σ C and S2 = Σ C².
 """
 
@@ -15,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.config import ModelConfig
-from engine.costmodel import linear_flops_per_token, lm_head_flops
+from engine.costmodel import last_layer_tail_flops, linear_flops_per_token, lm_head_flops
 from engine.errors import LabError
 from lab.complexity import (
     CacheRun,
@@ -101,11 +102,12 @@ def _power_sums(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]
 def total_flops(c: ModelConfig, prompt_len: np.ndarray, num_steps: np.ndarray, kv_cache: bool) -> np.ndarray:
     """Counted FLOPs of num_steps decode steps after a prompt of prompt_len tokens (module docstring)."""
     lin, head, a = linear_flops_per_token(c), lm_head_flops(c), attention_flops_per_key(c)
+    tail = last_layer_tail_flops(c)
     n, L = np.asarray(num_steps, dtype=float), np.asarray(prompt_len, dtype=float)
     s1, s2 = _power_sums(L + 1, L + n)
     if kv_cache:
         return n * (lin + head) + a * s1
-    return lin * s1 + n * head + a * (s2 + s1) / 2
+    return (lin - tail) * s1 + n * (tail + head) + a * (s2 + s1) / 2
 
 
 def apparent_exponent(c: ModelConfig, ns: np.ndarray, kv_cache: bool) -> np.ndarray:
@@ -124,9 +126,10 @@ def exponent_grid(max_n: int = 1 << 20) -> np.ndarray:
 class CrossoverRow:
     name: str
     linear_per_token: int  # lin, FLOPs
+    tail_per_token: int  # tail: the last layer's output product and MLP, FLOPs
     attention_per_key: int  # a, FLOPs
     with_cache: int  # C* = lin / a
-    without_cache: int  # 2 C*
+    without_cache: int  # 2 (lin - tail) / a
     max_position: int
 
 
@@ -135,6 +138,7 @@ def crossover_rows(configs: dict[str, ModelConfig]) -> list[CrossoverRow]:
         CrossoverRow(
             name,
             linear_flops_per_token(c),
+            last_layer_tail_flops(c),
             attention_flops_per_key(c),
             crossover_context(c, True),
             crossover_context(c, False),

@@ -47,10 +47,12 @@ def test_without_cache_every_step_feeds_the_whole_context():
 
 
 def test_flop_split_for_a_tiny_config_by_hand():
-    # linear per token: 2 layers x 2 x (8*16 + 8*8 + 3*8*16) = 2304; LM head 2*8*10 = 160; a = 4*2*2*4 = 64
+    # linear per token: 2 layers x 2 x (8*16 + 8*8 + 3*8*16) = 2304; LM head 2*8*10 = 160; a = 4*2*2*4 = 64;
+    # the last layer's o and MLP, which only the sampled token runs: 2 x (8*8 + 3*8*16) = 896
     assert step_flops_split(TINY_CONFIG, 10, kv_cache=True) == (2304 + 160, 64 * 10)
-    assert step_flops_split(TINY_CONFIG, 10, kv_cache=False) == (10 * 2304 + 160, 64 * 55)
-    assert crossover_context(TINY_CONFIG) == 36 and crossover_context(TINY_CONFIG, kv_cache=False) == 72
+    assert step_flops_split(TINY_CONFIG, 10, kv_cache=False) == (10 * 2304 - 9 * 896 + 160, 64 * 55)
+    # 2304 / 64 = 36; 2 x (2304 - 896) / 64 = 44
+    assert crossover_context(TINY_CONFIG) == 36 and crossover_context(TINY_CONFIG, kv_cache=False) == 44
 
 
 def test_crossover_for_llama7b_is_far_beyond_short_prompts():

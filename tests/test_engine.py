@@ -162,3 +162,38 @@ def test_min_new_tokens_holds_eos_back(tiny):
     assert first not in held[:4] and len(held) >= 4
     with pytest.raises(ValueError, match="min_new_tokens must be a whole number from 0 to max_new_tokens"):
         SamplingParams(max_new_tokens=2, min_new_tokens=3)
+
+
+@pytest.mark.parametrize("chunk", [None, 4])
+def test_only_the_sampled_rows_go_past_the_last_layers_attention(tiny, chunk):
+    """Every prompt token runs the first layer's MLP; only the sampled one runs the last layer's (the
+    others' K and V are all a later step needs of them), and the step's counted FLOPs say so."""
+    from engine.costmodel import SeqWork, step_cost
+
+    layers, rows = tiny.model.layers, {0: [], -1: []}
+    saved = {i: layers[i]["gate_up"] for i in rows}
+
+    def recording(i):
+        def product(x):
+            rows[i].append(x.shape[0])
+            return saved[i](x)
+
+        return product
+
+    cfg = dict(chunked_prefill=True, max_num_batched_tokens=chunk) if chunk else {}
+    try:
+        for i in rows:
+            layers[i]["gate_up"] = recording(i)
+        engine = run(tiny, n=1, **cfg)
+    finally:
+        for i in rows:
+            layers[i]["gate_up"] = saved[i]
+    L = len(engine.trace.requests[0].prompt_token_ids)
+    chunks = [L] if chunk is None else [min(chunk, L - s) for s in range(0, L, chunk)]
+    assert rows[0] == chunks and rows[-1] == [0] * (len(chunks) - 1) + [1]
+    steps, context = engine.trace.steps, 0
+    for step, n in zip(steps, chunks, strict=True):
+        context += n
+        work = SeqWork(n, context, int(context == L))
+        assert step.flops_linear == step_cost(tiny.model.config, [work], 4).flops_linear
+    assert run(tiny, n=1).trace.requests[0].output_token_ids == engine.trace.requests[0].output_token_ids

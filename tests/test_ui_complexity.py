@@ -72,11 +72,11 @@ def test_scaled_theory_meets_the_measurement_at_the_end():
 
 
 def test_total_flops_by_hand_for_a_tiny_config():
-    # lin 2304, head 160, a 64 (tests/test_complexity.py); L = 2, n = 2: contexts 3 and 4
+    # lin 2304, tail 896, head 160, a 64 (tests/test_complexity.py); L = 2, n = 2: contexts 3 and 4
     on = total_flops(TINY_CONFIG, np.array([2]), np.array([2]), kv_cache=True)
     off = total_flops(TINY_CONFIG, np.array([2]), np.array([2]), kv_cache=False)
     assert on[0] == 2 * (2304 + 160) + 64 * (3 + 4)
-    assert off[0] == 2304 * (3 + 4) + 2 * 160 + 64 * (6 + 10)
+    assert off[0] == 2304 * (3 + 4) - 896 * (2 + 3) + 2 * 160 + 64 * (6 + 10)
 
 
 @pytest.mark.parametrize("kv", [True, False])
@@ -100,7 +100,9 @@ def test_apparent_exponents_show_when_the_cube_appears():
 def test_crossover_rows():
     row = crossover_rows({"LLaMA-7B": LLAMA})[0]
     assert row.attention_per_key == 4 * 32 * 32 * 128 and row.with_cache * row.attention_per_key >= row.linear_per_token
-    assert row.without_cache in (2 * row.with_cache - 1, 2 * row.with_cache) and row.max_position == 2048
+    # the last layer's o and MLP: 2 x (4096 x 4096 + 3 x 4096 x 11008) = 304,087,040, which only the sampled token
+    # runs; uncached C* = 2 (lin - tail) / a = 2 x 12,647,923,712 / 524,288 = 48,248
+    assert row.tail_per_token == 304_087_040 and row.without_cache == 48_248 and row.max_position == 2048
 
 
 def layout_ok(fig) -> dict:

@@ -34,10 +34,11 @@ ROW_PX = 35  # st.dataframe's row height: the shape table shows every row withou
 LOADED = "__loaded__"  # the option that stands for the sidebar's model, whatever its name
 FORMULAS = [
     r"\text{step}_{\text{cache}}(C) = \text{lin} + a\,C \qquad "
-    r"\text{step}_{\text{no cache}}(C) = C\,\text{lin} + a\,\tfrac{C(C+1)}{2}",
+    r"\text{step}_{\text{no cache}}(C) = C\,\text{lin} - (C - 1)\,\text{tail} + a\,\tfrac{C(C+1)}{2}",
     r"\text{lin} = 2\,n_\text{layers}\big(d\,(q + 2\,kv) + q\,d + 3\,d\,d_\text{ffn}\big) \qquad "
+    r"\text{tail} = 2\,\big(q\,d + 3\,d\,d_\text{ffn}\big) \qquad "
     r"a = 4\,n_\text{layers}\,n_\text{heads}\,d_\text{head}",
-    r"C^{*}_{\text{cache}} = \text{lin} / a \qquad C^{*}_{\text{no cache}} = 2\,\text{lin} / a",
+    r"C^{*}_{\text{cache}} = \text{lin} / a \qquad C^{*}_{\text{no cache}} = 2\,(\text{lin} - \text{tail}) / a",
 ]
 
 
@@ -56,6 +57,7 @@ def crossover_frame(configs: dict[str, ModelConfig], lang: str) -> pd.DataFrame:
             {
                 t("cx_col_model", lang): r.name,
                 t("cx_col_lin", lang): round(r.linear_per_token / 1e9, 3),
+                t("cx_col_tail", lang): round(r.tail_per_token / 1e9, 4),
                 t("cx_col_a", lang): f"{r.attention_per_key:,}",
                 t("cx_col_cross_on", lang): r.with_cache,
                 t("cx_col_cross_off", lang): r.without_cache,

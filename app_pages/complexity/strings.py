@@ -166,8 +166,8 @@ STRINGS: dict[str, tuple[str, str]] = {
         "The derivation is the right one, for the attention term.\n"
         "- **It counts attention only.** Every step also runs the linear layers (the Q, K, V and O projections and "
         "the MLP): lin FLOPs per token, O(d²). Without the cache a step feeds all C = L+t tokens through them, "
-        "C × lin, linear in C; the attention term a × C(C+1)/2 is quadratic, but a is tiny next to lin. Attention "
-        "overtakes only past C* = 2 lin / a: **{cross_off} tokens for LLaMA-7B**, far beyond its {ctx}-token "
+        "about C × lin, linear in C; the attention term a × C(C+1)/2 is quadratic, but a is tiny next to lin. "
+        "Attention overtakes only past C* = 2 (lin − tail) / a: **{cross_off} tokens for LLaMA-7B**, far beyond its {ctx}-token "
         "context. Within any context LLaMA-7B can run, the no-cache total grows like lin × Σ(L+t) ≈ O(N·L + N²): "
         "quadratic, not cubic.\n"
         "- **With the cache ([C14](/claims?claim=C14))** a step costs lin + a × C: flat until C passes lin / a = {cross_on} tokens for "
@@ -178,8 +178,8 @@ STRINGS: dict[str, tuple[str, str]] = {
         "- **自相矛盾（[C15](/claims?claim=C15)）。** 它先推导出无 KV 缓存时总代价为 O(N³)（[C13](/claims?claim=C13)：每一步都重算全部 L+t 个 token，"
         "Σ(L+t)² ≈ N·(L+N)²），随后却得出“无 KV 缓存时复杂度为 O(N²)”的结论。推导本身是对的，但只针对注意力项。\n"
         "- **只计算了注意力。** 每一步还要经过线性层（Q、K、V、O 投影与 MLP）：每个 token lin 次浮点运算，"
-        "O(d²)。无缓存时每一步把全部 C = L+t 个 token 送进线性层，代价 C × lin，对 C 是线性的；注意力项 "
-        "a × C(C+1)/2 是二次的，但 a 远小于 lin。只有超过 C* = 2 lin / a 之后注意力才占上风：**LLaMA-7B 为 "
+        "O(d²)。无缓存时每一步把全部 C = L+t 个 token 送进线性层，代价约为 C × lin，对 C 是线性的；注意力项 "
+        "a × C(C+1)/2 是二次的，但 a 远小于 lin。只有超过 C* = 2 (lin − tail) / a 之后注意力才占上风：**LLaMA-7B 为 "
         "{cross_off} 个 token**，远超其 {ctx} 个 token 的上下文。因此在 LLaMA-7B 能处理的任何上下文内，无缓存的"
         "总代价按 lin × Σ(L+t) ≈ O(N·L + N²) 增长：是二次的，不是三次的。\n"
         "- **有缓存时（[C14](/claims?claim=C14)）** 每一步代价为 lin + a × C：在 C 超过 lin / a（LLaMA-7B 为 {cross_on} 个 token）"
@@ -190,17 +190,21 @@ STRINGS: dict[str, tuple[str, str]] = {
     "cx_formula_caption": (
         "lin: linear-layer FLOPs per token over all layers (Q, K, V and O projections and the gated MLP; d = hidden, "
         "q = heads × head_dim, kv = kv_heads × head_dim); a: attention FLOPs per query-key pair over all layers and "
-        "heads (Q·Kᵀ and P·V, 2 FLOPs per multiply-add). The LM head (2 × hidden × vocab per step) is the same with "
+        "heads (Q·Kᵀ and P·V, 2 FLOPs per multiply-add); tail: the last layer's O projection and MLP for one token, "
+        "which only the sampled token goes through (the other C − 1 have made their K and V by then, all a later "
+        "step needs of them). The LM head (2 × hidden × vocab per step) is the same with "
         "or without the cache and is left out of C*. These are the formulas that count the measured runs "
         "(the lab's own cost model).",
         "lin：每个 token 在所有层上的线性层 FLOPs（Q、K、V、O 投影与门控 MLP；d = 隐藏维度，q = 头数 × 头维度，"
         "kv = KV 头数 × 头维度）；a：每个查询-键对在所有层与头上的注意力 FLOPs（Q·Kᵀ 与 P·V，每次乘加计 2 "
-        "FLOPs）。LM head（每步 2 × 隐藏维度 × 词表大小）有无缓存都一样，不计入 C*。实测运行的 FLOPs 也用这些公式统计"
+        "FLOPs）；tail：最后一层的 O 投影与 MLP 对一个 token 的 FLOPs，只有被采样的 token 经过它们（其余 C − 1 "
+        "个 token 此时已算出自己的 K 和 V，这是之后各步对它们的全部所需）。LM head（每步 2 × 隐藏维度 × 词表大小）有无缓存都一样，不计入 C*。实测运行的 FLOPs 也用这些公式统计"
         "（实验室自己的计算量模型）。",
     ),
     "cx_loaded_label": ("{name} (loaded)", "{name}（已加载）"),
     "cx_col_model": ("model", "模型"),
     "cx_col_lin": ("lin (GFLOP/token)", "lin（GFLOP/token）"),
+    "cx_col_tail": ("tail (GFLOP/token)", "tail（GFLOP/token）"),
     "cx_col_a": ("a (FLOP/pair)", "a（FLOP/对）"),
     "cx_col_cross_on": ("C* cached", "C*（有缓存）"),
     "cx_col_cross_off": ("C* uncached", "C*（无缓存）"),

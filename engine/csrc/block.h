@@ -32,6 +32,9 @@
 #define ACC 2
 #endif
 #define PARTS (BLOCK / LANES) /* vectors per 16-wide group */
+/* Row-wise passes (norms, SiLU, RoPE) over fewer floats than this stay on one thread: waking the
+   others costs more than the work (a decode step's few rows), a prefill's rows are split. */
+#define PARALLEL_FLOATS (1L << 16)
 typedef float vf __attribute__((vector_size(LANES * 4)));
 typedef int vi __attribute__((vector_size(LANES * 4)));
 

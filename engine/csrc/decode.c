@@ -17,11 +17,11 @@
 void gemv_f32(const float *packed, const float *bias, const float *x, float *y, long m, long n, long k, int threads);
 void gemv_i8(const int8_t *packed, const float *scale, const float *bias, const float *x, float *y, long m,
              long n, long k, int threads);
-void rms_norm_f32(const float *x, const float *w, float *y, long m, long k, float eps);
-void silu_mul_f32(const float *gu, float *out, long rows, long f);
+void rms_norm_f32(const float *x, const float *w, float *y, long m, long k, float eps, int threads);
+void silu_mul_f32(const float *gu, float *out, long rows, long f, int threads);
 void softmax_f32(float *s, long seen, long width);
 void rope_f32(const float *x, long row, float *out, long rows, long heads, long d, const float *cos,
-              const float *sin_rot, long table_row);
+              const float *sin_rot, long table_row, int threads);
 
 /* Attention over fewer keys than this (summed over rows and heads) stays on one thread: waking the
    others costs more than the work. */
@@ -87,18 +87,18 @@ static void attention(const model_t *m, long li, const step_t *s, float *h, floa
     const layer_t *l = &m->layer[li];
     long d = m->head_dim, H = m->heads, G = m->kv_heads, rows = s->rows;
     long width = (H + 2 * G) * d, hidden = m->hidden;
-    rms_norm_f32(h, l->attn_norm, x, rows, hidden, m->eps);
+    rms_norm_f32(h, l->attn_norm, x, rows, hidden, m->eps, threads);
     linear(&l->qkv, x, qkv, rows, threads);
     float *kpool = s->kv + (li * 2 + 0) * G * s->num_slots * d, *vpool = s->kv + (li * 2 + 1) * G * s->num_slots * d;
     for (long r = 0; r < rows; r++) {
         float *q = qkv + r * width, *k = q + H * d, *v = k + G * d;
         if (l->q_norm) {
-            rms_norm_f32(q, l->q_norm, q, H, d, m->eps);
-            rms_norm_f32(k, l->k_norm, k, G, d, m->eps);
+            rms_norm_f32(q, l->q_norm, q, H, d, m->eps, 1);
+            rms_norm_f32(k, l->k_norm, k, G, d, m->eps, 1);
         }
         const float *c = s->cos + s->positions[r] * d, *sn = s->sin_rot + s->positions[r] * d;
-        rope_f32(q, H * d, q, 1, H, d, c, sn, d);
-        rope_f32(k, G * d, k, 1, G, d, c, sn, d);
+        rope_f32(q, H * d, q, 1, H, d, c, sn, d, 1);
+        rope_f32(k, G * d, k, 1, G, d, c, sn, d, 1);
         for (long g = 0; g < G; g++) {
             memcpy(kpool + (g * s->num_slots + s->write_slots[r]) * d, k + g * d, d * sizeof(float));
             memcpy(vpool + (g * s->num_slots + s->write_slots[r]) * d, v + g * d, d * sizeof(float));
@@ -121,9 +121,9 @@ static void mlp(const model_t *m, long li, long rows, float *h, float *x, float 
                 int threads) {
     const layer_t *l = &m->layer[li];
     long f = m->ffn, hidden = m->hidden;
-    rms_norm_f32(h, l->mlp_norm, x, rows, hidden, m->eps);
+    rms_norm_f32(h, l->mlp_norm, x, rows, hidden, m->eps, threads);
     linear(&l->gate_up, x, gu, rows, threads);
-    silu_mul_f32(gu, act, rows, f);
+    silu_mul_f32(gu, act, rows, f, threads);
     linear(&l->down, act, y, rows, threads);
     for (long i = 0; i < rows * hidden; i++) h[i] += y[i];
 }

@@ -8,7 +8,8 @@
 
 #include "block.h"
 
-void rms_norm_f32(const float *x, const float *w, float *y, long m, long k, float eps) {
+void rms_norm_f32(const float *x, const float *w, float *y, long m, long k, float eps, int threads) {
+#pragma omp parallel for schedule(static) num_threads(threads) if (m * k >= PARALLEL_FLOATS)
     for (long r = 0; r < m; r++) {
         const float *xr = x + r * k;
         float *yr = y + r * k;

@@ -8,7 +8,8 @@
 #include "expv.h"
 
 /* gu: rows of [gate (f) | up (f)]; out: rows of f. */
-void silu_mul_f32(const float *gu, float *out, long rows, long f) {
+void silu_mul_f32(const float *gu, float *out, long rows, long f, int threads) {
+#pragma omp parallel for schedule(static) num_threads(threads) if (rows * f >= PARALLEL_FLOATS)
     for (long r = 0; r < rows; r++) {
         const float *g = gu + r * 2 * f, *u = g + f;
         float *o = out + r * f;
@@ -29,11 +30,12 @@ void silu_mul_f32(const float *gu, float *out, long rows, long f) {
 /* x: rows of `heads` vectors of d floats (row `row` floats apart); out: the same, contiguous (may be x
    itself when row == heads * d). Row r rotates by its table row cos + r * table_row (and sin_rot). */
 void rope_f32(const float *x, long row, float *out, long rows, long heads, long d, const float *cos,
-              const float *sin_rot, long table_row) {
+              const float *sin_rot, long table_row, int threads) {
     long half = d / 2;
-    float tmp[d];
+#pragma omp parallel for schedule(static) num_threads(threads) if (rows * heads * d >= PARALLEL_FLOATS)
     for (long r = 0; r < rows; r++) {
         const float *c = cos + r * table_row, *s = sin_rot + r * table_row;
+        float tmp[d];
         for (long h = 0; h < heads; h++) {
             float *o = out + (r * heads + h) * d;
             memcpy(tmp, x + r * row + h * d, d * sizeof(float));
