@@ -215,9 +215,9 @@ def rope(x: torch.Tensor, cos: torch.Tensor, sin_rot: torch.Tensor) -> torch.Ten
     out = torch.empty(N, heads, D)
     with profiled("pdlab::rope"):
         lib.rope_f32(
-            x.data_ptr(), x.stride(0), out.data_ptr(), N, heads, D, cos.data_ptr(), sin_rot.data_ptr(), cos.stride(0),
-            torch.get_num_threads(),
-        )
+            x.data_ptr(), x.stride(0), out.data_ptr(), N, heads, D,
+            cos.data_ptr(), sin_rot.data_ptr(), cos.stride(0), torch.get_num_threads(),
+        )  # fmt: skip
     return out
 
 
