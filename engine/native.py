@@ -48,8 +48,13 @@ def _compiler() -> str | None:
     return os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
 
 
+def extra_flags() -> list[str]:
+    """The compiler flags PDLAB_NATIVE_FLAGS adds (a build of other code: its timings are its own)."""
+    return shlex.split(os.environ.get(FLAGS_ENV, ""))
+
+
 def _flags() -> list[str]:
-    return FLAGS + shlex.split(os.environ.get(FLAGS_ENV, ""))
+    return FLAGS + extra_flags()
 
 
 def _library_path(cc: str) -> Path:

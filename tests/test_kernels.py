@@ -14,6 +14,7 @@ import pytest
 import torch
 
 import engine.kernels as kernels
+from engine import native
 from engine.kernels import KernelPlan, ShapeChoice, plan_kernels
 from engine.linear import DECODE_ROWS, Linear, can_pack
 from engine.quant import INT8_KERNELS
@@ -201,3 +202,13 @@ def test_the_rule_check_catches_a_planted_wrong_choice():
     assert follows_the_rule(right)  # decode's packed is within TIE of linear: one copy
     wrong = dataclasses.replace(right, decode="linear", prefill="linear")  # prefill's linear is twice as slow
     assert not follows_the_rule(wrong)
+
+
+def test_a_build_with_other_compiler_flags_keeps_its_own_kernel_timings(monkeypatch):
+    """The AVX2 build on an AVX-512 machine (PDLAB_NATIVE_FLAGS=-mno-avx512f) times other code: its plan
+    must not reuse the default build's, nor the reverse."""
+    monkeypatch.delenv(native.FLAGS_ENV, raising=False)
+    default = kernels._key((8, 8), torch.float32)
+    monkeypatch.setenv(native.FLAGS_ENV, "-mno-avx512f")
+    other = kernels._key((8, 8), torch.float32)
+    assert other != default and "-mno-avx512f" in other
