@@ -203,9 +203,9 @@ STRINGS: dict[str, tuple[str, str]] = {
     ),
     "cx_loaded_label": ("{name} (loaded)", "{name}（已加载）"),
     "cx_col_model": ("model", "模型"),
-    "cx_col_lin": ("lin (GFLOP/token)", "lin（GFLOP/token）"),
-    "cx_col_tail": ("tail (GFLOP/token)", "tail（GFLOP/token）"),
-    "cx_col_a": ("a (FLOP/pair)", "a（FLOP/对）"),
+    "cx_col_lin": ("lin (GFLOP)", "lin（GFLOP）"),  # per token, as the caption says
+    "cx_col_tail": ("tail (GFLOP)", "tail（GFLOP）"),
+    "cx_col_a": ("a (FLOP)", "a（FLOP）"),  # per query-key pair, as the caption says
     "cx_col_cross_on": ("C* cached", "C*（有缓存）"),
     "cx_col_cross_off": ("C* uncached", "C*（无缓存）"),
     "cx_col_max_ctx": ("context", "上下文"),
