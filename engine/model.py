@@ -260,8 +260,7 @@ class LlamaModel:
         self.ensure_rope(batch.max_position + 1)
         h = self.embed_tokens(batch.input_ids)  # (N, hidden)
         if self.fused is not None and self.fused.takes(batch, kv, capture):
-            h = self.fused.run(self, batch, kv, h)
-            return self._logits(h, batch)
+            return self._logits(self.fused.run(self, batch, kv, h)[batch.logits_rows])  # every row is sampled
         cos = self.cos[batch.positions].unsqueeze(1)  # (N, 1, D)
         sin = self.sin_rot[batch.positions].unsqueeze(1)
         last_layer = len(self.layers) - 1
@@ -274,11 +273,11 @@ class LlamaModel:
             h = h + layer["o"](att)
             x = rms_norm(h, layer["mlp_norm"], c.rms_norm_eps)
             h = h + layer["down"](silu_mul(layer["gate_up"](x)))  # gate_up: (N, 2 ffn)
-        return self.lm_head(rms_norm(h, self.final_norm, c.rms_norm_eps)).float()  # (S, vocab)
+        return self._logits(h)
 
-    def _logits(self, h: torch.Tensor, batch: ForwardBatch) -> torch.Tensor:
-        last = h[batch.logits_rows]  # (S, hidden): only the last positions go on (C5)
-        return self.lm_head(rms_norm(last, self.final_norm, self.config.rms_norm_eps)).float()  # (S, vocab)
+    def _logits(self, last: torch.Tensor) -> torch.Tensor:
+        """(S, vocab) float32 from the sampled rows' hidden states: only they reach the LM head (C5)."""
+        return self.lm_head(rms_norm(last, self.final_norm, self.config.rms_norm_eps)).float()
 
     def _attention(
         self,
