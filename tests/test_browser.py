@@ -4,6 +4,9 @@ a user clicks through. Screenshots land in test-artifacts/."""
 from __future__ import annotations
 
 import re
+import time
+
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from scripts.app_browser import (
     ARTIFACTS,
@@ -96,7 +99,7 @@ def test_the_live_view_comes_into_sight_when_run_is_pressed(chromium, app_server
     pg = chromium.new_context(viewport={"width": 1400, "height": 900}).new_page()
     open_app(pg, app_server)
     set_prompt(pg, "Tell me about the sea.")
-    set_number(pg, "max_new_tokens", 40)
+    set_number(pg, "max_new_tokens", 200)  # a few seconds of decode: the view lives long enough to be seen
     pg.locator(RUN_BUTTON).first.click()
     chip = pg.locator(".pd-live .pd-out").first
     chip.wait_for(timeout=60_000)
@@ -106,13 +109,15 @@ def test_the_live_view_comes_into_sight_when_run_is_pressed(chromium, app_server
 
     # The live view is redrawn 20 times a second, and the page's scroll script can run a frame after
     # the first chip is drawn (CI once read a chip at y = 877 px): look for 2 s; this test never scrolls.
-    box = None
-    for _ in range(80):
-        box = chip.bounding_box()
-        if in_sight(box):
+    # A 40-token run once ended (its view removed) before then, and the next look waited 30 s for it.
+    box, start = None, time.monotonic()
+    while time.monotonic() - start < 2 and not in_sight(box):
+        try:
+            box = chip.bounding_box(timeout=500)
+        except PlaywrightTimeout:  # the run ended and its view went
             break
         pg.wait_for_timeout(25)
-    assert in_sight(box), box
+    assert in_sight(box), f"the live view was not in sight within 2 s of its first chip: {box}"
     wait_idle(pg, 120_000)
     pg.context.close()
 
