@@ -159,7 +159,8 @@ def _best(ms: dict[str, float]) -> str:
 
 def _key(shape: tuple[int, int], dtype: torch.dtype, fmt: str = "native") -> str:
     weights = "" if fmt == "native" else f" | {fmt}"  # native keys stay as earlier caches wrote them
-    build = f" | cc {' '.join(native.extra_flags())}" if native.extra_flags() else ""  # another build, other timings
+    flags = native.extra_flags()
+    build = f" | cc {' '.join(flags)}" if flags else ""  # another build, other timings
     return f"{machine_key('cpu')} | {str(dtype).removeprefix('torch.')}{weights}{build} | {shape[0]}x{shape[1]}"
 
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.config import ModelConfig
-from engine.costmodel import last_layer_tail_flops, linear_flops_per_token, lm_head_flops
+from engine.costmodel import SeqWork, last_layer_tail_flops, linear_flops_per_token, step_cost
 from engine.errors import LabError
 from engine.llm_engine import Engine, EngineConfig
 from engine.sampler import SamplingParams
@@ -176,11 +176,7 @@ def shape_table(c: ModelConfig, prompt_len: int, max_new_tokens: int, kv_cache: 
 
 def step_flops_split(c: ModelConfig, context: int, kv_cache: bool) -> tuple[float, float]:
     """(linear, attention) FLOPs of the decode step that ends with `context` tokens in the cache."""
-    a = attention_flops_per_key(c)
-    if kv_cache:
-        return float(linear_flops_per_token(c) + lm_head_flops(c)), float(a * context)
-    unsampled = (context - 1) * last_layer_tail_flops(c)  # past the last attention only the sampled token goes on
-    return (
-        float(context * linear_flops_per_token(c) - unsampled + lm_head_flops(c)),
-        float(a * context * (context + 1) // 2),
-    )
+    # the cost model's own count (FLOPs do not depend on the element size passed): one token against the
+    # cache, or the whole context fed again, its last token sampled
+    cost = step_cost(c, [SeqWork(1 if kv_cache else context, context)], dtype_bytes=4)
+    return cost.flops_linear, cost.flops_attention
