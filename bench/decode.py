@@ -3,11 +3,12 @@ each beside the floors computed from this machine's measured ceilings; then what
 costs the timings (nothing), where a decode step's time goes, the kernel each layer runs and the
 detokenizer's cost per token (bench/decode_parts.py).
 
-    .venv/bin/python bench/decode.py [--repeats 3] [--new-tokens 64] [--profile] [--device cuda]
+    .venv/bin/python bench/decode.py [--repeats 5] [--new-tokens 64] [--profile] [--device cuda]
 
 Floor = the roofline: max(FLOPs / measured GEMM rate, bytes moved / measured read bandwidth),
 where bytes are the weights plus the KV cache read and written (engine/costmodel.py). Timings are
-medians of interleaved repeats (ours, HF, ours, HF, ...).
+medians of interleaved repeats (ours, HF, ours, HF, ...): five by default, as bench/peers.py, since
+one prefill of 1,024 tokens varies by ±5 % from run to run on a shared 2-core VM.
 """
 
 from __future__ import annotations
@@ -102,7 +103,7 @@ def row(name: str, mine: float, theirs: float | None, floor: float | None) -> st
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--new-tokens", type=int, default=64)
     ap.add_argument("--lengths", type=int, nargs="+", default=[16, 256, 1024])
     ap.add_argument("--profile", action="store_true", help="print an op profile of our prefill at the longest L")

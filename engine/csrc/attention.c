@@ -49,16 +49,15 @@ static void scores(const float *packed, const float *q, long n, long D, long blo
    `width`; returns 1 / the sum, the softmax's normaliser (applied once to the weighted sum's output
    rather than to every score). */
 static float softmax_exp(float *s, long seen, long width) {
-    vf most = {0}, x;
-    most -= INFINITY;
+    vf most[4], x;
+    for (int u = 0; u < 4; u++) most[u] = (vf){0} - INFINITY;
     long j = 0;
-    for (; j + LANES <= seen; j += LANES) {
-        x = load(s + j);
-        vi more = x > most;
-        most = (vf)(((vi)x & more) | ((vi)most & ~more));
-    }
+    for (; j + 4 * LANES <= seen; j += 4 * LANES) /* four chains: each max waits for the one before */
+        for (int u = 0; u < 4; u++) most[u] = vmax(most[u], load(s + j + u * LANES));
+    for (; j + LANES <= seen; j += LANES) most[0] = vmax(most[0], load(s + j));
+    most[0] = vmax(vmax(most[0], most[1]), vmax(most[2], most[3]));
     float top = -INFINITY;
-    for (int i = 0; i < LANES; i++) top = most[i] > top ? most[i] : top;
+    for (int i = 0; i < LANES; i++) top = most[0][i] > top ? most[0][i] : top;
     for (; j < seen; j++) top = s[j] > top ? s[j] : top;
     vf acc = {0};
     for (j = 0; j + LANES <= seen; j += LANES) {

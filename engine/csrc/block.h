@@ -54,6 +54,18 @@ static inline vf load(const float *p) {
 
 static inline void store(float *p, vf v) { memcpy(p, &v, sizeof v); }
 
+/* The larger of a and b, lane by lane: one instruction where the machine has one (C has no vector max). */
+static inline vf vmax(vf a, vf b) {
+#if defined(__AVX512F__)
+    return (vf)_mm512_max_ps((__m512)a, (__m512)b);
+#elif defined(__AVX2__)
+    return (vf)_mm256_max_ps((__m256)a, (__m256)b);
+#else
+    vi more = a > b;
+    return (vf)(((vi)a & more) | ((vi)b & ~more));
+#endif
+}
+
 /* LANES int8 -> float32. gcc's generic vector conversion goes through scalar code, so the x86
    sign-extend-and-convert instructions are named where the compiler targets them. */
 static inline vf widen(const int8_t *q) {
