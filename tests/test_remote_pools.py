@@ -41,3 +41,25 @@ def test_a_saved_trace_keeps_each_pools_readings():
     assert list(got.pools) == ["decode"] and len(got.pools["decode"].snapshots) == 2
     assert got.pools["decode"].series("running") == [(pytest.approx(0.2), 1.0), (pytest.approx(0.8), 1.0)]
     assert [s.gauges[TRANSFER] for s in got.pools["decode"].snapshots] == [2048.0, 4096.0]
+
+
+def test_each_pool_gets_a_row_with_kv_use_on_its_own_percent_axis():
+    from app_pages.remote.figures import gauges_figure
+
+    def pool(kv: float | None) -> MetricsWatch:
+        gauges = {"vllm:num_requests_running": 2.0, "vllm:num_requests_waiting": 1.0}
+        gauges |= {"vllm:kv_cache_usage_perc": kv} if kv is not None else {}
+        return MetricsWatch([Snapshot(100.2, gauges), Snapshot(100.8, gauges)])
+
+    pools = {"prefill": pool(None), "decode": pool(0.25)}  # the first row has no KV gauge
+    fig = gauges_figure(pools, 100.0, "Each pool's gauges over the load", "en")
+    assert [a.text for a in fig.layout.annotations] == ["prefill", "decode"]
+    kv = [d for d in fig.data if d.legendgroup == "kv"]
+    assert len(kv) == 1 and kv[0].y == (25.0, 25.0) and kv[0].showlegend  # named once, by the row that has it
+    right = fig.layout[kv[0].yaxis.replace("y", "yaxis")]
+    assert right.side == "right" and tuple(right.range) == (0, 100) and right.title.text == "KV cache in use (%)"
+    assert [d.name for d in fig.data if d.showlegend] == ["running", "waiting", "KV cache in use (%)"]
+    left = [fig.layout[f"yaxis{n}"] for n in (1, 3)]  # each row's own: requests, from zero
+    assert all(a.title.text == "requests" and a.rangemode == "tozero" for a in left)
+    titled = [name for name in fig.layout if name.startswith("xaxis") and fig.layout[name].title.text]
+    assert titled == ["xaxis2"]  # one time axis, under the last row

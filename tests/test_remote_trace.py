@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 
 import pytest
 
@@ -96,6 +97,14 @@ def test_the_report_draws_the_sweep_and_the_last_run(sweep_saved):
     assert "<script>x</script>" not in html  # a prompt never becomes markup (and replies are escaped)
     zh = report_html(sweep_saved, "zh")
     assert 'lang="zh-Hans"' in zh and "远程服务器运行记录" in zh
+
+
+def test_the_report_draws_each_pools_gauges_after_the_servers(sweep_saved):
+    run, seen = sweep_saved.runs[-1]
+    beside = MetricsWatch(seen.snapshots, pools={"worker": seen})
+    html = report_html(Saved(sweep_saved.base_url, sweep_saved.model, "vllm", [(run, beside)]))
+    assert re.findall(r'data-figure="(\w+)"', html) == ["gantt", "server", "pools"]
+    assert "Each pool's gauges over the load" in html
 
 
 def test_one_prompt_saves_as_a_run_of_one(served):

@@ -1,10 +1,11 @@
 """The remote page's charts: the gap before each chunk of one stream; each request of a load as a
 bar from send to first chunk (queue + prefill) and on to its last chunk (decode), or to its error;
-the server's own running / waiting / KV-usage gauges over the load."""
+the server's own running / waiting / KV-usage gauges over the load (and each pool's, a row each)."""
 
 from __future__ import annotations
 
 import plotly.graph_objects as go
+from plotly.subplots import make_subplots
 
 from app_pages.remote.strings import t
 from lab.remote_client import RemoteResult
@@ -66,39 +67,64 @@ def gantt_figure(run: LoadRun, lang: str) -> go.Figure:
     return legend_below(fig, max(300, 60 + 22 * len(rows)))
 
 
-def server_figure(seen: MetricsWatch, start: float, lang: str) -> go.Figure:
-    fig = go.Figure()
-    for which, color in (("running", PHASE_COLORS["decode"]), ("waiting", PHASE_COLORS["pending"])):
-        points = seen.series(which)
-        fig.add_trace(
-            go.Scatter(
+def gauges_figure(sources: dict[str, MetricsWatch], start: float, title: str, lang: str) -> go.Figure:
+    """Running and waiting requests (left axis) and the KV cache in use (right axis, 0-100 %) over the
+    load: one row per server read (the one under load, or each pool, its name over its row)."""
+    names = list(sources)
+    rows = len(names)
+    fig = make_subplots(
+        rows=rows,
+        cols=1,
+        shared_xaxes=True,
+        specs=[[{"secondary_y": True}]] * rows,
+        subplot_titles=names if any(names) else None,
+    )
+    legend: set[str] = set()  # each series named once, by the first row that has it
+    for i, name in enumerate(names, start=1):
+        series = {which: sources[name].series(which) for which in ("running", "waiting", "kv_usage")}
+        for which, color in (("running", PHASE_COLORS["decode"]), ("waiting", PHASE_COLORS["pending"])):
+            points = series[which]
+            fig.add_scatter(
                 x=[p[0] - start for p in points],
                 y=[p[1] for p in points],
                 mode="lines+markers",
                 line_shape="hv",
-                name=t(f"rm_series_{which}", lang),
                 marker_color=color,
+                name=t(f"rm_series_{which}", lang),
+                legendgroup=which,
+                showlegend=bool(points) and which not in legend,
+                row=i,
+                col=1,
             )
-        )
-    kv = seen.series("kv_usage")
-    if kv:
-        fig.add_trace(
-            go.Scatter(
+            legend |= {which} if points else set()
+        kv = series["kv_usage"]
+        if kv:
+            fig.add_scatter(
                 x=[p[0] - start for p in kv],
                 y=[100 * p[1] for p in kv],
                 mode="lines",
+                line=dict(color=EXTRA_COLORS["kv"], dash="dot"),
                 name=t("rm_server_kv", lang),
-                yaxis="y2",
-                line_color=EXTRA_COLORS["kv"],
+                legendgroup="kv",
+                showlegend="kv" not in legend,
+                row=i,
+                col=1,
+                secondary_y=True,
             )
+            legend.add("kv")
+        fig.update_yaxes(title_text=t("rm_server_y", lang), rangemode="tozero", row=i, col=1)
+        fig.update_yaxes(
+            title_text=t("rm_server_kv", lang), range=[0, 100], dtick=25, showgrid=False, row=i, col=1, secondary_y=True
         )
-        fig.update_layout(
-            yaxis2=dict(
-                title=t("rm_server_kv", lang), overlaying="y", side="right", range=[0, 100], dtick=25, showgrid=False
-            )
-        )
-    style(fig, t("rm_server_title", lang), t("rm_gantt_x", lang), t("rm_server_y", lang))
-    return legend_below(fig, 380)
+    height = 380 if rows == 1 else 140 + 200 * rows
+    style(fig, title, t("rm_gantt_x", lang), t("rm_server_y", lang), height)
+    fig.update_xaxes(title_text=None)  # one time axis, under the last row
+    fig.update_xaxes(title_text=t("rm_gantt_x", lang), row=rows, col=1)
+    return legend_below(fig, height)
+
+
+def server_figure(seen: MetricsWatch, start: float, lang: str) -> go.Figure:
+    return gauges_figure({"": seen}, start, t("rm_server_title", lang), lang)
 
 
 def sweep_figure(runs: list[LoadRun], lang: str) -> go.Figure:

@@ -4,18 +4,16 @@ line), and each pool's gauges over the run, one row per pool."""
 
 from __future__ import annotations
 
-import plotly.graph_objects as go
 import streamlit as st
-from plotly.subplots import make_subplots
 
 from app_pages.remote import keys
+from app_pages.remote.figures import gauges_figure
 from app_pages.remote.strings import t
 from engine.errors import LabError
 from lab.remote_client import Endpoint
 from lab.remote_metrics import TRANSFER, MetricsWatch, parse_pools
 from ui.errors import show_message
 from ui.public import public_settings
-from ui.theme import EXTRA_COLORS, PHASE_COLORS, style
 from ui.widget_state import KEEP
 
 
@@ -45,48 +43,10 @@ def form_pools(endpoint: Endpoint) -> dict[str, Endpoint] | None:
         return None
 
 
-def pools_figure(seen: MetricsWatch, start: float, lang: str) -> go.Figure:
-    names = list(seen.pools)
-    fig = make_subplots(rows=len(names), cols=1, shared_xaxes=True, subplot_titles=names)
-    for i, name in enumerate(names, start=1):
-        pool = seen.pools[name]
-        for which, color in (("running", PHASE_COLORS["decode"]), ("waiting", PHASE_COLORS["pending"])):
-            points = pool.series(which)
-            fig.add_scatter(
-                x=[p[0] - start for p in points],
-                y=[p[1] for p in points],
-                mode="lines+markers",
-                line_shape="hv",
-                marker_color=color,
-                name=t(f"rm_series_{which}", lang),
-                legendgroup=which,
-                showlegend=i == 1,
-                row=i,
-                col=1,
-            )
-        kv = pool.series("kv_usage")
-        fig.add_scatter(
-            x=[p[0] - start for p in kv],
-            y=[p[1] * 100 for p in kv],
-            mode="lines",
-            line=dict(color=EXTRA_COLORS["kv"], dash="dot"),
-            name=t("rm_server_kv", lang),
-            legendgroup="kv",
-            showlegend=i == 1,
-            row=i,
-            col=1,
-        )
-        fig.update_yaxes(title_text=t("rm_pools_y", lang), rangemode="tozero", row=i, col=1)
-    fig.update_xaxes(title_text=t("rm_pools_x", lang), row=len(names), col=1)
-    return style(
-        fig, t("rm_fig_pools", lang), t("rm_pools_x", lang), t("rm_pools_y", lang), height=140 + 180 * len(names)
-    )
-
-
 def render_pools(seen: MetricsWatch, start: float, lang: str, prefix: str = "") -> None:
     if not seen.pools:
         return
-    st.plotly_chart(pools_figure(seen, start, lang), key=prefix + keys.FIG_POOLS)
+    st.plotly_chart(gauges_figure(seen.pools, start, t("rm_fig_pools", lang), lang), key=prefix + keys.FIG_POOLS)
     lines = []
     for name, pool in seen.pools.items():
         if not pool.snapshots:

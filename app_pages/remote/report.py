@@ -1,13 +1,13 @@
 """A remote run as a standalone HTML page (the "Download report" button): the server, each load's
-plan, the percentiles, the sweep curve, each request's timeline and the server's own gauges, as
-the page draws them (ui/report_page.py embeds plotly.js once, so it opens offline). The API key
+plan, the percentiles, the sweep curve, each request's timeline and the server's own gauges (and each
+pool's), as the page draws them (ui/report_page.py embeds plotly.js once, so it opens offline). The API key
 is never part of it: the URL is shown without credentials."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from app_pages.remote.figures import chunks_figure, gantt_figure, server_figure, sweep_figure
+from app_pages.remote.figures import chunks_figure, gantt_figure, gauges_figure, server_figure, sweep_figure
 from app_pages.remote.outcome import Line, outcome_lines
 from app_pages.remote.strings import t
 from engine.metrics import tail_is_max
@@ -134,6 +134,8 @@ def _run(run: LoadRun, seen: MetricsWatch, lang: str, with_plotly_js: bool) -> l
         figures["chunks"] = chunks_figure(single, lang)
     if seen.snapshots:
         figures["server"] = server_figure(seen, run.start, lang)
+    if any(pool.snapshots for pool in seen.pools.values()):
+        figures["pools"] = gauges_figure(seen.pools, run.start, t("rm_fig_pools", lang), lang)
     return parts + [figures_html(figures, with_plotly_js), _server_note(seen, lang)]
 
 

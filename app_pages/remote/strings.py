@@ -297,8 +297,6 @@ STRINGS: dict[str, tuple[str, str]] = {
         "公开模式下不可用：只访问所有者列出的服务器。",
     ),
     "rm_fig_pools": ("Each pool's gauges over the load", "负载期间各池的指标"),
-    "rm_pools_x": ("time since the load started (s)", "自负载开始的时间（秒）"),
-    "rm_pools_y": ("requests / KV %", "请求数 / KV %"),
     "rm_pool_line": ("**{name}**: {kind} names, {n} readings", "**{name}**：{kind} 指标名，{n} 次读取"),
     "rm_pool_moved": ("; {mib:.1f} MiB of KV hand-offs during the load", "；负载期间 KV 交接 {mib:.1f} MiB"),
     "rm_pool_unread": ("**{name}**: not read ({note})", "**{name}**：未读取（{note}）"),
