@@ -83,9 +83,12 @@ CATEGORIES = {  # profiler op name -> where a decode step's time goes
         "aten::softmax",
         "aten::_softmax",
         "aten::masked_fill",
+        "pdlab::attention",
     ),
     "norms, RoPE, elementwise": (
         "pdlab::rms_norm",
+        "pdlab::rope",
+        "pdlab::silu_mul",
         "aten::rms_norm",
         "aten::_fused_rms_norm",
         "aten::mul",
