@@ -53,14 +53,17 @@ def spike_table(bundle, length: int, chunk: int) -> None:
 
 def agreement_table(bundle, lengths: list[int]) -> None:
     print("\n## eager − sdpa against the formula, by prompt length\n")
-    print("| L | eager − sdpa MiB | formula MiB | share of the formula |\n|---|---|---|---|")
+    print(
+        "| L | eager − sdpa MiB | formula MiB | share of the formula | eager's peak in | sdpa's peak in |\n"
+        "|---|---|---|---|---|---|"
+    )
     for length in lengths:
         eager = measure_prefill_memory(bundle.model, bundle.tokenizer, length, "eager")
         sdpa = measure_prefill_memory(bundle.model, bundle.tokenizer, length, "sdpa")
         diff = eager.peak_bytes - sdpa.peak_bytes
         print(
             f"| {length} | {diff / MIB:.3f} | {eager.formula_scores / MIB:.3f} | "
-            f"{100 * diff / eager.formula_scores:.1f} % |"
+            f"{100 * diff / eager.formula_scores:.1f} % | {eager.site} | {sdpa.site} |"
         )
 
 

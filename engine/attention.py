@@ -15,7 +15,7 @@ import torch
 import torch.nn.functional as F
 
 from engine import native
-from engine.memory import label
+from engine.memory import SCORES, label
 
 BACKENDS = ("eager", "sdpa")
 
@@ -65,7 +65,7 @@ def _eager(q, k, v, mask, scale, capture: AttentionCapture | None, layer: int) -
     num_kv = k.shape[1]
     group = num_heads // num_kv
     qg = q.reshape(num_kv, group * T, D)  # heads of one KV group stacked along the query axis
-    with label("attention scores"):
+    with label(SCORES):
         scores = torch.matmul(qg, k[0].transpose(1, 2))  # (n_kv, group*T, C): the materialised matrix
         scores.mul_(scale)
         if mask is not None:

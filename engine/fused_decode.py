@@ -16,7 +16,7 @@ import ctypes
 import torch
 
 from engine import native
-from engine.memory import label
+from engine.memory import SCORES, label
 
 _p, _n = ctypes.c_void_p, ctypes.c_long
 
@@ -143,7 +143,7 @@ class FusedDecode:
         rows, longest = len(tables), int(lens.max())
         lib = self.lib
         scratch = torch.empty(lib.decode_scratch_floats(ctypes.byref(self.spec), rows), dtype=torch.float32)
-        with label("attention scores"):
+        with label(SCORES):
             scores = torch.empty(rows * self.config.num_heads * longest, dtype=torch.float32)
         with native.profiled("pdlab::decode_layers"):
             lib.decode_layers(

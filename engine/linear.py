@@ -80,10 +80,15 @@ class Linear:
     def kernels(self) -> tuple[str, str]:
         return self.decode_kernel, self.prefill_kernel
 
+    def gemv_weight(self, rows: int) -> native.PackedWeight | None:
+        """The weight in the C kernels' layout where a call of this many rows runs on them, else None."""
+        kernel = self.decode_kernel if rows < DECODE_ROWS else self.prefill_kernel
+        return self.weights["gemv"] if kernel == "gemv" else None
+
     @property
     def decode_packed(self) -> native.PackedWeight | None:
         """The weight in the C kernels' layout where decode-sized calls run on them (the one-call decode step)."""
-        return self.weights["gemv"] if self.decode_kernel == "gemv" else None
+        return self.gemv_weight(1)
 
     @property
     def num_bytes(self) -> int:

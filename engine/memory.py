@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextvars
 import weakref
 from collections import Counter
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 
 import torch
@@ -31,6 +31,23 @@ def label(name: str):
         yield
     finally:
         _label.reset(token)
+
+
+def current_label() -> str:
+    return _label.get()
+
+
+# A forward's blocks, tagged so a probe's peak says where it happened: each block's temporaries are freed
+# before the next block runs, so at the peak only the block running then has bytes under its tag.
+ATTENTION, MLP = "attention", "MLP"
+SCORES = "attention scores"  # eager's score matrices, tagged inside attention (their own line in the breakdown)
+_UNTAGGED = nullcontext()
+_probes = 0  # CPU probes counting now
+
+
+def block(name: str):
+    """label(name) while a CPU memory probe counts, else nothing: a forward without one pays nothing."""
+    return label(name) if _probes else _UNTAGGED
 
 
 def _returns_alias(func) -> bool:
@@ -84,7 +101,14 @@ class AllocationTracker(TorchDispatchMode):
                     self._track(t)
         return out
 
+    def __enter__(self):
+        global _probes
+        _probes += 1
+        return super().__enter__()
+
     def __exit__(self, *exc):
+        global _probes
+        _probes -= 1
         self._live.clear()  # tensors that outlive the block are no longer ours to track
         return super().__exit__(*exc)
 

@@ -25,6 +25,7 @@ from engine.fused_decode import FusedDecode
 from engine.kernels import KernelPlan
 from engine.kv_cache import KVCache
 from engine.linear import Linear
+from engine.memory import ATTENTION, MLP, block
 from engine.quant import QuantLinear, check_format, quantize_int8
 
 ROPE_START = 4096  # positions of RoPE table built at load; it grows when a longer context comes
@@ -89,6 +90,15 @@ def silu_mul(gate_up: torch.Tensor) -> torch.Tensor:
         return y
     gate, up = gate_up.chunk(2, dim=-1)
     return F.silu(gate) * up
+
+
+def swiglu(gate_up, x: torch.Tensor) -> torch.Tensor:
+    """SiLU(gate) * up of x's fused gate/up product: (N, ffn). One C call where this layer runs our
+    kernel for N rows (the (N, 2 ffn) product is never written: a prefill's largest activation); else
+    the product, then silu_mul. The same numbers either way."""
+    packed = gate_up.gemv_weight(x.shape[0]) if isinstance(gate_up, Linear) and gate_up.bias is None else None
+    y = native.gemv_silu(x, packed) if packed is not None else None
+    return y if y is not None else silu_mul(gate_up(x))
 
 
 def rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float) -> torch.Tensor:
@@ -265,15 +275,25 @@ class LlamaModel:
         sin = self.sin_rot[batch.positions].unsqueeze(1)
         last_layer = len(self.layers) - 1
         for i, layer in enumerate(self.layers):
-            att = self._attention(
-                i, layer, rms_norm(h, layer["attn_norm"], c.rms_norm_eps), cos, sin, batch, kv, backend, capture
+            # past the last attention only the sampled rows matter: the rest skip o and the MLP (the left
+            # operand is taken first, so the norm still sees every row)
+            rows = batch.logits_rows if i == last_layer else None
+            h = (h if rows is None else h[rows]) + self._attention_out(
+                i, layer, rms_norm(h, layer["attn_norm"], c.rms_norm_eps), cos, sin, batch, kv, backend, capture, rows
             )
-            if i == last_layer:  # past the last attention only the sampled rows matter: the rest skip o and the MLP
-                att, h = att[batch.logits_rows], h[batch.logits_rows]
-            h = h + layer["o"](att)
-            x = rms_norm(h, layer["mlp_norm"], c.rms_norm_eps)
-            h = h + layer["down"](silu_mul(layer["gate_up"](x)))  # gate_up: (N, 2 ffn)
+            h = h + self._mlp(layer, rms_norm(h, layer["mlp_norm"], c.rms_norm_eps))
         return self._logits(h)
+
+    # Each block returns its output only: its temporaries are gone when the next block runs, which is what
+    # lets a memory probe's peak say which block it happened in (engine/memory.block).
+    def _attention_out(self, i, layer, x, cos, sin, batch, kv, backend, capture, rows) -> torch.Tensor:
+        with block(ATTENTION):
+            att = self._attention(i, layer, x, cos, sin, batch, kv, backend, capture)
+            return layer["o"](att if rows is None else att[rows])
+
+    def _mlp(self, layer: dict, x: torch.Tensor) -> torch.Tensor:
+        with block(MLP):
+            return layer["down"](swiglu(layer["gate_up"], x))
 
     def _logits(self, last: torch.Tensor) -> torch.Tensor:
         """(S, vocab) float32 from the sampled rows' hidden states: only they reach the LM head (C5)."""

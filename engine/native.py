@@ -1,5 +1,5 @@
 """Our own C kernels (engine/csrc/): decode-sized matrix products on weights packed for streaming
-(gemv.c), RMSNorm in one pass (norm.c), SiLU-times-up and RoPE in one pass each (pointwise.c), a
+(gemv.c; also the gate/up product with SiLU(gate) * up applied as it comes), RMSNorm in one pass (norm.c), SiLU-times-up and RoPE in one pass each (pointwise.c), a
 prefill's causal attention (attention.c), and a whole decode step's layers in one call (decode.c,
 driven by engine/fused_decode.py).
 
@@ -96,8 +96,9 @@ def _build() -> ctypes.CDLL:
     lib.attention_prefill.argtypes = [p, n, n, p, n, n, p, n, n, p, n, n, n, n, n, n, n, ctypes.c_float, p, p, i]
     lib.attention_prefill.restype = i
     lib.silu_mul_f32.argtypes = [p, p, n, n, i]
+    lib.gemv_silu_f32.argtypes = [p, p, p, n, n, n, p, i]
     lib.rope_f32.argtypes = [p, n, p, n, n, n, p, p, n, i]
-    lib.silu_mul_f32.restype = lib.rope_f32.restype = None
+    lib.silu_mul_f32.restype = lib.rope_f32.restype = lib.gemv_silu_f32.restype = None
     lib.vector_lanes.argtypes, lib.vector_lanes.restype = [], i
     lib.decode_scratch_floats.restype = n
     lib.gemv_f32.restype = lib.gemv_i8.restype = lib.rms_norm_f32.restype = lib.decode_layers.restype = None
@@ -175,6 +176,22 @@ def _gemv(x: torch.Tensor, w: PackedWeight, bias: torch.Tensor | None) -> torch.
         lib.gemv_i8(w.data.data_ptr(), w.scale.data_ptr(), b, x.data_ptr(), y.data_ptr(), m, w.out_features, k, threads)
     else:
         lib.gemv_f32(w.data.data_ptr(), b, x.data_ptr(), y.data_ptr(), m, w.out_features, k, threads)
+    return y
+
+
+def gemv_silu(x: torch.Tensor, w: PackedWeight) -> torch.Tensor | None:
+    """SiLU(x G^T) * (x U^T) for a packed float32 [gate | up] weight of 2f rows (f a multiple of 16, no
+    bias): (m, f) in one call, the (m, 2f) product never written; the same numbers as gemv then
+    silu_mul. None where it cannot run."""
+    if w.scale is not None or w.out_features % (2 * BLOCK) or not _float32_cpu(x):
+        return None
+    x = x.contiguous()
+    (m, k), f = x.shape, w.out_features // 2
+    y = torch.empty(m, f)
+    threads = torch.get_num_threads()
+    scratch = torch.empty(threads * m * BLOCK)  # each thread's gate block, m x 16, until its up block comes
+    with profiled("pdlab::gemv_silu"):
+        _state["lib"].gemv_silu_f32(w.data.data_ptr(), x.data_ptr(), y.data_ptr(), m, f, k, scratch.data_ptr(), threads)
     return y
 
 

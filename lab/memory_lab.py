@@ -22,10 +22,11 @@ import torch
 from engine.config import ModelConfig
 from engine.errors import LabError
 from engine.llm_engine import Engine, EngineConfig
-from engine.memory import AllocationTracker
+from engine.memory import ATTENTION, MLP, SCORES, AllocationTracker
 from engine.sampler import SamplingParams
 
 GPU_SIZES_GB = (24, 40, 80, 141)
+OTHER = "other"  # a peak between the forward's blocks
 
 
 def score_bytes(
@@ -102,10 +103,24 @@ class PrefillMemory:
     decode_peak_bytes: int  # one decode step afterwards, for contrast
     kv_bytes: int  # the KV cache after the prefill
     formula_scores: int  # batch x heads x Lq x Lk x bytes for the largest chunk
+    site: str | None = None  # the forward block the peak happened in (peak_site); None where untagged (CUDA)
 
     @property
     def activations_bytes(self) -> int:
         return self.peak_bytes - self.scores_bytes
+
+
+def peak_site(by_label: dict[str, int]) -> str | None:
+    """Which block of the forward a peak happened in, from the bytes alive under each tag at that moment
+    (engine/memory.block: a block's temporaries are gone before the next one runs): ATTENTION, MLP,
+    OTHER (between them: norms, embedding, LM head), or None without tags (CUDA's counters)."""
+    if not by_label:
+        return None
+    if by_label.get(MLP):
+        return MLP
+    if by_label.get(ATTENTION) or by_label.get(SCORES):
+        return ATTENTION
+    return OTHER
 
 
 def measure_prefill_memory(model, tokenizer, prompt_len: int, backend: str, chunk: int | None = None) -> PrefillMemory:
@@ -129,10 +144,11 @@ def measure_prefill_memory(model, tokenizer, prompt_len: int, backend: str, chun
         backend=backend,
         chunk=chunk,
         peak_bytes=top.peak_bytes,
-        scores_bytes=(top.peak_by_label or {}).get("attention scores", 0),
+        scores_bytes=(top.peak_by_label or {}).get(SCORES, 0),
         decode_peak_bytes=steps[-1].peak_bytes,
         kv_bytes=prefill[-1].kv_bytes,
         formula_scores=score_bytes(c, biggest, prompt_len, elem),
+        site=peak_site(top.peak_by_label or {}),
     )
 
 

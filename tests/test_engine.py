@@ -197,3 +197,35 @@ def test_only_the_sampled_rows_go_past_the_last_layers_attention(tiny, chunk):
         work = SeqWork(n, context, int(context == L))
         assert step.flops_linear == step_cost(tiny.model.config, [work], 4).flops_linear
     assert run(tiny, n=1).trace.requests[0].output_token_ids == engine.trace.requests[0].output_token_ids
+
+
+def test_where_our_kernel_runs_the_gate_up_product_silu_comes_with_it(tiny_dirs, monkeypatch):
+    """A prefill on our C kernel computes SiLU(gate) x up as the gate/up product comes (the (N, 2 ffn)
+    product is never written): the same logits, to the bit, as the product then the SiLU pass."""
+    from engine import load_model, native
+
+    if native.library() is None:
+        pytest.skip(f"the kernels are not built here: {native.build_error()}")
+    bundle = load_model(str(tiny_dirs["llama"]), kernels="gemv")
+    fused, calls = native.gemv_silu, []
+
+    def counted(x, w):
+        calls.append(x.shape[0])
+        return fused(x, w)
+
+    def prefill_logits() -> torch.Tensor:
+        seen, original = [], bundle.model._logits
+        monkeypatch.setattr(bundle.model, "_logits", lambda h: seen.append(original(h)) or seen[-1])
+        engine = Engine(bundle.model, bundle.tokenizer, EngineConfig(probe_memory=False))
+        engine.add_request(PROMPT, SamplingParams(max_new_tokens=1))
+        for _ in engine.stream():
+            pass
+        monkeypatch.setattr(bundle.model, "_logits", original)
+        return seen[0]
+
+    monkeypatch.setattr(native, "gemv_silu", counted)
+    one_call = prefill_logits()
+    n = len(bundle.tokenizer.encode(PROMPT))
+    assert calls == [n] * len(bundle.model.layers[:-1]) + [1]  # every layer's prompt rows; the last, the sampled one
+    monkeypatch.setattr(native, "gemv_silu", lambda x, w: None)
+    assert torch.equal(one_call, prefill_logits())

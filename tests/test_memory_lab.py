@@ -7,7 +7,15 @@ from transformers import AutoModelForCausalLM
 
 from engine import load_model
 from engine.config import PRESETS
-from lab.memory_lab import engine_loop, measure_prefill_memory, naive_hf_loop, predict_fit, score_bytes
+from engine.memory import ATTENTION, MLP, SCORES, AllocationTracker, block, current_label
+from lab.memory_lab import (
+    engine_loop,
+    measure_prefill_memory,
+    naive_hf_loop,
+    peak_site,
+    predict_fit,
+    score_bytes,
+)
 
 
 def test_llama7b_fp16_at_10k_tokens_by_hand():
@@ -44,6 +52,34 @@ def test_eager_minus_sdpa_peak_is_the_score_matrix_at_2048(tiny_long):
     assert abs((eager.peak_bytes - sdpa.peak_bytes) - formula) <= 0.10 * formula
     assert eager.scores_bytes == formula and sdpa.scores_bytes == 0
     assert eager.decode_peak_bytes < eager.peak_bytes / 100  # decode has no spike
+
+
+def test_the_peak_says_which_block_it_happened_in(tiny_dirs):
+    """sdpa's prefill peaks in the MLP where the (L, 2 ffn) gate/up product is written out (torch's
+    kernels), and in attention where our C kernel applies SiLU x up as that product comes."""
+    from engine import native
+
+    folder, L = str(tiny_dirs["llama-4k"]), 1024
+    torch_kernels = load_model(folder, kernels="linear")
+    written = measure_prefill_memory(torch_kernels.model, torch_kernels.tokenizer, L, "sdpa")
+    assert written.site == MLP
+    eager = measure_prefill_memory(torch_kernels.model, torch_kernels.tokenizer, L, "eager")
+    assert eager.site == ATTENTION and eager.scores_bytes > 0
+    if native.library() is None:
+        pytest.skip(f"the kernels are not built here: {native.build_error()}")
+    ours = load_model(folder, kernels="gemv")
+    fused = measure_prefill_memory(ours.model, ours.tokenizer, L, "sdpa")
+    assert fused.site == ATTENTION and fused.peak_bytes < written.peak_bytes  # the MLP is no longer the top
+
+
+def test_peak_sites_from_the_tags_and_no_tags_without_a_probe():
+    assert peak_site({MLP: 10, "activations": 5}) == MLP
+    assert peak_site({ATTENTION: 10}) == peak_site({SCORES: 10, "activations": 1}) == ATTENTION
+    assert peak_site({"activations": 10}) == "other" and peak_site({}) is None
+    assert block(MLP) is block(ATTENTION)  # the shared no-op: a forward without a probe pays nothing
+    with AllocationTracker():
+        with block(MLP):
+            assert current_label() == MLP
 
 
 def test_chunked_prefill_shrinks_the_score_matrix(tiny_long):

@@ -190,6 +190,29 @@ def test_silu_mul_and_rope_equal_torch():
     assert native.rope(x.double(), cos.double(), sin.double()) is None  # float32 only
 
 
+@pytest.mark.parametrize("rows", [1, 5, 70])  # 70: ROWS at a time, then the rest one by one
+def test_gate_up_with_silu_in_one_call_equals_the_two_passes_exactly(rows):
+    if native.library() is None:
+        pytest.skip(f"the kernels are not built here: {native.build_error()}")
+    f, k = 48, 40
+    w, x = torch.randn(2 * f, k), torch.randn(rows, k) * 4  # large values: exp's clamps
+    packed = native.pack(w)
+    two_passes = native.silu_mul(native.gemv(x, packed))
+    before = torch.get_num_threads()
+    try:
+        for threads in (1, 2):
+            torch.set_num_threads(threads)
+            assert torch.equal(native.gemv_silu(x, packed), two_passes)  # the same sums, the same SiLU
+    finally:
+        torch.set_num_threads(before)
+    gate, up = F.linear(x, w).chunk(2, dim=-1)
+    assert close(two_passes, F.silu(gate) * up)
+    assert native.gemv_silu(x, native.pack(torch.randn(2 * 40, k))) is None  # a gate/up boundary inside a block
+    q, s = quantize_int8(w)
+    assert native.gemv_silu(x, native.pack(q, s)) is None  # float32 weights only
+    assert native.gemv_silu(x.double(), packed) is None
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(not HAS_CC, reason="no C compiler here")
 def test_the_avx2_build_passes_the_same_tests():

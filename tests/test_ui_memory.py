@@ -34,6 +34,8 @@ from app_pages.memory.fit import (
 from app_pages.memory.heat import csv_text, layer_matrices, layers_csv, layers_figure, mean_matrix, png_bytes, tile
 from app_pages.memory.strings import STRINGS as PAGE_STRINGS
 from app_pages.memory.sweep import (
+    WHERE_THE_PEAKS_ARE,
+    Comparison,
     SweepPlan,
     SweepStatus,
     Variant,
@@ -140,7 +142,27 @@ def test_sweep_comparison_at_2048_agrees_with_the_formula(sweep, tiny_long):
     r = rows[2048]
     assert r.formula == c.num_heads * 2048 * 2048 * 4 and r.eager_scores == r.formula
     assert abs(r.ratio - 1) <= 0.10 and r.verdict == "mem_why_agree"
-    assert rows[64].verdict in ("mem_why_mlp", "mem_why_gap")
+    short = rows[64]  # where its peaks are, read from the tags, says why it is not the formula
+    sites = (short.eager_site, short.sdpa_site)
+    assert all(sites) and short.verdict == WHERE_THE_PEAKS_ARE.get(sites, "mem_why_elsewhere")
+
+
+@pytest.mark.parametrize(
+    "eager_scores, ratio, sites, verdict",
+    [
+        (90, 1.05, ("attention", "MLP"), "mem_why_agree"),
+        (0, 0.2, ("MLP", "MLP"), "mem_why_mlp"),
+        (90, 0.5, ("attention", "MLP"), "mem_why_gap"),
+        (90, 0.8, ("attention", "attention"), "mem_why_attention"),
+        (0, 0.3, ("MLP", "attention"), "mem_why_swapped"),
+        (120, 1.3, ("attention", "attention"), "mem_why_half"),
+        (0, 0.1, ("other", "MLP"), "mem_why_elsewhere"),
+    ],
+)
+def test_the_verdict_follows_where_each_peak_was(eager_scores, ratio, sites, verdict):
+    formula = 100
+    row = Comparison(64, 1000 + int(ratio * formula), 1000, formula, eager_scores, True, *sites)
+    assert row.verdict == verdict
 
 
 def test_peak_slopes_are_the_measured_exponents(sweep):

@@ -137,6 +137,7 @@ def _comparison_table(result: SweepResult, lang: str) -> None:
             t("mem_col_formula", lang): [r.formula / MIB for r in rows],
             t("mem_col_ratio", lang): [f"{r.ratio:.1%}" for r in rows],
             t("mem_col_scores", lang): [r.eager_scores / MIB for r in rows],
+            t("mem_col_sites", lang): [f"{_site(r.eager_site, lang)} / {_site(r.sdpa_site, lang)}" for r in rows],
         }
     )
     st.dataframe(
@@ -149,6 +150,10 @@ def _comparison_table(result: SweepResult, lang: str) -> None:
     )
     st.markdown("\n".join(t("mem_why_line", lang, L=r.L, ratio=f"{r.ratio:.1%}", why=t(r.verdict, lang)) for r in rows))
     st.plotly_chart(difference_figure(rows, lang), key=keys.FIG_DIFF)
+
+
+def _site(site: str | None, lang: str) -> str:
+    return t(f"mem_site_{site}", lang) if site else "—"  # None: CUDA's counters give no split
 
 
 def _points_csv(result: SweepResult) -> str:
@@ -164,6 +169,7 @@ def _points_csv(result: SweepResult) -> str:
                 "kv_bytes": p.kv_bytes,
                 "decode_peak_bytes": p.decode_peak_bytes,
                 "formula_scores_bytes": p.formula_scores,
+                "peak_in": p.site or "",
                 "seconds": round(s, 3),
             }
             for p, s in zip(result.points, result.seconds)

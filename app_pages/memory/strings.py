@@ -144,13 +144,17 @@ STRINGS: dict[str, tuple[str, str]] = {
         "The only difference between the two backends is whether the scores are materialised, so **eager − sdpa** "
         "should be one layer's score matrix: heads × L × L × bytes = {heads} × L² × {bytes} B ({dtype}). Eager "
         "holds **exactly one layer's** matrix at a time, in place: matmul, scale, mask, and softmax all write into "
-        "the same buffer, and it is freed before the next layer. Where the numbers differ, it is because the two "
-        "peaks happen in different places: eager's inside attention, sdpa's in the MLP (gate and up projections, "
-        "4 × ffn per token), so the difference is the scores minus the MLP's extra activations.",
+        "the same buffer, and it is freed before the next layer. Where the numbers differ, it is because of where "
+        "each peak happens (the last column, read from what was alive at the peak): eager's is inside attention "
+        "once the scores outgrow the MLP's activations; sdpa's is in the MLP where the MLP writes its gate/up "
+        "product out (2 × ffn per token, then SiLU(gate) × up), and in attention where our C kernel applies "
+        "SiLU × up as that product comes and never writes it (a float32 model on this engine's CPU kernels).",
         "两种后端唯一的区别是是否生成分数矩阵，所以 **eager − sdpa** 应当等于一层的分数矩阵："
         "头数 × L × L × 每元素字节数 = {heads} × L² × {bytes} 字节（{dtype}）。eager **每次只持有一层** 的矩阵，而且是原地计算："
-        "矩阵乘、缩放、掩码和 softmax 都写入同一块缓冲区，并在下一层之前释放。两者不一致的地方，是因为两个峰值出现在不同位置："
-        "eager 的在注意力内部，sdpa 的在 MLP 中（gate 与 up 投影，每个 token 4 × ffn），所以差值是分数减去 MLP 多出来的激活。",
+        "矩阵乘、缩放、掩码和 softmax 都写入同一块缓冲区，并在下一层之前释放。两者不一致的地方，是因为各自的峰值出现在不同位置"
+        "（最后一列，由峰值时刻存活的内存读出）：分数超过 MLP 的激活后，eager 的峰值在注意力内部；"
+        "sdpa 的峰值在 MLP 把 gate/up 乘积写出来的时候出现在 MLP 中（每个 token 2 × ffn，再算 SiLU(gate) × up），"
+        "而当我们的 C 内核在乘积产生时就算 SiLU × up、从不写出它时（本引擎 CPU 内核上的 float32 模型），则出现在注意力中。",
     ),
     "mem_col_eager": ("eager peak (MiB)", "eager 峰值（MiB）"),
     "mem_col_sdpa": ("sdpa peak (MiB)", "sdpa 峰值（MiB）"),
@@ -158,6 +162,10 @@ STRINGS: dict[str, tuple[str, str]] = {
     "mem_col_formula": ("formula (MiB)", "公式（MiB）"),
     "mem_col_ratio": ("(eager − sdpa) / formula", "(eager − sdpa) / 公式"),
     "mem_col_scores": ("scores at eager's peak (MiB)", "eager 峰值时的分数（MiB）"),
+    "mem_col_sites": ("peaks in (eager / sdpa)", "峰值位置（eager / sdpa）"),
+    "mem_site_attention": ("attention", "注意力"),
+    "mem_site_MLP": ("MLP", "MLP"),
+    "mem_site_other": ("between blocks", "块之间"),
     "mem_why_line": (
         "- **L = {L}**: eager − sdpa is {ratio} of the formula. {why}.",
         "- **L = {L}**：eager − sdpa 是公式的 {ratio}。{why}。",
@@ -168,8 +176,23 @@ STRINGS: dict[str, tuple[str, str]] = {
         "分数比 MLP 的激活还小：两个峰值都在 MLP 中",
     ),
     "mem_why_gap": (
-        "The peaks are in different places: the scores minus the MLP's extra activations",
-        "峰值位置不同：差值是分数减去 MLP 多出的激活",
+        "The peaks are in different places, eager's in attention and sdpa's in the MLP: the scores minus the "
+        "MLP's extra activations",
+        "峰值位置不同，eager 的在注意力中，sdpa 的在 MLP 中：差值是分数减去 MLP 多出的激活",
+    ),
+    "mem_why_attention": (
+        "Both peaks are in attention: the scores, give or take the other bytes each holds at its own peak "
+        "(sdpa's kernel keeps packed keys, a tile of scores per thread and its output there)",
+        "两个峰值都在注意力中：差值是分数，加减各自峰值时刻持有的其他内存（sdpa 的内核在那里持有打包的键、每个线程的一块分数和它的输出）",
+    ),
+    "mem_why_swapped": (
+        "The peaks are in different places, eager's in the MLP (its scores are smaller than the MLP's "
+        "activations) and sdpa's in attention",
+        "峰值位置不同，eager 的在 MLP 中（其分数比 MLP 的激活还小），sdpa 的在注意力中",
+    ),
+    "mem_why_elsewhere": (
+        "A peak is between the blocks (norms, embedding, LM head), not in attention or the MLP",
+        "有峰值出现在块之间（归一化、嵌入、LM head），不在注意力或 MLP 中",
     ),
     "mem_why_half": (
         "More than the formula: the softmax's float32 copy (half precision)",

@@ -19,6 +19,7 @@ import torch
 
 from app_pages.memory.strings import t
 from engine.errors import LabError
+from engine.memory import ATTENTION, MLP
 from lab import eta
 from lab.memory_lab import PrefillMemory, measure_prefill_memory
 
@@ -158,6 +159,15 @@ def seconds_left(result: SweepResult) -> float | None:
     return eta.seconds_left(work, len(result.points), sum(result.seconds[1:]))
 
 
+# (eager's peak, sdpa's peak) -> why eager - sdpa is not the score matrix
+WHERE_THE_PEAKS_ARE = {
+    (MLP, MLP): "mem_why_mlp",  # the scores are smaller than the MLP's activations
+    (ATTENTION, MLP): "mem_why_gap",  # the scores, less the MLP's extra activations
+    (ATTENTION, ATTENTION): "mem_why_attention",
+    (MLP, ATTENTION): "mem_why_swapped",
+}
+
+
 @dataclass(frozen=True)
 class Comparison:
     """One prompt length measured both ways, whole prompt: the spike against its formula."""
@@ -168,6 +178,8 @@ class Comparison:
     formula: int  # heads x L x L x bytes: one layer's score matrix
     eager_scores: int  # bytes tagged as attention scores alive at eager's peak
     labelled: bool = True
+    eager_site: str | None = None  # the forward block each peak happened in (lab/memory_lab.peak_site)
+    sdpa_site: str | None = None
 
     @property
     def difference(self) -> int:
@@ -182,11 +194,11 @@ class Comparison:
         """An i18n key: why the two agree or differ at this L."""
         if not self.labelled:
             return "mem_why_agree" if abs(self.ratio - 1) <= AGREE_WITHIN else "mem_why_unlabelled"
-        if self.eager_scores == 0:
-            return "mem_why_mlp"  # the scores are smaller than the MLP's activations: not the peak
-        if abs(self.ratio - 1) <= AGREE_WITHIN:
+        if self.eager_scores and abs(self.ratio - 1) <= AGREE_WITHIN:
             return "mem_why_agree"
-        return "mem_why_half" if self.eager_scores > self.formula else "mem_why_gap"
+        if self.eager_scores > self.formula:
+            return "mem_why_half"
+        return WHERE_THE_PEAKS_ARE.get((self.eager_site, self.sdpa_site), "mem_why_elsewhere")
 
 
 def comparisons(result: SweepResult) -> list[Comparison]:
@@ -196,7 +208,14 @@ def comparisons(result: SweepResult) -> list[Comparison]:
         if eager and sdpa:
             rows.append(
                 Comparison(
-                    L, eager.peak_bytes, sdpa.peak_bytes, eager.formula_scores, eager.scores_bytes, result.labelled
+                    L,
+                    eager.peak_bytes,
+                    sdpa.peak_bytes,
+                    eager.formula_scores,
+                    eager.scores_bytes,
+                    result.labelled,
+                    eager.site,
+                    sdpa.site,
                 )
             )
     return rows

@@ -52,4 +52,11 @@ static inline vf expv(vf x) {
 #endif
 }
 
+/* SiLU(g) * u = g / (1 + e^-g) * u, LANES at a time (pointwise.c's pass and gemv.c's fused product). */
+static inline vf silu_times(vf g, vf u) {
+    vf one = {0};
+    one += 1.0f;
+    return g / (one + expv(-g)) * u;
+}
+
 #endif

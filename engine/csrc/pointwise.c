@@ -15,9 +15,7 @@ void silu_mul_f32(const float *gu, float *out, long rows, long f, int threads) {
         float *o = out + r * f;
         long i = 0;
         for (; i + LANES <= f; i += LANES) {
-            vf gv = load(g + i), one = {0};
-            one += 1.0f;
-            store(o + i, gv / (one + expv(-gv)) * load(u + i));
+            store(o + i, silu_times(load(g + i), load(u + i)));
         }
         for (; i < f; i++) {
             vf gv = {0};
