@@ -137,7 +137,6 @@ def _comparison_table(result: SweepResult, lang: str) -> None:
             t("mem_col_formula", lang): [r.formula / MIB for r in rows],
             t("mem_col_ratio", lang): [f"{r.ratio:.1%}" for r in rows],
             t("mem_col_scores", lang): [r.eager_scores / MIB for r in rows],
-            t("mem_col_sites", lang): [f"{_site(r.eager_site, lang)} / {_site(r.sdpa_site, lang)}" for r in rows],
         }
     )
     st.dataframe(
@@ -148,7 +147,19 @@ def _comparison_table(result: SweepResult, lang: str) -> None:
             c: st.column_config.NumberColumn(format="%.3f") for c in table.columns[1:5].tolist() + [table.columns[6]]
         },
     )
-    st.markdown("\n".join(t("mem_why_line", lang, L=r.L, ratio=f"{r.ratio:.1%}", why=t(r.verdict, lang)) for r in rows))
+    lines = [
+        t(
+            "mem_why_line",
+            lang,
+            L=r.L,
+            ratio=f"{r.ratio:.1%}",
+            eager=_site(r.eager_site, lang),
+            sdpa=_site(r.sdpa_site, lang),
+            why=t(r.verdict, lang),
+        )
+        for r in rows
+    ]
+    st.markdown("\n".join(lines))
     st.plotly_chart(difference_figure(rows, lang), key=keys.FIG_DIFF)
 
 

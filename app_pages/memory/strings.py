@@ -145,14 +145,14 @@ STRINGS: dict[str, tuple[str, str]] = {
         "should be one layer's score matrix: heads × L × L × bytes = {heads} × L² × {bytes} B ({dtype}). Eager "
         "holds **exactly one layer's** matrix at a time, in place: matmul, scale, mask, and softmax all write into "
         "the same buffer, and it is freed before the next layer. Where the numbers differ, it is because of where "
-        "each peak happens (the last column, read from what was alive at the peak): eager's is inside attention "
+        "each peak happens (each line below says where, read from what was alive at the peak): eager's is inside attention "
         "once the scores outgrow the MLP's activations; sdpa's is in the MLP where the MLP writes its gate/up "
         "product out (2 × ffn per token, then SiLU(gate) × up), and in attention where our C kernel applies "
         "SiLU × up as that product comes and never writes it (a float32 model on this engine's CPU kernels).",
         "两种后端唯一的区别是是否生成分数矩阵，所以 **eager − sdpa** 应当等于一层的分数矩阵："
         "头数 × L × L × 每元素字节数 = {heads} × L² × {bytes} 字节（{dtype}）。eager **每次只持有一层** 的矩阵，而且是原地计算："
         "矩阵乘、缩放、掩码和 softmax 都写入同一块缓冲区，并在下一层之前释放。两者不一致的地方，是因为各自的峰值出现在不同位置"
-        "（最后一列，由峰值时刻存活的内存读出）：分数超过 MLP 的激活后，eager 的峰值在注意力内部；"
+        "（下面每一行都写明位置，由峰值时刻存活的内存读出）：分数超过 MLP 的激活后，eager 的峰值在注意力内部；"
         "sdpa 的峰值在 MLP 把 gate/up 乘积写出来的时候出现在 MLP 中（每个 token 2 × ffn，再算 SiLU(gate) × up），"
         "而当我们的 C 内核在乘积产生时就算 SiLU × up、从不写出它时（本引擎 CPU 内核上的 float32 模型），则出现在注意力中。",
     ),
@@ -162,13 +162,12 @@ STRINGS: dict[str, tuple[str, str]] = {
     "mem_col_formula": ("formula (MiB)", "公式（MiB）"),
     "mem_col_ratio": ("(eager − sdpa) / formula", "(eager − sdpa) / 公式"),
     "mem_col_scores": ("scores at eager's peak (MiB)", "eager 峰值时的分数（MiB）"),
-    "mem_col_sites": ("peaks in (eager / sdpa)", "峰值位置（eager / sdpa）"),
-    "mem_site_attention": ("attention", "注意力"),
-    "mem_site_MLP": ("MLP", "MLP"),
-    "mem_site_other": ("between blocks", "块之间"),
+    "mem_site_attention": ("in attention", "在注意力中"),
+    "mem_site_MLP": ("in the MLP", "在 MLP 中"),
+    "mem_site_other": ("between blocks", "在块之间"),
     "mem_why_line": (
-        "- **L = {L}**: eager − sdpa is {ratio} of the formula. {why}.",
-        "- **L = {L}**：eager − sdpa 是公式的 {ratio}。{why}。",
+        "- **L = {L}** (peaks: eager {eager}, sdpa {sdpa}): eager − sdpa is {ratio} of the formula. {why}.",
+        "- **L = {L}**（峰值：eager {eager}，sdpa {sdpa}）：eager − sdpa 是公式的 {ratio}。{why}。",
     ),
     "mem_why_agree": ("Agree within 10 %: the spike is the score matrix", "相差在 10% 以内：峰值就是分数矩阵"),
     "mem_why_mlp": (
