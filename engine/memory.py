@@ -33,21 +33,17 @@ def label(name: str):
         _label.reset(token)
 
 
-def current_label() -> str:
-    return _label.get()
-
-
 # A forward's blocks, tagged so a probe's peak says where it happened: each block's temporaries are freed
 # before the next block runs, so at the peak only the block running then has bytes under its tag.
 ATTENTION, MLP = "attention", "MLP"
 SCORES = "attention scores"  # eager's score matrices, tagged inside attention (their own line in the breakdown)
 _UNTAGGED = nullcontext()
-_probes = 0  # CPU probes counting now
+_probing = contextvars.ContextVar("probing", default=False)  # a CPU probe counts in this thread
 
 
 def block(name: str):
     """label(name) while a CPU memory probe counts, else nothing: a forward without one pays nothing."""
-    return label(name) if _probes else _UNTAGGED
+    return label(name) if _probing.get() else _UNTAGGED
 
 
 def _returns_alias(func) -> bool:
@@ -102,13 +98,11 @@ class AllocationTracker(TorchDispatchMode):
         return out
 
     def __enter__(self):
-        global _probes
-        _probes += 1
+        self._probing = _probing.set(True)  # per thread, as the dispatch mode itself
         return super().__enter__()
 
     def __exit__(self, *exc):
-        global _probes
-        _probes -= 1
+        _probing.reset(self._probing)
         self._live.clear()  # tensors that outlive the block are no longer ours to track
         return super().__exit__(*exc)
 

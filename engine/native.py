@@ -1,7 +1,8 @@
 """Our own C kernels (engine/csrc/): decode-sized matrix products on weights packed for streaming
-(gemv.c; also the gate/up product with SiLU(gate) * up applied as it comes), RMSNorm in one pass (norm.c), SiLU-times-up and RoPE in one pass each (pointwise.c), a
-prefill's causal attention (attention.c), and a whole decode step's layers in one call (decode.c,
-driven by engine/fused_decode.py).
+(gemv.c; also the gate/up product with SiLU(gate) * up applied as it comes), RMSNorm in one pass
+(norm.c), SiLU-times-up and RoPE in one pass each (pointwise.c), a prefill's causal attention
+(attention.c), and a whole decode step's layers in one call (decode.c, driven by
+engine/fused_decode.py).
 
 The sources are compiled here, once per machine, with the system's C compiler (`-O3 -march=native
 -fopenmp`) into the cache folder, and loaded with ctypes. It is an option, never a requirement: with

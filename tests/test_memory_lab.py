@@ -1,13 +1,16 @@
-"""Memory lab: the C20 predictor by hand, the eager-vs-sdpa spike against its formula, the C16 leak."""
+"""Memory lab: the C20 predictor by hand, the eager-vs-sdpa spike against its formula, where a peak
+happened (the forward's tagged blocks), the C16 leak."""
 
 from __future__ import annotations
+
+import threading
 
 import pytest
 from transformers import AutoModelForCausalLM
 
-from engine import load_model
+from engine import load_model, memory
 from engine.config import PRESETS
-from engine.memory import ATTENTION, MLP, SCORES, AllocationTracker, block, current_label
+from engine.memory import ATTENTION, MLP, SCORES, AllocationTracker, block
 from lab.memory_lab import (
     engine_loop,
     measure_prefill_memory,
@@ -77,9 +80,15 @@ def test_peak_sites_from_the_tags_and_no_tags_without_a_probe():
     assert peak_site({ATTENTION: 10}) == peak_site({SCORES: 10, "activations": 1}) == ATTENTION
     assert peak_site({"activations": 10}) == "other" and peak_site({}) is None
     assert block(MLP) is block(ATTENTION)  # the shared no-op: a forward without a probe pays nothing
+    elsewhere = []
     with AllocationTracker():
         with block(MLP):
-            assert current_label() == MLP
+            assert memory._label.get() == MLP
+        other = threading.Thread(target=lambda: elsewhere.append(block(MLP) is block(ATTENTION)))
+        other.start()
+        other.join()
+    assert elsewhere == [True]  # a probe in one thread (a page's) tags nothing in another (a server's)
+    assert block(MLP) is block(ATTENTION)
 
 
 def test_chunked_prefill_shrinks_the_score_matrix(tiny_long):
