@@ -77,10 +77,9 @@ void gemv_silu_f32(const float *packed, const float *x, float *y, long m, long f
 #pragma omp for schedule(static)
         for (long b = 0; b < blocks; b++) {
             const float *wg = packed + b * k * BLOCK, *wu = packed + (b + blocks) * k * BLOCK;
+            rows_of_block(wg, x, gate, m, BLOCK, k, 0, 0, 0, 0); /* the gate block: rows of 16 */
             long r = 0;
-            for (; r + ROWS <= m; r += ROWS) block(wg, x + r * k, k, ROWS, 0, (float(*)[BLOCK])(gate + r * BLOCK));
-            for (; r < m; r++) block(wg, x + r * k, k, 1, 0, (float(*)[BLOCK])(gate + r * BLOCK));
-            for (r = 0; r + ROWS <= m; r += ROWS) {
+            for (; r + ROWS <= m; r += ROWS) {
                 block(wu, x + r * k, k, ROWS, 0, up);
                 for (int j = 0; j < ROWS; j++) silu_block(y + (r + j) * f + b * BLOCK, gate + (r + j) * BLOCK, up[j]);
             }
