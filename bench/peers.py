@@ -4,7 +4,8 @@ run: Hugging Face `transformers` and llama.cpp (llama-cpp-python, the optional `
     .venv/bin/python bench/peers.py [--threads 1 2] [--lengths 16 256] [--new-tokens 64] [--repeats 5]
 
 Weights: the bundled GGUF (Q4_1). Ours and HF run it de-quantised to float32; ours also with int8
-weights (activations in the dtype measured fastest here, `--dtype auto`). llama.cpp runs an F32 copy
+weights (activations in the dtype measured fastest here, `--dtype auto`) and on the file's own Q4_1
+blocks as stored (`--weights gguf`: the float32 numbers, 5 bits a weight read). llama.cpp runs an F32 copy
 (the same float32 numbers as ours) and a Q8_0 copy, both made from the bundled file by llama.cpp's own
 quantiser and cached, and the Q4_1 file as it is. For each thread count, prompt length L and
 system: the prefill (TTFT) and the TPOT of `--new-tokens` greedy tokens, EOS ignored, medians of the
@@ -32,6 +33,7 @@ from engine.costmodel import layer_weight_bytes  # noqa: E402
 from engine.loader import bundled_gguf_path, cache_dir, convert_bundled  # noqa: E402
 
 INSTALL = ".venv/bin/pip install -e '.[peers]' (builds llama.cpp from source: ~25 min on 2 cores)"
+GGUF_NAME = "ours, Q4_1 as stored (gguf)"
 COPIES = {"F32": 0, "Q8_0": 7}  # llama.cpp's LLAMA_FTYPE_ALL_F32, LLAMA_FTYPE_MOSTLY_Q8_0
 
 
@@ -110,6 +112,7 @@ def main() -> int:
     from transformers import AutoModelForCausalLM
 
     fp32, int8 = load_model(dtype="float32"), load_model(dtype="auto", weights="int8")
+    gguf = load_model(weights="gguf")
     int8_name = f"ours, int8 weights + {str(int8.model.dtype).removeprefix('torch.')} activations"
     hf_model = AutoModelForCausalLM.from_pretrained(convert_bundled(), dtype=torch.float32).eval()
     pad = fp32.tokenizer.eos_token_id
@@ -122,6 +125,7 @@ def main() -> int:
         systems = {
             "ours, float32": lambda ids: ours(fp32, ids, n),
             int8_name: lambda ids: ours(int8, ids, n),
+            GGUF_NAME: lambda ids: ours(gguf, ids, n),
             "HF transformers, float32": lambda ids: hf(hf_model, ids, n, pad),
         }
         llms = {}
@@ -149,8 +153,12 @@ def main() -> int:
             cells = " | ".join(f"{med[(name, L)][0]:.1f} | {med[(name, L)][1]:.1f}" for L in args.lengths)
             print(f"| {name} | {cells} |")
         print()
+        same = all(greedy_ours(gguf, ids, n) == greedy_ours(fp32, ids, n) for ids in prompts.values())
+        print(
+            f"Greedy tokens, ours on the Q4_1 blocks as stored against ours float32: {'the same' if same else 'DIFFERENT'}.\n"
+        )
         if llms:
-            pairs = [("ours, float32", "llama.cpp F32"), (int8_name, "llama.cpp Q8_0")]
+            pairs = [("ours, float32", "llama.cpp F32"), (int8_name, "llama.cpp Q8_0"), (GGUF_NAME, "llama.cpp Q4_1")]
             print("| TPOT ratio | " + " | ".join(f"after {L}" for L in args.lengths) + " |")
             print("|---" * (1 + len(args.lengths)) + "|")
             for a, b in pairs:

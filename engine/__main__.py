@@ -26,6 +26,10 @@ def _parser() -> argparse.ArgumentParser:
         f"auto (default), or one of {', '.join(DTYPES)} (or fp32/bf16/fp16). auto: float32; with --weights "
         "int8, the activation dtype measured fastest here (bfloat16 where the CPU computes in it natively)"
     )
+    WEIGHTS_HELP = (  # noqa: N806
+        "native (the dtype's own), int8 (weight-only), w8a8 (int8 weights and activations) or gguf (the "
+        "bundled GGUF's own 4-bit blocks: float32's numbers on the C kernels, 5 bits a weight instead of 32)"
+    )
     prog = "pdlab" if sys.argv[0].endswith("pdlab") else "python -m engine"  # as the user typed it
     p = argparse.ArgumentParser(
         prog=prog, description="A KV-cached inference engine that shows its prefill and decode phases."
@@ -44,7 +48,7 @@ def _parser() -> argparse.ArgumentParser:
         "--weights",
         choices=WEIGHT_FORMATS,
         default="native",
-        help="native (the dtype's own), int8 (weight-only) or w8a8 (int8 weights and activations)",
+        help=WEIGHTS_HELP,
     )
     g.add_argument("--kv-dtype", choices=KV_DTYPES, default="auto", help="how the KV cache stores K and V")
     g.add_argument("--seed", type=int, default=None)
@@ -69,7 +73,7 @@ def _parser() -> argparse.ArgumentParser:
         "--weights",
         choices=WEIGHT_FORMATS,
         default="native",
-        help="native (the dtype's own), int8 (weight-only) or w8a8 (int8 weights and activations)",
+        help=WEIGHTS_HELP,
     )
     v.add_argument("--kv-dtype", choices=KV_DTYPES, default="auto", help="how the KV cache stores K and V")
     v.add_argument("--max-num-seqs", type=int, default=16, help="requests decoded together in one step")
@@ -180,6 +184,7 @@ def generate(args: argparse.Namespace) -> dict | None:
         return {
             "model": bundle.name,
             "dtype": str(bundle.model.dtype).removeprefix("torch."),
+            "weights": bundle.model.weight_format,
             "prompt_tokens": request.prompt_token_ids,
             "output_tokens": request.output_token_ids,
             "text": request.text,

@@ -22,7 +22,10 @@ _p, _n = ctypes.c_void_p, ctypes.c_long
 
 
 class _Linear(ctypes.Structure):
-    _fields_ = [("w", _p), ("scale", _p), ("bias", _p), ("n", _n), ("k", _n)]
+    _fields_ = [("w", _p), ("scale", _p), ("bias", _p), ("n", _n), ("k", _n), ("kind", ctypes.c_int)]
+
+
+KINDS = {None: 0, "Q4_1": 1, "Q8_0": 2}  # decode.c's linear_t.kind: float32 or int8 (by scale), GGUF blocks
 
 
 class _Layer(ctypes.Structure):
@@ -89,8 +92,13 @@ class FusedDecode:
                     spec,
                     name,
                     _Linear(
-                        packed.data.data_ptr(), _ptr(packed.scale), _ptr(lin.bias), lin.out_features, lin.in_features
-                    ),
+                        packed.data.data_ptr(),
+                        _ptr(packed.scale),
+                        _ptr(lin.bias),
+                        lin.out_features,
+                        lin.in_features,
+                        KINDS[packed.gguf],
+                    ),  # fmt: skip
                 )
         self._layers = layers  # the C struct points into it
         self.spec = _Model(

@@ -97,6 +97,31 @@ def read_weights(path: Path, config: dict) -> dict[str, torch.Tensor]:
     return state
 
 
+def read_blocks(path: Path, config: dict) -> dict:
+    """The Q4_1 and Q8_0 tensors as the file holds them (engine/gguf_weights.GGUFBlocks), under
+    transformers' names, q/k rows in transformers' order; the rest are not read."""
+    from gguf import GGMLQuantizationType
+    from transformers.integrations.gguf import GgufHeader, load_gguf_state_dict
+
+    from engine.gguf_weights import BLOCK_BYTES, GGUFBlocks
+
+    header = GgufHeader.from_file(str(path))
+    raw = load_gguf_state_dict(header)
+    heads = {"q_proj": config["num_attention_heads"], "k_proj": config["num_key_value_heads"]}
+    blocks = {}
+    for info in header.tensors:
+        name, kind = hf_name(info.name), GGMLQuantizationType(info.ggml_type).name
+        if name is None or kind not in BLOCK_BYTES:
+            continue
+        rows, width = info.shape[0], info.shape[-1]
+        data = np.asarray(raw[info.name].data, dtype=np.uint8).reshape(rows, -1)
+        projection = name.split(".")[-2]
+        if projection in heads:
+            data = unpermute(data, heads[projection])  # whole rows move: a row's blocks go with it
+        blocks[name] = GGUFBlocks(kind, torch.from_numpy(np.array(data)), width)
+    return blocks
+
+
 def read_tokenizer(path: Path):
     """The file's tokenizer, as transformers converts it."""
     from transformers import TokenizersBackend

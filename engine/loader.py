@@ -274,6 +274,20 @@ def _int8_activations(config, progress: ProgressFn) -> torch.dtype:
     return choice.dtype
 
 
+def _keep_gguf_blocks(files: LoadedModel, progress: ProgressFn) -> None:
+    """Swap the state dict's de-quantised weights for the bundled GGUF's own blocks (in place)."""
+    if not from_4_bit_weights(files.source, files.path.name):
+        raise LabError(
+            f"--weights gguf runs the bundled GGUF's own blocks; {files.config.name} is a safetensors model "
+            f"(int8 quantises any model)."
+        )
+    from engine.gguf_llama import read_blocks
+
+    progress("Reading the GGUF's 4-bit blocks", 0.97)
+    config = {"num_attention_heads": files.config.num_heads, "num_key_value_heads": files.config.num_kv_heads}
+    files.state_dict.update(read_blocks(bundled_gguf_path(), config))
+
+
 def load_model(
     spec: str | None = None,
     dtype: str | torch.dtype = "float32",
@@ -284,7 +298,8 @@ def load_model(
 ) -> ModelBundle:
     """kernels: None chooses each linear's kernel by measurement (engine/kernels.py); "linear" or
     "packed" forces one. weights: "native" (the dtype's own), "int8" or "w8a8", quantised here from
-    the model's own weights (engine/quant.py). dtype "auto": float32, except int8 weights on the CPU,
+    the model's own weights (engine/quant.py), or "gguf", the bundled GGUF's own blocks
+    (engine/gguf_weights.py). dtype "auto": float32, except int8 weights on the CPU,
     whose activations take the dtype measured fastest here (engine/kernels.int8_activations); the
     progress line says which."""
     from engine.config import parse_dtype
@@ -300,9 +315,15 @@ def load_model(
     files = load_model_files(spec, progress)
     if auto and weights == "int8" and dev.type == "cpu" and not kernels:
         torch_dtype = _int8_activations(files.config, progress)
-    progress("Choosing matmul kernels (timed once per machine)", 0.97)
-    plan = plan_kernels(linear_shapes(files.config), torch_dtype, dev, cache_dir() / "kernels.json", kernels, weights)
-    if weights != "native":
+    if weights == "gguf":  # the file's blocks: one kernel, nothing to choose
+        _keep_gguf_blocks(files, progress)
+        plan = None
+    else:
+        progress("Choosing matmul kernels (timed once per machine)", 0.97)
+        plan = plan_kernels(
+            linear_shapes(files.config), torch_dtype, dev, cache_dir() / "kernels.json", kernels, weights
+        )
+    if weights in ("int8", "w8a8"):
         progress(f"Quantising the weights to {weights}", 0.98)
     model = LlamaModel(files.config, files.state_dict, torch_dtype, dev, plan, weights)
     progress("Model loaded", 1.0)

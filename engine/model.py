@@ -22,6 +22,7 @@ from engine.attention import BACKENDS, AttentionCapture, decode_attention, futur
 from engine.config import ModelConfig
 from engine.errors import LabError
 from engine.fused_decode import FusedDecode
+from engine.gguf_weights import GGUFBlocks, GGUFLinear
 from engine.kernels import KernelPlan
 from engine.kv_cache import KVCache
 from engine.linear import Linear
@@ -96,7 +97,8 @@ def swiglu(gate_up, x: torch.Tensor) -> torch.Tensor:
     """SiLU(gate) * up of x's fused gate/up product: (N, ffn). One C call where this layer runs our
     kernel for N rows (the (N, 2 ffn) product is never written: a prefill's largest activation); else
     the product, then silu_mul. The same numbers either way."""
-    packed = gate_up.gemv_weight(x.shape[0]) if isinstance(gate_up, Linear) and gate_up.bias is None else None
+    takes = isinstance(gate_up, (Linear, GGUFLinear)) and gate_up.bias is None
+    packed = gate_up.gemv_weight(x.shape[0]) if takes else None
     y = native.gemv_silu(x, packed) if packed is not None else None
     return y if y is not None else silu_mul(gate_up(x))
 
@@ -110,6 +112,11 @@ def rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float) -> torch.Tensor:
     xf = x.float()
     xf = xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + eps)
     return weight * xf.to(x.dtype)
+
+
+def stack_rows(parts: list) -> torch.Tensor | GGUFBlocks:
+    """Weights stacked row-wise into one (q/k/v, gate/up): tensors, or a GGUF file's blocks."""
+    return GGUFBlocks.cat(parts) if isinstance(parts[0], GGUFBlocks) else torch.cat(parts)
 
 
 class LlamaModel:
@@ -128,7 +135,8 @@ class LlamaModel:
         self.dtype = dtype
         self.device = torch.device(device)
         check_format(weight_format, dtype, self.device)
-        self.weight_format = weight_format  # "native" (the dtype's own weights), "int8" or "w8a8" (engine/quant.py)
+        # "native" (the dtype's own weights), "int8" or "w8a8" (engine/quant.py), "gguf" (engine/gguf_weights.py)
+        self.weight_format = weight_format
         self.kernel_plan = kernels or KernelPlan("default", {})  # F.linear everywhere unless a plan says else
         self.scale = config.head_dim**-0.5
         try:
@@ -157,6 +165,8 @@ class LlamaModel:
     def _w(self, state: dict[str, torch.Tensor], name: str) -> torch.Tensor:
         if name not in state:
             raise LabError(f"Weights lack {name!r}: they do not match the {self.config.model_type} architecture.")
+        if isinstance(state[name], GGUFBlocks):  # the gguf format's weights stay as the file holds them
+            return state[name]
         return state[name].to(self.device, self.dtype)
 
     def _load(self, state: dict[str, torch.Tensor]) -> None:
@@ -168,7 +178,11 @@ class LlamaModel:
         self.final_norm = self._w(state, "norm.weight")
         tied = c.tie_word_embeddings or "lm_head.weight" not in state
         self.embed_q = None  # quantised formats hold the table as int8 rows (the tied LM head's own numbers)
-        if self.weight_format != "native":
+        self.embed_blocks = None  # gguf: the file's table, de-quantised a row at a time as tokens come
+        if isinstance(self.embed, GGUFBlocks):
+            self.embed_blocks, self.embed = self.embed, None
+            self.lm_head = GGUFLinear(self.embed_blocks if tied else self._w(state, "lm_head.weight"))
+        elif self.weight_format in ("int8", "w8a8"):
             self.embed_q = quantize_int8(self.embed)
             head = self.embed_q if tied and self.weight_format == "int8" else None
             self.lm_head = QuantLinear(
@@ -190,12 +204,12 @@ class LlamaModel:
                 "mlp_norm": self._w(state, p + "post_attention_layernorm.weight"),
                 # q, k, v fused into one GEMM; gate and up into another (fewer, larger matmuls)
                 "qkv": self._linear(
-                    torch.cat([self._w(state, a + f"{n}_proj.weight") for n in "qkv"]),
+                    stack_rows([self._w(state, a + f"{n}_proj.weight") for n in "qkv"]),
                     torch.cat([self._w(state, a + f"{n}_proj.bias") for n in "qkv"]) if c.qkv_bias else None,
                 ),
                 "o": self._linear(self._w(state, a + "o_proj.weight")),
                 "gate_up": self._linear(
-                    torch.cat([self._w(state, p + "mlp.gate_proj.weight"), self._w(state, p + "mlp.up_proj.weight")])
+                    stack_rows([self._w(state, p + "mlp.gate_proj.weight"), self._w(state, p + "mlp.up_proj.weight")])
                 ),
                 "down": self._linear(self._w(state, p + "mlp.down_proj.weight")),
                 "q_norm": self._w(state, a + "q_norm.weight") if c.qk_norm else None,
@@ -208,7 +222,11 @@ class LlamaModel:
                 )
             self.layers.append(layer)
 
-    def _linear(self, weight: torch.Tensor, bias: torch.Tensor | None = None) -> Linear | QuantLinear:
+    def _linear(self, weight: torch.Tensor, bias: torch.Tensor | None = None) -> Linear | QuantLinear | GGUFLinear:
+        if isinstance(weight, GGUFBlocks):
+            return GGUFLinear(weight, bias)
+        if self.weight_format == "gguf":
+            raise LabError("gguf weights are a GGUF file's own blocks; this model's weights are float tensors.")
         kernels = self.kernel_plan.kernels(tuple(weight.shape))
         if self.weight_format == "native":
             return Linear(weight, bias, kernels)
@@ -237,8 +255,14 @@ class LlamaModel:
         linears = [layer[k] for layer in self.layers for k in ("qkv", "o", "gate_up", "down")]
         if not self.config.tie_word_embeddings or self.weight_format != "native":  # a quantised head is its own copy
             linears.append(self.lm_head)
-        embed = [self.embed] if self.embed is not None else list(self.embed_q)
-        shared = self.embed_q is not None and self.lm_head.q is self.embed_q[0]  # int8's tied head: one copy
+        if self.embed_blocks is not None:
+            embed = [self.embed_blocks.raw]
+        else:
+            embed = [self.embed] if self.embed is not None else list(self.embed_q)
+        # int8's tied head, gguf's: the table's own numbers, one copy in the checkpoint
+        shared = (self.embed_q is not None and self.lm_head.q is self.embed_q[0]) or (
+            self.embed_blocks is not None and self.config.tie_word_embeddings
+        )
         return (
             sum(t.numel() * t.element_size() for t in embed + norms)
             + sum(lin.num_bytes for lin in linears)
@@ -246,11 +270,17 @@ class LlamaModel:
         )
 
     @property
-    def weight_elem_bytes(self) -> int:
-        """Bytes per element of the linear weights as a forward reads them (1 for int8 formats)."""
+    def weight_elem_bytes(self) -> float:
+        """Bytes per element of the linear weights as a forward reads them (1 for int8 formats, 5/8 for
+        gguf's Q4_1 layers)."""
+        if self.weight_format == "gguf":
+            first = self.layers[0]["gate_up"]
+            return first.num_bytes / (first.out_features * first.in_features)
         return self.dtype.itemsize if self.weight_format == "native" else 1
 
     def embed_tokens(self, ids: torch.Tensor) -> torch.Tensor:
+        if self.embed_blocks is not None:
+            return self.embed_blocks.dequantize(ids.reshape(-1)).reshape(*ids.shape, -1)
         if self.embed_q is None:
             return F.embedding(ids, self.embed)
         q, scale = self.embed_q

@@ -31,7 +31,7 @@ from engine.machine import cpu_capability, cpu_flags, cpu_model
 
 SOURCES = [
     Path(__file__).parent / "csrc" / name
-    for name in ("block.h", "expv.h", "gemv.c", "norm.c", "pointwise.c", "decode.c", "attention.c")
+    for name in ("block.h", "expv.h", "gemv.c", "gguf.c", "norm.c", "pointwise.c", "decode.c", "attention.c")
 ]
 # -fopenmp: the loops run on torch's own libgomp (the process has loaded it; the soname matches)
 FLAGS = ["-O3", "-march=native", "-fopenmp", "-shared", "-fPIC", "-std=gnu11", "-Wno-psabi"]
@@ -98,6 +98,8 @@ def _build() -> ctypes.CDLL:
     lib.attention_prefill.restype = i
     lib.silu_mul_f32.argtypes = [p, p, n, n, i]
     lib.gemv_silu_f32.argtypes = [p, p, p, n, n, n, p, i]
+    lib.gemv_quant.argtypes, lib.gemv_quant.restype = [p, i, p, p, p, n, n, n, i], None
+    lib.gemv_quant_silu.argtypes, lib.gemv_quant_silu.restype = [p, i, p, p, n, n, n, p, p, i], None
     lib.rope_f32.argtypes = [p, n, p, n, n, n, p, p, n, i]
     lib.silu_mul_f32.restype = lib.rope_f32.restype = lib.gemv_silu_f32.restype = None
     lib.vector_lanes.argtypes, lib.vector_lanes.restype = [], i
@@ -140,6 +142,7 @@ class PackedWeight:
     data: torch.Tensor
     out_features: int
     scale: torch.Tensor | None = None
+    gguf: str | None = None  # "Q4_1" or "Q8_0": a GGUF file's own blocks (engine/gguf_weights.py), data uint8
 
 
 def pack(weight: torch.Tensor, scale: torch.Tensor | None = None) -> PackedWeight | None:
@@ -180,19 +183,41 @@ def _gemv(x: torch.Tensor, w: PackedWeight, bias: torch.Tensor | None) -> torch.
     return y
 
 
+def gemv_quant(x: torch.Tensor, w: PackedWeight, bias: torch.Tensor | None = None) -> torch.Tensor:
+    """x (m, k) float32 against a weight packed from a GGUF file's Q4_1 or Q8_0 blocks: (m, out_features),
+    the same numbers as the float32 weight those blocks de-quantise to."""
+    with profiled("pdlab::gemv_quant"):
+        x = x.contiguous()
+        m, k = x.shape
+        y = torch.empty(m, w.out_features, dtype=torch.float32)
+        b = bias.data_ptr() if bias is not None else None
+        _state["lib"].gemv_quant(
+            w.data.data_ptr(), int(w.gguf == "Q4_1"), b, x.data_ptr(), y.data_ptr(), m, w.out_features, k,
+            torch.get_num_threads(),
+        )  # fmt: skip
+    return y
+
+
 def gemv_silu(x: torch.Tensor, w: PackedWeight) -> torch.Tensor | None:
-    """SiLU(x G^T) * (x U^T) for a packed float32 [gate | up] weight of 2f rows (f a multiple of 16, no
-    bias): (m, f) in one call, the (m, 2f) product never written; the same numbers as gemv then
-    silu_mul. None where it cannot run."""
+    """SiLU(x G^T) * (x U^T) for a packed float32 [gate | up] weight of 2f rows (or a GGUF file's blocks
+    of one; f a multiple of 16, no bias): (m, f) in one call, the (m, 2f) product never written; the
+    same numbers as gemv (gemv_quant) then silu_mul. None where it cannot run."""
     if w.scale is not None or w.out_features % (2 * BLOCK) or not _float32_cpu(x):
         return None
     x = x.contiguous()
     (m, k), f = x.shape, w.out_features // 2
     y = torch.empty(m, f)
-    threads = torch.get_num_threads()
+    threads, lib = torch.get_num_threads(), _state["lib"]
     scratch = torch.empty(threads * m * BLOCK)  # each thread's gate block, m x 16, until its up block comes
     with profiled("pdlab::gemv_silu"):
-        _state["lib"].gemv_silu_f32(w.data.data_ptr(), x.data_ptr(), y.data_ptr(), m, f, k, scratch.data_ptr(), threads)
+        if w.gguf:  # each thread's gate and up blocks de-quantised, 2 x k x 16
+            copies = torch.empty(threads * 2 * k * BLOCK)
+            lib.gemv_quant_silu(
+                w.data.data_ptr(), int(w.gguf == "Q4_1"), x.data_ptr(), y.data_ptr(), m, f, k, copies.data_ptr(),
+                scratch.data_ptr(), threads,
+            )  # fmt: skip
+        else:
+            lib.gemv_silu_f32(w.data.data_ptr(), x.data_ptr(), y.data_ptr(), m, f, k, scratch.data_ptr(), threads)
     return y
 
 

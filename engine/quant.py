@@ -14,6 +14,8 @@ Two formats, each with its own numbers (quality is measured per format, lab/prec
            this packing goes through as deprecated (pytorch#184982): the pin keeps it working, and a
            later torch needs another kernel here.
 
+A third format, gguf, is not made here: it keeps a GGUF file's own blocks (engine/gguf_weights.py).
+
 A QuantLinear is called like engine/linear.Linear (y = x W^T + b); the model's forward is one path.
 """
 
@@ -27,7 +29,7 @@ import torch.nn.functional as F
 from engine import native
 from engine.errors import LabError
 
-WEIGHT_FORMATS = ("native", "int8", "w8a8")
+WEIGHT_FORMATS = ("native", "int8", "w8a8", "gguf")  # gguf: the file's own blocks (engine/gguf_weights.py)
 INT8_KERNELS = ("int8pack", "dequant", "int8gemv")
 DECODE_ROWS = 16  # as engine/linear.py: fewer rows is a decode-sized call
 
@@ -61,6 +63,16 @@ def check_format(fmt: str, dtype: torch.dtype, device: torch.device) -> None:
         )
     if fmt == "int8" and device.type != "cpu":
         raise LabError(f"int8 weight-only runs on the CPU here; {device.type} is not supported yet.")
+    if fmt == "gguf":
+        if device.type != "cpu" or dtype != torch.float32:
+            raise LabError(
+                f"gguf (the GGUF file's own 4-bit blocks) runs on the CPU with float32 activations, not "
+                f"{str(dtype).removeprefix('torch.')} on {device.type}."
+            )
+        if native.library() is None:
+            raise LabError(
+                f"gguf weights run on this lab's C kernels, which are not built here: {native.build_error()}."
+            )
 
 
 def pack_int8(q: torch.Tensor, scale: torch.Tensor, dtype: torch.dtype) -> native.PackedWeight | None:

@@ -27,7 +27,8 @@ from lab.busy import LoadMeter, MachineLoad, busiest
 from lab.precision import GREEDY_TOKENS, PROMPTS, Agreement, greedy_agreement, read_text, text_agreement
 from lab.workload import text_tokens
 
-WEIGHT_CHOICES = ("float32", "bfloat16", "float16", "int8 + float32", "int8 + bfloat16", "w8a8")  # the page's
+GGUF_CHOICE = "gguf Q4_1 (as stored)"  # the bundled file's own 4-bit blocks, never de-quantised
+WEIGHT_CHOICES = ("float32", "bfloat16", "float16", "int8 + float32", "int8 + bfloat16", "w8a8", GGUF_CHOICE)
 KV_CHOICES = ("auto", "bfloat16", "float16", "float8_e4m3fn", "int8")
 
 
@@ -40,6 +41,7 @@ def parse_weights(choice: str) -> tuple[str, str]:
         "int8 + float32": ("float32", "int8"),
         "int8 + bfloat16": ("bfloat16", "int8"),
         "w8a8": ("float32", "w8a8"),
+        GGUF_CHOICE: ("float32", "gguf"),
     }
     if choice not in table:
         raise LabError(f"Unknown weights {choice!r}; choose one of {', '.join(table)}.")
@@ -64,7 +66,7 @@ class FormatConfig:
 class FormatResult:
     config: FormatConfig
     weight_bytes: int  # held
-    weight_elem_bytes: int  # per linear weight element, as a forward reads it
+    weight_elem_bytes: float  # per linear weight element, as a forward reads it
     act_bytes: int  # activations' element size
     kv_token_bytes: int
     prefill_ms: float

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 
 def test_generate_json(cli, tiny_dirs):
@@ -11,7 +12,7 @@ def test_generate_json(cli, tiny_dirs):
     )
     assert out.returncode == 0, out.stderr
     d = json.loads(out.stdout)
-    assert set(d) == {"model", "dtype", "prompt_tokens", "output_tokens", "text", "metrics", "steps"}
+    assert set(d) == {"model", "dtype", "weights", "prompt_tokens", "output_tokens", "text", "metrics", "steps"}
     assert len(d["output_tokens"]) == len(d["steps"]) <= 4
     assert d["steps"][0]["phase"] == "prefill" and d["steps"][0]["num_tokens"] == len(d["prompt_tokens"])
     L = len(d["prompt_tokens"])
@@ -118,6 +119,16 @@ def test_quantised_weights_and_kv_cache_from_the_command_line(cli, tiny_dirs):
     assert quant["steps"][0]["kv_bytes"] < plain["steps"][0]["kv_bytes"] / 3  # int8 K and V plus their scales
     bad = cli(*base, "--weights", "w8a8", "--dtype", "bf16")
     assert bad.returncode == 2 and "float32 only" in bad.stderr and "Traceback" not in bad.stderr
+    bad = cli(*base, "--weights", "gguf")  # a safetensors model has no GGUF blocks to keep
+    assert bad.returncode == 2 and "bundled GGUF" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_the_gguf_blocks_from_the_command_line(cli, bundled_dir):
+    base = ("generate", "--model", str(bundled_dir), "--prompt", "The capital of France is", "--json")
+    gemv = {**os.environ, "PDLAB_KERNELS": "gemv"}  # float32 on the C kernels: the numbers gguf's equal
+    plain, gguf = (json.loads(cli(*base, "--weights", w, env=gemv).stdout) for w in ("native", "gguf"))
+    assert gguf["output_tokens"] == plain["output_tokens"] and len(gguf["output_tokens"]) > 8
+    assert (plain["weights"], gguf["weights"]) == ("native", "gguf")
 
 
 def test_serve_chunks_long_prompts_by_default():

@@ -217,8 +217,16 @@ def test_gate_up_with_silu_in_one_call_equals_the_two_passes_exactly(rows):
 @pytest.mark.skipif(not HAS_CC, reason="no C compiler here")
 def test_the_avx2_build_passes_the_same_tests():
     """The kernels use the machine's vector width (16 floats with AVX-512, 8 with AVX2): the narrow build,
-    made here with -mno-avx512f, runs this file's and the one-call decode step's tests."""
-    tests = ["tests/test_native.py", "tests/test_fused_decode.py", "-k", "not avx2", "-p", "no:cacheprovider"]
+    made here with -mno-avx512f, runs this file's, the one-call decode step's and the GGUF blocks' tests."""
+    tests = [
+        "tests/test_native.py",
+        "tests/test_fused_decode.py",
+        "tests/test_gguf_weights.py",
+        "-k",
+        "not avx2",
+        "-p",
+        "no:cacheprovider",
+    ]
     run = subprocess.run(
         [sys.executable, "-m", "pytest", *tests, "--native-flags=-mno-avx512f"],
         cwd=ROOT, capture_output=True, text=True, timeout=900,

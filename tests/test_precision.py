@@ -15,6 +15,7 @@ from engine import load_model
 from engine.config import PRESETS
 from lab.precision import chunk_logits, read_text, text_agreement
 from lab.precision_formats import (
+    GGUF_CHOICE,
     FormatConfig,
     RunSettings,
     capacity,
@@ -122,6 +123,28 @@ def test_a_measurement_fills_every_row(tiny_dirs):
         ("loading", 2),
         ("loading", 3),
     ]  # the page says "configuration k of 3" from these
+
+
+def test_the_gguf_blocks_agree_with_float32_exactly(bundled_dir):
+    """The lab's Q4_1 row: the file's blocks as stored against float32 made from them, the same numbers
+    (no divergence, the same perplexity) at under a fifth of the bytes."""
+    run = measure(
+        RunSettings(
+            str(bundled_dir),
+            [FormatConfig("float32"), FormatConfig(GGUF_CHOICE)],
+            new_tokens=4,
+            prefill_len=16,
+            repeats=1,
+            quality_tokens=64,
+            greedy_prompts=1,
+        ),
+        progress=lambda *a: None,
+        reference=load_model(str(bundled_dir), kernels="gemv"),  # float32 on the C kernels, as gguf's
+    )
+    ref, gguf = run.results
+    assert gguf.text.kl_mean == 0 and gguf.text.perplexity == ref.text.perplexity
+    assert gguf.greedy.top1 == gguf.greedy.tokens > 0 and gguf.sample == ref.sample
+    assert gguf.weight_bytes < ref.weight_bytes / 5 and gguf.weight_elem_bytes == 20 / 32
 
 
 def test_the_bundled_models_caption_says_its_weights_are_4_bit(bundled, tiny):

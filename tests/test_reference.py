@@ -77,6 +77,27 @@ def test_real_model_greedy_tokens_match_hf(bundled, hf_greedy, mode):
         assert seq.output_token_ids == hf_greedy[prompt][1][:steps], prompt
 
 
+def test_the_gguf_files_own_blocks_match_hf(bundled_dir, hf_greedy, device):
+    """The bundled GGUF's Q4_1/Q8_0 blocks computed on as stored (weights "gguf", CPU only): HF's logits
+    on the de-quantised weights, and its greedy tokens with the prompts batched and chunked."""
+    if device != "cpu":
+        pytest.skip("gguf weights run on the CPU")
+    bundle = load_model(str(bundled_dir), weights="gguf")
+    prompt = bundle.tokenizer("The capital of France is").input_ids
+    tokens, ours = engine_logits(bundle, prompt, 8, attention="sdpa")
+    ref = hf_logits(bundled_dir, prompt + tokens, device)[len(prompt) - 1 : len(prompt) - 1 + len(tokens)]
+    assert (ours - ref).abs().max().item() <= 1e-4
+    engine = Engine(bundle.model, bundle.tokenizer, EngineConfig(probe_memory=False, **CHUNKED))
+    seqs = {
+        p: engine.add_request(ids, SamplingParams(max_new_tokens=64, ignore_eos=True))
+        for p, (ids, _) in hf_greedy.items()
+    }
+    for _ in engine.stream():
+        pass
+    for prompt, seq in seqs.items():
+        assert seq.output_token_ids == hf_greedy[prompt][1], prompt
+
+
 def test_real_model_writes_sense_offline(bundled):
     engine = Engine(bundled.model, bundled.tokenizer)
     trace = engine.generate("The capital of France is", SamplingParams(max_new_tokens=8))

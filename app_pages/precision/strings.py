@@ -26,10 +26,15 @@ STRINGS: dict[str, tuple[str, str]] = {
         "SmolLM2-135M-Instruct, from the hub for the true reference). int8 is weight-only (one scale per output row); "
         "“+ bfloat16” runs the activations in bfloat16, where CPUs with native bf16 have a fast int8 kernel (the "
         "speed table shows whether this one does). "
-        "w8a8 also quantises the activations per call (fbgemm): fast, and lossy.",
+        "w8a8 also quantises the activations per call (fbgemm): fast, and lossy. gguf Q4_1 (bundled model only) "
+        "computes on the GGUF file's own 4-bit blocks without de-quantising them, reading 5 bits a weight instead "
+        "of 32: float32's numbers (float32 here is those blocks de-quantised), exactly where float32 runs on this "
+        "lab's C kernels (the roofline page's kernel table says which ran).",
         "float32 是参照，总是最先运行：在已加载的权重上做 float32 运算（内置模型的权重是 Q4_1，4 位，已反量化；"
         "要得到真正的参照，请从 Hub 加载原始 bf16 检查点 HuggingFaceTB/SmolLM2-135M-Instruct）。int8 只量化权重（每个输出行一个缩放因子）；“+ bfloat16”表示激活用 "
-        "bfloat16 计算，原生支持 bf16 的 CPU 在这种情况下有快速 int8 内核（速度表会显示本机是否如此）。w8a8 还会在每次调用时量化激活（fbgemm）：快，但有损。",
+        "bfloat16 计算，原生支持 bf16 的 CPU 在这种情况下有快速 int8 内核（速度表会显示本机是否如此）。w8a8 还会在每次调用时量化激活（fbgemm）：快，但有损。gguf Q4_1（仅内置模型）直接在 GGUF 文件自带的 4 位块上计算、"
+        "不做反量化，每个权重只读 5 位而不是 32 位：数值即 float32 的数值（这里的 float32 就是这些块反量化的结果），"
+        "当 float32 也在本实验室的 C 内核上运行时完全相同（屋顶线页面的内核表会显示用了哪个内核）。",
     ),
     "pr_kv": ("KV cache dtypes (with float32 weights)", "KV 缓存数据类型（配 float32 权重）"),
     "pr_kv_help": (

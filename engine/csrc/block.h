@@ -89,6 +89,19 @@ static inline vf group(const void *w, long i, int p, int i8) {
     return load((const float *)w + i * BLOCK + p * LANES);
 }
 
+/* Each row's ACC accumulators summed into its 16 results, in one fixed order (gguf.c's products on
+   quantised blocks end the same way, so they give the float32 kernel's numbers to the bit). */
+static inline void sum_accumulators(vf a[ROWS][ACC][PARTS], int rows, float out[][BLOCK]) {
+    for (int r = 0; r < rows; r++)
+        for (int p = 0; p < PARTS; p++) {
+#if ACC == 4
+            store(out[r] + p * LANES, (a[r][0][p] + a[r][1][p]) + (a[r][2][p] + a[r][3][p]));
+#else
+            store(out[r] + p * LANES, a[r][0][p] + a[r][1][p]);
+#endif
+        }
+}
+
 /* One packed block against `rows` rows of x (1 .. ROWS): the 16 dot products of each row into
    out[r][0 .. 15]. Each row sums in the same order whatever `rows` is (ACC accumulators by i mod ACC),
    so a row's numbers do not depend on how many rows share the call; with several rows each group of
@@ -108,14 +121,7 @@ static inline void block(const void *w, const float *x, long k, int rows, int i8
             vf g = group(w, i, p, i8);
             for (int r = 0; r < rows; r++) a[r][0][p] += g * x[r * k + i];
         }
-    for (int r = 0; r < rows; r++)
-        for (int p = 0; p < PARTS; p++) {
-#if ACC == 4
-            store(out[r] + p * LANES, (a[r][0][p] + a[r][1][p]) + (a[r][2][p] + a[r][3][p]));
-#else
-            store(out[r] + p * LANES, a[r][0][p] + a[r][1][p]);
-#endif
-        }
+    sum_accumulators(a, rows, out);
 }
 
 /* The dot product of two float rows of d, 16 lanes at a time (the rest one by one). */

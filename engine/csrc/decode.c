@@ -17,6 +17,8 @@
 void gemv_f32(const float *packed, const float *bias, const float *x, float *y, long m, long n, long k, int threads);
 void gemv_i8(const int8_t *packed, const float *scale, const float *bias, const float *x, float *y, long m,
              long n, long k, int threads);
+void gemv_quant(const uint8_t *packed, int q4, const float *bias, const float *x, float *y, long m, long n, long k,
+                int threads);
 void rms_norm_f32(const float *x, const float *w, float *y, long m, long k, float eps, int threads);
 void silu_mul_f32(const float *gu, float *out, long rows, long f, int threads);
 void softmax_f32(float *s, long seen, long width);
@@ -30,10 +32,11 @@ void rope_f32(const float *x, long row, float *out, long rows, long heads, long 
 #endif
 
 typedef struct {
-    const void *w;        /* packed by engine/native.py */
+    const void *w;        /* packed by engine/native.py (engine/gguf_weights.py for GGUF blocks) */
     const float *scale;   /* int8 weights: a scale per output row; float32 weights: NULL */
     const float *bias;    /* or NULL */
     long n, k;
+    int kind;             /* 0: float32 or int8 (by scale); GGUF blocks: 1 Q4_1, 2 Q8_0 */
 } linear_t;
 
 typedef struct {
@@ -61,7 +64,9 @@ typedef struct {
 } step_t;
 
 static void linear(const linear_t *l, const float *x, float *y, long m, int threads) {
-    if (l->scale)
+    if (l->kind)
+        gemv_quant(l->w, l->kind == 1, l->bias, x, y, m, l->n, l->k, threads);
+    else if (l->scale)
         gemv_i8(l->w, l->scale, l->bias, x, y, m, l->n, l->k, threads);
     else
         gemv_f32(l->w, l->bias, x, y, m, l->n, l->k, threads);

@@ -50,6 +50,13 @@ void gemv_f32(const float *packed, const float *bias, const float *x, float *y, 
     for (long b = 0; b < blocks; b++) rows_of_block(packed + b * k * BLOCK, x, y, m, n, k, b, 0, 0, bias);
 }
 
+/* All m rows against block b of a float32 weight of n outputs, the block given on its own (gguf.c's
+   de-quantised copies). */
+void block_rows_f32(const float *block, const float *bias, const float *x, float *y, long m, long n, long k,
+                    long b) {
+    rows_of_block(block, x, y, m, n, k, b, 0, 0, bias);
+}
+
 /* int8 weights with one float32 scale per output row: y = (x q^T) * scale + bias. */
 void gemv_i8(const int8_t *packed, const float *scale, const float *bias, const float *x, float *y, long m, long n,
              long k, int threads) {
@@ -64,30 +71,37 @@ static __attribute__((noinline)) void silu_block(float *y, const float *gate, co
     for (int p = 0; p < PARTS; p++) store(y + p * LANES, silu_times(load(gate + p * LANES), load(up + p * LANES)));
 }
 
+/* Block pair b of a [gate | up] weight (wg, wu: its gate block and its up block) against all m rows:
+   SiLU(gate) * up into y's columns 16b .. 16b + 15 (rows of f). The gate block's m x 16 results wait in
+   `gate` until the up block's come (gguf.c's de-quantised pairs run here too). */
+void silu_block_pair(const float *wg, const float *wu, const float *x, float *y, long m, long f, long k, long b,
+                     float *gate) {
+    float up[ROWS][BLOCK];
+    rows_of_block(wg, x, gate, m, BLOCK, k, 0, 0, 0, 0); /* the gate block: rows of 16 */
+    long r = 0;
+    for (; r + ROWS <= m; r += ROWS) {
+        block(wu, x + r * k, k, ROWS, 0, up);
+        for (int j = 0; j < ROWS; j++) silu_block(y + (r + j) * f + b * BLOCK, gate + (r + j) * BLOCK, up[j]);
+    }
+    for (; r < m; r++) {
+        block(wu, x + r * k, k, 1, 0, up);
+        silu_block(y + r * f + b * BLOCK, gate + r * BLOCK, up[0]);
+    }
+}
+
 /* SiLU(x G^T) * (x U^T) for a [gate (f rows) | up (f rows)] weight packed as one, f a multiple of 16:
-   y (m rows of f). Each thread takes a gate block and its up block: the gate block's m x 16 results
-   into its part of `scratch` (threads x m x 16 floats), then the up block's, combined as they come,
-   so the (m, 2f) product is never written. The same numbers as gemv_f32 then silu_mul_f32. */
+   y (m rows of f). Each thread takes a gate block and its up block in turn (silu_block_pair, its part of
+   `scratch`: threads x m x 16 floats), so the (m, 2f) product is never written. The same numbers as
+   gemv_f32 then silu_mul_f32. */
 void gemv_silu_f32(const float *packed, const float *x, float *y, long m, long f, long k, float *scratch,
                    int threads) {
     long blocks = f / BLOCK;
 #pragma omp parallel num_threads(threads)
     {
-        float *gate = scratch + (long)omp_get_thread_num() * m * BLOCK, up[ROWS][BLOCK];
+        float *gate = scratch + (long)omp_get_thread_num() * m * BLOCK;
 #pragma omp for schedule(static)
-        for (long b = 0; b < blocks; b++) {
-            const float *wg = packed + b * k * BLOCK, *wu = packed + (b + blocks) * k * BLOCK;
-            rows_of_block(wg, x, gate, m, BLOCK, k, 0, 0, 0, 0); /* the gate block: rows of 16 */
-            long r = 0;
-            for (; r + ROWS <= m; r += ROWS) {
-                block(wu, x + r * k, k, ROWS, 0, up);
-                for (int j = 0; j < ROWS; j++) silu_block(y + (r + j) * f + b * BLOCK, gate + (r + j) * BLOCK, up[j]);
-            }
-            for (; r < m; r++) {
-                block(wu, x + r * k, k, 1, 0, up);
-                silu_block(y + r * f + b * BLOCK, gate + r * BLOCK, up[0]);
-            }
-        }
+        for (long b = 0; b < blocks; b++)
+            silu_block_pair(packed + b * k * BLOCK, packed + (b + blocks) * k * BLOCK, x, y, m, f, k, b, gate);
     }
 }
 
