@@ -27,6 +27,7 @@ from bench.decode_parts import (
     kernel_table,
     memory_pass_overhead,
     ours,  # noqa: E402
+    prefill_parts,
     prompt_ids,
     step_breakdown,
 )
@@ -148,6 +149,8 @@ def main() -> None:
     else:
         print("\n(A step's CPU op profile and the CPU kernel choices: CPU runs only.)")
     detokenizer_cost(bundle.tokenizer)
+    if args.device == "cpu":
+        prefill_parts(bundle, max(args.lengths), 2 * args.repeats)
     if args.profile:
         profile_prefill(bundle, max(args.lengths))
 

@@ -1,5 +1,6 @@
 """The parts of bench/decode.py past the HF comparison: what the memory pass costs the timings, where
-a decode step's time goes, the kernel each layer runs, the detokenizer's cost per token."""
+a decode step's time goes, the kernel each layer runs, the detokenizer's cost per token, where a long
+prefill's time goes run after run."""
 
 from __future__ import annotations
 
@@ -229,3 +230,57 @@ def detokenizer_cost(tokenizer) -> None:
         f"\n# detokenizer ({'DecodeStream' if d._fast else 'windowed decode'}): {early:.1f} us per token "
         f"over tokens 1-100, {late:.1f} us over tokens 4,001-4,100 (ratio {late / early:.2f})"
     )
+
+
+PREFILL_PARTS = {  # engine/native.py's kernels a float32 CPU prefill runs, by what they compute
+    "gemv": "q/k/v, output and down products",
+    "gemv_silu": "gate/up product with SiLU × up",
+    "prefill_attention": "attention",
+    "rms_norm": "RMSNorm",
+    "rope": "RoPE",
+}
+
+
+def prefill_parts(bundle, length: int, repeats: int) -> None:
+    """Where a prefill's time goes, run after run: each C kernel timed around its calls (a clock read
+    per call, ~200 calls a run), the rest (residual adds, embedding, LM head, Python) by difference; the
+    fastest and slowest run of each part show which parts a busy host slows (the runs' spread)."""
+    from engine import native
+
+    ids, spent = prompt_ids(bundle.tokenizer, length), {}
+    originals = {name: getattr(native, name) for name in PREFILL_PARTS}
+
+    def timed(name, fn):
+        def call(*args, **kwargs):
+            start = time.perf_counter()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                spent[name] = spent.get(name, 0.0) + (time.perf_counter() - start) * 1e3
+
+        return call
+
+    runs: list[dict[str, float]] = []
+    try:
+        for name, fn in originals.items():
+            setattr(native, name, timed(name, fn))
+        ours(bundle, ids, 1)  # warm
+        for _ in range(repeats):
+            spent.clear()
+            total = ours(bundle, ids, 1)[0]
+            runs.append({**spent, "everything else": total - sum(spent.values()), "prefill": total})
+    finally:
+        for name, fn in originals.items():
+            setattr(native, name, fn)
+    print(
+        f"\n| prefill L={length}, {torch.get_num_threads()} threads, {repeats} runs | median ms | fastest | slowest "
+        f"| share |\n|---|---|---|---|---|"
+    )
+    total = statistics.median(r["prefill"] for r in runs)
+    for key in [*PREFILL_PARTS, "everything else", "prefill"]:
+        values = [r.get(key, 0.0) for r in runs]
+        label = PREFILL_PARTS.get(key, key)
+        print(
+            f"| {label} | {statistics.median(values):.1f} | {min(values):.1f} | {max(values):.1f} "
+            f"| {statistics.median(values) / total:.0%} |"
+        )
