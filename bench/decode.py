@@ -149,8 +149,12 @@ def main() -> None:
     else:
         print("\n(A step's CPU op profile and the CPU kernel choices: CPU runs only.)")
     detokenizer_cost(bundle.tokenizer)
-    if args.device == "cpu":
-        prefill_parts(bundle, max(args.lengths), 2 * args.repeats)
+    if args.device == "cpu":  # one thread too: how each part scales to the machine's threads
+        threads = torch.get_num_threads()
+        for n in sorted({1, threads}):
+            torch.set_num_threads(n)
+            prefill_parts(bundle, max(args.lengths), 2 * args.repeats)
+        torch.set_num_threads(threads)
     if args.profile:
         profile_prefill(bundle, max(args.lengths))
 
