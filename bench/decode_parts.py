@@ -247,7 +247,7 @@ def prefill_parts(bundle, length: int, repeats: int) -> None:
     fastest and slowest run of each part show which parts a busy host slows (the runs' spread)."""
     from engine import native
 
-    ids, spent = prompt_ids(bundle.tokenizer, length), {}
+    ids, spent, threads = prompt_ids(bundle.tokenizer, length), {}, torch.get_num_threads()
     originals = {name: getattr(native, name) for name in PREFILL_PARTS}
 
     def timed(name, fn):
@@ -273,7 +273,7 @@ def prefill_parts(bundle, length: int, repeats: int) -> None:
         for name, fn in originals.items():
             setattr(native, name, fn)
     print(
-        f"\n| prefill L={length}, {torch.get_num_threads()} threads, {repeats} runs | median ms | fastest | slowest "
+        f"\n| prefill L={length}, {threads} thread{'s' * (threads > 1)}, {repeats} runs | median ms | fastest | slowest "
         f"| share |\n|---|---|---|---|---|"
     )
     total = statistics.median(r["prefill"] for r in runs)
