@@ -257,12 +257,13 @@ def _fits(chart) -> bool:
 
 def _phone_charts(page) -> list[dict]:
     """The tab's charts once Plotly has laid them out at the phone's width: read again every 100 ms
-    until every chart fits and two reads agree, or 2 s have passed (then as they are)."""
+    until every chart fits and two reads agree, or 2 s have passed (then as they are). None yet is
+    read again for 1 s: a tab whose charts Plotly has not drawn yet is not counted short."""
     charts = page.evaluate(PHONE_CHARTS)
-    for _ in range(20):
+    for tries in range(20):
         page.wait_for_timeout(100)
         again = page.evaluate(PHONE_CHARTS)
-        if again == charts and all(_fits(c) for c in charts):
+        if again == charts and (charts or tries >= 10) and all(_fits(c) for c in charts):
             break
         charts = again
     return charts

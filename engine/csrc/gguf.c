@@ -29,6 +29,23 @@ void block_rows_f32(const float *block, const float *bias, const float *x, float
 void silu_block_pair(const float *wg, const float *wu, const float *x, float *y, long m, long f, long k, long b,
                      float *gate);
 
+/* One float16 (raw bits) as a float, exactly: where the machine has no conversion instruction. */
+static inline float half_to_float(uint16_t h) {
+    uint32_t sign = (uint32_t)(h & 0x8000) << 16, exponent = (h >> 10) & 0x1f, mantissa = h & 0x3ff, bits;
+    float f;
+    if (exponent == 0x1f)
+        bits = sign | 0x7f800000 | (mantissa << 13); /* infinity, NaN */
+    else if (exponent)
+        bits = sign | ((exponent + 112) << 23) | (mantissa << 13); /* rebias 15 -> 127 */
+    else { /* zero or subnormal: mantissa x 2^-24, exact in float32 */
+        f = (float)mantissa * 0x1p-24f;
+        memcpy(&bits, &f, 4);
+        bits |= sign;
+    }
+    memcpy(&f, &bits, 4);
+    return f;
+}
+
 /* LANES float16 values (raw bits) as floats. */
 static inline vf halves(const uint8_t *p) {
     vf f;
@@ -40,9 +57,9 @@ static inline vf halves(const uint8_t *p) {
     memcpy(&f, &v, 32);
 #else
     for (int j = 0; j < LANES; j++) {
-        _Float16 h;
+        uint16_t h;
         memcpy(&h, p + 2 * j, 2);
-        f[j] = (float)h;
+        f[j] = half_to_float(h);
     }
 #endif
     return f;
@@ -110,7 +127,8 @@ static void dequantize_block(const uint8_t *w, long k, int q4, float *out) {
     long bytes = q4 ? Q4_1_BYTES : Q8_0_BYTES;
     for (long g = 0; g < k / GROUP; g++)
         for (int i = 0; i < GROUP; i++)
-            for (int p = 0; p < PARTS; p++) store(out + (g * GROUP + i) * BLOCK + p * LANES, weights(w + g * bytes, i, p, q4));
+            for (int p = 0; p < PARTS; p++)
+                store(out + (g * GROUP + i) * BLOCK + p * LANES, weights(w + g * bytes, i, p, q4));
 }
 
 static inline void write_rows(float *y, float out[][BLOCK], int rows, long first, long n, const float *bias) {
@@ -120,7 +138,8 @@ static inline void write_rows(float *y, float out[][BLOCK], int rows, long first
 }
 
 /* Rows [0, m) of x against one quantised block, in registers, ROWS rows a pass (constant counts inlined). */
-static inline __attribute__((always_inline)) void rows_in_registers(const uint8_t *w, const float *x, float *y, long m, long n, long k, long b, int q4,
+static inline __attribute__((always_inline)) void rows_in_registers(const uint8_t *w, const float *x, float *y,
+                                                                   long m, long n, long k, long b, int q4,
                                                                    const float *bias) {
     float out[ROWS][BLOCK];
     long r = 0;
