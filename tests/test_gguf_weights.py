@@ -44,8 +44,7 @@ def test_blocks_give_the_float32_kernels_numbers_exactly(kind, rows):
     finally:
         torch.set_num_threads(before)
     torch.testing.assert_close(linear(x), F.linear(x, weight, bias), rtol=1e-5, atol=1e-4)
-    # a mutation of the weights' de-quantisation (a wrong nibble, a lost minimum) fails this: changed
-    # blocks give other numbers
+    # the packing carries every byte: a block's last byte changed gives other numbers
     changed = GGUFBlocks(kind, blocks.raw.clone(), 96)
     changed.raw[0, -1] ^= 0x11
     assert not torch.equal(GGUFLinear(changed)(x), GGUFLinear(blocks)(x))

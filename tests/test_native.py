@@ -232,3 +232,16 @@ def test_the_avx2_build_passes_the_same_tests():
         cwd=ROOT, capture_output=True, text=True, timeout=900,
     )  # fmt: skip
     assert "-mno-avx512f: 8 floats per vector" in run.stdout and run.returncode == 0, run.stdout[-3000:]
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not HAS_CC, reason="no C compiler here")
+def test_the_build_without_avx_passes_the_gguf_tests():
+    """Built without AVX, FMA or F16C (4 floats per vector, float16 converted by its bits), the GGUF
+    blocks still give the float32 kernel's numbers to the bit."""
+    flags = "--native-flags=-mno-avx512f -mno-avx2 -mno-fma -mno-f16c -mno-avx"
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "tests/test_gguf_weights.py", "-k", "not bundled", "-p", "no:cacheprovider", flags],
+        cwd=ROOT, capture_output=True, text=True, timeout=900,
+    )  # fmt: skip
+    assert ": 4 floats per vector" in run.stdout and run.returncode == 0, run.stdout[-3000:]
