@@ -75,24 +75,35 @@ def read_config(metadata: dict, tensor_names: tuple[str, ...]) -> dict:
     return config
 
 
-def read_weights(path: Path, config: dict) -> dict[str, torch.Tensor]:
-    """Every tensor, de-quantised to float32 with gguf's own de-quantisers, under transformers' names."""
+def _tensors(path: Path, config: dict):
+    """For each tensor the model has a parameter for: transformers' name, the ggml type, the tensor's
+    header, its bytes (mapped, read when used) and `rows`, which puts a matrix's rows (float values,
+    or raw blocks: a row's blocks move with it) in transformers' order, undoing llama.cpp's q/k one."""
     from gguf import GGMLQuantizationType
-    from gguf.quants import dequantize
     from transformers.integrations.gguf import GgufHeader, load_gguf_state_dict
 
     header = GgufHeader.from_file(str(path))
     raw = load_gguf_state_dict(header)  # each tensor's bytes, mapped, not yet read
     heads = {"q_proj": config["num_attention_heads"], "k_proj": config["num_key_value_heads"]}
-    state: dict[str, torch.Tensor] = {}
     for info in header.tensors:
         name = hf_name(info.name)
         if name is None:
             continue
-        values = dequantize(raw[info.name].data, GGMLQuantizationType(info.ggml_type)).reshape(info.shape)
         projection = name.split(".")[-2]  # model.layers.N.self_attn.q_proj.weight -> q_proj
-        if projection in heads:
-            values = unpermute(values, heads[projection])
+
+        def rows(data, projection=projection):
+            return unpermute(data, heads[projection]) if projection in heads else data
+
+        yield name, GGMLQuantizationType(info.ggml_type), info, raw[info.name].data, rows
+
+
+def read_weights(path: Path, config: dict) -> dict[str, torch.Tensor]:
+    """Every tensor, de-quantised to float32 with gguf's own de-quantisers, under transformers' names."""
+    from gguf.quants import dequantize
+
+    state: dict[str, torch.Tensor] = {}
+    for name, ggml_type, info, data, rows in _tensors(path, config):
+        values = rows(dequantize(data, ggml_type).reshape(info.shape))
         state[name] = torch.from_numpy(np.require(values, np.float32, ["C", "W"]))  # F32 ones are mapped read-only
     return state
 
@@ -100,25 +111,13 @@ def read_weights(path: Path, config: dict) -> dict[str, torch.Tensor]:
 def read_blocks(path: Path, config: dict) -> dict:
     """The Q4_1 and Q8_0 tensors as the file holds them (engine/gguf_weights.GGUFBlocks), under
     transformers' names, q/k rows in transformers' order; the rest are not read."""
-    from gguf import GGMLQuantizationType
-    from transformers.integrations.gguf import GgufHeader, load_gguf_state_dict
-
     from engine.gguf_weights import BLOCK_BYTES, GGUFBlocks
 
-    header = GgufHeader.from_file(str(path))
-    raw = load_gguf_state_dict(header)
-    heads = {"q_proj": config["num_attention_heads"], "k_proj": config["num_key_value_heads"]}
     blocks = {}
-    for info in header.tensors:
-        name, kind = hf_name(info.name), GGMLQuantizationType(info.ggml_type).name
-        if name is None or kind not in BLOCK_BYTES:
-            continue
-        rows, width = info.shape[0], info.shape[-1]
-        data = np.asarray(raw[info.name].data, dtype=np.uint8).reshape(rows, -1)
-        projection = name.split(".")[-2]
-        if projection in heads:
-            data = unpermute(data, heads[projection])  # whole rows move: a row's blocks go with it
-        blocks[name] = GGUFBlocks(kind, torch.from_numpy(np.array(data)), width)
+    for name, ggml_type, info, data, rows in _tensors(path, config):
+        if ggml_type.name in BLOCK_BYTES:
+            raw = rows(np.asarray(data, dtype=np.uint8).reshape(info.shape[0], -1))
+            blocks[name] = GGUFBlocks(ggml_type.name, torch.from_numpy(np.array(raw)), info.shape[-1])
     return blocks
 
 

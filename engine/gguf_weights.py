@@ -117,12 +117,14 @@ class GGUFLinear:
         return self.packed
 
     @property
+    def _bias_bytes(self) -> int:
+        return self.bias.numel() * self.bias.element_size() if self.bias is not None else 0
+
+    @property
     def num_bytes(self) -> int:
         """What a forward reads: the file's blocks (the packing moves bytes, adds none), the bias."""
-        bias = self.bias.numel() * self.bias.element_size() if self.bias is not None else 0
-        return self._raw_bytes + bias
+        return self._raw_bytes + self._bias_bytes
 
     @property
     def held_bytes(self) -> int:
-        bias = self.bias.numel() * self.bias.element_size() if self.bias is not None else 0
-        return self.packed.data.numel() + bias
+        return self.packed.data.numel() + self._bias_bytes

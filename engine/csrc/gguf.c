@@ -81,39 +81,42 @@ static inline void nibbles(const uint8_t *p, vf *lo, vf *hi) {
     *hi = __builtin_convertvector(v >> 4, vf);
 }
 
-/* Part p of input i's 16 weights in a block's group g (Q4_1 when q4, else Q8_0), as floats. */
-static inline vf weights(const uint8_t *g, int i, int p, int q4) {
+static inline long group_bytes(int q4) { return q4 ? Q4_1_BYTES : Q8_0_BYTES; }
+
+/* Part p of inputs i and i + 1 (i even) of a block's group grp (Q4_1 when q4, else Q8_0) as floats,
+   given the part's d and m (converted once per group): a Q4_1 byte holds both inputs. */
+static inline void input_pair(const uint8_t *grp, int i, int p, int q4, vf d, vf m, vf *w0, vf *w1) {
     if (q4) {
         vf lo, hi;
-        nibbles(g + 4 * BLOCK + (i / 2) * BLOCK + p * LANES, &lo, &hi);
-        return halves(g + p * LANES * 2) * (i % 2 ? hi : lo) + halves(g + 2 * BLOCK + p * LANES * 2);
+        nibbles(grp + 4 * BLOCK + (i / 2) * BLOCK + p * LANES, &lo, &hi);
+        *w0 = d * lo + m;
+        *w1 = d * hi + m;
+    } else {
+        const int8_t *q = (const int8_t *)grp + 2 * BLOCK + i * BLOCK + p * LANES;
+        *w0 = d * widen(q);
+        *w1 = d * widen(q + BLOCK);
     }
-    return halves(g + p * LANES * 2) * widen((const int8_t *)g + 2 * BLOCK + i * BLOCK + p * LANES);
+}
+
+/* Part p's d and m of a group (Q8_0 has no m: d stands in, unused). */
+static inline void scale_and_min(const uint8_t *grp, int p, int q4, vf *d, vf *m) {
+    *d = halves(grp + p * LANES * 2);
+    *m = q4 ? halves(grp + 2 * BLOCK + p * LANES * 2) : *d;
 }
 
 /* block.h's block() on a quantised block (k a multiple of 32): the same accumulators, each summing its
-   inputs in the same order. A group's d and m are converted once per part; a Q4_1 byte gives two inputs. */
+   inputs in the same order. */
 static inline void quant_block(const uint8_t *w, const float *x, long k, int rows, int q4, float out[][BLOCK]) {
     vf a[ROWS][ACC][PARTS] = {{{{0}}}};
-    long bytes = q4 ? Q4_1_BYTES : Q8_0_BYTES;
     for (long g = 0; g < k / GROUP; g++) {
-        const uint8_t *grp = w + g * bytes;
+        const uint8_t *grp = w + g * group_bytes(q4);
         const float *xg = x + g * GROUP;
         for (int p = 0; p < PARTS; p++) {
-            vf d = halves(grp + p * LANES * 2), m = q4 ? halves(grp + 2 * BLOCK + p * LANES * 2) : d;
+            vf d, m;
+            scale_and_min(grp, p, q4, &d, &m);
             for (int i = 0; i < GROUP; i += ACC) {
                 vf wv[ACC];
-                for (int u = 0; u < ACC; u += 2)
-                    if (q4) {
-                        vf lo, hi;
-                        nibbles(grp + 4 * BLOCK + ((i + u) / 2) * BLOCK + p * LANES, &lo, &hi);
-                        wv[u] = d * lo + m;
-                        wv[u + 1] = d * hi + m;
-                    } else {
-                        const int8_t *q = (const int8_t *)grp + 2 * BLOCK + (i + u) * BLOCK + p * LANES;
-                        wv[u] = d * widen(q);
-                        wv[u + 1] = d * widen(q + BLOCK);
-                    }
+                for (int u = 0; u < ACC; u += 2) input_pair(grp, i + u, p, q4, d, m, &wv[u], &wv[u + 1]);
                 for (int r = 0; r < rows; r++)
                     for (int u = 0; u < ACC; u++) a[r][u][p] += wv[u] * xg[r * k + i + u];
             }
@@ -124,11 +127,18 @@ static inline void quant_block(const uint8_t *w, const float *x, long k, int row
 
 /* One block as gemv.c's float32 block: k groups of 16. */
 static void dequantize_block(const uint8_t *w, long k, int q4, float *out) {
-    long bytes = q4 ? Q4_1_BYTES : Q8_0_BYTES;
-    for (long g = 0; g < k / GROUP; g++)
-        for (int i = 0; i < GROUP; i++)
-            for (int p = 0; p < PARTS; p++)
-                store(out + (g * GROUP + i) * BLOCK + p * LANES, weights(w + g * bytes, i, p, q4));
+    for (long g = 0; g < k / GROUP; g++) {
+        const uint8_t *grp = w + g * group_bytes(q4);
+        for (int p = 0; p < PARTS; p++) {
+            vf d, m, w0, w1;
+            scale_and_min(grp, p, q4, &d, &m);
+            for (int i = 0; i < GROUP; i += 2) {
+                input_pair(grp, i, p, q4, d, m, &w0, &w1);
+                store(out + (g * GROUP + i) * BLOCK + p * LANES, w0);
+                store(out + (g * GROUP + i + 1) * BLOCK + p * LANES, w1);
+            }
+        }
+    }
 }
 
 static inline void write_rows(float *y, float out[][BLOCK], int rows, long first, long n, const float *bias) {
@@ -158,7 +168,7 @@ static inline __attribute__((always_inline)) void rows_in_registers(const uint8_
    runs on (where that copy cannot be allocated, the rows run in registers: the same numbers, slower). */
 void gemv_quant(const uint8_t *packed, int q4, const float *bias, const float *x, float *y, long m, long n, long k,
                 int threads) {
-    long blocks = (n + BLOCK - 1) / BLOCK, bytes = (k / GROUP) * (q4 ? Q4_1_BYTES : Q8_0_BYTES);
+    long blocks = (n + BLOCK - 1) / BLOCK, bytes = (k / GROUP) * group_bytes(q4);
 #pragma omp parallel num_threads(threads)
     {
         float *copy = m > ROWS ? malloc(k * BLOCK * sizeof(float)) : NULL; /* this thread's, k x 16 */
@@ -182,7 +192,7 @@ void gemv_quant(const uint8_t *packed, int q4, const float *bias, const float *x
    gemv.c's pair loop (`scratch` as there). The same numbers as gemv_quant then silu_mul_f32. */
 void gemv_quant_silu(const uint8_t *packed, int q4, const float *x, float *y, long m, long f, long k, float *copies,
                      float *scratch, int threads) {
-    long blocks = f / BLOCK, bytes = (k / GROUP) * (q4 ? Q4_1_BYTES : Q8_0_BYTES);
+    long blocks = f / BLOCK, bytes = (k / GROUP) * group_bytes(q4);
 #pragma omp parallel num_threads(threads)
     {
         int me = omp_get_thread_num();
