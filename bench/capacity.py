@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.record import recorded  # noqa: E402
-from engine.server.launch import engine_server  # noqa: E402
+from engine.entrypoints.launch import engine_server  # noqa: E402
 from lab.capacity import search, server_measure  # noqa: E402
 from lab.remote_client import Endpoint, RemoteRequest  # noqa: E402
 from lab.slo import SLO  # noqa: E402

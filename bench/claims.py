@@ -19,8 +19,8 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.record import recorded  # noqa: E402
 from engine import load_model  # noqa: E402
-from engine.loader import convert_bundled  # noqa: E402
-from engine.machine import describe_cpu  # noqa: E402
+from engine.loader.model_loader import convert_bundled  # noqa: E402
+from engine.observe.machine import describe_cpu  # noqa: E402
 from lab.claims import check_all  # noqa: E402
 from lab.claims_measure import ClaimSettings, measure_all  # noqa: E402
 from lab.memory_lab import load_hf_model  # noqa: E402

@@ -24,8 +24,8 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.record import recorded  # noqa: E402
 from engine import load_model  # noqa: E402
-from engine.loader import convert_bundled  # noqa: E402
-from engine.machine import describe_cpu  # noqa: E402
+from engine.loader.model_loader import convert_bundled  # noqa: E402
+from engine.observe.machine import describe_cpu  # noqa: E402
 from lab.complexity import CacheRun, crossover_context, run_with_and_without_cache  # noqa: E402
 from lab.complexity_math import fit_steps, measured_exponents, prompt_of_length, scaled_theory  # noqa: E402
 

@@ -6,7 +6,7 @@ detokenizer's cost per token (bench/decode_parts.py).
     .venv/bin/python bench/decode.py [--repeats 5] [--new-tokens 64] [--profile] [--device cuda]
 
 Floor = the roofline: max(FLOPs / measured GEMM rate, bytes moved / measured read bandwidth),
-where bytes are the weights plus the KV cache read and written (engine/costmodel.py). Timings are
+where bytes are the weights plus the KV cache read and written (engine/observe/costmodel.py). Timings are
 medians of interleaved repeats (ours, HF, ours, HF, ...): five by default, as bench/peers.py, since
 one prefill of 1,024 tokens varies by ±5 % from run to run on a shared 2-core VM.
 """
@@ -33,9 +33,9 @@ from bench.decode_parts import (
 )
 from bench.record import recorded  # noqa: E402
 from engine import load_model  # noqa: E402
-from engine.costmodel import SeqWork, layer_weight_bytes, step_cost  # noqa: E402
-from engine.loader import convert_bundled  # noqa: E402
-from engine.machine import describe_cpu  # noqa: E402
+from engine.loader.model_loader import convert_bundled  # noqa: E402
+from engine.observe.costmodel import SeqWork, layer_weight_bytes, step_cost  # noqa: E402
+from engine.observe.machine import describe_cpu  # noqa: E402
 from lab.hardware import Ceilings, measure_ceilings, measure_device_ceilings  # noqa: E402
 
 

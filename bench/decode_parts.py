@@ -10,9 +10,9 @@ import time
 import torch
 
 from engine import Engine, EngineConfig, SamplingParams
-from engine.detokenizer import Detokenizer
-from engine.kernels import PREFILL_ROWS
-from engine.memory_pass import replay_engine, timed_config
+from engine.core.detokenizer import Detokenizer
+from engine.core.memory_pass import replay_engine, timed_config
+from engine.layers.kernel_plan import PREFILL_ROWS
 from lab.precision_formats import timed_request
 
 TEXT = (
@@ -69,7 +69,7 @@ def memory_pass_overhead(bundle, repeats: int, new_tokens: int) -> None:
 CATEGORIES = {  # profiler op name -> where a decode step's time goes
     "every layer in one C call (products, attention, norms)": ("pdlab::decode_layers",),
     "weights streamed (linear layers)": (
-        "pdlab::gemv",  # our C kernel (engine/native.py names its calls for the profiler)
+        "pdlab::gemv",  # our C kernel (engine/kernels/native.py names its calls for the profiler)
         "mkldnn::_linear_pointwise",
         "aten::mm",
         "aten::addmm",
@@ -164,7 +164,7 @@ def products_alone_ms(model) -> float:
 
 def step_breakdown(bundle, new_tokens: int) -> None:
     """Where a decode step's time goes, on the torch forward and on the one-call C step
-    (engine/fused_decode.py): the profiler's self time per category, scaled to the uninstrumented TPOT
+    (engine/models/fused_decode.py): the profiler's self time per category, scaled to the uninstrumented TPOT
     of the same run shape; what no op accounts for is Python and dispatch."""
     model, fused = bundle.model, bundle.model.fused
     paths = {"torch forward": None}
@@ -200,7 +200,7 @@ def step_breakdown(bundle, new_tokens: int) -> None:
 
 
 def kernel_table(bundle) -> None:
-    """engine/kernels.py's choice for the loaded model, with what each candidate measured."""
+    """engine/loader/kernel_timing.py's choice for the loaded model, with what each candidate measured."""
     model, plan = bundle.model, bundle.model.kernel_plan
     print(
         f"\n| layer (kernels: {plan.source}) | out x in | decode kernel | 1 row, us per call | prefill kernel "
@@ -232,7 +232,7 @@ def detokenizer_cost(tokenizer) -> None:
     )
 
 
-PREFILL_PARTS = {  # engine/native.py's kernels a float32 CPU prefill runs, by what they compute
+PREFILL_PARTS = {  # engine/kernels/native.py's kernels a float32 CPU prefill runs, by what they compute
     "gemv": "q/k/v, output and down products",
     "gemv_silu": "gate/up product with SiLU × up",
     "prefill_attention": "attention",
@@ -245,7 +245,7 @@ def prefill_parts(bundle, length: int, repeats: int) -> None:
     """Where a prefill's time goes, run after run: each C kernel timed around its calls (a clock read
     per call, ~200 calls a run), the rest (residual adds, embedding, LM head, Python) by difference; the
     fastest and slowest run of each part show which parts a busy host slows (the runs' spread)."""
-    from engine import native
+    from engine.kernels import native
 
     ids, spent, threads = prompt_ids(bundle.tokenizer, length), {}, torch.get_num_threads()
     originals = {name: getattr(native, name) for name in PREFILL_PARTS}

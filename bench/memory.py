@@ -18,7 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.record import recorded  # noqa: E402
 from engine import load_model  # noqa: E402
-from engine.loader import convert_bundled  # noqa: E402
+from engine.loader.model_loader import convert_bundled  # noqa: E402
 from lab.memory_lab import measure_prefill_memory  # noqa: E402
 
 MIB = 1 << 20

@@ -29,8 +29,9 @@ from bench.decode import hf  # noqa: E402
 from bench.decode_parts import ours, prompt_ids  # noqa: E402
 from bench.record import recorded  # noqa: E402
 from engine import Engine, EngineConfig, SamplingParams, load_model  # noqa: E402
-from engine.costmodel import layer_weight_bytes  # noqa: E402
-from engine.loader import bundled_gguf_path, cache_dir, convert_bundled  # noqa: E402
+from engine.loader.model_loader import bundled_gguf_path, convert_bundled
+from engine.observe.costmodel import layer_weight_bytes  # noqa: E402
+from engine.paths import cache_dir  # noqa: E402
 
 INSTALL = ".venv/bin/pip install -e '.[peers]' (builds llama.cpp from source: ~25 min on 2 cores)"
 GGUF_NAME = "ours, Q4_1 as stored (gguf)"

@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.decode_parts import ours, prompt_ids  # noqa: E402
 from bench.record import recorded  # noqa: E402
 from engine import Engine, EngineConfig, SamplingParams, load_model  # noqa: E402
-from engine.machine import describe_cpu  # noqa: E402
+from engine.observe.machine import describe_cpu  # noqa: E402
 from lab.precision import (  # noqa: E402
     GREEDY_TOKENS,
     PROMPTS,

@@ -61,7 +61,7 @@ def machine() -> dict:
 
     import torch
 
-    from engine.machine import cpu_capability, cpu_model
+    from engine.observe.machine import cpu_capability, cpu_model
 
     return {
         "cpu": cpu_model(),
@@ -114,7 +114,7 @@ def recorded(bench: str, out: Path = RESULTS) -> Iterator[None]:
     """Print the machine, run the bench with its output kept, then write its record (also when the
     bench exits with sys.exit, which is then re-raised); a run that other processes shared says so,
     here and in the record."""
-    from engine.machine import describe_cpu
+    from engine.observe.machine import describe_cpu
     from lab.busy import LoadMeter
 
     kept, started, at = io.StringIO(), datetime.now(UTC), commit()  # the run's, not the moment it ends

@@ -20,8 +20,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.record import recorded  # noqa: E402
 from engine import EngineConfig, load_model  # noqa: E402
-from engine.machine import describe_cpu  # noqa: E402
-from engine.server.launch import engine_server  # noqa: E402
+from engine.entrypoints.launch import engine_server  # noqa: E402
+from engine.observe.machine import describe_cpu  # noqa: E402
 from lab.remote_client import Endpoint, RemoteRequest  # noqa: E402
 from lab.remote_load import LoadPlan, run_load  # noqa: E402
 from lab.workload import RequestSpec, run_workload, summarize, text_tokens  # noqa: E402

@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.record import recorded  # noqa: E402
 from engine import load_model  # noqa: E402
 from engine.config import PRESETS  # noqa: E402
-from engine.machine import describe_cpu  # noqa: E402
+from engine.observe.machine import describe_cpu  # noqa: E402
 from lab.calibration import calibrate  # noqa: E402
 from lab.complexity_math import prompt_of_length  # noqa: E402
 from lab.hardware import machine_ceilings  # noqa: E402

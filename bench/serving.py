@@ -20,8 +20,8 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.record import recorded  # noqa: E402
 from engine import EngineConfig, load_model  # noqa: E402
-from engine.loader import convert_bundled  # noqa: E402
-from engine.machine import describe_cpu  # noqa: E402
+from engine.loader.model_loader import convert_bundled  # noqa: E402
+from engine.observe.machine import describe_cpu  # noqa: E402
 from lab.workload import RequestSpec, head_of_line, random_mix, run_workload, summarize  # noqa: E402
 
 

@@ -23,8 +23,8 @@ from prometheus_client.parser import text_string_to_metric_families
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from bench.record import recorded  # noqa: E402
-from engine.machine import describe_cpu  # noqa: E402
-from engine.server.launch import engine_server  # noqa: E402
+from engine.entrypoints.launch import engine_server  # noqa: E402
+from engine.observe.machine import describe_cpu  # noqa: E402
 
 LIMIT_MB, WARM_RUNS = 50, 10
 PROMPTS = ["Name a colour.", "What is a river?", "Count to five.", "Say hello in French.", "Why is the sky blue?"]

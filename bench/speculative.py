@@ -26,10 +26,10 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.record import recorded  # noqa: E402
 from engine import Engine, EngineConfig, SamplingParams, load_model  # noqa: E402
-from engine.draft_model import with_draft_model  # noqa: E402
-from engine.loader import convert_bundled  # noqa: E402
-from engine.machine import describe_cpu  # noqa: E402
-from engine.speculative import SpeculativeConfig  # noqa: E402
+from engine.core.draft_model import with_draft_model  # noqa: E402
+from engine.core.speculative import SpeculativeConfig  # noqa: E402
+from engine.loader.model_loader import convert_bundled  # noqa: E402
+from engine.observe.machine import describe_cpu  # noqa: E402
 from lab.speculation import FREE_PROMPT, REPEAT_PROMPT, verify_costs  # noqa: E402
 
 REPEAT, FREE = REPEAT_PROMPT, FREE_PROMPT  # lab/speculation.py: the page uses the same two

@@ -40,7 +40,7 @@ def child(prompt_len: int, new_tokens: int, repeats: int) -> None:
 
     from bench.decode_parts import ours, prompt_ids
     from engine import load_model
-    from engine.loader import convert_bundled
+    from engine.loader.model_loader import convert_bundled
 
     bundle = load_model(str(convert_bundled()), dtype="float32", device="cpu")
     ids = prompt_ids(bundle.tokenizer, prompt_len)

@@ -8,13 +8,13 @@ from importlib import import_module
 _HOMES = {
     "PRESETS": "engine.config",
     "ModelConfig": "engine.config",
-    "Engine": "engine.llm_engine",
-    "EngineConfig": "engine.llm_engine",
-    "EngineEvent": "engine.llm_engine",
-    "ModelBundle": "engine.loader",
-    "load_model": "engine.loader",
-    "SamplingParams": "engine.sampler",
-    "Trace": "engine.trace",
+    "Engine": "engine.core.llm_engine",
+    "EngineConfig": "engine.core.llm_engine",
+    "EngineEvent": "engine.core.llm_engine",
+    "ModelBundle": "engine.loader.model_loader",
+    "load_model": "engine.loader.model_loader",
+    "SamplingParams": "engine.sampling_params",
+    "Trace": "engine.observe.trace",
 }
 __all__ = list(_HOMES)
 

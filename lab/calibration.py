@@ -16,9 +16,9 @@ from dataclasses import dataclass
 
 from torch.utils._python_dispatch import TorchDispatchMode
 
+from engine.core.llm_engine import Engine, EngineConfig
 from engine.errors import LabError
-from engine.llm_engine import Engine, EngineConfig
-from engine.sampler import SamplingParams
+from engine.sampling_params import SamplingParams
 from lab.hardware import DeviceCeilings
 from lab.projection import predict_tpot, predict_ttft
 

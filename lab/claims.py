@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 
 from engine.config import PRESETS
-from engine.costmodel import attention_flops
-from engine.metrics import percentiles
+from engine.observe.costmodel import attention_flops
+from engine.observe.request_metrics import percentiles
 from lab.claims_hardware import StepUse, c3_check, c7_check, c11_check, c19_check, c20_check
 from lab.claims_measure import ClaimData
 from lab.claims_scaling import (

@@ -1,5 +1,5 @@
 """Checks of the claims about hardware (C3, C7, C11, C19, C20): arithmetic intensity of measured
-steps (the cost model's FLOPs / bytes, engine/costmodel.py) against this machine's balance point
+steps (the cost model's FLOPs / bytes, engine/observe/costmodel.py) against this machine's balance point
 (measured GEMM rate / read bandwidth, lab/hardware.py), the share of each ceiling a step reached,
 and the memory predictor. GPU utilisation, power and temperature cannot be read on a CPU: the
 verdicts say so and check what can be checked."""
@@ -11,9 +11,9 @@ from dataclasses import dataclass
 import torch
 
 from engine.config import ModelConfig
-from engine.costmodel import SeqWork, step_cost
-from engine.kv_cache import kv_bytes_per_token
-from engine.trace import StepRecord
+from engine.layers.kv_cache import kv_bytes_per_token
+from engine.observe.costmodel import SeqWork, step_cost
+from engine.observe.trace import StepRecord
 from lab.memory_lab import GPU_SIZES_GB, predict_fit, score_bytes
 from lab.verdicts import FAILS, HOLDS, ROUGHLY, UNMEASURABLE, Verdict
 

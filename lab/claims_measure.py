@@ -14,7 +14,7 @@ what it keeps of them (plain records, no tensors): lab/claims.py turns these int
                Hugging Face copy of the model is given
   ceilings     lab/hardware.py (cached): this machine's GEMM rate and read bandwidth (C3, C7, C10, C11)
   precision    the same model with int8 weights beside it, decode and prefill timed in turn (C19), when
-               a quantised copy is given (engine/quant.py)
+               a quantised copy is given (engine/layers/quant.py)
 """
 
 from __future__ import annotations
@@ -27,11 +27,11 @@ from dataclasses import dataclass, field
 import torch
 
 from engine.config import ModelConfig, dtype_name
+from engine.core.llm_engine import Engine, EngineConfig
+from engine.core.memory_pass import copy_memory, replay_engine, timed_config
 from engine.errors import LabError
-from engine.llm_engine import Engine, EngineConfig
-from engine.memory_pass import copy_memory, replay_engine, timed_config
-from engine.sampler import SamplingParams
-from engine.trace import StepRecord, Trace
+from engine.observe.trace import StepRecord, Trace
+from engine.sampling_params import SamplingParams
 from lab.claims_pace import ClaimsPace, ClaimsProgress
 from lab.complexity import CacheRun, run_with_and_without_cache
 from lab.memory_lab import LeakPoint, PrefillMemory, engine_loop, measure_prefill_memory, naive_hf_loop
@@ -251,7 +251,7 @@ def measure_all(
     clock: Callable[[], float] = time.perf_counter,
 ) -> ClaimData:
     """Every run the checks need, in order; progress(ClaimsProgress) before each part, and within the
-    sweep after each of its requests. `quantized`: the same model with int8 weights (engine/quant.py),
+    sweep after each of its requests. `quantized`: the same model with int8 weights (engine/layers/quant.py),
     for C19's measured verdict."""
     s.validate(model.config.max_position)
     data = ClaimData(name, model.config, torch.empty((), dtype=model.dtype).element_size(), s)

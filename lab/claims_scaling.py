@@ -9,8 +9,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.config import ModelConfig
-from engine.costmodel import attention_flops
-from engine.trace import Trace
+from engine.observe.costmodel import attention_flops
+from engine.observe.trace import Trace
 from lab.verdicts import FAILS, HOLDS, ROUGHLY, Verdict, log_slope
 
 

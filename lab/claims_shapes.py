@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from engine.config import ModelConfig
 from engine.errors import LabError
-from engine.trace import StepRecord
+from engine.observe.trace import StepRecord
 from lab.verdicts import FAILS, HOLDS, ROUGHLY, Verdict, log_slope
 
 

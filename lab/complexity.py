@@ -19,10 +19,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.config import ModelConfig
-from engine.costmodel import SeqWork, last_layer_tail_flops, linear_flops_per_token, step_cost
+from engine.core.llm_engine import Engine, EngineConfig
 from engine.errors import LabError
-from engine.llm_engine import Engine, EngineConfig
-from engine.sampler import SamplingParams
+from engine.observe.costmodel import SeqWork, last_layer_tail_flops, linear_flops_per_token, step_cost
+from engine.sampling_params import SamplingParams
 
 
 def attention_flops_per_key(c: ModelConfig) -> int:

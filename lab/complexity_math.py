@@ -16,8 +16,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.config import ModelConfig
-from engine.costmodel import last_layer_tail_flops, linear_flops_per_token, lm_head_flops
 from engine.errors import LabError
+from engine.observe.costmodel import last_layer_tail_flops, linear_flops_per_token, lm_head_flops
 from lab.complexity import (
     CacheRun,
     attention_flops_per_key,

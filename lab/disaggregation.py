@@ -26,14 +26,14 @@ from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from engine.server.launch import engine_process, router_process
+from engine.entrypoints.launch import engine_process, router_process
 from lab.remote_client import Endpoint, RemoteResult
 from lab.remote_load import LoadRun, run_load, workload_plan
 from lab.slo import SLO, Goodput, judge_load
 from lab.workload import RequestSpec, text_tokens
 
 SETUPS = ("whole", "chunked", "pd")
-# The phases of a hand-off record, each from one stamp to the next (engine/server/router.py).
+# The phases of a hand-off record, each from one stamp to the next (engine/entrypoints/router.py).
 PHASES = (
     ("p_queue", "p_arrival", "p_start"),
     ("prefill", "p_start", "p_end"),

@@ -19,11 +19,11 @@ from pathlib import Path
 
 import torch
 
-from engine import native
 from engine.errors import LabError
-from engine.linear import pack, run_kernel
-from engine.loader import cache_dir
-from engine.machine import device_name, machine_key, read_cache, write_cache
+from engine.kernels import native
+from engine.layers.linear import pack, run_kernel
+from engine.observe.machine import device_name, machine_key, read_cache, write_cache
+from engine.paths import cache_dir
 
 
 @dataclass

@@ -20,10 +20,10 @@ from dataclasses import dataclass
 import torch
 
 from engine.config import ModelConfig
+from engine.core.llm_engine import Engine, EngineConfig
 from engine.errors import LabError
-from engine.llm_engine import Engine, EngineConfig
-from engine.memory import ATTENTION, MLP, SCORES, AllocationTracker
-from engine.sampler import SamplingParams
+from engine.observe.memory import ATTENTION, MLP, SCORES, AllocationTracker
+from engine.sampling_params import SamplingParams
 
 GPU_SIZES_GB = (24, 40, 80, 141)
 OTHER = "other"  # a peak between the forward's blocks

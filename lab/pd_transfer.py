@@ -1,5 +1,5 @@
 """What handing a prompt's KV cache from a prefill worker to a decode worker costs on real hardware:
-the bytes (the same formula the engine's hand-off moves, engine/kv_transfer.py), the time on a link,
+the bytes (the same formula the engine's hand-off moves, engine/core/kv_transfer.py), the time on a link,
 and whether that time hides behind the prefill that produced them (the roofline projection's TTFT on
 a datasheet GPU). A transfer shorter than its prefill can overlap with it layer by layer (DistServe,
 Mooncake); a longer one adds to TTFT.

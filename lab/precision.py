@@ -21,8 +21,8 @@ from pathlib import Path
 
 import torch
 
-from engine.kv_cache import KVCache
-from engine.model import ForwardBatch, LlamaModel, Segment
+from engine.layers.kv_cache import KVCache
+from engine.models.llama import ForwardBatch, LlamaModel, Segment
 
 TEXT_PATH = Path(__file__).resolve().parent.parent / "assets" / "precision_text.txt"
 CHUNK = 32

@@ -20,9 +20,9 @@ import torch
 
 from engine import Engine, EngineConfig, SamplingParams, load_model
 from engine.config import ModelConfig
-from engine.costmodel import SeqWork, StepCost, step_cost
 from engine.errors import LabError
-from engine.kv_cache import kv_bytes_per_token, kv_storage
+from engine.layers.kv_cache import kv_bytes_per_token, kv_storage
+from engine.observe.costmodel import SeqWork, StepCost, step_cost
 from lab.busy import LoadMeter, MachineLoad, busiest
 from lab.precision import GREEDY_TOKENS, PROMPTS, Agreement, greedy_agreement, read_text, text_agreement
 from lab.workload import text_tokens

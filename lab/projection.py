@@ -16,8 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine.config import ModelConfig
-from engine.costmodel import decode_cost, layer_weight_bytes, prefill_cost
 from engine.errors import LabError
+from engine.observe.costmodel import decode_cost, layer_weight_bytes, prefill_cost
 
 TERA, GIGA = 1e12, 1e9
 

@@ -4,7 +4,7 @@ our own `python -m engine serve`), every chunk stamped with `time.perf_counter()
 TTFT = the first chunk with content − send; ITL = the gaps between content chunks; TPOT =
 (E2E − TTFT) / (output tokens − 1), with the output tokens from the server's `usage` when it sends
 one (asked for with `stream_options.include_usage`), else the content chunks counted and said so
-(`engine/metrics.py`, the same function as the engine's own metrics).
+(`engine/observe/request_metrics.py`, the same function as the engine's own metrics).
 
 Quirks handled (seen on `transformers serve` 5.24): no `data: [DONE]` (the stream just ends); the
 usage on the chunk with the finish reason instead of a chunk with empty `choices`; a first delta with
@@ -24,7 +24,7 @@ import openai
 from openai import AsyncOpenAI
 
 from engine.errors import LabError
-from engine.metrics import RequestMetrics
+from engine.observe.request_metrics import RequestMetrics
 
 MAX_TEXT_CHARS = 1 << 20  # a reply longer than this is cut: the server is misbehaving
 STREAM_CUT = "was cut after"  # in every message for a stream that ended early (the page names a cause)

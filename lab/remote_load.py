@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from engine.errors import LabError
-from engine.metrics import percentiles
+from engine.observe.request_metrics import percentiles
 from lab.remote_client import Endpoint, RemoteRequest, RemoteResult, stream_one, warm
 from lab.remote_metrics import MetricsWatch, watch_all
 from lab.workload import RequestSpec

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.errors import LabError
-from engine.metrics import RequestMetrics
+from engine.observe.request_metrics import RequestMetrics
 from lab.remote_client import RemoteRequest, RemoteResult
 from lab.remote_load import LoadPlan, LoadRun
 from lab.schema import Float, Int, ListOf, Record, Text, kind_of, validate

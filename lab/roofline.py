@@ -2,7 +2,7 @@
 (continuous batching: B sequences decode together) and keep, per step, the cost model's FLOPs and
 bytes beside the measured wall time.
 
-  intensity   = FLOPs / bytes moved                 (engine/costmodel.py, per step)
+  intensity   = FLOPs / bytes moved                 (engine/observe/costmodel.py, per step)
   achieved    = FLOPs / measured step time          (FLOP/s)
 A decode step of B sequences reads the weights once for all B, so its intensity grows ~B-fold and
 it climbs the bandwidth slope toward the compute roof; a prefill of L tokens starts far right.
@@ -16,9 +16,9 @@ from collections.abc import Callable
 from contextlib import nullcontext
 from dataclasses import dataclass
 
+from engine.core.llm_engine import Engine, EngineConfig
 from engine.errors import LabError
-from engine.llm_engine import Engine, EngineConfig
-from engine.sampler import SamplingParams
+from engine.sampling_params import SamplingParams
 
 MAX_BATCH = 64
 

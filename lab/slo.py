@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass, field
 
 from engine.errors import LabError
-from engine.metrics import RequestMetrics
+from engine.observe.request_metrics import RequestMetrics
 
 METRICS = ("ttft", "tpot", "itl", "e2e")
 ALIASES = {"e2el": "e2e"}  # vLLM's spelling of end-to-end latency

@@ -17,9 +17,9 @@ from dataclasses import dataclass
 
 from engine import Engine, EngineConfig, SamplingParams
 from engine.config import ModelConfig
-from engine.costmodel import SeqWork, step_cost
+from engine.core.speculative import SpeculativeConfig
 from engine.errors import LabError
-from engine.speculative import SpeculativeConfig
+from engine.observe.costmodel import SeqWork, step_cost
 from lab.verdicts import FAILS, HOLDS, ROUGHLY, Verdict
 from lab.workload import text_tokens
 

@@ -4,7 +4,7 @@ repeated, timed by the engine itself (its token timestamps and step records).
   prompt sweep   L in prompt_lens, N = prompt_new_tokens new tokens: TTFT, TPOT, prefill step time
   output sweep   L = output_prompt_len, N in output_lens: TPOT, decode share = (E2E - TTFT) / E2E,
                  and each decode step's time against the context it attends to
-Metrics as engine/metrics.py defines them (vLLM's): TTFT = first token - arrival,
+Metrics as engine/observe/request_metrics.py defines them (vLLM's): TTFT = first token - arrival,
 TPOT = (E2E - TTFT) / (N - 1), ITL = gaps between tokens.
 Repeats go round the whole sweep (repeat 1 of every point, then repeat 2, ...) so a slow spell of
 the machine spreads over all points instead of bending one end of a curve.
@@ -16,9 +16,9 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from engine.core.llm_engine import Engine, EngineConfig
 from engine.errors import LabError
-from engine.llm_engine import Engine, EngineConfig
-from engine.sampler import SamplingParams
+from engine.sampling_params import SamplingParams
 from lab import eta
 from lab.busy import MachineLoad
 from lab.verdicts import Spread

@@ -17,7 +17,7 @@ from dataclasses import asdict
 from typing import Any
 
 from engine.errors import LabError
-from engine.trace import LayerShapes, RequestRecord, SeqStep, StepRecord, TokenEvent, Trace
+from engine.observe.trace import LayerShapes, RequestRecord, SeqStep, StepRecord, TokenEvent, Trace
 from lab.schema import Bool, Checked, Float, Int, ListOf, OneOf, Record, Text, kind_of, validate
 
 ENGINE_FORMAT = "pdlab-engine-trace"

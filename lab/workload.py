@@ -16,11 +16,11 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from engine.core.llm_engine import Engine, EngineConfig, EngineEvent
 from engine.errors import LabError
-from engine.llm_engine import Engine, EngineConfig, EngineEvent
-from engine.metrics import percentiles
-from engine.sampler import SamplingParams
-from engine.trace import Trace
+from engine.observe.request_metrics import percentiles
+from engine.observe.trace import Trace
+from engine.sampling_params import SamplingParams
 
 CORPUS = (
     "The river rose slowly through the spring, and the town built its walls a little higher every year. "

@@ -13,7 +13,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from engine.server.launch import free_port
+from engine.entrypoints.launch import free_port
 from scripts.app_browser import (
     RUN_BUTTON,
     act_and_wait,
@@ -367,7 +367,7 @@ def remote(page, port: int) -> None:
     """The remote-server page against our own `python -m engine serve` (the bundled model): one prompt,
     then a concurrent load of 8 synthetic 128-token prompts, then a capacity search up to 4 in flight
     (and the rate form beside it, to look at: remote-capacity-rate.png)."""
-    from engine.server.launch import engine_server
+    from engine.entrypoints.launch import engine_server
 
     page.set_viewport_size({"width": 1280, "height": 2400})
     with engine_server("bundled", OUT.parent.parent / "test-artifacts" / "screenshot-engine-serve.log") as url:

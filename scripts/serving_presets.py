@@ -22,7 +22,7 @@ from app_pages.serving.notes import NOTED  # noqa: E402
 from app_pages.serving.run import DEFAULT_BATCH, PRESET_BATCH, PRESET_POLICIES, ServingSettings, run_policy  # noqa: E402
 from app_pages.serving.workload import PARAMS, build_preset, param_values  # noqa: E402
 from engine import load_model  # noqa: E402
-from engine.loader import convert_bundled  # noqa: E402
+from engine.loader.model_loader import convert_bundled  # noqa: E402
 
 PRESETS = ("head-of-line", "shared-prefix", "random-mix")
 # Beyond each note's own numbers: what a user reads next on the page.

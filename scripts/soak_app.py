@@ -21,7 +21,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from soak import PROMPTS, parse_args, print_header, report
 
-from engine.server.launch import free_port
+from engine.entrypoints.launch import free_port
 from scripts.app_browser import (
     ARTIFACTS,
     RUN_BUTTON,

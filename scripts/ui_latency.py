@@ -17,7 +17,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from engine.server.launch import free_port
+from engine.entrypoints.launch import free_port
 from scripts.app_browser import (
     RUN_BUTTON,
     click_and_wait,
@@ -61,7 +61,7 @@ class EngineAlone:
     def run(self) -> tuple[float, float]:
         """(decode tokens/s = (n - 1) / (E2E - TTFT), TTFT ms) of one generation."""
         from engine import Engine
-        from engine.memory_pass import timed_config
+        from engine.core.memory_pass import timed_config
 
         # timed as the app times its run: bare, the memory probe left to a second pass it does not time
         engine = Engine(self.bundle.model, self.bundle.tokenizer, timed_config(self.settings.engine_config()))

@@ -30,7 +30,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from engine import native
+from engine.kernels import native
 from lab.busy import LoadMeter
 from scripts.app_browser import ARTIFACTS
 
@@ -52,7 +52,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
         "--native-flags",
         default="",
-        help="more C compiler flags for our kernels (engine/native.py), e.g. -mno-avx512f: the AVX2 build",
+        help="more C compiler flags for our kernels (engine/kernels/native.py), e.g. -mno-avx512f: the AVX2 build",
     )
 
 
@@ -122,7 +122,7 @@ def _in_session(target: Path) -> Path:
 @pytest.fixture(scope="session")
 def bundled_dir() -> Path:
     """The bundled model, converted to safetensors (the session's cache folder links the stored copy)."""
-    from engine.loader import convert_bundled
+    from engine.loader.model_loader import convert_bundled
 
     _in_session(convert_bundled(cache=STORE))  # converted once, atomically, then found there
     return convert_bundled()
@@ -131,14 +131,14 @@ def bundled_dir() -> Path:
 @pytest.fixture(scope="session")
 def device(request) -> str:
     """The device of `--device` (cpu unless asked): the reference tests run there, as does `bundled`."""
-    from engine.loader import resolve_device
+    from engine.loader.model_loader import resolve_device
 
     return str(resolve_device(request.config.getoption("--device")))
 
 
 @pytest.fixture(scope="session")
 def bundled(bundled_dir, device):
-    from engine.loader import load_model
+    from engine.loader.model_loader import load_model
 
     return load_model(str(bundled_dir), dtype="float32", device=device)
 
@@ -147,8 +147,8 @@ def bundled(bundled_dir, device):
 def tokenizer_dir() -> Path:
     """The bundled model's tokenizer alone, read from its GGUF file (no weights: a second)."""
 
-    from engine.gguf_llama import read_tokenizer
-    from engine.loader import bundled_gguf_path
+    from engine.loader.gguf_file import read_tokenizer
+    from engine.loader.model_loader import bundled_gguf_path
 
     target = STORE / "bundled-tokenizer"
     if not (target / "tokenizer.json").is_file():
@@ -232,7 +232,7 @@ def tiny_dirs(tmp_path_factory, tokenizer_dir) -> dict[str, Path]:
 
 @pytest.fixture(scope="session")
 def tiny(tiny_dirs):
-    from engine.loader import load_model
+    from engine.loader.model_loader import load_model
 
     return load_model(str(tiny_dirs["llama"]))
 
@@ -258,7 +258,7 @@ class Cli:
 
     def inline(self, *args: str) -> subprocess.CompletedProcess:
         """The same command line through engine.__main__.main in this process, its output captured."""
-        from engine.__main__ import main
+        from engine.entrypoints.cli import main
 
         out, err = io.StringIO(), io.StringIO()
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
@@ -336,7 +336,7 @@ class Servers:
     @contextmanager
     def engine(self, model: str, log_name: str, *extra: str) -> Iterator[str]:
         """`python -m engine serve` on `model`: yields its base URL."""
-        from engine.server.launch import engine_server
+        from engine.entrypoints.launch import engine_server
 
         with engine_server(model, ARTIFACTS / log_name, *extra) as url:
             yield url
@@ -344,7 +344,7 @@ class Servers:
     @contextmanager
     def app(self, env: dict[str, str], log_name: str) -> Iterator[int]:
         """`streamlit run app.py` with `env` added: yields its port once it is healthy."""
-        from engine.server.launch import free_port
+        from engine.entrypoints.launch import free_port
         from scripts.app_browser import start_app, stop_app, wait_healthy
 
         port = free_port()
@@ -358,7 +358,7 @@ class Servers:
     @contextmanager
     def command(self, argv: list[str], health_path: str, log_name: str, timeout_s: float = 240) -> Iterator[int]:
         """Any server: `argv` with {port} filled in; yields the port once GET health_path answers 200."""
-        from engine.server.launch import free_port, stop, wait_for
+        from engine.entrypoints.launch import free_port, stop, wait_for
 
         port, log_path = free_port(), ARTIFACTS / log_name
         with open(log_path, "w") as log:

@@ -76,7 +76,7 @@ def test_a_bug_is_logged_and_shown_as_an_internal_error(app, monkeypatch, caplog
     """A ValueError that is not a LabError (numpy's, torch's, a bug of ours) is not the visitor's
     fault: the page says "internal error" with an id, the server log holds its traceback under
     that id, and the page keeps working."""
-    from engine.sampler import Sampler
+    from engine.worker.sampler import Sampler
 
     def broken(self, *args):
         raise ValueError("planted: operands could not be broadcast together")

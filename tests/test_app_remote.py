@@ -11,7 +11,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from app_pages import page_file
-from engine.server.launch import free_port
+from engine.entrypoints.launch import free_port
 from lab.remote_trace import Saved, dump_saved
 from tests.app_helpers import table_with
 from tests.fault_server import fault_server

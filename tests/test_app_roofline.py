@@ -157,10 +157,10 @@ def test_page_in_chinese(app):
 
 
 def test_the_kernel_each_layer_runs_is_shown(app):
-    """engine/kernels.py's choice on the loaded model: five layers, each with its decode and prefill kernel
+    """engine/loader/kernel_timing.py's choice on the loaded model: five layers, each with its decode and prefill kernel
     and, where they were timed, the measured times of every candidate and the chosen one's rate."""
-    from engine.kernels import runnable
-    from engine.linear import KERNELS
+    from engine.layers.linear import KERNELS
+    from engine.loader.kernel_timing import runnable
 
     df = table_with(app, "decode kernel")
     assert [v.split(" ")[0] for v in df["layer (out × in)"]] == ["qkv", "o", "gate_up", "down", "lm_head"]

@@ -1,6 +1,8 @@
 """The house rules, read from the code itself: imports run one way, engine <- lab <- ui <- app_pages <-
-app.py (bench uses engine and lab only); no page folder imports another; ui/ holds only what more
-than one page (or the frame) uses; every page folder is in the one table of pages."""
+app.py (bench uses engine and lab only); inside engine/, folders in the order of its data path; no
+import cycle in engine/, lab/ or ui/ (imports inside functions counted); no page folder imports
+another; ui/ holds only what more than one page (or the frame) uses; every page folder is in the one
+table of pages."""
 
 from __future__ import annotations
 
@@ -109,6 +111,116 @@ def test_a_planted_bad_import_is_caught(tmp_path, planted, layer_file):
     assert violations(tmp_path) == []
     (tmp_path / layer_file).write_text(planted + "\n")
     assert {v.split(":")[0] for v in violations(tmp_path)} == {layer_file}
+
+
+# engine/'s folders along its data path, lowest first: a module may import its own folder and the
+# folders before it, never one after. The flat modules (errors, paths, config, sampling_params) are the
+# ground; `engine/__main__.py` only hands over to the command line, so it stands with the entrypoints.
+ENGINE_FLOORS = ("", "observe", "sched", "kernels", "layers", "models", "loader", "worker", "core", "entrypoints")
+MAX_FLAT_ENGINE_MODULES = 8
+CYCLE_FREE = ("engine", "lab", "ui")
+
+
+def engine_floor(module: str) -> int | None:
+    """The floor of an engine module: its folder's place in ENGINE_FLOORS (None: not engine's)."""
+    parts = module.split(".")
+    if parts[0] != "engine":
+        return None
+    if parts[1:] == ["__main__"]:
+        return ENGINE_FLOORS.index("entrypoints")
+    folder = parts[1] if len(parts) > 2 or (len(parts) == 2 and parts[1] in ENGINE_FLOORS) else ""
+    return ENGINE_FLOORS.index(folder) if folder in ENGINE_FLOORS else None
+
+
+def module_files(root: Path, package: str) -> dict[str, Path]:
+    return {module_name(p, root): p for p in sorted((root / package).rglob("*.py"))}
+
+
+def import_graph(root: Path, package: str) -> dict[str, set[str]]:
+    """Module -> the modules of the same package it imports, anywhere in its file (inside functions too).
+    `from pkg import name` counts as importing pkg.name where that is a module, else pkg."""
+    files = module_files(root, package)
+    graph = {}
+    for me, path in files.items():
+        graph[me] = {m for m in imports_of(path, root) if m in files and m != me}
+    return graph
+
+
+def engine_floor_violations(root: Path) -> list[str]:
+    """Every import from a lower engine folder to a higher one, as 'file: imports X'."""
+    found = []
+    for me, path in module_files(root, "engine").items():
+        mine = engine_floor(me)
+        if mine is None:
+            found.append(f"{path.relative_to(root)}: in no folder of ENGINE_FLOORS")
+            continue
+        for imported in sorted(import_graph(root, "engine")[me]):
+            theirs = engine_floor(imported)
+            if theirs is not None and theirs > mine and not root.joinpath(*imported.split(".")).is_dir():
+                found.append(f"{path.relative_to(root)}: imports {imported}, a floor above its own")
+    return found
+
+
+def import_cycles(root: Path, package: str) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan's algorithm): the cycles."""
+    graph = import_graph(root, package)
+    graph = {m: {d for d in deps if not root.joinpath(*d.split(".")).is_dir()} for m, deps in graph.items()}
+    index, low, stack, on_stack, cycles = {}, {}, [], set(), []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                cycles.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return cycles
+
+
+def test_engine_folders_follow_the_data_path():
+    assert engine_floor_violations(ROOT) == []
+    flat = [p.name for p in (ROOT / "engine").glob("*.py")]
+    assert len(flat) <= MAX_FLAT_ENGINE_MODULES, flat
+
+
+@pytest.mark.parametrize("package", CYCLE_FREE)
+def test_no_import_cycles(package):
+    assert import_cycles(ROOT, package) == []
+
+
+def test_a_planted_cycle_and_a_floor_inversion_are_caught(tmp_path):
+    """A test of the two tests above: an import inside a function closes a cycle; a low folder that
+    imports a high one is named."""
+    for folder in ("engine", "engine/layers", "engine/core", "lab"):
+        (tmp_path / folder).mkdir(parents=True, exist_ok=True)
+        (tmp_path / folder / "__init__.py").write_text("")
+    (tmp_path / "engine/errors.py").write_text("")
+    (tmp_path / "engine/layers/a.py").write_text("from engine.errors import X\n")
+    (tmp_path / "engine/core/b.py").write_text("from engine.layers.a import f\n")
+    (tmp_path / "lab/one.py").write_text("from lab import two\n")
+    (tmp_path / "lab/two.py").write_text("def f():\n    from lab.one import g\n")
+    assert engine_floor_violations(tmp_path) == [] and import_cycles(tmp_path, "engine") == []
+    assert import_cycles(tmp_path, "lab") == [["lab.one", "lab.two"]]
+    (tmp_path / "engine/layers/a.py").write_text("def f():\n    from engine.core import b\n")
+    assert engine_floor_violations(tmp_path) == ["engine/layers/a.py: imports engine.core.b, a floor above its own"]
+    assert import_cycles(tmp_path, "engine") == [["engine.core.b", "engine.layers.a"]]
 
 
 def users_by_page() -> dict[str, set[str]]:

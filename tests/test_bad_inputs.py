@@ -220,7 +220,7 @@ def test_ctrl_c_while_torch_loads_ends_with_130_and_no_traceback(cli):
 
 
 def test_an_unexpected_error_is_one_line_unless_debug(monkeypatch, capsys):
-    from engine import __main__ as cli_main
+    from engine.entrypoints import cli as cli_main
 
     def broken(args):
         raise RuntimeError("the disk caught fire")

@@ -7,7 +7,8 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.kv_cache import BlockPool, KVCache
+from engine.layers.kv_cache import KVCache
+from engine.sched.block_pool import BlockPool
 from tests.engine_support import TINY_CONFIG
 
 

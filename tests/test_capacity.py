@@ -9,7 +9,7 @@ import math
 import pytest
 
 from engine.errors import LabError
-from engine.metrics import RequestMetrics
+from engine.observe.request_metrics import RequestMetrics
 from lab.capacity import Capacity, Point, Scale, search, server_measure
 from lab.capacity_cause import explain
 from lab.remote_client import Endpoint, RemoteRequest

@@ -11,7 +11,7 @@ import pytest
 from app_pages import page_file
 from engine import load_model
 from engine.config import PRESETS
-from engine.trace import LayerShapes, SeqStep, StepRecord
+from engine.observe.trace import LayerShapes, SeqStep, StepRecord
 from lab.claims import CLAIM_IDS, CLAIM_PAGES, check_all, doc_worked_shapes_match
 from lab.claims_hardware import StepUse, c3_check, c7_check, c11_check, c19_check, c20_check
 from lab.claims_measure import ClaimData, ClaimSettings, PrecisionTiming, measure_all, measure_precision, measure_run_a

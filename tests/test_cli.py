@@ -69,7 +69,7 @@ def test_a_closed_pipe_ends_quietly(cli, tiny_dirs):
 
 
 def test_an_unexpected_error_is_one_line_unless_debug(monkeypatch, capsys):
-    import engine.__main__ as cli_main
+    import engine.entrypoints.cli as cli_main
 
     def boom(args):
         raise RuntimeError("something inside broke")
@@ -87,7 +87,7 @@ def test_an_unexpected_error_is_one_line_unless_debug(monkeypatch, capsys):
 
 
 def test_ctrl_c_exits_130_without_a_traceback(monkeypatch, capsys):
-    import engine.__main__ as cli_main
+    import engine.entrypoints.cli as cli_main
 
     def interrupted(args):
         raise KeyboardInterrupt
@@ -133,7 +133,7 @@ def test_the_gguf_blocks_from_the_command_line(cli, bundled_dir):
 
 def test_serve_chunks_long_prompts_by_default():
     """vLLM's rule: one long prompt must not stall every stream for its whole prefill."""
-    from engine.__main__ import SERVE_STEP_TOKENS, _parser
+    from engine.entrypoints.cli import SERVE_STEP_TOKENS, _parser
 
     args = _parser().parse_args(["serve"])
     assert args.chunked_prefill and args.max_num_batched_tokens == SERVE_STEP_TOKENS == 512

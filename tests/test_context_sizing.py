@@ -11,7 +11,8 @@ import pytest
 import torch
 
 from engine import Engine, SamplingParams, load_model
-from engine.model import ROPE_START, rope_inv_freq
+from engine.layers.rotary import rope_inv_freq
+from engine.models.llama import ROPE_START
 
 
 def with_context(src: Path, dst: Path, max_position: int) -> Path:
@@ -42,7 +43,7 @@ def test_rope_tables_grow_on_demand_to_the_same_numbers(tiny_dirs, tmp_path):
 def test_a_long_prompt_past_the_first_table_runs(tiny_dirs, tmp_path, monkeypatch):
     """Positions past the table built at load: it grows inside the forward, and the tokens are those of
     a model whose table was built whole from the start."""
-    import engine.model as model_module
+    import engine.models.llama as model_module
 
     small = load_model(str(tiny_dirs["llama"]))
     monkeypatch.setattr(model_module, "ROPE_START", 8)

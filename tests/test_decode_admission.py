@@ -7,9 +7,9 @@ import asyncio
 import time
 
 from engine import Engine, EngineConfig, SamplingParams
-from engine.kv_transfer import prefill
-from engine.server.loop import Accepted, EngineLoop, Finished
-from engine.server.metrics import ServerMetrics
+from engine.core.kv_transfer import prefill
+from engine.entrypoints.server.loop import Accepted, EngineLoop, Finished
+from engine.entrypoints.server.prometheus import ServerMetrics
 
 
 def test_a_hand_off_waits_for_blocks_and_is_admitted_when_they_free(tiny):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.detokenizer import Detokenizer
+from engine.core.detokenizer import Detokenizer
 
 MIXED = (
     "Hello 世界! 今天天气很好 🌞🚀 café naïve — 日本語のテキスト, Ελληνικά, and code: def f(x): return x**2\n"

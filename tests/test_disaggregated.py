@@ -16,7 +16,7 @@ PROMPT = "The quick brown fox jumps over the lazy dog"
 
 @contextmanager
 def router(servers, prefill_url: str, decode_url: str, log_name: str):
-    from engine.server.launch import router_server
+    from engine.entrypoints.launch import router_server
     from tests.conftest import ARTIFACTS
 
     with router_server(prefill_url, decode_url, ARTIFACTS / log_name) as url:
@@ -105,7 +105,7 @@ def test_a_worker_takes_only_its_role(pair):
 
 
 def test_a_decode_worker_that_is_down_is_named_and_the_router_keeps_serving(servers, pair, tiny_dirs):
-    from engine.server.launch import free_port
+    from engine.entrypoints.launch import free_port
 
     p, _, _ = pair
     gone = f"http://127.0.0.1:{free_port()}"  # nothing listens there
@@ -124,7 +124,7 @@ def test_a_decode_worker_that_is_down_is_named_and_the_router_keeps_serving(serv
 @contextmanager
 def worker(model: str, role: str, log_name: str):
     """A worker whose process the test holds: (base URL, process), stopped by its own handle."""
-    from engine.server.launch import engine_process
+    from engine.entrypoints.launch import engine_process
     from tests.conftest import ARTIFACTS
 
     with engine_process(model, ARTIFACTS / log_name, "--role", role) as (url, proc):
@@ -240,7 +240,7 @@ def test_serve_disaggregate_starts_the_pair_behind_its_router_and_stops_it(tiny_
     import re
     import time
 
-    from engine.server.launch import engine_process
+    from engine.entrypoints.launch import engine_process
     from tests.conftest import ARTIFACTS
 
     model = tiny_dirs["llama"]

@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from engine import Engine, EngineConfig, SamplingParams
-from engine.sampler import Sampler
+from engine.worker.sampler import Sampler
 
 PROMPT = "The quick brown fox jumps over the lazy dog"
 
@@ -168,7 +168,7 @@ def test_min_new_tokens_holds_eos_back(tiny):
 def test_only_the_sampled_rows_go_past_the_last_layers_attention(tiny, chunk):
     """Every prompt token runs the first layer's MLP; only the sampled one runs the last layer's (the
     others' K and V are all a later step needs of them), and the step's counted FLOPs say so."""
-    from engine.costmodel import SeqWork, step_cost
+    from engine.observe.costmodel import SeqWork, step_cost
 
     layers, rows = tiny.model.layers, {0: [], -1: []}
     saved = {i: layers[i]["gate_up"] for i in rows}
@@ -202,7 +202,8 @@ def test_only_the_sampled_rows_go_past_the_last_layers_attention(tiny, chunk):
 def test_where_our_kernel_runs_the_gate_up_product_silu_comes_with_it(tiny_dirs, monkeypatch):
     """A prefill on our C kernel computes SiLU(gate) x up as the gate/up product comes (the (N, 2 ffn)
     product is never written): the same logits, to the bit, as the product then the SiLU pass."""
-    from engine import load_model, native
+    from engine import load_model
+    from engine.kernels import native
 
     if native.library() is None:
         pytest.skip(f"the kernels are not built here: {native.build_error()}")

@@ -10,7 +10,7 @@ import pytest
 from engine import Engine, EngineConfig, SamplingParams, load_model
 from engine.config import parse_dtype
 from engine.errors import LabError
-from engine.loader import resolve_device
+from engine.loader.model_loader import resolve_device
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""The decode step in one C call (engine/fused_decode.py, engine/csrc/decode.c): the same numbers as the
+"""The decode step in one C call (engine/models/fused_decode.py, engine/kernels/csrc/decode.c): the same numbers as the
 torch forward, in every family (Qwen2's q/k/v bias, Qwen3's q/k norms, llama3 RoPE), a head size the
 vector loops do not divide, several sequences of different lengths in one step, scattered KV blocks,
 int8 weights; and the torch forward wherever it cannot run (another KV format, a captured step, a step
@@ -10,7 +10,8 @@ from __future__ import annotations
 import pytest
 import torch
 
-from engine import Engine, EngineConfig, SamplingParams, load_model, native
+from engine import Engine, EngineConfig, SamplingParams, load_model
+from engine.kernels import native
 from tests.conftest import save_tiny_model
 
 pytestmark = pytest.mark.skipif(native.library() is None, reason="the C kernels are not built here")

@@ -1,4 +1,4 @@
-"""engine/gguf_llama.py reads a llama GGUF as transformers does: a tiny model written by gguf's own
+"""engine/loader/gguf_file.py reads a llama GGUF as transformers does: a tiny model written by gguf's own
 writer (llama.cpp's q/k row order, Q4_1, Q8_0 and F32 tensors) comes back with the config and the
 float32 weights of `AutoModelForCausalLM.from_pretrained(gguf_file=...)`, bit for bit; the bundled
 folder's tokenizer, loaded without AutoTokenizer, is the one AutoTokenizer picks."""
@@ -12,7 +12,7 @@ from gguf import GGMLQuantizationType, GGUFWriter
 from gguf.quants import quantize
 from transformers import AutoModelForCausalLM, LlamaConfig
 
-from engine.gguf_llama import GgufError, hf_name, read_gguf, unpermute
+from engine.loader.gguf_file import GgufError, hf_name, read_gguf, unpermute
 
 HEADS, KV_HEADS, HIDDEN, LAYERS, FFN, VOCAB = 4, 2, 64, 2, 128, 96
 # set by loading (the loader writes its own), and the GGUF note the converted float32 folder drops
@@ -108,7 +108,7 @@ def test_the_bundled_tokenizer_is_the_one_autotokenizer_picks(bundled_dir):
     """The loader skips AutoTokenizer for the bundled folder; AutoTokenizer would choose the same."""
     from transformers import AutoTokenizer
 
-    from engine.loader import load_tokenizer
+    from engine.loader.model_loader import load_tokenizer
 
     ours, auto = load_tokenizer(bundled_dir), AutoTokenizer.from_pretrained(str(bundled_dir))
     assert type(ours) is type(auto)

@@ -1,4 +1,4 @@
-"""The gguf weight format (engine/gguf_weights.py, engine/csrc/gguf.c): a GGUF file's Q4_1 and Q8_0
+"""The gguf weight format (engine/layers/gguf_weights.py, engine/kernels/csrc/gguf.c): a GGUF file's Q4_1 and Q8_0
 blocks computed on as they are give the float32 kernel's numbers to the bit, for any number of rows
 (in registers or through a block's float32 copy), a padded last block, a bias, one or two threads; the
 bundled model in this format computes the float32 model's logits exactly, prefill and the one-call
@@ -12,9 +12,10 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from engine import Engine, EngineConfig, SamplingParams, load_model, native
+from engine import Engine, EngineConfig, SamplingParams, load_model
 from engine.errors import LabError
-from engine.gguf_weights import GGUFBlocks, GGUFLinear
+from engine.kernels import native
+from engine.layers.gguf_weights import GGUFBlocks, GGUFLinear
 
 pytestmark = pytest.mark.skipif(native.library() is None, reason="the C kernels are not built here")
 

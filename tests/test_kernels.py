@@ -1,4 +1,4 @@
-"""Kernels chosen by measurement (engine/kernels.py): the plan is measured once per machine and read
+"""Kernels chosen by measurement (engine/loader/kernel_timing.py): the plan is measured once per machine and read
 back from the cache after, a forced kernel wins, a weight keeps one copy unless its two regimes chose
 different kernels, and a Linear runs the kernel its plan names for the size of the call. (Each kernel
 against HF: tests/test_reference.py.)"""
@@ -13,11 +13,12 @@ from pathlib import Path
 import pytest
 import torch
 
-import engine.kernels as kernels
-from engine import native
-from engine.kernels import KernelPlan, ShapeChoice, plan_kernels
-from engine.linear import DECODE_ROWS, Linear, can_pack
-from engine.quant import INT8_KERNELS
+import engine.loader.kernel_timing as kernels
+from engine.kernels import native
+from engine.layers.kernel_plan import KernelPlan, ShapeChoice
+from engine.layers.linear import DECODE_ROWS, Linear, can_pack
+from engine.layers.quant import INT8_KERNELS
+from engine.loader.kernel_timing import plan_kernels
 
 SHAPES = [(96, 64), (64, 96)]
 needs_onednn = pytest.mark.skipif(not can_pack(torch.ones(1, 1)), reason="oneDNN cannot pack on this CPU")
@@ -93,7 +94,7 @@ def test_a_linear_runs_the_kernel_its_size_calls_for(monkeypatch):
         calls.append((kernel, x.shape[0]))
         return real(kernel, x, w, b)
 
-    import engine.linear as linear
+    import engine.layers.linear as linear
 
     monkeypatch.setattr(linear, "run_kernel", spy)
     w = torch.randn(32, 16)
@@ -183,8 +184,8 @@ def follows_the_rule(choice: ShapeChoice) -> bool:
 def test_the_test_session_measures_its_own_kernel_plan_and_follows_the_rule(tiny):
     """The session's cache folder starts empty (tests/conftest.py), so the plan the tiny model runs was
     measured in this session, on this machine, whatever ran on the machine before."""
-    from engine.loader import cache_dir
-    from engine.model import linear_shapes
+    from engine.models.llama import linear_shapes
+    from engine.paths import cache_dir
 
     assert cache_dir() != Path.home() / ".cache" / "prefill-decode-lab" and cache_dir().name.startswith("pdlab-test")
     plan = tiny.model.kernel_plan

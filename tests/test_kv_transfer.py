@@ -1,4 +1,4 @@
-"""Prefill and decode on separate engines (engine/kv_transfer.py): the decode engine continues from
+"""Prefill and decode on separate engines (engine/core/kv_transfer.py): the decode engine continues from
 the hand-off exactly as one engine does, the KV it receives is the prefill engine's bit for bit, and
 what travels is the formula's bytes."""
 
@@ -8,9 +8,9 @@ import pytest
 import torch
 
 from engine import Engine, EngineConfig, SamplingParams
+from engine.core.kv_transfer import KVHandoff, adopt, prefill
 from engine.errors import LabError
-from engine.kv_cache import KV_DTYPES, kv_bytes_per_token
-from engine.kv_transfer import KVHandoff, adopt, prefill
+from engine.layers.kv_cache import KV_DTYPES, kv_bytes_per_token
 
 PROMPTS = ["The quick brown fox jumps over the lazy dog", "Hello", "one two three one two three one two three"]
 
@@ -69,7 +69,7 @@ def test_the_kv_received_is_the_prefill_engines_bit_for_bit_and_the_formulas_byt
 
 
 def test_a_hand_off_the_decode_side_cannot_take_is_refused_by_name(tiny, tiny_dirs):
-    from engine.loader import load_model
+    from engine.loader.model_loader import load_model
 
     params = SamplingParams(max_new_tokens=4, ignore_eos=True)
     p, _ = _engines(tiny, "int8")

@@ -8,9 +8,10 @@ import threading
 import pytest
 from transformers import AutoModelForCausalLM
 
-from engine import load_model, memory
+from engine import load_model
 from engine.config import PRESETS
-from engine.memory import ATTENTION, MLP, SCORES, AllocationTracker, block
+from engine.observe import memory
+from engine.observe.memory import ATTENTION, MLP, SCORES, AllocationTracker, block
 from lab.memory_lab import (
     engine_loop,
     measure_prefill_memory,
@@ -60,7 +61,7 @@ def test_eager_minus_sdpa_peak_is_the_score_matrix_at_2048(tiny_long):
 def test_the_peak_says_which_block_it_happened_in(tiny_dirs):
     """sdpa's prefill peaks in the MLP where the (L, 2 ffn) gate/up product is written out (torch's
     kernels), and in attention where our C kernel applies SiLU x up as that product comes."""
-    from engine import native
+    from engine.kernels import native
 
     folder, L = str(tiny_dirs["llama-4k"]), 1024
     torch_kernels = load_model(folder, kernels="linear")

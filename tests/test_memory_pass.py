@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from engine import Engine, EngineConfig, SamplingParams
-from engine.memory_pass import copy_memory, decode_drafts, replay_engine, timed_config
-from engine.speculative import SpeculativeConfig, accept_forced
+from engine.core.memory_pass import copy_memory, decode_drafts, replay_engine, timed_config
+from engine.core.speculative import SpeculativeConfig, accept_forced
 from tests.ui_support import run_to_end
 from ui.run_driver import measure_pass, run_steps, start_run
 from ui.run_state import RunSettings

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import torch
 
-from engine.memory import measure_peak
+from engine.observe.memory import measure_peak
 
 CPU = torch.device("cpu")
 
@@ -43,7 +43,7 @@ def test_disabled_probe_reads_nothing():
 
 
 def test_labels_split_the_peak():
-    from engine.memory import label
+    from engine.observe.memory import label
 
     with measure_peak(CPU) as r:
         a = torch.empty(250, 1000)  # 1 MB of activations

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from engine.config import PRESETS
-from engine.costmodel import SeqWork, causal_pairs, step_cost
-from engine.metrics import RequestMetrics, percentiles, tail_is_max
+from engine.observe.costmodel import SeqWork, causal_pairs, step_cost
+from engine.observe.request_metrics import RequestMetrics, percentiles, tail_is_max
 from lab.remote_metrics import Histogram
 from tests.engine_support import TINY_CONFIG
 

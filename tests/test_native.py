@@ -1,4 +1,4 @@
-"""Our C kernels (engine/native.py): built here where a C compiler is, equal to torch's own operators
+"""Our C kernels (engine/kernels/native.py): built here where a C compiler is, equal to torch's own operators
 (matrix products on float32 and int8 weights, any row count, any width, a bias; RMSNorm; a prefill's
 causal attention, grouped-query, after a cached prefix or not), the same at
 one and two threads, built for AVX-512 and for AVX2 alike; and optional: switched off or failing to
@@ -15,10 +15,10 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from engine import native
-from engine.kernels import runnable
-from engine.linear import Linear
-from engine.quant import dequantize_int8, quantize_int8
+from engine.kernels import native
+from engine.layers.linear import Linear
+from engine.layers.quant import dequantize_int8, quantize_int8
+from engine.loader.kernel_timing import runnable
 
 HAS_CC = native._compiler() is not None
 ROOT = Path(__file__).resolve().parents[1]
@@ -177,7 +177,7 @@ def test_prefill_attention_same_numbers_on_one_and_two_threads():
 def test_silu_mul_and_rope_equal_torch():
     if native.library() is None:
         pytest.skip(f"the kernels are not built here: {native.build_error()}")
-    from engine.model import apply_rope
+    from engine.layers.rotary import apply_rope
 
     gate_up = torch.randn(5, 2 * 40) * 8  # 40: a tail after the 16-wide loop; large values: exp's clamps
     gate, up = gate_up.chunk(2, dim=-1)

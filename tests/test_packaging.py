@@ -60,4 +60,4 @@ def test_the_lock_pins_every_dependency_inside_its_range():
 
 def test_pdlab_is_the_engine_command():
     module, func = PROJECT["scripts"]["pdlab"].split(":")
-    assert getattr(importlib.import_module(module), func) is importlib.import_module("engine.__main__").main
+    assert getattr(importlib.import_module(module), func) is importlib.import_module("engine.entrypoints.cli").main

@@ -28,7 +28,7 @@ def test_a_transfer_hides_behind_a_long_prefill_on_a_fast_link_only():
 
 def test_the_engines_own_hand_off_moves_the_formulas_bytes(tiny):
     from engine import Engine, EngineConfig, SamplingParams
-    from engine.kv_transfer import prefill
+    from engine.core.kv_transfer import prefill
 
     engine = Engine(tiny.model, tiny.tokenizer, EngineConfig(probe_memory=False, kv_dtype="bfloat16"))
     h = prefill(engine, "The quick brown fox", SamplingParams(max_new_tokens=2))

@@ -177,7 +177,7 @@ def test_no_public_page_shows_a_server_path(new_app, public, tiny_dirs):
     import os
 
     from app_pages import PAGES
-    from engine.loader import cache_dir
+    from engine.paths import cache_dir
     from tests.conftest import ROOT
 
     secrets = {str(Path.home()), str(cache_dir()), str(ROOT), str(Path(tiny_dirs["llama"]).parent)}

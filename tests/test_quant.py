@@ -1,4 +1,4 @@
-"""Quantised weights (engine/quant.py) and KV cache dtypes (engine/kv_cache.py), checked against plain
+"""Quantised weights (engine/layers/quant.py) and KV cache dtypes (engine/layers/kv_cache.py), checked against plain
 references: int8 round trips within half a step; each int8 kernel equals F.linear on the dequantised
 weight; w8a8 equals its integer arithmetic written out; a quantised model's logits equal Hugging Face
 on the dequantised weights (the same numbers the model stands for); within one format, the paths
@@ -12,9 +12,10 @@ import torch
 import torch.nn.functional as F
 from transformers import AutoModelForCausalLM
 
-from engine import Engine, EngineConfig, SamplingParams, load_model, native
-from engine.kv_cache import KV_DTYPES, KVCache, kv_bytes_per_token
-from engine.quant import QuantLinear, check_format, dequantize_int8, quantize_int8
+from engine import Engine, EngineConfig, SamplingParams, load_model
+from engine.kernels import native
+from engine.layers.kv_cache import KV_DTYPES, KVCache, kv_bytes_per_token
+from engine.layers.quant import QuantLinear, check_format, dequantize_int8, quantize_int8
 from tests.engine_support import engine_logits
 
 PROMPTS = ["The quick brown fox jumps over the lazy dog", "def add(a, b):", "今天天气很好"]

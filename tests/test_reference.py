@@ -7,7 +7,8 @@ import pytest
 import torch
 from transformers import AutoModelForCausalLM
 
-from engine import Engine, EngineConfig, SamplingParams, load_model, native
+from engine import Engine, EngineConfig, SamplingParams, load_model
+from engine.kernels import native
 from tests.engine_support import engine_logits, hf_logits
 
 PROMPTS = ["The capital of France is", "def fibonacci(n):", "今天天气"]
@@ -106,12 +107,12 @@ def test_real_model_writes_sense_offline(bundled):
 
 @pytest.mark.parametrize("kernels", ["linear", "packed", "gemv", "mixed"])
 def test_every_matmul_kernel_matches_hf(bundled_dir, kernels, monkeypatch, device):
-    """Each candidate kernel forced (engine/kernels.py picks among them by timing; gemv is our C kernel,
-    its decode steps one call of engine/fused_decode.py), and a plan that mixes them (packed for
+    """Each candidate kernel forced (engine/loader/kernel_timing.py picks among them by timing; gemv is our C kernel,
+    its decode steps one call of engine/models/fused_decode.py), and a plan that mixes them (packed for
     decode-sized calls, F.linear for prefill-sized ones: two weight copies): a 20-token prompt reaches
     the prefill-sized path, the decode steps the decode-sized one."""
-    import engine.kernels as kernel_module
-    from engine.linear import DECODE_ROWS
+    import engine.loader.kernel_timing as kernel_module
+    from engine.layers.linear import DECODE_ROWS
 
     if device != "cpu":
         pytest.skip("the candidate kernels are CPU kernels (oneDNN and MKL); other devices run F.linear")

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from engine.server.launch import free_port
+from engine.entrypoints.launch import free_port
 from lab.remote_client import Endpoint, RemoteError, RemoteRequest, list_models, stream_one
 from lab.remote_metrics import server_request_view
 from tests.fault_server import fault_server

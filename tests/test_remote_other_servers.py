@@ -141,8 +141,8 @@ def test_llama_cpp_pythons_own_server_as_the_page_reads_it(tmp_path):
         reason="llama-cpp-python (the optional `peers` extra) is not installed; it builds from source, "
         "~25 min on 2 cores: .venv/bin/pip install -e '.[peers]'",
     )
-    from engine.loader import bundled_gguf_path
-    from engine.server.launch import free_port, stop, wait_for
+    from engine.entrypoints.launch import free_port, stop, wait_for
+    from engine.loader.model_loader import bundled_gguf_path
 
     for interrupt, expect_cut in (("true", True), ("false", False)):
         port, log = free_port(), tmp_path / f"llama_cpp_{interrupt}.log"

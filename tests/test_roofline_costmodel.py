@@ -27,7 +27,7 @@ import json
 import pytest
 
 from engine.config import PRESETS
-from engine.costmodel import (
+from engine.observe.costmodel import (
     attainable_flops_per_s,
     decode_cost,
     layer_weight_bytes,
@@ -155,7 +155,7 @@ def test_hardware_cache_is_keyed_by_machine(tmp_path, monkeypatch):
 def test_a_cached_read_roof_that_does_not_say_how_is_measured_again(tmp_path, monkeypatch):
     """Entries from before the read roof named its method measured torch.sum alone, which a decode on
     the C kernel can outrun: they are not reused."""
-    from engine.machine import write_cache
+    from engine.observe.machine import write_cache
     from lab import hardware
 
     monkeypatch.setenv(hardware.CACHE_ENV, str(tmp_path / "hw.json"))

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from engine.kv_cache import BlockPool
-from engine.sampler import SamplingParams
-from engine.scheduler import Scheduler, SchedulerConfig
-from engine.sequence import Sequence, SequenceStatus
+from engine.sampling_params import SamplingParams
+from engine.sched.block_pool import BlockPool
+from engine.sched.scheduler import Scheduler, SchedulerConfig
+from engine.sched.sequence import Sequence, SequenceStatus
 
 EOS = {0}
 

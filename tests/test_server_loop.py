@@ -7,8 +7,8 @@ from __future__ import annotations
 import asyncio
 
 from engine import Engine, EngineConfig, SamplingParams
-from engine.server.loop import Accepted, Delta, EngineLoop, Finished, Rejected
-from engine.server.metrics import ServerMetrics
+from engine.entrypoints.server.loop import Accepted, Delta, EngineLoop, Finished, Rejected
+from engine.entrypoints.server.prometheus import ServerMetrics
 
 
 async def collect(loop: EngineLoop, ids: list[int], n: int) -> list:
@@ -68,7 +68,7 @@ def test_a_request_the_engine_refuses_is_rejected_with_its_words(tiny):
 def test_metrics_are_current_before_a_client_hears_it_finished(tiny, monkeypatch):
     """A client that reads /metrics as soon as its stream ends must see its KV blocks freed and its
     request counted: the loop updates both before it sends the step's events."""
-    from engine.server.loop import Submission
+    from engine.entrypoints.server.loop import Submission
 
     metrics = ServerMetrics("tiny")
     loop = EngineLoop(Engine(tiny.model, tiny.tokenizer, EngineConfig(probe_memory=False)), metrics)
@@ -101,7 +101,7 @@ def test_an_unexpected_error_is_logged_and_answered_in_openai_s_shape(caplog):
     import asyncio
     import json
 
-    from engine.server.errors import CatchAll
+    from engine.entrypoints.server.errors import CatchAll
 
     async def broken(scope, receive, send):
         raise RuntimeError("something inside broke")

@@ -88,9 +88,9 @@ def test_a_hash_collision_is_a_miss_not_another_prompts_kv(tiny, alone, monkeypa
     """With every block hashing alike, a hit is still checked against the block's parent and
     tokens: the shared system prompt's first block is reused, nothing else, and every output
     equals its run alone."""
-    import engine.kv_cache
+    import engine.sched.block_pool as block_pool
 
-    monkeypatch.setattr(engine.kv_cache, "block_digest", lambda parent, tokens: b"same" * 8)
+    monkeypatch.setattr(block_pool, "block_digest", lambda parent, tokens: b"same" * 8)
     engine, seqs = run_all(tiny, POLICIES["prefix"] | dict(max_num_seqs=1))
     assert [s.num_prefix_hit_tokens for s in seqs] == [0, 16, 0, 16]
     assert [s.output_token_ids for s in seqs] == alone
@@ -100,7 +100,7 @@ def test_prefix_hashes_are_sha256_chained_over_parent_and_tokens():
     import hashlib
     import struct
 
-    from engine.kv_cache import ROOT_HASH, prefix_hashes
+    from engine.sched.block_pool import ROOT_HASH, prefix_hashes
 
     (h0, k0), (h1, k1) = prefix_hashes([1, 2, 3, 4, 5], block_size=2)
     assert k0 == (ROOT_HASH, (1, 2)) and k1 == (h0, (3, 4))

@@ -8,7 +8,7 @@ import math
 import pytest
 
 from engine.errors import LabError
-from engine.metrics import RequestMetrics
+from engine.observe.request_metrics import RequestMetrics
 from lab.slo import SLO, judge
 
 

@@ -1,4 +1,4 @@
-"""Speculative decoding (engine/speculative.py): the prompt-lookup drafter, the greedy and the sampled
+"""Speculative decoding (engine/core/speculative.py): the prompt-lookup drafter, the greedy and the sampled
 acceptance rules, and the engine's verify steps, whose greedy output is plain greedy decoding's token
 for token with the KV cache rolled back exactly, whatever the drafts."""
 
@@ -14,9 +14,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine import Engine, EngineConfig, SamplingParams
+from engine.core.speculative import SpeculativeConfig, accept_greedy, accept_sampled, prompt_lookup
 from engine.errors import LabError
-from engine.kv_cache import KV_DTYPES
-from engine.speculative import SpeculativeConfig, accept_greedy, accept_sampled, prompt_lookup
+from engine.layers.kv_cache import KV_DTYPES
 
 PROMPTS = ["The quick brown fox jumps over the lazy dog", "one two three one two three one two", "Hello"]
 # The chi-square statistic's 0.1 % critical value for 7 degrees of freedom (8 tokens).
@@ -269,7 +269,7 @@ def test_the_claim_that_decode_leaves_compute_idle_is_judged_on_the_curve(ratios
 
 
 def test_the_ridge_is_where_a_verify_steps_intensity_reaches_the_machines(tiny):
-    from engine.costmodel import SeqWork, step_cost
+    from engine.observe.costmodel import SeqWork, step_cost
     from lab.speculation import ridge_tokens
 
     c = tiny.model.config
@@ -298,7 +298,7 @@ def test_a_verify_steps_cost_counts_one_lm_head_row_per_token(tiny):
 def drafters(tiny_dirs):
     """Draft models for the tiny Llama: its own int8 copy (close: most drafts accepted) and another
     tiny model with the same tokenizer (unrelated weights: few accepted)."""
-    from engine.loader import load_model
+    from engine.loader.model_loader import load_model
 
     return {
         "int8 copy": (str(tiny_dirs["llama"]), "int8"),
@@ -311,7 +311,7 @@ def drafters(tiny_dirs):
     [("int8 copy", d, i % 2 == 1) for i, d in enumerate(KV_DTYPES)] + [("other model", "float32", True)],
 )
 def test_a_draft_model_leaves_greedy_output_and_the_pool_as_plain_decoding(tiny, drafters, which, kv_dtype, chunked):
-    from engine.draft_model import with_draft_model
+    from engine.core.draft_model import with_draft_model
 
     (path, weights), load_model = drafters[0][which], drafters[1]
     spec = SpeculativeConfig(
@@ -329,7 +329,7 @@ def test_a_draft_model_leaves_greedy_output_and_the_pool_as_plain_decoding(tiny,
 
 
 def test_a_draft_model_with_another_tokenizer_is_refused(tiny):
-    from engine.draft_model import DraftModel
+    from engine.core.draft_model import DraftModel
 
     class OtherTokenizer:
         def get_vocab(self):

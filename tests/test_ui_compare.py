@@ -21,7 +21,7 @@ from app_pages.compare.state import (
     mark_interrupted,
 )
 from app_pages.compare.view import summary_table
-from engine.metrics import RequestMetrics
+from engine.observe.request_metrics import RequestMetrics
 from tests.ui_support import run_to_end
 from ui.run_state import RunSettings, RunStatus
 

@@ -163,7 +163,7 @@ def test_latency_figure_matches_metrics(eager_run):
 
 
 def test_a_chunked_prefills_steps_all_stand_behind_the_first_token():
-    from engine.trace import TokenEvent
+    from engine.observe.trace import TokenEvent
 
     steps = [SimpleNamespace(step=i, ms=ms) for i, ms in enumerate([30.0, 40.0, 50.0, 10.0])]
     tokens = [TokenEvent(0, k, 1, "x", "decode", step, 0.0) for k, step in enumerate([2, 3])]

@@ -6,7 +6,7 @@ Every piece of model or user text goes through `html_text`: nothing here can inj
 
 from __future__ import annotations
 
-from engine.trace import SeqStep
+from engine.observe.trace import SeqStep
 from ui.i18n import t
 from ui.run_state import RunResult
 from ui.text import html_text, visible

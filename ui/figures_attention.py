@@ -9,7 +9,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from engine.trace import StepRecord
+from engine.observe.trace import StepRecord
 from ui.i18n import t
 from ui.theme import BOUNDARY_COLOR, MATRIX_COLORS, legend_below, style, wrap_title
 

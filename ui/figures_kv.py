@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from engine.trace import StepRecord
+from engine.observe.trace import StepRecord
 from ui.i18n import t
 from ui.theme import EXTRA_COLORS, KIB, MIB, PHASE_COLORS, style
 

@@ -1,12 +1,12 @@
 """How a percentile is shown: with n, the number of values behind it, and as "max of n" when n is
-too small for any value to lie above it (engine.metrics.tail_is_max): a P99 of 8 requests is
+too small for any value to lie above it (engine.observe.request_metrics.tail_is_max): a P99 of 8 requests is
 their maximum, and a page that says "P99" there claims a tail it never saw."""
 
 from __future__ import annotations
 
 import math
 
-from engine.metrics import tail_is_max
+from engine.observe.request_metrics import tail_is_max
 from ui.i18n import t
 
 

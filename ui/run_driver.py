@@ -1,6 +1,6 @@
 """Drive one playground run through the engine, step by step, recording into a RunResult.
 
-Two passes (engine/memory_pass.py): `run_steps` is the timed run, bare (no memory probe, no
+Two passes (engine/core/memory_pass.py): `run_steps` is the timed run, bare (no memory probe, no
 attention capture), so TTFT, TPOT and ITL are the engine's own; `measure_pass` then replays the
 same tokens with the probe and the capture on and adds their readings to the same steps.
 
@@ -19,9 +19,9 @@ from dataclasses import replace
 import numpy as np
 
 from engine import Engine, EngineConfig, EngineEvent
-from engine.memory_pass import MEMORY_PASS, copy_memory, decode_drafts, replay_engine, replay_steps, timed_config
-from engine.speculative import SpeculativeConfig
-from engine.trace import StepRecord
+from engine.core.memory_pass import MEMORY_PASS, copy_memory, decode_drafts, replay_engine, replay_steps, timed_config
+from engine.core.speculative import SpeculativeConfig
+from engine.observe.trace import StepRecord
 from lab.busy import LoadMeter
 from ui.public import check_run_work
 from ui.run_state import ModelInfo, RunResult, RunSettings, RunStatus

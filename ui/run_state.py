@@ -14,9 +14,9 @@ import numpy as np
 import torch
 
 from engine import EngineConfig, SamplingParams
-from engine.metrics import RequestMetrics
-from engine.speculative import SpeculativeConfig
-from engine.trace import RequestRecord, StepRecord, TokenEvent
+from engine.core.speculative import SpeculativeConfig
+from engine.observe.request_metrics import RequestMetrics
+from engine.observe.trace import RequestRecord, StepRecord, TokenEvent
 from lab.busy import MachineLoad
 from ui.tokens import Piece
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from engine.detokenizer import token_piece
+from engine.core.detokenizer import token_piece
 from ui.text import visible
 
 

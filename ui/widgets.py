@@ -8,7 +8,7 @@ from typing import Literal
 
 import streamlit as st
 
-from engine.loader import from_4_bit_weights
+from engine.loader.model_loader import from_4_bit_weights
 from ui.i18n import t
 from ui.run_state import ModelInfo
 from ui.text import md_literal

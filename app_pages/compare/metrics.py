@@ -1,5 +1,5 @@
 """The numbers the compare page puts side by side, computed from each column's own run records:
-TTFT, TPOT, ITL (mean, P50, P99) and E2E from the token times (engine/metrics.py, vLLM's
+TTFT, TPOT, ITL (mean, P50, P99) and E2E from the token times (engine/observe/request_metrics.py, vLLM's
 definitions), each the median over the column's timed repeats with its spread, peak memory from
 the per-step probe, and KV bytes from the cached tokens x the model's KV bytes per token. Also how
 each column's settings differ from column 1, for names."""
@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from app_pages.compare.state import ColumnOutcome, ColumnSettings
 from app_pages.compare.strings import t
-from engine.metrics import percentiles
+from engine.observe.request_metrics import percentiles
 from ui.figures_kv import kv_steps
 from ui.run_state import RunResult
 

@@ -22,8 +22,8 @@ from app_pages.compare import keys
 from app_pages.compare.state import ColumnOutcome, ColumnSettings, CompareResult, CompareStatus, TimedRun
 from app_pages.compare.strings import t
 from engine import Engine, SamplingParams
+from engine.core.memory_pass import PROBE_STEP_COST, timed_config
 from engine.errors import LabError
-from engine.memory_pass import PROBE_STEP_COST, timed_config
 from ui.errors import error_message, show_message
 from ui.live import redraw_interval, scroll_here
 from ui.live_html import live_html

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import Enum
 
-from engine.metrics import RequestMetrics
+from engine.observe.request_metrics import RequestMetrics
 from lab.busy import MachineLoad
 from ui.models import ModelChoice
 from ui.run_state import RunResult, RunSettings, RunStatus

@@ -12,7 +12,7 @@ from contextlib import ExitStack
 
 import streamlit as st
 
-from engine.loader import cache_dir
+from engine.paths import cache_dir
 from lab.disaggregation import Servers, served_model, start_setups
 
 

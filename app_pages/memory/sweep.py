@@ -19,7 +19,7 @@ import torch
 
 from app_pages.memory.strings import t
 from engine.errors import LabError
-from engine.memory import ATTENTION, MLP
+from engine.observe.memory import ATTENTION, MLP
 from lab import eta
 from lab.memory_lab import PrefillMemory, measure_prefill_memory
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import plotly.graph_objects as go
 
 from app_pages.playground.strings import t
-from engine.metrics import RequestMetrics
-from engine.trace import StepRecord, TokenEvent
+from engine.observe.request_metrics import RequestMetrics
+from engine.observe.trace import StepRecord, TokenEvent
 from ui.figures_kv import kv_steps
 from ui.theme import EXTRA_COLORS, MIB, PHASE_COLORS, style
 

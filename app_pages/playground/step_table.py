@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from app_pages.playground.strings import t
-from engine.trace import StepRecord
+from engine.observe.trace import StepRecord
 from ui.run_state import RunResult
 from ui.text import md_literal, quoted
 from ui.theme import fmt_bytes

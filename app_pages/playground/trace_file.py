@@ -20,8 +20,8 @@ from typing import Any
 
 import numpy as np
 
+from engine.core.memory_pass import MEMORY_PASS
 from engine.errors import LabError
-from engine.memory_pass import MEMORY_PASS
 from lab.busy import MachineLoad
 from lab.schema import MAX_ITEMS, Bool, Float, Int, ListOf, OneOf, Record, Text, validate
 from lab.trace_io import (

@@ -2,4 +2,4 @@
 
 page.py the screen; run (controls and the measurement), tables (speed, quality, capacity), figures,
 keys, strings. The measurement is lab/precision_formats.py and lab/precision.py; the formats are
-engine/quant.py (weights) and engine/kv_cache.py (KV dtypes)."""
+engine/layers/quant.py (weights) and engine/layers/kv_cache.py (KV dtypes)."""

@@ -23,7 +23,7 @@ from app_pages.remote.report import server_ttft_text
 from app_pages.remote.saving import download_buttons
 from app_pages.remote.strings import t
 from engine.errors import LabError
-from engine.loader import BUNDLED_NAME, convert_bundled, load_tokenizer
+from engine.loader.model_loader import BUNDLED_NAME, convert_bundled, load_tokenizer
 from lab.capacity import judge_run
 from lab.capacity_cause import explain
 from lab.remote_client import RemoteRequest

@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from app_pages.remote.figures import chunks_figure, gantt_figure, gauges_figure, server_figure, sweep_figure
 from app_pages.remote.outcome import Line, outcome_lines
 from app_pages.remote.strings import t
-from engine.metrics import tail_is_max
+from engine.observe.request_metrics import tail_is_max
 from lab.remote_load import LoadRun
 from lab.remote_metrics import MetricsWatch
 from lab.remote_trace import Saved, public_url

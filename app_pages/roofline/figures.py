@@ -7,7 +7,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from app_pages.roofline.strings import t
-from engine.costmodel import ridge_intensity
+from engine.observe.costmodel import ridge_intensity
 from lab.roofline import PhaseSummary, RooflinePoint
 from ui.theme import EXTRA_COLORS, PHASE_COLORS, legend_below, log_axis, log_span, style
 

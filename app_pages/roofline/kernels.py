@@ -1,6 +1,6 @@
 """The kernels section of the roofline lab: which matmul kernel each linear layer of the loaded model
 runs, for decode-sized and prefill-sized calls, and the rate each candidate measured on this machine
-(engine/kernels.py chose by those timings)."""
+(engine/loader/kernel_timing.py chose by those timings)."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ import torch
 
 from app_pages.roofline import keys
 from app_pages.roofline.strings import formula, t
-from engine import native
-from engine.kernels import PREFILL_ROWS
-from engine.machine import cpu_capability, cpu_model
+from engine.kernels import native
+from engine.layers.kernel_plan import PREFILL_ROWS
+from engine.observe.machine import cpu_capability, cpu_model
 from ui.formula import show_formula
 from ui.text import md_literal
 

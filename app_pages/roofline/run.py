@@ -11,7 +11,7 @@ import streamlit as st
 from app_pages.roofline import keys
 from app_pages.roofline.figures import nvml_figure, roofline_figure
 from app_pages.roofline.strings import formula, t
-from engine.costmodel import ridge_intensity
+from engine.observe.costmodel import ridge_intensity
 from lab.busy import LoadMeter, MachineLoad
 from lab.complexity_math import prompt_of_length
 from lab.hardware import DeviceCeilings

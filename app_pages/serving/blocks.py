@@ -12,7 +12,7 @@ import plotly.graph_objects as go
 from app_pages.serving.run import PolicyRun
 from app_pages.serving.strings import t
 from app_pages.serving.timeline import ordered_requests, row_names
-from engine.trace import Trace
+from engine.observe.trace import Trace
 from ui.text import html_text
 from ui.theme import EXTRA_COLORS, PHASE_COLORS, legend_below, style
 

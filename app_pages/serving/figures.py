@@ -9,7 +9,7 @@ from plotly.subplots import make_subplots
 
 from app_pages.serving.strings import t
 from app_pages.serving.timeline import ordered_requests, origin, request_segments, row_names, step_totals, step_window
-from engine.trace import Trace
+from engine.observe.trace import Trace
 from ui.text import html_text
 from ui.theme import EXTRA_COLORS, PHASE_COLORS, legend_below, style
 

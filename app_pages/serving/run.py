@@ -17,7 +17,7 @@ from enum import Enum
 from app_pages.serving.workload import pool_needs
 from engine import EngineConfig, EngineEvent
 from engine.errors import LabError
-from engine.trace import Trace
+from engine.observe.trace import Trace
 from lab.busy import MachineLoad
 from lab.workload import RequestSpec, run_workload, summarize
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.trace import RequestRecord, StepRecord, Trace
+from engine.observe.trace import RequestRecord, StepRecord, Trace
 
 
 @dataclass

@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from engine.draft_model import with_draft_model
+from engine.core.draft_model import with_draft_model
+from engine.core.speculative import SpeculativeConfig
 from engine.errors import LabError
-from engine.speculative import SpeculativeConfig
 from lab.busy import MachineLoad
 from ui.run_driver import run_steps, start_run
 from ui.run_state import RunResult, RunSettings
@@ -109,7 +109,7 @@ def run_both(
 ) -> SpecComparison:
     """Plain, then speculative; progress(run index 0 or 1, tokens so far) after each step. A bad
     prompt or setting raises LabError before anything runs. draft_model: a loaded bundle with the
-    same tokenizer that drafts instead of prompt lookup (engine/draft_model.py); adaptive: k starts
+    same tokenizer that drafts instead of prompt lookup (engine/core/draft_model.py); adaptive: k starts
     at k and follows the acceptance (SpeculativeConfig.next_k)."""
     if not prompt.strip():
         raise LabError("The prompt is empty: type some text to run.")
