@@ -55,10 +55,9 @@ lint: $(STAMP)
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
 
-# The documentation site in site/: its data pages first (bench records, the source document), then
-# MkDocs with --strict, so a broken link fails the build.
+# The documentation site in site/ from the Markdown under docs/ (mkdocs.yml's hook fills in the bench
+# records' tables and the source page as it builds), with --strict, so a broken link fails the build.
 docs: $(STAMP)
-	$(PY) scripts/docs_pages.py
 	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict
 
 bench: $(STAMP)

@@ -1,7 +1,8 @@
 """Every bench's dated JSON record under bench/results/: what it printed (and its tables as data),
 on which machine (CPU model, ISA, threads, torch), when, from which commit, with which arguments,
-and how much other processes took of the machine meanwhile. The docs' benchmark page is generated
-from these records (scripts/bench_docs.py), so every figure there names its machine and date.
+and how much other processes took of the machine meanwhile. The docs' tables are filled in from
+these records as the site is built (scripts/docs_pages.py), so every figure there names its
+machine and date.
 
     if __name__ == "__main__":
         with recorded("decode"):

@@ -1,6 +1,8 @@
 """Bench records and the docs made from them: every bench script writes a dated JSON record (its
 machine, commit, arguments, load and printed tables), and the docs' records page shows each table
-with its bench, date, machine and whether the machine was busy."""
+with its bench, date, machine and whether the machine was busy. The docs under docs/ are tracked
+sources: the site's build (scripts/docs_pages.py, an MkDocs hook) puts the tables where their
+markers and placeholders are."""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ import pytest
 
 from bench.record import markdown_tables, recorded
 from lab.busy import MachineLoad
-from scripts.docs_pages import docs_links, filled_page, records_page, script_of
+from scripts.docs_pages import docs_links, filled_markdown, filled_page, readme_as_home, records_page, script_of
 
 ROOT = Path(__file__).resolve().parent.parent
 HELPERS = {"record.py", "decode_parts.py"}  # imported by the benches, not run
@@ -125,13 +127,48 @@ def test_a_gpu_record_fills_only_the_markers_that_ask_for_it(tmp_path):
 
 def test_every_record_marker_of_the_docs_names_a_script_that_writes_it():
     """A marker names a bench/ script, or a scripts/ one for measurements of the app itself."""
-    for template in (ROOT / "bench" / "docs").glob("*.md"):
+    for template in (ROOT / "docs").glob("*.md"):
         for bench, *_ in re.findall(r"^<!-- record: (\w+) (\d+)( \w+)? -->$", template.read_text(), re.MULTILINE):
             script = ROOT / script_of(bench)
             assert script.exists(), (template.name, bench)
             assert f'recorded("{bench}")' in script.read_text(), (script.name, bench)
     assert script_of("decode") == "bench/decode.py" and script_of("soak_app") == "scripts/soak_app.py"
     assert script_of("ci_time") == "scripts/suite_times.py"
+
+
+def test_a_marker_and_its_placeholder_become_the_table(tmp_path):
+    """The italic line under a marker is what a forge shows; the built page has the table instead."""
+    (tmp_path / "2026-12-01T000000Z-decode.json").write_text(
+        json.dumps(_record("2026-12-01T00:00:00+00:00", False, "40.0"))
+    )
+    source = "Intro.\n\n<!-- record: decode 0 -->\n*Filled in when the site is built.*\n\nAfter.\n"
+    page = filled_page(source, tmp_path)
+    assert "| TPOT | 40.0 |" in page and "Filled in" not in page and "After." in page
+    bold = filled_page("<!-- record: decode 0 -->\n**Errors.** a paragraph of its own\n", tmp_path)
+    assert "**Errors.** a paragraph of its own" in bold  # only an italic line is a placeholder
+    records = filled_markdown("# Bench records\n\n<!-- records -->\n*Every record, when built.*\n", tmp_path)
+    assert "## `decode`, 2026-12-01 00:00 UTC" in records and "when built" not in records
+
+
+def test_every_docs_page_reads_on_a_forge_and_is_filled_in_when_built():
+    """Each marker under docs/ has its placeholder (a forge shows no HTML comment), and the built
+    Markdown keeps no marker and no placeholder."""
+    marker = re.compile(r"^<!-- (record: \w+ \d+( \w+)?|records|source) -->$", re.MULTILINE)
+    for page in sorted((ROOT / "docs").glob("*.md")):
+        text = page.read_text(encoding="utf-8")
+        for found in marker.finditer(text):
+            placeholder = text[found.end() :].split("\n", 2)[1]
+            assert placeholder.startswith("*Filled in when the site is built"), (page.name, found.group(0))
+        built = filled_markdown(text)
+        assert "<!-- record" not in built and "Filled in when the site is built" not in built, page.name
+    assert "## 5.1 · " in filled_markdown((ROOT / "docs" / "source.md").read_text(encoding="utf-8"))
+
+
+def test_the_readme_is_the_sites_home_with_the_sites_links():
+    readme = "![shot](docs/screenshots/a.png) [Deploy](docs/sharing.md), [`docs/`](docs/), [LICENSE](LICENSE), [w](https://x.org)"
+    home = readme_as_home(readme)
+    assert home == "![shot](screenshots/a.png) [Deploy](sharing.md), `docs/`, LICENSE, [w](https://x.org)"
+    assert "## Quick start" in filled_markdown((ROOT / "docs" / "index.md").read_text(encoding="utf-8"))
 
 
 def test_suite_times_read_pytests_closing_line():
