@@ -10,6 +10,7 @@ import ast
 import importlib
 import os
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -374,12 +375,41 @@ def test_no_tracker_numbers_in_code_or_docs(tmp_path):
     assert len(tracker_references(tmp_path)) == 2
 
 
+RELATIVE_LINK = re.compile(r"\]\((?!https?:|mailto:|#|/)([^)\s#?]+)")  # a link or image into the tree
+
+
+def tracked_paths(root: Path) -> set[str]:
+    """What a fresh clone and a forge hold: the tracked files and every folder above one."""
+    listed = subprocess.run(["git", "ls-files", "-z"], cwd=root, capture_output=True, text=True, check=True)
+    files = {f for f in listed.stdout.split("\0") if f}
+    return files | {str(parent) for f in files for parent in Path(f).parents if parent != Path(".")}
+
+
+def broken_links(page: Path, root: Path, tracked: set[str]) -> list[str]:
+    """The page's relative links whose target is not tracked: a 404 on a forge and in a fresh clone."""
+    broken = []
+    for link in RELATIVE_LINK.findall(page.read_text(encoding="utf-8")):
+        target = os.path.relpath(os.path.normpath(page.parent / link), root)
+        if target not in tracked:
+            broken.append(f"{page.relative_to(root)}: {link}")
+    return broken
+
+
+def test_every_link_of_the_readme_and_the_docs_is_a_tracked_file(tmp_path):
+    if not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout: nothing says which files are tracked")
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    tracked = tracked_paths(ROOT)
+    assert [b for page in pages for b in broken_links(page, ROOT, tracked)] == []  # `git add` a new page
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "a.md").write_text("[b](b.md), [up](../src/), [web](https://x.org/y.md), [top](#t)")
+    assert broken_links(tmp_path / "docs" / "a.md", tmp_path, {"docs", "docs/a.md", "src"}) == ["docs/a.md: b.md"]
+
+
 def test_readme_is_a_front_door():
-    """What the lab is, how to start it and where the rest lives: the guides are in docs/."""
+    """What the lab is, how to start it and where the rest lives: every guide in docs/ is a link."""
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert len(readme.splitlines()) <= 200
     assert "make run" in readme and "make test" in readme and "make docs" in readme
-    templates = {f"docs/{p.name}" for p in (ROOT / "bench" / "docs").glob("*.md")}
-    generated = {"docs/source.md", "docs/records.md", *templates}  # made by `make docs` (docs_pages.py)
-    links = set(re.findall(r"\]\((docs/[^)#]+\.md)\)", readme))
-    assert generated <= links and all((ROOT / link).is_file() for link in links - generated)
+    guides = {f"docs/{p.name}" for p in (ROOT / "docs").glob("*.md")} - {"docs/index.md"}  # the site's home
+    assert guides <= set(RELATIVE_LINK.findall(readme)), sorted(guides - set(RELATIVE_LINK.findall(readme)))
