@@ -17,13 +17,16 @@ same text. (GuideLLM's and vLLM's reports: tests/test_report_import.py.)
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from datetime import datetime
 from pathlib import Path
 
-from app_pages.playground.trace_file import load_run, run_to_dict
-from lab.remote_trace import load_saved, saved_to_dict
+from app_pages.playground.trace_file import ModelFile, SettingsFile, load_run, run_to_dict
+from lab.remote_client import RemoteResult
+from lab.remote_trace import ResultFile, load_saved, saved_to_dict
 from lab.trace_io import dump_trace, load_trace
+from ui.run_state import ModelInfo, RunSettings
 
 DATA = Path(__file__).parent / "data"
 
@@ -90,3 +93,10 @@ def test_the_first_remote_traces_open_with_todays_defaults():
     ((run, seen),) = load_saved(text).runs
     assert seen.pools == {} and all(r.prompt_tokens is None and r.tokenizer is None for r in run.plan.requests)
     assert len(run.results) == 3 and run.summary()["finished"] == 2
+
+
+def test_the_file_models_that_stand_for_a_record_name_its_fields():
+    """The run's model and settings (ui/run_state.py) and a remote result (its request an index in
+    the file) are read through models of the file's own; they keep the record's fields, in order."""
+    for model, record in ((ModelFile, ModelInfo), (SettingsFile, RunSettings), (ResultFile, RemoteResult)):
+        assert list(model.model_fields) == [f.name for f in dataclasses.fields(record)], model.__name__
