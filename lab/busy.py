@@ -19,6 +19,8 @@ from dataclasses import dataclass
 
 import psutil
 
+from engine.observe.fields import Float, Int
+
 BUSY_SHARE = 0.25  # other processes on a quarter of the cores or more: timings are not the model's own
 BUSY_MIN_CORES = 0.5
 _NOT_BUSY = ("idle", "iowait", "guest", "guest_nice")  # waiting; guest time is already inside user
@@ -26,9 +28,10 @@ _NOT_BUSY = ("idle", "iowait", "guest", "guest_nice")  # waiting; guest time is 
 
 @dataclass(frozen=True)
 class MachineLoad:
-    other_cores: float | None  # average cores other processes kept busy; None where the system does not say
-    cores: int
-    seconds: float
+    # average cores other processes kept busy; None where the system does not say
+    other_cores: Float(lo=0.0, hi=1 << 16) | None
+    cores: Int(lo=1, hi=1 << 16)
+    seconds: Float(lo=0.0)
 
     @property
     def busy(self) -> bool:

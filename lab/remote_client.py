@@ -24,6 +24,7 @@ import openai
 from openai import AsyncOpenAI
 
 from engine.errors import LabError
+from engine.observe.fields import Bool, Float, Int, Text
 from engine.observe.request_metrics import RequestMetrics
 
 MAX_TEXT_CHARS = 1 << 20  # a reply longer than this is cut: the server is misbehaving
@@ -61,13 +62,15 @@ class Endpoint:
 
 @dataclass
 class RemoteRequest:
-    prompt: str
-    max_tokens: int = 64
-    chat: bool = True
-    temperature: float = 0.0
-    ignore_eos: bool = False  # vLLM's and our server's extension; others ignore it
-    prompt_tokens: int | None = None  # a synthetic prompt's length, by `tokenizer`'s count (lab/synthetic_prompts.py)
-    tokenizer: str | None = None  # the tokenizer that counted it
+    prompt: Text()
+    max_tokens: Int(lo=1, hi=1 << 20) = 64
+    chat: Bool = True
+    temperature: Float(lo=0.0, hi=100.0) = 0.0
+    ignore_eos: Bool = False  # vLLM's and our server's extension; others ignore it
+    # a synthetic prompt's length, by `tokenizer`'s count (lab/synthetic_prompts.py); saved runs from
+    # before synthetic prompts have neither
+    prompt_tokens: Int(lo=1, hi=1 << 20) | None = None
+    tokenizer: Text(500) | None = None  # the tokenizer that counted it
 
 
 @dataclass

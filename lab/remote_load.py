@@ -21,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from engine.errors import LabError
+from engine.observe.fields import Float, Int, ListOf, OneOf
 from engine.observe.request_metrics import percentiles
 from lab.remote_client import Endpoint, RemoteRequest, RemoteResult, stream_one, warm
 from lab.remote_metrics import MetricsWatch, watch_all
@@ -31,14 +32,14 @@ MODES = ("synchronous", "concurrent", "constant", "poisson", "workload")
 
 @dataclass
 class LoadPlan:
-    mode: str
-    requests: list[RemoteRequest]  # sent in order (cycled when max_requests is larger)
-    max_requests: int = 16
-    concurrency: int = 4  # concurrent
-    rate: float = 1.0  # constant and poisson: requests per second
-    arrivals: list[float] | None = None  # workload: seconds after the start, one per request
-    max_duration_s: float = 120.0
-    seed: int = 0
+    mode: OneOf(MODES)
+    requests: ListOf(RemoteRequest)  # sent in order (cycled when max_requests is larger)
+    max_requests: Int(lo=1) = 16
+    concurrency: Int(lo=1) = 4  # concurrent
+    rate: Float() = 1.0  # constant and poisson: requests per second
+    arrivals: ListOf(Float()) | None = None  # workload: seconds after the start, one per request
+    max_duration_s: Float() = 120.0
+    seed: Int() = 0
 
     def __post_init__(self):
         if self.mode not in MODES:

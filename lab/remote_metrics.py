@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from prometheus_client.parser import text_string_to_metric_families
 
 from engine.errors import LabError
+from engine.observe.fields import Float, ListOf, Parsed, Text
 from lab.remote_client import Endpoint
 
 MAX_METRICS_BYTES = 8 << 20
@@ -78,11 +79,20 @@ KINDS = {
 }
 
 
+def _bucket(pair: object) -> tuple[float, float]:
+    """A saved bucket, [upper bound, cumulative count]: the last bound "+Inf", as Prometheus writes it."""
+    le, count = pair if isinstance(pair, list) and len(pair) == 2 else (None, None)
+    le = math.inf if le == "+Inf" else le
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (le, count)):
+        raise ValueError(pair)
+    return float(le), float(count)
+
+
 @dataclass
 class Histogram:
-    buckets: list[tuple[float, float]]  # (upper bound, cumulative count), +inf last
-    count: float
-    total: float
+    buckets: ListOf(Parsed(tuple[float, float], _bucket, "[upper bound, count]"), 1024)  # +inf last
+    count: Float(lo=0.0)
+    total: Float()
 
     def minus(self, earlier: Histogram | None) -> Histogram:
         if earlier is None:
@@ -111,8 +121,8 @@ class Histogram:
 
 @dataclass
 class Snapshot:
-    time: float  # perf_counter when it was read
-    gauges: dict[str, float] = field(default_factory=dict)
+    time: Float()  # perf_counter when it was read
+    gauges: dict[str, Float()] = field(default_factory=dict)
     histograms: dict[str, Histogram] = field(default_factory=dict)
 
     def kind(self) -> str | None:
@@ -216,9 +226,9 @@ class MetricsWatch:
     `pools`: the same of other servers read beside it, by name (a router's prefill and decode workers,
     as a disaggregated vLLM, SGLang or Dynamo deployment exposes them)."""
 
-    snapshots: list[Snapshot] = field(default_factory=list)
-    note: str | None = None
-    pools: dict[str, MetricsWatch] = field(default_factory=dict)
+    snapshots: ListOf(Snapshot, 100_000) = field(default_factory=list)
+    note: Text(4096) | None = None
+    pools: dict[str, MetricsWatch] = field(default_factory=dict)  # saved runs from before pools have none
 
     @property
     def kind(self) -> str | None:

@@ -5,7 +5,7 @@ model, whose metrics it publishes), each load's plan, every request as the clien
 each chunk's arrival and text, usage, finish reason, error) and the server's gauges over the run
 with its latency histograms at the start and the end (all a histogram over the run needs). Times
 are seconds from the run's start. The API key is never part of it. Loading checks every field
-against the declared records below (lab/schema.py) and raises LabError with a message for the user.
+against the records' own declarations and raises LabError naming the field (lab/schema.py).
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ from typing import Any
 
 from engine.errors import LabError
 from lab.remote_client import RemoteRequest, RemoteResult
-from lab.remote_load import MODES, LoadPlan, LoadRun
-from lab.remote_metrics import KINDS, TRANSFER, Histogram, MetricsWatch, Snapshot
-from lab.schema import Bool, Checked, Float, Int, ListOf, OneOf, Record, Text, validate
+from lab.remote_load import LoadPlan, LoadRun
+from lab.remote_metrics import KINDS, TRANSFER, Histogram, MetricsWatch
+from lab.schema import Bool, Float, Int, ListOf, OneOf, Record, Text, validate
 from lab.trace_io import INVALID, check_header, parse_json
 
 FORMAT = "pdlab-remote-trace"
@@ -151,32 +151,12 @@ def _hist_dict(h: Histogram) -> dict:
     }
 
 
-# --- from JSON -------------------------------------------------------------------------------------
-class RequestFile(Record):
-    prompt: Text(MAX_TEXT)
-    max_tokens: Int(lo=1, hi=1 << 20)
-    chat: Bool
-    temperature: Float(lo=0.0, hi=100.0)
-    ignore_eos: Bool
-    prompt_tokens: Int(lo=1, hi=1 << 20) | None = None  # files written before synthetic prompts have neither
-    tokenizer: Text(500) | None = None
-
-    def build(self) -> RemoteRequest:
-        return RemoteRequest(**dict(self))
-
-
-class PlanFile(Record):
-    mode: OneOf(MODES)
-    max_requests: Int(lo=1)
-    concurrency: Int(lo=1)
-    rate: Float()
-    arrivals: ListOf(Float()) | None = None
-    max_duration_s: Float()
-    seed: Int()
-    requests: ListOf(RequestFile)
-
-
+# --- from JSON: what only the file holds; the requests, the plan and the server's readings are read
+# against their own declarations (lab/remote_client.py, lab/remote_load.py, lab/remote_metrics.py) ---
 class ResultFile(Record):
+    """A RemoteResult as the file keeps it: its request as an index into the plan's (a plan cycles
+    through its requests), its times in seconds from the run's start."""
+
     request: Int()
     send: Float(lo=0.0)
     chunk_times: ListOf(Float(), MAX_CHUNKS)
@@ -189,57 +169,12 @@ class ResultFile(Record):
     response_id: Text(256) | None = None
 
 
-def _bucket(pair: list) -> tuple[float, float]:
-    """[upper bound, cumulative count], the bound "+Inf" for the last bucket."""
-    numbers = [v for v in pair if isinstance(v, (int, float)) and not isinstance(v, bool)]
-    if len(pair) != 2 or len(numbers) + (pair[0] == "+Inf") != 2:
-        raise ValueError(pair)
-    return (math.inf if pair[0] == "+Inf" else float(pair[0]), float(pair[1]))
-
-
-class HistogramFile(Record):
-    buckets: ListOf(Checked(list, _bucket, "[upper bound, count]"), 1024)
-    count: Float(lo=0.0)
-    total: Float()
-
-
-class SnapshotFile(Record):
-    time: Float()
-    gauges: dict[str, Float()]
-    histograms: dict[str, HistogramFile]
-
-
-class PoolWatchFile(Record):
-    """One pool's readings (another server read beside the run)."""
-
-    note: Text(4096) | None = None
-    snapshots: ListOf(SnapshotFile, 100_000)
-
-    def build(self) -> MetricsWatch:
-        snaps = [
-            Snapshot(
-                s.time, dict(s.gauges), {k: Histogram(h.buckets, h.count, h.total) for k, h in s.histograms.items()}
-            )
-            for s in self.snapshots
-        ]
-        return MetricsWatch(snaps, self.note)
-
-
-class WatchFile(PoolWatchFile):
-    pools: dict[str, PoolWatchFile] | None = None  # files written before pools were read have none
-
-    def build(self) -> MetricsWatch:
-        seen = super().build()
-        seen.pools = {name: p.build() for name, p in (self.pools or {}).items()}
-        return seen
-
-
 class RunFile(Record):
-    plan: PlanFile
+    plan: LoadPlan
     end: Float(lo=0.0) | None = None
     stopped: Bool
     results: ListOf(ResultFile, 10_000)
-    server_metrics: WatchFile
+    server_metrics: MetricsWatch
 
 
 class ServerFile(Record):
@@ -266,24 +201,9 @@ def load_saved(data: str | bytes) -> Saved:
 
 
 def _run_from(f: RunFile, where: str) -> tuple[LoadRun, MetricsWatch]:
-    p = f.plan
-    requests = [r.build() for r in p.requests]
-    try:
-        plan = LoadPlan(
-            p.mode,
-            requests,
-            max_requests=p.max_requests,
-            concurrency=p.concurrency,
-            rate=p.rate,
-            arrivals=p.arrivals,
-            max_duration_s=p.max_duration_s,
-            seed=p.seed,
-        )
-    except LabError as e:
-        raise LabError(f"{INVALID}{where}.plan: {e}") from None
-    run = LoadRun(plan, start=0.0, end=f.end, stopped=f.stopped)
-    run.results = [_result_from(r, f"{where}.results[{i}]", requests) for i, r in enumerate(f.results)]
-    return run, f.server_metrics.build()
+    run = LoadRun(f.plan, start=0.0, end=f.end, stopped=f.stopped)
+    run.results = [_result_from(r, f"{where}.results[{i}]", f.plan.requests) for i, r in enumerate(f.results)]
+    return run, f.server_metrics
 
 
 def _result_from(f: ResultFile, where: str, requests: list[RemoteRequest]) -> RemoteResult:

@@ -1,9 +1,11 @@
-"""Declared file formats (pydantic models) whose errors read as one sentence naming the field.
+"""Reading a declared record from an untrusted file: the first wrong field as one sentence.
 
-A file a visitor uploads, or a settings file, is untrusted input. Its records are pydantic models
-built from the field types below; each type carries the words a reader needs ("a whole number from
-0 to 9"), and `validate` turns pydantic's first error into a LabError naming the field's place in
-the file as a reader would write it:
+A file a visitor uploads, or a settings file, is untrusted input. It is read against declared
+types: the program's own dataclasses, whose fields carry the types of engine/observe/fields.py
+(a trace's steps and tokens, a remote run's plan), and pydantic models for what only a file holds
+(its envelope, encodings such as the playground's attention). `validate` checks `data` against one
+of them and turns pydantic's first error into a LabError naming the field's place in the file as a
+reader would write it, with the words its type carries:
 
     Not a valid trace: steps[3].ms should be a finite number from 0 to inf, got 'fast'.
 
@@ -13,86 +15,60 @@ model that must refuse unknown fields sets extra="forbid" and reports them itsel
 
 from __future__ import annotations
 
-import math
+import dataclasses
+import functools
 import types
 import typing
-from dataclasses import dataclass
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, TypeVar
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
 from engine.errors import LabError
 
-MAX_INT = 1 << 53  # JSON numbers beyond this lose precision: nothing we record is that large
-MAX_ITEMS = 200_000  # steps, tokens, token ids: far beyond any run the app makes
+# The field types, declared beside the records (engine/observe/fields.py); named here too for the
+# readers of files that declare their own models (the settings file's, ui/public.py).
+from engine.observe.fields import MAX_INT, MAX_ITEMS, Bool, Checked, Float, Int, ListOf, OneOf, Text, Want
 
-M = TypeVar("M", bound=BaseModel)
+__all__ = ["MAX_INT", "MAX_ITEMS", "Bool", "Checked", "Float", "Int", "ListOf", "OneOf", "Text", "Want"]
+__all__ += ["Record", "describe", "kind_of", "place", "validate", "want_at"]
 
-
-@dataclass(frozen=True)
-class Want:
-    """What a field should be, in a reader's words: the end of "x should be …"."""
-
-    text: str
+T = TypeVar("T")
+OBJECT_ERRORS = ("model_type", "dict_type", "model_attributes_type", "dataclass_type", "dataclass_exact_type")
 
 
 class Record(BaseModel):
-    """A record read from a file: strict types (no "3" for 3, no true for 1), unknown fields ignored."""
+    """What only a file holds (a header, an encoding): unknown fields ignored. Strictness is each
+    field type's own, so that the program's dataclasses inside a record are read from JSON objects."""
 
-    model_config = ConfigDict(strict=True, extra="ignore", frozen=True)
-
-
-def Int(lo: int = 0, hi: int = MAX_INT) -> Any:  # noqa: N802 - a type, named like one
-    return Annotated[int, Field(strict=True, ge=lo, le=hi), Want(f"a whole number from {lo} to {hi}")]
+    model_config = ConfigDict(extra="ignore", frozen=True)
 
 
-def Float(lo: float = -math.inf, hi: float = math.inf) -> Any:  # noqa: N802
-    return Annotated[
-        float, Field(strict=True, ge=lo, le=hi, allow_inf_nan=False), Want(f"a finite number from {lo:g} to {hi:g}")
-    ]
+@functools.cache
+def _adapter(kind: Any) -> TypeAdapter:
+    return TypeAdapter(kind)
 
 
-def Text(max_len: int = 1 << 20) -> Any:  # noqa: N802
-    return Annotated[str, Field(strict=True, max_length=max_len), Want(f"a text of at most {max_len} characters")]
-
-
-def OneOf(choices: tuple[str, ...]) -> Any:  # noqa: N802
-    return Annotated[Literal[choices], Want("one of " + ", ".join(repr(c) for c in choices))]
-
-
-def ListOf(item: Any, max_len: int = MAX_ITEMS, want: str | None = None) -> Any:  # noqa: N802
-    return Annotated[list[item], Field(max_length=max_len), Want(want or f"a list of at most {max_len} items")]
-
-
-def Checked(kind: Any, check: typing.Callable[[Any], Any], want: str) -> Any:  # noqa: N802
-    """A value `check` accepts (returning it, converted); a ValueError from it reads "should be `want`"."""
-    return Annotated[kind, AfterValidator(check), Want(want)]
-
-
-Bool = Annotated[bool, Field(strict=True), Want("true or false")]
-
-
-def validate(model: type[M], data: Any, prefix: str = "") -> M:
-    """`data` (parsed JSON or TOML) as `model`, or a LabError naming the first field that is wrong."""
+def validate(kind: type[T], data: Any, prefix: str = "") -> T:
+    """`data` (parsed JSON or TOML) as `kind` (a dataclass or a model), or a LabError naming the
+    first field that is wrong."""
     if not isinstance(data, dict):
         raise LabError(f"{prefix}the file should be an object, got {kind_of(data)}.")
     try:
-        return model.model_validate(data)
+        return _adapter(kind).validate_python(data)
     except ValidationError as e:
-        raise LabError(prefix + describe(model, e.errors(include_url=False)[0])) from None
+        raise LabError(prefix + describe(kind, e.errors(include_url=False)[0])) from None
 
 
-def describe(model: type[BaseModel], error: dict) -> str:
+def describe(kind: Any, error: dict) -> str:
     """One pydantic error as "where should be what, got what"."""
     loc = tuple(error["loc"])
     where = place(loc) or "the file"
     if error["type"] == "missing":
         return f"{where} is missing."
-    if error["type"] in ("model_type", "dict_type", "model_attributes_type"):
-        want = "an object"
-    else:
-        want = want_at(model, loc) or error["msg"]
-    return f"{where} should be {want}, got {kind_of(error.get('input'))}."
+    want = "an object" if error["type"] in OBJECT_ERRORS else want_at(kind, loc)
+    if want is None and error["type"] == "value_error":  # the record's own check (__post_init__) said why
+        return f"{where}: {error['ctx']['error']}"
+    return f"{where} should be {want or error['msg']}, got {kind_of(error.get('input'))}."
 
 
 def place(loc: tuple) -> str:
@@ -105,30 +81,44 @@ def place(loc: tuple) -> str:
     return out
 
 
-def want_at(model: type[BaseModel], loc: tuple) -> str | None:
-    """The Want of the field or list item at `loc`, found by walking the declared types."""
-    tp: Any = model
-    want = None
-    for i, part in enumerate(loc):
-        tp, found = _unwrap(tp)
-        want = found or want
-        key_next = i + 1 < len(loc) and loc[i + 1] == "[key]"  # the error is in this dict key itself
-        if part == "[key]":
-            continue
-        if isinstance(tp, type) and issubclass(tp, BaseModel) and isinstance(part, str) and part in tp.model_fields:
-            info = tp.model_fields[part]
-            tp = Annotated[(info.annotation, *info.metadata)] if info.metadata else info.annotation
-            want = None
-        elif typing.get_origin(tp) in (list, tuple) and typing.get_args(tp):
-            tp = typing.get_args(tp)[0]
-            want = None
-        elif typing.get_origin(tp) is dict:
-            tp = typing.get_args(tp)[0 if key_next else 1]
-            want = None
-        else:
-            return want
-    _, found = _unwrap(tp)
-    return found or want
+def want_at(kind: Any, loc: tuple) -> str | None:
+    """The Want of the field, list item or dict key at `loc`, found by walking the declared types
+    (where the walk cannot go further, the Want of the last type it reached)."""
+    tp, want = _unwrap(kind)
+    if not loc:
+        return want
+    is_key = loc[1:2] == ("[key]",)  # the error is in this dict key itself
+    children = _children(tp, loc[0], is_key)
+    if not children:
+        return want
+    rest = loc[2:] if is_key else loc[1:]
+    # Two fields may read one key (a playground trace reads each token twice): the one that has words.
+    return next((w for w in (want_at(child, rest) for child in children) if w), None)
+
+
+def _children(tp: Any, part: Any, is_key: bool) -> list[Any]:
+    """The declared types under `tp` that `part` of a location names."""
+    if isinstance(tp, type) and issubclass(tp, BaseModel) and isinstance(part, str):
+        return [
+            Annotated[(info.annotation, *info.metadata)] if info.metadata else info.annotation
+            for name, info in tp.model_fields.items()
+            if (info.validation_alias or name) == part
+        ]
+    if dataclasses.is_dataclass(tp) and isinstance(part, str):
+        hints = _hints(tp)
+        return [hints[part]] if part in hints else []
+    args = typing.get_args(tp)
+    if typing.get_origin(tp) in (list, tuple) and args:
+        return [args[0]]
+    if typing.get_origin(tp) is dict and args:
+        return [args[0 if is_key else 1]]
+    return []
+
+
+@functools.cache
+def _hints(cls: type) -> dict[str, Any]:
+    """A dataclass's field types, with their Annotated words (its annotations may be strings)."""
+    return typing.get_type_hints(cls, include_extras=True)
 
 
 def _unwrap(tp: Any) -> tuple[Any, str | None]:

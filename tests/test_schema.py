@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from engine.errors import LabError
+from engine.observe.trace import StepRecord
 from lab.schema import Bool, Float, Int, ListOf, OneOf, Record, Text, validate
-from lab.trace_io import StepFile
 
 
 class Inner(Record):
@@ -59,8 +59,8 @@ def test_a_missing_field_and_a_bad_dict_key_are_named():
         "block_tables": {"seven": [1]},
     }
     with pytest.raises(LabError, match=r"block_tables\.seven should be a sequence id \(digits\), got 'seven'"):
-        validate(StepFile, step)
-    assert validate(StepFile, step | {"block_tables": {"7": [1]}}).build().block_tables == {7: [1]}
+        validate(StepRecord, step)
+    assert validate(StepRecord, step | {"block_tables": {"7": [1]}}).block_tables == {7: [1]}
 
 
 def test_a_valid_record_keeps_its_values_and_ignores_derived_fields():

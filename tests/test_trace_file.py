@@ -13,7 +13,8 @@ import pytest
 
 from app_pages.playground.report_figures import heatmap_figure, run_figures
 from app_pages.playground.step_table import step_table, worked_example_md
-from app_pages.playground.trace_file import ATTENTION_MAX_BYTES, dump_run, encode_attention, kept_layers, load_run
+from app_pages.playground.trace_attention import ATTENTION_MAX_BYTES, encode_attention, kept_layers
+from app_pages.playground.trace_file import dump_run, load_run
 from engine import Engine, EngineConfig, SamplingParams
 from lab.busy import MachineLoad
 from lab.trace_io import dump_trace, load_trace
