@@ -342,6 +342,23 @@ class Servers:
             yield url
 
     @contextmanager
+    def held_engine(self, model: str, log_name: str, *extra: str) -> Iterator[tuple[str, subprocess.Popen]]:
+        """`python -m engine serve` whose process the test holds: (base URL, process); a test may kill
+        it by that handle, and it is stopped by it in any case."""
+        from engine.entrypoints.launch import engine_process
+
+        with engine_process(model, ARTIFACTS / log_name, *extra) as (url, proc):
+            yield url, proc
+
+    @contextmanager
+    def router(self, prefill_url: str, decode_url: str, log_name: str) -> Iterator[str]:
+        """`python -m engine router` over a prefill and a decode worker: yields its base URL."""
+        from engine.entrypoints.launch import router_server
+
+        with router_server(prefill_url, decode_url, ARTIFACTS / log_name) as url:
+            yield url
+
+    @contextmanager
     def app(self, env: dict[str, str], log_name: str) -> Iterator[int]:
         """`streamlit run app.py` with `env` added: yields its port once it is healthy."""
         from engine.entrypoints.launch import free_port

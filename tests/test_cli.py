@@ -139,3 +139,39 @@ def test_serve_chunks_long_prompts_by_default():
     assert args.chunked_prefill and args.max_num_batched_tokens == SERVE_STEP_TOKENS == 512
     assert not _parser().parse_args(["serve", "--no-chunked-prefill"]).chunked_prefill
     assert args.max_body_bytes == 4 << 20 and args.api_key is None
+
+
+# Each command's options, as its --help lists them.
+OPTIONS = {
+    "prepare": "--debug",
+    "generate": "--prompt --model --max-new-tokens --no-kv-cache --attention --dtype --device --weights --kv-dtype "
+    "--seed --temperature --top-k --top-p --chat --json --probe-memory --debug",
+    "serve": "--model --host --port --dtype --device --weights --kv-dtype --max-num-seqs --max-num-batched-tokens "
+    "--chunked-prefill --no-chunked-prefill --max-body-bytes --api-key --prefix-caching --cpus --role "
+    "--disaggregate --speculative-config --served-model-name --debug",
+    "router": "--prefill-url --decode-url --host --port --debug",
+}
+
+
+def test_each_commands_help_lists_its_options(capsys):
+    import pytest
+
+    from engine.entrypoints.cli import main
+
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    assert "{prepare,generate,serve,router}" in capsys.readouterr().out
+    for command, options in OPTIONS.items():
+        with pytest.raises(SystemExit) as done:
+            main([command, "--help"])
+        listed = {word.strip("[],") for word in capsys.readouterr().out.split() if word.startswith(("--", "[--"))}
+        assert done.value.code == 0 and set(options.split()) <= listed, (command, set(options.split()) - listed)
+
+
+def test_generate_and_serve_share_the_models_options_declared_once():
+    from engine.entrypoints.cli import _parser
+
+    commands = next(a for a in _parser()._actions if a.dest == "command").choices
+    generate, serve = ({a.option_strings[0]: a for a in commands[c]._actions} for c in ("generate", "serve"))
+    for option in ("--model", "--dtype", "--device", "--weights", "--kv-dtype"):
+        assert generate[option] is serve[option], option  # one argparse action, from the parent parser

@@ -7,20 +7,10 @@ from __future__ import annotations
 import json
 import urllib.error
 import urllib.request
-from contextlib import contextmanager
 
 import pytest
 
 PROMPT = "The quick brown fox jumps over the lazy dog"
-
-
-@contextmanager
-def router(servers, prefill_url: str, decode_url: str, log_name: str):
-    from engine.entrypoints.launch import router_server
-    from tests.conftest import ARTIFACTS
-
-    with router_server(prefill_url, decode_url, ARTIFACTS / log_name) as url:
-        yield url
 
 
 @pytest.fixture(scope="module")
@@ -29,7 +19,7 @@ def pair(servers, tiny_dirs):
     with servers.engine(model, "engine-serve-prefill.log", "--role", "prefill") as p:
         # a small body limit for requests: a hand-off is larger, and has the route's own (the context's KV)
         with servers.engine(model, "engine-serve-decode.log", "--role", "decode", "--max-body-bytes", "2048") as d:
-            with router(servers, p, d, "engine-router.log") as r:
+            with servers.router(p, d, "engine-router.log") as r:
                 yield p, d, r
 
 
@@ -109,7 +99,7 @@ def test_a_decode_worker_that_is_down_is_named_and_the_router_keeps_serving(serv
 
     p, _, _ = pair
     gone = f"http://127.0.0.1:{free_port()}"  # nothing listens there
-    with router(servers, p, gone, "engine-router-down.log") as url:
+    with servers.router(p, gone, "engine-router-down.log") as url:
         from openai import APIStatusError
 
         for _ in range(2):  # and again: the router is still there
@@ -121,16 +111,6 @@ def test_a_decode_worker_that_is_down_is_named_and_the_router_keeps_serving(serv
         assert e.value.code == 503 and "decode worker" in json.loads(e.value.read())["error"]["message"]
 
 
-@contextmanager
-def worker(model: str, role: str, log_name: str):
-    """A worker whose process the test holds: (base URL, process), stopped by its own handle."""
-    from engine.entrypoints.launch import engine_process
-    from tests.conftest import ARTIFACTS
-
-    with engine_process(model, ARTIFACTS / log_name, "--role", role) as (url, proc):
-        yield url, proc
-
-
 def test_a_decode_worker_killed_mid_stream_fails_its_request_clearly(servers, tiny_dirs):
     import time
 
@@ -138,8 +118,8 @@ def test_a_decode_worker_killed_mid_stream_fails_its_request_clearly(servers, ti
 
     model = str(tiny_dirs["llama-4k"])  # a long context: the stream is still going when the worker dies
     with servers.engine(model, "engine-serve-prefill-4k.log", "--role", "prefill") as p:
-        with worker(model, "decode", "engine-serve-decode-killed.log") as (d, proc):
-            with router(servers, p, d, "engine-router-killed.log") as url:
+        with servers.held_engine(model, "engine-serve-decode-killed.log", "--role", "decode") as (d, proc):
+            with servers.router(p, d, "engine-router-killed.log") as url:
                 c = OpenAI(base_url=f"{url}/v1", api_key="unused", max_retries=0, timeout=60)
                 stream = c.completions.create(
                     model=tiny_dirs["llama-4k"].name,
@@ -170,9 +150,9 @@ def test_a_prefill_worker_killed_leaves_decodes_running_and_new_requests_get_a_c
     from openai import APIStatusError, OpenAI
 
     model = str(tiny_dirs["llama-4k"])
-    with worker(model, "prefill", "engine-serve-prefill-killed.log") as (p, proc):
+    with servers.held_engine(model, "engine-serve-prefill-killed.log", "--role", "prefill") as (p, proc):
         with servers.engine(model, "engine-serve-decode-4k.log", "--role", "decode") as d:
-            with router(servers, p, d, "engine-router-prefill-killed.log") as url:
+            with servers.router(p, d, "engine-router-prefill-killed.log") as url:
                 c = OpenAI(base_url=f"{url}/v1", api_key="unused", max_retries=0, timeout=60)
                 args = dict(model=tiny_dirs["llama-4k"].name, prompt=PROMPT, temperature=0)
                 stream = c.completions.create(**args, max_tokens=400, stream=True, extra_body={"ignore_eos": True})
@@ -236,17 +216,16 @@ def test_the_remote_lab_reads_both_workers_pools_beside_a_load_through_the_route
         assert moved[-1] > moved[0]  # each side counted the four hand-offs' bytes
 
 
-def test_serve_disaggregate_starts_the_pair_behind_its_router_and_stops_it(tiny_server, tiny_dirs):
+def test_serve_disaggregate_starts_the_pair_behind_its_router_and_stops_it(servers, tiny_server, tiny_dirs):
     import re
     import time
 
-    from engine.entrypoints.launch import engine_process
     from tests.conftest import ARTIFACTS
 
     model = tiny_dirs["llama"]
     log = ARTIFACTS / "engine-serve-disaggregate.log"
     args = dict(model=model.name, prompt=PROMPT, max_tokens=8, temperature=0, extra_body={"ignore_eos": True})
-    with engine_process(str(model), log, "--disaggregate") as (url, proc):
+    with servers.held_engine(str(model), log.name, "--disaggregate") as (url, proc):
         assert client(url).completions.create(**args).choices[0].text == (
             client(tiny_server[0]).completions.create(**args).choices[0].text
         )

@@ -132,7 +132,7 @@ def test_a_stream_without_a_finish_names_the_url_as_everywhere_else(faulty):
     ), r.error
 
 
-def test_llama_cpp_pythons_own_server_as_the_page_reads_it(tmp_path):
+def test_llama_cpp_pythons_own_server_as_the_page_reads_it(servers):
     """The real thing where it is installed: `python -m llama_cpp.server` on the bundled GGUF, one
     prompt timed by the page's client, and a concurrent load whose streams its default
     --interrupt_requests cuts, named with that cause (all finish once it is off)."""
@@ -141,21 +141,13 @@ def test_llama_cpp_pythons_own_server_as_the_page_reads_it(tmp_path):
         reason="llama-cpp-python (the optional `peers` extra) is not installed; it builds from source, "
         "~25 min on 2 cores: .venv/bin/pip install -e '.[peers]'",
     )
-    from engine.entrypoints.launch import free_port, stop, wait_for
     from engine.loader.model_loader import bundled_gguf_path
 
     for interrupt, expect_cut in (("true", True), ("false", False)):
-        port, log = free_port(), tmp_path / f"llama_cpp_{interrupt}.log"
-        with open(log, "w") as out:
-            proc = subprocess.Popen(
-                [sys.executable, "-m", "llama_cpp.server", "--model", str(bundled_gguf_path()), "--host", "127.0.0.1"]
-                + ["--port", str(port), "--interrupt_requests", interrupt, "--n_ctx", "2048"],
-                stdout=out,
-                stderr=subprocess.STDOUT,
-            )
-        try:
+        argv = [sys.executable, "-m", "llama_cpp.server", "--model", str(bundled_gguf_path()), "--host", "127.0.0.1"]
+        argv += ["--port", "{port}", "--interrupt_requests", interrupt, "--n_ctx", "2048"]
+        with servers.command(argv, "/v1/models", f"llama_cpp_{interrupt}.log") as port:
             base = f"http://127.0.0.1:{port}"
-            wait_for(f"{base}/v1/models", proc, 240, log)
             one = asyncio.run(stream_one(Endpoint(base), "m", RemoteRequest("Name three rivers.", 8)))
             assert one.error is None and (one.metrics is not None or one.empty_reply), one.error
             plan = LoadPlan("concurrent", [RemoteRequest("Count to ten.", 16)], max_requests=4, concurrency=4)
@@ -165,5 +157,3 @@ def test_llama_cpp_pythons_own_server_as_the_page_reads_it(tmp_path):
                 assert "--interrupt_requests false" in failures[0].note
             if not expect_cut:
                 assert run.summary()["failed"] == 0, [r.error for r in run.results]
-        finally:
-            stop(proc)

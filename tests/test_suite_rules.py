@@ -23,8 +23,12 @@ TESTS = sorted((ROOT / "tests").glob("*.py"))
 GATED = {
     r"AppTest\.from_file\(": "new_app",
     r"\bengine_server\(": "servers",
+    r"\bengine_process\(": "servers",
+    r"\brouter_server\(": "servers",
+    r"\brouter_process\(": "servers",
     r"\bstart_app\(": "servers",
-    r"subprocess\.Popen\([^;]{0,300}?[\"'](serve|streamlit)[\"']": "servers",  # a CLI run is no server
+    # a CLI run is no server; another project's server, started as a module, is one
+    r"subprocess\.Popen\([^;]{0,300}?[\"'](serve|streamlit|llama_cpp\.server)[\"']": "servers",
     r"\bsync_playwright\(": "chromium",
     r"\bconvert_bundled\(": "bundled_dir",
     r"[\"']-m[\"'],\s*[\"']engine[\"']": "cli",
@@ -56,6 +60,30 @@ def test_the_gate_catches_a_planted_violation():
     assert cli_run.endswith("(use the cli fixture)")
     assert not ungated_uses(planted, '"""Uses AppTest.from_file( through new_app."""\nx = 1  # engine_server(\n')
     assert not ungated_uses(Path("tests/conftest.py"), "AppTest.from_file(APP)")
+
+
+def test_the_gate_catches_every_way_a_test_starts_a_server():
+    """Each of launch.py's servers, and a peer's server started as a module, is the servers fixture's to
+    start (so the test is tiered `server`); through that fixture's methods it is allowed."""
+    planted = Path("tests/test_planted.py")
+    started = {
+        "engine_server": "with engine_server('bundled', log) as url:\n",
+        "engine_process": "with engine_process(model, log, '--role', 'decode') as (url, proc):\n",
+        "router_server": "with router_server(p, d, log) as url:\n",
+        "router_process": "with router_process(p, d, log) as (url, proc):\n",
+        "llama_cpp": "proc = subprocess.Popen(\n    [sys.executable, '-m', 'llama_cpp.server', '--port', str(port)]\n)\n",
+    }
+    for way, source in started.items():
+        (hit,) = ungated_uses(planted, source)
+        assert hit.endswith("(use the servers fixture)"), (way, hit)
+    through_the_fixture = (
+        "with servers.held_engine(model, 'w.log', '--role', 'decode') as (url, proc):\n"
+        "    with servers.router(p, url, 'r.log') as r:\n"
+        "        pass\n"
+        "with servers.command([sys.executable, '-m', 'llama_cpp.server', '--port', '{port}'], '/v1/models', 'l.log'):\n"
+        "    pytest.importorskip('llama_cpp.server')\n"
+    )
+    assert not ungated_uses(planted, through_the_fixture)
 
 
 def imported_modules(source: str) -> set[str]:
