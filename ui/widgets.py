@@ -31,11 +31,13 @@ def inject_css() -> None:
     st.html(f"<style>{_css()}</style>")
 
 
-def model_summary(info: ModelInfo, lang: str) -> str:
-    return t(
+def model_summary(info: ModelInfo, lang: str, *, markdown: bool = True) -> str:
+    """The model in one line: its shape, size, dtype and device, and where the bundled weights come from.
+    markdown False: plain text, for a page that escapes it itself (the downloadable report's HTML)."""
+    text = t(
         "model_summary",
         lang,
-        name=md_literal(info.name),
+        name=md_literal(info.name) if markdown else info.name,
         layers=info.num_layers,
         hidden=info.hidden_size,
         heads=info.num_heads,
@@ -47,6 +49,7 @@ def model_summary(info: ModelInfo, lang: str) -> str:
         device=info.device,
         ctx=info.max_position,
     ) + (t("model_bundled_provenance", lang) if from_4_bit_weights(info.source, info.name) else "")
+    return text if markdown else text.replace("**", "")
 
 
 def sampling_label(temperature, top_k, top_p, seed, lang: str) -> str:

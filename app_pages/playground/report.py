@@ -19,7 +19,7 @@ from ui.load_note import load_text
 from ui.report_page import figures_html, html_document
 from ui.run_state import RunResult, RunStatus
 from ui.text import html_text
-from ui.theme import fmt_bytes
+from ui.widgets import model_summary
 
 
 def _row(name: str, value: str) -> str:
@@ -47,23 +47,7 @@ def _settings_table(result: RunResult, lang: str) -> str:
 
 
 def _model_line(result: RunResult, lang: str) -> str:
-    m = result.model
-    text = t(
-        "model_summary",
-        lang,
-        name=m.name,
-        layers=m.num_layers,
-        hidden=m.hidden_size,
-        heads=m.num_heads,
-        kv_heads=m.num_kv_heads,
-        head_dim=m.head_dim,
-        params=m.num_params / 1e6,
-        weights=fmt_bytes(m.weight_bytes),
-        dtype=m.dtype,
-        device=m.device,
-        ctx=m.max_position,
-    )
-    return f"<p>{html_text(text.replace('**', ''))}</p>"
+    return f"<p>{html_text(model_summary(result.model, lang, markdown=False))}</p>"
 
 
 def _banner(result: RunResult, lang: str) -> str:
