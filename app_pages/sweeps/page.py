@@ -6,7 +6,7 @@ import streamlit as st
 
 from app_pages.sweeps import keys
 from app_pages.sweeps.charts import render_charts
-from app_pages.sweeps.run import render_controls, run_with_progress, settings_from
+from app_pages.sweeps.run import measure_sweep, render_controls, settings_from
 from app_pages.sweeps.strings import t
 from engine.errors import LabError
 from lab.claims import TIMED_CLAIMS
@@ -38,7 +38,7 @@ if clicked:
     else:
         with take_turn(lang) as go:
             if go:
-                run_with_progress(bundle, get_registry(), settings, lang)
+                measure_sweep(bundle, get_registry(), settings, lang)
 
 result = st.session_state.get(keys.RESULT)
 if result is None:
