@@ -13,9 +13,9 @@ import streamlit as st
 from app_pages.compare import keys
 from app_pages.compare.state import DEFAULT_REPEATS, MAX_COLUMNS, MAX_REPEATS, MIN_COLUMNS, ColumnSettings
 from app_pages.compare.strings import t
-from ui.capped import cap_help, capped
 from ui.models import ModelChoice, default_model_spec
 from ui.public import may_load, model_label, public_settings
+from ui.public_caps import cap_help, capped
 from ui.run_state import RunSettings
 from ui.sidebar import DTYPES, HUB_SUGGESTIONS, local_model_dirs, model_box, spec_of
 from ui.widget_state import KEEP, seed

@@ -8,8 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from app_pages.compare import keys
-from app_pages.compare.figures import Series, itl_figure, kv_growth_figure, latency_bars_figure, peak_memory_figure
-from app_pages.compare.metrics import (
+from app_pages.compare.column_summary import (
     ColumnSummary,
     biggest_differences,
     column_name,
@@ -18,6 +17,7 @@ from app_pages.compare.metrics import (
     setting_phrases,
     summarise,
 )
+from app_pages.compare.figures import Series, itl_figure, kv_growth_figure, latency_bars_figure, peak_memory_figure
 from app_pages.compare.replay import replay_section
 from app_pages.compare.state import ColumnOutcome, CompareResult, CompareStatus
 from app_pages.compare.strings import t

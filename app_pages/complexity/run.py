@@ -20,13 +20,13 @@ from engine.errors import LabError
 from lab.busy import LoadMeter, MachineLoad
 from lab.complexity import CacheRun, crossover_context, run_with_and_without_cache
 from lab.complexity_math import measured_exponents, prompt_of_length, scaled_theory
-from ui.capped import cap_help, capped
 from ui.errors import show_error
 from ui.load_note import show_load, was_busy
 from ui.public import check_run_work
+from ui.public_caps import cap_help, capped
+from ui.queue_wait import take_turn
 from ui.run_section import run_with_progress
 from ui.text import md_literal, with_eta
-from ui.turn import take_turn
 from ui.widget_state import seed
 from ui.widgets import whole_number_box
 

@@ -21,10 +21,10 @@ from lab.slo import SLO
 from ui.load_note import show_load, was_busy
 from ui.progress import PacedBar
 from ui.public import public_settings
+from ui.queue_wait import take_turn
 from ui.run_section import run_with_progress
 from ui.sidebar import CHOICE_KEY
 from ui.slo_box import slo_box, slo_text, verdict_row, verdict_table
-from ui.turn import take_turn
 from ui.widget_state import KEEP, seed
 from ui.widgets import whole_number_box
 

@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from app_pages.playground.report_figures import run_figures
 from app_pages.playground.report_replay import replay_html
 from app_pages.playground.strings import t
-from app_pages.playground.thin import MAX_POINTS, thin_figure
+from app_pages.playground.thinned_charts import MAX_POINTS, thin_figure
 from ui.chips import legend_html
 from ui.load_note import load_text
 from ui.report_page import figures_html, html_document

@@ -13,9 +13,9 @@ from app_pages.precision.tables import quality_table, samples_table, speed_table
 from ui.i18n import current_lang
 from ui.load_note import show_load
 from ui.models import get_registry, load_for_page
+from ui.queue_wait import take_turn
 from ui.sidebar import CHOICE_KEY
 from ui.text import md_literal
-from ui.turn import take_turn
 from ui.widgets import whole_number_box
 
 lang = current_lang()

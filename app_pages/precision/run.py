@@ -9,8 +9,8 @@ import streamlit as st
 from app_pages.precision import keys
 from app_pages.precision.strings import t
 from lab.precision_formats import KV_CHOICES, WEIGHT_CHOICES, FormatConfig, PrecisionRun, RunSettings, measure
-from ui.capped import cap_help, capped
 from ui.progress import PacedBar
+from ui.public_caps import cap_help, capped
 from ui.run_section import run_with_progress
 from ui.widget_state import KEEP
 from ui.widgets import whole_number, whole_number_box

@@ -16,11 +16,11 @@ from engine.errors import LabError
 from lab.calibration import CalibrationRow, calibrate
 from lab.complexity_math import prompt_of_length
 from lab.hardware import DeviceCeilings
-from ui.capped import cap_help, capped
 from ui.formula import show_formula
+from ui.public_caps import cap_help, capped
+from ui.queue_wait import take_turn
 from ui.run_section import run_with_progress
 from ui.text import md_literal
-from ui.turn import take_turn
 from ui.widget_state import KEEP, seed
 from ui.widgets import whole_number_box
 

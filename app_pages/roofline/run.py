@@ -17,12 +17,12 @@ from lab.complexity_math import prompt_of_length
 from lab.hardware import DeviceCeilings
 from lab.nvml import NvmlSampler, NvmlSamples, nvml_status
 from lab.roofline import PhaseSummary, RooflinePoint, run_roofline, summarise
-from ui.capped import cap_help, capped
 from ui.formula import show_formula
 from ui.load_note import show_load, was_busy
+from ui.public_caps import cap_help, capped
+from ui.queue_wait import take_turn
 from ui.run_section import run_with_progress
 from ui.text import md_literal
-from ui.turn import take_turn
 from ui.widget_state import KEEP, seed
 from ui.widgets import whole_number_box
 

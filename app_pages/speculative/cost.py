@@ -22,8 +22,8 @@ from ui.errors import show_error
 from ui.load_note import ratio_label, show_load, was_busy
 from ui.progress import PacedBar
 from ui.public import check_run_work
+from ui.queue_wait import take_turn
 from ui.run_section import run_with_progress
-from ui.turn import take_turn
 from ui.widget_state import KEEP, seed
 
 K_OPTIONS = [1, 2, 4, 8, 16, 32, MAX_VERIFY_K]

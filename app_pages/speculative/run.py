@@ -11,13 +11,13 @@ from app_pages.speculative.figures import kv_figure, steps_figure
 from app_pages.speculative.strings import t
 from engine import load_model
 from lab.speculation import FREE_PROMPT, REPEAT_PROMPT
-from ui.capped import capped
 from ui.chips import chips_html, legend_html
 from ui.load_note import show_load, was_busy
 from ui.progress import PacedBar
+from ui.public_caps import capped
+from ui.queue_wait import take_turn
 from ui.run_section import run_with_progress
 from ui.sidebar import CHOICE_KEY
-from ui.turn import take_turn
 from ui.widget_state import KEEP, seed
 from ui.widgets import whole_number_box
 

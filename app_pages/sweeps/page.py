@@ -17,9 +17,9 @@ from ui.errors import show_error
 from ui.i18n import current_lang
 from ui.load_note import show_load
 from ui.models import get_registry, load_for_page
+from ui.queue_wait import take_turn
 from ui.sidebar import CHOICE_KEY
 from ui.text import md_literal
-from ui.turn import take_turn
 
 lang = current_lang()
 st.title(t("sw_title", lang))

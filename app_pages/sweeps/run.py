@@ -17,7 +17,7 @@ from app_pages.sweeps.strings import t
 from engine.errors import LabError
 from lab.busy import LoadMeter
 from lab.sweeps import SweepResult, SweepSettings, run_sweep, seconds_left, sweep_plan
-from ui.capped import cap_help, capped, check_count, check_size
+from ui.public_caps import cap_help, capped, check_count, check_size
 from ui.run_section import run_with_progress
 from ui.text import with_eta
 from ui.widget_state import KEEP, seed
