@@ -15,6 +15,7 @@ from app_pages.playground.report_replay import replay_html
 from app_pages.playground.strings import t
 from app_pages.playground.thinned_charts import MAX_POINTS, thin_figure
 from ui.chips import legend_html
+from ui.live_html import done_text
 from ui.load_note import load_text
 from ui.report_page import figures_html, html_document
 from ui.run_state import RunResult, RunStatus
@@ -53,18 +54,7 @@ def _model_line(result: RunResult, lang: str) -> str:
 def _banner(result: RunResult, lang: str) -> str:
     n = len(result.tokens)
     if result.status == RunStatus.DONE:
-        reason = result.request.finish_reason if result.request else None
-        text, kind = (
-            t(
-                "run_done",
-                lang,
-                n=n,
-                reason=t(f"finish_{reason or 'none'}", lang),
-                L=result.num_prompt_tokens,
-                steps=len(result.steps),
-            ),
-            "",
-        )
+        text, kind = done_text(result, lang), ""
     elif result.status == RunStatus.FAILED:
         text, kind = result.error or t("err_unexpected", lang, kind="?"), " rp-stopped"
     else:
