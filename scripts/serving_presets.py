@@ -17,9 +17,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from app_pages.serving.keys import param  # noqa: E402
-from app_pages.serving.metrics import ALL, ids_in  # noqa: E402
 from app_pages.serving.notes import NOTED  # noqa: E402
 from app_pages.serving.run import DEFAULT_BATCH, PRESET_BATCH, PRESET_POLICIES, ServingSettings, run_policy  # noqa: E402
+from app_pages.serving.run_latencies import ALL, ids_in  # noqa: E402
 from app_pages.serving.workload import PARAMS, build_preset, param_values  # noqa: E402
 from engine import load_model  # noqa: E402
 from engine.loader.model_loader import convert_bundled  # noqa: E402

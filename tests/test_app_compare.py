@@ -13,7 +13,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from app_pages import page_file
-from app_pages.compare.metrics import summarise
+from app_pages.compare.column_summary import summarise
 from tests.app_helpers import errors, html_bodies
 from tests.figure_checks import charts
 from ui.run_state import RunStatus

@@ -148,7 +148,7 @@ def test_beside_our_engine(app, served):
 
 
 def test_beside_values_keep_three_figures_so_the_ratio_reads_from_them():
-    from app_pages.remote.beside import three_figures
+    from app_pages.remote.local_vs_server import three_figures
 
     assert [three_figures(x) for x in (0.97437, 3.8205, 38.21, 1234.56)] == [0.974, 3.82, 38.2, 1234.6]
     ours, server = 0.97437, 1.5012  # a tiny model's TPOT: one decimal showed 1.0 and 1.5 beside a ratio of 1.54

@@ -9,9 +9,9 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from app_pages import page_file
-from app_pages.serving.metrics import ratio_column
 from app_pages.serving.notes import here_sentence
 from app_pages.serving.run import ServingStatus
+from app_pages.serving.run_latencies import ratio_column
 from lab.workload import summarize
 from tests.app_helpers import errors, table_with
 from tests.figure_checks import charts

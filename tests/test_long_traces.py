@@ -9,7 +9,7 @@ import json
 import plotly.graph_objects as go
 import pytest
 
-from app_pages.playground.thin import MAX_POINTS, TABLE_ROWS, thin_figure, thin_indices
+from app_pages.playground.thinned_charts import MAX_POINTS, TABLE_ROWS, thin_figure, thin_indices
 from app_pages.playground.trace_file import MAX_STEPS, load_run
 from tests.app_helpers import count_chips, errors, html_bodies, upload_trace
 from tests.ui_support import long_trace

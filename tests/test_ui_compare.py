@@ -8,8 +8,15 @@ from types import SimpleNamespace
 
 import pytest
 
+from app_pages.compare.column_summary import (
+    ColumnSummary,
+    biggest_differences,
+    column_name,
+    differences,
+    fmt_ratio,
+    summarise,
+)
 from app_pages.compare.figures import Series, latency_bars_figure
-from app_pages.compare.metrics import ColumnSummary, biggest_differences, column_name, differences, fmt_ratio, summarise
 from app_pages.compare.replay import step_at
 from app_pages.compare.run import median_run
 from app_pages.compare.state import (

@@ -10,9 +10,9 @@ import pytest
 
 from app_pages.serving.blocks import owner_grid, pool_figure, sampled_steps, waste_series, waste_share
 from app_pages.serving.figures import composition_figure, gantt_figure, mark_step
-from app_pages.serving.metrics import groups, ids_in, label_group, metrics_table, request_table, same_outputs
 from app_pages.serving.notes import here_sentence
 from app_pages.serving.run import ServingSettings, run_policy
+from app_pages.serving.run_latencies import groups, ids_in, label_group, metrics_table, request_table, same_outputs
 from app_pages.serving.timeline import batch_rows, request_segments, step_totals
 from app_pages.serving.workload import (
     CUSTOM_ROWS,

@@ -1,5 +1,6 @@
 """The live view's HTML: a status line, the chips and the KV cache's blocks, in one block so each
-engine step costs the browser a single redraw. Only numbers and escaped text go in."""
+engine step costs the browser a single redraw. Only numbers and escaped text go in. Also the line a
+finished run's banner says (the playground, its report, each compare column)."""
 
 from __future__ import annotations
 
@@ -35,6 +36,19 @@ def status_text(result: RunResult, lang: str) -> str:
         blocks=kv.blocks,
         ms=s.ms,
         n=len(result.tokens),
+    )
+
+
+def done_text(result: RunResult, lang: str) -> str:
+    """A finished run in one line: tokens generated, steps, prompt length and what stopped it."""
+    reason = result.request.finish_reason if result.request else None
+    return t(
+        "run_done",
+        lang,
+        n=len(result.tokens),
+        reason=t(f"finish_{reason or 'none'}", lang),
+        L=result.num_prompt_tokens,
+        steps=len(result.steps),
     )
 
 

@@ -15,7 +15,7 @@ repository root, or the file `PDLAB_SETTINGS` names), read once when the server 
                   rows): no one run holds the engine long. Prompts over the cap are refused, not
                   chunked, so the playground's prefill stays the one L×L pass it teaches.
     turns         runs take turns (max_active_runs at once, the rest queue in order and see their
-                  place); runs_per_minute per browser session (ui/turn.py, ui/run_queue.py)
+                  place); runs_per_minute per browser session (ui/queue_wait.py, ui/run_queue.py)
 
 See lab.example.toml. Off, the app behaves as before.
 """

@@ -1,4 +1,4 @@
-"""Turns on the one engine, for a server shared by strangers (public mode; ui/turn.py shows them).
+"""Turns on the one engine, for a server shared by strangers (public mode; ui/queue_wait.py shows them).
 
 FairLock: the step lock, granted in arrival order. A plain threading.Lock lets the thread that
 just released it take it straight back, so one session's loop of steps can starve another's.

@@ -1,4 +1,4 @@
-"""Small shared widgets: the page CSS, the one-line model summary, a whole-number box."""
+"""Small shared widgets: the page CSS, the one-line model summary, the sampling controls, a whole-number box."""
 
 from __future__ import annotations
 
@@ -31,11 +31,13 @@ def inject_css() -> None:
     st.html(f"<style>{_css()}</style>")
 
 
-def model_summary(info: ModelInfo, lang: str) -> str:
-    return t(
+def model_summary(info: ModelInfo, lang: str, *, markdown: bool = True) -> str:
+    """The model in one line: its shape, size, dtype and device, and where the bundled weights come from.
+    markdown False: plain text, for a page that escapes it itself (the downloadable report's HTML)."""
+    text = t(
         "model_summary",
         lang,
-        name=md_literal(info.name),
+        name=md_literal(info.name) if markdown else info.name,
         layers=info.num_layers,
         hidden=info.hidden_size,
         heads=info.num_heads,
@@ -47,6 +49,7 @@ def model_summary(info: ModelInfo, lang: str) -> str:
         device=info.device,
         ctx=info.max_position,
     ) + (t("model_bundled_provenance", lang) if from_4_bit_weights(info.source, info.name) else "")
+    return text if markdown else text.replace("**", "")
 
 
 def sampling_label(temperature, top_k, top_p, seed, lang: str) -> str:
@@ -61,6 +64,36 @@ def sampling_label(temperature, top_k, top_p, seed, lang: str) -> str:
     if seed is not None:
         parts.append(t("sampling_seed", lang, v=whole_number(seed)))
     return t("sampling_active", lang, what=", ".join(parts))
+
+
+def sampling_controls(keys: tuple[str, str, str, str], lang: str, side_by_side: bool = False) -> None:
+    """The sampling expander, titled with what is active: temperature, top-k, top-p and seed boxes under
+    these widget keys (in that order); side_by_side: in four columns, else one under another."""
+    temperature, top_k, top_p, seed = keys
+    s = st.session_state
+    with st.expander(sampling_label(s.get(temperature), s.get(top_k), s.get(top_p), s.get(seed), lang)):
+        c1, c2, c3, c4 = st.columns(4) if side_by_side else (st, st, st, st)
+        c1.number_input(
+            t("temperature", lang),
+            min_value=0.0,
+            max_value=5.0,
+            step=0.1,
+            key=temperature,
+            help=t("temperature_help", lang),
+            persist_state=KEEP,
+        )
+        whole_number_box(c2, t("top_k", lang), 0, 100_000, top_k, help=t("top_k_help", lang))
+        c3.number_input(
+            t("top_p", lang),
+            min_value=0.01,
+            max_value=1.0,
+            step=0.05,
+            key=top_p,
+            help=t("top_p_help", lang),
+            persist_state=KEEP,
+        )
+        # No maximum; empty is no seed (value=None: the box can be emptied again once a seed is typed)
+        whole_number_box(c4, t("seed", lang), 0, None, seed, value=None, placeholder=t("seed_placeholder", lang))
 
 
 def whole_number(value: float | int | None) -> int | None:

@@ -12,8 +12,8 @@ from lab.claims_measure import ClaimSettings
 from ui.i18n import current_lang
 from ui.models import get_registry, load_for_page
 from ui.public import public_settings
+from ui.queue_wait import take_turn
 from ui.sidebar import CHOICE_KEY
-from ui.turn import take_turn
 from ui.widget_state import KEEP
 
 lang = current_lang()

@@ -17,8 +17,9 @@ from lab.claims import TIMED_CLAIMS, check_all
 from lab.claims_measure import ClaimData, ClaimSettings, measure_all
 from lab.claims_pace import ClaimsProgress
 from lab.verdicts import Verdict, unreliable_when_busy
-from ui.errors import error_message, show_error, show_message
+from ui.errors import error_message, show_message
 from ui.load_note import show_load
+from ui.run_section import run_with_progress
 from ui.text import with_eta
 
 
@@ -57,9 +58,8 @@ def run_checks(bundle, registry, lang: str, settings: ClaimSettings | None = Non
     settings = settings or ClaimSettings()
     st.session_state.pop(keys.RESULT, None)
     st.session_state[keys.RUNNING_FLAG] = True  # still set on the next run: Stop (or a rerun) cut it short
-    slot = st.empty()
-    with slot.container(), st.status(t("cl_running", lang, model=bundle.name), expanded=True) as box:
-        st.button(t("stop", lang), key=keys.STOP, icon=":material/stop_circle:")
+
+    def check(box) -> ClaimsResult:
         bar = st.progress(0.0, text=t("cl_stage_hf", lang))
         start = time.perf_counter()
         hf, leak_note = load_hf(bundle, lang)
@@ -70,29 +70,29 @@ def run_checks(bundle, registry, lang: str, settings: ClaimSettings | None = Non
             )
             bar.progress(p.fraction, text=with_eta(what, p.seconds_left, lang))
 
-        try:
-            quantized = int8_copy(bundle)
-            with registry.step_lock, LoadMeter() as meter:
-                data = measure_all(
-                    bundle.model,
-                    bundle.tokenizer,
-                    settings,
-                    bundle.name,
-                    hf_model=hf,
-                    progress=progress,
-                    quantized=quantized,
-                )
-            verdicts = unreliable_when_busy(check_all(data), meter.load, TIMED_CLAIMS)
-        except Exception as exc:  # noqa: BLE001 - a message in the page, never a traceback
-            st.session_state.pop(keys.RUNNING_FLAG, None)
-            box.update(label=t("cl_failed", lang), state="error")
-            show_error(exc, lang)
-            return
-    st.session_state[keys.RESULT] = ClaimsResult(
-        bundle.name, data, verdicts, time.perf_counter() - start, leak_note, meter.load
+        quantized = int8_copy(bundle)
+        with registry.step_lock, LoadMeter() as meter:
+            data = measure_all(
+                bundle.model,
+                bundle.tokenizer,
+                settings,
+                bundle.name,
+                hf_model=hf,
+                progress=progress,
+                quantized=quantized,
+            )
+        verdicts = unreliable_when_busy(check_all(data), meter.load, TIMED_CLAIMS)
+        return ClaimsResult(bundle.name, data, verdicts, time.perf_counter() - start, leak_note, meter.load)
+
+    run_with_progress(
+        check,
+        lang,
+        running=t("cl_running", lang, model=bundle.name),
+        failed=t("cl_failed", lang),
+        keep=keys.RESULT,
+        stop_key=keys.STOP,
     )
-    st.session_state.pop(keys.RUNNING_FLAG, None)
-    slot.empty()
+    st.session_state.pop(keys.RUNNING_FLAG, None)  # finished or failed: only a Stop leaves it set
 
 
 def banner(lang: str) -> ClaimsResult | None:

@@ -13,13 +13,13 @@ import streamlit as st
 from app_pages.compare import keys
 from app_pages.compare.state import DEFAULT_REPEATS, MAX_COLUMNS, MAX_REPEATS, MIN_COLUMNS, ColumnSettings
 from app_pages.compare.strings import t
-from ui.capped import cap_help, capped
 from ui.models import ModelChoice, default_model_spec
 from ui.public import may_load, model_label, public_settings
+from ui.public_caps import cap_help, capped
 from ui.run_state import RunSettings
 from ui.sidebar import DTYPES, HUB_SUGGESTIONS, local_model_dirs, model_box, spec_of
 from ui.widget_state import KEEP, seed
-from ui.widgets import sampling_label, whole_number, whole_number_box
+from ui.widgets import sampling_controls, whole_number, whole_number_box
 
 # The default prompt in the page's language when the page is first drawn (a Chinese page asks in Chinese)
 DEFAULT_PROMPTS = {"en": "Explain in two sentences why the sky is blue.", "zh": "用两句话解释天空为什么是蓝色的。"}
@@ -97,32 +97,7 @@ def _column_controls(i: int, options: list[str], wide: bool, lang: str) -> None:
     st.radio(
         t("attention", lang), ["sdpa", "eager"], key=keys.column("attention", i), horizontal=True, persist_state=KEEP
     )
-    s = st.session_state
-    label = sampling_label(*(s.get(keys.column(name, i)) for name in ("temperature", "top_k", "top_p", "seed")), lang)
-    with st.expander(label):
-        st.number_input(
-            t("temperature", lang),
-            min_value=0.0,
-            max_value=5.0,
-            step=0.1,
-            key=keys.column("temperature", i),
-            help=t("temperature_help", lang),
-            persist_state=KEEP,
-        )
-        whole_number_box(st, t("top_k", lang), 0, 100_000, keys.column("top_k", i), help=t("top_k_help", lang))
-        st.number_input(
-            t("top_p", lang),
-            min_value=0.01,
-            max_value=1.0,
-            step=0.05,
-            key=keys.column("top_p", i),
-            help=t("top_p_help", lang),
-            persist_state=KEEP,
-        )
-        # No maximum; empty is no seed (value=None: the box can be emptied again once a seed is typed)
-        whole_number_box(
-            st, t("seed", lang), 0, None, keys.column("seed", i), value=None, placeholder=t("seed_placeholder", lang)
-        )
+    sampling_controls(tuple(keys.column(name, i) for name in ("temperature", "top_k", "top_p", "seed")), lang)
 
 
 def column_settings(i: int, device: str) -> ColumnSettings:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import plotly.graph_objects as go
 
-from app_pages.compare.metrics import ColumnSummary, kv_bytes_per_step
+from app_pages.compare.column_summary import ColumnSummary, kv_bytes_per_step
 from app_pages.compare.strings import t
 from ui.run_state import RunResult
 from ui.theme import MIB, style

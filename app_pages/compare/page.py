@@ -13,8 +13,8 @@ from app_pages.compare.strings import t
 from app_pages.compare.view import render_comparison
 from ui.i18n import current_lang
 from ui.models import get_registry
+from ui.queue_wait import take_turn
 from ui.sidebar import CHOICE_KEY
-from ui.turn import take_turn
 
 lang = current_lang()
 st.title(t("cmp_title", lang))

@@ -8,8 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from app_pages.compare import keys
-from app_pages.compare.figures import Series, itl_figure, kv_growth_figure, latency_bars_figure, peak_memory_figure
-from app_pages.compare.metrics import (
+from app_pages.compare.column_summary import (
     ColumnSummary,
     biggest_differences,
     column_name,
@@ -18,12 +17,14 @@ from app_pages.compare.metrics import (
     setting_phrases,
     summarise,
 )
+from app_pages.compare.figures import Series, itl_figure, kv_growth_figure, latency_bars_figure, peak_memory_figure
 from app_pages.compare.replay import replay_section
 from app_pages.compare.state import ColumnOutcome, CompareResult, CompareStatus
 from app_pages.compare.strings import t
 from lab.busy import busiest
 from ui.chips import output_html
 from ui.errors import show_message
+from ui.live_html import done_text
 from ui.load_note import ratio_label, show_load
 from ui.run_state import RunStatus
 from ui.text import md_escape
@@ -46,18 +47,7 @@ def _outcome(c: ColumnOutcome, lang: str) -> None:
     elif r.status == RunStatus.STOPPED:
         st.warning(t("run_stopped", lang, n=len(r.tokens)), icon=":material/stop_circle:")
     elif r.status == RunStatus.DONE:
-        reason = r.request.finish_reason if r.request else None
-        st.success(
-            t(
-                "run_done",
-                lang,
-                n=len(r.tokens),
-                reason=t(f"finish_{reason or 'none'}", lang),
-                L=r.num_prompt_tokens,
-                steps=len(r.steps),
-            ),
-            icon=":material/check_circle:",
-        )
+        st.success(done_text(r, lang), icon=":material/check_circle:")
     if r is not None and r.tokens:
         st.html(output_html(r.text))
 

@@ -20,12 +20,13 @@ from engine.errors import LabError
 from lab.busy import LoadMeter, MachineLoad
 from lab.complexity import CacheRun, crossover_context, run_with_and_without_cache
 from lab.complexity_math import measured_exponents, prompt_of_length, scaled_theory
-from ui.capped import cap_help, capped
 from ui.errors import show_error
 from ui.load_note import show_load, was_busy
 from ui.public import check_run_work
+from ui.public_caps import cap_help, capped
+from ui.queue_wait import take_turn
+from ui.run_section import run_with_progress
 from ui.text import md_literal, with_eta
-from ui.turn import take_turn
 from ui.widget_state import seed
 from ui.widgets import whole_number_box
 
@@ -95,7 +96,7 @@ def render_controls(max_position: int, lang: str) -> tuple[int, int, bool]:
     return prompt_len, max_new, clicked
 
 
-def run_with_progress(bundle, registry, prompt_len: int, max_new: int, lang: str) -> None:
+def measure_comparison(bundle, registry, prompt_len: int, max_new: int, lang: str) -> None:
     """Run the comparison under an st.status with a progress bar; keep the result or show why not."""
     try:
         check_run_work(prompt_len, max_new, kv_cache=False)  # its second pass runs without the cache
@@ -103,44 +104,47 @@ def run_with_progress(bundle, registry, prompt_len: int, max_new: int, lang: str
         show_error(exc, lang)
         return
     st.session_state.pop(keys.RESULT, None)
-    box = st.status(t("cx_running", lang, L=prompt_len, N=max_new), expanded=True)
-    bar = box.progress(0.0, text=t("cx_progress_on", lang, done=0, N=max_new))
 
-    last_drawn = [0.0]
+    def measure(box) -> Comparison:
+        bar = box.progress(0.0, text=t("cx_progress_on", lang, done=0, N=max_new))
+        last_drawn = [0.0]
 
-    def progress(fraction: float, left: float | None) -> None:
-        # Every redraw costs the server and the browser CPU the measured steps then lack (2 cores):
-        # redraw a few times a second, and at the switch to the second run.
-        done = round(fraction * 2 * max_new)
-        now = time.perf_counter()
-        if now - last_drawn[0] < REDRAW_S and done not in (max_new, max_new + 1, 2 * max_new):
-            return
-        last_drawn[0] = now
-        key, step = ("cx_progress_on", done) if done <= max_new else ("cx_progress_off", done - max_new)
-        bar.progress(min(max(fraction, 0.0), 1.0), text=with_eta(t(key, lang, done=step, N=max_new), left, lang))
+        def progress(fraction: float, left: float | None) -> None:
+            # Every redraw costs the server and the browser CPU the measured steps then lack (2 cores):
+            # redraw a few times a second, and at the switch to the second run.
+            done = round(fraction * 2 * max_new)
+            now = time.perf_counter()
+            if now - last_drawn[0] < REDRAW_S and done not in (max_new, max_new + 1, 2 * max_new):
+                return
+            last_drawn[0] = now
+            key, step = ("cx_progress_on", done) if done <= max_new else ("cx_progress_off", done - max_new)
+            bar.progress(min(max(fraction, 0.0), 1.0), text=with_eta(t(key, lang, done=step, N=max_new), left, lang))
 
-    so_far = box.empty()
+        so_far = box.empty()
 
-    def finished(run: CacheRun) -> None:
-        """The cached run's steps, drawn once it ends: a result to look at while the slow run goes on.
-        Only between the runs, with a pause to draw it: a chart drawn during a timed step takes its CPU."""
-        if run.kv_cache:
-            with so_far.container():
-                st.plotly_chart(step_time_figure({True: run}, prompt_len, lang), key=keys.FIG_STEP_MS_SO_FAR)
-                st.caption(t("cx_so_far", lang))
-            time.sleep(SETTLE_S)
+        def finished(run: CacheRun) -> None:
+            """The cached run's steps, drawn once it ends: a result to look at while the slow run goes on.
+            Only between the runs, with a pause to draw it: a chart drawn during a timed step takes its CPU."""
+            if run.kv_cache:
+                with so_far.container():
+                    st.plotly_chart(step_time_figure({True: run}, prompt_len, lang), key=keys.FIG_STEP_MS_SO_FAR)
+                    st.caption(t("cx_so_far", lang))
+                time.sleep(SETTLE_S)
 
-    try:
         with LoadMeter() as meter:
             result = run_comparison(bundle, prompt_len, max_new, registry.step_lock, progress, finished)
         result.load = meter.load
-    except Exception as exc:  # noqa: BLE001 - a message in the page, never a traceback
-        box.update(label=t("cx_failed", lang), state="error", expanded=False)
-        show_error(exc, lang)
-        return
-    st.session_state[keys.RESULT] = result
-    so_far.empty()  # the full charts follow
-    box.update(label=t("cx_done", lang, L=prompt_len, N=max_new), state="complete", expanded=False)
+        so_far.empty()  # the full charts follow
+        return result
+
+    run_with_progress(
+        measure,
+        lang,
+        running=t("cx_running", lang, L=prompt_len, N=max_new),
+        failed=t("cx_failed", lang),
+        done=t("cx_done", lang, L=prompt_len, N=max_new),
+        keep=keys.RESULT,
+    )
 
 
 def exponent_table(r: Comparison, lang: str) -> pd.DataFrame:
@@ -233,7 +237,7 @@ def render_cache_section(bundle, registry, lang: str) -> None:
     if clicked:
         with take_turn(lang) as go:
             if go:
-                run_with_progress(bundle, registry, prompt_len, max_new, lang)
+                measure_comparison(bundle, registry, prompt_len, max_new, lang)
     result = st.session_state.get(keys.RESULT)
     if result is None:
         st.info(t("cx_not_run", lang))

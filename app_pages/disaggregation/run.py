@@ -18,13 +18,13 @@ from app_pages.disaggregation.strings import t
 from lab.busy import LoadMeter, MachineLoad
 from lab.disaggregation import SETUPS, SetupRun, Summary, run_setup, summarize, workload
 from lab.slo import SLO
-from ui.errors import show_error
 from ui.load_note import show_load, was_busy
 from ui.progress import PacedBar
 from ui.public import public_settings
+from ui.queue_wait import take_turn
+from ui.run_section import run_with_progress
 from ui.sidebar import CHOICE_KEY
 from ui.slo_box import slo_box, slo_text, verdict_row, verdict_table
-from ui.turn import take_turn
 from ui.widget_state import KEEP, seed
 from ui.widgets import whole_number_box
 
@@ -65,13 +65,13 @@ def _controls(max_position: int, lang: str) -> tuple[dict, SLO | None, bool]:
 
 
 def _run(bundle, registry, shape: dict, slo: SLO, lang: str) -> None:
-    box = st.status(t("dg_running", lang), expanded=True)
-    bar = PacedBar(box.progress(0.0), lang)
     chunk = shape.pop("chunk")
     specs = workload(bundle.tokenizer, **shape)
     servers = setup_servers()
-    started = time.perf_counter()
-    try:
+
+    def measure(box) -> DisaggResult:
+        bar = PacedBar(box.progress(0.0), lang)
+        started = time.perf_counter()
         with servers.lock, registry.step_lock:  # the app's own engine stays idle while the servers are timed
             spec = st.session_state[CHOICE_KEY].spec
             if not servers.running(spec, chunk):
@@ -82,13 +82,16 @@ def _run(bundle, registry, shape: dict, slo: SLO, lang: str) -> None:
                 bar.progress(i / len(SETUPS), t("dg_progress", lang, setup=t(f"dg_setup_{name}", lang), n=len(specs)))
                 runs[name] = run_setup(name, procs.urls[name], specs, bundle.tokenizer, servers.model)
             load = meter.stop()
-    except Exception as exc:  # noqa: BLE001 - a message in the page, never a traceback
-        box.update(label=t("dg_failed", lang), state="error", expanded=False)
-        show_error(exc, lang)
-        return
-    seconds = time.perf_counter() - started
-    st.session_state[keys.RESULT] = DisaggResult(runs, slo, load, seconds)
-    box.update(label=t("dg_done", lang, s=seconds), state="complete", expanded=False)
+        return DisaggResult(runs, slo, load, time.perf_counter() - started)
+
+    run_with_progress(
+        measure,
+        lang,
+        running=t("dg_running", lang),
+        failed=t("dg_failed", lang),
+        done=lambda r: t("dg_done", lang, s=r.seconds),
+        keep=keys.RESULT,
+    )
 
 
 def _summary_table(r: DisaggResult, lang: str) -> dict[str, Summary]:

@@ -22,10 +22,10 @@ from app_pages.memory.strings import t
 from ui.errors import error_message, show_error, show_message
 from ui.figures_attention import attention_heatmap, attention_matrix
 from ui.models import get_registry
+from ui.queue_wait import take_turn
 from ui.run_driver import measure_pass, run_steps, start_run
 from ui.run_state import RunResult, RunSettings, RunStatus
 from ui.text import download_name, visible
-from ui.turn import take_turn
 from ui.widget_state import KEEP, seed
 from ui.widgets import whole_number, whole_number_box
 

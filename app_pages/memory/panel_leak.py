@@ -17,14 +17,14 @@ from lab.busy import LoadMeter
 from lab.claims_scaling import c16_check
 from lab.memory_lab import HF_STEP_COST
 from lab.verdicts import Verdict, explain, unreliable_when_busy
-from ui.capped import cap_help, capped
 from ui.errors import show_error
 from ui.load_note import show_load
 from ui.memory_leak import MAX_NEW_TOKENS, MAX_REQUESTS, LeakResult, check_settings, hf_model, run_engine, run_naive
 from ui.models import get_registry
 from ui.progress import PacedBar
+from ui.public_caps import cap_help, capped
+from ui.queue_wait import take_turn
 from ui.theme import MIB, fmt_bytes
-from ui.turn import take_turn
 from ui.widget_state import seed
 from ui.widgets import whole_number, whole_number_box
 

@@ -26,9 +26,9 @@ from app_pages.memory.sweep import (
 from engine.errors import LabError
 from ui.errors import error_message, show_error, show_message
 from ui.models import get_registry
+from ui.queue_wait import take_turn
 from ui.text import download_name, with_eta
 from ui.theme import MIB, fmt_bytes
-from ui.turn import take_turn
 from ui.widget_state import KEEP, seed
 
 # About 20 s on the bundled model on 2 quiet AVX2 cores (docs/memory.md); 2048 would add about 40 s more

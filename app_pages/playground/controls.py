@@ -9,7 +9,7 @@ from app_pages.playground import keys
 from app_pages.playground.strings import t
 from ui.run_state import RunSettings
 from ui.widget_state import KEEP, seed
-from ui.widgets import sampling_label, whole_number, whole_number_box
+from ui.widgets import sampling_controls, whole_number, whole_number_box
 
 DEFAULTS = {
     keys.PROMPT: "What is the capital of France?",
@@ -50,35 +50,6 @@ def _load_worked_example() -> None:
     st.session_state.update(WORKED_EXAMPLE)
 
 
-def _sampling_controls(lang: str) -> None:
-    s = st.session_state
-    with st.expander(
-        sampling_label(s.get(keys.TEMPERATURE), s.get(keys.TOP_K), s.get(keys.TOP_P), s.get(keys.SEED), lang)
-    ):
-        c1, c2, c3, c4 = st.columns(4)
-        c1.number_input(
-            t("temperature", lang),
-            min_value=0.0,
-            max_value=5.0,
-            step=0.1,
-            key=keys.TEMPERATURE,
-            help=t("temperature_help", lang),
-            persist_state=KEEP,
-        )
-        whole_number_box(c2, t("top_k", lang), 0, 100_000, keys.TOP_K, help=t("top_k_help", lang))
-        c3.number_input(
-            t("top_p", lang),
-            min_value=0.01,
-            max_value=1.0,
-            step=0.05,
-            key=keys.TOP_P,
-            help=t("top_p_help", lang),
-            persist_state=KEEP,
-        )
-        # No maximum; empty is no seed (value=None: the box can be emptied again once a seed is typed)
-        whole_number_box(c4, t("seed", lang), 0, None, keys.SEED, value=None, placeholder=t("seed_placeholder", lang))
-
-
 def render_controls(
     has_chat_template: bool, max_context: int, lang: str, max_prompt_chars: int | None = None
 ) -> tuple[RunSettings, bool]:
@@ -114,7 +85,7 @@ def render_controls(
             captions=[t("attention_sdpa", lang), t("attention_eager", lang)],
             persist_state=KEEP,
         )
-        _sampling_controls(lang)
+        sampling_controls((keys.TEMPERATURE, keys.TOP_K, keys.TOP_P, keys.SEED), lang, side_by_side=True)
         buttons = st.container(horizontal=True)
         run = buttons.form_submit_button(t("run", lang), type="primary", icon=":material/play_arrow:", key=keys.RUN)
         # A second submit: the share link is built from the settings as typed, without running them

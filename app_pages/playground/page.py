@@ -18,9 +18,9 @@ from ui.i18n import current_lang
 from ui.live import RUN_KEY, measure_live, run_live
 from ui.models import get_registry, load_for_page
 from ui.public import public_settings
+from ui.queue_wait import take_turn
 from ui.run_state import ModelInfo
 from ui.sidebar import CHOICE_KEY
-from ui.turn import take_turn
 from ui.widgets import model_summary
 
 lang = current_lang()

@@ -9,7 +9,7 @@ from app_pages.playground import keys
 from app_pages.playground.figures import latency_figure, memory_figure, time_share_figure
 from app_pages.playground.step_table import produced_labels, step_table, worked_example_md
 from app_pages.playground.strings import t
-from app_pages.playground.thin import TABLE_ROWS, plot
+from app_pages.playground.thinned_charts import TABLE_ROWS, plot
 from ui.figures_attention import attention_heatmap, attention_matrix, shapes_figure
 from ui.figures_kv import kv_bytes_figure, kv_formula, kv_steps, kv_tokens_figure
 from ui.formula import show_formula

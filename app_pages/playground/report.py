@@ -13,13 +13,14 @@ from datetime import UTC, datetime
 from app_pages.playground.report_figures import run_figures
 from app_pages.playground.report_replay import replay_html
 from app_pages.playground.strings import t
-from app_pages.playground.thin import MAX_POINTS, thin_figure
+from app_pages.playground.thinned_charts import MAX_POINTS, thin_figure
 from ui.chips import legend_html
+from ui.live_html import done_text
 from ui.load_note import load_text
 from ui.report_page import figures_html, html_document
 from ui.run_state import RunResult, RunStatus
 from ui.text import html_text
-from ui.theme import fmt_bytes
+from ui.widgets import model_summary
 
 
 def _row(name: str, value: str) -> str:
@@ -47,40 +48,13 @@ def _settings_table(result: RunResult, lang: str) -> str:
 
 
 def _model_line(result: RunResult, lang: str) -> str:
-    m = result.model
-    text = t(
-        "model_summary",
-        lang,
-        name=m.name,
-        layers=m.num_layers,
-        hidden=m.hidden_size,
-        heads=m.num_heads,
-        kv_heads=m.num_kv_heads,
-        head_dim=m.head_dim,
-        params=m.num_params / 1e6,
-        weights=fmt_bytes(m.weight_bytes),
-        dtype=m.dtype,
-        device=m.device,
-        ctx=m.max_position,
-    )
-    return f"<p>{html_text(text.replace('**', ''))}</p>"
+    return f"<p>{html_text(model_summary(result.model, lang, markdown=False))}</p>"
 
 
 def _banner(result: RunResult, lang: str) -> str:
     n = len(result.tokens)
     if result.status == RunStatus.DONE:
-        reason = result.request.finish_reason if result.request else None
-        text, kind = (
-            t(
-                "run_done",
-                lang,
-                n=n,
-                reason=t(f"finish_{reason or 'none'}", lang),
-                L=result.num_prompt_tokens,
-                steps=len(result.steps),
-            ),
-            "",
-        )
+        text, kind = done_text(result, lang), ""
     elif result.status == RunStatus.FAILED:
         text, kind = result.error or t("err_unexpected", lang, kind="?"), " rp-stopped"
     else:

@@ -18,6 +18,7 @@ from app_pages.playground.strings import t
 from ui.chips import output_html
 from ui.errors import show_message
 from ui.live import RUN_KEY
+from ui.live_html import done_text
 from ui.replay import replay_panel
 from ui.run_state import RunResult, RunStatus
 
@@ -47,18 +48,7 @@ def _banner(result: RunResult, lang: str) -> None:
     elif result.status == RunStatus.FAILED:
         show_message(result.error or t("err_unexpected", lang, kind="?"))
     else:
-        reason = result.request.finish_reason if result.request else None
-        st.success(
-            t(
-                "run_done",
-                lang,
-                n=n,
-                reason=t(f"finish_{reason or 'none'}", lang),
-                L=result.num_prompt_tokens,
-                steps=len(result.steps),
-            ),
-            icon=":material/check_circle:",
-        )
+        st.success(done_text(result, lang), icon=":material/check_circle:")
 
 
 def render_results(result: RunResult | None, lang: str) -> Pending | None:

@@ -7,15 +7,15 @@ import streamlit as st
 from app_pages.precision import keys
 from app_pages.precision.capacity import render_capacity
 from app_pages.precision.figures import bytes_figure, tpot_figure
-from app_pages.precision.run import current, render_controls, run_with_progress
+from app_pages.precision.run import current, measure_formats, render_controls
 from app_pages.precision.strings import t
 from app_pages.precision.tables import quality_table, samples_table, speed_table
 from ui.i18n import current_lang
 from ui.load_note import show_load
 from ui.models import get_registry, load_for_page
+from ui.queue_wait import take_turn
 from ui.sidebar import CHOICE_KEY
 from ui.text import md_literal
-from ui.turn import take_turn
 from ui.widgets import whole_number_box
 
 lang = current_lang()
@@ -28,7 +28,7 @@ if render_controls(lang) and bundle is not None:
     reference = bundle if bundle.model.dtype.itemsize == 4 and bundle.model.weight_format == "native" else None
     with take_turn(lang) as go:
         if go:
-            run_with_progress(choice.spec, reference, get_registry(), lang)
+            measure_formats(choice.spec, reference, get_registry(), lang)
 
 run = current()
 if run is None or not run.results:

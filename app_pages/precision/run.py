@@ -9,9 +9,9 @@ import streamlit as st
 from app_pages.precision import keys
 from app_pages.precision.strings import t
 from lab.precision_formats import KV_CHOICES, WEIGHT_CHOICES, FormatConfig, PrecisionRun, RunSettings, measure
-from ui.capped import cap_help, capped
-from ui.errors import show_error
 from ui.progress import PacedBar
+from ui.public_caps import cap_help, capped
+from ui.run_section import run_with_progress
 from ui.widget_state import KEEP
 from ui.widgets import whole_number, whole_number_box
 
@@ -65,7 +65,8 @@ def configs_from_state() -> list[FormatConfig]:
     return [FormatConfig(w) for w in weights] + [FormatConfig("float32", kv) for kv in s[keys.KV]]
 
 
-def run_with_progress(spec: str, reference, registry, lang: str) -> None:
+def measure_formats(spec: str, reference, registry, lang: str) -> None:
+    """Every chosen format measured in turn, with progress and a Stop; the run fills as it goes."""
     s = st.session_state
     settings = RunSettings(
         spec,
@@ -75,9 +76,8 @@ def run_with_progress(spec: str, reference, registry, lang: str) -> None:
     )
     run = PrecisionRun(settings)
     s[keys.RESULT] = run  # fills as it goes: a Stop (a rerun) leaves what was measured
-    slot = st.empty()
-    with slot.container(), st.status(t("pr_running", lang, n=len(settings.configs)), expanded=True) as box:
-        st.button(t("stop", lang), key=keys.STOP, icon=":material/stop_circle:")
+
+    def measure_each(box) -> PrecisionRun:
         bar, n = PacedBar(st.progress(0.0), lang), len(settings.configs)
 
         def progress(stage: str, k: int, fraction: float) -> None:
@@ -86,14 +86,17 @@ def run_with_progress(spec: str, reference, registry, lang: str) -> None:
                 what = t("pr_progress", lang, k=k, n=n, name=settings.configs[k - 1].name, stage=what)
             bar.progress(fraction, text=what)
 
-        try:
-            with registry.step_lock:
-                measure(settings, progress, run=run, reference=reference)
-        except Exception as exc:  # noqa: BLE001 - a message in the page, never a traceback
-            box.update(label=t("pr_failed", lang), state="error")
-            show_error(exc, lang)
-            return
-    slot.empty()
+        with registry.step_lock:
+            measure(settings, progress, run=run, reference=reference)
+        return run
+
+    run_with_progress(
+        measure_each,
+        lang,
+        running=t("pr_running", lang, n=len(settings.configs)),
+        failed=t("pr_failed", lang),
+        stop_key=keys.STOP,
+    )
 
 
 def current() -> PrecisionRun | None:

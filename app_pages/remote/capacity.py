@@ -19,9 +19,9 @@ from engine.errors import LabError
 from lab.capacity import SCALES, Capacity, Point, Scale, search, server_measure
 from lab.remote_client import RemoteRequest
 from lab.workload import QUESTIONS
-from ui.capped import cap_help, capped
 from ui.errors import show_message
 from ui.public import public_settings
+from ui.public_caps import cap_help, capped
 from ui.slo_box import slo_box, slo_text, verdict_row, verdict_table
 from ui.theme import EXTRA_COLORS, PHASE_COLORS, style
 from ui.widget_state import KEEP

@@ -9,7 +9,7 @@ CONNECT = "rm_connect"
 CONNECTION = "rm_connection"
 MODEL = "rm_model"
 
-# one.py
+# streamed_prompt.py
 PROMPT = "rm_prompt"
 MAX_TOKENS = "rm_max_tokens"
 CHAT = "rm_chat"
@@ -46,7 +46,7 @@ FIG_SWEEP = "rm_fig_sweep"
 DL_ONE = "rm_dl_one"
 DL_LOAD = "rm_dl_load"
 
-# opened.py
+# open_saved.py
 UPLOAD = "rm_upload"
 UPLOAD_SEEN = "rm_upload_seen"  # the file id already read, so a rerun does not parse it again
 UPLOAD_ERROR = "rm_upload_error"
@@ -54,7 +54,7 @@ OPENED = "rm_opened"  # (file name, Saved or an imported report)
 IMPORTED_THEIRS = "imported_theirs"  # the tool's own figures
 SAVED_PREFIX = "rm_saved_"  # before the element keys of an opened run, apart from the live tabs' own
 
-# beside.py
+# local_vs_server.py
 BESIDE_REQUESTS = "rm_beside_requests"
 BESIDE_TOKENS = "rm_beside_tokens"
 RUN_BESIDE = "rm_run_beside"

@@ -33,10 +33,10 @@ from lab.remote_trace import Saved
 from lab.slo import Goodput
 from lab.synthetic_prompts import MAX_PROMPT_TOKENS, exact_prompts
 from lab.workload import PRESET_NAMES, QUESTIONS, preset
-from ui.capped import cap_help, capped
 from ui.errors import show_message
 from ui.percentile_labels import stat_cell
 from ui.public import public_settings
+from ui.public_caps import cap_help, capped
 from ui.slo_box import slo_box, verdict_row, verdict_table
 from ui.text import md_escape
 from ui.widget_state import KEEP

@@ -4,12 +4,12 @@ on arrival, with the server's own metrics beside the client's view."""
 import pandas  # noqa: F401  - before plotly (fresh-server import race)
 import streamlit as st
 
-from app_pages.remote.beside import render_beside
 from app_pages.remote.capacity import render_capacity
 from app_pages.remote.connect import render_connect
 from app_pages.remote.load import render_load
-from app_pages.remote.one import render_one
-from app_pages.remote.opened import render_opened
+from app_pages.remote.local_vs_server import render_beside
+from app_pages.remote.open_saved import render_opened
+from app_pages.remote.streamed_prompt import render_one
 from app_pages.remote.strings import t
 from ui.i18n import current_lang
 from ui.public import public_settings

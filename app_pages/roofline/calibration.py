@@ -16,11 +16,11 @@ from engine.errors import LabError
 from lab.calibration import CalibrationRow, calibrate
 from lab.complexity_math import prompt_of_length
 from lab.hardware import DeviceCeilings
-from ui.capped import cap_help, capped
-from ui.errors import show_error
 from ui.formula import show_formula
+from ui.public_caps import cap_help, capped
+from ui.queue_wait import take_turn
+from ui.run_section import run_with_progress
 from ui.text import md_literal
-from ui.turn import take_turn
 from ui.widget_state import KEEP, seed
 from ui.widgets import whole_number_box
 
@@ -68,17 +68,18 @@ def render_controls(max_position: int, lang: str) -> tuple[list[int], int, int, 
     return sorted(lengths), new_tokens, repeats, clicked
 
 
-def run_with_progress(
+def measure_calibration(
     bundle, registry, ceilings: DeviceCeilings, lengths: list[int], new_tokens: int, repeats: int, lang: str
 ) -> None:
+    """TTFT and TPOT measured at each length against their projection, with progress; kept, or why not shown."""
     st.session_state.pop(keys.CAL_RESULT, None)
-    box = st.status(t("rf_cal_running", lang), expanded=True)
-    bar = box.progress(0.0, text=t("rf_progress_runs", lang, done=0, total=len(lengths) * repeats))
 
-    def progress(done: int, total: int) -> None:
-        bar.progress(done / total, text=t("rf_progress_runs", lang, done=done, total=total))
+    def measure(box) -> CalibrationResult:
+        bar = box.progress(0.0, text=t("rf_progress_runs", lang, done=0, total=len(lengths) * repeats))
 
-    try:
+        def progress(done: int, total: int) -> None:
+            bar.progress(done / total, text=t("rf_progress_runs", lang, done=done, total=total))
+
         if not lengths:
             raise LabError("Pick at least one prompt length.")
         c = bundle.model.config
@@ -89,13 +90,17 @@ def run_with_progress(
         prompts = {L: prompt_of_length(bundle.tokenizer, L) for L in lengths}
         with registry.step_lock:  # a timing experiment: no other session's steps in between
             rows = calibrate(bundle.model, bundle.tokenizer, ceilings, prompts, new_tokens, repeats, progress)
-    except Exception as exc:  # noqa: BLE001 - a message in the page, never a traceback
-        box.update(label=t("rf_failed", lang), state="error", expanded=False)
-        show_error(exc, lang)
-        return
-    dtype = str(bundle.model.dtype).removeprefix("torch.")
-    st.session_state[keys.CAL_RESULT] = CalibrationResult(bundle.name, dtype, new_tokens, repeats, rows, ceilings)
-    box.update(label=t("rf_cal_done", lang), state="complete", expanded=False)
+        dtype = str(bundle.model.dtype).removeprefix("torch.")
+        return CalibrationResult(bundle.name, dtype, new_tokens, repeats, rows, ceilings)
+
+    run_with_progress(
+        measure,
+        lang,
+        running=t("rf_cal_running", lang),
+        failed=t("rf_failed", lang),
+        done=t("rf_cal_done", lang),
+        keep=keys.CAL_RESULT,
+    )
 
 
 def ratio_range(ratios: list[float]) -> str:
@@ -145,7 +150,7 @@ def render_calibration_section(bundle, registry, ceilings: DeviceCeilings, lang:
     if clicked:
         with take_turn(lang) as go:
             if go:
-                run_with_progress(bundle, registry, ceilings, lengths, new_tokens, repeats, lang)
+                measure_calibration(bundle, registry, ceilings, lengths, new_tokens, repeats, lang)
     r = st.session_state.get(keys.CAL_RESULT)
     if r is None or r.model != bundle.name:
         st.info(t("rf_cal_not_run", lang))

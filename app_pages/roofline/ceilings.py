@@ -12,27 +12,24 @@ import streamlit as st
 from app_pages.roofline import keys
 from app_pages.roofline.strings import formula, t
 from lab.hardware import DeviceCeilings, cache_path, cached_ceilings, machine_ceilings
-from ui.errors import show_error
 from ui.formula import show_formula
 from ui.public import shown_path
+from ui.run_section import run_with_progress
 from ui.text import md_literal
 
 
 def _measure(device: str, remeasure: bool, lang: str) -> DeviceCeilings | None:
-    box = st.status(t("rf_measuring", lang), expanded=True)
-    bar = box.progress(0.0, text=t("rf_measuring", lang))
+    def measure(box) -> DeviceCeilings:
+        bar = box.progress(0.0, text=t("rf_measuring", lang))
 
-    def progress(stage: str, fraction: float) -> None:
-        bar.progress(min(max(fraction, 0.0), 1.0), text=t("rf_measuring_stage", lang, stage=stage))
+        def progress(stage: str, fraction: float) -> None:
+            bar.progress(min(max(fraction, 0.0), 1.0), text=t("rf_measuring_stage", lang, stage=stage))
 
-    try:
-        ceilings = machine_ceilings(device, remeasure=remeasure, progress=progress)
-    except Exception as exc:  # noqa: BLE001 - a message, never a traceback
-        box.update(label=t("rf_measure_failed", lang), state="error", expanded=False)
-        show_error(exc, lang)
-        return None
-    box.update(label=t("rf_measured", lang), state="complete", expanded=False)
-    return ceilings
+        return machine_ceilings(device, remeasure=remeasure, progress=progress)
+
+    return run_with_progress(
+        measure, lang, running=t("rf_measuring", lang), failed=t("rf_measure_failed", lang), done=t("rf_measured", lang)
+    )
 
 
 def current_ceilings(device: str, lang: str) -> DeviceCeilings | None:

@@ -17,12 +17,12 @@ from lab.complexity_math import prompt_of_length
 from lab.hardware import DeviceCeilings
 from lab.nvml import NvmlSampler, NvmlSamples, nvml_status
 from lab.roofline import PhaseSummary, RooflinePoint, run_roofline, summarise
-from ui.capped import cap_help, capped
-from ui.errors import show_error
 from ui.formula import show_formula
 from ui.load_note import show_load, was_busy
+from ui.public_caps import cap_help, capped
+from ui.queue_wait import take_turn
+from ui.run_section import run_with_progress
 from ui.text import md_literal
-from ui.turn import take_turn
 from ui.widget_state import KEEP, seed
 from ui.widgets import whole_number_box
 
@@ -75,32 +75,37 @@ def render_controls(max_position: int, lang: str) -> tuple[int, int, list[int], 
     return prompt_len, steps, list(batches), clicked
 
 
-def run_with_progress(
+def measure_roofline(
     bundle, registry, ceilings: DeviceCeilings, prompt_len: int, steps: int, batches: list[int], lang: str
 ) -> None:
+    """Every batch size's steps timed on the roofline, with progress; the result kept, or why not shown."""
     st.session_state.pop(keys.RESULT, None)
-    box = st.status(t("rf_running", lang, n=len(batches)), expanded=True)
-    bar = box.progress(0.0, text=t("rf_progress", lang, done=0, total=len(batches)))
 
-    def progress(done: int, total: int) -> None:
-        bar.progress(done / total, text=t("rf_progress", lang, done=done, total=total))
+    def measure(box) -> RooflineResult:
+        bar = box.progress(0.0, text=t("rf_progress", lang, done=0, total=len(batches)))
 
-    dtype = str(bundle.model.dtype).removeprefix("torch.")
-    try:
+        def progress(done: int, total: int) -> None:
+            bar.progress(done / total, text=t("rf_progress", lang, done=done, total=total))
+
+        dtype = str(bundle.model.dtype).removeprefix("torch.")
         ceilings.peak_flops(dtype)  # a clear message before the run if this dtype has no measured roof
         ids = prompt_of_length(bundle.tokenizer, prompt_len)
         device = str(bundle.model.device)
         with NvmlSampler(device) as sampler, LoadMeter() as meter:
             points = run_roofline(bundle.model, bundle.tokenizer, ids, batches, steps, progress, registry.step_lock)
-    except Exception as exc:  # noqa: BLE001 - a message in the page, never a traceback
-        box.update(label=t("rf_failed", lang), state="error", expanded=False)
-        show_error(exc, lang)
-        return
-    samples = sampler.samples if sampler.samples.times else None
-    st.session_state[keys.RESULT] = RooflineResult(
-        bundle.name, dtype, prompt_len, steps, points, summarise(points), ceilings, samples, meter.load
+        samples = sampler.samples if sampler.samples.times else None
+        return RooflineResult(
+            bundle.name, dtype, prompt_len, steps, points, summarise(points), ceilings, samples, meter.load
+        )
+
+    run_with_progress(
+        measure,
+        lang,
+        running=t("rf_running", lang, n=len(batches)),
+        failed=t("rf_failed", lang),
+        done=lambda r: t("rf_done", lang, n=len(r.points), L=prompt_len),
+        keep=keys.RESULT,
     )
-    box.update(label=t("rf_done", lang, n=len(points), L=prompt_len), state="complete", expanded=False)
 
 
 def utilisation_table(r: RooflineResult, lang: str) -> pd.DataFrame:
@@ -211,7 +216,7 @@ def render_roofline_section(bundle, registry, ceilings: DeviceCeilings, lang: st
     if clicked:
         with take_turn(lang) as go:
             if go:
-                run_with_progress(bundle, registry, ceilings, prompt_len, steps, batches, lang)
+                measure_roofline(bundle, registry, ceilings, prompt_len, steps, batches, lang)
     result = st.session_state.get(keys.RESULT)
     if result is None or result.model != bundle.name:
         st.info(t("rf_not_run", lang))

@@ -30,8 +30,8 @@ from app_pages.serving.workload import (
 )
 from engine.errors import LabError
 from lab.workload import RequestSpec
-from ui.capped import cap_help, capped, check_count
 from ui.errors import show_error
+from ui.public_caps import cap_help, capped, check_count
 from ui.widget_state import KEEP
 from ui.widgets import whole_number, whole_number_box
 

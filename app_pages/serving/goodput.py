@@ -12,17 +12,17 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from app_pages.serving import keys
-from app_pages.serving.metrics import RUN_COLORS, run_name
 from app_pages.serving.run import JUDGED_POLICIES, PolicyRun, ServingResult, run_policy
+from app_pages.serving.run_latencies import RUN_COLORS, run_name
 from app_pages.serving.strings import t
 from lab.busy import LoadMeter
 from lab.slo import SLO, Goodput, judge_load
 from ui.errors import error_message, show_message
 from ui.load_note import was_busy
 from ui.models import get_registry
+from ui.queue_wait import take_turn
 from ui.slo_box import slo_box, slo_text, verdict_row, verdict_table
 from ui.theme import style
-from ui.turn import take_turn
 
 SLO_DEFAULTS = {"ttft": 2000, "tpot": 200, "itl": 500, "target": 90}  # for the bundled model on 2 CPU cores
 

@@ -11,8 +11,8 @@ import time
 import streamlit as st
 
 from app_pages.serving import keys
-from app_pages.serving.metrics import run_name
 from app_pages.serving.run import Progress, ServingResult, ServingSettings, ServingStatus, run_policy
+from app_pages.serving.run_latencies import run_name
 from app_pages.serving.strings import t
 from lab.busy import LoadMeter
 from lab.workload import RequestSpec

@@ -4,8 +4,8 @@ so a caption never states a result the table beside it contradicts."""
 
 from __future__ import annotations
 
-from app_pages.serving.metrics import ALL, b_over_a, ids_in
 from app_pages.serving.run import PolicyRun
+from app_pages.serving.run_latencies import ALL, b_over_a, ids_in
 from app_pages.serving.strings import t
 from ui.percentile_labels import stat_label
 

@@ -13,9 +13,9 @@ from app_pages.serving.panels import blocks_panel, metrics_panel, timeline_panel
 from app_pages.serving.strings import t
 from ui.i18n import current_lang
 from ui.models import load_for_page
+from ui.queue_wait import take_turn
 from ui.run_state import ModelInfo
 from ui.sidebar import CHOICE_KEY
-from ui.turn import take_turn
 from ui.widgets import model_summary
 
 lang = current_lang()

@@ -12,7 +12,9 @@ from app_pages.serving import keys
 from app_pages.serving.blocks import pool_figure, prefix_figure, waste_figure, waste_series, waste_share
 from app_pages.serving.figures import composition_figure, gantt_figure, mark_step, run_end_s
 from app_pages.serving.goodput import goodput_panel
-from app_pages.serving.metrics import (
+from app_pages.serving.notes import here_sentence
+from app_pages.serving.run import POLICIES, PolicyRun, ServingResult
+from app_pages.serving.run_latencies import (
     ALL,
     groups,
     metrics_figure,
@@ -22,8 +24,6 @@ from app_pages.serving.metrics import (
     run_name,
     same_outputs,
 )
-from app_pages.serving.notes import here_sentence
-from app_pages.serving.run import POLICIES, PolicyRun, ServingResult
 from app_pages.serving.strings import t
 from app_pages.serving.timeline import batch_rows, step_window
 from ui.load_note import was_busy

@@ -22,7 +22,8 @@ from ui.errors import show_error
 from ui.load_note import ratio_label, show_load, was_busy
 from ui.progress import PacedBar
 from ui.public import check_run_work
-from ui.turn import take_turn
+from ui.queue_wait import take_turn
+from ui.run_section import run_with_progress
 from ui.widget_state import KEEP, seed
 
 K_OPTIONS = [1, 2, 4, 8, 16, 32, MAX_VERIFY_K]
@@ -58,8 +59,8 @@ def _room(k: int) -> int:
 def _measure(bundle, registry, contexts: list[int], ks: list[int], lang: str) -> None:
     m = bundle.model
     dtype = str(m.dtype).removeprefix("torch.")
-    box = st.status(t("sp_cost_running", lang), expanded=True)
-    try:
+
+    def measure(box) -> CostResult:
         device = str(m.device).split(":")[0]
         if cached_ceilings(device) is None:
             box.write(t("sp_cost_ceilings", lang))
@@ -79,12 +80,16 @@ def _measure(bundle, registry, contexts: list[int], ks: list[int], lang: str) ->
             for ctx in contexts
             for T in [ridge_tokens(m.config, ctx, m.dtype.itemsize, m.weight_elem_bytes, ridge)]
         }
-    except Exception as exc:  # noqa: BLE001 - a message in the page, never a traceback
-        box.update(label=t("sp_failed", lang), state="error", expanded=False)
-        show_error(exc, lang)
-        return
-    st.session_state[keys.COST_RESULT] = CostResult(bundle.name, costs, ridge, ridge_k, meter.load)
-    box.update(label=t("sp_cost_done", lang, n=len(costs)), state="complete", expanded=False)
+        return CostResult(bundle.name, costs, ridge, ridge_k, meter.load)
+
+    run_with_progress(
+        measure,
+        lang,
+        running=t("sp_cost_running", lang),
+        failed=t("sp_failed", lang),
+        done=lambda r: t("sp_cost_done", lang, n=len(r.costs)),
+        keep=keys.COST_RESULT,
+    )
 
 
 def _table(r: CostResult, lang: str) -> pd.DataFrame:

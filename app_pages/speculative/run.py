@@ -11,13 +11,13 @@ from app_pages.speculative.figures import kv_figure, steps_figure
 from app_pages.speculative.strings import t
 from engine import load_model
 from lab.speculation import FREE_PROMPT, REPEAT_PROMPT
-from ui.capped import capped
 from ui.chips import chips_html, legend_html
-from ui.errors import show_error
 from ui.load_note import show_load, was_busy
 from ui.progress import PacedBar
+from ui.public_caps import capped
+from ui.queue_wait import take_turn
+from ui.run_section import run_with_progress
 from ui.sidebar import CHOICE_KEY
-from ui.turn import take_turn
 from ui.widget_state import KEEP, seed
 from ui.widgets import whole_number_box
 
@@ -82,26 +82,28 @@ def _controls(max_position: int, lang: str) -> tuple[str, int, int, bool]:
 
 
 def _run(bundle, registry, prompt: str, k: int, max_new: int, lang: str) -> None:
-    box = st.status(t("sp_running", lang, k=k), expanded=True)
-    bar = PacedBar(box.progress(0.0), lang)
+    def measure(box) -> SpecComparison:
+        bar = PacedBar(box.progress(0.0), lang)
 
-    def progress(run: int, done: int) -> None:
-        key = "sp_progress_plain" if run == 0 else "sp_progress_spec"
-        bar.progress((run * max_new + done) / (2 * max_new), t(key, lang, done=done, n=max_new))
+        def progress(run: int, done: int) -> None:
+            key = "sp_progress_plain" if run == 0 else "sp_progress_spec"
+            bar.progress((run * max_new + done) / (2 * max_new), t(key, lang, done=done, n=max_new))
 
-    try:
         draft = None
         if st.session_state[keys.DRAFTER] == "int8":
             box.write(t("sp_loading_draft", lang, name=bundle.name))
             draft = int8_copy(st.session_state[CHOICE_KEY].spec, str(bundle.model.device))
         adaptive = bool(st.session_state[keys.ADAPTIVE])
-        result = run_both(bundle, prompt, k, max_new, registry.step_lock, progress, draft, adaptive)
-    except Exception as exc:  # noqa: BLE001 - a message in the page, never a traceback
-        box.update(label=t("sp_failed", lang), state="error", expanded=False)
-        show_error(exc, lang)
-        return
-    st.session_state[keys.RESULT] = result
-    box.update(label=t("sp_done", lang, n=len(result.spec.tokens)), state="complete", expanded=False)
+        return run_both(bundle, prompt, k, max_new, registry.step_lock, progress, draft, adaptive)
+
+    run_with_progress(
+        measure,
+        lang,
+        running=t("sp_running", lang, k=k),
+        failed=t("sp_failed", lang),
+        done=lambda r: t("sp_done", lang, n=len(r.spec.tokens)),
+        keep=keys.RESULT,
+    )
 
 
 def _timing_metrics(c: SpecComparison, busy: bool, lang: str) -> None:

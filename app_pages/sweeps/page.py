@@ -6,7 +6,7 @@ import streamlit as st
 
 from app_pages.sweeps import keys
 from app_pages.sweeps.charts import render_charts
-from app_pages.sweeps.run import render_controls, run_with_progress, settings_from
+from app_pages.sweeps.run import measure_sweep, render_controls, settings_from
 from app_pages.sweeps.strings import t
 from engine.errors import LabError
 from lab.claims import TIMED_CLAIMS
@@ -17,9 +17,9 @@ from ui.errors import show_error
 from ui.i18n import current_lang
 from ui.load_note import show_load
 from ui.models import get_registry, load_for_page
+from ui.queue_wait import take_turn
 from ui.sidebar import CHOICE_KEY
 from ui.text import md_literal
-from ui.turn import take_turn
 
 lang = current_lang()
 st.title(t("sw_title", lang))
@@ -38,7 +38,7 @@ if clicked:
     else:
         with take_turn(lang) as go:
             if go:
-                run_with_progress(bundle, get_registry(), settings, lang)
+                measure_sweep(bundle, get_registry(), settings, lang)
 
 result = st.session_state.get(keys.RESULT)
 if result is None:

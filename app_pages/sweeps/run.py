@@ -17,8 +17,8 @@ from app_pages.sweeps.strings import t
 from engine.errors import LabError
 from lab.busy import LoadMeter
 from lab.sweeps import SweepResult, SweepSettings, run_sweep, seconds_left, sweep_plan
-from ui.capped import cap_help, capped, check_count, check_size
-from ui.errors import show_error
+from ui.public_caps import cap_help, capped, check_count, check_size
+from ui.run_section import run_with_progress
 from ui.text import with_eta
 from ui.widget_state import KEEP, seed
 from ui.widgets import whole_number_box
@@ -107,12 +107,12 @@ def draw_so_far(slot, result: SweepResult, done: int, total: int, lang: str) -> 
     time.sleep(SETTLE_S)
 
 
-def run_with_progress(bundle, registry, settings: SweepSettings, lang: str) -> None:
+def measure_sweep(bundle, registry, settings: SweepSettings, lang: str) -> None:
+    """The sweep with progress, its charts so far and a Stop; a failed sweep keeps nothing."""
     result = SweepResult(bundle.name, settings)
     st.session_state[keys.RESULT] = result
-    slot = st.empty()
-    with slot.container(), st.status(t("sw_running", lang, runs=settings.num_runs), expanded=True) as box:
-        st.button(t("stop", lang), key=keys.STOP, icon=":material/stop_circle:")
+
+    def measure(box) -> SweepResult:
         bar = st.progress(0.0, text=t("sw_warming", lang))
         so_far = st.empty()
         last, first_done, plan = [0.0], [None], sweep_plan(settings)
@@ -136,16 +136,20 @@ def run_with_progress(bundle, registry, settings: SweepSettings, lang: str) -> N
                 first_done[0] += time.perf_counter() - now  # the pace counts requests, not the drawing
 
         meter = LoadMeter()
-        try:
-            with registry.step_lock:
-                meter.start()
-                try:
-                    run_sweep(bundle.model, bundle.tokenizer, settings, bundle.name, progress=progress, result=result)
-                finally:  # a stopped sweep keeps its points: and the load they were measured under
-                    result.load = meter.stop()
-        except Exception as exc:  # noqa: BLE001 - a message in the page, never a traceback
-            st.session_state.pop(keys.RESULT, None)
-            box.update(label=t("sw_failed", lang), state="error")
-            show_error(exc, lang)
-            return
-    slot.empty()
+        with registry.step_lock:
+            meter.start()
+            try:
+                run_sweep(bundle.model, bundle.tokenizer, settings, bundle.name, progress=progress, result=result)
+            finally:  # a stopped sweep keeps its points: and the load they were measured under
+                result.load = meter.stop()
+        return result
+
+    ran = run_with_progress(
+        measure,
+        lang,
+        running=t("sw_running", lang, runs=settings.num_runs),
+        failed=t("sw_failed", lang),
+        stop_key=keys.STOP,
+    )
+    if ran is None:
+        st.session_state.pop(keys.RESULT, None)

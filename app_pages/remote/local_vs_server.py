@@ -19,11 +19,11 @@ from engine.errors import LabError
 from lab.remote_client import RemoteRequest
 from lab.remote_load import LoadPlan, LoadRun, run_load
 from lab.workload import QUESTIONS, RequestSpec, run_workload, summarize
-from ui.capped import cap_help, capped
 from ui.errors import show_message
 from ui.models import get_registry, load_for_page
+from ui.public_caps import cap_help, capped
+from ui.queue_wait import take_turn
 from ui.sidebar import CHOICE_KEY
-from ui.turn import take_turn
 from ui.widgets import whole_number, whole_number_box
 
 METRICS = (("ttft_ms", "TTFT P50 (ms)"), ("tpot_ms", "TPOT P50 (ms)"), ("e2e_ms", "E2E P50 (ms)"))

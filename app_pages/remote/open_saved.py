@@ -9,7 +9,7 @@ import streamlit as st
 from app_pages.remote import keys
 from app_pages.remote.imported import render_imported
 from app_pages.remote.load import render_runs
-from app_pages.remote.one import render_result
+from app_pages.remote.streamed_prompt import render_result
 from app_pages.remote.strings import t
 from engine.errors import LabError
 from lab.remote_trace import Saved, load_saved
