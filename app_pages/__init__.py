@@ -18,7 +18,7 @@ from ui import replay
 @dataclass(frozen=True)
 class PageEntry:
     name: str  # the folder under app_pages/
-    title_key: str  # the page's title in the frame's strings (ui/strings_common.py)
+    title_key: str  # the page's title: a key of the catalogues' shared context (lab/catalogues.py)
     icon: str
     url_path: str  # the page's URL is /<url_path>; the default page is also the root URL
     is_default: bool = False

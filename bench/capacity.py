@@ -1,5 +1,5 @@
 """The capacity of our server on the bundled model within two SLOs, with chunked prefill on and off,
-in one run: `python -m engine serve` on loopback, the capacity search of lab/capacity.py (short
+in one run: `python -m engine serve` on loopback, the capacity search of lab/load_capacity.py (short
 concurrent loads, doubling then bisecting) against each, the answer in a table with the cause the
 server's metrics give for the first load that missed.
 
@@ -19,7 +19,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.record import recorded  # noqa: E402
 from engine.entrypoints.launch import engine_server  # noqa: E402
-from lab.capacity import search, server_measure  # noqa: E402
+from lab.catalogues import word  # noqa: E402
+from lab.load_capacity import search, server_measure  # noqa: E402
 from lab.remote_client import Endpoint, RemoteRequest  # noqa: E402
 from lab.slo import SLO  # noqa: E402
 from lab.workload import QUESTIONS  # noqa: E402
@@ -48,12 +49,12 @@ def main() -> int:
                 result = search(
                     server_measure(endpoint, "SmolLM2-135M-Instruct", requests, slo), slo, args.budget, args.max_load
                 )
-                print(f"# {server}, {name} SLO: {result.sentence()}", flush=True)
+                print(f"# {server}, {name} SLO: {word(result.message())}", flush=True)
                 rows.append((server, name, text, result))
     print("\n| server | SLO | thresholds (ms, 90 %) | holds | breaks at | broke first | why | loads measured | busy |")
     print("|---|---|---|---|---|---|---|---|---|")
     for server, name, text, r in rows:
-        why = r.cause.sentence() if r.cause is not None else "—"
+        why = word(r.cause.message()) if r.cause is not None else "—"
         print(
             f"| {server} | {name} | {text} | {r.good or 0} | {r.bad or '—'} | {(r.limiting or '—').upper()} "
             f"| {why} | {len(r.points)} | {'yes' if r.busy else 'no'} |"

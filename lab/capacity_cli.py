@@ -19,7 +19,8 @@ import sys
 from pathlib import Path
 
 from engine.errors import LabError
-from lab.capacity import CONCURRENCY, SCALES, Point, Scale, search, server_measure
+from lab.catalogues import word
+from lab.load_capacity import CONCURRENCY, SCALES, Point, Scale, search, server_measure
 from lab.remote_client import Endpoint, RemoteError, RemoteRequest, list_models
 from lab.remote_metrics import MetricsWatch
 from lab.remote_trace import Saved, dump_saved
@@ -75,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
         on_point=lambda point, _: print(point_line(point, scale), flush=True),
         scale=scale,
     )
-    print(result.sentence())
+    print(word(result.message()))
     if args.out is not None:
         points = [p for p in result.points.values() if p.run]
         runs = [(p.run, p.seen or MetricsWatch(note="not read")) for p in points]

@@ -26,6 +26,7 @@ from openai import AsyncOpenAI
 from engine.errors import LabError
 from engine.observe.fields import Bool, Float, Int, Text
 from engine.observe.request_metrics import RequestMetrics
+from lab.catalogues import say
 
 MAX_TEXT_CHARS = 1 << 20  # a reply longer than this is cut: the server is misbehaving
 STREAM_CUT = "was cut after"  # in every message for a stream that ended early (the page names a cause)
@@ -242,7 +243,7 @@ async def _read(client: AsyncOpenAI, model: str, req: RemoteRequest, result: Rem
 
 
 def _chunks(n: int) -> str:
-    return "1 chunk" if n == 1 else f"{n} chunks"
+    return say("remote_chunks", n=n)  # English, as every error of this module (and of the servers)
 
 
 def explain(exc: BaseException, endpoint: Endpoint, chunks: int = 0) -> str:

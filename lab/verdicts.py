@@ -3,7 +3,7 @@ pages show them: a verdict word, the numbers behind it, and the key of the sente
 
 The rules that produce verdicts are pure functions of measured numbers (lab/sweep_verdicts.py,
 lab/claims.py), so each can be tested on real data and on a hand-made counter-example.
-The explanation is a key into lab/verdict_texts.py (English and Chinese), filled in with `numbers`.
+The explanation is a key of the catalogues' shared context (lab/catalogues.py), filled in with `numbers`.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from engine.errors import LabError
-from lab.verdict_texts import LANG_INDEX, VERDICT_TEXTS
+from lab.catalogues import has, say
 
 HOLDS = "holds"
 ROUGHLY = "roughly"
@@ -28,7 +28,7 @@ VERDICTS = (HOLDS, ROUGHLY, FAILS, UNMEASURABLE, SHOWN, UNRELIABLE)
 class Verdict:
     claim: str  # "C4"
     verdict: str  # one of VERDICTS
-    reason: str  # key of the explanation in lab/verdict_texts.py, formatted with `numbers`
+    reason: str  # key of the explanation in the catalogues, formatted with `numbers`
     numbers: dict[str, float | int | str] = field(default_factory=dict)
 
     def __post_init__(self):
@@ -37,9 +37,8 @@ class Verdict:
 
 
 def explain(v: Verdict, lang: str = "en") -> str:
-    """The verdict's explanation with its measured numbers filled in ('en' or 'zh')."""
-    text = VERDICT_TEXTS[v.reason][LANG_INDEX[lang]]
-    return text.format(**v.numbers) if v.numbers else text
+    """The verdict's explanation with its measured numbers filled in, in `lang` (a catalogue's code)."""
+    return say(v.reason, lang, **v.numbers)
 
 
 def unreliable_when_busy(verdicts: dict[str, Verdict], load, timed: tuple[str, ...]) -> dict[str, Verdict]:
@@ -52,7 +51,7 @@ def unreliable_when_busy(verdicts: dict[str, Verdict], load, timed: tuple[str, .
 
     def unreliable(c: str, v: Verdict) -> Verdict:
         own = f"why_{c.lower()}_busy"  # a claim whose untimed part still holds says that part too
-        if own in VERDICT_TEXTS:
+        if has(own):
             return Verdict(c, UNRELIABLE, own, v.numbers | numbers)
         return Verdict(c, UNRELIABLE, "why_busy", numbers)
 

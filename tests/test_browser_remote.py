@@ -30,7 +30,7 @@ def test_connect_and_run_a_concurrent_load(chromium, tiny_app_server, tiny_serve
         ready(page).fill(engine_url)
         click_and_wait(page, page.get_by_role("button", name="Connect"))
         page.get_by_text("Connected to").first.wait_for(timeout=60_000)
-        assert page.get_by_text("1 model(s). Server metrics: vllm").count() == 1
+        assert page.get_by_text("1 model. Server metrics: vllm").count() == 1
         open_tab(page, "Load")
         panel = page.locator('[data-testid="stTabPanel"]:visible')  # other tabs have fields of the same names
         panel.locator('label:has-text("concurrent: a fixed number in flight")').click()

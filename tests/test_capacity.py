@@ -1,4 +1,4 @@
-"""The capacity search (lab/capacity.py): its bracketing on a synthetic server whose limit is known,
+"""The capacity search (lab/load_capacity.py): its bracketing on a synthetic server whose limit is known,
 its stops (budget, cancel, maximum, a failure at 1), its sentence, and a real search on
 `python -m engine serve` whose answer holds when measured again."""
 
@@ -10,11 +10,12 @@ import pytest
 
 from engine.errors import LabError
 from engine.observe.request_metrics import RequestMetrics
-from lab.capacity import Capacity, Point, Scale, search, server_measure
-from lab.capacity_cause import explain
+from lab.catalogues import word
+from lab.load_capacity import Capacity, Point, Scale, search, server_measure
 from lab.remote_client import Endpoint, RemoteRequest
 from lab.remote_metrics import Histogram, MetricsWatch, Snapshot
 from lab.slo import SLO, judge
+from lab.slo_cause import explain
 
 SLO_TTFT = SLO(ttft_ms=100, target=0.9)
 
@@ -36,10 +37,13 @@ def test_doubling_then_bisection_brackets_the_limit():
     result = search(synthetic(5, seen), SLO_TTFT)
     assert seen == [1, 2, 4, 8, 6, 5]
     assert (result.good, result.bad, result.bracketed, result.limiting) == (5, 6, True, "ttft")
-    assert result.sentence() == (
+    assert word(result.message()) == (
         "Holds a concurrency of 5 with TTFT ≤ 100 ms for 90 % of requests; at 6, TTFT breaks first."
     )
-    assert result.sentence("zh") == "可承载 5 个并发请求，且 90 % 的请求满足 TTFT ≤ 100 ms；到 6 个时，TTFT 最先失守。"
+    assert (
+        word(result.message(), "zh")
+        == "可承载 5 个并发请求，且 90 % 的请求满足 TTFT ≤ 100 ms；到 6 个时，TTFT 最先失守。"
+    )
 
 
 def test_a_rate_search_brackets_requests_per_second():
@@ -48,14 +52,14 @@ def test_a_rate_search_brackets_requests_per_second():
     half = Scale("rate", 0.5)
     result = search(synthetic(5, seen), SLO_TTFT, scale=half)
     assert seen == [1, 2, 4, 8, 6, 5] and [half.value(n) for n in sorted(result.points)] == [0.5, 1, 2, 2.5, 3, 4]
-    assert result.sentence() == (
+    assert word(result.message()) == (
         "Holds a rate of 2.5 requests/s with TTFT ≤ 100 ms for 90 % of requests; at 3 requests/s, TTFT breaks first."
     )
     assert (
-        result.sentence("zh")
+        word(result.message(), "zh")
         == "可承载每秒 2.5 个请求，且 90 % 的请求满足 TTFT ≤ 100 ms；到每秒 3 个时，TTFT 最先失守。"
     )
-    assert search(synthetic(0, []), SLO_TTFT, scale=half).sentence().startswith("Not even 0.5 requests/s meets")
+    assert word(search(synthetic(0, []), SLO_TTFT, scale=half).message()).startswith("Not even 0.5 requests/s meets")
     assert (half.levels(8), Scale("rate", 0.3).levels(0.9), Scale().levels(4)) == (16, 3, 4)
     for bad in (dict(by="tokens"), dict(by="rate", step=0)):
         with pytest.raises(LabError):
@@ -66,26 +70,28 @@ def test_every_stop_keeps_what_was_measured():
     seen: list[int] = []
     fails_at_once = search(synthetic(0, seen), SLO_TTFT)
     assert seen == [1] and fails_at_once.good is None and fails_at_once.bad == 1
-    assert fails_at_once.sentence().startswith("Not even one request at a time meets TTFT ≤ 100 ms")
+    assert word(fails_at_once.message()).startswith("Not even one request at a time meets TTFT ≤ 100 ms")
 
     capped = search(synthetic(100, []), SLO_TTFT, max_load=6)
     assert list(capped.points) == [1, 2, 4, 6] and capped.stopped == "max load" and capped.bad is None
-    assert "Holds a concurrency of 6" in capped.sentence() and "(the maximum load was reached)" in capped.sentence()
+    assert "Holds a concurrency of 6" in word(capped.message()) and "(the maximum load was reached)" in word(
+        capped.message()
+    )
 
     ticks = iter(range(0, 1000, 10))  # each load takes 10 s of this clock
     short = search(synthetic(5, []), SLO_TTFT, budget_s=45, clock=lambda: next(ticks))
     assert short.stopped == "budget" and len(short.points) < 6
-    assert short.sentence().startswith("Holds") and "(the time budget ran out)" in short.sentence()
+    assert word(short.message()).startswith("Holds") and "(the time budget ran out)" in word(short.message())
 
     calls = iter([False, False, True])
     cancelled = search(synthetic(5, []), SLO_TTFT, stop=lambda: next(calls))
     assert list(cancelled.points) == [1, 2] and cancelled.stopped == "cancelled"
-    assert Capacity(SLO_TTFT).sentence().startswith("Nothing was measured")
+    assert word(Capacity(SLO_TTFT).message()).startswith("Nothing was measured")
 
 
 def test_a_busy_machine_makes_the_answer_unreliable():
     result = search(synthetic(5, [], busy_at=4), SLO_TTFT)
-    assert result.busy and result.sentence().startswith("Unreliable, the machine was busy during the search:")
+    assert result.busy and word(result.message()).startswith("Unreliable, the machine was busy during the search:")
 
 
 def test_a_search_on_our_server_brackets_a_limit_that_holds_when_measured_again(servers, tiny_dirs):
@@ -98,15 +104,15 @@ def test_a_search_on_our_server_brackets_a_limit_that_holds_when_measured_again(
         measure = server_measure(endpoint, tiny_dirs["llama"].name, requests, SLO_TTFT)
         result = search(measure, SLO_TTFT, budget_s=120, max_load=8)
         if result.busy:
-            assert result.sentence().startswith("Unreliable")
+            assert word(result.message()).startswith("Unreliable")
             pytest.skip("the machine was busy: the search says its answer is unreliable, as it should")
-        assert (result.good, result.bad, result.limiting) == (2, 3, "ttft"), result.sentence()
+        assert (result.good, result.bad, result.limiting) == (2, 3, "ttft"), word(result.message())
         # the third request waited for a free slot: the server's own histograms say queue, not prefill
         cause = result.cause
         assert cause is not None and cause.key == "queue" and cause.queue_ms > cause.prefill_ms, cause
         # the waiting gauge is read every 0.5 s and a wait here is ~150 ms: its peak may miss it
-        assert cause.running == 2 and cause.waiting is not None and "0 waiting" not in result.sentence(), cause
-        assert "TTFT breaks first: requests waited in the server's queue" in result.sentence()
+        assert cause.running == 2 and cause.waiting is not None and "0 waiting" not in word(result.message()), cause
+        assert "TTFT breaks first: requests waited in the server's queue" in word(result.message())
         assert measure(2).verdict.holds and not measure(3).verdict.holds
 
 
@@ -164,20 +170,20 @@ def watched(
 def test_the_cause_names_the_phase_that_took_the_time():
     queued = explain(watched(0.8, 0.05, 1.0), "ttft")
     assert queued.key == "queue" and queued.queue_ms == pytest.approx(800) and queued.prefill_ms == pytest.approx(50)
-    assert queued.sentence() == (
+    assert word(queued.message()) == (
         "requests waited in the server's queue (mean 800 ms) longer than their prefill took (50 ms): they queue "
         "behind other requests; up to 2 running and 3 waiting at once"
     )
     # waits shorter than the gauge's reads: the histograms saw the queue, the sentence claims no "0 waiting"
     missed = explain(watched(0.8, 0.05, 1.0, waiting=0), "ttft")
-    assert missed.key == "queue" and missed.sentence().endswith("behind other requests; up to 2 running at once")
+    assert missed.key == "queue" and word(missed.message()).endswith("behind other requests; up to 2 running at once")
     assert explain(watched(0.01, 0.4, 1.0), "ttft").key == "prefill"
     alone = explain(watched(0.01, 0.04, 2.0, running=1), "tpot")  # one request at a time: nothing shared a step
-    assert alone.key == "decode_alone" and alone.sentence().startswith("decoding alone was slower than the SLO")
+    assert alone.key == "decode_alone" and word(alone.message()).startswith("decoding alone was slower than the SLO")
     assert explain(watched(0.01, 0.4, 1.0, running=1), "ttft").key == "prefill_alone"
     # a short load slips between the gauge's reads: the fixed number in flight decides, and no peak is claimed
     unseen = explain(watched(0.01, 0.4, 1.0, running=0), "ttft", in_flight=3)
-    assert unseen.key == "prefill" and "running" not in unseen.sentence()
+    assert unseen.key == "prefill" and "running" not in word(unseen.message())
     assert explain(watched(0.01, 0.4, 1.0, running=0), "ttft", in_flight=1).key == "prefill_alone"
     assert explain(watched(0.01, 0.04, 2.0), "tpot").key == "decode"
     assert explain(watched(0.01, 0.04, 2.0, kv=1.0), "itl").key == "kv_full"
@@ -191,11 +197,11 @@ def test_the_answer_carries_the_cause_or_says_there_is_none():
         return Point(load, judge(SLO_TTFT, [RequestMetrics(ttft, None, [], ttft, 1)], 1.0), 1.0, seen=seen)
 
     answer = Capacity(SLO_TTFT, {2: point(2, True, None), 3: point(3, False, watched(0.8, 0.05, 1.0))}, good=2, bad=3)
-    assert answer.sentence().endswith(
+    assert word(answer.message()).endswith(
         "at 3, TTFT breaks first: requests waited in the server's queue (mean 800 ms) "
         "longer than their prefill took (50 ms): they queue behind other requests; up "
         "to 2 running and 3 waiting at once."
     )
-    assert "TTFT 最先失守：请求在服务器队列里等待" in answer.sentence("zh")
+    assert "TTFT 最先失守：请求在服务器队列里等待" in word(answer.message(), "zh")
     silent = Capacity(SLO_TTFT, {2: point(2, True, None), 3: point(3, False, MetricsWatch(note="404"))}, good=2, bad=3)
-    assert silent.sentence().endswith("TTFT breaks first (the server published no metrics that say why).")
+    assert word(silent.message()).endswith("TTFT breaks first (the server published no metrics that say why).")

@@ -1,5 +1,5 @@
 """Every claim number the lab shows links to its claim (/claims?claim=C12), and the claims page opened
-by such a link shows that claim first. (The strings tables are held to the rule in
+by such a link shows that claim first. (The catalogues' messages are held to the rule in
 tests/test_string_rules.py; here every page as first drawn.)"""
 
 from __future__ import annotations

@@ -279,11 +279,12 @@ def test_settings_are_checked(tiny):
 
 
 def test_strings_of_both_pages():
-    """Every key of the sweeps and claims tables in both languages, with the same placeholders (a
-    verdict's numbers fill both), and no key shared with another page's table."""
+    """Every key of the sweeps and claims contexts and of the shared one (the verdicts') in both
+    languages, with the same placeholders (a verdict's numbers fill both), and no key shared with
+    another page's context."""
     import re
 
-    mine = ["app_pages.sweeps.strings", "app_pages.claims.strings", "lab.verdict_texts"]
+    mine = ["sweeps", "claims", "shared"]
     tables = {name: table for name, table in all_tables().items() if name in mine}
     others = [table for name, table in all_tables().items() if name not in mine]
     for table in tables.values():
@@ -294,4 +295,4 @@ def test_strings_of_both_pages():
     keys = [k for table in tables.values() for k in table]
     assert len(keys) == len(set(keys))
     for claim in CLAIM_IDS:
-        assert f"claim_{claim}" in tables["app_pages.claims.strings"]
+        assert f"claim_{claim}" in tables["claims"]

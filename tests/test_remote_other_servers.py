@@ -15,7 +15,7 @@ import pytest
 
 from app_pages.remote.figures import gantt_figure
 from app_pages.remote.outcome import outcome_lines
-from lab.capacity import judge_run
+from lab.load_capacity import judge_run
 from lab.remote_client import Endpoint, RemoteRequest, stream_one
 from lab.remote_load import LoadPlan, run_load
 from lab.remote_metrics import probe, watch

@@ -1,5 +1,5 @@
-"""Rules every string of the app's tables keeps, one test per rule. Each rule walks every table and
-fails listing every string that breaks it (table, key, text); each is shown to catch a planted
+"""Rules every message of the app's catalogues keeps, one test per rule. Each rule walks every context
+of them and fails listing every message that breaks it (context, key, text); each is shown to catch a planted
 violation, so a rule that stopped looking would fail too.
 
 - both languages fill in the same {fields};

@@ -32,7 +32,6 @@ from app_pages.memory.fit import (
     score_numbers,
 )
 from app_pages.memory.heat import csv_text, layer_matrices, layers_csv, layers_figure, mean_matrix, png_bytes, tile
-from app_pages.memory.strings import STRINGS as PAGE_STRINGS
 from app_pages.memory.sweep import (
     WHERE_THE_PEAKS_ARE,
     Comparison,
@@ -48,10 +47,11 @@ from app_pages.memory.sweep import (
 )
 from engine import load_model
 from engine.config import PRESETS
+from lab.catalogues import SHARED
+from lab.catalogues import keys as catalogue_keys
 from lab.memory_lab import LeakPoint, predict_fit
 from tests.ui_support import run_to_end
 from ui.figures_attention import attention_matrix
-from ui.i18n import STRINGS
 from ui.memory_leak import LeakResult, check_settings
 from ui.theme import MIB
 
@@ -69,7 +69,7 @@ def trace(fig: dict, name: str) -> dict:
 
 def test_every_literal_key_the_page_uses_exists():
     keys = {k for f in MY_FILES for k in re.findall(r'\bt\("([a-z0-9_]+)"', f.read_text())}
-    known = set(STRINGS) | set(PAGE_STRINGS)
+    known = catalogue_keys(SHARED) | catalogue_keys("memory")
     assert keys and not keys - known, sorted(keys - known)
 
 

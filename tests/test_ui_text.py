@@ -1,17 +1,21 @@
-"""Text the app shows: the strings table, token chips and their escaping, the C12 step table."""
+"""Text the app shows: the catalogues of messages, token chips and their escaping, the C12 step table."""
 
 from __future__ import annotations
 
 import re
 
 import pytest
+from babel.messages.catalog import Catalog
 
+from app_pages import PAGES
 from app_pages.playground.step_table import produced_labels, step_table, worked_example_md
 from app_pages.playground.strings import t
-from tests.text_support import all_tables
+from lab import catalogues as catalogues_module
+from lab.catalogues import SHARED, SOURCE, Joined, Message, catalogues, keys, languages, po_file, say, word
+from tests.text_support import all_tables, write
 from tests.ui_support import run_to_end
 from ui.chips import chips_html
-from ui.i18n import LANGS, STRINGS, page_translator
+from ui.i18n import page_translator
 from ui.text import md_escape, quoted
 from ui.tokens import piece_for, piece_text
 
@@ -19,24 +23,84 @@ XSS = ["<script>alert(1)</script>", "<img src=x onerror=alert(1)>"]
 
 
 def test_no_key_is_defined_in_two_tables():
-    """A page looks in its own table, then the shared ones: a key in two tables would show the wrong text."""
+    """A page looks in its own context, then the shared one: a key in two contexts would show the wrong text."""
     seen: dict[str, str] = {}
     for name, table in all_tables().items():
-        for key in table:
+        for key in {k.split("[")[0] for k in table}:  # a plural's rows are one key
             assert key not in seen, f"{key} is in both {seen[key]} and {name}"
             seen[key] = name
-    assert set(STRINGS) == {k for n, tb in all_tables().items() if not n.startswith("app_pages") for k in tb}
+    assert set(all_tables()) == {SHARED} | {p.name for p in PAGES}  # a context per page, and the shared one
+    assert set(keys(SHARED)) == {k.split("[")[0] for k in all_tables()[SHARED]}
 
 
-def test_a_page_table_may_not_shadow_a_shared_key():
+def test_a_page_table_may_not_shadow_a_shared_key(tmp_path, monkeypatch):
+    planted = Catalog(locale="en")
+    planted.add("language_name", "English", context=SHARED)
+    planted.add("lang_label", "Language", context=SHARED)
+    planted.add("lang_label", "Language", context="planted")
+    write(planted, po_file("en", tmp_path))
+    monkeypatch.setattr(catalogues_module, "LOCALES", tmp_path)
     with pytest.raises(RuntimeError, match="repeat shared keys: lang_label"):
-        page_translator({"lang_label": ("Language", "语言")})
+        page_translator("planted")
+    with pytest.raises(RuntimeError, match="No messages in context 'nowhere'"):
+        page_translator("nowhere")
 
 
 def test_t_picks_the_language():
-    assert set(LANGS) == {"en", "zh"}
+    assert set(catalogues()) == {"en", "zh"} and languages() == {"en": "English", "zh": "简体中文"}
     assert t("run", "en") == "Run" and t("run", "zh") == "运行"
     assert t("replay_speed_fmt", "zh", n=4) == "每秒 4 步"
+
+
+def test_a_missing_message_is_a_loud_error():
+    with pytest.raises(KeyError, match="No message 'no_such_key' in context 'shared'"):
+        t("no_such_key", "en")
+    with pytest.raises(KeyError, match="No catalogue for language 'xx'"):
+        t("run", "xx")
+    with pytest.raises(KeyError, match="counted by a value n"):
+        say("queue_ahead", "en", s=1.0)  # a plural without its count
+
+
+def test_plurals_follow_each_languages_rule():
+    """English has a form for one and one for the rest, Chinese one form: no "(s)", no `_1` keys."""
+    claims_t = page_translator("claims")
+    assert [claims_t("cl_n_holds", "en", n=n) for n in (1, 2, 0)] == ["1 holds", "2 hold", "0 hold"]
+    assert [claims_t("cl_n_holds", "zh", n=n) for n in (1, 2)] == ["1 条成立", "2 条成立"]
+    assert say("run_stopped", "en", n=1) == "Stopped after 1 generated token; below is what ran."
+    assert say("run_stopped", "en", n=3) == "Stopped after 3 generated tokens; below is what ran."
+    en = [text for text in catalogues()["en"].texts.values() for text in ([text] if isinstance(text, str) else text)]
+    assert not [text for text in en if re.search(r"\w\(s\)", text)]  # "token(s)": a plural said by hand
+    assert not [key for _, key in catalogues()["en"].texts if key.endswith("_1")]
+
+
+def test_every_language_has_every_message_with_the_same_fields():
+    """The catalogues' parity, in every language present (a third one included): every English
+    message translated, as many forms as the language's rule has, the same str.format fields."""
+    english = catalogues()[SOURCE].texts
+    for lang, book in catalogues().items():
+        forms = len({book.plural(n) for n in range(200)})
+        for where, text in english.items():
+            assert where in book.texts, f"{where} has no {lang} translation"
+            theirs = book.texts[where]
+            assert isinstance(theirs, str) == isinstance(text, str), where
+            if not isinstance(text, str):
+                assert len(theirs) == forms, (lang, where)
+            fields = {f for x in ([text] if isinstance(text, str) else text) for f in re.findall(r"{(\w+)", x)}
+            own = {f for x in ([theirs] if isinstance(theirs, str) else theirs) for f in re.findall(r"{(\w+)", x)}
+            assert own == fields, (lang, where, own, fields)
+
+
+def test_a_verdict_is_a_code_worded_from_the_catalogues():
+    message = Message(
+        "search_busy", {"answer": Message("search_answer_nothing", {"stopped": Message("search_stop_budget")})}
+    )
+    assert (
+        word(message)
+        == "Unreliable, the machine was busy during the search: Nothing was measured (the time budget ran out)."
+    )
+    assert word(message, "zh") == "结果不可靠，搜索期间机器正忙：什么也没测到（时间预算用完）。"
+    both = Joined((Message("search_slo_threshold", {"name": "TTFT", "ms": 100.0}),) * 2, by="slo_and")
+    assert word(both) == "TTFT ≤ 100 ms and TTFT ≤ 100 ms" and word(both, "zh") == "TTFT ≤ 100 ms 且 TTFT ≤ 100 ms"
 
 
 @pytest.fixture(scope="module")

@@ -1,5 +1,5 @@
 """Verdicts as the sweeps and claims pages show them: a mark and a word, and the sweeps page's table (the
-sentence with the measured numbers is lab.verdicts.explain, from lab/verdict_texts.py)."""
+sentence with the measured numbers is lab.verdicts.explain, from the catalogues)."""
 
 from __future__ import annotations
 

@@ -1,56 +1,52 @@
-"""UI text in English and Simplified Chinese.
+"""UI text in the language picked in the sidebar, from the app's gettext catalogues (lab/catalogues.py,
+which says how they are laid out and why their msgids are keys).
 
-    t("run")                    -> "Run" or "运行", in the language picked in the sidebar
-    t("live_status", lang, step=3, ...)  -> the template filled with str.format
+    t("lang_label")                       -> "Language" or "语言", in the session's language
+    t("live_status", lang, step=3, ...)   -> the message filled in with str.format
+    t("queue_ahead", n=2, s=4.0)          -> a plural: the form of the language's rule for n
 
-Shared tables live here in ui/ (strings_common.py: the frame; strings_kit.py: the kit several pages
-use) and in lab/verdict_texts.py (the verdicts' explanations). Each page keeps its own table in
-app_pages/<page>/strings.py, with a `t` made by `page_translator` that looks there first, then here.
-A missing key is a bug (KeyError); a page key that is also a shared one is refused at import, and a
-test checks that every key has both languages.
+Here is only what needs the session: the language it picked, and the `t` of each page. A page's
+`t` (`page_translator("<page folder>")`, in app_pages/<page>/strings.py) looks in the page's own
+context first, then in the shared one. A missing key is a KeyError; a page key that is also a shared
+one is refused when the page is imported (the page would show the other text); tests check that every
+message has every language.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from lab.verdict_texts import LANG_INDEX, VERDICT_TEXTS
-from ui.strings_common import STRINGS as _COMMON
-from ui.strings_kit import STRINGS as _KIT
+from lab.catalogues import SHARED, SOURCE, catalogues, keys, say
 
-LANGS = {"en": "English", "zh": "简体中文"}
-STRINGS: dict[str, tuple[str, str]] = {**_COMMON, **_KIT, **VERDICT_TEXTS}
 Translator = Callable[..., str]
 
 
 def current_lang() -> str:
-    """The language chosen in the sidebar ('en' outside a Streamlit session)."""
+    """The language chosen in the sidebar (English outside a Streamlit session, or for a language
+    whose catalogue is gone)."""
     try:
         import streamlit as st
 
-        lang = st.session_state.get("lang", "en")
+        lang = st.session_state.get("lang", SOURCE)
     except Exception:  # noqa: BLE001 - no session (plain Python, unit tests): English
-        return "en"
-    return lang if lang in LANGS else "en"
+        return SOURCE
+    return lang if lang in catalogues() else SOURCE
 
 
-def _say(pair: tuple[str, str], lang: str | None, values: dict) -> str:
-    text = pair[LANG_INDEX[lang or current_lang()]]
-    return text.format(**values) if values else text
+def t(key: str, lang: str | None = None, /, **values) -> str:
+    """A shared message (the frame's, the kit's, a verdict's)."""
+    return say(key, lang or current_lang(), SHARED, **values)
 
 
-def t(key: str, lang: str | None = None, **values) -> str:
-    """A shared string (the frame's, the kit's, a verdict's)."""
-    return _say(STRINGS[key], lang, values)
-
-
-def page_translator(page_strings: dict[str, tuple[str, str]]) -> Translator:
-    """The `t` of one page: its own table first, then the shared ones."""
-    clash = sorted(page_strings.keys() & STRINGS.keys())
+def page_translator(page: str) -> Translator:
+    """The `t` of one page: the messages of its context (its folder's name) first, then the shared ones."""
+    if not keys(page):
+        raise RuntimeError(f"No messages in context {page!r}: is the page's catalogue context named so?")
+    clash = sorted(keys(page) & keys(SHARED))
     if clash:
         raise RuntimeError(f"Page strings repeat shared keys: {', '.join(clash)}.")
 
-    def page_t(key: str, lang: str | None = None, **values) -> str:
-        return _say(page_strings[key] if key in page_strings else STRINGS[key], lang, values)
+    def page_t(key: str, lang: str | None = None, /, **values) -> str:
+        return say(key, lang or current_lang(), page if key in keys(page) else SHARED, **values)
 
     return page_t

@@ -30,12 +30,12 @@ def status_text(result: RunResult, lang: str) -> str:
         lang,
         step=s.step,
         phase=t(f"phase_{s.phase}", lang),
-        T=s.num_tokens,
+        n=s.num_tokens,  # the plural's count: tokens in
         kv=kv.cached_tokens,
         kv_bytes=fmt_bytes(kv.cached_tokens * result.model.kv_bytes_per_token),
         blocks=kv.blocks,
         ms=s.ms,
-        n=len(result.tokens),
+        generated=len(result.tokens),
     )
 
 

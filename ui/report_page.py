@@ -8,6 +8,7 @@ from __future__ import annotations
 import plotly.graph_objects as go
 import plotly.io as pio
 
+from lab.catalogues import catalogue
 from ui.text import html_text
 from ui.widgets import CSS_PATH
 
@@ -68,8 +69,9 @@ def heading(text: str) -> str:
 
 def html_document(title: str, body: list[str], lang: str) -> str:
     css = CSS_PATH.read_text(encoding="utf-8") + PAGE_CSS
+    tag = catalogue(lang).locale.replace("_", "-")  # the catalogue's Language, as BCP 47 writes it: zh-Hans
     return (
-        f'<!DOCTYPE html>\n<html lang="{"zh-Hans" if lang == "zh" else "en"}"><head><meta charset="utf-8">'
+        f'<!DOCTYPE html>\n<html lang="{tag}"><head><meta charset="utf-8">'
         f'<meta name="viewport" content="width=device-width, initial-scale=1"><title>{html_text(title)}</title>'
         f"<style>{css}</style></head><body>{''.join(body)}</body></html>\n"
     )

@@ -8,7 +8,8 @@ from pathlib import Path
 import streamlit as st
 import torch
 
-from ui.i18n import LANGS, current_lang, t
+from lab.catalogues import languages
+from ui.i18n import current_lang, t
 from ui.models import ModelChoice, default_model_spec
 from ui.public import may_load, model_label, public_settings, settings_problem
 
@@ -44,7 +45,7 @@ def spec_of(value: str | None, options: list[str], shown=lambda o: o) -> str | N
     """The option a shown label stands for, in any language (a typed-in value is its own spec). The
     browser reports a typed-in box by its text, so after a language switch it may hand back the old
     language's label. shown: what an option is labelled by (a public server names a folder only)."""
-    labels = {_label(shown(o), lang): o for o in options for lang in LANGS}
+    labels = {_label(shown(o), lang): o for o in options for lang in languages()}
     return labels.get(value, value)
 
 
@@ -64,7 +65,8 @@ def model_box(label: str, options: list[str], lang: str, shown=lambda o: o, **kw
 def render_sidebar() -> ModelChoice:
     with st.sidebar:
         st.session_state.setdefault("lang", "en")
-        st.radio(t("lang_label"), list(LANGS), format_func=LANGS.get, key="lang", horizontal=True)
+        names = languages()  # one per catalogue present
+        st.radio(t("lang_label"), list(names), format_func=names.get, key="lang", horizontal=True)
         lang = current_lang()
         st.subheader(t("model_header", lang))
         public = public_settings()

@@ -67,7 +67,7 @@ def summary_text(model: str, verdicts: dict[str, Verdict], lang: str) -> str:
     for kind, name in SUMMARY_KINDS.items():
         n = sum(v.verdict == kind for v in verdicts.values())
         if n:
-            parts.append(t(f"cl_n_{name}_1" if n == 1 else f"cl_n_{name}", lang, n=n))
+            parts.append(t(f"cl_n_{name}", lang, n=n))  # a plural: one form per count in the language's rule
     return t("cl_summary", lang, model=md_literal(model), parts=t("cl_and", lang).join(parts))
 
 

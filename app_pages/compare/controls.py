@@ -21,8 +21,6 @@ from ui.sidebar import DTYPES, HUB_SUGGESTIONS, local_model_dirs, model_box, spe
 from ui.widget_state import KEEP, seed
 from ui.widgets import sampling_controls, whole_number, whole_number_box
 
-# The default prompt in the page's language when the page is first drawn (a Chinese page asks in Chinese)
-DEFAULT_PROMPTS = {"en": "Explain in two sentences why the sky is blue.", "zh": "用两句话解释天空为什么是蓝色的。"}
 # What each column changes from the shared defaults (column 1 is the baseline)
 COLUMN_DEFAULTS = [{}, {"kv": False}, {"attention": "eager"}, {"dtype": "bfloat16"}]
 
@@ -34,7 +32,7 @@ def seed_defaults(sidebar: ModelChoice, lang: str = "en") -> None:
     seed({keys.N: MIN_COLUMNS, keys.REPEATS: float(DEFAULT_REPEATS)})
     for i, changes in enumerate(COLUMN_DEFAULTS):
         base = {
-            "prompt": DEFAULT_PROMPTS[lang],
+            "prompt": t("cmp_default_prompt", lang),  # a Chinese page asks in Chinese
             "chat": True,
             "max_new": 32,
             "temperature": 0.0,

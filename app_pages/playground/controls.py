@@ -7,12 +7,12 @@ import streamlit as st
 
 from app_pages.playground import keys
 from app_pages.playground.strings import t
+from lab.catalogues import catalogues
 from ui.run_state import RunSettings
 from ui.widget_state import KEEP, seed
 from ui.widgets import sampling_controls, whole_number, whole_number_box
 
-DEFAULTS = {
-    keys.PROMPT: "What is the capital of France?",
+DEFAULTS = {  # the prompt: its language's (default_prompts)
     keys.CHAT: True,
     keys.MAX_NEW: 32,
     keys.TEMPERATURE: 0.0,
@@ -24,7 +24,6 @@ DEFAULTS = {
     keys.PROBE: True,
     keys.SPEC_K: 0,
 }
-DEFAULT_PROMPTS = {"en": DEFAULTS[keys.PROMPT], "zh": "法国的首都是哪里？"}
 WORKED_EXAMPLE = {
     keys.PROMPT: "今天天气",
     keys.CHAT: False,
@@ -36,12 +35,18 @@ WORKED_EXAMPLE = {
 }
 
 
+def default_prompts() -> dict[str, str]:
+    """The prompt box's first text in each language of the catalogues."""
+    return {lang: t("pg_default_prompt", lang) for lang in catalogues()}
+
+
 def init_defaults(has_chat_template: bool, lang: str = "en") -> None:
     """Seed the widgets' state once per session (so no widget gets both a default and a state); the
     untouched default prompt follows the language (a Chinese page asks in Chinese)."""
-    seed({**DEFAULTS, keys.PROMPT: DEFAULT_PROMPTS[lang]})
-    if st.session_state[keys.PROMPT] in DEFAULT_PROMPTS.values():
-        st.session_state[keys.PROMPT] = DEFAULT_PROMPTS[lang]
+    prompts = default_prompts()
+    seed({**DEFAULTS, keys.PROMPT: prompts[lang]})
+    if st.session_state[keys.PROMPT] in prompts.values():
+        st.session_state[keys.PROMPT] = prompts[lang]
     if not has_chat_template:
         st.session_state[keys.CHAT] = False
 

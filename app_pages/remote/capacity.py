@@ -1,4 +1,4 @@
-"""How much load the server carries within an SLO (lab/capacity.py): the SLO box, what a load is
+"""How much load the server carries within an SLO (lab/load_capacity.py): the SLO box, what a load is
 (requests in flight, or requests sent per second), a time budget and a maximum; short loads at a
 rising load with live progress and the time left; then the answer in one sentence, SLO attainment
 against load with the target drawn, and goodput beside throughput. A Stop keeps every load measured
@@ -16,7 +16,8 @@ from app_pages.remote import keys
 from app_pages.remote.connect import Connection
 from app_pages.remote.strings import t
 from engine.errors import LabError
-from lab.capacity import SCALES, Capacity, Point, Scale, search, server_measure
+from lab.catalogues import word
+from lab.load_capacity import SCALES, Capacity, Point, Scale, search, server_measure
 from lab.remote_client import RemoteRequest
 from lab.workload import QUESTIONS
 from ui.errors import show_message
@@ -213,7 +214,9 @@ def render_capacity(conn: Connection, lang: str) -> None:
     result: Capacity | None = st.session_state.get(keys.CAP_RESULT)
     if result is None or not result.points:
         return
-    (st.warning if result.busy or not result.bracketed else st.success)(result.sentence(lang), icon=":material/speed:")
+    (st.warning if result.busy or not result.bracketed else st.success)(
+        word(result.message(), lang), icon=":material/speed:"
+    )
     verdict_table(point_rows(result, lang), keys.CAP_TABLE, lang)
     c1, c2 = st.columns(2)
     c1.plotly_chart(attainment_figure(result, lang), key=keys.CAP_FIG_ATTAINMENT)

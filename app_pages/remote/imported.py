@@ -41,7 +41,7 @@ def render_imported(name: str, imported: Imported, lang: str) -> None:
             lang,
             file=md_literal(name),
             tool=imported.tool,
-            runs=len(imported.runs),
+            n=len(imported.runs),
             target=md_literal(imported.target),
         ),
         icon=":material/upload_file:",

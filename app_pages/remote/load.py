@@ -24,13 +24,14 @@ from app_pages.remote.saving import download_buttons
 from app_pages.remote.strings import t
 from engine.errors import LabError
 from engine.loader.model_loader import BUNDLED_NAME, convert_bundled, load_tokenizer
-from lab.capacity import judge_run
-from lab.capacity_cause import explain
+from lab.catalogues import word
+from lab.load_capacity import judge_run
 from lab.remote_client import RemoteRequest
 from lab.remote_load import MODES, LoadPlan, LoadRun, watched_load, workload_plan
 from lab.remote_metrics import MetricsWatch
 from lab.remote_trace import Saved
 from lab.slo import Goodput
+from lab.slo_cause import explain
 from lab.synthetic_prompts import MAX_PROMPT_TOKENS, exact_prompts
 from lab.workload import PRESET_NAMES, QUESTIONS, preset
 from ui.errors import show_message
@@ -257,7 +258,7 @@ def why_cell(run: LoadRun, seen: MetricsWatch, g: Goodput, lang: str) -> str:
         return "—"
     in_flight = {"synchronous": 1, "concurrent": run.plan.concurrency}.get(run.plan.mode)
     cause = explain(seen, g.limiting, in_flight)
-    return cause.sentence(lang) if cause is not None else t("rm_gp_no_metrics", lang)
+    return word(cause.message(), lang) if cause is not None else t("rm_gp_no_metrics", lang)
 
 
 def render_goodput(kept: list[tuple[LoadRun, MetricsWatch]], lang: str, prefix: str = "") -> None:

@@ -10,7 +10,10 @@ are neighbours. It stops early at the
 time budget (it does not start a load it expects to overrun it), at `max_load`, or when `stop()`
 says so, and keeps every load it measured. A load measured while other processes kept the machine
 busy (lab/busy.py) makes the answer unreliable, and the answer says so. Each load on a server is
-watched through its /metrics, and the first load that missed says why (lab/capacity_cause.py).
+watched through its /metrics, and the first load that missed says why (lab/slo_cause.py).
+
+The answer is a code and its numbers (`Capacity.message()`); lab/catalogues.word says it in a language.
+("Capacity" here is load: the KV cache's capacity is the precision page's.)
 """
 
 from __future__ import annotations
@@ -23,11 +26,12 @@ from dataclasses import dataclass, field
 
 from engine.errors import LabError
 from lab.busy import LoadMeter, local_server_pids
-from lab.capacity_cause import Cause, explain
+from lab.catalogues import Joined, Message
 from lab.remote_client import Endpoint, RemoteRequest
 from lab.remote_load import LoadPlan, LoadRun, watched_load
 from lab.remote_metrics import MetricsWatch
 from lab.slo import SLO, Goodput, judge_load
+from lab.slo_cause import Cause, explain
 
 MIN_REQUESTS = 10  # per load: a 90 % target over fewer requests is decided by one or two of them
 RATE_LOAD_S = 6.0  # a rate load sends this many seconds of arrivals (at least MIN_REQUESTS requests)
@@ -55,27 +59,12 @@ class Scale:
         """The level of the highest load asked for (at least 1)."""
         return max(1, int(highest / self.step + 1e-9)) if self.by == "rate" else max(1, int(highest))
 
-    def words(self, key: str, level: int, lang: str = "en") -> str:
-        """A load in words for the sentences (`key` in LOAD_WORDS)."""
-        return LOAD_WORDS[self.by][key][0 if lang == "en" else 1].format(v=f"{self.value(level):g}")
+    def load(self, kind: str, level: int) -> Message:
+        """A load as the answer names it: kind "holds", "at_least", "at" or "lowest"."""
+        return Message(f"search_{kind}_{self.by}", {"v": f"{self.value(level):g}"})
 
 
 CONCURRENCY = Scale()  # the default scale: requests in flight
-
-LOAD_WORDS = {
-    "concurrency": {
-        "holds": ("a concurrency of {v}", " {v} 个并发请求"),
-        "at_least": ("a concurrency of at least {v}", "至少 {v} 个并发请求"),
-        "at": ("{v}", " {v} 个"),
-        "lowest": ("one request at a time", "一次只处理 1 个请求"),
-    },
-    "rate": {
-        "holds": ("a rate of {v} requests/s", "每秒 {v} 个请求"),
-        "at_least": ("a rate of at least {v} requests/s", "至少每秒 {v} 个请求"),
-        "at": ("{v} requests/s", "每秒 {v} 个"),
-        "lowest": ("{v} requests/s", "每秒只发 {v} 个请求"),
-    },
-}
 
 
 @dataclass
@@ -120,73 +109,39 @@ class Capacity:
         in_flight = self.bad if self.scale.by == "concurrency" else None  # a rate keeps no fixed number in flight
         return explain(self.points[self.bad].seen, self.limiting, in_flight=in_flight)
 
-    def why(self, lang: str = "en") -> str:
-        """ ": <the cause>" after "breaks first", or a note that the server gave no reason."""
+    def why(self) -> Message | str:
+        """What follows "breaks first": the cause, or a note that the server gave no reason."""
         if self.bad is None or self.points[self.bad].seen is None:
             return ""
         cause = self.cause
-        i = 0 if lang == "en" else 1
-        return (": ", "：")[i] + cause.sentence(lang) if cause is not None else SENTENCES["no_cause"][i]
+        return Message("search_why", {"cause": cause.message()}) if cause is not None else Message("search_no_cause")
 
-    def sentence(self, lang: str = "en") -> str:
-        """The answer as a person would give it, in English ("en") or Chinese ("zh")."""
-        i = 0 if lang == "en" else 1
-        join = (" and ", " 且 ")[i]
-        slo = join.join(f"{n.upper()} ≤ {v:g} ms" for n, v in self.slo.thresholds.items())
-        words = self.scale.words
-        values = dict(
-            slo=slo,
-            share=100 * self.slo.target,
-            holds=words("holds", self.good or 1, lang),
-            at_least=words("at_least", self.good or 1, lang),
-            at=words("at", self.bad or 1, lang),
-            lowest=words("lowest", 1, lang),
-            limit=(self.limiting or "").upper(),
-            stopped=STOP_WORDS.get(self.stopped or "", ("", ""))[i],
-            why=self.why(lang),
-        )
+    def message(self) -> Message:
+        """The answer as a person would give it, as a code and its numbers (lab/catalogues.word words it)."""
         if not self.points:
-            key = "nothing"
+            kind = "nothing"
         elif self.good is None:
-            key = "none"
+            kind = "none"
         elif self.bad is None:
-            key = "unbroken"
+            kind = "unbroken"
         else:
-            key = "bracketed" if self.bracketed else "open"
-        text = SENTENCES[key][i].format(**values)
-        return SENTENCES["busy"][i] + text if self.busy else text
-
-
-STOP_WORDS = {
-    "budget": ("the time budget ran out", "时间预算用完"),
-    "cancelled": ("stopped by hand", "被手动停止"),
-    "max load": ("the maximum load was reached", "已达最大负载"),
-}
-SENTENCES = {
-    "nothing": ("Nothing was measured ({stopped}).", "什么也没测到（{stopped}）。"),
-    "none": (
-        "Not even {lowest} meets {slo} for {share:.0f} % of requests: {limit} breaks first{why}.",
-        "即使{lowest}，也无法让 {share:.0f} % 的请求满足 {slo}：{limit} 最先失守{why}。",
-    ),
-    "unbroken": (
-        "Holds {holds} with {slo} for {share:.0f} % of requests; no load measured broke it ({stopped}).",
-        "可承载{holds}，且 {share:.0f} % 的请求满足 {slo}；测过的负载都没有失守（{stopped}）。",
-    ),
-    "bracketed": (
-        "Holds {holds} with {slo} for {share:.0f} % of requests; at {at}, {limit} breaks first{why}.",
-        "可承载{holds}，且 {share:.0f} % 的请求满足 {slo}；到{at}时，{limit} 最先失守{why}。",
-    ),
-    "open": (
-        "Holds {at_least} with {slo} for {share:.0f} % of requests; at {at}, {limit} breaks first{why}; between "
-        "them is not measured ({stopped}).",
-        "可承载{at_least}，且 {share:.0f} % 的请求满足 {slo}；到{at}时，{limit} 最先失守{why}；两者之间未测（{stopped}）。",
-    ),
-    "no_cause": (" (the server published no metrics that say why)", "（服务器没有公布能说明原因的指标）"),
-    "busy": (
-        "Unreliable, the machine was busy during the search: ",
-        "结果不可靠，搜索期间机器正忙：",
-    ),
-}
+            kind = "bracketed" if self.bracketed else "open"
+        objectives = (
+            Message("search_slo_threshold", {"name": n.upper(), "ms": v}) for n, v in self.slo.thresholds.items()
+        )
+        values = dict(
+            slo=Joined(tuple(objectives), by="slo_and"),
+            share=100 * self.slo.target,
+            holds=self.scale.load("holds", self.good or 1),
+            at_least=self.scale.load("at_least", self.good or 1),
+            at=self.scale.load("at", self.bad or 1),
+            lowest=self.scale.load("lowest", 1),
+            limit=(self.limiting or "").upper(),
+            stopped=Message("search_stop_" + self.stopped.replace(" ", "_")) if self.stopped else "",
+            why=self.why(),
+        )
+        answer = Message(f"search_answer_{kind}", values)
+        return Message("search_busy", {"answer": answer}) if self.busy else answer
 
 
 def search(

@@ -10,13 +10,15 @@ during the load (lab/remote_metrics.py: vLLM's names, which our own server uses 
 
 Means come from the latency histograms over the load (sum / count between the first and the last
 scrape); the running, waiting and KV-usage gauges give the peaks. A server without these metrics
-gives no cause, and the answer says that the server did not say why.
+gives no cause, and the answer says that the server did not say why. A cause is a code and its
+numbers (`Cause.message()`); lab/catalogues.word says it in a language.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from lab.catalogues import Message
 from lab.remote_metrics import MetricsWatch
 
 KV_FULL = 0.98  # a usage gauge this high: new blocks were scarce
@@ -32,53 +34,22 @@ class Cause:
     waiting: int | None = None
     kv_usage: float | None = None  # 0..1
 
-    def sentence(self, lang: str = "en") -> str:
-        i = 0 if lang == "en" else 1
-        text = CAUSES[self.key][i].format(
-            queue_ms=self.queue_ms or 0.0,
-            prefill_ms=self.prefill_ms or 0.0,
-            decode_ms=self.decode_ms or 0.0,
-            kv=100 * (self.kv_usage or 0.0),
+    def message(self) -> Message:
+        """The cause, with the gauges' peaks when the reads caught them."""
+        said = Message(
+            f"slo_cause_{self.key}",
+            dict(
+                queue_ms=self.queue_ms or 0.0,
+                prefill_ms=self.prefill_ms or 0.0,
+                decode_ms=self.decode_ms or 0.0,
+                kv=100 * (self.kv_usage or 0.0),
+            ),
         )
         if not self.running or self.waiting is None:  # the reads every 0.5 s fell between the requests
-            return text
+            return said
         if self.key == "queue" and self.waiting == 0:  # the histograms saw waits shorter than the reads' gap
-            return text + PEAK_RUNNING[i].format(running=self.running)
-        return text + PEAKS[i].format(running=self.running, waiting=self.waiting)
-
-
-CAUSES = {
-    "queue": (
-        "requests waited in the server's queue (mean {queue_ms:.0f} ms) longer than their prefill took "
-        "({prefill_ms:.0f} ms): they queue behind other requests",
-        "请求在服务器队列里等待（平均 {queue_ms:.0f} ms）比预填充本身（{prefill_ms:.0f} ms）还久：它们排在别的请求后面",
-    ),
-    "prefill": (
-        "prefill itself took the time (mean {prefill_ms:.0f} ms, against {queue_ms:.0f} ms in the queue): each "
-        "prompt is computed while other requests' prefills and decodes share the steps",
-        "时间花在预填充本身（平均 {prefill_ms:.0f} ms，排队只有 {queue_ms:.0f} ms）：每个提示词都与其他请求的预填充和解码共享计算步",
-    ),
-    "prefill_alone": (
-        "prefill alone took longer than the SLO allows (mean {prefill_ms:.0f} ms, {queue_ms:.0f} ms in the queue), "
-        "with one request at a time",
-        "即使一次只有一个请求，预填充本身就超出了 SLO（平均 {prefill_ms:.0f} ms，排队 {queue_ms:.0f} ms）",
-    ),
-    "decode_alone": (
-        "decoding alone was slower than the SLO allows (mean decode {decode_ms:.0f} ms per request), with one "
-        "request at a time",
-        "即使一次只有一个请求，解码本身就慢于 SLO（每个请求平均解码 {decode_ms:.0f} ms）",
-    ),
-    "decode": (
-        "each decode step slowed as more requests shared it (mean decode {decode_ms:.0f} ms per request)",
-        "更多请求共享每个解码步，每步变慢（每个请求平均解码 {decode_ms:.0f} ms）",
-    ),
-    "kv_full": (
-        "the KV cache filled (usage up to {kv:.0f} %): requests waited for blocks or were preempted",
-        "KV 缓存满了（使用率最高 {kv:.0f} %）：请求要等空闲块，或被抢占",
-    ),
-}
-PEAKS = ("; up to {running} running and {waiting} waiting at once", "；同时最多 {running} 个运行、{waiting} 个等待")
-PEAK_RUNNING = ("; up to {running} running at once", "；同时最多 {running} 个运行")
+            return Message("slo_cause_peak_running", {"cause": said, "running": self.running})
+        return Message("slo_cause_peaks", {"cause": said, "running": self.running, "waiting": self.waiting})
 
 
 def explain(seen: MetricsWatch | None, limiting: str | None, in_flight: int | None = None) -> Cause | None:
