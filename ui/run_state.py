@@ -18,9 +18,13 @@ from engine.core.speculative import SpeculativeConfig
 from engine.observe.request_metrics import RequestMetrics
 from engine.observe.trace import RequestRecord, StepRecord, TokenEvent
 from lab.busy import MachineLoad
+from lab.schema import Bool, Float, Int, OneOf, Text
 from ui.tokens import Piece
 
 CAPTURE_BYTES = 24 << 20  # attention kept per run: enough for every layer of a few-hundred-token prompt
+MAX_PROMPT_CHARS = 1 << 20  # the longest prompt a saved run may hold
+Count = Int(lo=1, hi=1 << 24)
+Name = Text(4096)
 
 
 class RunStatus(str, Enum):
@@ -32,19 +36,20 @@ class RunStatus(str, Enum):
 
 @dataclass
 class RunSettings:
-    """Everything the controls set for one run."""
+    """Everything the controls set for one run. The field types are also what a saved run's settings
+    are checked against when it is read back (app_pages/playground/trace_file.py)."""
 
-    prompt: str
-    chat: bool = False
-    max_new_tokens: int = 32
-    temperature: float = 0.0
-    top_k: int = 0
-    top_p: float = 1.0
-    seed: int | None = None
-    attention: str = "sdpa"
-    kv_cache: bool = True
-    probe_memory: bool = True
-    speculative_k: int = 0  # prompt-lookup speculative decoding: tokens drafted per step (0: off)
+    prompt: Text(MAX_PROMPT_CHARS)
+    chat: Bool = False
+    max_new_tokens: Int(lo=1, hi=1 << 20) = 32
+    temperature: Float(lo=0.0, hi=100.0) = 0.0
+    top_k: Int() = 0
+    top_p: Float(lo=0.0, hi=1.0) = 1.0
+    seed: Int() | None = None
+    attention: OneOf(("sdpa", "eager")) = "sdpa"
+    kv_cache: Bool = True
+    probe_memory: Bool = True
+    speculative_k: Int(lo=0, hi=32) = 0  # prompt-lookup speculative decoding: tokens drafted per step (0: off)
 
     def sampling(self) -> SamplingParams:
         return SamplingParams(
@@ -71,22 +76,23 @@ class RunSettings:
 
 @dataclass(frozen=True)
 class ModelInfo:
-    """The model's numbers the page shows (formulas, shapes), detached from the weights."""
+    """The model's numbers the page shows (formulas, shapes), detached from the weights; its field
+    types are also what a saved run's model is checked against."""
 
-    name: str
-    source: str
-    num_layers: int
-    hidden_size: int
-    num_heads: int
-    num_kv_heads: int
-    head_dim: int
-    vocab_size: int
-    max_position: int
-    num_params: int
-    weight_bytes: int
-    dtype: str
-    elem_bytes: int
-    device: str
+    name: Name
+    source: Name
+    num_layers: Count
+    hidden_size: Count
+    num_heads: Count
+    num_kv_heads: Count
+    head_dim: Count
+    vocab_size: Count
+    max_position: Count
+    num_params: Int()
+    weight_bytes: Int()
+    dtype: Name
+    elem_bytes: Int(lo=1, hi=8)
+    device: Name
 
     @property
     def kv_bytes_per_token(self) -> int:

@@ -29,7 +29,6 @@ from ui.tokens import Piece
 
 FORMAT = "pdlab-playground-trace"
 VERSION = 1
-MAX_PROMPT_CHARS = 1 << 20
 MAX_STEPS = 16_384  # twice the bundled model's context: every run it can make, with room to spare
 
 
@@ -71,9 +70,9 @@ def run_from_dict(doc: Any) -> RunResult:
     check_header(doc, FORMAT, VERSION)
     _check_step_count(doc)
     f = validate(RunFile, doc, INVALID)
-    model = ModelInfo(**dict(f.model))
+    model = f.model
     result = RunResult(
-        settings=RunSettings(**dict(f.settings)),
+        settings=f.settings,
         model=model,
         block_size=f.block_size,
         prompt=[_piece(p) for p in f.prompt],
@@ -117,46 +116,6 @@ class TokenPiece(Record):
     piece: PieceFile
 
 
-Count = Int(lo=1, hi=1 << 24)
-
-
-class ModelFile(Record):
-    """ModelInfo (ui/run_state.py) with the bounds a file may hold: its counts, sizes and names.
-    ModelInfo's own fields carry no types to read a file by; tests/test_saved_formats.py holds the
-    two to the same fields."""
-
-    name: Text(4096)
-    source: Text(4096)
-    num_layers: Count
-    hidden_size: Count
-    num_heads: Count
-    num_kv_heads: Count
-    head_dim: Count
-    vocab_size: Count
-    max_position: Count
-    num_params: Int()
-    weight_bytes: Int()
-    dtype: Text(4096)
-    elem_bytes: Int(lo=1, hi=8)
-    device: Text(4096)
-
-
-class SettingsFile(Record):
-    """RunSettings (ui/run_state.py) with the bounds a file may hold; the same fields, as ModelFile's."""
-
-    prompt: Text(MAX_PROMPT_CHARS)
-    chat: Bool
-    max_new_tokens: Int(lo=1, hi=1 << 20)
-    temperature: Float(lo=0.0, hi=100.0)
-    top_k: Int()
-    top_p: Float(lo=0.0, hi=1.0)
-    seed: Int() | None = None
-    attention: OneOf(("sdpa", "eager"))
-    kv_cache: Bool
-    probe_memory: Bool
-    speculative_k: Int(lo=0, hi=32) = 0  # files written before speculative decoding have none
-
-
 class RejectedFile(Record):
     """The drafted tokens one speculative step rejected."""
 
@@ -165,8 +124,8 @@ class RejectedFile(Record):
 
 
 class RunFile(Record):
-    model: ModelFile
-    settings: SettingsFile
+    model: ModelInfo
+    settings: RunSettings
     block_size: Int(lo=1, hi=1 << 16)
     prompt: ListOf(PieceFile)
     arrival: Float()
