@@ -199,9 +199,25 @@ def step_breakdown(bundle, new_tokens: int) -> None:
     )
 
 
+def step_path_line(model) -> str:
+    """Which path an all-decode step takes and why: both whole-step timings where they were measured."""
+    step, plan = model.kernel_plan.step, model.kernel_plan
+    runs = "one C call" if model.fused is not None else "the torch forward"
+    if step is None:
+        why = f"kernels {plan.source}{' (' + plan.forced + ')' if plan.forced else ''}: no choice of path"
+        return f"# decode step: {runs} ({why})"
+    return (
+        f"# decode step: {runs}, chosen by timing whole steps both ways ({step.source}; {step.n} steps each, "
+        f"interleaved, context {step.context}): one C call {step.fused_ms:.2f} ms, torch forward with each "
+        f"layer's own kernel {step.layers_ms:.2f} ms"
+    )
+
+
 def kernel_table(bundle) -> None:
-    """engine/loader/kernel_timing.py's choice for the loaded model, with what each candidate measured."""
+    """engine/loader/kernel_timing.py's choice for the loaded model, with what each candidate measured,
+    and the path of an all-decode step (engine/loader/step_timing.py)."""
     model, plan = bundle.model, bundle.model.kernel_plan
+    print(step_path_line(model))
     print(
         f"\n| layer (kernels: {plan.source}) | out x in | decode kernel | 1 row, us per call | prefill kernel "
         f"| {PREFILL_ROWS} rows, ms per call |\n|---|---|---|---|---|---|"
@@ -232,46 +248,62 @@ def detokenizer_cost(tokenizer) -> None:
     )
 
 
-PREFILL_PARTS = {  # engine/kernels/native.py's kernels a float32 CPU prefill runs, by what they compute
-    "gemv": "q/k/v, output and down products",
-    "gemv_silu": "gate/up product with SiLU × up",
+PREFILL_PARTS = {  # the forward's own functions (engine/models/llama.py), whichever kernel runs them
+    "products": "q/k/v, output and down products (and the LM head)",
+    "swiglu": "gate/up product with SiLU × up",
     "prefill_attention": "attention",
     "rms_norm": "RMSNorm",
-    "rope": "RoPE",
+    "apply_rope": "RoPE",
 }
 
 
-def prefill_parts(bundle, length: int, repeats: int) -> None:
-    """Where a prefill's time goes, run after run: each C kernel timed around its calls (a clock read
-    per call, ~200 calls a run), the rest (residual adds, embedding, LM head, Python) by difference; the
-    fastest and slowest run of each part show which parts a busy host slows (the runs' spread)."""
-    from engine.kernels import native
+def _timed_parts(spent: dict[str, float]) -> dict[tuple[object, str], object]:
+    """Wrap each part's function so its calls are timed (the outermost only: a product inside SwiGLU
+    counts as SwiGLU's); returns what to put back."""
+    from engine.layers import gguf_weights, linear, quant
+    from engine.models import llama
 
-    ids, spent, threads = prompt_ids(bundle.tokenizer, length), {}, torch.get_num_threads()
-    originals = {name: getattr(native, name) for name in PREFILL_PARTS}
+    depth = [0]
 
     def timed(name, fn):
         def call(*args, **kwargs):
+            if depth[0]:
+                return fn(*args, **kwargs)
+            depth[0] += 1
             start = time.perf_counter()
             try:
                 return fn(*args, **kwargs)
             finally:
+                depth[0] -= 1
                 spent[name] = spent.get(name, 0.0) + (time.perf_counter() - start) * 1e3
 
         return call
 
+    originals = {(llama, n): getattr(llama, n) for n in PREFILL_PARTS if n != "products"}
+    classes = (linear.Linear, quant.QuantLinear, gguf_weights.GGUFLinear)
+    originals |= {(cls, "__call__"): cls.__call__ for cls in classes}
+    for (owner, attr), fn in originals.items():
+        setattr(owner, attr, timed("products" if attr == "__call__" else attr, fn))
+    return originals
+
+
+def prefill_parts(bundle, length: int, repeats: int) -> None:
+    """Where a prefill's time goes, run after run: each part of the forward timed around its calls,
+    whichever kernel runs it (our C kernels, oneDNN, MKL; a clock read per call, ~200 calls a run), the
+    rest (residual adds, embedding, KV writes, Python) by difference; the fastest and slowest run of each
+    part show which parts a busy host slows (the runs' spread)."""
+    ids, spent, threads = prompt_ids(bundle.tokenizer, length), {}, torch.get_num_threads()
     runs: list[dict[str, float]] = []
+    originals = _timed_parts(spent)
     try:
-        for name, fn in originals.items():
-            setattr(native, name, timed(name, fn))
         ours(bundle, ids, 1)  # warm
         for _ in range(repeats):
             spent.clear()
             total = ours(bundle, ids, 1)[0]
             runs.append({**spent, "everything else": total - sum(spent.values()), "prefill": total})
     finally:
-        for name, fn in originals.items():
-            setattr(native, name, fn)
+        for (owner, attr), fn in originals.items():
+            setattr(owner, attr, fn)
     print(
         f"\n| prefill L={length}, {threads} thread{'s' * (threads > 1)}, {repeats} runs | median ms | fastest | slowest "
         f"| share |\n|---|---|---|---|---|"

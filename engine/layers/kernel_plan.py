@@ -1,7 +1,11 @@
 """The kernel plan: which kernel each linear shape of the model runs at decode size and at prefill size
-(engine/layers/linear.py runs it), with what each candidate measured. engine/loader/kernel_timing.py
-makes the plan by timing the candidates on this machine; a plan also comes forced (PDLAB_KERNELS) or
-as the default, F.linear everywhere."""
+(engine/layers/linear.py runs it), with what each candidate measured, and which path an all-decode
+step takes: the one-call C step (engine/models/fused_decode.py, every decode-sized product on our C
+kernel) or the torch forward with each layer's own choice. A layer's kernel is chosen by timing that
+layer alone; the step's path by timing whole steps both ways, since a few microseconds a layer can
+lose or win the ~5 ms of Python and dispatch the one-call step saves. engine/loader/kernel_timing.py
+and engine/loader/step_timing.py make the plan on this machine; a plan also comes forced
+(PDLAB_KERNELS) or as the default, F.linear everywhere."""
 
 from __future__ import annotations
 
@@ -33,11 +37,41 @@ class ShapeChoice:
         return 2 * PREFILL_ROWS * self.out_features * self.in_features / self.prefill_ms[self.prefill] / 1e6
 
 
+STEP_PATHS = ("fused", "layers")  # the one-call C decode step; the torch forward, each layer's own kernel
+MEASURE_STEP = "measure"  # the model holds both paths until the loader has timed them
+
+
+@dataclass
+class StepChoice:
+    """The path all-decode steps take, and the whole-step times that chose it (ms, median of `n` steps
+    each, the two paths interleaved at a context of `context` tokens)."""
+
+    path: str
+    fused_ms: float
+    layers_ms: float
+    n: int
+    context: int
+    source: str = "measured"  # or "cached"
+
+    def __post_init__(self):
+        if self.path not in STEP_PATHS:
+            raise ValueError(f"step path {self.path!r}: choose one of {', '.join(STEP_PATHS)}")
+
+    @property
+    def saved_ms(self) -> float:
+        """What the chosen path saves a step against the other (ms)."""
+        return abs(self.layers_ms - self.fused_ms)
+
+
 @dataclass
 class KernelPlan:
     source: str  # "measured", "cached", "forced" or "default" (nothing to choose: GPU, or no oneDNN)
     choices: dict[tuple[int, int], ShapeChoice]
     forced: str | None = None
+    # None: no choice of path (forced, default, gguf: the one-call step runs wherever every decode-sized
+    # product is on the C kernels); "fused" or "layers": decided; MEASURE_STEP: to be timed at load
+    step_path: str | None = None
+    step: StepChoice | None = None
 
     def kernels(self, shape: tuple[int, int]) -> tuple[str, str]:
         if self.forced:

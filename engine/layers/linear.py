@@ -52,13 +52,21 @@ def run_kernel(kernel: str, x: torch.Tensor, weight, bias: torch.Tensor | None) 
 
 
 class Linear:
-    """y = x W^T + b for x (N, in), on `decode_kernel` when N < DECODE_ROWS, else `prefill_kernel`."""
+    """y = x W^T + b for x (N, in), on `decode_kernel` when N < DECODE_ROWS, else `prefill_kernel`.
+
+    `spare`: decode kernels whose weight is also prepared, so that the decode kernel can be switched
+    (`use_decode_kernel`) while the loader times a whole decode step both ways; `release_spares` then
+    drops every copy the chosen kernels do not read."""
 
     def __init__(
-        self, weight: torch.Tensor, bias: torch.Tensor | None = None, kernels: tuple[str, str] = ("linear", "linear")
+        self,
+        weight: torch.Tensor,
+        bias: torch.Tensor | None = None,
+        kernels: tuple[str, str] = ("linear", "linear"),
+        spare: tuple[str, ...] = (),
     ):
-        if any(k not in KERNELS for k in kernels):
-            raise LabError(f"Unknown kernel in {kernels}; choose from {', '.join(KERNELS)}.")
+        if any(k not in KERNELS for k in kernels + spare):
+            raise LabError(f"Unknown kernel in {kernels + spare}; choose from {', '.join(KERNELS)}.")
         self.out_features, self.in_features = weight.shape
         self.bias = bias
         self._elem_bytes = weight.element_size()
@@ -68,8 +76,24 @@ class Linear:
         if any(self.weights[k] is None for k in kernels):  # oneDNN or the C kernel cannot take it here
             kernels = ("linear", "linear")
             self.weights = {**dict.fromkeys(KERNELS), "linear": weight}
+        for kernel in spare:
+            if self.weights[kernel] is None:
+                self.weights[kernel] = PREPARE[kernel](weight)  # stays None where it cannot run here
         self.decode_kernel, self.prefill_kernel = kernels
+        self.own_decode_kernel = kernels[0]  # the plan's choice for this layer alone
         self._decode_w, self._prefill_w = self.weights[kernels[0]], self.weights[kernels[1]]
+
+    def use_decode_kernel(self, kernel: str) -> None:
+        """Decode-sized calls run on `kernel` from now on; its weight must be held."""
+        if self.weights.get(kernel) is None:
+            raise LabError(f"This layer holds no weight for the {kernel!r} kernel.")
+        self.decode_kernel, self._decode_w = kernel, self.weights[kernel]
+
+    def release_spares(self) -> None:
+        """Drop the weight copies that neither the decode nor the prefill kernel reads."""
+        for kernel in KERNELS:
+            if kernel not in self.kernels:
+                self.weights[kernel] = None
 
     def __call__(self, x: torch.Tensor) -> torch.Tensor:
         if x.shape[0] < DECODE_ROWS:

@@ -97,8 +97,10 @@ class QuantLinear:
         fmt: str,
         kernels: tuple[str, str] = ("dequant", "dequant"),
         quantized: tuple[torch.Tensor, torch.Tensor] | None = None,
+        spare: tuple[str, ...] = (),
     ):
-        """quantized: (q, scale) already made from `weight` (a tied LM head shares the embedding's)."""
+        """quantized: (q, scale) already made from `weight` (a tied LM head shares the embedding's).
+        spare: decode kernels also made ready (as Linear's: only "int8gemv" needs a copy of its own)."""
         self.format = fmt
         self.out_features, self.in_features = weight.shape
         self.bias = bias
@@ -116,16 +118,34 @@ class QuantLinear:
                 )
             self._packed = torch.ops.quantized.linear_prepack(qw, bias.float() if bias is not None else None)
             self.q = None  # fbgemm keeps its own packed copy: hold one
-            self.decode_kernel = self.prefill_kernel = "fbgemm"
+            self.decode_kernel = self.prefill_kernel = self.own_decode_kernel = "fbgemm"
         else:
-            if any(k not in INT8_KERNELS for k in kernels):
-                raise LabError(f"Unknown int8 kernel in {kernels}; choose from {', '.join(INT8_KERNELS)}.")
-            self._gemv = pack_int8(self.q, self.scale, weight.dtype) if "int8gemv" in kernels else None
+            if any(k not in INT8_KERNELS for k in kernels + spare):
+                raise LabError(f"Unknown int8 kernel in {kernels + spare}; choose from {', '.join(INT8_KERNELS)}.")
+            self._gemv = pack_int8(self.q, self.scale, weight.dtype) if "int8gemv" in kernels + spare else None
             if "int8gemv" in kernels and self._gemv is None:  # the C kernel cannot run here
                 kernels = tuple("dequant" if k == "int8gemv" else k for k in kernels)
             self.decode_kernel, self.prefill_kernel = kernels
-            if kernels == ("int8gemv", "int8gemv") and quantized is None:
-                self.q = None  # every call reads the packed copy: hold one (a tied head's q is the embedding's)
+            self.own_decode_kernel = kernels[0]  # the plan's choice for this layer alone
+            self._shares_q = quantized is not None
+            if not spare:
+                self.release_spares()
+
+    def use_decode_kernel(self, kernel: str) -> None:
+        """Decode-sized calls run on `kernel` from now on; its weight must be held."""
+        if (self._gemv if kernel == "int8gemv" else self.q) is None or self.format == "w8a8":
+            raise LabError(f"This layer holds no weight for the {kernel!r} kernel.")
+        self.decode_kernel = kernel
+
+    def release_spares(self) -> None:
+        """Drop the copies that neither kernel reads: the packed one, or q where every call reads the
+        packed copy (a tied head's q is the embedding's, kept)."""
+        if self.format == "w8a8":
+            return
+        if "int8gemv" not in self.kernels:
+            self._gemv = None
+        elif self.kernels == ("int8gemv", "int8gemv") and not self._shares_q:
+            self.q = None
 
     def __call__(self, x: torch.Tensor) -> torch.Tensor:
         if self.format == "w8a8":

@@ -22,6 +22,7 @@ import torch
 
 from engine.config import ModelConfig
 from engine.errors import LabError
+from engine.layers.kernel_plan import MEASURE_STEP
 from engine.models.llama import LlamaModel, linear_shapes
 from engine.paths import cache_dir
 
@@ -283,6 +284,29 @@ def _keep_gguf_blocks(files: LoadedModel, progress: ProgressFn) -> None:
     files.state_dict.update(read_blocks(bundled_gguf_path(), config))
 
 
+def _ask_step_path(plan, config, dtype: torch.dtype, dev: torch.device, weights: str) -> str | None:
+    """Put the cached path of an all-decode step in the plan, or ask for it to be measured; the cache
+    key, where there are two paths to choose between (engine/loader/step_timing.py)."""
+    from engine.loader import step_timing
+
+    if not step_timing.can_choose(plan, dtype, dev, weights):
+        return None
+    key = step_timing.step_key(config, plan, dtype, weights)
+    plan.step = step_timing.cached_choice(cache_dir() / "kernels.json", key)
+    plan.step_path = plan.step.path if plan.step else MEASURE_STEP
+    return key
+
+
+def _settle_step_path(model, key: str, progress: ProgressFn) -> None:
+    from engine.loader import step_timing
+    from engine.models.decode_path import settle
+
+    progress("Timing a whole decode step both ways: one C call, or each layer's own kernel (once per machine)", 0.99)
+    choice = step_timing.time_paths(model)
+    settle(model, choice)
+    step_timing.store_choice(cache_dir() / "kernels.json", key, choice)
+
+
 def load_model(
     spec: str | None = None,
     dtype: str | torch.dtype = "float32",
@@ -318,8 +342,11 @@ def load_model(
         plan = plan_kernels(
             linear_shapes(files.config), torch_dtype, dev, cache_dir() / "kernels.json", kernels, weights
         )
+    step_key = _ask_step_path(plan, files.config, torch_dtype, dev, weights)
     if weights in ("int8", "w8a8"):
         progress(f"Quantising the weights to {weights}", 0.98)
     model = LlamaModel(files.config, files.state_dict, torch_dtype, dev, plan, weights)
+    if step_key is not None and model.kernel_plan.step_path == MEASURE_STEP:
+        _settle_step_path(model, step_key, progress)
     progress("Model loaded", 1.0)
     return ModelBundle(model, files.tokenizer, files.config.name, files.path, files.source)

@@ -34,7 +34,7 @@ from engine.layers.linear import Linear
 from engine.layers.norm import rms_norm
 from engine.layers.quant import QuantLinear, check_format, quantize_int8
 from engine.layers.rotary import apply_rope, rope_inv_freq
-from engine.models.fused_decode import FusedDecode
+from engine.models.decode_path import STEP_PRODUCTS, attach_fused_step, layer_kernels
 from engine.observe.memory import ATTENTION, MLP, block
 
 ROPE_START = 4096  # positions of RoPE table built at load; it grows when a longer context comes
@@ -95,7 +95,10 @@ class LlamaModel:
         self.inv_freq = rope_inv_freq(config)
         self.cos = self.sin = self.sin_rot = torch.empty(0, config.head_dim, dtype=dtype, device=self.device)
         self.ensure_rope(min(config.max_position, ROPE_START))
-        self.fused = FusedDecode.build(self)  # all-decode steps in one C call, where it can run
+        # all-decode steps in one C call, where it can run and the plan has not chosen the torch forward
+        # (engine/models/decode_path.py): `fused_step` is the step, `fused` the one in use (or None)
+        self.fused_step = self.fused = None
+        attach_fused_step(self)
 
     def ensure_rope(self, num_positions: int) -> None:
         """cos/sin tables (positions, D) for at least num_positions positions, grown by doubling.
@@ -155,12 +158,14 @@ class LlamaModel:
                 "qkv": self._linear(
                     stack_rows([self._w(state, a + f"{n}_proj.weight") for n in "qkv"]),
                     torch.cat([self._w(state, a + f"{n}_proj.bias") for n in "qkv"]) if c.qkv_bias else None,
+                    in_step=True,
                 ),
-                "o": self._linear(self._w(state, a + "o_proj.weight")),
+                "o": self._linear(self._w(state, a + "o_proj.weight"), in_step=True),
                 "gate_up": self._linear(
-                    stack_rows([self._w(state, p + "mlp.gate_proj.weight"), self._w(state, p + "mlp.up_proj.weight")])
+                    stack_rows([self._w(state, p + "mlp.gate_proj.weight"), self._w(state, p + "mlp.up_proj.weight")]),
+                    in_step=True,
                 ),
-                "down": self._linear(self._w(state, p + "mlp.down_proj.weight")),
+                "down": self._linear(self._w(state, p + "mlp.down_proj.weight"), in_step=True),
                 "q_norm": self._w(state, a + "q_norm.weight") if c.qk_norm else None,
                 "k_norm": self._w(state, a + "k_norm.weight") if c.qk_norm else None,
             }
@@ -171,26 +176,28 @@ class LlamaModel:
                 )
             self.layers.append(layer)
 
-    def _linear(self, weight: torch.Tensor, bias: torch.Tensor | None = None) -> Linear | QuantLinear | GGUFLinear:
+    def _linear(
+        self, weight: torch.Tensor, bias: torch.Tensor | None = None, in_step: bool = False
+    ) -> Linear | QuantLinear | GGUFLinear:
+        """in_step: one of a layer's products (STEP_PRODUCTS), which the one-call decode step runs."""
         if isinstance(weight, GGUFBlocks):
             return GGUFLinear(weight, bias)
         if self.weight_format == "gguf":
             raise LabError("gguf weights are a GGUF file's own blocks; this model's weights are float tensors.")
-        kernels = self.kernel_plan.kernels(tuple(weight.shape))
+        shape = tuple(weight.shape)
+        kernels, spare = layer_kernels(self.kernel_plan, self.weight_format, shape) if in_step else (None, ())
+        own = self.kernel_plan.kernels(shape)
         if self.weight_format == "native":
-            return Linear(weight, bias, kernels)
-        return QuantLinear(weight, bias, self.weight_format, kernels)
+            lin = Linear(weight, bias, kernels or own, spare)
+        else:
+            lin = QuantLinear(weight, bias, self.weight_format, kernels or own, spare=spare)
+        if kernels and kernels[0] != own[0] and lin.decode_kernel == kernels[0]:
+            lin.own_decode_kernel = own[0]  # on the C kernel for the one-call step; its own choice was another
+        return lin
 
     def linears(self) -> dict[str, Linear | QuantLinear]:
         """One linear of each kind (every layer has the same shapes), for the kernel report."""
-        first = self.layers[0]
-        return {
-            "qkv": first["qkv"],
-            "o": first["o"],
-            "gate_up": first["gate_up"],
-            "down": first["down"],
-            "lm_head": self.lm_head,
-        }
+        return {name: self.layers[0][name] for name in STEP_PRODUCTS} | {"lm_head": self.lm_head}
 
     @property
     def weight_bytes(self) -> int:
