@@ -172,3 +172,7 @@ def test_the_kernel_each_layer_runs_is_shown(app):
         candidates = [k for k in KERNELS if k in runnable(torch.float32)]  # gemv where a C compiler built it
         column = f"1 row, µs ({' · '.join(candidates)})"
         assert all(len(v.split(" · ")) == len(candidates) for v in df[column])
+    # which path an all-decode step takes, and why: both whole-step times where they were measured
+    assert "An all-decode step runs" in caption
+    if "whole steps timed both ways" in caption:
+        assert "ms in one C call" in caption and "ms on the torch forward" in caption

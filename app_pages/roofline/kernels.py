@@ -48,6 +48,20 @@ def _times(ms: dict[str, float], scale: float, digits: int) -> str:
     return " · ".join(f"{v * scale:.{digits}f}" for v in ms.values())
 
 
+def step_path_text(model, lang: str) -> str:
+    """Which path an all-decode step takes, and the whole-step timings that chose it
+    (engine/loader/step_timing.py)."""
+    plan, step = model.kernel_plan, model.kernel_plan.step
+    path = t("rf_k_path_fused" if model.fused is not None else "rf_k_path_layers", lang)
+    if step is None:
+        return t("rf_k_step_fixed", lang, path=path, source=plan.forced or plan.source)
+    when = t("rf_k_step_measured" if step.source == "measured" else "rf_k_step_cached", lang)
+    return t(
+        "rf_k_step_chosen", lang, path=path, when=when, n=step.n, context=step.context,
+        fused=step.fused_ms, layers=step.layers_ms,
+    )  # fmt: skip
+
+
 def render_kernels_section(bundle, lang: str) -> None:
     st.subheader(t("rf_k_header", lang))
     st.markdown(t("rf_k_intro", lang, rows=PREFILL_ROWS))
@@ -57,6 +71,7 @@ def render_kernels_section(bundle, lang: str) -> None:
     st.dataframe(table, hide_index=True, key=keys.KERNEL_TABLE, column_config=widths)
     cpu = t("rf_cpu", lang, cpu=cpu_model(), isa=cpu_capability(), n=torch.get_num_threads(), torch=torch.__version__)
     st.caption(t(f"rf_k_source_{plan.source}", lang, cpu=md_literal(cpu), forced=plan.forced or ""))
+    st.caption(step_path_text(bundle.model, lang))
     why = native.build_error()
     if why and plan.source != "default":
         st.caption(t("rf_k_native_missing", lang, why=md_literal(why)))
