@@ -455,3 +455,16 @@ def page(chromium, app_server, request):
     name = re.sub(r"[^\w.-]+", "_", request.node.name)  # parametrised names hold "<", "/", ...
     pg.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
     context.close()
+
+
+@pytest.fixture
+def busy_core():
+    """One other process spinning on one core for as long as the test runs: the machine a user's laptop
+    with a browser open is (the timed pages must give the quiet verdict or "not separable" beside it)."""
+    spinner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    time.sleep(0.3)
+    try:
+        yield spinner
+    finally:
+        spinner.kill()
+        spinner.wait(timeout=10)

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pandas as pd
 
-from lab.verdicts import FAILS, HOLDS, ROUGHLY, SHOWN, UNMEASURABLE, UNRELIABLE, Verdict, explain
+from lab.verdicts import FAILS, HOLDS, NOT_SEPARABLE, ROUGHLY, SHOWN, UNMEASURABLE, UNRELIABLE, Verdict, explain
 from ui.i18n import t
 
-MARKS = {HOLDS: "✓", ROUGHLY: "≈", FAILS: "✗", UNMEASURABLE: "–", SHOWN: "→", UNRELIABLE: "⚠"}
+MARKS = {HOLDS: "✓", ROUGHLY: "≈", FAILS: "✗", UNMEASURABLE: "–", SHOWN: "→", UNRELIABLE: "⚠", NOT_SEPARABLE: "≟"}
 
 
 def verdict_label(v: Verdict, lang: str) -> str:

@@ -10,7 +10,7 @@ The weights (`LlamaModel`) are loaded once and may be shared by many engines; an
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field, replace
 
 import torch
@@ -79,7 +79,19 @@ class EngineEvent:
 
 
 class Engine:
-    def __init__(self, model: LlamaModel, tokenizer, config: EngineConfig | None = None, name: str = "model"):
+    """clock: where the engine reads the time (arrivals, step starts, token times). The default is the
+    wall clock; a comparison that interleaves several engines a step at a time gives each a clock that
+    runs only during its own steps (lab/pairing.OwnClock), so each one's TTFT and TPOT are its own."""
+
+    def __init__(
+        self,
+        model: LlamaModel,
+        tokenizer,
+        config: EngineConfig | None = None,
+        name: str = "model",
+        clock: Callable[[], float] = time.perf_counter,
+    ):
+        self.clock = clock
         self.model = model
         self.tokenizer = tokenizer
         self.config = config = config or EngineConfig()
@@ -186,7 +198,7 @@ class Engine:
         seq = Sequence(
             ids,
             params,
-            arrival if arrival is not None else time.perf_counter(),
+            arrival if arrival is not None else self.clock(),
             forced_output=list(forced_output) if forced_output is not None else None,
             forced_drafts=[list(d) for d in forced_drafts] if forced_drafts is not None else None,
         )
@@ -218,7 +230,7 @@ class Engine:
     # --- one step -------------------------------------------------------------------------
     def step(self) -> EngineEvent:
         cfg = self.config
-        start = time.perf_counter()
+        start = self.clock()
         capture = AttentionCapture(cfg.capture_layers, cfg.capture_max_bytes) if cfg.capture_attention else None
         with measure_peak(self.model.device, enabled=cfg.trace and cfg.probe_memory) as mem:
             self._draft()
@@ -227,7 +239,7 @@ class Engine:
             sampled = [item for item in batch if item.samples]
             tokens = self._choose(logits, sampled)
             del logits
-        now = time.perf_counter()  # the tokens exist (sampling synchronised the device)
+        now = self.clock()  # the tokens exist (sampling synchronised the device)
         token_iter = iter(tokens)
         per_item = [next(token_iter) if item.samples else None for item in batch]
         before = [item.seq.num_output_tokens for item in batch]
