@@ -112,3 +112,37 @@ def test_max_num_seqs_caps_the_running_set():
         s.add(make_seq(2))
     batch, _ = run_step(s)
     assert len(batch) == 2 and len(s.waiting) == 1
+
+
+def test_a_work_budget_shrinks_chunks_deep_into_a_long_prompt():
+    """Work (here: tokens + tokens x context, as attention's share grows) capped at a fresh 8-token
+    chunk's: the chunks shrink as the context grows, never below the minimum, and a decode sharing the
+    step counts against the same budget."""
+
+    def work(n: int, start: int) -> float:
+        return n + n * (start + n) / 8
+
+    budget = work(8, 0)
+    s = Scheduler(SchedulerConfig(8, 8, True, max_step_work=budget, work=work, min_chunk_tokens=2), BlockPool(64, 4))
+    chat, long = make_seq(3, max_new=40), make_seq(60, max_new=1)
+    s.add(chat)
+    run_step(s)  # the chat's prefill
+    s.add(long)
+    sizes = []
+    while long.status != SequenceStatus.FINISHED:
+        batch, _ = run_step(s)
+        chunk = next(b for b in batch if b.seq is long)
+        decode = next(b for b in batch if b.seq is chat)
+        assert work(chunk.num_tokens, chunk.start) + work(1, decode.start) <= budget or chunk.num_tokens == 2
+        sizes.append(chunk.num_tokens)
+    assert sizes[0] == 7 and sizes == sorted(sizes, reverse=True) and sizes[-1] == 2, sizes
+    assert sum(sizes) == 60
+
+
+def test_a_work_budget_needs_its_work_function():
+    import pytest
+
+    from engine.errors import LabError
+
+    with pytest.raises(LabError, match="work budget needs its work function"):
+        SchedulerConfig(max_step_work=10.0)

@@ -165,3 +165,28 @@ def test_run_workload_reports_each_request_as_it_enters(tiny):
     )
     assert [label for _, label in added] == ["a", "b"] and dict(added) == labels
     assert len(trace.requests) == 2
+
+
+def test_a_flops_budget_keeps_every_chunk_of_a_long_prompt_to_the_same_work(tiny):
+    """With chunked prefill and max_step_flops, each step's counted work (products and causal attention,
+    engine/observe/costmodel.chunk_flops) stays within the budget as a long prompt's chunks attend to
+    more and more context, so a decode sharing those steps waits no longer late than early; the tokens
+    are those of a run without the budget."""
+    from engine.observe.costmodel import chunk_flops
+
+    c = tiny.model.config
+    long_prompt = list(range(10, 410))
+    prompts, max_new = [PROMPTS[0], long_prompt], [24, 2]
+    budget = chunk_flops(c, 64, 0)
+    cfg = dict(chunked_prefill=True, max_num_batched_tokens=64)
+    capped, seqs = run_all(tiny, cfg | dict(max_step_flops=budget), prompts, max_new)
+    _, plain = run_all(tiny, cfg, prompts, max_new)
+    assert [s.output_token_ids for s in seqs] == [s.output_token_ids for s in plain]
+    chunks = []
+    for step in capped.trace.steps:
+        work = sum(chunk_flops(c, q.num_tokens, q.context_len - q.num_tokens) for q in step.seqs)
+        long = [q for q in step.seqs if q.seq_id == seqs[1].seq_id and q.phase == "prefill"]
+        if long:
+            chunks.append(long[0].num_tokens)
+            assert work <= budget or long[0].num_tokens == 16, (step.step, work, budget)
+    assert sum(chunks) == len(long_prompt) and chunks[-2] < max(chunks)  # later chunks hold fewer tokens

@@ -12,6 +12,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field, replace
+from functools import partial
 
 import torch
 
@@ -22,7 +23,7 @@ from engine.errors import LabError
 from engine.layers.attention import BACKENDS, AttentionCapture
 from engine.layers.kv_cache import KV_DTYPES, KVCache, kv_bytes_per_token, kv_storage
 from engine.models.llama import LlamaModel
-from engine.observe.costmodel import SeqWork, step_cost
+from engine.observe.costmodel import SeqWork, chunk_flops, step_cost
 from engine.observe.memory import MemoryReading, device_memory_bytes, measure_peak
 from engine.observe.trace import LayerShapes, RequestRecord, SeqStep, StepRecord, TokenEvent, Trace
 from engine.sampling_params import SamplingParams
@@ -49,6 +50,9 @@ class EngineConfig:
     capture_attention: bool = False  # eager only: keep attention probabilities of the first sequence
     capture_layers: list[int] | None = None
     capture_max_bytes: int = 64 << 20
+    # with chunked prefill, the most FLOPs one step may do (the cost model's count): a chunk deep into a
+    # long prompt attends to everything before it, so the same tokens cost more there. None: tokens only
+    max_step_flops: float | None = None
     kv_dtype: str = "auto"  # how the pool stores K and V (engine/kv_cache.KV_DTYPES); "auto": the model's dtype
     speculative: SpeculativeConfig | None = (
         None  # draft and verify tokens each decode step (engine/core/speculative.py)
@@ -111,6 +115,8 @@ class Engine:
                 kv_cache=config.kv_cache,
                 policy=config.policy,
                 prefix_caching=config.prefix_caching,
+                max_step_work=config.max_step_flops,
+                work=partial(chunk_flops, mc) if config.max_step_flops is not None else None,
             ),
             self.kv.pool,
         )

@@ -21,6 +21,7 @@ def serve(args: argparse.Namespace, progress: Callable[[str, float], None]) -> i
     from engine.core.speculative import SpeculativeConfig
     from engine.entrypoints.server.app import create_app
     from engine.entrypoints.server.state import ServerOptions
+    from engine.observe.costmodel import chunk_flops
 
     if not 0 < args.port < 65536:
         raise LabError(f"--port must be in 1..65535, got {args.port}.")
@@ -46,6 +47,11 @@ def serve(args: argparse.Namespace, progress: Callable[[str, float], None]) -> i
         kv_dtype=args.kv_dtype,
         max_num_batched_tokens=args.max_num_batched_tokens,
         chunked_prefill=args.chunked_prefill,
+        # a chunk deep into a long prompt attends to all before it: its work, not its tokens, is capped at
+        # a fresh prompt's max_num_batched_tokens, so running streams wait no longer late in a long prefill
+        max_step_flops=chunk_flops(bundle.model.config, args.max_num_batched_tokens, 0)
+        if args.chunked_prefill
+        else None,
         prefix_caching=args.prefix_caching,
         speculative=speculative,
     )

@@ -75,6 +75,13 @@ def attention_flops(c: ModelConfig, num_tokens: int, context_len: int) -> int:
     return 4 * c.num_layers * c.num_heads * c.head_dim * causal_pairs(num_tokens, context_len)
 
 
+def chunk_flops(c: ModelConfig, num_tokens: int, start: int) -> float:
+    """The FLOPs of feeding `num_tokens` tokens after `start` cached ones (a prompt chunk, or a decode
+    token at start = its context before it): every layer's products and its causal attention, which
+    grows with the context the chunk attends to. What the scheduler's work budget counts."""
+    return float(num_tokens * linear_flops_per_token(c) + attention_flops(c, num_tokens, start + num_tokens))
+
+
 def layer_weight_bytes(c: ModelConfig, dtype_bytes: int) -> int:
     """Every weight that every step reads in full: layers, final norm and the LM head matrix."""
     embed = c.vocab_size * c.hidden_size

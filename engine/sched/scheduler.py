@@ -6,7 +6,8 @@ Policies, all over the same paged block pool:
   continuous  iteration-level: requests join and leave at every step
 Every step runs decodes first (one token each, or one plus the tokens drafted for it with
 speculative decoding), then prefills (whole prompts, or chunks of them with chunked prefill) under
-a per-step token budget. A verified draft's rejected tokens are rolled back: the blocks past the
+a per-step token budget (and, where set, a work budget: a chunk's FLOPs grow with the context it
+attends to, so a chunk deep into a long prompt holds fewer tokens). A verified draft's rejected tokens are rolled back: the blocks past the
 sequence's accepted KV return to the pool. With prefix caching, full prompt blocks
 already in the pool (same tokens, same prefix) are reused instead of recomputed. With the KV
 cache off, every step recomputes each running sequence's whole context.
@@ -15,6 +16,7 @@ cache off, every step recomputes each running sequence's whole context.
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from engine.errors import LabError
@@ -32,6 +34,13 @@ class SchedulerConfig:
     kv_cache: bool = True  # False: the O(N^3) baseline, recompute everything every step (C13)
     policy: str = "continuous"
     prefix_caching: bool = False
+    # With chunked prefill, the most work one step may do, in the units of `work(num_tokens, start)` (the
+    # engine gives FLOPs): a chunk of a long prompt attends to everything before it, so at a context of
+    # 7,000 a 512-token chunk costs several times a fresh prompt's 512 tokens and holds the running
+    # decodes back for seconds on a CPU. None: the token budget alone.
+    max_step_work: float | None = None
+    work: Callable[[int, int], float] | None = None
+    min_chunk_tokens: int = 16  # a chunk never shrinks below this, so a long prompt still advances
 
     def __post_init__(self):
         if self.max_num_seqs <= 0 or self.max_num_batched_tokens <= 0:
@@ -40,6 +49,10 @@ class SchedulerConfig:
             raise LabError(f"Unknown scheduling policy {self.policy!r}; choose one of {', '.join(POLICIES)}.")
         if self.prefix_caching and not self.kv_cache:
             raise LabError("Prefix caching needs the KV cache on.")
+        if (self.max_step_work is None) != (self.work is None):
+            raise LabError("A step's work budget needs its work function, and the reverse.")
+        if self.max_step_work is not None and self.max_step_work <= 0:
+            raise LabError(f"max_step_work must be positive, got {self.max_step_work}.")
 
 
 @dataclass
@@ -66,6 +79,7 @@ class Scheduler:
         self.running: list[Sequence] = []
         self.num_preemptions = 0
         self.num_prefix_hit_tokens = 0
+        self._work_left: float | None = None  # of this step's work budget, while it is scheduled
 
     def add(self, seq: Sequence) -> None:
         self.waiting.append(seq)
@@ -87,6 +101,7 @@ class Scheduler:
         if not self.config.kv_cache:
             return self._schedule_recompute()
         budget = self.config.max_num_batched_tokens
+        self._work_left = self.config.max_step_work
         batch: list[ScheduledSeq] = []
         for seq in list(self.running):  # decodes first: they are cheap and latency-critical
             if seq not in self.running or not self.is_decoding(seq) or budget <= 0:
@@ -96,6 +111,7 @@ class Scheduler:
                 continue  # seq itself was preempted
             batch.append(ScheduledSeq(seq, seq.num_cached_tokens, 1 + len(draft), "decode", True, draft=draft))
             budget -= 1 + len(draft)
+            self._spend(1 + len(draft), seq.num_cached_tokens)
         admit_limit = self._admission_limit()
         prefilling = [s for s in self.running if not self.is_decoding(s)]
         for seq in prefilling + list(self.waiting):
@@ -108,7 +124,26 @@ class Scheduler:
                 break
             batch.append(item)
             budget -= item.num_tokens
+            self._spend(item.num_tokens, item.start)
         return batch
+
+    def _spend(self, num_tokens: int, start: int) -> None:
+        if self._work_left is not None:
+            self._work_left -= self.config.work(num_tokens, start)
+
+    def _fit_work(self, n: int, start: int) -> int:
+        """The most tokens, up to n, of a chunk starting at `start` that fit the step's work left
+        (never below min_chunk_tokens): the work grows with n, so bisect."""
+        if self._work_left is None or self.config.work(n, start) <= self._work_left:
+            return n
+        low, high = min(n, self.config.min_chunk_tokens), n
+        while low < high:
+            mid = (low + high + 1) // 2
+            if self.config.work(mid, start) <= self._work_left:
+                low = mid
+            else:
+                high = mid - 1
+        return low
 
     def _admission_limit(self) -> int:
         """How many sequences may be running once new ones are admitted this step."""
@@ -127,6 +162,8 @@ class Scheduler:
                 n = budget
             elif not batch_empty:
                 return None  # a whole prompt only goes in a step where it fits
+        if self.config.chunked_prefill:
+            n = self._fit_work(n, cached)
         need = self.pool.blocks_for(cached + n) - len(seq.block_table) - len(reused)
         revived = sum(self.pool.ref_counts[b] == 0 for b in reused)  # cached blocks on the free list
         if not self.pool.can_allocate(need + revived):
