@@ -28,6 +28,12 @@ SIZE_FIELDS = (
 )
 OPTIONAL_SIZES = ("num_key_value_heads", "head_dim")  # null means "derive it", as transformers reads them
 SUPPORTED_ROPE_TYPES = ("default", "linear", "llama3")
+# What each RoPE scaling divides by or counts with: each must be a positive number (a factor of 0
+# scaled every frequency to infinity, and the model said token 0 forever; a text raised TypeError).
+ROPE_NUMBERS = {
+    "linear": ("factor",),
+    "llama3": ("factor", "low_freq_factor", "high_freq_factor", "original_max_position_embeddings"),
+}
 DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
 DTYPE_ALIASES = {"fp32": "float32", "bf16": "bfloat16", "fp16": "float16", "half": "float16"}
 
@@ -91,10 +97,27 @@ class ModelConfig:
             raise LabError(
                 f"Model type {self.model_type!r} is not supported; this engine runs {', '.join(SUPPORTED_MODEL_TYPES)}."
             )
-        rope_type = (self.rope_scaling or {}).get("rope_type", "default")
+        self._check_rope()
+
+    def _check_rope(self) -> None:
+        scaling = self.rope_scaling or {}
+        rope_type = scaling.get("rope_type", "default")
         if rope_type not in SUPPORTED_ROPE_TYPES:
             raise LabError(
                 f"RoPE scaling {rope_type!r} is not supported; supported: {', '.join(SUPPORTED_ROPE_TYPES)}."
+            )
+        for key in ROPE_NUMBERS.get(rope_type, ()):
+            value = scaling.get(key)
+            if not _is_positive_number(value):
+                got = "nothing" if value is None else json.dumps(value)
+                raise LabError(
+                    f"Model config {self.name!r}: RoPE scaling {rope_type!r} needs rope_parameters.{key} to be a "
+                    f"positive number, got {got}."
+                )
+        if rope_type == "llama3" and scaling["high_freq_factor"] <= scaling["low_freq_factor"]:
+            raise LabError(
+                f"Model config {self.name!r}: RoPE scaling 'llama3' needs high_freq_factor above low_freq_factor, "
+                f"got {scaling['high_freq_factor']} and {scaling['low_freq_factor']}."
             )
 
     # Derived sizes used by the KV accounting, the cost model and the UI formulas.
@@ -191,6 +214,8 @@ class ModelConfig:
             d = json.loads(path.read_text())
         except (OSError, json.JSONDecodeError) as e:
             raise LabError(f"Cannot read model config {path}: {e}") from e
+        except ValueError as e:  # valid JSON that Python will not read: a number of over 4,300 digits
+            raise LabError(f"Cannot read model config {path}: it holds a number too long to read ({e}).") from None
         return cls.from_hf_dict(d, name=name or path.parent.name)
 
 

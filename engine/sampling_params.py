@@ -1,9 +1,12 @@
 """What a request asks of the sampler: how many tokens, greedy or temperature, top-k, top-p, seed;
-checked when made, so a bad value is refused by name before it reaches the engine."""
+checked when made, so a bad value is refused by name before it reaches the engine. The rule for the
+sampler's cuts: no value may leave the distribution empty (the sampler also always keeps the most
+probable token, as vLLM does, so a row's distribution holds at least one token whatever the logits)."""
 
 from __future__ import annotations
 
 import math
+import struct
 from dataclasses import dataclass
 
 from engine.errors import LabError
@@ -49,6 +52,11 @@ class SamplingParams:
             raise LabError(f"top_k must be a whole number ≥ 0 (0 = off), got {self.top_k!r}.")
         if not (isinstance(self.top_p, (int, float)) and 0 < self.top_p <= 1):
             raise LabError(f"top_p must be in (0, 1], got {self.top_p!r}.")
+        if as_float32(self.top_p) == 0:
+            raise LabError(
+                f"top_p {self.top_p:g} is 0 in float32, the precision the sampler cuts in, so it would keep no "
+                "token: use at least 1e-45, or top_k 1 for the most probable token alone."
+            )
         if self.seed is not None and (
             not isinstance(self.seed, int) or isinstance(self.seed, bool) or not 0 <= self.seed <= MAX_SEED
         ):
@@ -57,3 +65,8 @@ class SamplingParams:
     @property
     def is_greedy(self) -> bool:
         return self.temperature == 0
+
+
+def as_float32(value: float) -> float:
+    """`value` rounded to float32 (what a comparison with a float32 tensor sees)."""
+    return struct.unpack("f", struct.pack("f", value))[0]

@@ -351,11 +351,12 @@ class Servers:
             yield url, proc
 
     @contextmanager
-    def router(self, prefill_url: str, decode_url: str, log_name: str) -> Iterator[str]:
-        """`python -m engine router` over a prefill and a decode worker: yields its base URL."""
+    def router(self, prefill_url: str, decode_url: str, log_name: str, *extra: str) -> Iterator[str]:
+        """`python -m engine router` over a prefill and a decode worker (`extra`: more of its options):
+        yields its base URL."""
         from engine.entrypoints.launch import router_server
 
-        with router_server(prefill_url, decode_url, ARTIFACTS / log_name) as url:
+        with router_server(prefill_url, decode_url, ARTIFACTS / log_name, *extra) as url:
             yield url
 
     @contextmanager
@@ -375,14 +376,23 @@ class Servers:
     @contextmanager
     def command(self, argv: list[str], health_path: str, log_name: str, timeout_s: float = 240) -> Iterator[int]:
         """Any server: `argv` with {port} filled in; yields the port once GET health_path answers 200."""
-        from engine.entrypoints.launch import free_port, stop, wait_for
+        with self.held_command(argv, health_path, log_name, timeout_s) as (port, _):
+            yield port
+
+    @contextmanager
+    def held_command(
+        self, argv: list[str], health_path: str, log_name: str, timeout_s: float = 240
+    ) -> Iterator[tuple[int, subprocess.Popen]]:
+        """As command, yielding (port, process): a test may read its exit code, or signal it by its handle."""
+        from engine.entrypoints.launch import child_env, free_port, stop, wait_for
 
         port, log_path = free_port(), ARTIFACTS / log_name
         with open(log_path, "w") as log:
-            proc = subprocess.Popen([a.format(port=port) for a in argv], stdout=log, stderr=subprocess.STDOUT)
+            argv = [a.format(port=port) for a in argv]
+            proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, env=child_env())
         try:
             wait_for(f"http://127.0.0.1:{port}{health_path}", proc, timeout_s, log_path)
-            yield port
+            yield port, proc
         finally:
             stop(proc)
 

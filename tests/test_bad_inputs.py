@@ -23,6 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SAMPLING_CASES = [
     ({"temperature": 1e-40}, ["--temperature", "1e-40"], "too small to sample with"),
     ({"seed": 2**64, "temperature": 0.7}, ["--seed", str(2**64), "--temperature", "0.7"], "from 0 to 2**64"),
+    ({"top_p": 1e-300, "temperature": 1.0}, ["--top-p", "1e-300", "--temperature", "1"], "is 0 in float32"),
 ]
 
 
@@ -65,6 +66,18 @@ def broken_copy(src: Path, dst: Path, edit) -> Path:
     return dst
 
 
+def rope(factor) -> dict:
+    return {"rope_parameters": {"rope_type": "linear", "rope_theta": 10000.0, "factor": factor}}
+
+
+def with_long_number(src: Path, dst: Path) -> Path:
+    """config.json with a 5,000-digit number in it: valid JSON, past what Python reads as an int."""
+    broken_copy(src, dst, lambda c: {**c, "vocab_size": "DIGITS"})
+    config = dst / "config.json"
+    config.write_text(config.read_text().replace('"DIGITS"', "4" * 5000))
+    return dst
+
+
 @pytest.fixture(scope="module")
 def broken_models(tiny_dirs, tmp_path_factory) -> dict[str, Path]:
     root = tmp_path_factory.mktemp("broken")
@@ -78,6 +91,9 @@ def broken_models(tiny_dirs, tmp_path_factory) -> dict[str, Path]:
         "rope": broken_copy(src, root / "rope", lambda c: {**c, "rope_parameters": "yes"}),
         "theta": broken_copy(src, root / "theta", lambda c: {**c, "rope_theta": "abc"}),
         "eps": broken_copy(src, root / "eps", lambda c: {**c, "rms_norm_eps": -1}),
+        "factor": broken_copy(src, root / "factor", lambda c: {**c, **rope("x")}),
+        "factor0": broken_copy(src, root / "factor0", lambda c: {**c, **rope(0)}),
+        "digits": with_long_number(src, root / "digits"),
     }
 
 
@@ -91,6 +107,9 @@ MODEL_CASES = [
     ("rope", "config.json of 'rope': rope_parameters should be an object {...}, got \"yes\""),
     ("theta", "config.json of 'theta': rope_theta should be a positive number, got \"abc\""),
     ("eps", "config.json of 'eps': rms_norm_eps should be a positive number, got -1"),
+    ("factor", "RoPE scaling 'linear' needs rope_parameters.factor to be a positive number, got \"x\""),
+    ("factor0", "RoPE scaling 'linear' needs rope_parameters.factor to be a positive number, got 0"),
+    ("digits", "config.json: it holds a number too long to read"),
 ]
 
 
@@ -112,6 +131,17 @@ def test_the_cli_names_the_field_in_one_line(cli, broken_models, name, words):
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr[-2000:]
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: ") and words in lines[0], done.stderr
+
+
+def test_a_chat_template_that_raises_is_named_in_one_line(cli, tiny_dirs, tmp_path):
+    model = shutil.copytree(tiny_dirs["llama"], tmp_path / "refusing")
+    (model / "chat_template.jinja").write_text("{{ raise_exception('this model takes no chats') }}")
+    done = cli.inline("generate", "--model", str(model), "--prompt", "hi", "--chat", "--json")
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 2 and len(lines) == 1, done.stderr[-2000:]
+    assert lines[0] == (
+        "error: The model's chat template failed on this prompt (TemplateError: this model takes no chats)."
+    )
 
 
 def test_a_huge_context_is_refused_with_the_arithmetic(cli, broken_models):

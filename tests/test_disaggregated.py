@@ -181,7 +181,10 @@ def test_a_prefill_worker_killed_leaves_decodes_running_and_new_requests_get_a_c
         (["serve", "--port", "1", "--cpus", "9999"], "--cpus 9999: this process may run on CPUs"),
         (["serve", "--port", "1", "--cpus", "a,b"], "--cpus takes CPU numbers"),
         (["serve", "--port", "1", "--disaggregate", "--role", "decode"], "--disaggregate starts its own workers"),
-        (["serve", "--port", "1", "--disaggregate", "--api-key", "k"], "it takes no --api-key"),
+        (["serve", "--port", "1", "--disaggregate", "--cpus", "0"], "it takes no --cpus"),
+        (["serve", "--port", "1", "--role", "decode"], "--role decode takes hand-offs only from its router"),
+        (["router", "--prefill-url", "http://x", "--decode-url", "http://y"], "give it --handoff-token"),
+        (["router", "--prefill-url", "http://x", "--decode-url", "http://y", "--max-body-bytes", "9"], "at least 1024"),
         (
             ["router", "--prefill-url", "localhost:1", "--decode-url", "http://x"],
             "--prefill-url must be an http(s) URL",
@@ -245,3 +248,37 @@ def test_serve_disaggregate_starts_the_pair_behind_its_router_and_stops_it(serve
             time.sleep(0.5)
         else:
             raise AssertionError(f"the worker at {worker} outlived its router")
+
+
+def test_serve_disaggregate_keys_every_part_and_its_workers_die_with_it(servers, tiny_dirs):
+    """--api-key guards the router and both workers (they get it, and the pair's hand-off token, by
+    environment); SIGKILL of the parent leaves no worker listening (PR_SET_PDEATHSIG)."""
+    import re
+    import signal
+    import time
+
+    from openai import AuthenticationError, OpenAI
+
+    from tests.conftest import ARTIFACTS
+
+    model = tiny_dirs["llama"]
+    log = ARTIFACTS / "engine-serve-disaggregate-keyed.log"
+    with servers.held_engine(str(model), log.name, "--disaggregate", "--api-key", "s3cret") as (url, proc):
+        workers = re.search(r"prefill (http://\S+), decode (http://\S+)", log.read_text()).groups()
+        for base in (url, *workers):
+            with pytest.raises(AuthenticationError):
+                OpenAI(base_url=f"{base}/v1", api_key="wrong", max_retries=0).models.list()
+        keyed = OpenAI(base_url=f"{url}/v1", api_key="s3cret", max_retries=0, timeout=120)
+        assert keyed.completions.create(model=model.name, prompt=PROMPT, max_tokens=4).usage.completion_tokens == 4
+        proc.send_signal(signal.SIGKILL)  # ours, by its handle: nothing of it runs on the way out
+        proc.wait(timeout=10)
+    deadline = time.monotonic() + 30
+    for worker in workers:
+        while time.monotonic() < deadline:
+            try:
+                urllib.request.urlopen(f"{worker}/health", timeout=2)
+            except OSError:
+                break  # gone
+            time.sleep(0.5)
+        else:
+            raise AssertionError(f"the worker at {worker} outlived its parent's SIGKILL")

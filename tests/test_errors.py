@@ -55,6 +55,7 @@ def test_max_new_tokens_past_the_context(engine):
         (dict(temperature=float("nan")), "temperature"),
         (dict(top_p=0), "top_p"),
         (dict(top_p=1.5), "top_p"),
+        (dict(top_p=1e-46), "top_p 1e-46 is 0 in float32"),  # > 0 in float64, 0 where the sampler compares
         (dict(top_k=-1), "top_k"),
         (dict(seed=-1), "seed"),
     ],
@@ -76,6 +77,38 @@ def test_invalid_sampling_values(kwargs, match):
 def test_invalid_engine_settings(kwargs, match):
     with pytest.raises(LabError, match=match):
         EngineConfig(**kwargs)
+
+
+def test_the_smallest_top_p_keeps_the_most_probable_token():
+    """The sampler's cut never empties a row: the tiniest top_p float32 holds keeps the top token."""
+    import torch
+
+    from engine.worker.sampler import Sampler
+
+    logits = torch.tensor([[0.5, 3.0, -1.0, 2.9]])
+    probs = Sampler.distribution(logits, SamplingParams(temperature=1.0, top_p=1e-45))
+    assert probs.tolist() == [[0.0, 1.0, 0.0, 0.0]]
+
+
+@pytest.mark.parametrize(
+    "rope, match",
+    [
+        ({"rope_type": "linear", "factor": "x"}, 'rope_parameters.factor to be a positive number, got "x"'),
+        ({"rope_type": "linear", "factor": 0}, "rope_parameters.factor to be a positive number, got 0"),
+        ({"rope_type": "linear"}, "rope_parameters.factor to be a positive number, got nothing"),
+        (
+            {"rope_type": "llama3", "factor": 8, "low_freq_factor": 4, "high_freq_factor": 1,
+             "original_max_position_embeddings": 64},
+            "high_freq_factor above low_freq_factor",
+        ),
+    ],
+)  # fmt: skip
+def test_a_rope_scaling_that_cannot_scale_is_refused_by_name(tiny_dirs, rope, match):
+    from engine.config import ModelConfig
+
+    config = json.loads((tiny_dirs["llama"] / "config.json").read_text())
+    with pytest.raises(LabError, match=match):
+        ModelConfig.from_hf_dict({**config, "rope_parameters": {"rope_theta": 10000.0, **rope}}, name="m")
 
 
 def test_invalid_dtype_and_device():

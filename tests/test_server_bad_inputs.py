@@ -239,6 +239,12 @@ def test_the_openai_client_raises_its_own_error_classes(served):
         ({"prompt": "Hi", "n": 2}, "n:"),
         ({"prompt": "Hi", "max_tokens": 2, "min_tokens": 5}, "min_tokens (5) is more than max_tokens (2)"),
         ({"prompt": "Hi", "stop": ["a"] * 17}, "at most 16 stop strings"),
+        (
+            {"prompt": "Hi", "stop": ["b", "a" * 1001]},
+            "stop string 1 has 1,001 characters; this server takes at most 1,000",
+        ),
+        ({"prompt": "Hi", "stop": "a" * 1001}, "the stop string has 1,001 characters"),
+        ({"prompt": "Hi", "temperature": 1, "top_p": 1e-46}, "top_p 1e-46 is 0 in float32"),
         ({"prompt": "Hi", "echo": True}, "echo is not supported"),
     ],
 )
@@ -282,14 +288,102 @@ def test_framework_errors_are_in_openai_s_shape(served, method, path, body, stat
     assert is_openai_error(reply) and "detail" not in reply and e.value.headers["x-request-id"].startswith("req-")
 
 
-def test_an_api_key_guards_v1_and_leaves_health_and_metrics_open(servers, tiny_dirs):
+@pytest.fixture(scope="module")
+def keyed(servers, tiny_dirs):
+    """A server with an API key: (its URL, its model's name)."""
     with servers.engine(str(tiny_dirs["llama"]), "engine-serve-key.log", "--api-key", "s3cret") as url:
-        model = tiny_dirs["llama"].name
-        with pytest.raises(openai.AuthenticationError):
-            OpenAI(base_url=f"{url}/v1", api_key="wrong", max_retries=0).models.list()
-        status, reply, _ = post(url, "/v1/completions", {"model": model, "prompt": "Hi"})
-        assert status == 401 and reply["error"]["code"] == "invalid_api_key"
-        good = OpenAI(base_url=f"{url}/v1", api_key="s3cret", max_retries=0)
-        assert good.completions.create(model=model, prompt="Hi", max_tokens=2).choices
-        for path in ("/health", "/metrics"):
-            assert urllib.request.urlopen(f"{url}{path}", timeout=10).status == 200
+        yield url, tiny_dirs["llama"].name
+
+
+def test_an_api_key_guards_v1_and_leaves_health_and_metrics_open(keyed):
+    url, model = keyed
+    with pytest.raises(openai.AuthenticationError):
+        OpenAI(base_url=f"{url}/v1", api_key="wrong", max_retries=0).models.list()
+    status, reply, _ = post(url, "/v1/completions", {"model": model, "prompt": "Hi"})
+    assert status == 401 and reply["error"]["code"] == "invalid_api_key"
+    good = OpenAI(base_url=f"{url}/v1", api_key="s3cret", max_retries=0)
+    assert good.completions.create(model=model, prompt="Hi", max_tokens=2).choices
+    for path in ("/health", "/metrics"):
+        assert urllib.request.urlopen(f"{url}{path}", timeout=10).status == 200
+
+
+def test_the_key_guards_every_route_that_computes_or_reveals_requests(keyed):
+    """/pdlab/requests lists request ids and timings and the hand-off routes compute: keyed like /v1;
+    /health and /metrics stay open (above)."""
+    url, model = keyed
+    for method, path in (("GET", "/pdlab/requests"), ("GET", "/pdlab/requests/cmpl-x"), ("POST", "/pdlab/prefill"),
+                         ("POST", "/pdlab/prefill/chat"), ("POST", "/pdlab/decode"), ("GET", "/v1/models")):  # fmt: skip
+        data = json.dumps({"model": model, "prompt": "Hi", "max_tokens": 8100}).encode() if method == "POST" else None
+        req = urllib.request.Request(f"{url}{path}", data, {"content-type": "application/json"}, method=method)
+        with pytest.raises(urllib.error.HTTPError) as e:
+            urllib.request.urlopen(req, timeout=30)
+        assert e.value.code == 401 and json.load(e.value)["error"]["code"] == "invalid_api_key", path
+    req = urllib.request.Request(f"{url}/pdlab/requests", headers={"Authorization": "Bearer s3cret"})
+    assert json.load(urllib.request.urlopen(req, timeout=30))["object"] == "list"
+
+
+@pytest.fixture(scope="module")
+def served_4k(servers, tiny_dirs):
+    """The tiny model with a 4,096-token context: a stream that lasts seconds, for work beside it."""
+    with servers.engine(str(tiny_dirs["llama-4k"]), "engine-serve-tiny-4k.log") as url:
+        model = tiny_dirs["llama-4k"].name
+        yield url, model, OpenAI(base_url=f"{url}/v1", api_key="unused", max_retries=0, timeout=120)
+
+
+def stream_beside(client, model: str, work) -> tuple[list[float], object]:
+    """A live greedy stream's gaps between chunks while `work()` runs in a thread from its tenth chunk
+    on, and what `work` returned; the stream must run to its end meanwhile."""
+    gaps, last, result, thread, finish = [], None, [], None, None
+    stream = client.completions.create(
+        model=model, prompt="Hello", max_tokens=3000, temperature=0, stream=True, extra_body={"ignore_eos": True}
+    )
+    for i, chunk in enumerate(stream):
+        now = time.perf_counter()
+        if last is not None:
+            gaps.append(now - last)
+        last, finish = now, chunk.choices[0].finish_reason
+        if i == 10:
+            thread = threading.Thread(target=lambda: result.append(work()))
+            thread.start()
+        assert thread is None or thread.is_alive() or result, "the work beside the stream failed"
+    thread.join(120)
+    assert finish == "length"  # it ran to its end (a stream that fails ends in an error event: the SDK raises)
+    return gaps, result[0]
+
+
+def test_a_top_p_that_is_0_in_float32_is_a_named_400_and_fails_nothing_else(served_4k):
+    """1e-46 is above 0 in float64 and 0 where the sampler compares (float32): refused by name, while
+    a stream beside it gets every token (it used to fail every request in flight)."""
+    url, model, client = served_4k
+    body = {"model": model, "prompt": "Hi", "temperature": 1.0, "top_p": 1e-46, "max_tokens": 4}
+    gaps, (status, reply, _) = stream_beside(client, model, lambda: post(url, "/v1/completions", body))
+    assert status == 400 and "top_p 1e-46 is 0 in float32" in reply["error"]["message"], reply
+    assert urllib.request.urlopen(f"{url}/health", timeout=10).status == 200
+
+
+def test_long_stop_strings_are_refused_by_name_and_freeze_nothing(served_4k):
+    """16 stop strings of 200,000 characters (3.2 MB, under the body limit) with max_tokens 2 froze
+    /health for 38 s and a stream for 21 s: now a 400 naming the cap. At the cap (16 of 1,000) a
+    request runs beside a live stream without a gap."""
+    url, model, client = served_4k
+    huge = {"model": model, "prompt": "Hi", "max_tokens": 2, "stop": [chr(97 + i) * 200_000 for i in range(16)]}
+    health: list[float] = []
+
+    def huge_and_health():
+        answer = post(url, "/v1/completions", huge)
+        for _ in range(5):
+            start = time.perf_counter()
+            urllib.request.urlopen(f"{url}/health", timeout=30).read()
+            health.append(time.perf_counter() - start)
+        return answer
+
+    gaps, (status, reply, seconds) = stream_beside(client, model, huge_and_health)
+    assert status == 400 and "stop string 0 has 200,000 characters" in reply["error"]["message"], reply
+    assert reply["error"]["param"] == "stop" and seconds < 2.0
+    assert max(gaps) < 0.5 and max(health) < 0.5, (max(gaps), health)
+    at_cap = {
+        "model": model, "prompt": "The sea", "max_tokens": 60, "temperature": 0, "ignore_eos": True,
+        "stop": ["ab" * 499 + chr(48 + i) for i in range(16)],
+    }  # fmt: skip
+    gaps, (status, reply, _) = stream_beside(client, model, lambda: post(url, "/v1/completions", at_cap))
+    assert status == 200 and reply["usage"]["completion_tokens"] == 60 and max(gaps) < 0.5, max(gaps)

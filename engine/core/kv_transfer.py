@@ -117,7 +117,10 @@ def prefill(engine, prompt: str | list[int], params: SamplingParams, chat: bool 
     seq = engine.add_request(prompt, params, chat)
     start, first_text = time.perf_counter(), ""
     while seq.num_output_tokens == 0 and not seq.is_finished:
-        for tok in engine.step().tokens:
+        event = engine.step()
+        if seq.seq_id in event.failed:  # its sampling failed: the engine dropped it; say why
+            raise event.failed[seq.seq_id]
+        for tok in event.tokens:
             if tok.seq_id == seq.seq_id and tok.token_id not in engine.eos_ids:
                 first_text = tok.text
     T, finished = seq.num_prompt_tokens, seq.is_finished

@@ -80,6 +80,7 @@ class EngineEvent:
     step: StepRecord | None
     tokens: list[TokenEvent] = field(default_factory=list)
     finished: list[RequestRecord] = field(default_factory=list)
+    failed: dict[int, Exception] = field(default_factory=dict)  # seq_id -> why: that request alone was dropped
 
 
 class Engine:
@@ -243,13 +244,16 @@ class Engine:
             batch = self.scheduler.schedule()
             logits = self.runner.run(batch, capture)
             sampled = [item for item in batch if item.samples]
-            tokens = self._choose(logits, sampled)
+            tokens, failed = self._choose(logits, sampled)
             del logits
         now = self.clock()  # the tokens exist (sampling synchronised the device)
         token_iter = iter(tokens)
         per_item = [next(token_iter) if item.samples else None for item in batch]
         before = [item.seq.num_output_tokens for item in batch]
         finished = self.scheduler.postprocess(batch, per_item, now, self.eos_ids, self.max_model_len)
+        for item in batch:
+            if item.seq.seq_id in failed:  # its row failed: it emitted nothing, and goes; the others step on
+                self.abort(item.seq)
         per_item = [item.seq.output_token_ids[n:] if item.samples else None for item, n in zip(batch, before)]
         step_no = self._num_steps
         self._num_steps += 1
@@ -259,7 +263,7 @@ class Engine:
             self.trace.steps.append(record)
         self.trace.tokens.extend(events)
         done = [self._finish(seq) for seq in finished]
-        return EngineEvent(record, events, done)
+        return EngineEvent(record, events, done, failed)
 
     def _draft(self) -> None:
         """Speculative decoding: each decoding sequence's draft for this step, as long as its budget of
@@ -283,32 +287,44 @@ class Engine:
             if room > 0 and self.scheduler.is_decoding(seq):
                 seq.draft = spec.draft(seq.token_ids, room)
 
-    def _choose(self, logits: torch.Tensor, sampled: list[ScheduledSeq]) -> list[list[int]]:
-        """The tokens each sampled sequence emits: one sampled (or replayed) token, or after a draft
-        the verified prefix and one token of the model's own (engine/core/speculative.py)."""
+    def _choose(
+        self, logits: torch.Tensor, sampled: list[ScheduledSeq]
+    ) -> tuple[list[list[int]], dict[int, Exception]]:
+        """The tokens each sampled sequence emits, and the sequences whose choice failed (by seq_id):
+        a failure in one row is that request's alone, so it emits nothing and the others go on."""
+        failed: dict[int, Exception] = {}
         if not any(item.draft for item in sampled):  # the common path: one row each, sampled together
             logits = _hold_eos(logits, [i.seq for i in sampled], self.eos_ids)
-            tokens = self.sampler.sample(logits, [i.seq.params for i in sampled], [i.seq.seq_id for i in sampled])
-            return [[_forced(i.seq, tok)] for i, tok in zip(sampled, tokens)]
+            params, ids = [i.seq.params for i in sampled], [i.seq.seq_id for i in sampled]
+            tokens = self.sampler.sample(logits, params, ids, failed)
+            return [[] if i.seq.seq_id in failed else [_forced(i.seq, t)] for i, t in zip(sampled, tokens)], failed
         out = []
         for item, rows in zip(sampled, logits.split([1 + len(i.draft) for i in sampled])):
-            seq, params = item.seq, item.seq.params
-            if not item.draft:
-                rows = _hold_eos(rows, [seq], self.eos_ids)
-                out.append([_forced(seq, self.sampler.sample(rows, [params], [seq.seq_id])[0])])
-                continue
-            if params.is_greedy:
-                emitted = accept_greedy(rows, item.draft)
-            else:
-                probs = self.sampler.distribution(rows, params)
-                emitted = accept_sampled(probs, item.draft, self.sampler.generator(seq.seq_id, params))
-            if seq.forced_output is not None:  # a replay (the same work done): the replayed run's tokens
-                emitted = accept_forced(seq.forced_output[seq.num_output_tokens :], item.draft)
-            item.accepted = len(emitted) - 1
-            spec = self.config.speculative
-            seq.spec_k = spec.next_k(seq.spec_k or spec.num_tokens, len(item.draft), item.accepted)
-            out.append(emitted)
-        return out
+            try:
+                out.append(self._emit(item, rows))
+            except Exception as exc:  # noqa: BLE001 - any failure of one row: reported with its request
+                failed[item.seq.seq_id] = exc
+                out.append([])
+        return out, failed
+
+    def _emit(self, item: ScheduledSeq, rows: torch.Tensor) -> list[int]:
+        """One sequence's tokens: one sampled (or replayed) token, or after a draft the verified prefix
+        and one token of the model's own (engine/core/speculative.py)."""
+        seq, params = item.seq, item.seq.params
+        if not item.draft:
+            rows = _hold_eos(rows, [seq], self.eos_ids)
+            return [_forced(seq, self.sampler.sample(rows, [params], [seq.seq_id])[0])]
+        if params.is_greedy:
+            emitted = accept_greedy(rows, item.draft)
+        else:
+            probs = self.sampler.distribution(rows, params)
+            emitted = accept_sampled(probs, item.draft, self.sampler.generator(seq.seq_id, params))
+        if seq.forced_output is not None:  # a replay (the same work done): the replayed run's tokens
+            emitted = accept_forced(seq.forced_output[seq.num_output_tokens :], item.draft)
+        item.accepted = len(emitted) - 1
+        spec = self.config.speculative
+        seq.spec_k = spec.next_k(seq.spec_k or spec.num_tokens, len(item.draft), item.accepted)
+        return emitted
 
     def _token_events(
         self, batch: list[ScheduledSeq], tokens: list[list[int] | None], step: int, now: float

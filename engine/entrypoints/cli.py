@@ -11,10 +11,9 @@ import os
 import sys
 from dataclasses import replace
 
-from engine.entrypoints.server.defaults import MAX_BODY_BYTES
+from engine.entrypoints.server.defaults import API_KEY_ENV, HANDOFF_TOKEN_ENV, MAX_BODY_BYTES
 from engine.errors import LabError
 
-API_KEY_ENV = "PDLAB_API_KEY"
 SERVE_STEP_TOKENS = 512  # a long prompt is prefilled 512 tokens a step, so running decodes step between chunks
 
 
@@ -103,6 +102,14 @@ def _serve_options(v: argparse.ArgumentParser) -> None:
         default=True,
         help="split long prompts over several steps, beside the running decodes (on by default, as in vLLM)",
     )
+    _limit_options(v)
+    v.add_argument("--prefix-caching", action="store_true", help="reuse the KV of prompt prefixes seen before")
+    _serve_worker_options(v)
+
+
+def _limit_options(v: argparse.ArgumentParser) -> None:
+    """What `serve` and `router` check before any work: the body's size, the API key, and the pair's
+    hand-off token (secrets default to the environment: a command line is visible to `ps`)."""
     v.add_argument(
         "--max-body-bytes",
         type=int,
@@ -112,10 +119,14 @@ def _serve_options(v: argparse.ArgumentParser) -> None:
     v.add_argument(
         "--api-key",
         default=os.environ.get(API_KEY_ENV) or None,
-        help=f"require 'Authorization: Bearer <key>' on /v1 (default: ${API_KEY_ENV}; /health and /metrics stay open)",
+        help=f"require 'Authorization: Bearer <key>' on every route but /health and /metrics (default: ${API_KEY_ENV})",
     )
-    v.add_argument("--prefix-caching", action="store_true", help="reuse the KV of prompt prefixes seen before")
-    _serve_worker_options(v)
+    v.add_argument(
+        "--handoff-token",
+        default=os.environ.get(HANDOFF_TOKEN_ENV) or None,
+        help=f"a disaggregated pair's shared secret: workers take hand-offs only from a router that shows it "
+        f"(default: ${HANDOFF_TOKEN_ENV}; serve --disaggregate makes its own)",
+    )
 
 
 def _serve_worker_options(v: argparse.ArgumentParser) -> None:
@@ -159,6 +170,7 @@ def _router_options(r: argparse.ArgumentParser) -> None:
     r.add_argument("--decode-url", required=True, help="a `serve --role decode` worker on the same model")
     r.add_argument("--host", default="127.0.0.1")
     r.add_argument("--port", type=int, default=8000)
+    _limit_options(r)
 
 
 def _progress(stage: str, fraction: float) -> None:
@@ -166,6 +178,8 @@ def _progress(stage: str, fraction: float) -> None:
 
 
 def generate(args: argparse.Namespace) -> dict | None:
+    from jinja2 import TemplateError
+
     from engine import Engine, EngineConfig, SamplingParams, load_model
 
     params = SamplingParams(
@@ -186,7 +200,10 @@ def generate(args: argparse.Namespace) -> dict | None:
         progress=(lambda *a: None) if args.json else _progress,
     )
     engine = Engine(bundle.model, bundle.tokenizer, config, name=bundle.name)
-    engine.add_request(args.prompt, params, chat=args.chat)
+    try:
+        engine.add_request(args.prompt, params, chat=args.chat)
+    except TemplateError as e:  # the model's own template refused (its raise_exception) or broke
+        raise LabError(f"The model's chat template failed on this prompt ({type(e).__name__}: {e}).") from None
     color = {"prefill": "\033[1;35m", "decode": "\033[1;36m"} if sys.stdout.isatty() else {}
     reset = "\033[0m" if color else ""
     for event in engine.stream():

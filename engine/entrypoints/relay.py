@@ -1,7 +1,7 @@
 """One request's text through a disaggregated pair, as the router reads it: the first token from the
 prefill worker's hand-off header, then the decode worker's JSON lines (worker_protocol.py), with
 the client's stop strings applied here. A decode worker that refuses, fails or goes away ends the
-text with `failure` set, naming it."""
+text with `failure` set, naming it (answered 502: the worker's failure, not the client's)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,9 @@ from collections.abc import AsyncIterator
 from contextlib import aclosing
 
 import httpx2
+from fastapi.responses import JSONResponse
 
+from engine.entrypoints.server.errors import error_response
 from engine.entrypoints.server.stops import StopMatcher
 from engine.entrypoints.server.worker_protocol import Admitted, Failure, Finish, HandoffHeader, decode_line
 
@@ -26,13 +28,16 @@ class WorkerDown(Exception):
 class Relay:
     """One request's text: the prefill worker's first token, then the decode worker's stream."""
 
-    def __init__(self, handoff: bytes, header: HandoffHeader, stops: StopMatcher, decode_url: str, client):
+    def __init__(
+        self, handoff: bytes, header: HandoffHeader, stops: StopMatcher, decode_url: str, client, headers: dict
+    ):
         self.handoff, self.header, self.stops = handoff, header, stops
-        self.decode_url, self.client = decode_url, client
+        self.decode_url, self.client, self.headers = decode_url, client, headers  # headers: the pair's token
         self.num_prompt_tokens = len(header.prompt_ids)
         self.num_output_tokens = 1
         self.finish_reason = ""
         self.failure: str | None = None
+        self.failure_status = 502
         self.record: dict = {}  # the hand-off's stamps (the router's docstring)
 
     async def texts(self) -> AsyncIterator[str]:
@@ -61,7 +66,8 @@ class Relay:
 
     async def _decoded(self) -> AsyncIterator[str]:
         """The decode worker's tokens as text to send; sets how the request ended."""
-        async with self.client.stream("POST", self.decode_url + "/pdlab/decode", content=self.handoff) as r:
+        url = self.decode_url + "/pdlab/decode"
+        async with self.client.stream("POST", url, content=self.handoff, headers=self.headers) as r:
             if r.status_code != 200:
                 self.failure = worker_error(await r.aread(), r.status_code)
                 return
@@ -92,4 +98,19 @@ class Relay:
 
 def worker_error(body: bytes, status: int) -> str:
     """A worker's refusal (an OpenAI-shaped error body) in its own words."""
-    return json.loads(body).get("error", {}).get("message", f"HTTP {status}")
+    try:
+        return json.loads(body)["error"]["message"]
+    except (ValueError, KeyError, TypeError):
+        return f"HTTP {status}"
+
+
+def worker_refusal(r: httpx2.Response, role: str, url: str) -> JSONResponse:
+    """A worker's error answer passed on as it is when it is OpenAI's shape (a 4xx names the client's
+    mistake); anything else is the worker's failure, a 502 naming it."""
+    try:
+        body = r.json()
+        if isinstance(body, dict) and isinstance(body.get("error"), dict) and "message" in body["error"]:
+            return JSONResponse(body, status_code=r.status_code)
+    except ValueError:
+        pass
+    return error_response(f"The {role} worker at {url} answered {r.status_code} with no error in OpenAI's shape.", 502)

@@ -1,35 +1,41 @@
 """The commands that serve over HTTP: `serve` (one server, or with --disaggregate a prefill worker
 and a decode worker behind a router) and `router` (a router over a running pair). The port is
 taken before the model loads, so a taken port is said at once; every mistake the user can fix is
-a LabError (one line, exit code 2, from cli.main)."""
+a LabError (one line, exit code 2, from cli.main). A server whose engine loop dies exits with code
+1 (one line), so a supervisor restarts it; SIGTERM stops either within a deadline
+(server/http_server.py)."""
 
 from __future__ import annotations
 
 import argparse
 import os
+import secrets
 import sys
 from collections.abc import Callable
 
+from engine.entrypoints.server.defaults import API_KEY_ENV, HANDOFF_TOKEN_ENV
 from engine.errors import LabError
+
+STOPPING = "The server is shutting down: this request was stopped before its end; send it again."
 
 
 def serve(args: argparse.Namespace, progress: Callable[[str, float], None]) -> int:
     """serve: the model behind an OpenAI-compatible server on --host/--port until it is stopped."""
-    import uvicorn
-
     from engine import EngineConfig, load_model
     from engine.core.speculative import SpeculativeConfig
     from engine.entrypoints.server.app import create_app
     from engine.entrypoints.server.state import ServerOptions
     from engine.observe.costmodel import chunk_flops
 
-    if not 0 < args.port < 65536:
-        raise LabError(f"--port must be in 1..65535, got {args.port}.")
-    if args.max_body_bytes < 1024:
-        raise LabError(f"--max-body-bytes must be at least 1024, got {args.max_body_bytes}.")
+    _check_port_and_body(args)
     speculative = SpeculativeConfig.from_json(args.speculative_config) if args.speculative_config else None
     if args.disaggregate:
         return serve_pair(args)
+    if args.role != "both" and not args.handoff_token:
+        raise LabError(
+            f"--role {args.role} takes hand-offs only from its router: give it the pair's --handoff-token "
+            f"(or ${HANDOFF_TOKEN_ENV}), the one the router is started with."
+        )
     if args.cpus is not None:
         _pin(args.cpus)
     sock = _listen(args.host, args.port)  # before the model loads: a taken port is said at once
@@ -56,15 +62,40 @@ def serve(args: argparse.Namespace, progress: Callable[[str, float], None]) -> i
         speculative=speculative,
     )
     name = args.served_model_name or (bundle.path.name if bundle.source == "local" else bundle.name)
-    app = create_app(bundle, config, name, ServerOptions(args.max_body_bytes, args.api_key, args.role))
+    options = ServerOptions(args.max_body_bytes, args.api_key, args.role, args.handoff_token)
+    app = create_app(bundle, config, name, options)
     print(
         f"serving {name} on http://{args.host}:{args.port} (OpenAI-compatible /v1/completions, "
         f"/v1/chat/completions, /v1/models; /health; Prometheus /metrics)",
         file=sys.stderr,
         flush=True,
     )
-    uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[sock])
+    return _run_server(app, sock)
+
+
+def _run_server(app, sock) -> int:
+    """Serve until stopped; 1 (said in one line) when the engine loop died, so a supervisor restarts it."""
+    from engine.entrypoints.server.http_server import HttpServer
+
+    loop = app.state.server.loop
+    server = HttpServer(app, on_stop=lambda: loop.close(STOPPING))
+    loop.on_death = server.stop_soon
+    server.run(sockets=[sock])
+    if loop.dead is not None:
+        print(
+            f"error: the engine loop stopped ({loop.dead}; the log above has the traceback); the server exited "
+            "so that it can be restarted",
+            file=sys.stderr,
+        )
+        return 1
     return 0
+
+
+def _check_port_and_body(args: argparse.Namespace) -> None:
+    if not 0 < args.port < 65536:
+        raise LabError(f"--port must be in 1..65535, got {args.port}.")
+    if args.max_body_bytes < 1024:
+        raise LabError(f"--max-body-bytes must be at least 1024, got {args.max_body_bytes}.")
 
 
 def serve_pair(args: argparse.Namespace) -> int:
@@ -75,13 +106,13 @@ def serve_pair(args: argparse.Namespace) -> int:
     from contextlib import ExitStack
 
     from engine.entrypoints.launch import engine_process
+    from engine.entrypoints.router import Pair
     from engine.paths import cache_dir
 
     for flag, given in (
         ("--role", args.role != "both"),
         ("--cpus", args.cpus),
         ("--speculative-config", args.speculative_config),
-        ("--api-key", args.api_key),  # the router checks no key: refused rather than open
     ):
         if given:
             raise LabError(f"--disaggregate starts its own workers behind a router: it takes no {flag}.")
@@ -98,16 +129,23 @@ def serve_pair(args: argparse.Namespace) -> int:
     own = {"prefill": ["--no-chunked-prefill"], "decode": []}  # a prefill worker runs one prompt at a time, whole
     logs = cache_dir() / "disaggregate-logs"
     logs.mkdir(parents=True, exist_ok=True)
+    # The pair's secrets go by environment, not argv (which `ps` shows): a fresh hand-off token, and
+    # the API key, which the workers' /v1 and /pdlab routes ask for too.
+    secrets_env = {HANDOFF_TOKEN_ENV: secrets.token_urlsafe(32), API_KEY_ENV: args.api_key or ""}
     with ExitStack() as stack:
         urls = {}
         for role, mine in sets.items():
             print(f"starting the {role} worker on CPUs {mine} (log: {logs / role}.log)", file=sys.stderr, flush=True)
             flags = ["--role", role, "--cpus", ",".join(map(str, mine)), *own[role], *shared]
-            urls[role], _ = stack.enter_context(engine_process(args.model or "bundled", logs / f"{role}.log", *flags))
+            started = engine_process(
+                args.model or "bundled", logs / f"{role}.log", *flags, env=secrets_env, die_with_parent=True
+            )
+            urls[role], _ = stack.enter_context(started)
         # uvicorn raises the signal that stopped it again once it has shut down: ending here by an
         # exception, not by the default handler, lets the workers be stopped on the way out
         signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-        return _route(urls["prefill"], urls["decode"], args.host, args.port, sock)
+        pair = Pair(urls["prefill"], urls["decode"], secrets_env[HANDOFF_TOKEN_ENV], args.api_key, args.max_body_bytes)
+        return _route(pair, args.host, args.port, sock)
 
 
 def _pin(text: str) -> None:
@@ -140,22 +178,34 @@ def _listen(host: str, port: int):
 
 
 def router(args: argparse.Namespace) -> int:
-    if not 0 < args.port < 65536:
-        raise LabError(f"--port must be in 1..65535, got {args.port}.")
+    from engine.entrypoints.router import Pair
+
+    _check_port_and_body(args)
     for flag, url in (("--prefill-url", args.prefill_url), ("--decode-url", args.decode_url)):
         if not url.startswith(("http://", "https://")):
             raise LabError(f"{flag} must be an http(s) URL, got {url!r}.")
+    if not args.handoff_token:
+        raise LabError(
+            f"The router shows its workers the pair's hand-off token: give it --handoff-token (or "
+            f"${HANDOFF_TOKEN_ENV}), the one the workers were started with."
+        )
     sock = _listen(args.host, args.port)
-    return _route(args.prefill_url.rstrip("/"), args.decode_url.rstrip("/"), args.host, args.port, sock)
+    pair = Pair(
+        args.prefill_url.rstrip("/"), args.decode_url.rstrip("/"), args.handoff_token, args.api_key, args.max_body_bytes
+    )
+    return _route(pair, args.host, args.port, sock)
 
 
-def _route(prefill_url: str, decode_url: str, host: str, port: int, sock) -> int:
+def _route(pair, host: str, port: int, sock) -> int:
     """Serve the router over this pair on `sock` (listening on host:port) until it is stopped."""
-    import uvicorn
-
     from engine.entrypoints.router import create_router
+    from engine.entrypoints.server.http_server import HttpServer
 
-    app = create_router(prefill_url, decode_url)
-    print(f"routing on http://{host}:{port}: prefill {prefill_url}, decode {decode_url}", file=sys.stderr, flush=True)
-    uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[sock])
+    app = create_router(pair)
+    print(
+        f"routing on http://{host}:{port}: prefill {pair.prefill_url}, decode {pair.decode_url}",
+        file=sys.stderr,
+        flush=True,
+    )
+    HttpServer(app, on_stop=app.state.router.close).run(sockets=[sock])
     return 0

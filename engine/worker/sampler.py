@@ -16,11 +16,25 @@ class Sampler:
     def __init__(self):
         self._generators: dict[int, torch.Generator] = {}
 
-    def sample(self, logits: torch.Tensor, params: list[SamplingParams], seq_ids: list[int]) -> list[int]:
-        """logits (S, vocab) fp32 -> S token ids."""
+    def sample(
+        self,
+        logits: torch.Tensor,
+        params: list[SamplingParams],
+        seq_ids: list[int],
+        failed: dict[int, Exception] | None = None,
+    ) -> list[int]:
+        """logits (S, vocab) fp32 -> S token ids. With `failed`, a row whose sampling raises is recorded
+        there (its seq_id -> the exception) and given token -1 while the other rows are sampled as
+        ever (one request's failure is its own); without it, the exception propagates."""
         out = []
         for row, p, sid in zip(logits, params, seq_ids):
-            out.append(int(row.argmax()) if p.is_greedy else self._sample_one(row, p, sid))
+            try:
+                out.append(int(row.argmax()) if p.is_greedy else self._sample_one(row, p, sid))
+            except Exception as exc:  # noqa: BLE001 - any failure of one row, given back to the caller
+                if failed is None:
+                    raise
+                failed[sid] = exc
+                out.append(-1)
         return out
 
     def forget(self, seq_id: int) -> None:
@@ -32,7 +46,8 @@ class Sampler:
     @staticmethod
     def distribution(logits: torch.Tensor, p: SamplingParams) -> torch.Tensor:
         """The probabilities a row of logits (or each of several rows) is sampled from, on the CPU:
-        temperature, then the top-k cut, then the top-p cut."""
+        temperature, then the top-k cut, then the top-p cut. The most probable token always survives
+        both cuts (vLLM's rule), so no row is left empty."""
         logits = logits / p.temperature
         if p.top_k:
             kth = torch.topk(logits, min(p.top_k, logits.shape[-1]), dim=-1).values[..., -1:]
@@ -41,6 +56,7 @@ class Sampler:
             sorted_logits, order = torch.sort(logits, descending=True, dim=-1)
             sorted_probs = sorted_logits.softmax(-1)
             drop = sorted_probs.cumsum(-1) - sorted_probs >= p.top_p  # keep the smallest prefix reaching top_p
+            drop[..., 0] = False  # and never less than the most probable token
             logits = logits.masked_fill(torch.zeros_like(drop).scatter(-1, order, drop), float("-inf"))
         return logits.softmax(-1).cpu()
 

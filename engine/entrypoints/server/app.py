@@ -43,6 +43,6 @@ def create_app(
     handoff_max = engine.max_model_len * engine.kv_bytes_per_token + 64 * engine.max_model_len + (1 << 20)
     app.add_middleware(BodyLimit, max_bytes=options.max_body_bytes, paths={"/pdlab/decode": handoff_max})
     if options.api_key:
-        app.add_middleware(ApiKey, key=options.api_key)
+        app.add_middleware(ApiKey, key=options.api_key, handoff=options.handoff_token)
     app.add_middleware(CatchAll)  # added last: the outermost
     return app

@@ -1,8 +1,10 @@
 """Every error the server answers, in OpenAI's shape: {"error": {"message", "type", "param", "code"}},
 with the HTTP status OpenAI's clients map to their error classes (400 BadRequestError, 401
-AuthenticationError, 404 NotFoundError, 413, 500 InternalServerError). FastAPI's own errors (an
+AuthenticationError, 404 NotFoundError, 413, 500 InternalServerError; every 5xx is typed
+`server_error`, so a client retries it rather than fixing its request). FastAPI's own errors (an
 unknown path, a wrong method, an unreadable body) are put in that shape here, and an unexpected
-exception is logged with its traceback and answered 500 with the request's id, never as text."""
+exception is logged with its traceback and answered 500 with the request's id, never as text. The
+server and the router both install these (`install`, `CatchAll`)."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
+from starlette.requests import ClientDisconnect
 
 log = logging.getLogger("pdlab.server")
 
@@ -23,8 +26,8 @@ KINDS = {
     404: "not_found_error",
     405: "invalid_request_error",
     413: "invalid_request_error",
-    500: "server_error",
 }
+SERVER_PATHS = "/v1/completions, /v1/chat/completions, /v1/models, /health and /metrics"
 
 
 class BodyTooLarge(Exception):
@@ -45,7 +48,7 @@ def too_large(size: str, max_bytes: int) -> str:
 
 
 def error_body(message: str, status: int = 400, param: str | None = None, code: str | int | None = None) -> dict:
-    kind = KINDS.get(status, "invalid_request_error")
+    kind = "server_error" if status >= 500 else KINDS.get(status, "invalid_request_error")
     return {"error": {"message": message, "type": kind, "param": param, "code": code if code is not None else status}}
 
 
@@ -53,8 +56,8 @@ def error_response(message: str, status: int = 400, param: str | None = None, co
     return JSONResponse(error_body(message, status, param, code), status)
 
 
-def install(app: FastAPI) -> None:
-    """Answer FastAPI's own errors and ApiError in OpenAI's shape."""
+def install(app: FastAPI, paths: str = SERVER_PATHS) -> None:
+    """Answer FastAPI's own errors and ApiError in OpenAI's shape (`paths`: what a 404 says is here)."""
 
     @app.exception_handler(ApiError)
     async def refused(_request: Request, exc: ApiError) -> JSONResponse:
@@ -75,10 +78,7 @@ def install(app: FastAPI) -> None:
             limit = exc.__cause__.args[0]
             return error_response(too_large(f"over {limit:,} bytes", limit), 413)
         if exc.status_code == 404:
-            message = (
-                f"There is no {request.url.path}: this server has /v1/completions, /v1/chat/completions, "
-                "/v1/models, /health and /metrics."
-            )
+            message = f"There is no {request.url.path}: this server has {paths}."
         elif exc.status_code == 405:
             message = f"{request.method} is not allowed on {request.url.path}."
         else:
@@ -109,6 +109,13 @@ class CatchAll:
 
         try:
             await self.app(scope, receive, send_with_id)
+        except ClientDisconnect:  # the client left (or was dropped as too slow) while its body was read
+            log.info(
+                "request %s (%s %s): the client left before its body arrived",
+                request_id,
+                scope.get("method"),
+                scope.get("path"),
+            )
         except Exception:  # noqa: BLE001 - every unexpected error: logged whole, answered in shape
             log.exception("request %s (%s %s) failed", request_id, scope.get("method"), scope.get("path"))
             if not started:

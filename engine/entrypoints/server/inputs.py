@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import asyncio
 
+from jinja2 import TemplateError
+
 from engine.core.llm_engine import check_utf8
 from engine.entrypoints.server.errors import ApiError
 from engine.entrypoints.server.protocol import ChatRequest, CompletionRequest
@@ -67,5 +69,8 @@ def refusing(fn):
 def chat_ids(tokenizer, messages: list[dict]) -> list[int]:
     if not getattr(tokenizer, "chat_template", None):
         raise LabError("This model has no chat template: use /v1/completions.")
-    text = tokenizer.apply_chat_template(messages, add_generation_prompt=True, tokenize=False)
+    try:
+        text = tokenizer.apply_chat_template(messages, add_generation_prompt=True, tokenize=False)
+    except TemplateError as e:  # the model's template refuses these messages (its raise_exception), or broke
+        raise LabError(f"The model's chat template failed on these messages ({type(e).__name__}: {e}).") from None
     return tokenizer(text, add_special_tokens=False).input_ids

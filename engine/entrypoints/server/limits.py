@@ -54,18 +54,35 @@ class BodyLimit:
                 await send_json(send, 413, error_body(too_large(f"over {limit:,} bytes", limit), 413))
 
 
-class ApiKey:
-    """With a key, every /v1 request needs `Authorization: Bearer <key>` (vLLM's rule: /health and
-    /metrics stay open, for probes and scrapers)."""
+# Open with a key: what probes and scrapers read (health, and /metrics' counts and histograms, which
+# name no request and no text), and FastAPI's description of the API, which holds no data.
+OPEN_PATHS = frozenset({"/health", "/metrics", "/docs", "/docs/oauth2-redirect", "/redoc", "/openapi.json"})
+HANDOFF_HEADER = b"x-pdlab-handoff-token"  # a router's credential to its workers (defaults.HANDOFF_TOKEN_ENV)
 
-    def __init__(self, app, key: str):
-        self.app, self.key = app, key.encode()
+
+def same_secret(given: bytes, secret: str | None) -> bool:
+    """`given` is `secret`, compared in constant time (no secret: nothing matches)."""
+    return secret is not None and hmac.compare_digest(given, secret.encode())
+
+
+def handoff_token(scope) -> bytes:
+    return dict(scope.get("headers") or []).get(HANDOFF_HEADER, b"")
+
+
+class ApiKey:
+    """With a key, every request but OPEN_PATHS needs `Authorization: Bearer <key>`: the routes that
+    compute (/v1, a worker's /pdlab hand-offs) and those that reveal requests (/pdlab/requests).
+    A worker's router may show its hand-off token instead (it is the one client the worker trusts)."""
+
+    def __init__(self, app, key: str, handoff: str | None = None):
+        self.app, self.key, self.handoff = app, key, handoff
 
     async def __call__(self, scope, receive, send):
-        if scope["type"] == "http" and scope.get("path", "").startswith("/v1"):
+        if scope["type"] == "http" and scope.get("path", "") not in OPEN_PATHS:
             auth = dict(scope.get("headers") or []).get(b"authorization", b"")
             scheme, _, given = auth.partition(b" ")
-            if scheme.lower() != b"bearer" or not hmac.compare_digest(given.strip(), self.key):
+            keyed = scheme.lower() == b"bearer" and same_secret(given.strip(), self.key)
+            if not (keyed or same_secret(handoff_token(scope), self.handoff)):
                 body = error_body(
                     "Missing or wrong API key: send it as 'Authorization: Bearer <key>'.", 401, code="invalid_api_key"
                 )

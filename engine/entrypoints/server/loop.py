@@ -4,6 +4,12 @@ The engine is not thread-safe, so the HTTP handlers (on uvicorn's event loop) ne
 put requests and cancellations on a queue, and the engine thread takes them between steps, steps
 while any request is unfinished (one step serves every running request) and hands each token to
 its request's asyncio queue through the event loop (`call_soon_threadsafe`).
+
+A failure is as small as it can be: a request whose sampling fails is failed alone (the engine
+drops it and steps the others on); a step that fails fails the requests in it and the loop keeps
+serving; anything else that escapes the loop ends it, every waiting request is answered 503 and
+`on_death` tells the server to exit, so a supervisor restarts the process rather than a live one
+answering nothing. When the server stops, `close` answers every request in flight (503) first.
 """
 
 from __future__ import annotations
@@ -14,80 +20,33 @@ import logging
 import queue
 import threading
 import time
-from dataclasses import dataclass, field
+from collections.abc import Callable
 
 from engine.core.kv_transfer import adopt, prefill
 from engine.core.llm_engine import Engine
 from engine.entrypoints.server.prometheus import ServerMetrics
+from engine.entrypoints.server.recent import FINISH, RECENT_MAX, RecentRequests
+from engine.entrypoints.server.submission import Accepted, Delta, Finished, HandedOff, Rejected, Submission
 from engine.errors import LabError
-from engine.observe.trace import RequestRecord, StepRecord
+from engine.observe.trace import StepRecord
 from engine.sampling_params import SamplingParams
-from engine.sched.sequence import Sequence
 
-
-@dataclass
-class Accepted:
-    num_prompt_tokens: int
-    at: float = 0.0  # wall clock (time.time) when the engine took it: a hand-off's admission
-
-
-@dataclass
-class Rejected:
-    message: str  # the engine's own words: why the request cannot run
-
-
-@dataclass
-class HandedOff:
-    handoff: object  # engine.core.kv_transfer.KVHandoff: the prefill worker's answer
-
-
-@dataclass
-class Delta:
-    text: str  # what this token adds to the text ("" while a character is incomplete, and for EOS)
-    token_id: int | None = None
-
-
-@dataclass
-class Finished:
-    finish_reason: str  # "stop" or "length", as OpenAI says it
-    num_prompt_tokens: int
-    num_output_tokens: int
-
-
-@dataclass(eq=False)  # one request is itself only: `in` and `remove` go by identity
-class Submission:
-    """One HTTP request as the engine thread sees it."""
-
-    prompt_ids: list[int]
-    params: SamplingParams
-    events: asyncio.Queue
-    loop: asyncio.AbstractEventLoop
-    response_id: str = ""  # the id every chunk of its response carries
-    arrival: float = field(default_factory=time.perf_counter)
-    arrived_at: float = field(default_factory=time.time)  # wall clock: comparable across the workers
-    seq: Sequence | None = None
-    first_scheduled: float | None = None
-    handoff: object | None = None  # a decode worker's request: the KVHandoff it continues from
-
-    def send(self, item) -> None:
-        self.loop.call_soon_threadsafe(self.events.put_nowait, item)
-
+__all__ = ["RECENT_MAX", "Accepted", "Delta", "EngineLoop", "Finished", "HandedOff", "Rejected", "Submission"]
 
 log = logging.getLogger("pdlab.server")
 
-FINISH = {"eos": "stop", "length": "length"}
-RECENT_MAX = 1024  # finished requests kept for GET /pdlab/requests (a server runs for days)
-
 
 class EngineLoop:
-    def __init__(self, engine: Engine, metrics: ServerMetrics):
+    def __init__(self, engine: Engine, metrics: ServerMetrics, on_death: Callable[[], None] | None = None):
         self.engine = engine
         self.metrics = metrics
+        self.on_death = on_death  # called from the engine thread if the loop ends by an error
+        self.dead: str | None = None  # why the loop ended by an error
+        self._closing: str | None = None  # why the server takes no more requests (it is stopping)
         self._inbox: queue.Queue = queue.Queue()
         self._live: dict[int, Submission] = {}  # seq_id -> its submission
         self._stopping = threading.Event()
-        self._recent: collections.deque[dict] = collections.deque(maxlen=RECENT_MAX)
-        self._recent_lock = threading.Lock()
+        self._recent = RecentRequests(metrics)
         self._parked: collections.deque[Submission] = collections.deque()  # hand-offs waiting for blocks
         self._thread = threading.Thread(target=self._run, name="engine-loop", daemon=True)
 
@@ -97,18 +56,27 @@ class EngineLoop:
     def stop(self) -> None:
         self._stopping.set()
         self._inbox.put(None)
-        self._thread.join(timeout=10)
+        self._thread.join(timeout=5)  # a step still running after that is left to the daemon thread
+
+    @property
+    def is_serving(self) -> bool:
+        """The engine thread is running and takes requests (not dead, not stopping)."""
+        return self._thread.is_alive() and self.dead is None and self._closing is None
+
+    def close(self, message: str) -> None:
+        """The server is stopping: every request in flight or waiting ends with `message` (503), and
+        any that comes later is refused with it."""
+        self._closing = message
+        self._inbox.put(("drain", None))
 
     def submit(self, prompt_ids: list[int], params: SamplingParams, response_id: str = "") -> Submission:
         sub = Submission(prompt_ids, params, asyncio.Queue(), asyncio.get_running_loop(), response_id)
-        self._inbox.put(("add", sub))
-        return sub
+        return self._enqueue("add", sub)
 
     def submit_prefill(self, prompt_ids: list[int], params: SamplingParams, response_id: str = "") -> Submission:
         """A prefill worker's request: the prompt's prefill and first token, answered with a HandedOff."""
         sub = Submission(prompt_ids, params, asyncio.Queue(), asyncio.get_running_loop(), response_id)
-        self._inbox.put(("prefill", sub))
-        return sub
+        return self._enqueue("prefill", sub)
 
     def submit_handoff(self, handoff, response_id: str = "") -> Submission:
         """A decode worker's request: continue from a prefill worker's hand-off (its tokens as Deltas)."""
@@ -116,13 +84,25 @@ class EngineLoop:
             list(handoff.prompt_ids), handoff.params, asyncio.Queue(), asyncio.get_running_loop(), response_id
         )
         sub.handoff, sub.arrival = handoff, time.perf_counter()
-        self._inbox.put(("adopt", sub))
+        return self._enqueue("adopt", sub)
+
+    def _enqueue(self, kind: str, sub: Submission) -> Submission:
+        self._inbox.put((kind, sub))
+        refusal = self._refusal()
+        if refusal is not None:  # checked after the put: a loop that died meanwhile has drained its inbox
+            sub.send(refusal)
         return sub
+
+    def _refusal(self) -> Rejected | None:
+        if self.dead is not None:
+            return Rejected(f"The engine stopped ({self.dead}); this server is exiting to be restarted.", 503)
+        if self._closing is not None:
+            return Rejected(self._closing, 503)
+        return None
 
     def recent(self) -> list[dict]:
         """The server's own timing of its last finished requests, newest last."""
-        with self._recent_lock:
-            return list(self._recent)
+        return self._recent.views()
 
     def cancel(self, sub: Submission) -> None:
         """The client went away: the engine drops the request before its next step."""
@@ -130,45 +110,94 @@ class EngineLoop:
 
     # --- the engine thread ----------------------------------------------------------------------
     def _run(self) -> None:
-        while not self._stopping.is_set():
-            self._take_inbox(block=not self.engine.has_unfinished and not self._parked)
-            self._admit_parked()
-            if self.engine.has_unfinished:
-                try:
-                    self._step()
-                except Exception as exc:  # noqa: BLE001 - fail the requests in flight, keep serving
-                    ids = [sub.response_id for sub in self._live.values()]
-                    log.exception("the engine step failed; failing requests %s", ", ".join(ids))
-                    self._fail_all(type(exc).__name__)
+        try:
+            while not self._stopping.is_set():
+                self._take_inbox(block=not self.engine.has_unfinished and not self._parked)
+                self._admit_parked()
+                if self.engine.has_unfinished:
+                    try:
+                        self._step()
+                    except Exception as exc:  # noqa: BLE001 - fail the requests in flight, keep serving
+                        ids = [sub.response_id for sub in self._live.values()]
+                        log.exception("the engine step failed; failing requests %s", ", ".join(ids))
+                        self._fail_all(type(exc).__name__)
+        except BaseException as exc:  # noqa: BLE001 - the loop itself broke: answer everyone, then exit
+            self._die(exc)
+
+    def _die(self, exc: BaseException) -> None:
+        log.critical("the engine loop stopped; the server exits", exc_info=exc)
+        self.dead = type(exc).__name__
+        refusal = self._refusal()
+        waiting = [*self._live.values(), *self._parked]
+        while True:
+            try:
+                item = self._inbox.get_nowait()
+            except queue.Empty:
+                break
+            if item is not None and item[0] in ("add", "prefill", "adopt"):
+                waiting.append(item[1])
+        for sub in waiting:
+            sub.send(refusal)
+        if self.on_death is not None:
+            self.on_death()
 
     def _fail_all(self, error: str) -> None:
         for sub in list(self._live.values()):
-            self.engine.abort(sub.seq)
-            sub.send(
-                Rejected(f"The engine failed ({error}) on request {sub.response_id}; the server's log has the details.")
-            )
+            self._drop(sub)
+            sub.send(Rejected(failed(error, sub), 500))
         self._live.clear()
         self._publish_load()
+
+    def _drop(self, sub: Submission) -> None:
+        """End a live request early (its client left, it failed, the server stops): the engine frees
+        its slot, and the tokens it made are counted as generated all the same."""
+        self.metrics.generation_tokens.inc(sub.seq.num_output_tokens)
+        self.engine.abort(sub.seq)
 
     def _take_inbox(self, block: bool) -> None:
         try:
             item = self._inbox.get(timeout=0.5) if block else self._inbox.get_nowait()
             while item is not None:
-                self._handle(*item)
+                self._handle_one(*item)
                 item = self._inbox.get_nowait()
         except queue.Empty:
             pass
 
-    def _handle(self, kind: str, sub: Submission) -> None:
+    def _handle_one(self, kind: str, sub: Submission | None) -> None:
+        """One message from the event loop; a failure taking a request fails that request alone."""
+        try:
+            self._handle(kind, sub)
+        except Exception as exc:  # noqa: BLE001 - logged whole, answered in one line
+            log.exception("taking request %s (%s) failed", getattr(sub, "response_id", ""), kind)
+            if sub is not None and kind != "cancel":
+                sub.send(Rejected(failed(type(exc).__name__, sub), 500))
+
+    def _drain(self) -> None:
+        refusal = self._refusal()
+        for sub in [*self._live.values(), *self._parked]:
+            if sub.seq is not None:
+                self._drop(sub)
+            sub.send(refusal)
+        self._live.clear()
+        self._parked.clear()
+        self._publish_load()
+
+    def _handle(self, kind: str, sub: Submission | None) -> None:
+        if kind == "drain":
+            self._drain()
+            return
         if kind == "cancel" and sub in self._parked:
             self._parked.remove(sub)
             self._publish_load()
             return
         if kind == "cancel":
             if sub.seq is not None and sub.seq.seq_id in self._live:
-                self.engine.abort(sub.seq)
+                self._drop(sub)
                 del self._live[sub.seq.seq_id]
                 self._publish_load()
+            return
+        if self._refusal() is not None:  # taken after the server began to stop
+            sub.send(self._refusal())
             return
         if kind == "prefill":
             self._prefill(sub)
@@ -231,6 +260,13 @@ class EngineLoop:
         except LabError as e:
             sub.send(Rejected(str(e)))
             return
+        except Exception as exc:  # noqa: BLE001 - this request's failure, not the loop's
+            log.exception("the prefill of request %s failed", sub.response_id)
+            for seq in [*self.engine.scheduler.running, *self.engine.scheduler.waiting]:
+                self.engine.abort(seq)  # a prefill worker runs this request alone: leave nothing behind
+            self._publish_load()
+            sub.send(Rejected(failed(type(exc).__name__, sub), 500))
+            return
         handoff.timing = {"p_arrival": sub.arrived_at, "p_start": started, "p_end": time.time()}
         self.engine.trace.clear()
         self._publish_load()
@@ -246,10 +282,16 @@ class EngineLoop:
             sub = self._live.get(tok.seq_id)
             if sub is not None:
                 sub.send(Delta("" if tok.token_id in self.engine.eos_ids else tok.text, tok.token_id))
+        for seq_id, exc in event.failed.items():  # the engine dropped these alone; the others went on
+            sub = self._live.pop(seq_id, None)
+            if sub is not None:
+                log.error("request %s failed in the engine", sub.response_id, exc_info=exc)
+                self.metrics.generation_tokens.inc(sub.seq.num_output_tokens)
+                sub.send(Rejected(failed(type(exc).__name__, sub), 500))
         for record in event.finished:
             sub = self._live.pop(record.seq_id, None)
             if sub is not None:
-                self._observe(sub, record)
+                self._recent.observe(sub, record)
                 sub.send(
                     Finished(
                         FINISH.get(record.finish_reason, "stop"),
@@ -270,25 +312,6 @@ class EngineLoop:
             if sub is not None and sub.first_scheduled is None:
                 sub.first_scheduled = step.start
 
-    def _observe(self, sub: Submission, record: RequestRecord) -> None:
-        scheduled = sub.first_scheduled if sub.first_scheduled is not None else record.arrival
-        m = record.metrics
-        queue_s, prefill_s = scheduled - record.arrival, record.token_times[0] - scheduled
-        decode_s = record.token_times[-1] - record.token_times[0]
-        self.metrics.observe_request(
-            m, queue_s=queue_s, prefill_s=prefill_s, decode_s=decode_s, prompt_tokens=len(record.prompt_token_ids)
-        )
-        view = {
-            "id": sub.response_id,
-            "prompt_tokens": len(record.prompt_token_ids),
-            "output_tokens": m.num_output_tokens,
-            "finish_reason": FINISH.get(record.finish_reason, "stop"),
-            "ttft_ms": m.ttft_ms,
-            "tpot_ms": m.tpot_ms,
-            "e2e_ms": m.e2e_ms,
-            "queue_ms": 1e3 * max(0.0, queue_s),
-            "prefill_ms": 1e3 * max(0.0, prefill_s),
-            "decode_ms": 1e3 * decode_s,
-        }
-        with self._recent_lock:
-            self._recent.append(view)
+
+def failed(error: str, sub: Submission) -> str:
+    return f"The engine failed ({error}) on request {sub.response_id}; the server's log has the details."

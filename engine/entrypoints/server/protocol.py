@@ -4,6 +4,7 @@ nothing here (IGNORED, listed in docs/server.md); other unknown fields are ignor
 
 from __future__ import annotations
 
+import json
 import time
 import uuid
 from typing import Any, Literal
@@ -14,7 +15,8 @@ from engine.entrypoints.server.errors import ApiError
 from engine.errors import LabError
 from engine.sampling_params import SamplingParams
 
-MAX_STOPS = 16
+MAX_STOPS = 16  # OpenAI takes 4, vLLM any number: enough for every client we know, and a bound
+MAX_STOP_CHARS = 1000  # each: a stop string is a turn marker or a delimiter, never a document
 
 
 class StreamOptions(BaseModel):
@@ -65,11 +67,16 @@ class _Sampling(BaseModel):
     def _few_stops(cls, v):
         if isinstance(v, list) and len(v) > MAX_STOPS:
             raise LabError(f"at most {MAX_STOPS} stop strings, got {len(v)}")
+        for i, s in enumerate([v] if isinstance(v, str) else v or []):
+            if len(s) > MAX_STOP_CHARS:
+                where = "the stop string" if isinstance(v, str) else f"stop string {i}"
+                raise LabError(f"{where} has {len(s):,} characters; this server takes at most {MAX_STOP_CHARS:,}")
         return v
 
-    def check(self, served: str) -> None:
-        """Refuse what this server cannot honour, naming the field (after pydantic's type checks)."""
-        if self.model is not None and self.model != served:
+    def check(self, served: str | None) -> None:
+        """Refuse what this server cannot honour, naming the field (after pydantic's type checks);
+        `served` None: the model is checked where it is served (a router leaves it to its worker)."""
+        if served is not None and self.model is not None and self.model != served:
             raise ApiError(
                 f"The model {self.model!r} does not exist here; this server serves {served!r} (GET /v1/models).",
                 404,
@@ -94,6 +101,13 @@ class _Sampling(BaseModel):
             ignore_eos=self.ignore_eos,
             min_new_tokens=self.min_tokens,
         )
+
+    def forwarded(self) -> bytes:
+        """This request as a router hands it to its prefill worker: the fields as parsed here and no
+        other (unknown ones dropped; stop strings and streaming are the router's), as JSON with every
+        non-ASCII character escaped, so the worker reads exactly what the router read."""
+        data = self.model_dump(include=set(type(self).model_fields), exclude={"stop", "stream", "stream_options"})
+        return json.dumps(data, ensure_ascii=True, allow_nan=False).encode()
 
     @property
     def stops(self) -> list[str]:

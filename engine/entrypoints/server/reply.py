@@ -15,7 +15,7 @@ from engine.entrypoints.server.errors import error_response
 from engine.entrypoints.server.loop import Accepted, Delta, EngineLoop, Finished, Rejected, Submission
 from engine.entrypoints.server.protocol import ResponseIds
 from engine.entrypoints.server.sse import openai_events
-from engine.entrypoints.server.stops import StopMatcher
+from engine.entrypoints.server.stops import StopMatcher, stop_matcher
 from engine.sampling_params import SamplingParams
 
 DISCONNECT_POLL_S = 0.25
@@ -31,6 +31,7 @@ class Reply:
     num_output_tokens: int = 0
     finish_reason: str = ""
     failure: str | None = None
+    failure_status: int = 500
     done: bool = False
 
     async def texts(self) -> AsyncIterator[str]:
@@ -48,7 +49,7 @@ class Reply:
                 continue
             self.done = True
             if isinstance(item, Rejected):
-                self.failure = item.message
+                self.failure, self.failure_status = item.message, item.status
                 return
             assert isinstance(item, Finished)
             rest = self.stops.flush()
@@ -62,12 +63,13 @@ async def respond(
     loop: EngineLoop, names: ResponseIds, ids: list[int], body, params: SamplingParams, request: Request
 ) -> Response | dict:
     """Submit the request and answer it as the body asks: a stream, or the whole text at the end."""
+    stops = await stop_matcher(body)
     sub = loop.submit(ids, params, names.id)
     first = await sub.events.get()
     if isinstance(first, Rejected):
-        return error_response(first.message, 400)
+        return error_response(first.message, first.status)
     assert isinstance(first, Accepted)
-    reply = Reply(sub, StopMatcher(body.stops, body.stop_token_ids, body.min_tokens), first.num_prompt_tokens)
+    reply = Reply(sub, stops, first.num_prompt_tokens)
     if body.stream:
         return StreamingResponse(stream(loop, reply, names, body.include_usage), media_type="text/event-stream")
     return await whole(loop, reply, names, request)
@@ -75,7 +77,7 @@ async def respond(
 
 async def stream(loop: EngineLoop, reply: Reply, names: ResponseIds, include_usage: bool) -> AsyncIterator[str]:
     try:
-        async for event in openai_events(names, reply.texts(), reply, include_usage, failure_status=500):
+        async for event in openai_events(names, reply.texts(), reply, include_usage):
             yield event
     finally:
         if not reply.done:  # the client went away (or the server is stopping): free the engine's slot
@@ -93,7 +95,7 @@ async def whole(loop: EngineLoop, reply: Reply, names: ResponseIds, request: Req
             return Response(status_code=499)
         reading.result()  # raises what collecting raised (CatchAll logs it and answers 500)
         if reply.failure:
-            return error_response(reply.failure, 500)
+            return error_response(reply.failure, reply.failure_status)
         return names.whole("".join(parts), reply.finish_reason, reply.num_prompt_tokens, reply.num_output_tokens)
     finally:
         gone.cancel()

@@ -19,6 +19,7 @@ class Answer(Protocol):
     """How a streamed answer ended, read once its texts are spent (server's Reply, router's Relay)."""
 
     failure: str | None
+    failure_status: int  # the status a failure is answered with (500 our engine, 502 a router's worker, 503 stopping)
     finish_reason: str
     num_prompt_tokens: int
     num_output_tokens: int
@@ -29,16 +30,20 @@ def sse(payload: dict) -> str:
 
 
 async def openai_events(
-    names: ResponseIds, texts: AsyncIterator[str], answer: Answer, include_usage: bool, failure_status: int
+    names: ResponseIds,
+    texts: AsyncIterator[str],
+    answer: Answer,
+    include_usage: bool,
+    failure_status: int | None = None,
 ) -> AsyncIterator[str]:
-    """The whole stream of one response: `texts` as chunks, then how `answer` ended (a failure is
-    answered with `failure_status`: 500 from the server's own engine, 502 from a router's worker)."""
+    """The whole stream of one response: `texts` as chunks, then how `answer` ended (a failure as an
+    error event, and no [DONE]; its status `failure_status`, or by default the answer's own)."""
     if names.chat:
         yield sse(names.chunk(role=True))
     async for text in texts:
         yield sse(names.chunk(text))
     if answer.failure:
-        yield sse(error_body(answer.failure, failure_status))
+        yield sse(error_body(answer.failure, failure_status or answer.failure_status))
         return
     yield sse(names.chunk(finish=answer.finish_reason))
     if include_usage:

@@ -21,6 +21,7 @@ class ServerOptions:
     max_body_bytes: int = MAX_BODY_BYTES
     api_key: str | None = None
     role: str = "both"  # prefill / decode: a disaggregated worker (POST /pdlab/prefill, /pdlab/decode)
+    handoff_token: str | None = None  # a worker's: the secret its router shows on every hand-off
 
 
 @dataclass

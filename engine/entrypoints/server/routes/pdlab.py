@@ -2,7 +2,9 @@
 requests (arrival = the request parsed; the client's TTFT adds HTTP and its own parsing on top).
 POST /pdlab/prefill (and /pdlab/prefill/chat) on a prefill worker: the prompt's prefill and first
 token, answered with its KV hand-off; POST /pdlab/decode on a decode worker: continue from one,
-answered in JSON lines (worker_protocol.py). A worker refuses the other role's route by name."""
+answered in JSON lines (worker_protocol.py). A worker refuses the other role's route by name, and
+takes a hand-off only from its router: the request must carry the pair's hand-off token (a secret
+made when the pair starts), so nobody else posts one straight to a worker's port."""
 
 from __future__ import annotations
 
@@ -10,12 +12,13 @@ import asyncio
 import time
 from collections.abc import AsyncIterator
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response, StreamingResponse
 
 from engine.core.kv_transfer import KVHandoff
 from engine.entrypoints.server.errors import ApiError, error_response
 from engine.entrypoints.server.inputs import chat_input, completion_input
+from engine.entrypoints.server.limits import HANDOFF_HEADER, same_secret
 from engine.entrypoints.server.loop import RECENT_MAX, Delta, Rejected, Submission
 from engine.entrypoints.server.protocol import ChatRequest, CompletionRequest
 from engine.entrypoints.server.state import ServerState, State
@@ -39,25 +42,44 @@ async def one_request(response_id: str, server: State):
     return found
 
 
-@router.post("/pdlab/prefill")
+def from_router(role: str):
+    """The hand-off routes' guard, before the body is used: this worker's role, then its router's token."""
+
+    def check(request: Request, server: State) -> None:
+        takes_role(server, role)
+        token = server.options.handoff_token
+        if token is None:
+            raise ApiError(
+                "This server takes no hand-offs: a worker is started with --role prefill or decode and the "
+                "hand-off token its router shows (--handoff-token).",
+                400,
+            )
+        if not same_secret(request.headers.get(HANDOFF_HEADER.decode(), "").encode(), token):
+            raise ApiError(
+                "This worker takes hand-offs only from its router: the request lacks the pair's hand-off token.",
+                401,
+                code="invalid_handoff_token",
+            )
+
+    return Depends(check)
+
+
+@router.post("/pdlab/prefill", dependencies=[from_router("prefill")])
 async def prefill_completion(body: CompletionRequest, server: State):
     """A prefill worker: the prompt's prefill and first token; the answer is the KV hand-off
     (engine/core/kv_transfer.py's bytes) for a decode worker."""
-    takes_role(server, "prefill")
     return await hand_off(server, *(await completion_input(server, body)))
 
 
-@router.post("/pdlab/prefill/chat")
+@router.post("/pdlab/prefill/chat", dependencies=[from_router("prefill")])
 async def prefill_chat(body: ChatRequest, server: State):
-    takes_role(server, "prefill")
     return await hand_off(server, *(await chat_input(server, body)))
 
 
-@router.post("/pdlab/decode")
+@router.post("/pdlab/decode", dependencies=[from_router("decode")])
 async def decode(request: Request, server: State):
     """A decode worker: continue from a hand-off, answered in JSON lines: when it arrived and when
     its blocks were given (wall clock), then one per token's text, then the end."""
-    takes_role(server, "decode")
     data = await request.body()
     received = time.time()
     try:
@@ -69,7 +91,7 @@ async def decode(request: Request, server: State):
     sub = server.loop.submit_handoff(handoff)
     first = await sub.events.get()
     if isinstance(first, Rejected):
-        return error_response(first.message, 400)
+        return error_response(first.message, first.status)
     admission = Admitted(received=received, admitted=first.at)
     return StreamingResponse(decoded(server, sub, admission), media_type="application/x-ndjson")
 
@@ -83,7 +105,7 @@ async def hand_off(server: ServerState, ids: list[int], params: SamplingParams) 
     sub = server.loop.submit_prefill(ids, params)
     answer = await sub.events.get()
     if isinstance(answer, Rejected):
-        return error_response(answer.message, 400)
+        return error_response(answer.message, answer.status)
     data = await asyncio.to_thread(answer.handoff.to_bytes)
     server.metrics.observe_transfer("sent", len(data))
     return Response(data, media_type="application/octet-stream")
