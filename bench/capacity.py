@@ -46,9 +46,8 @@ def main() -> int:
             endpoint = Endpoint(url)
             for name, text in SLOS.items():
                 slo = SLO.parse(text)
-                result = search(
-                    server_measure(endpoint, "SmolLM2-135M-Instruct", requests, slo), slo, args.budget, args.max_load
-                )
+                measure = server_measure(endpoint, "SmolLM2-135M-Instruct", requests, slo, budget_s=args.budget)
+                result = search(measure, slo, args.budget, args.max_load)  # each load ends where the budget does
                 print(f"# {server}, {name} SLO: {word(result.message())}", flush=True)
                 rows.append((server, name, text, result))
     print("\n| server | SLO | thresholds (ms, 90 %) | holds | breaks at | broke first | why | loads measured | busy |")

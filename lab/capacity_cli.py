@@ -7,7 +7,10 @@ remote page's trace file.
     .venv/bin/python -m lab.capacity_cli --url ... --slo ttft=500 --by rate --rate-step 0.5 --max-rate 8
 
 (It lives in lab/, not in `python -m engine`: the engine package imports nothing of the lab.)
-Errors are one line and exit code 2; the key comes from --api-key or $PDLAB_API_KEY, never a file.
+Errors are one line and exit code 2; a search whose requests all failed says so, with the server's
+status and words, gives no SLO verdict and exits 1; the key comes from --api-key or $PDLAB_API_KEY,
+never a file. A server that refuses vLLM's `ignore_eos` by name gets the requests without it, and
+the output says so (replies may then end early; their tokens count as received).
 """
 
 from __future__ import annotations
@@ -52,6 +55,10 @@ def point_line(point: Point, scale: Scale = CONCURRENCY) -> str:
     g = point.verdict
     busy = " (busy machine)" if point.busy else ""
     load = f"load {point.load:>3}" if scale.by == "concurrency" else f"rate {scale.value(point.load):g} req/s"
+    if point.failure is not None:  # nothing got through: no SLO verdict over it
+        return f"{load}: {word(point.failure)}"
+    if point.cut:
+        return f"{load}: cut short by the time budget, not judged"
     return (
         f"{load}: {g.met}/{g.requests} met the SLO ({100 * g.attainment:.0f} %), "
         f"goodput {g.goodput:.2f} req/s, {'holds' if g.holds else 'does not hold'}{busy}"
@@ -69,21 +76,24 @@ def run(args: argparse.Namespace) -> int:
     requests = [RemoteRequest(args.prompt, args.max_tokens, chat=args.chat, ignore_eos=True)]
     scale = Scale(args.by, args.rate_step if args.by == "rate" else 1.0)
     result = search(
-        server_measure(endpoint, model, requests, slo, scale=scale),
+        server_measure(endpoint, model, requests, slo, scale=scale, budget_s=args.budget),
         slo,
         budget_s=args.budget,
         max_load=scale.levels(args.max_rate if args.by == "rate" else args.max_load),
         on_point=lambda point, _: print(point_line(point, scale), flush=True),
         scale=scale,
     )
+    dropped = result.dropped()
+    if dropped is not None:
+        print(f"{word(dropped[0])} {dropped[1]}")
     print(word(result.message()))
     if args.out is not None:
-        points = [p for p in result.points.values() if p.run]
+        points = [p for p in (*result.points.values(), result.failed) if p is not None and p.run]
         runs = [(p.run, p.seen or MetricsWatch(note="not read")) for p in points]
         kind = next((p.seen.kind for p in points if p.seen is not None and p.seen.kind), None)
         args.out.write_text(dump_saved(Saved(endpoint.base_url, model, kind, runs)), encoding="utf-8")
         print(f"saved {len(runs)} loads to {args.out}")
-    return 0
+    return 1 if result.failed is not None else 0
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -6,10 +6,13 @@ A load is a level n on a scale (`Scale`): n requests in flight (concurrency: a c
 finished request replaced by the next), or n × step requests sent per second whatever the server
 does (rate: an open loop, as users arrive). The search doubles the level from 1 until a load misses
 the target, then bisects between the last level that met it and the first that did not, until they
-are neighbours. It stops early at the
-time budget (it does not start a load it expects to overrun it), at `max_load`, or when `stop()`
-says so, and keeps every load it measured. A load measured while other processes kept the machine
-busy (lab/busy.py) makes the answer unreliable, and the answer says so. Each load on a server is
+are neighbours. It stops early at the time budget (it does not start a load it expects to overrun
+it, and a server's load ends where the budget does: a load cut short is not judged), at `max_load`,
+or when `stop()` says so, and keeps every load it measured. A load whose requests all failed stops
+it too: the answer says "all N requests failed" with the server's status and words, and judges
+nothing against the SLO (nor does a load whose replies all came back without a token: nothing was
+timed). A load measured while other processes kept the machine busy (lab/busy.py) makes the answer
+unreliable, and the answer says so. Each load on a server is
 watched through its /metrics, and the first load that missed says why (lab/slo_cause.py).
 
 The answer is a code and its numbers (`Capacity.message()`); lab/catalogues.word says it in a language.
@@ -75,6 +78,9 @@ class Point:
     busy: bool = False  # other processes kept the machine busy meanwhile
     run: LoadRun | None = None  # the load itself, when it came from a server
     seen: MetricsWatch | None = None  # the server's /metrics over the load, when it came from a server
+    # every request failed ("all N requests failed: …"), or none got a token: nothing to judge
+    failure: Message | None = None
+    cut: bool = False  # ended early (the budget or a stop) before its requests were done: not judged
 
 
 @dataclass
@@ -83,9 +89,10 @@ class Capacity:
     points: dict[int, Point] = field(default_factory=dict)
     good: int | None = None  # the largest load that met the target
     bad: int | None = None  # the smallest load above it that did not
-    stopped: str | None = None  # "budget", "cancelled", "max load", or None when bracketed
+    stopped: str | None = None  # "budget", "cancelled", "max load", "failed", or None when bracketed
     seconds: float = 0.0
     scale: Scale = CONCURRENCY
+    failed: Point | None = None  # the load whose requests all failed, which ended the search
 
     @property
     def bracketed(self) -> bool:
@@ -116,8 +123,16 @@ class Capacity:
         cause = self.cause
         return Message("search_why", {"cause": cause.message()}) if cause is not None else Message("search_no_cause")
 
+    def dropped(self) -> tuple[Message, str] | None:
+        """What the requests went without (vLLM's extensions the server refused) and the refusal, or None."""
+        runs = [p.run for p in (*self.points.values(), self.failed) if p is not None and p.run is not None]
+        return next((m for m in (run.dropped() for run in runs) if m is not None), None)
+
     def message(self) -> Message:
         """The answer as a person would give it, as a code and its numbers (lab/catalogues.word words it)."""
+        if self.failed is not None:
+            at = self.scale.load("holds", self.failed.load)
+            return Message("search_answer_failed", {"load": at, "failed": self.failed.failure})
         if not self.points:
             kind = "nothing"
         elif self.good is None:
@@ -171,13 +186,13 @@ def search(
         began = clock()
         point = measure(load)
         last_cost = clock() - began
-        result.points[load] = point
-        if point.verdict.holds:
-            result.good = max(result.good or 0, load)
-        else:
-            result.bad = load if result.bad is None else min(result.bad, load)
+        ended = _ends_unjudged(result, point, stop)
+        if not ended:
+            _judge(result, point)
         if on_point is not None:
             on_point(point, result)
+        if ended:
+            break
         if result.bad is None:
             if load >= max_load:
                 result.stopped = "max load"
@@ -191,6 +206,27 @@ def search(
     return result
 
 
+def _ends_unjudged(result: Capacity, point: Point, stop: Callable[[], bool] | None) -> bool:
+    """A load with nothing an SLO can judge (every request failed, or cut short by the budget or a
+    stop) ends the search, and says why."""
+    if point.failure is None and not point.cut:
+        return False
+    result.failed = point if point.failure is not None else None
+    if point.failure is not None:
+        result.stopped = "failed"
+    else:
+        result.stopped = "cancelled" if stop is not None and stop() else "budget"
+    return True
+
+
+def _judge(result: Capacity, point: Point) -> None:
+    result.points[point.load] = point
+    if point.verdict.holds:
+        result.good = max(result.good or 0, point.load)
+    else:
+        result.bad = point.load if result.bad is None else min(result.bad, point.load)
+
+
 def server_measure(
     endpoint: Endpoint,
     model: str,
@@ -200,11 +236,15 @@ def server_measure(
     max_duration_s: float = 60.0,
     stop: Callable[[], bool] | None = None,
     scale: Scale = CONCURRENCY,
+    budget_s: float | None = None,
 ) -> Callable[[int], Point]:
     """`measure` for a server: `per_load(level)` requests at that level's load, judged by the SLO. By
-    default 3 per request in flight, or RATE_LOAD_S seconds of arrivals; MIN_REQUESTS at least."""
+    default 3 per request in flight, or RATE_LOAD_S seconds of arrivals; MIN_REQUESTS at least.
+    `budget_s`: the search's, counted from the first load: no load runs past it (one cut short is
+    returned with `cut` set, and the search does not judge it)."""
 
     ours = local_server_pids(endpoint.base_url)  # a server on this machine is measured, not other work
+    started: list[float] = []  # when the first load began: the budget's start
 
     def default_count(level: int) -> int:
         if scale.by == "rate":
@@ -213,20 +253,27 @@ def server_measure(
 
     count = per_load or default_count
 
+    def time_limit() -> float:
+        started[:] = started or [time.perf_counter()]
+        if budget_s is None:
+            return max_duration_s
+        return max(0.01, min(max_duration_s, budget_s - (time.perf_counter() - started[0])))
+
     def measure(load: int) -> Point:
+        limit = time_limit()
         if scale.by == "rate":
             plan = LoadPlan(
-                "constant", requests, max_requests=count(load), rate=scale.value(load), max_duration_s=max_duration_s
+                "constant", requests, max_requests=count(load), rate=scale.value(load), max_duration_s=limit
             )
         else:
-            plan = LoadPlan(
-                "concurrent", requests, max_requests=count(load), concurrency=load, max_duration_s=max_duration_s
-            )
+            plan = LoadPlan("concurrent", requests, max_requests=count(load), concurrency=load, max_duration_s=limit)
         with LoadMeter(ours) as meter:
             run, seen = LoadRun(plan, start=time.perf_counter()), MetricsWatch()
             asyncio.run(watched_load(endpoint, model, run, seen, stop))
         verdict = judge_run(slo, run, expected=plan.max_requests)
-        return Point(load, verdict, run.seconds, meter.load.busy, run, seen)
+        cut = run.stopped and limit < max_duration_s  # the budget ended it, not the load's own limit
+        untimed = None if cut else run.nothing_timed()
+        return Point(load, verdict, run.seconds, meter.load.busy, run, seen, untimed, cut)
 
     return measure
 

@@ -8,15 +8,16 @@ one (asked for with `stream_options.include_usage`), else the content chunks cou
 
 Quirks handled (seen on `transformers serve` 5.24): no `data: [DONE]` (the stream just ends); the
 usage on the chunk with the finish reason instead of a chunk with empty `choices`; a first delta with
-only the role; `stream_options` ignored. Every failure becomes a `RemoteError` with a sentence a user
-can act on.
+only the role; `stream_options` ignored; vLLM's extensions (`ignore_eos`) refused with 422 "Unexpected
+fields in the request": the request is sent again without them (lab/remote_errors.py), and the result
+says which it went without. Every failure becomes a sentence a user can act on (a `RemoteError`
+where nothing was measured), with the server's own words and status kept.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-import ssl
 import time
 from dataclasses import dataclass, field
 
@@ -26,14 +27,19 @@ from openai import AsyncOpenAI
 from engine.errors import LabError
 from engine.observe.fields import Bool, Float, Int, Text
 from engine.observe.request_metrics import RequestMetrics
-from lab.catalogues import say
+from lab.remote_errors import (  # noqa: F401 - named here too, by their users
+    EXTENSIONS,
+    STREAM_CUT,
+    RemoteError,
+    chunks_text,
+    explain,
+    refused_extensions,
+    server_message,
+    short,
+)
 
 MAX_TEXT_CHARS = 1 << 20  # a reply longer than this is cut: the server is misbehaving
-STREAM_CUT = "was cut after"  # in every message for a stream that ended early (the page names a cause)
-
-
-class RemoteError(Exception):
-    """A failure talking to the server, in words for the user."""
+CANCELLED = "cancelled"  # the error of a request the lab itself cancelled (a Stop, a time limit)
 
 
 @dataclass
@@ -41,6 +47,9 @@ class Endpoint:
     base_url: str  # e.g. http://127.0.0.1:8000/v1
     api_key: str | None = None  # kept in memory only: never written to traces, reports or logs
     timeout_s: float = 60.0  # connect, and each wait for the next bytes; a whole request gets 10x
+    # vLLM's extensions this server refused by name, each with the refusal ("422 Unexpected fields…"),
+    # learned from its first refusal: every later request to it goes without them
+    refused: dict[str, str] = field(default_factory=dict, compare=False)
 
     def __post_init__(self):
         url = self.base_url.strip().rstrip("/")
@@ -67,7 +76,7 @@ class RemoteRequest:
     max_tokens: Int(lo=1, hi=1 << 20) = 64
     chat: Bool = True
     temperature: Float(lo=0.0, hi=100.0) = 0.0
-    ignore_eos: Bool = False  # vLLM's and our server's extension; others ignore it
+    ignore_eos: Bool = False  # vLLM's and our server's extension; others ignore it or refuse it
     # a synthetic prompt's length, by `tokenizer`'s count (lab/synthetic_prompts.py); saved runs from
     # before synthetic prompts have neither
     prompt_tokens: Int(lo=1, hi=1 << 20) | None = None
@@ -88,6 +97,12 @@ class RemoteResult:
     error: str | None = None
     done: float | None = None  # perf_counter when the stream ended
     response_id: str | None = None  # the id the server gave its response
+    status: int | None = None  # the HTTP status of a refused request
+    reason: str | None = None  # the server's own words for that refusal
+    # vLLM's extensions the request went without, because the server refuses them (`refusal`: its
+    # status and words): its reply may end at EOS before max_tokens; its tokens count as received
+    dropped_fields: list[str] = field(default_factory=list)
+    refusal: str | None = None
 
     @property
     def text(self) -> str:
@@ -108,6 +123,7 @@ class RemoteResult:
         stop before `max_tokens`: it does not honour the option (llama.cpp's server, for one)."""
         return (
             self.request.ignore_eos
+            and "ignore_eos" not in self.dropped_fields
             and self.error is None
             and self.finish_reason == "stop"
             and self.num_output_tokens < self.request.max_tokens
@@ -139,7 +155,7 @@ async def list_models(endpoint: Endpoint) -> list[str]:
             return [str(m["id"]) for m in body["data"]]
         except (ValueError, KeyError, TypeError) as exc:
             raise RemoteError(
-                f"{endpoint.base_url}/models is not an OpenAI-compatible model list: {_short(exc, 120)}"
+                f"{endpoint.base_url}/models is not an OpenAI-compatible model list: {short(exc, 120)}"
             ) from exc
         except Exception as exc:  # noqa: BLE001 - every failure becomes one sentence
             raise RemoteError(explain(exc, endpoint)) from exc
@@ -190,12 +206,14 @@ async def stream_one(
     try:
         if own:
             await warm(client, endpoint)
-        await asyncio.wait_for(_read(client, model, req, result, endpoint.base_url), 10 * endpoint.timeout_s)
+        await asyncio.wait_for(_read_accepted(client, model, req, result, endpoint), 10 * endpoint.timeout_s)
     except asyncio.CancelledError:
-        result.error = "cancelled"
+        result.error = CANCELLED
         raise
     except Exception as exc:  # noqa: BLE001 - a message for the user, and what arrived is kept
         result.error = explain(exc, endpoint, len(result.chunk_times))
+        if isinstance(exc, openai.APIStatusError):
+            result.status, result.reason = exc.status_code, server_message(exc)
     finally:
         result.done = time.perf_counter()
         if own:
@@ -203,15 +221,41 @@ async def stream_one(
     return result
 
 
-async def _read(client: AsyncOpenAI, model: str, req: RemoteRequest, result: RemoteResult, url: str) -> None:
-    extra = {"ignore_eos": True} if req.ignore_eos else None
+def extensions(req: RemoteRequest) -> dict[str, object]:
+    """The vLLM extensions this request asks for (EXTENSIONS): sent in the body beside OpenAI's fields."""
+    return {"ignore_eos": True} if req.ignore_eos else {}
+
+
+async def _read_accepted(
+    client: AsyncOpenAI, model: str, req: RemoteRequest, result: RemoteResult, endpoint: Endpoint
+) -> None:
+    """`_read` with the extensions the server accepts; when it refuses one by name (a 4xx before any
+    chunk), the request goes once more without any of vLLM's, and the endpoint remembers."""
+    asked = extensions(req)
+    sent = {k: v for k, v in asked.items() if k not in endpoint.refused}
+    result.dropped_fields = [k for k in asked if k not in sent]
+    result.refusal = endpoint.refused[result.dropped_fields[0]] if result.dropped_fields else None
+    try:
+        await _read(client, model, req, result, endpoint.base_url, sent)
+    except openai.APIStatusError as exc:
+        if result.chunk_times or not refused_extensions(exc, list(sent)):
+            raise
+        result.refusal = f"{exc.status_code} {server_message(exc)}"
+        endpoint.refused.update(dict.fromkeys(EXTENSIONS, result.refusal))  # refusing one: it knows none
+        result.dropped_fields = list(asked)
+        await _read(client, model, req, result, endpoint.base_url, {})
+
+
+async def _read(
+    client: AsyncOpenAI, model: str, req: RemoteRequest, result: RemoteResult, url: str, extra: dict[str, object]
+) -> None:
     common = dict(
         model=model,
         max_tokens=req.max_tokens,
         temperature=req.temperature,
         stream=True,
         stream_options={"include_usage": True},
-        extra_body=extra,
+        extra_body=extra or None,
     )
     result.send = time.perf_counter()
     if req.chat:
@@ -238,66 +282,5 @@ async def _read(client: AsyncOpenAI, model: str, req: RemoteRequest, result: Rem
             raise RemoteError(f"The reply passed {MAX_TEXT_CHARS:,} characters; the lab stopped reading it.")
     if result.finish_reason is None:  # every server ends with a finish reason, [DONE] or not
         raise RemoteError(
-            f"The stream from {url} {STREAM_CUT} {_chunks(len(result.chunk_times))}: it ended without a finish reason."
+            f"The stream from {url} {STREAM_CUT} {chunks_text(len(result.chunk_times))}: it ended without a finish reason."
         )
-
-
-def _chunks(n: int) -> str:
-    return say("remote_chunks", n=n)  # English, as every error of this module (and of the servers)
-
-
-def explain(exc: BaseException, endpoint: Endpoint, chunks: int = 0) -> str:
-    """One sentence for each way a request fails."""
-    url = endpoint.base_url
-    if isinstance(exc, RemoteError):
-        return str(exc)
-    if isinstance(exc, (asyncio.TimeoutError, openai.APITimeoutError)):
-        return f"{url} did not answer within {endpoint.timeout_s:g} s" + (
-            f" (it stalled after {_chunks(chunks)})." if chunks else "."
-        )
-    if isinstance(exc, openai.AuthenticationError):
-        return f"{url} refused the request (401): check the API key."
-    if isinstance(exc, openai.PermissionDeniedError):
-        return f"{url} refused the request (403): this key may not use this model."
-    if isinstance(exc, openai.NotFoundError):
-        return (
-            f"{url} answered 404 Not Found: is this an OpenAI-compatible server, and is the model name "
-            f"right? ({_short(exc)})"
-        )
-    if isinstance(exc, openai.APIStatusError):
-        return f"{url} answered {exc.status_code}: {_short(exc)}"
-    if isinstance(exc, openai.APIResponseValidationError) or isinstance(exc, ValueError):
-        return f"{url} sent something that is not OpenAI-compatible JSON: {_short(exc)}"
-    if isinstance(exc, openai.APIConnectionError):
-        cause = exc.__cause__ or exc
-        tls = _tls_failure(exc)
-        if tls is not None and not chunks:
-            return tls.replace("{url}", url)
-        if chunks:
-            return f"The stream from {url} {STREAM_CUT} {_chunks(chunks)} ({type(cause).__name__})."
-        return f"Cannot connect to {url}: {_short(cause)}"
-    return f"{type(exc).__name__} while talking to {url}: {_short(exc)}"
-
-
-def _tls_failure(exc: BaseException) -> str | None:
-    """A sentence for a failed TLS handshake found anywhere in the exception's causes ({url} left open)."""
-    seen = exc
-    while seen is not None:
-        text = str(seen)
-        if isinstance(seen, ssl.SSLCertVerificationError) or "CERTIFICATE_VERIFY_FAILED" in text:
-            return (
-                f"The TLS certificate of {{url}} did not verify ({_short(seen, 160)}): a self-signed or "
-                f"private CA certificate needs SSL_CERT_FILE pointing at that CA."
-            )
-        if isinstance(seen, ssl.SSLError) or "WRONG_VERSION_NUMBER" in text or "SSL" in type(seen).__name__:
-            return (
-                f"The TLS handshake with {{url}} failed ({_short(seen, 160)}): does the server speak plain "
-                f"HTTP? Then write http:// instead of https://."
-            )
-        seen = seen.__cause__ or seen.__context__
-    return None
-
-
-def _short(exc: BaseException, limit: int = 300) -> str:
-    text = " ".join(str(exc).split()) or type(exc).__name__
-    return text if len(text) <= limit else text[:limit] + "…"

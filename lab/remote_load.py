@@ -17,13 +17,15 @@ from __future__ import annotations
 import asyncio
 import random
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from engine.errors import LabError
 from engine.observe.fields import Float, Int, ListOf, OneOf
 from engine.observe.request_metrics import percentiles
-from lab.remote_client import Endpoint, RemoteRequest, RemoteResult, stream_one, warm
+from lab.catalogues import Message
+from lab.remote_client import CANCELLED, Endpoint, RemoteRequest, RemoteResult, stream_one, warm
 from lab.remote_metrics import MetricsWatch, watch_all
 from lab.workload import RequestSpec
 
@@ -108,6 +110,36 @@ class LoadRun:
     def failed(self) -> list[RemoteResult]:
         return [r for r in self.results if r.error is not None]
 
+    def dropped(self) -> tuple[Message, str] | None:
+        """What the requests went without, the server having refused vLLM's extensions by name, and
+        that refusal in its words ("422 Unexpected fields…"); None when every request went as asked."""
+        went_without = [r for r in self.results if r.dropped_fields]
+        if not went_without:
+            return None
+        fields = sorted({name for r in went_without for name in r.dropped_fields})
+        said = Message("load_dropped_fields", {"n": len(fields), "fields": ", ".join(f"`{f}`" for f in fields)})
+        return said, went_without[0].refusal or ""
+
+    def all_failed(self) -> Message | None:
+        """'all N requests failed: <status> <the server's message>' (the most common reason) when no
+        request of the run got through and the lab cancelled none: nothing an SLO could judge."""
+        if not self.results or any(r.error is None or r.error == CANCELLED for r in self.results):
+            return None
+        reasons = Counter(failure_reason(r) for r in self.failed)
+        return Message("load_all_failed", {"n": len(self.results), "reason": reasons.most_common(1)[0][0]})
+
+    def nothing_timed(self) -> Message | None:
+        """Why no request of the run has a time to judge: all failed, or the rest answered with 0
+        tokens (a server that ends at EOS at once); None when one has, or the lab cut the run."""
+        failed = self.all_failed()
+        if failed is not None or not self.results or self.timed:
+            return failed
+        if any(r.error == CANCELLED or r.done is None for r in self.results):
+            return None
+        empty = [r for r in self.finished if r.metrics is None]
+        finish = ", ".join(sorted({str(r.finish_reason) for r in empty}))
+        return Message("load_no_tokens", {"n": len(self.results), "empty": len(empty), "finish": finish})
+
     def summary(self) -> dict:
         """TTFT / TPOT / ITL / E2E percentiles (ms) over the finished requests that sent a token (a
         0-token reply has no first token to time: counted in `empty`), and throughput."""
@@ -127,6 +159,14 @@ class LoadRun:
             "output_tokens_per_s": sum(r.num_output_tokens for r in done) / span,
             "offered_rate": self.plan.rate if self.plan.mode in ("constant", "poisson") else None,
         }
+
+
+def failure_reason(r: RemoteResult) -> str:
+    """A failed request's reason as the server gave it: its status and its own words, else the lab's
+    sentence (a connection that failed, a stream that was cut)."""
+    if r.status is not None:
+        return f"{r.status} {r.reason}" if r.reason else str(r.status)
+    return r.error or ""
 
 
 async def run_load(

@@ -2,9 +2,9 @@
 
 The file holds what the page draws from: the server (its base URL without any credentials, the
 model, whose metrics it publishes), each load's plan, every request as the client saw it (send,
-each chunk's arrival and text, usage, finish reason, error) and the server's gauges over the run
-with its latency histograms at the start and the end (all a histogram over the run needs). Times
-are seconds from the run's start. The API key is never part of it. Loading checks every field
+each chunk's arrival and text, usage, finish reason, error with the server's status and words, the
+vLLM extensions it went without) and the server's gauges over the run with its latency histograms
+at the start and the end (all a histogram over the run needs). Times are seconds from the run's start. The API key is never part of it. Loading checks every field
 against the records' own declarations and raises LabError naming the field (lab/schema.py).
 """
 
@@ -19,6 +19,7 @@ from typing import Any
 
 from engine.errors import LabError
 from lab.remote_client import RemoteRequest, RemoteResult
+from lab.remote_errors import EXTENSIONS
 from lab.remote_load import LoadPlan, LoadRun
 from lab.remote_metrics import KINDS, TRANSFER, Histogram, MetricsWatch
 from lab.schema import Bool, Float, Int, ListOf, OneOf, Record, Text, validate
@@ -109,7 +110,7 @@ def _finite(value: Any) -> Any:
 
 
 def _result_dict(r: RemoteResult, requests: list[RemoteRequest], start: float) -> dict:
-    return {
+    kept = {
         "request": requests.index(r.request) if r.request in requests else 0,
         "send": _rel(r.send, start),
         "chunk_times": [_rel(x, start) for x in r.chunk_times],
@@ -121,6 +122,10 @@ def _result_dict(r: RemoteResult, requests: list[RemoteRequest], start: float) -
         "done": _rel(r.done, start),
         "response_id": r.response_id,
     }
+    # a refusal's status and words, and the extensions a request went without: only where there are
+    # some, so a file without them reads and writes back as it was
+    said = {"status": r.status, "reason": r.reason, "dropped_fields": list(r.dropped_fields), "refusal": r.refusal}
+    return kept | {k: v for k, v in said.items() if v}
 
 
 def _watch_dict(seen: MetricsWatch, start: float, pools: bool = True) -> dict:
@@ -167,6 +172,12 @@ class ResultFile(Record):
     error: Text(4096) | None = None
     done: Float() | None = None
     response_id: Text(256) | None = None
+    # a refused request's status and the server's words; the vLLM extensions a request went without
+    # (the server refused them: `refusal` says how); files from before these have none
+    status: Int(lo=100, hi=599) | None = None
+    reason: Text(4096) | None = None
+    dropped_fields: ListOf(OneOf(EXTENSIONS), len(EXTENSIONS)) = ()
+    refusal: Text(4096) | None = None
 
 
 class RunFile(Record):
@@ -216,4 +227,5 @@ def _result_from(f: ResultFile, where: str, requests: list[RemoteRequest]) -> Re
         raise LabError(f"{INVALID}{where}.chunk_times is not in order.")
     if times and times[0] < f.send:
         raise LabError(f"{INVALID}{where} has a chunk before its request was sent.")
-    return RemoteResult(requests[f.request], **{k: v for k, v in dict(f).items() if k != "request"})
+    values = {k: v for k, v in dict(f).items() if k != "request"}
+    return RemoteResult(requests[f.request], **values | {"dropped_fields": list(f.dropped_fields)})

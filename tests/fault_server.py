@@ -1,6 +1,7 @@
 """A small HTTP server on a free loopback port that misbehaves on purpose, one way per path prefix,
 for the remote client's error tests (and the quirks of servers we did not write: llama.cpp's empty
-replies, interrupted streams and metric names). Started and stopped by its own handle (a thread in
+replies, interrupted streams and metric names; `transformers serve`'s 422 on a field it does not
+know; a server that refuses every request; a slow one). Started and stopped by its own handle (a thread in
 this process)."""
 
 from __future__ import annotations
@@ -48,6 +49,14 @@ llamacpp:requests_deferred 2
 # TYPE llamacpp:kv_cache_usage_ratio gauge
 llamacpp:kv_cache_usage_ratio 0.25
 """
+# What `transformers serve` 5.24 accepts in a request (OpenAI's fields and its own); anything else is
+# refused with FastAPI's 422 {"detail": "Unexpected fields in the request: {...}"}
+OPENAI_FIELDS = {
+    "model", "messages", "prompt", "max_tokens", "max_completion_tokens", "temperature", "top_p", "stream",
+    "stream_options", "stop", "seed", "n", "presence_penalty", "frequency_penalty", "logit_bias", "user",
+    "generation_config",
+}  # fmt: skip
+STRICT_WORDS = ("One", " two", " three")  # a strict server's reply: it stops at EOS after 3 tokens
 STRANGE_METRICS = "".join(f"# TYPE shop_{n}_total counter\nshop_{n}_total 3\n" for n in "abcdef")
 
 
@@ -84,8 +93,13 @@ class Handler(BaseHTTPRequestHandler):
         self._send(200, json.dumps({"object": "list", "data": [{"id": "m", "object": "model"}]}).encode())
 
     def do_POST(self):
-        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
         mode = self.path.split("/")[1]
+        if mode == "strict":
+            return self._strict(json.loads(body))
+        if mode == "refuse":  # llama.cpp's error shape, for every request
+            error = {"code": 400, "message": "the model is still loading", "type": "unavailable_error"}
+            return self._send(400, json.dumps({"error": error}).encode())
         if mode == "html404":
             return self._send(404, b"<html><body><h1>404 Not Found</h1></body></html>", "text/html")
         if mode == "error500":
@@ -142,12 +156,46 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.write(sse(chat_chunk(finish="length")))
             self.wfile.write(sse("[DONE]"))
             return
+        if mode == "slow":  # a token every 0.3 s, 20 of them: 6 s a reply
+            for i in range(20):
+                self.wfile.write(sse(chat_chunk(f" s{i}")))
+                self.wfile.flush()
+                time.sleep(0.3)
+            self.wfile.write(sse(chat_chunk(finish="length")))
+            return
         if mode == "nousage":  # a server that never sends usage, chunks of two words
             for word in ("a b", " c d"):
                 self.wfile.write(sse(chat_chunk(word)))
             self.wfile.write(sse(chat_chunk(finish="length")))
             self.wfile.write(sse("[DONE]"))
             return
+
+    def _strict(self, body: dict) -> None:
+        """`transformers serve`: 422 naming the fields it does not know, else a reply of 3 tokens that
+        ends at EOS (finish "stop"), usage on the finish chunk, no [DONE]."""
+        unexpected = set(body) - OPENAI_FIELDS
+        if unexpected:
+            return self._send(422, json.dumps({"detail": f"Unexpected fields in the request: {unexpected}"}).encode())
+        chat = self.path.endswith("/chat/completions")
+        self._stream_start()
+        usage = {"prompt_tokens": 4, "completion_tokens": len(STRICT_WORDS), "total_tokens": 7}
+        for word in STRICT_WORDS:
+            self.wfile.write(sse(chat_chunk(word) if chat else text_chunk(word)))
+            self.wfile.flush()
+            time.sleep(0.01)
+        self.wfile.write(sse(chat_chunk(finish="stop", usage=usage) if chat else text_chunk("", "stop", usage)))
+
+
+def text_chunk(text: str, finish: str | None = None, usage=None) -> dict:
+    """A streamed chunk of the completions API."""
+    chunk = {
+        "id": "x",
+        "object": "text_completion",
+        "created": 0,
+        "model": "m",
+        "choices": [{"index": 0, "text": text, "finish_reason": finish}],
+    }
+    return chunk | ({"usage": usage} if usage else {})
 
 
 def self_signed(folder: Path) -> tuple[Path, Path]:

@@ -313,3 +313,33 @@ def test_pools_are_read_beside_a_load_and_drawn_pool_by_pool(app, served):
     pools = charts(at)["Each pool's gauges over the load"]
     assert [a["text"] for a in pools["layout"]["annotations"]] == ["worker", "second"]  # one row per pool
     assert any("**worker**: vllm names" in c.value for c in at.caption), [c.value for c in at.caption]
+
+
+def test_a_strict_server_and_a_refusing_one_as_the_page_says_them(app):
+    """`transformers serve` refuses vLLM's `ignore_eos` with 422: the load goes on without it and says
+    so with the server's words; a server that refuses every request gets no SLO verdict, on the Load
+    tab or in the capacity search, but "all N requests failed" with its status and words."""
+    with fault_server() as base:
+        at = connect(app, f"{base}/strict")
+        at.radio(key="rm_mode").set_value("concurrent")
+        at.number_input(key="rm_requests").set_value(4)
+        at = submit(at, "Run the load")
+        assert not at.exception and any("4 of 4 requests finished" in s.value for s in at.success)
+        said = " ".join(w.value for w in at.warning).replace("\\", "")
+        assert "The server refuses vLLM's extension `ignore_eos`" in said
+        assert "422 Unexpected fields in the request: {'ignore_eos'}" in said
+
+        at = connect(at, f"{base}/refuse")
+        at = submit(at, "Run the load")
+        failed = " ".join(e.value for e in at.error).replace("\\", "")
+        assert "No SLO verdict: all 4 requests failed: 400 the model is still loading." in failed, failed
+        with pytest.raises(LookupError):
+            table_with(at, "goodput (req/s)")  # no verdict row over requests that all failed
+        at.number_input(key="rm_cap_max_load").set_value(2)
+        at = at.button(key="rm_cap_run").click().run()
+        assert not at.exception
+        failed = " ".join(e.value for e in at.error).replace("\\", "")
+        assert "No SLO verdict: at a concurrency of 1, all 10 requests failed: 400 the model is still loading." in (
+            failed
+        ), failed
+        assert not any("Not even" in m.value for m in (*at.warning, *at.success))

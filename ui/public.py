@@ -15,7 +15,11 @@ repository root, or the file `PDLAB_SETTINGS` names), read once when the server 
                   rows): no one run holds the engine long. Prompts over the cap are refused, not
                   chunked, so the playground's prefill stays the one L×L pass it teaches.
     turns         runs take turns (max_active_runs at once, the rest queue in order and see their
-                  place); runs_per_minute per browser session (ui/queue_wait.py, ui/run_queue.py)
+                  place); runs_per_minute per client, whatever its tabs and sessions: the address of
+                  its connection, or, on a connection from one of trusted_proxies, the address that
+                  proxy names in client_header (ui/public_client.py, ui/queue_wait.py, ui/run_queue.py)
+    remote page   its one prompt, load and capacity search take a turn, count against the limit and
+                  keep to the caps (prompt characters, new tokens, requests, load, a 2-minute budget)
 
 See lab.example.toml. Off, the app behaves as before.
 """
@@ -32,6 +36,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from engine.errors import LabError
 from lab.schema import Bool, Checked, Int, Want, validate
+from ui.run_queue import ClientLimits
 
 PUBLIC_ENV = "PDLAB_PUBLIC"
 SETTINGS_ENV = "PDLAB_SETTINGS"
@@ -72,7 +77,11 @@ class PublicSettings(BaseModel):
     max_step_tokens: Count(1024, 1 << 20)  # the most token rows one step may compute (a prompt, or a no-cache context)
     max_uncached_work: Count(16384, 1 << 30)  # token rows a run without the KV cache may compute, all steps together
     max_active_runs: Count(1, 64)  # runs on the engine at once; the rest wait their turn in order
-    runs_per_minute: Count(6, 10_000)  # per browser session
+    runs_per_minute: Count(6, 10_000)  # per client (its address), however many tabs it opens
+    # proxies in front of this server (their addresses): on a connection from one, the visitor is the
+    # address it names in client_header (the rightmost one not itself a trusted proxy)
+    trusted_proxies: Names = ()
+    client_header: Name = "X-Forwarded-For"
 
     def allows_model(self, spec: object) -> bool:
         """May a visitor load `spec`? Anything on a private server; on a public one exactly a string
@@ -111,12 +120,15 @@ def read_settings(path: Path | None = None, env: dict | None = None) -> PublicSe
 
 
 @functools.lru_cache(maxsize=8)
-def _loaded(public_env: str | None, settings_env: str | None) -> tuple[PublicSettings, str | None]:
+def _loaded(public_env: str | None, settings_env: str | None) -> tuple[PublicSettings, str | None, ClientLimits]:
+    """The settings, what is wrong with the file, and the clients' run starts, which live as long as
+    the settings they count against."""
     env = {k: v for k, v in ((PUBLIC_ENV, public_env), (SETTINGS_ENV, settings_env)) if v is not None}
     try:
-        return read_settings(env=env), None
+        settings, problem = read_settings(env=env), None
     except ValueError as e:
-        return PublicSettings(enabled=True), str(e)
+        settings, problem = PublicSettings(enabled=True), str(e)
+    return settings, problem, ClientLimits(settings.runs_per_minute)
 
 
 def public_settings() -> PublicSettings:
@@ -134,6 +146,11 @@ def may_load(spec: object) -> bool:
 
 def settings_problem() -> str | None:
     return _loaded(os.environ.get(PUBLIC_ENV), os.environ.get(SETTINGS_ENV))[1]
+
+
+def client_limits() -> ClientLimits:
+    """Every client's run starts in the last minute, shared by all sessions of this server."""
+    return _loaded(os.environ.get(PUBLIC_ENV), os.environ.get(SETTINGS_ENV))[2]
 
 
 def shown_path(path: Path) -> str:

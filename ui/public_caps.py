@@ -3,6 +3,9 @@ help says so, and a value kept in session state above it (an earlier visit, a pr
 comes back inside before the widget is drawn. Off public mode: the widget's own bounds, unchanged.
 
     max_value=capped("max_repeats", 10, keys.REPEATS), help=cap_help("max_repeats", lang, t("..."))
+
+A prompt box: `max_chars=prompt_cap()` stops typing at the cap, and `check_prompt(text)` refuses a
+longer value set another way (a link, a preset, session state) before anything tokenises it.
 """
 
 from __future__ import annotations
@@ -55,3 +58,15 @@ def _refuse_over(kind: str, n: int, what: str, text_key: str) -> None:
     cap = cap_of(kind)
     if cap is not None and n > cap:
         raise CappedError(text_key, what=what, n=n, cap=cap)
+
+
+def prompt_cap() -> int | None:
+    """A prompt box's max_chars: the public server's max_prompt_chars, or None (no cap) off it."""
+    return cap_of("max_prompt_chars")
+
+
+def check_prompt(text: str) -> None:
+    """Refuse a prompt over the public server's character cap (CappedError with its length and the cap)."""
+    cap = prompt_cap()
+    if cap is not None and len(text) > cap:
+        raise CappedError("public_prompt_capped", n=len(text), cap=cap)

@@ -4,8 +4,9 @@
         if go:
             ...run...
 
-Off public mode this yields True at once and shows nothing. On it: a visitor over the per-minute
-limit gets a message (go is False); otherwise the run joins the queue and, while others are ahead,
+Off public mode this yields True at once and shows nothing. On it: a client over the per-minute
+limit gets a message (go is False): the limit counts the client (its address, ui/public_client.py)
+across all its tabs and sessions, so a new tab starts no more; otherwise the run joins the queue and, while others are ahead,
 the page shows "N runs ahead of you" with a Cancel button. Cancel, a Stop, or a closed browser all
 reach this script as Streamlit's own stop at its next page update (the wait redraws twice a second),
 and the finally clause gives the place up, so the next visitor goes at once.
@@ -22,11 +23,10 @@ import streamlit as st
 from ui.errors import show_message
 from ui.i18n import t
 from ui.models import get_registry
-from ui.public import public_settings
-from ui.run_queue import RateLimit
+from ui.public import client_limits, public_settings
+from ui.public_client import this_client
 
 CANCEL_KEY = "turn_cancel"
-RATE_KEY = "turn_rate"  # this session's RateLimit
 POLL_S = 0.5
 
 
@@ -37,15 +37,11 @@ def take_turn(lang: str, slot=None) -> Iterator[bool]:
     if not public.enabled:
         yield True
         return
-    rate = st.session_state.get(RATE_KEY)
-    if not isinstance(rate, RateLimit) or rate.per_minute != public.runs_per_minute:
-        rate = st.session_state[RATE_KEY] = RateLimit(public.runs_per_minute)
-    wait_s = rate.wait_s()
+    wait_s = client_limits().try_start(this_client())  # counted here: a run that waits has started
     if wait_s > 0:
         show_message(t("queue_rate_limited", lang, n=public.runs_per_minute, s=wait_s))
         yield False
         return
-    rate.start()
     queue = get_registry().run_queue(public.max_active_runs)
     ticket, since = queue.join(), time.monotonic()
     try:

@@ -6,7 +6,8 @@ just released it take it straight back, so one session's loop of steps can starv
 RunQueue: runs wait here, in order, until one of `slots` places is free; a waiting run can ask
 how many are ahead of it and can leave (Cancel, or its browser closed).
 
-RateLimit: the starts of one visitor's runs in the last minute.
+RateLimit: the starts of one visitor's runs in the last minute; ClientLimits: one per client (its
+address, ui/public_client.py), so that a visitor's new tab or browser session starts no more.
 """
 
 from __future__ import annotations
@@ -113,3 +114,41 @@ class RateLimit:
 
     def start(self) -> None:
         self._starts.append(self._clock())
+
+    def busy(self) -> bool:
+        """Any start within the last minute (wait_s() has dropped the older ones)."""
+        return bool(self._starts)
+
+
+class ClientLimits:
+    """Each client's RateLimit, shared by all of its sessions. A client idle for a minute is
+    forgotten (its window is empty), and at most `max_clients` are kept: the longest idle go first."""
+
+    def __init__(self, per_minute: int, max_clients: int = 10_000, clock=time.monotonic):
+        self.per_minute, self.max_clients, self._clock = per_minute, max_clients, clock
+        self._lock = threading.Lock()
+        self._clients: dict[str, RateLimit] = {}  # in order of their latest start
+
+    def try_start(self, client: str) -> float:
+        """Start a run for `client` if its last minute allows one (0.0), else the seconds until it may."""
+        with self._lock:
+            rate = self._clients.pop(client, None) or RateLimit(self.per_minute, self._clock)
+            self._clients[client] = rate  # now the most recent
+            wait = rate.wait_s()
+            if wait == 0:
+                rate.start()
+            self._forget_idle()
+            return wait
+
+    def _forget_idle(self) -> None:
+        """Drop, least recently seen first, the clients with no start in the last minute and any
+        beyond max_clients (the order is by latest visit, so the first busy one ends the walk)."""
+        for client in list(self._clients):
+            rate = self._clients[client]
+            rate.wait_s()  # drops the starts older than a minute
+            if rate.busy() and len(self._clients) <= self.max_clients:
+                break
+            del self._clients[client]
+
+    def __len__(self) -> int:
+        return len(self._clients)

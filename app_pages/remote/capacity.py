@@ -2,7 +2,10 @@
 (requests in flight, or requests sent per second), a time budget and a maximum; short loads at a
 rising load with live progress and the time left; then the answer in one sentence, SLO attainment
 against load with the target drawn, and goodput beside throughput. A Stop keeps every load measured
-so far."""
+so far. A search whose requests all failed says so with the server's words, and judges nothing; a
+server that refuses vLLM's extensions gets the requests without them, and the page says so. On a
+public server the search takes a turn, counts against the per-minute limit, keeps to the caps and
+ends within its budget (each load is cut where the budget ends)."""
 
 from __future__ import annotations
 
@@ -14,6 +17,7 @@ import streamlit as st
 
 from app_pages.remote import keys
 from app_pages.remote.connect import Connection
+from app_pages.remote.outcome import Line, escaped, render_line
 from app_pages.remote.strings import t
 from engine.errors import LabError
 from lab.catalogues import word
@@ -23,6 +27,7 @@ from lab.workload import QUESTIONS
 from ui.errors import show_message
 from ui.public import public_settings
 from ui.public_caps import cap_help, capped
+from ui.queue_wait import take_turn
 from ui.slo_box import slo_box, slo_text, verdict_row, verdict_table
 from ui.theme import EXTRA_COLORS, PHASE_COLORS, style
 from ui.widget_state import KEEP
@@ -88,9 +93,9 @@ def _controls(lang: str):
             value=min(16, most),
             help=cap_help("max_batch", lang),
         )
-    whole_number_box(
-        c[-1], t("rm_load_tokens", lang), 1, 4096, keys.CAP_TOKENS, value=32, help=t("rm_load_tokens_help", lang)
-    )
+    most = capped("max_new_tokens", 4096, keys.CAP_TOKENS)
+    help_tokens = cap_help("max_new_tokens", lang, t("rm_load_tokens_help", lang))
+    whole_number_box(c[-1], t("rm_load_tokens", lang), 1, most, keys.CAP_TOKENS, value=min(32, most), help=help_tokens)
     clicked = st.button(
         t("rm_cap_run", lang), type="primary", key=keys.CAP_RUN, icon=":material/speed:", disabled=slo is None
     )
@@ -177,9 +182,12 @@ def _scale(lang: str) -> tuple[Scale, int]:
 
 def _run(conn: Connection, slo, scale: Scale, max_load: int, lang: str) -> None:
     s = st.session_state
-    budget = whole_number(s[keys.CAP_BUDGET])
-    requests = [RemoteRequest(q, whole_number(s[keys.CAP_TOKENS]), chat=True, ignore_eos=True) for q in QUESTIONS]
-    measure = server_measure(conn.endpoint, s[keys.MODEL], requests, slo, scale=scale)
+    budget, tokens = whole_number(s[keys.CAP_BUDGET]), whole_number(s[keys.CAP_TOKENS])
+    public = public_settings()
+    if public.enabled:  # the boxes stop at these; a value set another way comes back inside
+        budget, tokens = min(budget, PUBLIC_BUDGET_S), min(tokens, public.max_new_tokens)
+    requests = [RemoteRequest(q, tokens, chat=True, ignore_eos=True) for q in QUESTIONS]
+    measure = server_measure(conn.endpoint, s[keys.MODEL], requests, slo, scale=scale, budget_s=budget)
     start = time.perf_counter()
     with st.status(t("rm_cap_running", lang, slo=slo_text(slo, lang)), expanded=True) as box:
         st.button(t("stop", lang), key=keys.STOP + "_cap", icon=":material/stop_circle:")
@@ -194,7 +202,8 @@ def _run(conn: Connection, slo, scale: Scale, max_load: int, lang: str) -> None:
                     f"rm_cap_progress_{scale.by}", lang, load=scale.value(point.load), n=len(partial.points), left=left
                 ),
             )
-            table.dataframe(pd.DataFrame(point_rows(partial, lang)), hide_index=True)
+            if partial.points:
+                table.dataframe(pd.DataFrame(point_rows(partial, lang)), hide_index=True)
 
         result = search(measure, slo, budget_s=budget, max_load=max_load, on_point=on_point, scale=scale)
         s[keys.CAP_RESULT] = result
@@ -210,9 +219,20 @@ def render_capacity(conn: Connection, lang: str) -> None:
         except LabError as exc:
             show_message(str(exc))
         else:
-            _run(conn, slo, scale, max_load, lang)
+            with take_turn(lang) as go:  # on a public server: a turn, counted against the per-minute limit
+                if go:
+                    _run(conn, slo, scale, max_load, lang)
     result: Capacity | None = st.session_state.get(keys.CAP_RESULT)
-    if result is None or not result.points:
+    if result is None:
+        return
+    dropped = result.dropped()
+    if dropped is not None:
+        render_line(Line("warn", word(dropped[0], lang), (dropped[1],)))
+    if result.failed is not None:  # every request failed: the server's words, and no verdict
+        st.error(word(escaped(result.message()), lang), icon=":material/error:")
+        return
+    if not result.points:  # the budget ended the first load: nothing was judged
+        st.warning(word(result.message(), lang), icon=":material/speed:")
         return
     (st.warning if result.busy or not result.bracketed else st.success)(
         word(result.message(), lang), icon=":material/speed:"

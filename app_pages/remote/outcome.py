@@ -1,7 +1,8 @@
 """How a load ended, in sentences with a tone: the finished line (green only when every request
-finished), why requests failed (each reason once, with its count), replies that came back with no
-tokens, a server that ignored `ignore_eos`, and synthetic prompts' length as the server counted it. The Load tab, "Beside our engine" and the HTML
-report all say it through `outcome_lines`."""
+finished), why requests failed (each reason once, with its count), a server that refused vLLM's
+extensions (the requests went without them), replies that came back with no tokens, a server that
+ignored `ignore_eos`, and synthetic prompts' length as the server counted it. The Load tab, "Beside
+our engine" and the HTML report all say it through `outcome_lines`."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from app_pages.remote.strings import t
+from lab.catalogues import Message, word
 from lab.remote_client import STREAM_CUT
 from lab.remote_load import LoadRun
 from ui.text import md_escape
@@ -55,6 +57,21 @@ def failure_line(run: LoadRun, lang: str) -> Line | None:
     )
 
 
+def escaped(message: Message) -> Message:
+    """The message with the server's own words (its `reason`, at any depth) escaped for Markdown."""
+    values = {
+        k: escaped(v) if isinstance(v, Message) else md_escape(str(v)) if k == "reason" else v
+        for k, v in message.values.items()
+    }
+    return Message(message.key, values, message.context)
+
+
+def dropped_line(run: LoadRun, lang: str) -> Line | None:
+    """The server refused vLLM's extensions by name: the requests went without them (its words below)."""
+    dropped = run.dropped()
+    return None if dropped is None else Line("warn", word(dropped[0], lang), (dropped[1],))
+
+
 def empty_line(run: LoadRun, lang: str) -> Line | None:
     empty = [r for r in run.finished if r.metrics is None]
     if not empty:
@@ -89,7 +106,7 @@ def prompt_length_line(run: LoadRun, lang: str) -> Line | None:
 
 def outcome_lines(run: LoadRun, lang: str, with_finished: bool = True) -> list[Line]:
     lines = [finished_line(run, lang)] if with_finished else []
-    found = (failure_line, empty_line, ignored_eos_line, prompt_length_line)
+    found = (failure_line, dropped_line, empty_line, ignored_eos_line, prompt_length_line)
     return lines + [line for line in (f(run, lang) for f in found) if line]
 
 
@@ -103,6 +120,11 @@ BOXES = {
 
 def render_outcome(run: LoadRun, lang: str, with_finished: bool = True) -> None:
     for line in outcome_lines(run, lang, with_finished):
-        box, icon = BOXES[line.tone]
-        bullets = "".join(f"\n- {md_escape(item)}" for item in line.items)
-        box(line.text + "\n" + bullets + (f"\n\n{line.note}" if line.note else ""), icon=icon)
+        render_line(line)
+
+
+def render_line(line: Line) -> None:
+    """One line in its tone's box, the server's words as bullets."""
+    box, icon = BOXES[line.tone]
+    bullets = "".join(f"\n- {md_escape(item)}" for item in line.items)
+    box(line.text + "\n" + bullets + (f"\n\n{line.note}" if line.note else ""), icon=icon)

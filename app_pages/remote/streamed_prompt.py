@@ -1,5 +1,6 @@
 """One streamed prompt: the reply drawn as it arrives (every ~0.2 s), then TTFT, TPOT and E2E from
-the client's own timestamps, how many tokens the chunks carried, and the gap before each chunk."""
+the client's own timestamps, how many tokens the chunks carried, and the gap before each chunk. On a
+public server the prompt and the reply's length keep to its caps and the request takes a turn."""
 
 from __future__ import annotations
 
@@ -15,6 +16,10 @@ from app_pages.remote.strings import t
 from lab.remote_client import RemoteRequest, RemoteResult, stream_one
 from lab.remote_metrics import MetricsWatch, server_request_view
 from lab.remote_trace import Saved, single_run
+from ui.errors import show_error
+from ui.public import CappedError
+from ui.public_caps import cap_help, capped, check_prompt, check_size, prompt_cap
+from ui.queue_wait import take_turn
 from ui.text import md_escape
 from ui.widget_state import KEEP
 from ui.widgets import whole_number, whole_number_box
@@ -34,19 +39,27 @@ async def _stream_live(conn: Connection, model: str, req: RemoteRequest, view, l
 def render_one(conn: Connection, lang: str) -> None:
     with st.form(keys.RUN_ONE + "_form", border=False):
         st.text_area(
-            t("rm_prompt", lang), "Explain in two sentences why the sky is blue.", key=keys.PROMPT, persist_state=KEEP
+            t("rm_prompt", lang),
+            "Explain in two sentences why the sky is blue.",
+            key=keys.PROMPT,
+            max_chars=prompt_cap(),
+            persist_state=KEEP,
         )
         c1, c2 = st.columns([1, 2], vertical_alignment="bottom")
-        whole_number_box(c1, t("rm_max_tokens", lang), 1, 4096, keys.MAX_TOKENS, value=64)
+        most = capped("max_new_tokens", 4096, keys.MAX_TOKENS)
+        whole_number_box(
+            c1,
+            t("rm_max_tokens", lang),
+            1,
+            most,
+            keys.MAX_TOKENS,
+            value=min(64, most),
+            help=cap_help("max_new_tokens", lang),
+        )
         c2.toggle(t("rm_chat", lang), True, key=keys.CHAT, persist_state=KEEP)
         clicked = st.form_submit_button(t("rm_run_one", lang), type="primary", icon=":material/send:")
     if clicked:
-        s = st.session_state
-        req = RemoteRequest(s[keys.PROMPT], whole_number(s[keys.MAX_TOKENS]), chat=bool(s[keys.CHAT]))
-        view = st.empty()
-        s[keys.ONE_RESULT] = result = asyncio.run(_stream_live(conn, s[keys.MODEL], req, view, lang))
-        s[keys.ONE_VIEW] = asyncio.run(server_request_view(conn.endpoint, result.response_id))
-        view.empty()
+        _send_one(conn, lang)
     result: RemoteResult | None = st.session_state.get(keys.ONE_RESULT)
     if result is not None:
         render_result(result, lang, st.session_state.get(keys.ONE_VIEW))
@@ -61,6 +74,26 @@ def render_one(conn: Connection, lang: str) -> None:
                 lang,
                 keys.DL_ONE,
             )
+
+
+def _send_one(conn: Connection, lang: str) -> None:
+    """The form's prompt, within a public server's caps, streamed in its turn."""
+    s = st.session_state
+    tokens = whole_number(s[keys.MAX_TOKENS])
+    try:  # the boxes stop at the caps; a value set another way is refused here
+        check_prompt(s[keys.PROMPT] or "")
+        check_size("max_new_tokens", tokens, t("rm_max_tokens", lang))
+    except CappedError as exc:
+        show_error(exc, lang)
+        return
+    req = RemoteRequest(s[keys.PROMPT], tokens, chat=bool(s[keys.CHAT]))
+    with take_turn(lang) as go:
+        if not go:
+            return
+        view = st.empty()
+        s[keys.ONE_RESULT] = result = asyncio.run(_stream_live(conn, s[keys.MODEL], req, view, lang))
+        s[keys.ONE_VIEW] = asyncio.run(server_request_view(conn.endpoint, result.response_id))
+        view.empty()
 
 
 def render_result(r: RemoteResult, lang: str, server_view: dict | None = None, prefix: str = "") -> None:

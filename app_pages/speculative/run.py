@@ -14,7 +14,7 @@ from lab.speculation import FREE_PROMPT, REPEAT_PROMPT
 from ui.chips import chips_html, legend_html
 from ui.load_note import show_load, was_busy
 from ui.progress import PacedBar
-from ui.public_caps import capped
+from ui.public_caps import capped, prompt_cap
 from ui.queue_wait import take_turn
 from ui.run_section import run_with_progress
 from ui.sidebar import CHOICE_KEY
@@ -62,7 +62,7 @@ def _controls(max_position: int, lang: str) -> tuple[str, int, int, bool]:
         on_change=_preset_changed,
         persist_state=KEEP,
     )
-    st.text_area(t("sp_prompt", lang), key=keys.PROMPT, height=120, persist_state=KEEP)
+    st.text_area(t("sp_prompt", lang), key=keys.PROMPT, height=120, max_chars=prompt_cap(), persist_state=KEEP)
     st.radio(
         t("sp_drafter", lang),
         DRAFTERS,
