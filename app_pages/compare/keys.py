@@ -24,6 +24,7 @@ FIG_ITL = "cmp_fig_itl"
 FIG_KV = "cmp_fig_kv"
 FIG_LATENCY = "cmp_fig_latency"
 FIG_PEAK = "cmp_fig_peak"
+FIG_WORK = "cmp_fig_work"
 TABLE = "cmp_table"
 
 
