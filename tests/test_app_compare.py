@@ -52,6 +52,16 @@ def test_defaults_compare_kv_on_with_kv_off(app):
     assert "No comparison yet" in app.info[0].value
 
 
+def test_one_click_sets_two_prompts_with_the_same_settings_and_back(app):
+    at = app.button(key="cmp_preset_prompts").click().run()
+    assert at.toggle(key="cmp_kv_0").value is True and at.toggle(key="cmp_kv_1").value is True
+    prompts = [at.text_area(key=f"cmp_prompt_{i}").value for i in range(2)]
+    assert prompts[0] != prompts[1] and all(prompts)
+    at = at.button(key="cmp_preset_cache").click().run()
+    assert at.toggle(key="cmp_kv_0").value is True and at.toggle(key="cmp_kv_1").value is False
+    assert at.text_area(key="cmp_prompt_0").value == at.text_area(key="cmp_prompt_1").value
+
+
 def test_a_chinese_session_gets_a_chinese_default_prompt(new_app, tiny_dirs, monkeypatch):
     """A Chinese page asks its default question in Chinese."""
     monkeypatch.setenv("PDLAB_MODEL", str(tiny_dirs["llama"]))
@@ -76,6 +86,7 @@ def test_two_columns_run_into_shared_charts_and_table(app):
     specs = charts(at)
     assert set(TITLES) <= set(specs)
     names = ["Column 1 (KV on, sdpa, float32)", "Column 2 (KV off)"]
+    assert any(h.value == f"This comparison: {names[1]} against {names[0]}, on the same prompt" for h in at.subheader)
     work = specs["Work each column did, counted by the engine"]["data"]
     assert [d["name"] for d in work if d.get("showlegend") is not False] == names  # the work first: counted
     for (flops, moved), run in zip(zip(work[0::2], work[1::2]), (on, off)):

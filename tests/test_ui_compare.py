@@ -205,3 +205,14 @@ def test_a_comparison_cut_short_is_marked_stopped(tiny):
     mark_interrupted(result)
     assert result.status == CompareStatus.STOPPED and cut.status == RunStatus.STOPPED
     assert [c.ok for c in result.columns] == [True, False, False]
+
+
+def test_the_comparison_says_what_it_compares():
+    from app_pages.compare.column_summary import what_it_compares
+
+    assert what_it_compares([column(0), column(1, kv_cache=False)], "en") == (
+        "This comparison: Column 2 (KV off) against Column 1 (KV on, sdpa, float32), on the same prompt"
+    )
+    other = dataclasses.replace(column(1), run=RunSettings(prompt="Another"))
+    assert what_it_compares([column(0), other], "en").endswith("on different prompts")
+    assert what_it_compares([column(0), column(1, kv_cache=False)], "zh").startswith("本次对比：第 2 列（KV 关）")

@@ -169,6 +169,22 @@ def prompts_differ(columns: list[ColumnSettings]) -> bool:
     return len({c.run.prompt for c in columns}) > 1
 
 
+def what_it_compares(columns: list[ColumnSettings], lang: str) -> str:
+    """One line: what the comparison sets against what ("column 2 (KV off) against column 1 (KV on, sdpa,
+    float32), on the same prompt")."""
+    base, others = columns[0], columns[1:]
+    differ = prompts_differ(columns)
+    p = setting_phrases(base, lang)
+    base_name = t(
+        "cmp_column_named",
+        lang,
+        n=base.index + 1,
+        detail=t("cmp_sep", lang).join([p["kv"], p["attention"], p["dtype"]]),
+    )
+    against = t("cmp_sep", lang).join(column_name(c, base, lang) for c in others)
+    return t("cmp_compares_prompts" if differ else "cmp_compares_same", lang, others=against, base=base_name)
+
+
 def column_name(s: ColumnSettings, base: ColumnSettings, lang: str, prompts_differ: bool = False) -> str:
     """The legend's name: column 1 by its main settings (and its prompt, when the columns' prompts
     differ), the others by what they change."""

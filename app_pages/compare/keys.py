@@ -6,6 +6,8 @@ FORM = "cmp_form"
 N = "cmp_n"
 REPEATS = "cmp_repeats"
 RUN = "cmp_run"
+PRESET_CACHE = "cmp_preset_cache"
+PRESET_PROMPTS = "cmp_preset_prompts"
 
 # replay.py
 PLAY = "cmp_play"

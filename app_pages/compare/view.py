@@ -16,6 +16,7 @@ from app_pages.compare.column_summary import (
     ratio,
     setting_phrases,
     summarise,
+    what_it_compares,
 )
 from app_pages.compare.figures import (
     Series,
@@ -142,6 +143,7 @@ def render_comparison(result: CompareResult | None, lang: str) -> None:
         return
     if result.status == CompareStatus.STOPPED:
         st.warning(t("cmp_stopped", lang), icon=":material/stop_circle:")
+    st.subheader(what_it_compares([c.settings for c in result.columns], lang))
     for c, box in zip(result.columns, st.columns(len(result.columns), border=True)):
         with box:
             _outcome(c, lang)
