@@ -212,7 +212,7 @@ def serving(page, port: int) -> None:
 
 def compare(page, port: int) -> None:
     """The compare page: its default comparison (one prompt, KV cache on against off), 24 new tokens."""
-    page.set_viewport_size({"width": 1280, "height": 4600})  # the table is a canvas: drawn only when in view
+    page.set_viewport_size({"width": 1280, "height": 6400})  # the table is a canvas: drawn only when in view
     goto(page, f"http://127.0.0.1:{port}/compare")
     run = page.get_by_role("button", name="Run all")
     run.wait_for(timeout=120_000)

@@ -25,7 +25,7 @@ def test_default_comparison_shows_both_columns_charts_and_table(page):
     click_and_wait(page, page.get_by_role("button", name="Run all"), 300_000)
     progress = page.evaluate("() => window.__progress")
     assert progress["seen"], "no progress bar while the columns ran"
-    assert any("Column 2 (2 of 2)" in t for t in progress["texts"]), progress["texts"]
+    assert any("All 2 columns at once" in t for t in progress["texts"]), progress["texts"]
     assert exception_boxes(page) == 0
     assert page.get_by_text("Done: 2 of 2 columns finished").first.is_visible()
     # the replay: both columns show the prompt lit (prefill) and their generated tokens
@@ -36,15 +36,16 @@ def test_default_comparison_shows_both_columns_charts_and_table(page):
         assert columns.nth(k).locator(".pd-chip.pd-out").count() == MAX_NEW
     charts = page.locator('[data-testid="stPlotlyChart"]')
     charts.first.locator(".main-svg").first.wait_for(timeout=20_000)
-    assert charts.count() == 4
+    assert charts.count() == 5
     for title in (
-        "TTFT and TPOT per column (median of 3 runs)",
+        "Work each column did, counted by the engine",
+        "TTFT and TPOT per column (median of 5 runs)",
         "Inter-token latency over decode steps",
         "KV cache growth per step",
         "Peak transient memory per step",
     ):
         assert page.locator(".gtitle", has_text=title).count() == 1, title
-    assert page.locator(".legendtext", has_text="Column 2 (KV off)").count() == 4  # one trace in each chart
+    assert page.locator(".legendtext", has_text="Column 2 (KV off)").count() == 5  # one legend entry in each chart
     assert page.locator('[data-testid="stDataFrame"]').count() == 1
     assert page.get_by_text("Column 2 (KV off): ").first.is_visible()
     page.set_viewport_size({"width": 1400, "height": 3400})  # the app scrolls inside: a tall window shows it all

@@ -29,6 +29,8 @@ from app_pages.compare.state import (
 )
 from app_pages.compare.view import summary_table
 from engine.observe.request_metrics import RequestMetrics
+from lab.busy import MachineLoad
+from lab.pairing import ratio_interval
 from tests.ui_support import run_to_end
 from ui.run_state import RunSettings, RunStatus
 
@@ -77,21 +79,28 @@ def test_columns_are_named_by_what_they_change():
     assert column_name(column(1, kv_cache=False), base, "zh") == "第 2 列（KV 关）"
 
 
-def test_the_caption_names_the_biggest_time_and_memory_difference():
+def paired(ratio: float, spread: float = 0.05, n: int = 8, load=None):
+    """A paired ratio whose n pairs lie within ±spread of `ratio`."""
+    values = [ratio * (1 + spread * (2 * i / (n - 1) - 1)) for i in range(n)]
+    return ratio_interval(values, [1.0] * n, 0, load)
+
+
+def test_the_caption_names_the_biggest_separable_time_and_memory_difference():
     cols = [column(0), column(1, kv_cache=False)]
+    vs = {"ttft": paired(1.0, 0.3), "tpot": paired(3.1), "e2e": paired(2.2)}
     lines = biggest_differences(
-        [summary(0), summary(1, tpot_ms=62.0, e2e_ms=534.0, peak_bytes=1500, kv_end_bytes=0)], cols, "en"
+        [summary(0), summary(1, tpot_ms=62.0, e2e_ms=534.0, peak_bytes=1500, kv_end_bytes=0, vs_base=vs)], cols, "en"
     )
-    # TPOT ×3.1 beats E2E ×2.2; peak ×1.5 is the only memory ratio (no KV bytes: no ratio, its own line)
+    # TPOT ×3.1 beats E2E ×2.2 (TTFT's interval holds 1: not a difference); peak ×1.5 is the only memory
+    # ratio (no KV bytes: no ratio, its own line)
     assert lines == [
         "Column 2 (KV off): TPOT 3.10× column 1, peak memory 1.50× column 1",
         "Column 2 (KV off) keeps no KV cache: every step recomputes K and V of the whole context.",
     ]
     assert fmt_ratio(12.4) == "12" and fmt_ratio(0.5) == "0.50"
-    busy = biggest_differences(
-        [summary(0), summary(1, tpot_ms=62.0, e2e_ms=534.0, peak_bytes=1500)], cols, "en", busy=True
-    )  # a time ratio measured on a busy machine is not given
-    assert busy == ["Column 2 (KV off): time ratios unreliable (the machine was busy), peak memory 1.50× column 1"]
+    busy = {k: paired(3.1, load=MachineLoad(1.2, 2, 5.0)) for k in ("ttft", "tpot", "e2e")}
+    lines = biggest_differences([summary(0), summary(1, peak_bytes=1500, vs_base=busy)], cols, "en")
+    assert lines[0].startswith("Column 2 (KV off): TTFT 3.10× column 1")  # a busy machine is no switch
 
 
 def test_summary_of_a_real_run(tiny):
@@ -145,41 +154,36 @@ def test_the_latency_bars_show_the_tables_medians_not_the_shown_run(tiny):
     )
 
 
-def test_time_ratios_timed_on_a_busy_machine_say_so_and_memory_ratios_stay():
-    summaries = [summary(0), summary(1, ttft_ms=300.0, peak_bytes=1500)]
-    quiet = summary_table(summaries, ["a", "b"], "en")
-    assert quiet.loc["TTFT ÷ base (×)", "b"] == 3.0 and quiet.loc["peak memory ÷ base (×)", "b"] == 1.5
-    busy = summary_table(summaries, ["a", "b"], "en", busy=True)
-    assert "TTFT ÷ base (×)" not in busy.index and busy.loc["peak memory ÷ base (×)", "b"] == 1.5
-    marked = [label for label in busy.index if label.endswith("⚠ unreliable: busy machine")]
-    assert len(marked) == 3 and busy.loc[marked].isna().all().all()  # TTFT, TPOT and E2E ratios: no number
+def test_time_ratios_are_paired_intervals_with_the_busy_reading_beside_and_never_none():
+    busy = MachineLoad(1.2, 2, 5.0)
+    summaries = [
+        summary(0, load=busy),
+        summary(1, ttft_ms=300.0, peak_bytes=1500, vs_base={"ttft": paired(3.0, load=busy), "e2e": paired(1.0, 0.4)}),
+    ]
+    table = summary_table(summaries, ["a", "b"], "en")
+    ttft = "TTFT ÷ base, paired per repeat [95 % interval]"
+    assert table.loc[ttft, "b"].startswith("3× [2.85–3.15], n = 8") and "1.2/2 cores busy" in table.loc[ttft, "b"]
+    assert table.loc[ttft, "a"] == "base"
+    assert table.loc["TPOT ÷ base, paired per decode step [95 % interval]", "b"] == "not measured"
+    assert table.loc["peak memory ÷ base (×)", "b"] == "1.50"
+    assert table.loc["other work while timed", "a"] == "1.2 of 2 cores"
+    assert not table.isin(["None", None]).any().any() and "None" not in table.to_string()
 
 
-def test_a_time_ratio_inside_the_spread_is_not_called_a_difference():
+def test_a_time_ratio_whose_interval_holds_one_is_not_called_a_difference():
     cols = [column(0), column(1, attention="eager")]
-    noisy = {"ttft_ms": 0.3, "tpot_ms": 0.3, "e2e_ms": 0.3}
-    base, other = (
-        summary(0, runs=3, spread=noisy),
-        summary(
-            1,
-            ttft_ms=140.0,
-            tpot_ms=24.0,
-            e2e_ms=260.0,
-            runs=3,
-            spread={"ttft_ms": 0.05, "tpot_ms": 0.1, "e2e_ms": 0.1},
-        ),
-    )
-    lines = biggest_differences([base, other], cols, "en")  # TPOT ×1.2 and E2E ×1.08 are inside base's 30 %
+    base = summary(0, runs=5)
+    noisy = {"ttft": paired(1.4), "tpot": paired(1.2, 0.3), "e2e": paired(1.08, 0.3)}
+    other = summary(1, ttft_ms=140.0, tpot_ms=24.0, e2e_ms=260.0, runs=5, vs_base=noisy)
+    lines = biggest_differences([base, other], cols, "en")  # TPOT ×1.2 and E2E ×1.08: intervals hold 1
     assert lines == ["Column 2 (eager): TTFT 1.40× column 1, peak memory 1.00× column 1"]
-    quiet = summary(1, tpot_ms=24.0, e2e_ms=260.0, runs=3, spread=noisy)  # every time inside the spread
+    quiet = summary(1, tpot_ms=24.0, e2e_ms=260.0, runs=5, vs_base={k: paired(1.1, 0.3) for k in noisy})
     assert biggest_differences([base, quiet], cols, "en") == [
-        "Column 2 (eager): times within the runs' spread (no timing difference this run can tell), "
+        "Column 2 (eager): times not separable here (every paired ratio's interval includes 1), "
         "peak memory 1.00× column 1"
     ]
-    sharp = summary(1, tpot_ms=62.0, runs=3, spread={"tpot_ms": 0.02})
-    assert biggest_differences([summary(0, runs=3, spread={"tpot_ms": 0.02}), sharp], cols, "en")[0].startswith(
-        "Column 2 (eager): TPOT 3.10× column 1"
-    )
+    few = summary(1, tpot_ms=62.0, runs=3, vs_base={"ttft": paired(3.1, n=3)})  # too few pairs to judge
+    assert biggest_differences([base, few], cols, "en")[0].startswith("Column 2 (eager): times not separable here")
 
 
 def test_clocked_replay_shows_the_steps_done_by_then(tiny):
@@ -201,3 +205,14 @@ def test_a_comparison_cut_short_is_marked_stopped(tiny):
     mark_interrupted(result)
     assert result.status == CompareStatus.STOPPED and cut.status == RunStatus.STOPPED
     assert [c.ok for c in result.columns] == [True, False, False]
+
+
+def test_the_comparison_says_what_it_compares():
+    from app_pages.compare.column_summary import what_it_compares
+
+    assert what_it_compares([column(0), column(1, kv_cache=False)], "en") == (
+        "This comparison: Column 2 (KV off) against Column 1 (KV on, sdpa, float32), on the same prompt"
+    )
+    other = dataclasses.replace(column(1), run=RunSettings(prompt="Another"))
+    assert what_it_compares([column(0), other], "en").endswith("on different prompts")
+    assert what_it_compares([column(0), column(1, kv_cache=False)], "zh").startswith("本次对比：第 2 列（KV 关）")

@@ -21,8 +21,8 @@ def test_a_ratio_is_shown_with_its_interval_and_n_in_both_languages():
 
 
 def test_the_busy_reading_stands_beside_the_number():
-    assert ratio_text(BUSY, "en") == "3× [3–3], n = 6 · other work: 1.2 of 2 cores"
-    assert "other work" not in ratio_text(CLEAR, "en")
+    assert ratio_text(BUSY, "en") == "3× [3–3], n = 6 · ⚠ 1.2/2 cores busy with other work"
+    assert "busy" not in ratio_text(CLEAR, "en")
 
 
 def test_a_verdict_word_only_where_the_interval_allows_it():

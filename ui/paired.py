@@ -2,7 +2,7 @@
 verdict word only where the interval allows one, and other work on the machine beside the number it
 touched, worded the same everywhere (saved reports too: they call the same functions).
 
-    ratio_text(r, lang)        -> "3.12× [2.95–3.30], n = 32" (· other work: 0.8 of 2 cores)
+    ratio_text(r, lang)        -> "3.12× [2.95–3.30], n = 32" (· ⚠ 0.8/2 cores busy with other work)
     verdict_text(r, lang, "faster", "slower")  -> the word for the side the interval lies on, or
                                   "not separable here"
 """

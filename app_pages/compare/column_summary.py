@@ -1,8 +1,10 @@
 """The numbers the compare page puts side by side, computed from each column's own run records:
-TTFT, TPOT, ITL (mean, P50, P99) and E2E from the token times (engine/observe/request_metrics.py, vLLM's
-definitions), each the median over the column's timed repeats with its spread, peak memory from
-the per-step probe, and KV bytes from the cached tokens x the model's KV bytes per token. Also how
-each column's settings differ from column 1, for names."""
+the work it did (FLOPs and bytes moved, counted by the engine per step: exact, whatever the machine's
+load), TTFT, TPOT, ITL (mean, P50, P99) and E2E from the token times (engine/observe/request_metrics.py,
+vLLM's definitions), each the median over the column's timed repeats with its spread, its times over
+column 1's as paired ratios with their intervals (race.py), peak memory from the per-step probe, and
+KV bytes from the cached tokens x the model's KV bytes per token. Also how each column's settings
+differ from column 1, for names."""
 
 from __future__ import annotations
 
@@ -13,6 +15,8 @@ from dataclasses import dataclass
 from app_pages.compare.state import ColumnOutcome, ColumnSettings
 from app_pages.compare.strings import t
 from engine.observe.request_metrics import percentiles
+from lab.busy import MachineLoad, busiest
+from lab.pairing import GREATER, LESS, RatioInterval, compare
 from ui.figures_kv import kv_steps
 from ui.run_state import RunResult
 
@@ -33,15 +37,17 @@ class ColumnSummary:
     runs: int = 1  # timed repeats the times are the median of
     spread: dict[str, float] | None = None  # per time metric: (max − min) ÷ median over the repeats (2+ runs)
     itl_n: int = 0  # the gaps behind the ITL percentiles (under 100, the P99 is their maximum)
+    gflops: float = 0.0  # the work of the run it shows, counted per step by the engine
+    mb_moved: float = 0.0  # weights and KV read and written, counted the same way
+    tokens_in: int = 0  # tokens through the model: the prompt once, or every step's whole context without a cache
+    vs_base: dict[str, RatioInterval] | None = None  # times over column 1's, paired (None for column 1)
+    load: MachineLoad | None = None  # the busiest other work while its runs were timed
 
 
-# What the caption ranks by ratio to the base, in two families: for each column it names the time
-# metric and the memory metric furthest from the base. (Mean ITL is left out: over one request it
-# equals TPOT by definition.)
-RANKED = (
-    (("ttft_ms", "cmp_m_ttft"), ("tpot_ms", "cmp_m_tpot"), ("itl_p99_ms", "cmp_m_itl_p99"), ("e2e_ms", "cmp_m_e2e")),
-    (("peak_bytes", "cmp_m_peak"), ("kv_end_bytes", "cmp_m_kv")),
-)
+# The times the caption judges, by their paired ratio's interval (Mean ITL is left out: over one
+# request it equals TPOT by definition), and the memory it ranks by plain ratio (memory is exact).
+TIMED = (("ttft", "cmp_m_ttft"), ("tpot", "cmp_m_tpot"), ("e2e", "cmp_m_e2e"))
+MEMORY = (("peak_bytes", "cmp_m_peak"), ("kv_end_bytes", "cmp_m_kv"))
 
 
 def kv_bytes_per_step(result: RunResult) -> list[tuple[int, int]]:
@@ -63,7 +69,6 @@ def _spread(values: list[float | None]) -> float | None:
 
 
 SPREAD_METRICS = ("ttft_ms", "tpot_ms", "e2e_ms")  # the times whose spread the table shows
-SPREAD_OF = {"itl_p99_ms": "tpot_ms"}  # the P99 gap is judged by the decode gaps' spread
 
 
 def summarise(col: ColumnOutcome) -> ColumnSummary:
@@ -91,6 +96,11 @@ def summarise(col: ColumnOutcome) -> ColumnSummary:
         runs=len(runs),
         spread=spread,
         itl_n=len(gaps),
+        gflops=sum(s.flops for s in r.steps) / 1e9,
+        mb_moved=sum(s.bytes_moved for s in r.steps) / 1e6,
+        tokens_in=sum(s.num_tokens for s in r.steps),
+        vs_base=col.vs_base,
+        load=busiest([run.load for run in col.runs]),
     )
 
 
@@ -159,6 +169,22 @@ def prompts_differ(columns: list[ColumnSettings]) -> bool:
     return len({c.run.prompt for c in columns}) > 1
 
 
+def what_it_compares(columns: list[ColumnSettings], lang: str) -> str:
+    """One line: what the comparison sets against what ("column 2 (KV off) against column 1 (KV on, sdpa,
+    float32), on the same prompt")."""
+    base, others = columns[0], columns[1:]
+    differ = prompts_differ(columns)
+    p = setting_phrases(base, lang)
+    base_name = t(
+        "cmp_column_named",
+        lang,
+        n=base.index + 1,
+        detail=t("cmp_sep", lang).join([p["kv"], p["attention"], p["dtype"]]),
+    )
+    against = t("cmp_sep", lang).join(column_name(c, base, lang) for c in others)
+    return t("cmp_compares_prompts" if differ else "cmp_compares_same", lang, others=against, base=base_name)
+
+
 def column_name(s: ColumnSettings, base: ColumnSettings, lang: str, prompts_differ: bool = False) -> str:
     """The legend's name: column 1 by its main settings (and its prompt, when the columns' prompts
     differ), the others by what they change."""
@@ -172,47 +198,31 @@ def column_name(s: ColumnSettings, base: ColumnSettings, lang: str, prompts_diff
     return t("cmp_column_named", lang, n=s.index + 1, detail=detail)
 
 
-def within_spread(q: float, s: ColumnSummary, base: ColumnSummary, attr: str) -> bool:
-    """A ratio no further from 1 than either column's repeats were from each other: not a difference
-    the run can tell from noise (False where the metric has no spread: a single run, or memory)."""
-    attr = SPREAD_OF.get(attr, attr)
-    spreads = [x.spread.get(attr) for x in (s, base) if x.spread]
-    spreads = [v for v in spreads if v is not None]
-    return bool(spreads) and abs(q - 1) <= max(spreads)
-
-
-def biggest_differences(
-    summaries: list[ColumnSummary], columns: list[ColumnSettings], lang: str, busy: bool = False
-) -> list[str]:
-    """For each column after the first, its time metric and its memory metric furthest from the
-    first column (by the size of log(ratio)), as sentences: "Column 2 (KV off): TPOT 3.10× column 1, ...".
-    A time ratio inside the repeats' spread is not named; when all are, the sentence says so.
-    busy: some column was timed on a busy machine; its time ratio is then called unreliable, not given."""
+def biggest_differences(summaries: list[ColumnSummary], columns: list[ColumnSettings], lang: str) -> list[str]:
+    """For each column after the first, as a sentence: the time metrics whose paired ratio to column 1
+    lies wholly on one side of 1 (the largest first), or "not separable here" where none does; and its
+    memory metric furthest from column 1's (memory is counted, not timed)."""
     base, base_settings = summaries[0], columns[0]
     by_index = {c.index: c for c in columns}
     lines = []
     for s in summaries[1:]:
         parts = []
-        for family in RANKED:
-            if busy and family is RANKED[0]:
-                parts.append(t("cmp_diff_busy", lang))
-                continue
-            ranked, in_noise = [], False
-            for attr, key in family:
-                q = ratio(getattr(s, attr), getattr(base, attr))
-                if q is None or q <= 0:
-                    continue
-                if within_spread(q, s, base, attr):
-                    in_noise = True
-                else:
-                    ranked.append((abs(math.log(q)), key, q))
-            if in_noise and not ranked:
-                parts.append(t("cmp_diff_noise", lang))
-            elif ranked:
-                _, key, q = max(ranked)
-                parts.append(
-                    t("cmp_diff_part", lang, metric=t(key, lang), x=fmt_ratio(q), base=base_settings.index + 1)
-                )
+        timed = [(abs(math.log(r.median)), key, r) for name, key in TIMED if (r := (s.vs_base or {}).get(name))]
+        judged = sorted((x for x in timed if compare(x[2]) in (GREATER, LESS)), key=lambda x: -x[0])
+        for _, key, r in judged[:1]:
+            parts.append(
+                t("cmp_diff_part", lang, metric=t(key, lang), x=fmt_ratio(r.median), base=base_settings.index + 1)
+            )
+        if timed and not judged:
+            parts.append(t("cmp_diff_noise", lang))
+        ranked = [
+            (abs(math.log(q)), key, q)
+            for attr, key in MEMORY
+            if (q := ratio(getattr(s, attr), getattr(base, attr))) is not None and q > 0
+        ]
+        if ranked:
+            _, key, q = max(ranked)
+            parts.append(t("cmp_diff_part", lang, metric=t(key, lang), x=fmt_ratio(q), base=base_settings.index + 1))
         name = column_name(by_index[s.index], base_settings, lang, prompts_differ(columns))
         if parts:
             lines.append(t("cmp_diff_line", lang, name=name, parts=t("cmp_sep", lang).join(parts)))

@@ -47,6 +47,46 @@ def seed_defaults(sidebar: ModelChoice, lang: str = "en") -> None:
         seed({keys.column(f, i): v for f, v in {**base, **changes}.items()})
 
 
+SHARED_FIELDS = ("chat", "max_new", "temperature", "top_k", "top_p", "seed", "attention", "model", "dtype")
+
+
+def _two_columns_like_the_first() -> None:
+    s = st.session_state
+    s[keys.N] = MIN_COLUMNS
+    for field in SHARED_FIELDS:
+        s[keys.column(field, 1)] = s[keys.column(field, 0)]
+
+
+def same_settings_two_prompts(lang: str) -> None:
+    """The preset "two prompts, same settings": column 2 with column 1's settings (its KV cache too) and
+    a second prompt (a button's callback: it runs before the form's widgets are drawn)."""
+    _two_columns_like_the_first()
+    s = st.session_state
+    s[keys.column("kv", 1)] = s[keys.column("kv", 0)]
+    s[keys.column("prompt", 1)] = t("cmp_second_prompt", lang)
+
+
+def cache_on_and_off(lang: str) -> None:
+    """The preset "one prompt, KV cache on and off": the page's first comparison."""
+    _two_columns_like_the_first()
+    s = st.session_state
+    s[keys.column("prompt", 1)] = s[keys.column("prompt", 0)]
+    s[keys.column("kv", 0)], s[keys.column("kv", 1)] = True, False
+
+
+def render_presets(lang: str) -> None:
+    """One click to each of the two comparisons a newcomer wants first."""
+    c1, c2, _ = st.columns([1, 1, 2])
+    c1.button(
+        t("cmp_preset_cache", lang), key=keys.PRESET_CACHE, on_click=cache_on_and_off, args=(lang,),
+        help=t("cmp_preset_cache_help", lang), icon=":material/memory:",
+    )  # fmt: skip
+    c2.button(
+        t("cmp_preset_prompts", lang), key=keys.PRESET_PROMPTS, on_click=same_settings_two_prompts, args=(lang,),
+        help=t("cmp_preset_prompts_help", lang), icon=":material/compare_arrows:",
+    )  # fmt: skip
+
+
 def model_options(current: list[str]) -> list[str]:
     """The models the sidebar offers, plus any a column already holds (typed in earlier); on a public
     server, its owner's list only."""
@@ -121,6 +161,7 @@ def render_controls(sidebar: ModelChoice, lang: str) -> tuple[list[ColumnSetting
     """Draw the controls; return the shown columns' settings, the timed runs per column and whether
     Run all was pressed."""
     seed_defaults(sidebar, lang)
+    render_presets(lang)
     most = capped("max_columns", MAX_COLUMNS, keys.N, MIN_COLUMNS)
     st.radio(
         t("cmp_count", lang),

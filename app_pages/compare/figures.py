@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import plotly.graph_objects as go
+from plotly.subplots import make_subplots
 
 from app_pages.compare.column_summary import ColumnSummary, kv_bytes_per_step
 from app_pages.compare.strings import t
@@ -29,6 +30,35 @@ def _step_axis(fig: go.Figure, series: list[Series]) -> go.Figure:
     fig.update_xaxes(range=[-0.5, last + 0.5])
     fig.update_yaxes(rangemode="tozero")
     fig.update_layout(hovermode="x unified")
+    return fig
+
+
+def work_figure(series: list[Series], summaries: list[ColumnSummary], lang: str = "en") -> go.Figure:
+    """The work each column's shown run did, as the engine counts it per step: GFLOPs computed and MB
+    of weights and KV moved. Counts, not timings: the same on a busy machine as on a quiet one."""
+    fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.16)
+    for s, m in zip(series, summaries):
+        for col, value, digits in ((1, m.gflops, 2), (2, m.mb_moved, 0)):
+            fig.add_trace(
+                go.Bar(
+                    x=[s.name],
+                    y=[value],
+                    name=s.name,
+                    marker_color=s.color,
+                    text=[f"{value:,.{digits}f}"],
+                    textposition="outside",
+                    showlegend=col == 1,
+                    legendgroup=s.name,
+                ),
+                row=1,
+                col=col,
+            )
+    style(fig, t("cmp_fig_work", lang), "", t("cmp_axis_gflops", lang))
+    fig.update_yaxes(title_text=t("cmp_axis_gflops", lang), rangemode="tozero", row=1, col=1)
+    fig.update_yaxes(title_text=t("cmp_axis_mb_moved", lang), rangemode="tozero", row=1, col=2)
+    fig.update_xaxes(showticklabels=False)
+    fig.update_xaxes(title_text=t("cmp_axis_column", lang), row=1, col=1)
+    fig.update_xaxes(title_text=t("cmp_axis_column", lang), row=1, col=2)
     return fig
 
 

@@ -6,6 +6,8 @@ FORM = "cmp_form"
 N = "cmp_n"
 REPEATS = "cmp_repeats"
 RUN = "cmp_run"
+PRESET_CACHE = "cmp_preset_cache"
+PRESET_PROMPTS = "cmp_preset_prompts"
 
 # replay.py
 PLAY = "cmp_play"
@@ -24,6 +26,7 @@ FIG_ITL = "cmp_fig_itl"
 FIG_KV = "cmp_fig_kv"
 FIG_LATENCY = "cmp_fig_latency"
 FIG_PEAK = "cmp_fig_peak"
+FIG_WORK = "cmp_fig_work"
 TABLE = "cmp_table"
 
 

@@ -11,13 +11,15 @@ from enum import Enum
 
 from engine.observe.request_metrics import RequestMetrics
 from lab.busy import MachineLoad
+from lab.pairing import RatioInterval
 from ui.models import ModelChoice
 from ui.run_state import RunResult, RunSettings, RunStatus
 
 MIN_COLUMNS, MAX_COLUMNS = 2, 4
-# Timed runs per column: the table shows each time's median and spread, so one noisy run cannot pass
-# for a difference between settings. Three is the fewest with a median that ignores one outlier.
-DEFAULT_REPEATS, MAX_REPEATS = 3, 9
+# Timed repeats of the whole comparison: each repeat runs every column at once, a step each in turn.
+# Five gives TTFT's per-repeat ratio an interval that can judge (lab/pairing.MIN_COVERAGE); TPOT pairs
+# every decode step, so it has dozens of pairs after one.
+DEFAULT_REPEATS, MAX_REPEATS = 5, 15
 COLUMN_COLORS = ["#2563eb", "#dc2626", "#16a34a", "#d97706"]  # one per column, the same in every chart
 
 
@@ -64,6 +66,8 @@ class ColumnOutcome:
     error: str | None = None
     chat_applied: bool = False  # the chat template was asked for and the model has one
     runs: list[TimedRun] = field(default_factory=list)
+    # its times over the first column's, paired within each interleaved repeat: "ttft", "tpot", "e2e"
+    vs_base: dict[str, RatioInterval] | None = None
 
     @property
     def ok(self) -> bool:
@@ -75,7 +79,8 @@ class ColumnOutcome:
 class CompareResult:
     columns: list[ColumnOutcome] = field(default_factory=list)
     status: CompareStatus = CompareStatus.RUNNING
-    repeats: int = 1  # timed runs asked of each column
+    repeats: int = 1  # timed repeats asked of the comparison
+    retaken: int = 0  # repeats run again because other work took the machine meanwhile
 
     @property
     def finished(self) -> list[ColumnOutcome]:

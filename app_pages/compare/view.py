@@ -16,16 +16,23 @@ from app_pages.compare.column_summary import (
     ratio,
     setting_phrases,
     summarise,
+    what_it_compares,
 )
-from app_pages.compare.figures import Series, itl_figure, kv_growth_figure, latency_bars_figure, peak_memory_figure
+from app_pages.compare.figures import (
+    Series,
+    itl_figure,
+    kv_growth_figure,
+    latency_bars_figure,
+    peak_memory_figure,
+    work_figure,
+)
 from app_pages.compare.replay import replay_section
 from app_pages.compare.state import ColumnOutcome, CompareResult, CompareStatus
 from app_pages.compare.strings import t
-from lab.busy import busiest
 from ui.chips import output_html
 from ui.errors import show_message
 from ui.live_html import done_text
-from ui.load_note import ratio_label, show_load
+from ui.paired import ratio_text, retaken_text
 from ui.run_state import RunStatus
 from ui.text import md_escape
 from ui.theme import KIB, MIB
@@ -52,37 +59,43 @@ def _outcome(c: ColumnOutcome, lang: str) -> None:
         st.html(output_html(r.text))
 
 
-TIME_RATIOS = ("cmp_col_ttft_x", "cmp_col_tpot_x", "cmp_col_e2e_x")
-
-
-def summary_table(summaries: list[ColumnSummary], names: list[str], lang: str, busy: bool = False) -> pd.DataFrame:
-    """One column per finished run, one row per metric (narrow enough to read without scrolling);
-    the times' spread over the repeats when there are several; the last rows are each run's ratio to
-    (and KV difference from) the base, the first run. Timed on a busy machine, the time ratios are
-    left empty and their rows say why (memory ratios do not depend on the machine's load)."""
+def summary_table(summaries: list[ColumnSummary], names: list[str], lang: str) -> pd.DataFrame:
+    """One column per finished run, one row per metric (narrow enough to read without scrolling): the
+    work it did (counted), its times over the first column's as paired ratios with their interval and
+    n (ui/paired.py: the busy reading beside each), its times (medians over the repeats, with their
+    spread when there are several), its memory, and its memory over the first column's. Every cell is
+    text: a value that does not exist reads "—", never "None"."""
     base = summaries[0]
 
-    def num(v: float | None, digits: int = 1) -> float | None:
-        return None if v is None else round(v, digits)
+    def num(v: float | None, digits: int = 1) -> str:
+        return "—" if v is None else f"{v:,.{digits}f}"
 
-    def mib(b: int | None) -> float | None:
-        return None if b is None else b / MIB
-
-    def spread(s: ColumnSummary, name: str) -> float | None:
+    def spread(s: ColumnSummary, name: str) -> str:
         v = (s.spread or {}).get(name)
-        return None if v is None else round(100 * v, 1)
+        return "—" if v is None else f"{100 * v:.1f}"
+
+    def vs(s: ColumnSummary, name: str) -> str:
+        if s is base:
+            return t("cmp_base_cell", lang)
+        return ratio_text((s.vs_base or {}).get(name), lang)
 
     repeated = any(s.runs > 1 for s in summaries)
     rows = {
-        "cmp_col_runs": lambda s: s.runs,
-        "cmp_col_prompt": lambda s: s.prompt_tokens,
-        "cmp_col_output": lambda s: s.output_tokens,
+        "cmp_col_gflops": lambda s: num(s.gflops, 2),
+        "cmp_col_mb_moved": lambda s: num(s.mb_moved, 0),
+        "cmp_col_tokens_in": lambda s: f"{s.tokens_in:,}",
+        "cmp_col_ttft_x": lambda s: vs(s, "ttft"),
+        "cmp_col_tpot_x": lambda s: vs(s, "tpot"),
+        "cmp_col_e2e_x": lambda s: vs(s, "e2e"),
+        "cmp_col_runs": lambda s: str(s.runs),
+        "cmp_col_prompt": lambda s: str(s.prompt_tokens),
+        "cmp_col_output": lambda s: str(s.output_tokens),
         "cmp_col_ttft": lambda s: num(s.ttft_ms),
         "cmp_col_tpot": lambda s: num(s.tpot_ms),
         "cmp_col_itl_mean": lambda s: num(s.itl_mean_ms),
         "cmp_col_itl_p50": lambda s: num(s.itl_p50_ms),
         "cmp_col_itl_p99": lambda s: num(s.itl_p99_ms),
-        "cmp_col_itl_n": lambda s: s.itl_n,
+        "cmp_col_itl_n": lambda s: str(s.itl_n),
         "cmp_col_e2e": lambda s: num(s.e2e_ms, 0),
         **(
             {
@@ -93,23 +106,28 @@ def summary_table(summaries: list[ColumnSummary], names: list[str], lang: str, b
             if repeated
             else {}
         ),
-        "cmp_col_peak": lambda s: num(mib(s.peak_bytes), 2),
+        "cmp_col_load": lambda s: load_cell(s.load, lang),
+        "cmp_col_peak": lambda s: num(s.peak_bytes / MIB if s.peak_bytes is not None else None, 2),
         "cmp_col_kv": lambda s: num(s.kv_end_bytes / KIB),
-        "cmp_col_ttft_x": lambda s: num(ratio(s.ttft_ms, base.ttft_ms), 2),
-        "cmp_col_tpot_x": lambda s: num(ratio(s.tpot_ms, base.tpot_ms), 2),
-        "cmp_col_e2e_x": lambda s: num(ratio(s.e2e_ms, base.e2e_ms), 2),
         "cmp_col_peak_x": lambda s: num(ratio(s.peak_bytes, base.peak_bytes), 2),
         "cmp_col_kv_diff": lambda s: num((s.kv_end_bytes - base.kv_end_bytes) / KIB),
     }
-    if busy:
-        rows = {key: (lambda s: None) if key in TIME_RATIOS else f for key, f in rows.items()}
-    labels = [ratio_label(t(k, lang), busy and k in TIME_RATIOS, lang) for k in rows]
-    table = pd.DataFrame({name: [f(s) for f in rows.values()] for s, name in zip(summaries, names)}, index=labels)
+    table = pd.DataFrame(
+        {name: [f(s) for f in rows.values()] for s, name in zip(summaries, names)}, index=[t(k, lang) for k in rows]
+    )
     table.index.name = t("cmp_col_metric", lang)
     return table
 
 
+def load_cell(load, lang: str) -> str:
+    """The other work on the machine while a column's runs were timed, in cores."""
+    if load is None or load.other_cores is None:
+        return "—"
+    return t("cmp_load_cell", lang, other=load.other_cores, cores=load.cores)
+
+
 def _charts(series: list[Series], summaries: list[ColumnSummary], lang: str) -> None:
+    st.plotly_chart(work_figure(series, summaries, lang), key=keys.FIG_WORK)  # the work first, exact
     c1, c2 = st.columns(2)
     c1.plotly_chart(latency_bars_figure(series, summaries, lang), key=keys.FIG_LATENCY)
     c2.plotly_chart(itl_figure(series, lang), key=keys.FIG_ITL)
@@ -125,6 +143,7 @@ def render_comparison(result: CompareResult | None, lang: str) -> None:
         return
     if result.status == CompareStatus.STOPPED:
         st.warning(t("cmp_stopped", lang), icon=":material/stop_circle:")
+    st.subheader(what_it_compares([c.settings for c in result.columns], lang))
     for c, box in zip(result.columns, st.columns(len(result.columns), border=True)):
         with box:
             _outcome(c, lang)
@@ -140,19 +159,23 @@ def render_comparison(result: CompareResult | None, lang: str) -> None:
     st.subheader(t("cmp_charts_header", lang))
     _charts([Series(name, c.settings.color, c.result) for name, c in zip(names, done)], summaries, lang)
     st.subheader(t("cmp_table_header", lang))
-    loads = [run.load for c in done for run in c.runs or [c.result] if run.load is not None]
-    busy = any(x.busy for x in loads)
-    table = summary_table(summaries, names, lang, busy)
+    table = summary_table(summaries, names, lang)
     st.dataframe(
         table,
         key=keys.TABLE,
         height=35 * (len(table) + 1) + 3,  # every row, no inner scrolling
-        column_config={"_index": st.column_config.TextColumn(width="large")},  # the longest label, whole
+        column_config={  # the longest label whole; a ratio with its interval and busy reading whole, 2 columns
+            "_index": st.column_config.TextColumn(width="large"),
+            **{name: st.column_config.TextColumn(width="large" if len(names) <= 2 else "medium") for name in names},
+        },
     )
     if base.index != 0:
         st.caption(t("cmp_base_moved", lang, n=base.index + 1))
-    show_load(busiest(loads), lang)
-    lines = biggest_differences(summaries, [c.settings for c in done], lang, busy=busy)
+    if result.retaken:
+        st.caption(retaken_text(result.retaken, lang))
+    lines = biggest_differences(summaries, [c.settings for c in done], lang)
     if lines:
         st.markdown("\n".join(f"- {md_escape(line)}" for line in lines))  # names quote model paths
     st.caption(t("cmp_table_caption", lang, n=base.index + 1))
+    with st.expander(t("cmp_pairing_header", lang)):
+        st.markdown(t("pair_explain", lang))
