@@ -14,6 +14,9 @@ from dataclasses import dataclass
 
 from ui import replay
 
+# The navigation's sections, in order: every page in view at once, grouped by what it is for.
+SECTIONS = ("learn", "measure", "serve")  # titles: the catalogues' nav_section_<name>
+
 
 @dataclass(frozen=True)
 class PageEntry:
@@ -21,7 +24,12 @@ class PageEntry:
     title_key: str  # the page's title: a key of the catalogues' shared context (lab/catalogues.py)
     icon: str
     url_path: str  # the page's URL is /<url_path>; the default page is also the root URL
+    section: str  # one of SECTIONS
     is_default: bool = False
+
+    def __post_init__(self):
+        if self.section not in SECTIONS:
+            raise ValueError(f"page {self.name}: section {self.section!r} is none of {SECTIONS}")
 
     @property
     def file(self) -> str:
@@ -30,21 +38,26 @@ class PageEntry:
 
 
 PAGES: tuple[PageEntry, ...] = (
-    PageEntry("playground", "nav_playground", ":material/play_circle:", "playground", is_default=True),
-    PageEntry("memory", "nav_memory", ":material/memory:", "memory"),
-    PageEntry("complexity", "nav_complexity", ":material/functions:", "complexity"),
-    PageEntry("serving", "nav_serving", ":material/dns:", "serving"),
-    PageEntry("compare", "nav_compare", ":material/compare:", "compare"),
-    PageEntry("roofline", "nav_roofline", ":material/roofing:", "roofline"),
-    PageEntry("sweeps", "nav_sweeps", ":material/ssid_chart:", "sweeps"),
-    PageEntry("claims", "nav_claims", ":material/fact_check:", "claims"),
-    PageEntry("remote", "nav_remote", ":material/cloud:", "remote"),
-    PageEntry("precision", "nav_precision", ":material/tune:", "precision"),
-    PageEntry("speculative", "nav_speculative", ":material/fast_forward:", "speculative"),
-    PageEntry("disaggregation", "nav_disaggregation", ":material/call_split:", "disaggregation"),
-    PageEntry("source", "nav_source", ":material/menu_book:", "source"),
+    PageEntry("playground", "nav_playground", ":material/play_circle:", "playground", "learn", is_default=True),
+    PageEntry("memory", "nav_memory", ":material/memory:", "memory", "learn"),
+    PageEntry("complexity", "nav_complexity", ":material/functions:", "complexity", "learn"),
+    PageEntry("serving", "nav_serving", ":material/dns:", "serving", "serve"),
+    PageEntry("compare", "nav_compare", ":material/compare:", "compare", "measure"),
+    PageEntry("roofline", "nav_roofline", ":material/roofing:", "roofline", "measure"),
+    PageEntry("sweeps", "nav_sweeps", ":material/ssid_chart:", "sweeps", "measure"),
+    PageEntry("claims", "nav_claims", ":material/fact_check:", "claims", "measure"),
+    PageEntry("remote", "nav_remote", ":material/cloud:", "remote", "serve"),
+    PageEntry("precision", "nav_precision", ":material/tune:", "precision", "measure"),
+    PageEntry("speculative", "nav_speculative", ":material/fast_forward:", "speculative", "measure"),
+    PageEntry("disaggregation", "nav_disaggregation", ":material/call_split:", "disaggregation", "serve"),
+    PageEntry("source", "nav_source", ":material/menu_book:", "source", "learn"),
 )
 BY_NAME = {p.name: p for p in PAGES}
+
+
+def by_section() -> dict[str, list[PageEntry]]:
+    """The pages of each section, in SECTIONS' order and, within one, the table's."""
+    return {s: [p for p in PAGES if p.section == s] for s in SECTIONS}
 
 
 def page_file(name: str) -> str:

@@ -162,10 +162,10 @@ def source_page() -> str:
     """The source page's introduction and sections, as the app's Source page words them: the body of
     docs/source.md."""
     from app_pages import BY_NAME
-    from app_pages.source.sections import SECTIONS, pages_of
+    from app_pages.source.sections import SECTIONS, intro_numbers, pages_of
     from app_pages.source.strings import t
 
-    out = [t("src_intro", "en"), ""]
+    out = [t("src_intro", "en", **intro_numbers()), ""]
     for section in SECTIONS:
         title = t(f"src_{section.key}_title", "en")
         out += [f"## {section.number} · {title}" if section.number else f"## {title}", ""]

@@ -125,6 +125,23 @@ def test_shapes_figure_is_to_scale(eager_run):
     assert spec["layout"]["yaxis"]["scaleanchor"] == "x"  # one unit is the same length on both axes
 
 
+def test_a_long_prompts_shapes_leave_room_for_their_labels_and_count_from_zero():
+    """At L = 778 the ruler starts at 0 (V rose above Kᵀ into negative numbers) and the range leaves
+    room under the lowest matrices and over the highest for their labels (they sat on the axis's
+    numbers and on the panel titles)."""
+    from types import SimpleNamespace
+
+    def step(i, T, C, phase):
+        return SimpleNamespace(step=i, phase=phase, seqs=[SimpleNamespace(num_tokens=T, context_len=C)])
+
+    steps = [step(0, 778, 778, "prefill")] + [step(i, 1, 778 + i, "decode") for i in range(1, 31)]
+    spec = as_json(shapes_figure(steps, 30, 64))
+    ys = [y for d in spec["data"] for y in d["y"]]
+    bottom, top = spec["layout"]["yaxis"]["range"]  # reversed: y grows downwards
+    assert min(ys) == 0 and top < 0 and -top >= 0.05 * max(ys)
+    assert bottom - max(ys) >= 0.1 * max(ys)
+
+
 def test_attention_matrix_triangle_then_rows(eager_run):
     L, n = eager_run.num_prompt_tokens, len(eager_run.steps)
     m = attention_matrix(eager_run.attention, layer=1, head=3)

@@ -84,14 +84,16 @@ def shapes_figure(steps: list[StepRecord], step_index: int, head_dim: int, lang:
     ]
     titles = [wrap_title(x, SUBPLOT_TITLE_WIDTH) for x in titles]
     fig = make_subplots(rows=1, cols=2, subplot_titles=titles, horizontal_spacing=0.06)
-    extents = []
-    for col, s in enumerate(chosen, start=1):
-        rects = _matmul_layout(s.seqs[0].num_tokens, s.seqs[0].context_len, head_dim)
+    extents = [_matmul_layout(s.seqs[0].num_tokens, s.seqs[0].context_len, head_dim) for s in chosen]
+    top = min(r[1] for rects in extents for r in rects.values())  # V rises above Kᵀ: start the ruler at 0 there
+    extents = [{k: (x0, y0 - top, x1, y1 - top, label) for k, (x0, y0, x1, y1, label) in r.items()} for r in extents]
+    for col, rects in enumerate(extents, start=1):
         _draw(fig, rects, col, lang)
-        extents.append(rects)
     x_max = max(r[2] for rects in extents for r in rects.values()) + GAP
-    y_min = min(r[1] for rects in extents for r in rects.values()) - GAP
-    y_max = max(r[3] for rects in extents for r in rects.values()) + 2 * GAP
+    y_max = max(r[3] for rects in extents for r in rects.values())
+    # room above and under the matrices for their labels, in proportion: at L = 778 a fixed gap left
+    # "S 778×778" on the axis's numbers and "V 778×64" on the panel's title
+    y_min, y_max = -max(2 * GAP, 0.07 * y_max), y_max + max(2 * GAP, 0.14 * y_max)
     style(fig, t("shapes_title", lang), t("axis_elements", lang), t("axis_elements", lang), height=460)
     fig.update_annotations(font_size=12, selector=lambda a: a.text in titles)  # side by side on a phone too
     fig.update_layout(margin_t=fig.layout.margin.t + 40)  # room for them under the chart's title

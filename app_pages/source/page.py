@@ -4,14 +4,14 @@ the claims each section makes and where the lab shows them."""
 import streamlit as st
 
 from app_pages import BY_NAME
-from app_pages.source.sections import SECTIONS, pages_of
+from app_pages.source.sections import SECTIONS, intro_numbers, pages_of
 from app_pages.source.strings import t
 from ui.i18n import current_lang
 from ui.text import claim_link
 
 lang = current_lang()
 st.title(t("src_title", lang))
-st.markdown(t("src_intro", lang))
+st.markdown(t("src_intro", lang, **intro_numbers()))
 claims_page = BY_NAME["claims"]
 st.page_link(claims_page.file, label=t("src_open_claims", lang), icon=":material/fact_check:")
 

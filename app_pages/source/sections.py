@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from lab.claims import CLAIM_PAGES
+from lab.claims import CLAIM_IDS, CLAIM_PAGES
 
 
 @dataclass(frozen=True)
@@ -30,3 +30,9 @@ SECTIONS = (
 def pages_of(section: Section) -> list[str]:
     """The lab pages that show a section's claims, in the order its claims name them."""
     return list(dict.fromkeys(CLAIM_PAGES[c] for c in section.claims))
+
+
+def intro_numbers() -> dict[str, int]:
+    """The intro's counts, from the claims the lab checks (lab/claims.py): the document's, C1 to the
+    last but one, then the one the lab adds (C24, the conflict between the phases)."""
+    return {"n": len(CLAIM_IDS), "last_doc": len(CLAIM_IDS) - 1, "extra": 1}
