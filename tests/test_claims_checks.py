@@ -14,7 +14,7 @@ from app_pages import page_file
 from engine import load_model
 from engine.config import PRESETS
 from engine.observe.trace import LayerShapes, SeqStep, StepRecord
-from lab.claims import CLAIM_IDS, CLAIM_PAGES, JUDGES, check_all, doc_worked_shapes_match
+from lab.claims import CLAIM_IDS, CLAIM_PAGES, JUDGES, TIMED_CLAIMS, check_all, doc_worked_shapes_match
 from lab.claims_hardware import PhaseUse, c3_check, c7_check, c11_check, c19_check, c20_check
 from lab.claims_measure import ClaimData, ClaimSettings, measure_run_a
 from lab.claims_precision import PrecisionTiming, measure_precision
@@ -36,6 +36,7 @@ from lab.verdicts import (
     HOLDS,
     NOT_SEPARABLE,
     ROUGHLY,
+    SHOWN,
     UNMEASURABLE,
     VERDICTS,
     explain,
@@ -168,8 +169,8 @@ def test_all_claims_get_a_verdict_and_an_explanation(tiny_data):
     # about work, judged on the engine's count whatever the tiny model's noisy timings say
     assert verdicts["C13"].verdict == verdicts["C14"].verdict == ROUGHLY  # the linear layers dominate at C < C*
     assert verdicts["C21"].verdict == verdicts["C24"].verdict == HOLDS and verdicts["C22"].verdict != FAILS
-    for claim in ("C3", "C4", "C7", "C8", "C9", "C11", "C13", "C14", "C18", "C19", "C21"):
-        assert verdicts[claim].load is not None, claim  # the busy reading stands beside every timed claim
+    for claim in TIMED_CLAIMS:  # the busy reading stands beside every timed claim's numbers
+        assert verdicts[claim].load is not None or verdicts[claim].verdict == SHOWN, claim
 
 
 def test_shape_claims_on_the_bundled_model(bundled_run_a):

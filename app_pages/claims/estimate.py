@@ -1,5 +1,5 @@
-"""How long a claims check should take here, said before it runs: at the pace of this session's last
-check of the same model, else at the step time this machine's measured read bandwidth implies, else at
+"""How long a claims check should take here, said beside the button (and after a run, at its pace): at
+the pace of this session's last check of the same model, else at the step time this machine's measured read bandwidth implies, else at
 the reference machine's (lab/claims_pace.py). Where the full check would take long (a big model, a
 slow machine), the page suggests the quick one."""
 

@@ -54,11 +54,13 @@ rounds = whole_number_box(  # more rounds for the patient: narrower intervals
     help=cap_help("max_repeats", lang, t("cl_rounds_help", lang)),
 )
 settings = (ClaimSettings.quick() if quick else ClaimSettings()).with_rounds(rounds or MIN_JUDGED_ROUNDS)
-render_estimate(bundle, settings, quick, lang)
+estimate = st.empty()  # filled after a run, at the pace that run measured
 if clicked:
     with take_turn(lang) as go:
         if go:
             run_checks(bundle, get_registry(), lang, settings)
+with estimate.container():
+    render_estimate(bundle, settings, quick, lang)
 result = banner(lang)
 if result is None:
     st.info(t("cl_not_run", lang))
