@@ -1,39 +1,41 @@
-"""Every claim C1-C24 of the source document checked on measured data (lab/claims_measure.py):
-check_all() turns one ClaimData into one Verdict per claim. The rules live in claims_shapes.py,
-claims_hardware.py, claims_scaling.py and sweep_verdicts.py, as pure functions tested both ways."""
+"""Every claim C1-C24 of the source document checked on measured data (lab/claims_measure.py): each
+claim names the parts of the check it needs (NEEDS) and is judged as soon as they are measured
+(lab/claims_run.py); check_all() judges them all on a finished ClaimData. The rules live in
+claims_shapes.py, claims_hardware.py, claims_scaling.py, claims_serving.py and sweep_verdicts.py, as
+pure functions tested both ways."""
 
 from __future__ import annotations
+
+import statistics
+from collections.abc import Callable
 
 import numpy as np
 
 from engine.config import PRESETS
 from engine.observe.costmodel import attention_flops
-from engine.observe.request_metrics import percentiles
-from lab.claims_hardware import StepUse, c3_check, c7_check, c11_check, c19_check, c20_check
+from lab.claims_hardware import PhaseUse, c3_check, c7_check, c11_check, c19_check, c20_check
 from lab.claims_measure import ClaimData
-from lab.claims_scaling import (
-    c13_check,
-    c14_check,
-    c15_check,
-    c16_check,
+from lab.claims_scaling import c13_check, c14_check, c15_check, c16_paired_check, uncached_attention_exponent
+from lab.claims_serving import (
+    blocked_ratio,
+    blocking_tokens,
     c17_check,
     c21_check,
     c22_check,
     c24_check,
-    chat_gaps,
-    schedule_outcome,
-    uncached_attention_exponent,
+    long_prompt_steps,
+    long_ttft_ms,
+    worst_gap_ms,
 )
 from lab.claims_shapes import c1_check, c2_check, c5_check, c6_check, c10_check, c12_check, c23_check
 from lab.complexity import crossover_context, shape_table
+from lab.pairing import RatioInterval, ratio_interval
 from lab.sweep_verdicts import sweep_verdicts
-from lab.verdicts import SHOWN, Verdict, log_slope
+from lab.verdicts import SHOWN, Verdict, exponent_interval, value_interval
 
 CLAIM_IDS = [f"C{i}" for i in range(1, 25)]
-# Claims whose verdict rests on measured times (shares of a ceiling, exponents, ratios, gaps): on a busy
-# machine these become "unreliable" (lab/verdicts.unreliable_when_busy). Shapes, bytes and counts do not,
-# nor C15 (judged on the counted exponent). C11's proxy is a ratio of timed shares; C16's leak is bytes,
-# but whether it slows each token is a timing (its busy text keeps the bytes).
+# Claims with a timing among their evidence: beside their numbers stands the load other work put on the
+# machine while they were timed (the verdict's own reading, lab/verdicts.Verdict.load).
 TIMED_CLAIMS = ("C3", "C4", "C7", "C8", "C9", "C11", "C13", "C14", "C16", "C18", "C19", "C21", "C22", "C24")
 # The page that shows each claim in depth (a name of app_pages.PAGES).
 CLAIM_PAGES = {
@@ -78,113 +80,201 @@ def doc_worked_shapes_match() -> bool:
     )
 
 
-def _hardware(d: ClaimData) -> tuple[StepUse, StepUse, float]:
-    ce = d.ceilings
-    pre = next(s for s in d.steps if s.phase == "prefill")
-    dec = [s for s in d.steps if s.phase == "decode"]
-    dec_mid = sorted(dec, key=lambda s: s.ms)[len(dec) // 2]  # the median step: one slow step is noise
-    return (
-        StepUse.of(pre, ce.gemm_gflops, ce.read_gbs),
-        StepUse.of(dec_mid, ce.gemm_gflops, ce.read_gbs),
-        ce.gemm_gflops / ce.read_gbs,
+# --- what the sweep's rounds give the hardware claims --------------------------------------------------
+def _long_prompts(d: ClaimData):
+    L1 = max(d.settings.sweep.prompt_lens)
+    return [p for p in d.sweep.prompt_points if p.prompt_len == L1]
+
+
+def prefill_use(d: ClaimData) -> PhaseUse:
+    """The longest prompt's prefill steps, one a round: counted work and timed shares of the ceilings."""
+    pts, ce = _long_prompts(d), d.ceilings
+    return PhaseUse.of(
+        [p.prefill_flops for p in pts],
+        [p.prefill_bytes for p in pts],
+        [p.prefill_ms for p in pts],
+        ce.gemm_gflops,
+        ce.read_gbs,
+        d.sweep.load,
     )
 
 
-def _cache_checks(d: ClaimData) -> list[Verdict]:
-    on, off = d.cache_runs[True], d.cache_runs[False]
-    L = d.settings.cache_prompt_len
-    contexts = [L + 1 + i for i in range(len(on.step_ms))]
-    cross_off, cross_on = crossover_context(d.config, False), crossover_context(d.config, True)
-    n = np.arange(1, len(off.step_ms) + 1)
-    half = len(n) // 2
-    measured_total = log_slope(list(n[half:]), list(np.cumsum(off.step_ms)[half:]))
-    return [
-        c13_check(contexts, off.step_ms, off.flops_attention, sum(on.step_ms), sum(off.step_ms), cross_off),
-        c14_check(contexts, on.step_ms, on.flops_attention, cross_on),
-        c15_check(uncached_attention_exponent(d.config, 64), measured_total, cross_off, max(contexts)),
-    ]
+def decode_use(d: ClaimData) -> PhaseUse:
+    """Every decode step of the output sweep: counted work and timed shares of the ceilings."""
+    pts, ce = d.sweep.output_points, d.ceilings
+    flops = [f for p in pts for f in p.decode_flops]
+    moved = [b for p in pts for b in p.decode_bytes]
+    ms = [m for p in pts for _, m in p.decode_steps]
+    return PhaseUse.of(flops, moved, ms, ce.gemm_gflops, ce.read_gbs, d.sweep.load)
 
 
-def _serving_checks(d: ClaimData) -> list[Verdict]:
-    (plain, labels_a), (chunked, labels_b) = d.hol[False], d.hol[True]
-    long_id = next(k for k, v in labels_a.items() if v == "long prompt")
-    long_prefill = max(
-        (s.ms for s in plain.steps if any(q.seq_id == long_id and q.phase == "prefill" for q in s.seqs)), default=0.0
-    )
-    gaps_a, gaps_b = chat_gaps(plain, labels_a), chat_gaps(chunked, labels_b)
-
-    def throughput(trace) -> float:
-        start = min(r.arrival for r in trace.requests)
-        end = max(r.finish_time for r in trace.requests)
-        return sum(len(r.output_token_ids) for r in trace.requests) / (end - start)
-
-    max_len = max(len(r.prompt_token_ids) + len(r.output_token_ids) for r in plain.requests)
-    decode_gap = float(np.median(gaps_a))  # the chats' pace: most of their steps run no prefill
-    whole = schedule_outcome(plain, labels_a, 3 * decode_gap)
-    chunks = schedule_outcome(chunked, labels_b, 3 * decode_gap)
-    return [
-        c17_check(plain, max_len),
-        c21_check(gaps_a, long_prefill),
-        c22_check(
-            percentiles(gaps_a)["p99"],
-            percentiles(gaps_b)["p99"],
-            throughput(plain),
-            throughput(chunked),
-            sum(s.phase == "mixed" for s in chunked.steps),
-            min(len(gaps_a), len(gaps_b)),
-        ),
-        c24_check(whole, chunks, decode_gap, long_prefill),
-    ]
+def prefill_over_decode(d: ClaimData, rates: bool = False) -> RatioInterval:
+    """Per request of the longest prompt: its prefill step's time over its median decode step's (or, with
+    `rates`, the prefill's FLOP/s over the decode steps': prefill's share of the GEMM rate over decode's)."""
+    values = []
+    for p in _long_prompts(d):
+        dec = [ms for _, ms in p.decode_steps]
+        if rates:
+            values.append(
+                (p.prefill_flops / p.prefill_ms) / statistics.median(f / m for f, m in zip(p.decode_flops, dec))
+            )
+        else:
+            values.append(p.prefill_ms / statistics.median(dec))
+    return value_interval(values, d.sweep.load, d.sweep.retaken)
 
 
-def check_all(d: ClaimData) -> dict[str, Verdict]:
-    """One verdict per claim, in order C1..C24."""
-    c, s = d.config, d.settings
-    rows = [(i.tokens_in, i.logits_rows) for i in d.head_calls]
-    pre_use, dec_use, balance = _hardware(d)
-    sweep = {v.claim: v for v in sweep_verdicts(d.sweep)}
-    Ls = sorted(set(p.prompt_len for p in d.sweep.prompt_points))
-    c2 = c2_check(
+def decode_share(d: ClaimData) -> RatioInterval:
+    """Decode's share of each request's time at the longest output."""
+    N1 = max(d.settings.sweep.output_lens)
+    shares = [p.decode_share for p in d.sweep.output_points if p.max_new_tokens == N1]
+    return value_interval(shares, d.sweep.load, d.sweep.retaken)
+
+
+# --- the claims, each from the parts it needs -----------------------------------------------------------
+def _c2(d: ClaimData) -> Verdict:
+    s = d.settings
+    Ls = sorted({s.prompt_len, s.scores_len, *s.sweep.prompt_lens})  # counted: any lengths will do
+    return c2_check(
         d.steps,
         s.prompt_len,
         s.scores_len,
         d.scores.scores_bytes,
         d.scores.formula_scores,
         Ls,
-        [attention_flops(c, L, L) for L in Ls],
+        [attention_flops(d.config, L, L) for L in Ls],
     )
-    last_ctx = max(q.context_len for st in d.steps for q in st.seqs)
-    share = d.sweep.by_output("decode_share")
-    verdicts = [
-        c1_check(d.steps, s.prompt_len, c.hidden_size),
-        c2,
-        c3_check(pre_use, balance),
-        sweep["C4"],
-        c5_check(d.steps, rows, s.prompt_len),
-        c6_check(d.steps, rows, c.hidden_size, c.num_heads, d.finish_reason),
-        c7_check(dec_use, balance),
-        sweep["C8"],
-        sweep["C9"],
-        c10_check(d.steps, balance),
-        c11_check(pre_use, dec_use),
-        c12_check(d.worked_steps, d.worked_tokens, doc_worked_shapes_match(), c),
-        *_cache_checks(d),
-        (
-            c16_check(
-                [p.cache_bytes for p in d.leak_naive],
-                [p.ms_per_token for p in d.leak_naive],
-                [p.cache_bytes for p in d.leak_engine],
+
+
+def _cache(d: ClaimData, claim: str) -> Verdict:
+    race, load = d.cache, d.cache.load
+    on, off = race.runs[True], race.runs[False]
+    total = {kv: list(np.add(r.flops_linear, r.flops_attention)) for kv, r in race.runs.items()}
+    ctx = race.contexts[False]
+    if claim == "C13":
+        slower = ratio_interval(off.step_ms, on.step_ms, 0, load)
+        growth = exponent_interval(ctx, [a / b for a, b in zip(off.step_ms, on.step_ms)], load)
+        cross = crossover_context(d.config, False)
+        return c13_check(ctx, race.fed[False], off.flops_attention, total[False], slower, growth, cross)
+    if claim == "C14":
+        ctx_on = race.contexts[True]
+        growth = exponent_interval(ctx_on, on.step_ms, load)
+        return c14_check(ctx_on, race.fed[True], on.flops_attention, total[True], growth, crossover_context(d.config))
+    n = np.arange(1, len(off.step_ms) + 1)
+    half = len(n) // 2
+    measured = exponent_interval(list(n[half:]), list(np.cumsum(off.step_ms)[half:]), load)
+    return c15_check(uncached_attention_exponent(d.config, 64), measured, crossover_context(d.config, False), max(ctx))
+
+
+def _serving(d: ClaimData, claim: str) -> Verdict:
+    whole, chunked, load = d.hol.lanes[False], d.hol.lanes[True], d.hol.load
+    (a, _), (b, _) = whole, chunked
+    if claim == "C17":
+        return c17_check(a, max(len(r.prompt_token_ids) + len(r.output_token_ids) for r in a.requests))
+    if claim == "C23":
+        return c23_check(d.steps, b.steps)
+    most = (blocking_tokens(*whole)[0], blocking_tokens(*chunked)[0])
+    if claim == "C21":
+        tokens, typical = blocking_tokens(*whole)
+        prefill = max(s.ms for s in a.steps if s.num_tokens == tokens)
+        return c21_check(tokens, typical, d.settings.hol_long_prompt, blocked_ratio(*whole, load), prefill)
+    (worst_a, gaps), (worst_b, _) = worst_gap_ms(*whole), worst_gap_ms(*chunked)
+    if claim == "C22":
+        moved = sum(s.bytes_moved for s in b.steps) / sum(s.bytes_moved for s in a.steps)
+        span = [max(r.finish_time for r in t.requests) - min(r.arrival for r in t.requests) for t in (a, b)]
+        mixed = sum(s.phase == "mixed" for s in b.steps)
+        return c22_check(most, mixed, moved, (worst_a, worst_b), gaps, span[1] / span[0], load)
+    steps = (long_prompt_steps(*whole), long_prompt_steps(*chunked))
+    ttft = (long_ttft_ms(*whole), long_ttft_ms(*chunked))
+    return c24_check(steps, most, ttft, (worst_a, worst_b), load)
+
+
+def _c19(d: ClaimData) -> Verdict:
+    s = d.settings.sweep
+    return c19_check(
+        decode_share(d),
+        d.config,
+        s.output_prompt_len + max(s.output_lens),
+        d.elem_bytes,
+        decode_use(d).intensity,
+        d.ceilings.balance,
+        d.precision,
+    )
+
+
+def _sweep(claim: str) -> Callable[[ClaimData], Verdict]:
+    return lambda d: next(v for v in sweep_verdicts(d.sweep) if v.claim == claim)
+
+
+JUDGES: dict[str, tuple[tuple[str, ...], Callable[[ClaimData], Verdict]]] = {
+    "C1": (("run A",), lambda d: c1_check(d.steps, d.settings.prompt_len, d.config.hidden_size)),
+    "C2": (("run A", "scores"), _c2),
+    "C3": (
+        ("ceilings", "sweep"),
+        lambda d: c3_check(prefill_use(d), d.ceilings.balance, max(d.settings.sweep.prompt_lens)),
+    ),
+    "C4": (("sweep",), _sweep("C4")),
+    "C5": (
+        ("run A",),
+        lambda d: c5_check(d.steps, [(i.tokens_in, i.logits_rows) for i in d.head_calls], d.settings.prompt_len),
+    ),
+    "C6": (
+        ("run A",),
+        lambda d: c6_check(
+            d.steps,
+            [(i.tokens_in, i.logits_rows) for i in d.head_calls],
+            d.config.hidden_size,
+            d.config.num_heads,
+            d.finish_reason,
+        ),
+    ),
+    "C7": (("ceilings", "sweep"), lambda d: c7_check(decode_use(d), d.ceilings.balance)),
+    "C8": (("sweep",), _sweep("C8")),
+    "C9": (("sweep",), _sweep("C9")),
+    "C10": (
+        ("run A", "ceilings", "sweep"),
+        lambda d: c10_check(d.steps, d.ceilings.balance, prefill_over_decode(d), max(d.settings.sweep.prompt_lens)),
+    ),
+    "C11": (
+        ("ceilings", "sweep"),
+        lambda d: c11_check(
+            prefill_over_decode(d, rates=True), decode_use(d).intensity, d.ceilings.balance, decode_use(d).bandwidth
+        ),
+    ),
+    "C12": (("worked",), lambda d: c12_check(d.worked_steps, d.worked_tokens, doc_worked_shapes_match(), d.config)),
+    "C13": (("cache",), lambda d: _cache(d, "C13")),
+    "C14": (("cache",), lambda d: _cache(d, "C14")),
+    "C15": (("cache",), lambda d: _cache(d, "C15")),
+    "C16": (
+        ("leak",),
+        lambda d: (
+            c16_paired_check(
+                [p.cache_bytes for p in d.leak.naive], [p.cache_bytes for p in d.leak.engine], d.leak.slowdown
             )
-            if d.leak_naive
+            if d.leak
             else Verdict("C16", SHOWN, "why_c16_shown")
         ),
-        sweep["C18"],
-        c19_check(share[max(share)].median, c, last_ctx, d.elem_bytes, dec_use, balance, d.precision),
-        c20_check(PRESETS["LLaMA-7B"], measured_ratio=c2.numbers["ratio"]),
-    ]
-    serving = _serving_checks(d)
-    verdicts[16:16] = serving[:1]  # C17 before C18
-    verdicts += serving[1:3] + [c23_check(d.steps, d.hol[True][0].steps), serving[3]]
-    out = {v.claim: v for v in verdicts}
-    assert list(out) == CLAIM_IDS, list(out)
-    return out
+    ),
+    "C17": (("hol",), lambda d: _serving(d, "C17")),
+    "C18": (("sweep",), _sweep("C18")),
+    "C19": (("ceilings", "sweep", "precision"), _c19),
+    "C20": (("run A", "scores"), lambda d: c20_check(PRESETS["LLaMA-7B"], measured_ratio=_c2(d).numbers["ratio"])),
+    "C21": (("hol",), lambda d: _serving(d, "C21")),
+    "C22": (("hol",), lambda d: _serving(d, "C22")),
+    "C23": (("run A", "hol"), lambda d: _serving(d, "C23")),
+    "C24": (("hol",), lambda d: _serving(d, "C24")),
+}
+
+
+def needs(claim: str, parts: list[str]) -> set[str]:
+    """The parts a claim waits for, among those this check runs (without a Hugging Face copy there is
+    no leak part, and C16 is shown on its page; without an int8 copy C19 argues from the roofline)."""
+    return set(JUDGES[claim][0]) & set(parts)
+
+
+def judge(claim: str, d: ClaimData) -> Verdict:
+    return JUDGES[claim][1](d)
+
+
+def check_all(d: ClaimData) -> dict[str, Verdict]:
+    """One verdict per claim, in order C1..C24, on a finished ClaimData."""
+    return {c: judge(c, d) for c in CLAIM_IDS}

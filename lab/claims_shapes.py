@@ -7,7 +7,8 @@ from __future__ import annotations
 from engine.config import ModelConfig
 from engine.errors import LabError
 from engine.observe.trace import StepRecord
-from lab.verdicts import FAILS, HOLDS, ROUGHLY, Verdict, log_slope
+from lab.pairing import RatioInterval
+from lab.verdicts import FAILS, HOLDS, ROUGHLY, Verdict, log_slope, named
 
 
 def _prefill(steps: list[StepRecord]) -> list[StepRecord]:
@@ -103,21 +104,21 @@ def c6_check(
     return Verdict("C6", HOLDS if ok else FAILS, "why_c6_holds" if ok else "why_c6_fails", nums)
 
 
-def c10_check(steps: list[StepRecord], balance: float) -> Verdict:
-    """The comparison table, row by row on one request: input L vs 1, scores L x L vs 1 x C, step time,
-    bottleneck (intensity against the machine balance), KV written once then +1 per step, transient peak."""
+def c10_check(steps: list[StepRecord], balance: float, timed: RatioInterval, timed_len: int) -> Verdict:
+    """The comparison table, row by row on one request, by the engine's count: input L vs 1, scores L x L
+    vs 1 x C, bottleneck (intensity against the machine balance), KV written once then +1 per step,
+    transient peak (the probe's bytes). Beside it, timed: `timed`, a prefill of `timed_len` tokens over a
+    decode step of the same request, as an interval over requests."""
     pre, dec = _prefill(steps), _decode(steps)
     if not pre or not dec:
         raise LabError("C10 needs a prefill step and at least one decode step.")
     p, d = pre[0], dec[len(dec) // 2]
-    dec_ms = sorted(s.ms for s in dec)[len(dec) // 2]
     i_pre, i_dec = p.flops / p.bytes_moved, d.flops / d.bytes_moved
     peak_pre = max(s.peak_bytes or 0 for s in pre)
     peak_dec = sorted(s.peak_bytes or 0 for s in dec)[len(dec) // 2]
     rows = {
         "input": p.seqs[0].num_tokens > 1 and all(s.seqs[0].num_tokens == 1 for s in dec),
         "scores": p.seqs[0].shapes.scores[2] == p.seqs[0].shapes.scores[3] and d.seqs[0].shapes.scores[2] == 1,
-        "time": p.ms > dec_ms,
         "bottleneck": i_pre > balance > i_dec,
         "kv": all(b.seqs[0].context_len - a.seqs[0].context_len == 1 for a, b in zip([pre[-1]] + dec, dec)),
         "peak": peak_pre > 2 * peak_dec,
@@ -127,17 +128,17 @@ def c10_check(steps: list[StepRecord], balance: float) -> Verdict:
         ok=n_ok,
         rows=len(rows),
         L=p.seqs[0].num_tokens,
-        pre_ms=p.ms,
-        dec_ms=dec_ms,
+        flops_ratio=p.flops / d.flops,
         i_pre=i_pre,
         i_dec=i_dec,
         balance=balance,
         peak_pre=peak_pre,
         peak_dec=peak_dec,
         failed=", ".join(k for k, v in rows.items() if not v) or "—",
-    )
+        Lt=timed_len,
+    ) | named(timed, "time")
     verdict = HOLDS if n_ok == len(rows) else ROUGHLY if n_ok >= len(rows) // 2 else FAILS
-    return Verdict("C10", verdict, f"why_c10_{'holds' if verdict == HOLDS else 'partly'}", nums)
+    return Verdict("C10", verdict, f"why_c10_{'holds' if verdict == HOLDS else 'partly'}", nums, timed, timed.load)
 
 
 def c12_check(worked_steps: list[StepRecord], token_count: int, doc_shapes_match: bool, c: ModelConfig) -> Verdict:

@@ -1,153 +1,145 @@
-"""Verdicts on C4, C8, C9 and C18 from sweep measurements: pure functions of medians, so each rule
-can be tested on real sweeps and on hand-made numbers where the claim fails.
+"""Verdicts on C4, C8, C9 and C18 from a sweep's rounds (lab/sweeps.py): pure functions of intervals,
+so each rule can be tested on real sweeps and on hand-made numbers where the claim fails.
+
+A comparison of two points is the median of their ratios paired round by round, with its interval and n
+(lab/pairing.py); a share is the median over the requests with its interval. A verdict is given where
+the whole interval lies past a bound, "not separable here" where it straddles one (too few rounds
+included: 5 are needed), and the load other processes put on the machine stands beside it.
 
 Rules (shown on the page next to the verdicts):
   C4   TTFT is almost all prefill, and grows with the prompt:
-       prefill share = prefill step time / TTFT, its smallest value over the prompt lengths;
-       growth = TTFT(longest) / TTFT(shortest).
-       holds: share >= 0.9 and growth >= 1.5; roughly: share >= 0.7 and growth > 1.1; else does not hold.
-  C8   TPOT describes the stream a user sees: the typical gap between tokens (median ITL) is TPOT,
-       and few gaps are much longer. holds: median ITL within 15 % of TPOT and P90 ITL <= 1.5 TPOT;
-       roughly: within 30 % and P90 <= 3 TPOT; else does not hold. Judged per request of the longest
-       output, and the request with the median P90 / TPOT reported.
-  C9   decode share of the request's time at the longest output:
-       holds >= 0.8; roughly >= 0.6; else does not hold.
-  C18  longer prompt: TTFT grows (>= 1.5x) while TPOT stays within 10 % (holds) / 50 % (roughly);
-       longer output: TTFT stays within 20 % of its median and TPOT grows by at most 25 % (holds) /
-       50 % (roughly).
+       growth = TTFT(longest L) / TTFT(shortest L), paired by round;
+       share = prefill step time / TTFT, per request at the prompt length where it is smallest.
+       holds: growth ≥ 1.5 and share ≥ 0.9; roughly: growth ≥ 1.1 and share ≥ 0.7; does not hold where
+       an interval lies wholly below the roughly bound.
+  C8   TPOT describes the stream a user sees: per request of the longest output, off = |median ITL /
+       TPOT − 1| and tail = P90 ITL / TPOT. holds: off ≤ 15 % and tail ≤ 1.5; roughly: ≤ 30 % and ≤ 3;
+       does not hold where an interval lies wholly above the roughly bound.
+  C9   decode share of the request's time at the longest output, per request:
+       holds ≥ 0.8; roughly ≥ 0.6; does not hold below 0.6.
+  C18  longer prompt: TTFT grows (≥ 1.5x) while TPOT(longest L) / TPOT(shortest L) stays within
+       0.9–1.1 (holds) / 0.5–1.5 (roughly); longer output: TTFT(longest N) / TTFT(shortest N) within
+       0.8–1.2 and TPOT(longest N) / TPOT(shortest N) within 0.9–1.25 (holds) / 0.5–1.5 (roughly).
 """
 
 from __future__ import annotations
 
+import statistics
+
 from engine.errors import LabError
-from lab.verdicts import FAILS, HOLDS, ROUGHLY, Verdict, slope, worst
+from lab.pairing import RatioInterval, ratio_interval
+from lab.verdicts import (
+    LESS,
+    Verdict,
+    banded,
+    combined,
+    loads_of,
+    named,
+    reason,
+    slope,
+    tiered,
+    value_interval,
+)
 
 
-def c4_verdict(prompt_lens: list[int], ttft_ms: list[float], prefill_ms: list[float]) -> Verdict:
-    """Medians per prompt length, in the order of prompt_lens."""
-    shares = [p / t if t > 0 else 0.0 for p, t in zip(prefill_ms, ttft_ms)]
-    share = min(shares)
-    i0, i1 = prompt_lens.index(min(prompt_lens)), prompt_lens.index(max(prompt_lens))
-    growth = ttft_ms[i1] / ttft_ms[i0] if ttft_ms[i0] > 0 else 0.0
-    nums = dict(
-        share=share,
-        growth=growth,
-        L0=prompt_lens[i0],
-        L1=prompt_lens[i1],
-        ttft0=ttft_ms[i0],
-        ttft1=ttft_ms[i1],
-        slope=slope(prompt_lens, ttft_ms),
-    )
-    if share >= 0.9 and growth >= 1.5:
-        return Verdict("C4", HOLDS, "why_c4_holds", nums)
-    if share >= 0.7 and growth > 1.1:
-        return Verdict("C4", ROUGHLY, "why_c4_roughly", nums)
-    return Verdict("C4", FAILS, "why_c4_fails", nums)
+def c4_verdict(
+    growth: RatioInterval, share: RatioInterval, prompt_lens: tuple[int, int], ttft_ms: tuple[float, float]
+) -> Verdict:
+    """growth: TTFT at the longest prompt over the shortest, paired by round; share: prefill step / TTFT
+    per request where it is smallest; prompt_lens and ttft_ms: the two lengths and their median TTFT."""
+    word = combined(tiered(growth, 1.5, 1.1), tiered(share, 0.9, 0.7))
+    (L0, L1), (t0, t1) = prompt_lens, ttft_ms
+    nums = named(growth, "growth") | named(share, "share") | dict(L0=L0, L1=L1, ttft0=t0, ttft1=t1)
+    nums["slope"] = slope([L0, L1], [t0, t1])
+    return Verdict("C4", word, reason("C4", word), nums, growth, loads_of(growth, share))
 
 
-def c8_verdict(tpot_ms: float, itl_ms: list[float]) -> Verdict:
-    """TPOT and every gap between tokens of the same requests."""
+def c8_request(tpot_ms: float, itl_ms: list[float]) -> tuple[float, float]:
+    """One request's (off, tail): |median gap / TPOT − 1| and P90 gap / TPOT."""
     if not itl_ms or tpot_ms <= 0:
         raise LabError("C8 needs at least two output tokens.")
     gaps = sorted(itl_ms)
-    median = gaps[len(gaps) // 2]
-    p90 = gaps[min(len(gaps) - 1, int(0.9 * len(gaps)))]
-    off, tail = abs(median / tpot_ms - 1), p90 / tpot_ms
-    nums = dict(tpot=tpot_ms, itl_median=median, itl_p90=p90, off=off, tail=tail, rate=1000 / tpot_ms)
-    if off <= 0.15 and tail <= 1.5:
-        return Verdict("C8", HOLDS, "why_c8_holds", nums)
-    if off <= 0.3 and tail <= 3:
-        return Verdict("C8", ROUGHLY, "why_c8_roughly", nums)
-    return Verdict("C8", FAILS, "why_c8_fails", nums)
+    median, p90 = gaps[len(gaps) // 2], gaps[min(len(gaps) - 1, int(0.9 * len(gaps)))]
+    return abs(median / tpot_ms - 1), p90 / tpot_ms
 
 
-def c9_verdict(output_lens: list[int], decode_share: list[float]) -> Verdict:
-    """Median decode share per output length."""
-    i = output_lens.index(max(output_lens))
-    crossing = next((n for n, s in sorted(zip(output_lens, decode_share)) if s >= 0.9), None)
-    nums = dict(N=output_lens[i], share=decode_share[i], crossing=crossing if crossing is not None else "—")
-    if decode_share[i] >= 0.8:
-        return Verdict("C9", HOLDS, "why_c9_holds", nums)
-    if decode_share[i] >= 0.6:
-        return Verdict("C9", ROUGHLY, "why_c9_roughly", nums)
-    return Verdict("C9", FAILS, "why_c9_fails", nums)
+def c8_verdict(requests: list[tuple[float, list[float]]], load=None) -> Verdict:
+    """Each request's TPOT and gaps between tokens (its own: one slow request must not be read as
+    stalls in the others), judged over the requests."""
+    per = [c8_request(tpot, gaps) for tpot, gaps in requests]
+    off, tail = value_interval([o for o, _ in per], load), value_interval([t for _, t in per], load)
+    word = combined(tiered(off, 0.15, 0.3, LESS), tiered(tail, 1.5, 3.0, LESS))
+    tpot = statistics.median(t for t, _ in requests)
+    nums = named(off, "off") | named(tail, "tail") | dict(tpot=tpot, rate=1000 / tpot, N=len(requests[0][1]) + 1)
+    return Verdict("C8", word, reason("C8", word), nums, tail, load)
+
+
+def c9_verdict(output_len: int, shares: list[float], crossing: int | None, load=None) -> Verdict:
+    """The decode share of each request at the longest output; crossing: the first output length whose
+    median share reaches 90 % (None if none does)."""
+    share = value_interval(shares, load)
+    word = tiered(share, 0.8, 0.6)
+    nums = named(share, "share") | dict(N=output_len, crossing=crossing if crossing is not None else "—")
+    return Verdict("C9", word, reason("C9", word), nums, share, load)
 
 
 def c18_verdict(
-    prompt_lens: list[int],
-    ttft_by_L: list[float],
-    tpot_by_L: list[float],
-    output_lens: list[int],
-    ttft_by_N: list[float],
-    tpot_by_N: list[float],
+    ttft_L: RatioInterval,
+    tpot_L: RatioInterval,
+    ttft_N: RatioInterval,
+    tpot_N: RatioInterval,
+    lengths: tuple[int, int, int, int],
+    tpot_ms: tuple[float, float],
 ) -> Verdict:
-    """Medians per prompt length (prompt sweep) and per output length (output sweep)."""
-    i0, i1 = prompt_lens.index(min(prompt_lens)), prompt_lens.index(max(prompt_lens))
-    j0, j1 = output_lens.index(min(output_lens)), output_lens.index(max(output_lens))
-    ttft_growth = ttft_by_L[i1] / ttft_by_L[i0]
-    tpot_change_L = tpot_by_L[i1] / tpot_by_L[i0] - 1
-    mid = sorted(ttft_by_N)[len(ttft_by_N) // 2]
-    ttft_wobble = (max(ttft_by_N) - min(ttft_by_N)) / mid
-    tpot_change_N = tpot_by_N[j1] / tpot_by_N[j0] - 1
-    nums = dict(
-        L0=prompt_lens[i0],
-        L1=prompt_lens[i1],
-        ttft_growth=ttft_growth,
-        tpot_L=100 * tpot_change_L,
-        N0=output_lens[j0],
-        N1=output_lens[j1],
-        ttft_N=100 * ttft_wobble,
-        tpot_N=100 * tpot_change_N,
-        tpot0=tpot_by_L[i0],
-        tpot1=tpot_by_L[i1],
-    )
-    prompt_part = (
-        FAILS
-        if ttft_growth < 1.5
-        else HOLDS
-        if abs(tpot_change_L) <= 0.10
-        else ROUGHLY
-        if abs(tpot_change_L) <= 0.50
-        else FAILS
-    )
-    output_part = (
-        FAILS
-        if ttft_wobble > 0.20
-        else HOLDS
-        if -0.10 <= tpot_change_N <= 0.25
-        else ROUGHLY
-        if abs(tpot_change_N) <= 0.50
-        else FAILS
-    )
-    verdict = worst(prompt_part, output_part)
-    if verdict == HOLDS:
-        return Verdict("C18", HOLDS, "why_c18_holds", nums)
-    if verdict == ROUGHLY:
-        return Verdict("C18", ROUGHLY, "why_c18_roughly", nums)
-    return Verdict("C18", FAILS, "why_c18_fails", nums)
+    """Paired ratios of the longest point over the shortest: TTFT and TPOT over prompt lengths, TTFT and
+    TPOT over output lengths. lengths: (L0, L1, N0, N1); tpot_ms: the median TPOT at L0 and L1."""
+    prompt_part = combined(tiered(ttft_L, 1.5, 1.5), banded(tpot_L, (0.9, 1.1), (0.5, 1.5)))
+    output_part = combined(banded(ttft_N, (0.8, 1.2), (0.8, 1.2)), banded(tpot_N, (0.9, 1.25), (0.5, 1.5)))
+    word = combined(prompt_part, output_part)
+    L0, L1, N0, N1 = lengths
+    nums = named(ttft_L, "ttft_L") | named(tpot_L, "tpot_L") | named(ttft_N, "ttft_N") | named(tpot_N, "tpot_N")
+    nums |= dict(L0=L0, L1=L1, N0=N0, N1=N1, tpot0=tpot_ms[0], tpot1=tpot_ms[1])
+    return Verdict("C18", word, reason("C18", word), nums, tpot_L, loads_of(ttft_L, tpot_L, ttft_N, tpot_N))
 
 
-def c8_median_request(points) -> Verdict:
-    """C8 per request (its own TPOT against its own gaps: one slow repeat must not be read as stalls in
-    the others), reported for the request with the median tail."""
-    per_request = sorted((c8_verdict(p.tpot_ms, p.itl_ms) for p in points), key=lambda v: v.numbers["tail"])
-    return per_request[len(per_request) // 2]
+def paired(result, kind: str, length: int, base: int, attr: str) -> RatioInterval:
+    """One point's `attr` over another's of the same sweep, paired round by round."""
+    mine, theirs = result.per_round(kind, length, attr), result.per_round(kind, base, attr)
+    rounds = sorted(set(mine) & set(theirs))
+    return ratio_interval([mine[r] for r in rounds], [theirs[r] for r in rounds], result.retaken, result.load)
+
+
+def _smallest_share(result) -> RatioInterval:
+    """prefill step / TTFT of each request at the prompt length whose median share is smallest."""
+    shares: dict[int, list[float]] = {}
+    for p in result.prompt_points:
+        shares.setdefault(p.prompt_len, []).append(p.prefill_ms / p.ttft_ms if p.ttft_ms > 0 else 0.0)
+    worst = min(shares.values(), key=statistics.median)
+    return value_interval(worst, result.load, result.retaken)
 
 
 def sweep_verdicts(result) -> list[Verdict]:
-    """The four verdicts of a finished SweepResult (lab/sweeps.py); ValueError if a sweep is missing
-    (stopped before both had two lengths measured)."""
-    by_L = {a: result.by_prompt(a) for a in ("ttft_ms", "tpot_ms", "prefill_ms")}
-    by_N = {a: result.by_output(a) for a in ("ttft_ms", "tpot_ms", "decode_share")}
-    Ls, Ns = list(by_L["ttft_ms"]), list(by_N["ttft_ms"])
-    if len(Ls) < 2 or len(Ns) < 2:
-        raise LabError("The sweep stopped before both sweeps had two lengths measured: run it again.")
-    med = {k: [s.median for s in v.values()] for k, v in (by_L | {f"N_{a}": b for a, b in by_N.items()}).items()}
-    longest = max(Ns)
-    last = [p for p in result.output_points if p.max_new_tokens == longest]
+    """The four verdicts of a SweepResult (lab/sweeps.py), from its kept rounds; ValueError if a sweep
+    is missing (stopped before a round was measured)."""
+    if result.rounds < 1:
+        raise LabError("The sweep stopped before its first round was measured: run it again.")
+    Ls, Ns = sorted(result.settings.prompt_lens), sorted(result.settings.output_lens)
+    L0, L1, N0, N1 = Ls[0], Ls[-1], Ns[0], Ns[-1]
+    ttft_L = paired(result, "prompt", L1, L0, "ttft_ms")
+    ttft, tpot = result.by_prompt("ttft_ms"), result.by_prompt("tpot_ms")
+    last = [p for p in result.output_points if p.max_new_tokens == N1]
+    shares = result.by_output("decode_share")
+    crossing = next((N for N in Ns if shares[N].median >= 0.9), None)
     return [
-        c4_verdict(Ls, med["ttft_ms"], med["prefill_ms"]),
-        c8_median_request(last),
-        c9_verdict(Ns, med["N_decode_share"]),
-        c18_verdict(Ls, med["ttft_ms"], med["tpot_ms"], Ns, med["N_ttft_ms"], med["N_tpot_ms"]),
+        c4_verdict(ttft_L, _smallest_share(result), (L0, L1), (ttft[L0].median, ttft[L1].median)),
+        c8_verdict([(p.tpot_ms, p.itl_ms) for p in last], result.load),
+        c9_verdict(N1, [p.decode_share for p in last], crossing, result.load),
+        c18_verdict(
+            ttft_L,
+            paired(result, "prompt", L1, L0, "tpot_ms"),
+            paired(result, "output", N1, N0, "ttft_ms"),
+            paired(result, "output", N1, N0, "tpot_ms"),
+            (L0, L1, N0, N1),
+            (tpot[L0].median, tpot[L1].median),
+        ),
     ]

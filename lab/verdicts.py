@@ -13,8 +13,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from engine.errors import LabError
+from lab.busy import MachineLoad, busiest
 from lab.catalogues import has, say
-from lab.pairing import GREATER, LESS, WITHIN, RatioInterval, compare, compare_band
+from lab.pairing import GREATER, LESS, WITHIN, RatioInterval, compare, compare_band, median_interval
 
 HOLDS = "holds"
 ROUGHLY = "roughly"
@@ -34,6 +35,10 @@ class Verdict:
     verdict: str  # one of VERDICTS
     reason: str  # key of the explanation in the catalogues, formatted with `numbers`
     numbers: dict[str, float | int | str] = field(default_factory=dict)
+    # a timed verdict's main interval (the one a table shows beside it) and the busiest reading of other
+    # work over every timing behind it: context beside the numbers, never a switch
+    interval: RatioInterval | None = None
+    load: MachineLoad | None = None
 
     def __post_init__(self):
         if self.verdict not in VERDICTS:
@@ -132,3 +137,91 @@ def log_slope(x: list[float], y: list[float]) -> float:
         raise LabError("An exponent needs at least two points.")
     lx, ly = np.log(np.asarray(x, dtype=float)), np.log(np.maximum(np.asarray(y, dtype=float), 1e-12))
     return float(np.polyfit(lx, ly, 1)[0])
+
+
+# --- the same rule for shares and exponents (lab/pairing.py's, for a ratio) ---------------------------
+REASON_WORDS = {HOLDS: "holds", ROUGHLY: "roughly", FAILS: "fails", NOT_SEPARABLE: "not_separable"}
+
+
+def value_interval(values: list[float], load: MachineLoad | None = None, retaken: int = 0) -> RatioInterval:
+    """The median of independent measurements (a share, a per-request ratio) with its order-statistics
+    interval and n, as a ratio's is (lab.pairing.median_interval)."""
+    median, low, high, coverage = median_interval(values)
+    return RatioInterval(median, low, high, len(values), coverage, retaken, load)
+
+
+def exponent_interval(
+    x: list[float], y: list[float], load: MachineLoad | None = None, resamples: int = 400, seed: int = 0
+) -> RatioInterval:
+    """The exponent p of y ~ x^p (least squares on logs) with a 95 % bootstrap interval: the points
+    resampled with replacement, the 2.5th and 97.5th percentiles of the refitted exponents (a fixed
+    seed: the same points give the same interval). Under 5 points the interval is not judged."""
+    if len(x) < 2:
+        raise LabError("An exponent needs at least two points.")
+    lx, ly = np.log(np.asarray(x, dtype=float)), np.log(np.maximum(np.asarray(y, dtype=float), 1e-12))
+    rng = np.random.default_rng(seed)
+    fits = []
+    for _ in range(resamples):
+        i = rng.integers(0, len(lx), len(lx))
+        if np.ptp(lx[i]) > 0:  # a resample of one context has no slope
+            fits.append(np.polyfit(lx[i], ly[i], 1)[0])
+    p = float(np.polyfit(lx, ly, 1)[0])
+    low, high = (float(q) for q in np.percentile(fits, [2.5, 97.5])) if fits else (p, p)
+    return RatioInterval(p, min(low, p), max(high, p), len(x), 0.95 if len(x) >= 5 else 0.0, 0, load)
+
+
+def tiered(r: RatioInterval, holds_at: float, roughly_at: float, side: str = GREATER) -> str:
+    """A verdict word from an interval against two bounds on one side (GREATER: at least, LESS: at
+    most): HOLDS where the whole interval lies past `holds_at`, ROUGHLY where it lies past `roughly_at`,
+    FAILS where it lies wholly short of `roughly_at`, NOT_SEPARABLE otherwise (too few values included)."""
+    if not r.judgeable:
+        return NOT_SEPARABLE
+    sign = 1.0 if side == GREATER else -1.0
+    low, high = sorted((sign * r.low, sign * r.high))
+    if low >= sign * holds_at:
+        return HOLDS
+    if low >= sign * roughly_at:
+        return ROUGHLY
+    if high < sign * roughly_at:
+        return FAILS
+    return NOT_SEPARABLE
+
+
+def banded(r: RatioInterval, holds: tuple[float, float], roughly: tuple[float, float]) -> str:
+    """A verdict word from an interval against two bands around "unchanged": HOLDS where the whole
+    interval lies inside `holds`, ROUGHLY inside `roughly`, FAILS wholly outside `roughly`, else
+    NOT_SEPARABLE."""
+    if not r.judgeable:
+        return NOT_SEPARABLE
+    if holds[0] <= r.low and r.high <= holds[1]:
+        return HOLDS
+    if roughly[0] <= r.low and r.high <= roughly[1]:
+        return ROUGHLY
+    if r.low > roughly[1] or r.high < roughly[0]:
+        return FAILS
+    return NOT_SEPARABLE
+
+
+def combined(*words: str) -> str:
+    """The verdict of a claim with several parts: it fails where a part fails (that part's interval
+    excluded it), is not separable where a part is not, holds roughly where a part holds roughly."""
+    for word in (FAILS, NOT_SEPARABLE, ROUGHLY):
+        if word in words:
+            return word
+    return HOLDS
+
+
+def named(r: RatioInterval, name: str) -> dict[str, float | int]:
+    """An interval's numbers under one name, for an explanation that quotes several: {name}, {name_lo},
+    {name_hi}, {name_n}."""
+    return {name: r.median, f"{name}_lo": r.low, f"{name}_hi": r.high, f"{name}_n": r.n}
+
+
+def loads_of(*intervals: RatioInterval | None) -> MachineLoad | None:
+    """The busiest reading behind several intervals (None where none was metered)."""
+    return busiest([r.load for r in intervals if r is not None])
+
+
+def reason(claim: str, word: str) -> str:
+    """The explanation key of a claim's verdict word: why_c4_holds, why_c4_not_separable, ..."""
+    return f"why_{claim.lower()}_{REASON_WORDS[word]}"

@@ -25,13 +25,13 @@ def fill(page, label: str, value: str) -> None:
 def test_tiny_sweep_shows_progress_verdicts_and_charts(page):
     fill(page, "Prompt lengths L (tokens, comma-separated)", "16, 64")
     fill(page, "Output lengths N (tokens, comma-separated)", "4, 16")
-    fill(page, "Repeats", "2")
+    fill(page, "Rounds", "2")
     page.evaluate(PROGRESS_OBSERVER_JS)
     click_and_wait(page, page.get_by_role("button", name="Run sweeps"), 180_000)
     progress = page.evaluate("() => window.__progress")
     assert progress["seen"], "no progress bar while the sweep ran"
-    # the charts of the points measured so far, while it runs, and the time it has left
-    assert any(c.startswith("So far (2 of 8 requests)") for c in progress["captions"]), progress["captions"]
+    # the charts and verdicts of the rounds measured so far, while it runs, and the time it has left
+    assert any(c.startswith("So far (1 of 2 rounds)") for c in progress["captions"]), progress["captions"]
     assert progress["status_charts"] >= 2, progress
     assert any("left" in t for t in progress["texts"]), progress["texts"]
     page.get_by_text("Done: 8 requests").first.wait_for(state="visible", timeout=30_000)  # drawn once the run ends
@@ -49,7 +49,7 @@ def test_claims_quick_check(page, app_server):
     page.goto(f"http://127.0.0.1:{app_server}/claims", wait_until="domcontentloaded")
     page.get_by_role("button", name="Check all claims").wait_for(state="visible", timeout=120_000)
     wait_idle(page)
-    click_and_wait(page, page.get_by_text("Quick check (smaller runs, noisier timings)"))
+    click_and_wait(page, page.get_by_text("Quick check (smaller runs, wider intervals)"))
     page.evaluate(PROGRESS_OBSERVER_JS)
     click_and_wait(page, page.get_by_role("button", name="Check all claims"), 300_000)
     assert page.evaluate("() => window.__progress")["seen"]

@@ -8,7 +8,7 @@ from app_pages.memory.sweep import SweepPlan, SweepResult, point_work
 from app_pages.memory.sweep import seconds_left as memory_seconds_left
 from lab import complexity
 from lab.claims_measure import ClaimSettings
-from lab.claims_pace import ClaimsPace, part_work
+from lab.claims_pace import PRIOR_WORK, ClaimsPace, part_work
 from lab.eta import Pace
 from lab.sweeps import SweepSettings, seconds_left, sweep_plan
 from ui.text import fmt_duration
@@ -57,21 +57,38 @@ def test_the_memory_sweep_estimate_weighs_each_point_by_its_length():
     assert memory_seconds_left(result) is None
 
 
-def test_the_claims_estimate_weighs_each_part_by_its_work():
+def test_the_claims_estimate_weighs_each_part_by_its_work_and_leaves_out_the_ceilings():
     s = ClaimSettings()
     now = [0.0]
-    pace = ClaimsPace(["ceilings", "run A", "sweep", "cache"], s, lambda: now[0])
+    pace = ClaimsPace(["run A", "worked", "ceilings", "sweep"], s, lambda: now[0])
     work = [part_work(what, s) for what in pace.parts]
-    assert pace.at(0).seconds_left is None and pace.at(1).seconds_left is None  # the ceilings: no pace
-    now[0] = 6.0  # run A took 6 s
-    assert pace.at(2).seconds_left == pytest.approx(6.0 * (work[2] + work[3]) / work[1])
-    now[0] = 16.0  # a quarter of the sweep took 10 s more
-    half = pace.at(2, 0.25)
-    assert half.seconds_left == pytest.approx(16.0 * (0.75 * work[2] + work[3]) / (work[1] + 0.25 * work[2]))
-    assert half.fraction == pytest.approx(2.25 / 4)
+    assert work[2] == 0 and pace.at(0).seconds_left is None
+    now[0] = 2.0  # run A took 2 s: the first part pays one-off costs, it is not the pace
+    assert pace.at(1).seconds_left is None
+    now[0] = 3.0  # the worked example took 1 s
+    assert pace.at(2).seconds_left == pytest.approx(1.0 * work[3] / work[1])
+    now[0] = 13.0  # the ceilings took 10 s, measured once for this machine: not the pace either
+    assert pace.at(3).seconds_left == pytest.approx(1.0 * work[3] / work[1])
+    now[0] = 23.0  # half the sweep took 10 s more
+    half = pace.at(3, 0.5)
+    assert half.seconds_left == pytest.approx(11.0 * (0.5 * work[3]) / (work[1] + 0.5 * work[3]))
+    assert half.fraction == pytest.approx((work[0] + work[1] + 0.5 * work[3]) / sum(work))  # the bar tracks work
     done = pace.at(4)
     assert (done.what, done.fraction, done.seconds_left) == ("done", 1.0, None)
-    assert work[2] > 5 * work[1]  # the sweep is most of the check: a pace per part would be far off
+    assert work[3] > 5 * work[0]  # the sweep is most of the check: a pace per part would be far off
+
+
+def test_the_claims_estimate_starts_from_the_expected_step_time_and_moves_to_the_measured_one():
+    s = ClaimSettings()
+    now = [0.0]
+    pace = ClaimsPace(["run A", "sweep"], s, lambda: now[0], step_s=0.02)
+    work = [part_work(what, s) for what in pace.parts]
+    assert pace.at(0).seconds_left == pytest.approx(0.02 * sum(work))  # an estimate from the first moment
+    now[0] = 2.0
+    assert pace.at(1).seconds_left == pytest.approx(0.02 * work[1])  # nothing after run A measured yet
+    now[0] = 12.0  # half the sweep took 10 s: 0.02 s a step expected, 10 / (work / 2) measured
+    half = pace.at(1, 0.5).seconds_left
+    assert half == pytest.approx((10.0 + 0.02 * PRIOR_WORK) / (0.5 * work[1] + PRIOR_WORK) * 0.5 * work[1])
 
 
 def test_a_run_paced_by_its_fraction_waits_for_a_pace_and_excludes_what_came_before():

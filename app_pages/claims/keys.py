@@ -3,6 +3,7 @@ modules use these names, so a key is renamed in one place."""
 
 # page.py
 QUICK = "cl_quick"
+ROUNDS = "cl_rounds"
 RUN = "cl_run"
 
 # panels.py

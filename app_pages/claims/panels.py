@@ -1,5 +1,6 @@
-"""The claims page's result: a summary line, one table of all verdicts, then claim by claim the
-statement, the verdict, the measured numbers and a link to the page that shows it in depth."""
+"""The claims page's result: a summary line, one table of all verdicts (filled in as they land while the
+check runs), then claim by claim the statement, the verdict, the measured numbers with the load beside
+them, and a link to the page that shows it in depth."""
 
 from __future__ import annotations
 
@@ -9,8 +10,9 @@ import streamlit as st
 from app_pages import BY_NAME, PageEntry
 from app_pages.claims.strings import t
 from lab.claims import CLAIM_IDS, CLAIM_PAGES
-from lab.verdicts import FAILS, HOLDS, ROUGHLY, SHOWN, UNMEASURABLE, UNRELIABLE, Verdict, explain
-from ui.claims_verdicts import verdict_label
+from lab.verdicts import FAILS, HOLDS, NOT_SEPARABLE, ROUGHLY, SHOWN, UNMEASURABLE, Verdict
+from ui.claims_verdicts import verdict_label, verdict_numbers
+from ui.paired import retaken_text
 from ui.text import md_literal
 
 
@@ -37,27 +39,34 @@ def render_claims_list(lang: str) -> None:
     st.table(claims_table(lang), hide_index=True)  # a static table wraps its sentences: none is cut
 
 
-def verdict_table(verdicts: dict[str, Verdict], lang: str) -> pd.DataFrame:
-    return pd.DataFrame(
-        [
+def verdict_table(verdicts: dict[str, Verdict], lang: str, missing: str = "cl_not_checked") -> pd.DataFrame:
+    """Every claim with its verdict and numbers; a claim not judged (yet) says so in both cells."""
+    rows = []
+    for c in CLAIM_IDS:
+        v = verdicts.get(c)
+        rows.append(
             {
                 t("cl_col_claim", lang): c,
                 t("cl_col_text", lang): t(f"claim_{c}", lang),
-                t("cl_col_verdict", lang): verdict_label(verdicts[c], lang),
-                t("cl_col_numbers", lang): explain(verdicts[c], lang),
+                t("cl_col_verdict", lang): verdict_label(v, lang) if v else t(missing, lang),
+                t("cl_col_numbers", lang): verdict_numbers(v, lang) if v else "",
             }
-            for c in CLAIM_IDS
-        ]
-    )
+        )
+    return pd.DataFrame(rows)
+
+
+def live_table(verdicts: dict[str, Verdict], lang: str) -> pd.DataFrame:
+    """The table while the check runs: the verdicts so far, the rest still being measured."""
+    return verdict_table(verdicts, lang, missing="cl_pending")
 
 
 SUMMARY_KINDS = {
     HOLDS: "holds",
     ROUGHLY: "roughly",
     FAILS: "fails",
+    NOT_SEPARABLE: "not_separable",
     UNMEASURABLE: "unmeasurable",
     SHOWN: "shown",
-    UNRELIABLE: "unreliable",
 }
 
 
@@ -71,20 +80,23 @@ def summary_text(model: str, verdicts: dict[str, Verdict], lang: str) -> str:
     return t("cl_summary", lang, model=md_literal(model), parts=t("cl_and", lang).join(parts))
 
 
-def render_summary(model: str, verdicts: dict[str, Verdict], lang: str) -> None:
+def render_summary(model: str, verdicts: dict[str, Verdict], lang: str, retaken: int = 0) -> None:
     st.markdown(summary_text(model, verdicts, lang))
+    notes = [t("pair_explain", lang)] + ([retaken_text(retaken, lang)] if retaken else [])
+    st.caption(" ".join(notes))
 
 
-def render_claim(claim: str, v: Verdict, lang: str) -> None:
+def render_claim(claim: str, v: Verdict | None, lang: str) -> None:
     with st.container(border=True):
         c1, c2, c3 = st.columns([5, 1.4, 2], vertical_alignment="center")
         c1.markdown(f"**{claim}** · {t(f'claim_{claim}', lang)}")
-        c2.markdown(f"**{verdict_label(v, lang)}**")
+        c2.markdown(f"**{verdict_label(v, lang) if v else t('cl_not_checked', lang)}**")
         page = page_for(claim)
         c3.page_link(
             page.file, label=t("cl_open_page", lang, page=t(page.title_key, lang)), icon=":material/arrow_forward:"
         )
-        st.caption(explain(v, lang))
+        if v:
+            st.caption(verdict_numbers(v, lang))
 
 
 def linked_claim() -> str | None:
@@ -96,7 +108,7 @@ def linked_claim() -> str | None:
 def render_linked_claim(claim: str, verdicts: dict[str, Verdict] | None, lang: str) -> None:
     """The claim a link led here for, first on the page: its statement, its verdict if checked, its page."""
     st.markdown(f"**{t('cl_linked', lang, claim=claim)}**")
-    if verdicts is not None:
+    if verdicts and claim in verdicts:
         render_claim(claim, verdicts[claim], lang)
         return
     with st.container(border=True):
@@ -108,13 +120,11 @@ def render_linked_claim(claim: str, verdicts: dict[str, Verdict] | None, lang: s
         )
 
 
-def render_result(model: str, verdicts: dict[str, Verdict], lang: str, noisy: int = 0) -> None:
-    render_summary(model, verdicts, lang)
-    if noisy:
-        st.warning(t("sw_noisy", lang, n=noisy), icon=":material/warning:")
+def render_result(model: str, verdicts: dict[str, Verdict], lang: str, retaken: int = 0) -> None:
+    render_summary(model, verdicts, lang, retaken)
     st.subheader(t("cl_table_header", lang))
     st.table(verdict_table(verdicts, lang), hide_index=True)  # wraps the long cells, at any width
     st.caption(t("cl_table_note", lang))
     st.subheader(t("cl_details_header", lang))
     for claim in CLAIM_IDS:
-        render_claim(claim, verdicts[claim], lang)
+        render_claim(claim, verdicts.get(claim), lang)

@@ -1,5 +1,6 @@
 """Sweeps (C4, C8, C9, C18): TTFT and TPOT against prompt length, TPOT and the decode share against
-output length, repeated on the real engine, with a verdict on each claim from the medians."""
+output length, measured in rounds on the real engine, with a verdict on each claim from ratios paired
+round by round and their intervals."""
 
 import pandas  # noqa: F401  - before plotly (fresh-server import race)
 import streamlit as st
@@ -8,14 +9,10 @@ from app_pages.sweeps import keys
 from app_pages.sweeps.charts import render_charts
 from app_pages.sweeps.run import measure_sweep, render_controls, settings_from
 from app_pages.sweeps.strings import t
+from app_pages.sweeps.verdicts import render_verdicts
 from engine.errors import LabError
-from lab.claims import TIMED_CLAIMS
-from lab.sweep_verdicts import sweep_verdicts
-from lab.verdicts import unreliable_when_busy
-from ui.claims_verdicts import sweep_frame
 from ui.errors import show_error
 from ui.i18n import current_lang
-from ui.load_note import show_load
 from ui.models import get_registry, load_for_page
 from ui.queue_wait import take_turn
 from ui.sidebar import CHOICE_KEY
@@ -49,7 +46,7 @@ measured = len(result.prompt_points) + len(result.output_points)
 if result.complete:
     st.success(t("sw_done", lang, runs=measured, secs=result.seconds), icon=":material/check_circle:")
 else:
-    st.warning(t("sw_stopped", lang, runs=measured), icon=":material/stop_circle:")
+    st.warning(t("sw_stopped", lang, runs=measured, rounds=result.rounds), icon=":material/stop_circle:")
 st.caption(
     t(
         "sw_result_caption",
@@ -63,17 +60,8 @@ st.caption(
     )
 )
 
-show_load(result.load, lang)
-
 st.subheader(t("sw_verdicts_header", lang))
-if noisy := result.noisy_points():
-    st.warning(t("sw_noisy", lang, n=noisy), icon=":material/warning:")
-try:
-    verdicts = {v.claim: v for v in sweep_verdicts(result)}
-    shown = unreliable_when_busy(verdicts, result.load, TIMED_CLAIMS).values()
-    st.table(sweep_frame(list(shown), lang), hide_index=True)  # a table: the sentences wrap
-except LabError as exc:
-    st.info(str(exc))
+render_verdicts(result, lang)
 
 st.subheader(t("sw_charts_header", lang))
 render_charts(result, lang)

@@ -1,9 +1,10 @@
-"""The sweeps page's controls and its run: lengths as comma-separated lists, repeats, then the sweep
-on the real engine under the registry's step lock (a timing experiment: another session's steps
-interleaved with it would be noise), with a progress bar and a Stop button.
+"""The sweeps page's controls and its run: lengths as comma-separated lists, rounds, then the sweep in
+rounds on the real engine under the registry's step lock (a timing experiment: another session's
+steps interleaved with it would be noise), with a progress bar that names each request's result as it
+lands, the charts and verdicts so far after each round, and a Stop button.
 
-The result goes into session state before the first request and fills as points are measured: Stop
-(which interrupts this script) leaves the measured points behind, marked incomplete."""
+The result goes into session state before the first request and fills a round at a time: Stop (which
+interrupts this script) leaves the rounds measured so far behind, marked incomplete."""
 
 from __future__ import annotations
 
@@ -14,9 +15,9 @@ import streamlit as st
 from app_pages.sweeps import keys
 from app_pages.sweeps.charts import render_charts
 from app_pages.sweeps.strings import t
+from app_pages.sweeps.verdicts import render_verdicts
 from engine.errors import LabError
-from lab.busy import LoadMeter
-from lab.sweeps import SweepResult, SweepSettings, run_sweep, seconds_left, sweep_plan
+from lab.sweeps import MAX_REPEATS, MIN_JUDGED_ROUNDS, SweepResult, SweepSettings, run_sweep, seconds_left, sweep_plan
 from ui.public_caps import cap_help, capped, check_count, check_size
 from ui.run_section import run_with_progress
 from ui.text import with_eta
@@ -24,10 +25,13 @@ from ui.widget_state import KEEP, seed
 from ui.widgets import whole_number_box
 
 REDRAW_S = 1.0  # each redraw takes the server and the browser CPU the timed requests then lack
-SETTLE_S = 1.0  # after charts are sent: the browser draws them before the next timed request starts
-# The page's defaults finish in about a minute on the bundled model on 2 quiet AVX2 cores (measured: docs/sweeps.md);
-# the lab's own (lab/sweeps.SweepSettings, bench/claims.py) are the fuller 33-request sweep.
-DEFAULTS = SweepSettings(prompt_lens=(16, 64, 256, 1024), output_lens=(4, 16, 32, 96), repeats=2)
+STEP_REDRAW_S = 2.0  # within one request only a slow machine waits this long for the next
+SETTLE_S = 0.5  # after charts are sent: the browser draws them before the next round starts
+BUDGET_S = 60.0  # no busy round is measured again past this many seconds into the sweep
+# The page's defaults are sized for under a minute on the bundled model on 2 quiet cores: 40 requests,
+# about 1,500 decode steps of work (lab/sweeps.sweep_work) at ~20 ms a step, plus a redraw a round; the
+# lab's own (lab/sweeps.SweepSettings, bench/claims.py) are the fuller 55-request sweep.
+DEFAULTS = SweepSettings(prompt_lens=(16, 64, 256, 1024), output_lens=(4, 16, 32, 96), repeats=5)
 
 
 def parse_lengths(text: str, lang: str) -> tuple[int, ...]:
@@ -65,7 +69,7 @@ def render_controls(lang: str) -> tuple[str, str, int, int, int, bool]:
         c3,
         t("sw_repeats", lang),
         1,
-        capped("max_repeats", 10, keys.REPEATS),
+        capped("max_repeats", MAX_REPEATS, keys.REPEATS, MIN_JUDGED_ROUNDS),
         keys.REPEATS,
         help=cap_help("max_repeats", lang, t("sw_repeats_help", lang)),
     )
@@ -98,50 +102,79 @@ def settings_from(Ls: str, Ns: str, new: int, out_L: int, repeats: int, max_posi
     return s
 
 
-def draw_so_far(slot, result: SweepResult, done: int, total: int, lang: str) -> None:
-    """The charts of the points measured so far, between two requests, then a pause for the browser to
-    draw them: a chart drawn during a timed request would take its CPU."""
+def draw_so_far(slot, result: SweepResult, lang: str) -> None:
+    """The charts and verdicts of the rounds measured so far, between two rounds, then a pause for the
+    browser to draw them: a chart drawn during a timed request would take its CPU."""
     with slot.container():
-        st.caption(t("sw_so_far", lang, done=done, total=total))
-        render_charts(result, lang, draw=done)
+        st.caption(t("sw_so_far", lang, rounds=result.rounds, total=result.settings.repeats))
+        render_verdicts(result, lang)
+        render_charts(result, lang, draw=result.rounds)
     time.sleep(SETTLE_S)
 
 
+def point_text(point, lang: str) -> str:
+    """The request just measured, in a few words: the first numbers on screen within seconds."""
+    return t("sw_point", lang, ttft=point.ttft_ms, tpot=point.tpot_ms)
+
+
 def measure_sweep(bundle, registry, settings: SweepSettings, lang: str) -> None:
-    """The sweep with progress, its charts so far and a Stop; a failed sweep keeps nothing."""
+    """The sweep with progress, its charts and verdicts so far and a Stop; a failed sweep keeps nothing."""
     result = SweepResult(bundle.name, settings)
     st.session_state[keys.RESULT] = result
 
     def measure(box) -> SweepResult:
         bar = st.progress(0.0, text=t("sw_warming", lang))
         so_far = st.empty()
-        last, first_done, plan = [0.0], [None], sweep_plan(settings)
+        last, first_done, plan, shown = [0.0], [None], sweep_plan(settings), [0, settings.num_runs, ""]
 
-        def progress(done: int, total: int, what: str) -> None:
+        def progress(done: int, total: int, what: str, point) -> None:
             now = time.perf_counter()
+            shown[:] = done, total, what
             if done == 1:
                 first_done[0] = now  # the pace is measured from here: the warm-up and first request are slower
-            boundary = 0 < done < total and plan[done][:2] != plan[done - 1][:2]  # a group of lengths is complete
-            if done and done < total and not boundary and now - last[0] < REDRAW_S:
+            if 1 < done < total and now - last[0] < REDRAW_S:
                 return  # each redraw takes CPU from the timed requests
             last[0] = now
-            left = seconds_left(plan, done, now - first_done[0]) if first_done[0] else None
+            plan_done = min(done, len(plan))
+            left = seconds_left(plan, plan_done, now - first_done[0]) if first_done[0] else None
             if done == 0:
                 text = t("sw_warming", lang)
             else:
+                what = f"{what} · {point_text(point, lang)}" if point is not None else what
                 text = with_eta(t("sw_progress", lang, done=done, total=total, what=what), left, lang)
-            bar.progress(done / total, text=text)
-            if boundary:
-                draw_so_far(so_far, result, done, total, lang)
-                first_done[0] += time.perf_counter() - now  # the pace counts requests, not the drawing
+            bar.progress(min(1.0, done / total), text=text)
 
-        meter = LoadMeter()
+        def step(L: int, N: int, fraction: float) -> None:
+            """Within a long request (a slow machine's): the bar moves on, its text stays."""
+            now = time.perf_counter()
+            if now - last[0] >= STEP_REDRAW_S:
+                last[0] = now
+                done, total, what = shown
+                bar.progress(
+                    min(1.0, (done + fraction) / total), text=t("sw_progress", lang, done=done, total=total, what=what)
+                )
+
+        def round_done(r: SweepResult) -> None:
+            if r.rounds < settings.repeats:
+                now = time.perf_counter()
+                draw_so_far(so_far, r, lang)
+                if first_done[0]:
+                    first_done[0] += time.perf_counter() - now  # the pace counts requests, not the drawing
+
         with registry.step_lock:
-            meter.start()
-            try:
-                run_sweep(bundle.model, bundle.tokenizer, settings, bundle.name, progress=progress, result=result)
-            finally:  # a stopped sweep keeps its points: and the load they were measured under
-                result.load = meter.stop()
+            deadline = time.perf_counter() + BUDGET_S
+            run_sweep(
+                bundle.model,
+                bundle.tokenizer,
+                settings,
+                bundle.name,
+                progress,
+                result,
+                deadline,
+                round_done,
+                None,
+                step,
+            )
         return result
 
     ran = run_with_progress(

@@ -1,0 +1,25 @@
+"""The sweeps page's verdicts: the table of C4, C8, C9 and C18 from the rounds measured so far (each
+comparison a paired ratio with its interval and n, the load beside it), how many rounds were measured
+again, and the method in one caption."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from app_pages.sweeps.strings import t
+from engine.errors import LabError
+from lab.sweep_verdicts import sweep_verdicts
+from lab.sweeps import SweepResult
+from ui.claims_verdicts import sweep_frame
+from ui.paired import retaken_text
+
+
+def render_verdicts(result: SweepResult, lang: str) -> None:
+    try:
+        verdicts = sweep_verdicts(result)
+    except LabError as exc:
+        st.info(str(exc))
+        return
+    st.table(sweep_frame(verdicts, lang), hide_index=True)  # a table: the sentences wrap
+    notes = [t("pair_explain", lang)] + ([retaken_text(result.retaken, lang)] if result.retaken else [])
+    st.caption(" ".join(notes))
