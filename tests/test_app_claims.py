@@ -136,4 +136,4 @@ def test_the_live_table_marks_what_is_still_measured():
     v = c9_verdict(64, [0.97, 0.96, 0.98, 0.97, 0.97], 16, busy)
     t = live_table({"C9": v}, "en")
     assert t["verdict"][8] == "✓ holds" and (t["verdict"] == "… measuring").sum() == 23
-    assert t["measured"][8].endswith(" · other work: 1.2 of 2 cores")  # the busy reading beside, not a switch
+    assert t["measured"][8].endswith(" · ⚠ 1.2/2 cores busy with other work")  # the busy reading beside, not a switch

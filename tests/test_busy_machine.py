@@ -100,7 +100,7 @@ def test_the_busy_reading_stands_beside_a_timed_verdict_and_never_switches_it():
     growth = ratio_interval([880.0, 860.0, 870.0, 875.0, 865.0], [23.0, 22.5, 23.2, 22.8, 23.0], 1, busy)
     v = c4_verdict(growth, value_interval([0.999] * 5, busy), (16, 1024), (23.0, 870.0))
     assert v.verdict == HOLDS and v.load is busy  # the interval excludes the alternative: busy or not
-    assert verdict_numbers(v, "en").endswith(" · other work: 1.2 of 2 cores")
+    assert verdict_numbers(v, "en").endswith(" · ⚠ 1.2/2 cores busy with other work")
     untimed = Verdict("C1", HOLDS, "why_c1_holds", dict(L=8, shape="[1, 8, 64]"))
     assert "other work" not in verdict_numbers(untimed, "en")
 
@@ -114,7 +114,7 @@ def test_a_sweep_on_a_busy_machine_states_its_load_beside_each_verdict(new_app, 
     table = next(d.value for d in at.table if "verdict" in d.value.columns)
     assert not any("unreliable" in v for v in table["verdict"])  # no switch: a verdict or "not separable here"
     assert all(v.endswith(("holds", "roughly", "does not hold", "not separable here")) for v in table["verdict"])
-    assert all(" · other work: " in m for m in table["measured"])  # the busy reading beside each
+    assert all("cores busy with other work" in m for m in table["measured"])  # the busy reading beside each
     result = at.session_state["sw_result"]
     assert result.load.busy and result.retaken >= 1  # a busy round measured again, within the budget
     assert any("measured again: other work took the machine" in c.value for c in at.caption)
