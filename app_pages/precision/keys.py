@@ -14,7 +14,7 @@ CONTEXT = "pr_context"
 BATCH = "pr_batch"
 SPEED_TABLE = "pr_speed_table"
 QUALITY_TABLE = "pr_quality_table"
-FIG_TPOT = "pr_fig_tpot"
+FIG_RATIO = "pr_fig_ratio"
 FIG_BYTES = "pr_fig_bytes"
 
 # capacity.py
