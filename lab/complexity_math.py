@@ -85,6 +85,40 @@ def scaled_theory(prompt_len: int, measured: list[float], power: int) -> Theory:
     return Theory(f"sum{power}", values, exponent(values, fit_steps(len(values))))
 
 
+@dataclass(frozen=True)
+class Exponent:
+    """A fitted exponent with a 95 % interval, from n measured steps."""
+
+    value: float
+    low: float
+    high: float
+    n: int
+
+
+BOOTSTRAP_DRAWS = 400
+
+
+def time_exponent(step_ms: list[float], draws: int = BOOTSTRAP_DRAWS, seed: int = 0) -> Exponent | None:
+    """The exponent of the cumulative time against n (the fit `exponent` makes), with a 95 % interval
+    from a residual bootstrap: each step's time is a straight line in n (flat with the cache, growing
+    with the context without it) plus noise; the noise is redrawn from the steps' own residuals and
+    the exponent refitted, `draws` times (seeded: the same run gives the same interval)."""
+    steps = fit_steps(len(step_ms))
+    value = exponent(list(np.cumsum(step_ms)), steps)
+    if value is None:
+        return None
+    n = np.arange(1, len(step_ms) + 1, dtype=float)
+    y = np.asarray(step_ms, dtype=float)
+    fitted = np.polyval(np.polyfit(n, y, 1), n)
+    rng = np.random.default_rng(seed)
+    samples = np.maximum(fitted + rng.choice(y - fitted, size=(draws, len(y))), 1e-6)
+    lx = np.log(np.asarray(steps, dtype=float))
+    ly = np.log(np.cumsum(samples, axis=1)[:, np.asarray(steps) - 1])
+    slopes = ((lx - lx.mean()) * (ly - ly.mean(axis=1, keepdims=True))).sum(axis=1) / ((lx - lx.mean()) ** 2).sum()
+    low, high = np.percentile(slopes, [2.5, 97.5])
+    return Exponent(value, float(min(low, value)), float(max(high, value)), len(step_ms))
+
+
 def measured_exponents(run: CacheRun) -> tuple[float | None, float | None]:
     """(time, FLOPs) exponents of the cumulative cost against the number of decode steps."""
     steps = fit_steps(len(run.step_ms))
