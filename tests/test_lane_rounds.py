@@ -7,10 +7,26 @@ from __future__ import annotations
 import time
 
 from engine import EngineConfig, SamplingParams
+from lab.busy import MachineLoad
 from lab.interleaved import Lane
 from lab.lane_rounds import advance, finish, lane_rounds
 from lab.pairing import GREATER, compare
-from tests.test_pairing import FakeMeter
+
+
+class FakeMeter:
+    """A load meter whose readings are scripted: True = busy."""
+
+    def __init__(self, busy: list[bool]):
+        self.script = iter(busy)
+
+    def __call__(self):
+        return self
+
+    def start(self):
+        return self
+
+    def stop(self) -> MachineLoad:
+        return MachineLoad(1.5 if next(self.script, False) else 0.0, 2, 0.05)
 
 
 def lanes_of(tiny, slow_ms: float = 0.0) -> dict[str, Lane]:
