@@ -33,6 +33,7 @@ from ui.widgets import whole_number_box
 DEFAULT_L, DEFAULT_N, MIN_N, MAX_N = 8, 128, 8, 1024
 REDRAW_S = 1.0  # the progress bar's redraw interval: each redraw costs the browser CPU (docs/playground.md)
 CHART_S = 3.0  # the steps so far, redrawn at most this often (the first within a few seconds)
+FIRST_ESTIMATE = 3  # rounds after which the time left can be estimated (lab/complexity.seconds_left)
 
 
 @dataclass
@@ -113,9 +114,9 @@ class _Live:
 
     def __call__(self, done: int, total: int, so_far: dict[bool, list[float]]) -> None:
         now = time.perf_counter()
-        if now - self.drawn["bar"] >= REDRAW_S or done == total:
+        if now - self.drawn["bar"] >= REDRAW_S or done in (1, FIRST_ESTIMATE, total):
             self.drawn["bar"] = now
-            left = seconds_left(None, so_far[True], so_far[False], self.prompt_len + done, self.max_new - done)
+            left = seconds_left(None, so_far[True], so_far[False], self.prompt_len, total) if done < total else None
             spent = now - self.start
             fraction = spent / (spent + left) if left is not None else done / total
             what = t("cx_progress", self.lang, done=done, N=total)
