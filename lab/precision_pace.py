@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from lab.precision_timing import MIN_ROUNDS, REFERENCE_STEPS, WARM_STEPS, TimingPlan
+from lab.precision_timing import MIN_ROUNDS, REFERENCE_STEPS, SAMPLE_TOKENS, WARM_STEPS, TimingPlan
 
 LOAD_S = 3.0  # a prior: seconds to load and convert the bundled model (135 M parameters) in a format
 LOAD_FACTOR = {"native": 1.0, "int8": 2.0, "w8a8": 1.5, "gguf": 1.0}  # quantising costs more than a cast
@@ -72,18 +72,21 @@ class PrecisionPace:
         if part.stage == "reference":
             return (WARM_STEPS + REFERENCE_STEPS) * step + 4 * self.plan.prefill_len * token
         if part.stage == "timing":
-            return self._timing(step * (1 + f_decode), self.plan.prefill_len * token * (1 + f_prefill))
+            return self._timing(step, f_decode, self.plan.prefill_len * token * (1 + f_prefill))
         ref = 0.0 if s.scored_reference else self.greedy_tokens * step + self._scored(token)
         return ref + self._scored(token * (f_prefill if part.k else 1.0))
 
     def _load_prior(self, part: Part) -> float:
         return LOAD_S * self.params / 135e6 * LOAD_FACTOR.get(part.weights, 1.0) if part.loads else 0.0
 
-    def _timing(self, pair_s: float, prefill_pair_s: float) -> float:
-        p = self.plan
+    def _timing(self, step_s: float, f_decode: float, prefill_pair_s: float) -> float:
+        """Warm-up and decode rounds (both lanes), the format's untimed steps to its sample's length,
+        then the prefill rounds after their untimed pair (lab/precision_timing.time_against)."""
+        p, pair_s = self.plan, step_s * (1 + f_decode)
         rounds = max(MIN_ROUNDS, min(p.decode_rounds, int(p.decode_budget_s / max(pair_s, 1e-6))))
         prefills = max(MIN_ROUNDS, min(p.prefill_rounds, int(p.prefill_budget_s / max(prefill_pair_s, 1e-6))))
-        return (WARM_STEPS + RETAKES * rounds) * pair_s + (1 + RETAKES * prefills) * prefill_pair_s
+        sample = max(0, SAMPLE_TOKENS - WARM_STEPS - rounds) * step_s * f_decode
+        return (WARM_STEPS + RETAKES * rounds) * pair_s + sample + (1 + RETAKES * prefills) * prefill_pair_s
 
     def _scored(self, token_s: float) -> float:
         """One model's forwards over the text and the greedy prompts' continuations."""

@@ -81,15 +81,18 @@ def step_flops_figure(runs: dict[bool, CacheRun], prompt_len: int, lang: str = "
     return fig
 
 
-def cumulative_figure(runs: dict[bool, CacheRun], prompt_len: int, kind: str, lang: str = "en") -> go.Figure:
-    """Cumulative cost against decode steps n, log-log, each with its fitted slope, and the
-    document's Σ(L+t) (with the cache) and Σ(L+t)² (without) scaled to meet it at the last step."""
+def cumulative_figure(
+    runs: dict[bool, CacheRun], prompt_len: int, kind: str, lang: str = "en", slopes: dict[bool, float] | None = None
+) -> go.Figure:
+    """Cumulative cost against decode steps n, log-log, each with its fitted slope (`slopes`: the
+    time's, fitted robustly elsewhere), and the document's Σ(L+t) (with the cache) and Σ(L+t)²
+    (without) scaled to meet it at the last step."""
     fig = go.Figure()
     for kv in (True, False):
         run = runs[kv]
         values = run.cumulative_ms if kind == "ms" else [v / GIGA for v in run.cumulative_flops]
         n = list(range(1, len(values) + 1))
-        slope = measured_exponents(run)[0 if kind == "ms" else 1]
+        slope = (slopes or {}).get(kv, measured_exponents(run)[0 if kind == "ms" else 1])
         fig.add_trace(
             go.Scatter(
                 x=n,

@@ -17,7 +17,7 @@ from app_pages.complexity.figures import (
 )
 from app_pages.complexity.run import Comparison, measure_comparison, render_controls
 from app_pages.complexity.strings import t
-from lab.complexity_math import Exponent, measured_exponents, scaled_theory, time_exponent
+from lab.complexity_math import Exponent, measured_exponents, scaled_theory
 from ui.paired import ratio_text
 from ui.queue_wait import take_turn
 from ui.text import md_literal
@@ -43,7 +43,7 @@ def exponent_table(r: Comparison, lang: str) -> pd.DataFrame:
                 t("cx_col_slope_flops", lang): _flops_exp(r, kv, lang),
                 t("cx_col_tokens_fed", lang): sum(r.race.tokens_fed[kv]),
                 t("cx_col_total_ms", lang): round(sum(run.step_ms)),
-                t("cx_col_slope_ms", lang): _exp(time_exponent(run.step_ms), lang),
+                t("cx_col_slope_ms", lang): _exp(r.time_exponents.get(kv), lang),
                 t("cx_col_slope_doc_range", lang): "—" if theory.slope is None else f"{theory.slope:.2f}",
                 t("cx_col_slope_doc", lang): "2 (C14)" if kv else "3 (C13)",
             }
@@ -61,8 +61,8 @@ def headline(r: Comparison, lang: str) -> str:
         n=r.num_steps,
         on_f=_flops_exp(r, True, lang),
         off_f=_flops_exp(r, False, lang),
-        on_t=_exp(time_exponent(r.runs[True].step_ms), lang),
-        off_t=_exp(time_exponent(r.runs[False].step_ms), lang),
+        on_t=_exp(r.time_exponents.get(True), lang),
+        off_t=_exp(r.time_exponents.get(False), lang),
         last=last,
     )
     where = "cx_headline_far" if last < r.crossover_uncached else "cx_headline_near"
@@ -109,7 +109,8 @@ def render_result(r: Comparison, lang: str) -> None:
     )
     c1, c2 = st.columns(2)
     c1.plotly_chart(cumulative_figure(r.runs, r.prompt_len, "flops", lang), key=keys.FIG_CUM_FLOPS)
-    c2.plotly_chart(cumulative_figure(r.runs, r.prompt_len, "ms", lang), key=keys.FIG_CUM_MS)
+    slopes = {kv: e.value for kv, e in r.time_exponents.items() if e is not None}
+    c2.plotly_chart(cumulative_figure(r.runs, r.prompt_len, "ms", lang, slopes), key=keys.FIG_CUM_MS)
     c1, c2 = st.columns(2)
     c1.plotly_chart(step_flops_figure(r.runs, r.prompt_len, lang), key=keys.FIG_STEP_FLOPS)
     c2.plotly_chart(step_time_figure(r.runs, r.prompt_len, lang), key=keys.FIG_STEP_MS)

@@ -9,7 +9,7 @@ and another session's steps between a pair's two would show up as noise in that 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import streamlit as st
 
@@ -19,7 +19,7 @@ from app_pages.complexity.strings import t
 from engine.errors import LabError
 from lab.busy import MachineLoad
 from lab.complexity import CacheRun, crossover_context, run_with_and_without_cache, seconds_left
-from lab.complexity_math import prompt_of_length
+from lab.complexity_math import Exponent, prompt_of_length, time_exponent
 from lab.complexity_race import CacheRace, race_cache
 from ui.errors import show_error
 from ui.public import check_run_work
@@ -47,6 +47,7 @@ class Comparison:
     text: str
     crossover: int  # C* of the model, with the cache
     crossover_uncached: int  # and without it
+    time_exponents: dict[bool, Exponent | None] = field(default_factory=dict)  # fitted once: a bootstrap
 
     @property
     def runs(self) -> dict[bool, CacheRun]:
@@ -83,9 +84,9 @@ def run_comparison(bundle, prompt_len: int, max_new_tokens: int, lock, on_round=
         run_with_and_without_cache(bundle.model, bundle.tokenizer, ids, 2)
     race = race_cache(bundle.model, bundle.tokenizer, ids, max_new_tokens, lock, on_round)
     text = bundle.tokenizer.decode(race.runs[True].tokens, skip_special_tokens=True)
-    return Comparison(
-        bundle.name, prompt_len, max_new_tokens, race, text, crossover_context(c, True), crossover_context(c, False)
-    )
+    exponents = {kv: time_exponent(race.runs[kv].step_ms) for kv in (True, False)}
+    crossovers = crossover_context(c, True), crossover_context(c, False)
+    return Comparison(bundle.name, prompt_len, max_new_tokens, race, text, *crossovers, exponents)
 
 
 def render_controls(max_position: int, lang: str) -> tuple[int, int, bool]:
