@@ -71,6 +71,7 @@ class FormatResult:
     text: Agreement | None = None
     greedy: Agreement | None = None
     sample: str = ""  # greedy continuation of PROMPTS[0]
+    decode_kernels: tuple[str, ...] = ()  # what its matrix products ran on in a decode step (engine/layers)
 
     @property
     def tpot_ms(self) -> float:

@@ -195,7 +195,10 @@ def _result(bundle, config: FormatConfig, timing: Timing) -> FormatResult:
     m = bundle.model
     sample = bundle.tokenizer.decode(timing.tokens[:SAMPLE_TOKENS], skip_special_tokens=True)
     kv = kv_token_bytes(m.config, config.kv_dtype, m.dtype)
-    return FormatResult(config, m.weight_bytes, m.weight_elem_bytes, m.dtype.itemsize, kv, timing, sample=sample)
+    kernels = tuple(sorted({lin.decode_kernel for lin in m.linears().values()}))
+    return FormatResult(
+        config, m.weight_bytes, m.weight_elem_bytes, m.dtype.itemsize, kv, timing, sample=sample, decode_kernels=kernels
+    )
 
 
 def _note_ppl(run: PrecisionRun, result: FormatResult) -> None:

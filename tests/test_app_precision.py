@@ -63,13 +63,14 @@ def test_measure_three_configurations(app):
     assert list(quality["KL (nats)"])[0] == 0.0 and "greedy top-1" in quality.columns
     titles = list(charts(at))
     fig = next(v for k, v in charts(at).items() if k.startswith("Each configuration ÷ float32"))
-    bytes_bars, decode_bars = fig["data"][0], fig["data"][1]
-    assert bytes_bars["name"] == "bytes read per decode step (counted)" and bytes_bars["y"][0] == 1.0
-    assert decode_bars["y"][1] == run.results[1].decode_ratio.median  # the whiskers are its interval
-    assert decode_bars["error_y"]["array"][1] == run.results[1].decode_ratio.high - run.results[1].decode_ratio.median
+    bytes_bars, decode_bars = fig["data"][0], fig["data"][1]  # horizontal: a configuration per row
+    assert bytes_bars["name"] == "bytes read per decode step (counted)" and bytes_bars["x"][0] == 1.0
+    assert decode_bars["x"][1] == run.results[1].decode_ratio.median  # the whiskers are its interval
+    assert decode_bars["error_x"]["array"][1] == run.results[1].decode_ratio.high - run.results[1].decode_ratio.median
     assert any(x.startswith("Bytes a decode step reads at batch 1") for x in titles)
     note = [i.value for i in at.info if "On a GPU" in i.value]  # beside the bars: why bfloat16 is as it is here
     assert note and "bfloat16" in note[0] and "H100 SXM" in note[0] and "This" in note[0]
+    assert "matrix products ran on" in note[0] and run.results[2].decode_kernels  # which kernels each ran
     assert len(at.table) == 1 and len(at.table[0].value) == 4  # the reference and three generations
 
     at.number_input(key="pr_batch").set_value(64)

@@ -34,7 +34,8 @@ def _whiskers(ratios: list[RatioInterval | None]) -> dict:
 def ratio_figure(run: PrecisionRun, lang: str) -> go.Figure:
     """Per configuration, ÷ float32: the bytes a decode step reads (counted, exact) first, then the
     decode step's and the prefill's time (measured beside float32: the median of the paired ratios,
-    the whiskers its interval). A memory-bound decode step's time follows its bytes."""
+    the whiskers its interval). A memory-bound decode step's time follows its bytes. Horizontal bars:
+    the configurations' names read level, however long."""
     names = [r.config.name for r in run.results]
     ctx = round(run.results[0].timing.context)
     base = read_bytes(run.model, run.results[0], ctx, 1)
@@ -42,25 +43,33 @@ def ratio_figure(run: PrecisionRun, lang: str) -> go.Figure:
     prefill = [r.prefill_ratio for r in run.results]
     fig = go.Figure()
     fig.add_bar(
-        x=names,
-        y=[read_bytes(run.model, r, round(r.timing.context), 1) / base for r in run.results],
+        y=names,
+        x=[read_bytes(run.model, r, round(r.timing.context), 1) / base for r in run.results],
         name=t("pr_tr_bytes", lang),
         marker_color=BAR_COLORS[0],
+        orientation="h",
     )
     for key, ratios, color in (("pr_tr_decode", decode, BAR_COLORS[1]), ("pr_tr_prefill", prefill, BAR_COLORS[2])):
         fig.add_bar(
-            x=names,
-            y=[r.median if r else 1.0 for r in ratios],
-            error_y=_whiskers(ratios),
+            y=names,
+            x=[r.median if r else 1.0 for r in ratios],
+            error_x=_whiskers(ratios),
             name=t(key, lang),
             marker_color=color,
+            orientation="h",
         )
-    fig.add_hline(y=1, line=dict(dash="dot", color=EXTRA_COLORS["line"]))
-    style(fig, t("pr_fig_ratio_title", lang, L=ctx), t("pr_fig_ratio_x", lang), t("pr_fig_ratio_y", lang), height=440)
-    values = [b.y[i] for b in fig.data for i in range(len(names))] + [r.high for r in decode + prefill if r]
-    log_axis(fig, "y", min(values + [1.0]) / 1.2, max(values + [1.0]) * 1.2)
-    fig.update_layout(barmode="group")
-    return legend_below(fig, 440, rows=2)
+    fig.add_vline(x=1, line=dict(dash="dot", color=EXTRA_COLORS["line"]))
+    height = 200 + 70 * len(names)
+    style(fig, t("pr_fig_ratio_title", lang, L=ctx), t("pr_fig_ratio_y", lang), t("pr_fig_ratio_x", lang), height)
+    values = (
+        [v for b in fig.data for v in b.x]
+        + [r.high for r in decode + prefill if r]
+        + [r.low for r in decode + prefill if r]
+    )
+    log_axis(fig, "x", min(values + [1.0]) / 1.2, max(values + [1.0]) * 1.2)
+    fig.update_layout(barmode="group", legend_traceorder="normal")
+    fig.update_yaxes(autorange="reversed")  # float32 on top, as in the table
+    return legend_below(fig, height, rows=3)
 
 
 def context_grid(max_context: int) -> list[int]:

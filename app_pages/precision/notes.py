@@ -34,4 +34,10 @@ def bf16_note(run: PrecisionRun, lang: str) -> str | None:
     isa = t(f"pr_isa_{kernel}", lang, cpu=cpu, flags=", ".join(named))
     p = gpu_projection(run.model, context)
     gpu = t("pr_bf16_gpu", lang, gpu=p.gpu, bf16=p.bfloat16_ms, fp32=p.float32_ms, proj=p.ratio, eff=DEFAULT_EFFICIENCY)
-    return "\n\n".join((head, isa, gpu))
+    ref = run.results[0].decode_kernels
+    kernels = (
+        t("pr_bf16_kernels", lang, name=r.config.name, ref=", ".join(ref), kernels=", ".join(r.decode_kernels))
+        if ref and r.decode_kernels
+        else ""
+    )
+    return "\n\n".join(part for part in (head, isa, kernels, gpu) if part)

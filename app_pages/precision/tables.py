@@ -43,13 +43,13 @@ def speed_table(run: PrecisionRun, context: int, batch: int, lang: str) -> pd.Da
                 t("pr_col_kv_token", lang): r.kv_token_bytes,
                 t("pr_col_read", lang, L=context, B=batch): round((cost.weight_bytes + cost.kv_read_bytes) / 1e6, 1),
                 t("pr_col_read_vs", lang): f"{bytes_ratio(run, r, context, batch):.2f}×",
-                t("pr_col_intensity", lang): round(cost.intensity, 2),
                 t("pr_col_tpot", lang): round(r.tpot_ms, 1),
                 t("pr_col_vs", lang): _vs(r, r.decode_ratio, lang),
                 t("pr_col_verdict", lang): _verdict(r, lang),
-                t("pr_col_gbs", lang): round((timed.weight_bytes + timed.kv_read_bytes) / r.tpot_ms / 1e6, 1),
                 t("pr_col_prefill", lang, L=run.settings.timing_plan.prefill_len): round(r.prefill_ms, 1),
                 t("pr_col_prefill_vs", lang): _vs(r, r.prefill_ratio, lang),
+                t("pr_col_intensity", lang): round(cost.intensity, 2),
+                t("pr_col_gbs", lang): round((timed.weight_bytes + timed.kv_read_bytes) / r.tpot_ms / 1e6, 1),
             }
         )
     return pd.DataFrame(rows)
