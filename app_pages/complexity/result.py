@@ -70,16 +70,17 @@ def headline(r: Comparison, lang: str) -> str:
 
 
 def _metrics(r: Comparison, lang: str) -> None:
+    """The counted row first, then the timed one with the paired ratio beside its totals."""
     on, off = r.runs[True], r.runs[False]
-    c = st.columns(5)
-    c[0].metric(
-        t("cx_m_match", lang), t("cx_yes" if r.tokens_match else "cx_no", lang), help=t("cx_m_match_help", lang)
-    )
+    c = st.columns(3)
+    same = t("cx_yes" if r.tokens_match else "cx_no", lang)
+    c[0].metric(t("cx_m_match", lang), same, help=t("cx_m_match_help", lang))
     c[1].metric(t("cx_m_flops_ratio", lang), f"{r.race.flops_ratio():.1f}×", help=t("cx_m_flops_ratio_help", lang))
     c[2].metric(t("cx_m_recomputed", lang), f"{r.race.tokens_recomputed:,}", help=t("cx_m_recomputed_help", lang))
-    c[3].metric(t("cx_m_on", lang), f"{sum(on.step_ms) / 1e3:.2f} s")
-    c[4].metric(t("cx_m_off", lang), f"{sum(off.step_ms) / 1e3:.2f} s")
-    st.markdown(t("cx_time_ratio", lang, ratio=ratio_text(r.race.ratio, lang)))
+    c = st.columns(3)
+    c[0].metric(t("cx_m_on", lang), f"{sum(on.step_ms) / 1e3:.2f} s")
+    c[1].metric(t("cx_m_off", lang), f"{sum(off.step_ms) / 1e3:.2f} s")
+    c[2].markdown(t("cx_time_ratio", lang, ratio=ratio_text(r.race.ratio, lang)))
 
 
 def render_result(r: Comparison, lang: str) -> None:
@@ -115,6 +116,7 @@ def render_result(r: Comparison, lang: str) -> None:
     c1.plotly_chart(step_flops_figure(r.runs, r.prompt_len, lang), key=keys.FIG_STEP_FLOPS)
     c2.plotly_chart(step_time_figure(r.runs, r.prompt_len, lang), key=keys.FIG_STEP_MS)
     st.plotly_chart(ratio_figure(r.race, lang), key=keys.FIG_RATIO)
+    st.caption(t("cx_ratio_caption", lang))
     st.caption(t("cx_noise_note", lang))
     with st.expander(t("cx_method", lang)):
         st.markdown(t("pair_explain", lang))
