@@ -11,7 +11,7 @@ from app_pages.precision.figures import bytes_figure, ratio_figure
 from app_pages.precision.notes import bf16_note
 from app_pages.precision.run import current, measure_formats, render_controls
 from app_pages.precision.strings import t
-from app_pages.precision.tables import quality_table, samples_table, speed_table
+from app_pages.precision.tables import quality_table, samples_table, time_table, work_table
 from ui.i18n import current_lang
 from ui.models import get_registry, load_for_page
 from ui.paired import retaken_text
@@ -48,7 +48,10 @@ else:
         c1, t("pr_context", lang), 1, run.model.max_position, keys.CONTEXT, value=min(4096, run.model.max_position)
     )
     batch = whole_number_box(c2, t("pr_batch", lang), 1, 1024, keys.BATCH, value=1)
-    st.dataframe(speed_table(run, context, batch, lang), hide_index=True, key=keys.SPEED_TABLE)
+    st.markdown(f"**{t('pr_work_header', lang)}**")
+    st.dataframe(work_table(run, context, batch, lang), hide_index=True, key=keys.WORK_TABLE)
+    st.markdown(f"**{t('pr_time_header', lang)}**")
+    st.dataframe(time_table(run, lang), hide_index=True, key=keys.TIME_TABLE)
     s = run.settings
     st.caption(t("pr_speed_caption", lang, L=run.prompt_len, P=s.timing_plan.prefill_len))
     if run.retaken:

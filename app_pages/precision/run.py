@@ -10,7 +10,7 @@ import streamlit as st
 
 from app_pages.precision import keys
 from app_pages.precision.strings import t
-from app_pages.precision.tables import speed_table
+from app_pages.precision.tables import time_table, work_table
 from lab.precision_formats import KV_CHOICES, WEIGHT_CHOICES, FormatConfig
 from lab.precision_pace import PrecisionProgress
 from lab.precision_run import PrecisionRun, RunSettings, measure
@@ -100,7 +100,8 @@ def measure_formats(spec: str, reference, registry, lang: str) -> None:
             batch = whole_number(s.get(keys.BATCH)) or 1
             with rows.container():
                 st.caption(t("pr_rows_so_far", lang))
-                st.dataframe(speed_table(run, context, batch, lang), hide_index=True)
+                st.dataframe(work_table(run, context, batch, lang), hide_index=True)
+                st.dataframe(time_table(run, lang), hide_index=True)
 
         with registry.step_lock:
             measure(settings, progress, run=run, reference=reference, on_row=on_row)

@@ -1,8 +1,7 @@
 """The precision lab's tables: per configuration, the work first (bytes of weights read per token and
-KV bytes per token, counted exactly; what a decode step reads at the chosen context and batch) and
-the time beside it (TPOT and prefill, each with its ratio to float32 measured beside float32: the
-median of the paired ratios, its interval and n, ui/paired.py); then quality against float32, and
-the generations."""
+KV bytes per token, counted exactly; what a decode step reads at the chosen context and batch), then
+the time (TPOT and prefill, each with its ratio to float32 measured beside float32: the median of the
+paired ratios, its interval and n, ui/paired.py); then quality against float32, and the generations."""
 
 from __future__ import annotations
 
@@ -30,8 +29,8 @@ def bytes_ratio(run: PrecisionRun, r: FormatResult, context: int, batch: int) ->
     return read_bytes(run.model, r, context, batch) / read_bytes(run.model, run.results[0], context, batch)
 
 
-def speed_table(run: PrecisionRun, context: int, batch: int, lang: str) -> pd.DataFrame:
-    """One row per configuration: its counted work, then its measured times and their ratios."""
+def work_table(run: PrecisionRun, context: int, batch: int, lang: str) -> pd.DataFrame:
+    """One row per configuration: what it reads, counted exactly (no load on the machine changes it)."""
     model, rows = run.model, []
     for r in run.results:
         timed = format_cost(model, r, round(r.timing.context), 1)
@@ -43,12 +42,25 @@ def speed_table(run: PrecisionRun, context: int, batch: int, lang: str) -> pd.Da
                 t("pr_col_kv_token", lang): r.kv_token_bytes,
                 t("pr_col_read", lang, L=context, B=batch): round((cost.weight_bytes + cost.kv_read_bytes) / 1e6, 1),
                 t("pr_col_read_vs", lang): f"{bytes_ratio(run, r, context, batch):.2f}×",
+                t("pr_col_intensity", lang): round(cost.intensity, 2),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def time_table(run: PrecisionRun, lang: str) -> pd.DataFrame:
+    """One row per configuration: its times, each with its ratio to float32 measured beside float32."""
+    model, rows = run.model, []
+    for r in run.results:
+        timed = format_cost(model, r, round(r.timing.context), 1)
+        rows.append(
+            {
+                t("pr_col_config", lang): r.config.name,
                 t("pr_col_tpot", lang): round(r.tpot_ms, 1),
                 t("pr_col_vs", lang): _vs(r, r.decode_ratio, lang),
                 t("pr_col_verdict", lang): _verdict(r, lang),
                 t("pr_col_prefill", lang, L=run.settings.timing_plan.prefill_len): round(r.prefill_ms, 1),
                 t("pr_col_prefill_vs", lang): _vs(r, r.prefill_ratio, lang),
-                t("pr_col_intensity", lang): round(cost.intensity, 2),
                 t("pr_col_gbs", lang): round((timed.weight_bytes + timed.kv_read_bytes) / r.tpot_ms / 1e6, 1),
             }
         )
