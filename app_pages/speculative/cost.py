@@ -124,15 +124,18 @@ def _seconds_left(work: list[float], i: int, within: float, started: list[float]
 
 
 def _break_even(c: VerifyCost, lang: str) -> str:
-    def word(a: float | None) -> str:
+    """The acceptance k needs at its measured cost, then the range its interval's ends give."""
+
+    def word(a: float | None, never: str = "sp_break_never") -> str:
         if a is None:
-            return t("sp_break_never", lang)
+            return t(never, lang)
         return t("sp_break_always", lang) if a == 0 else f"{a:.0%}"
 
     lo, hi = c.break_even_range
     if lo == hi:
         return word(c.break_even)
-    return t("sp_break_range", lang, mid=word(c.break_even), lo=word(lo), hi=word(hi))
+    short = "sp_break_never_short"
+    return t("sp_break_range", lang, mid=word(c.break_even), lo=word(lo, short), hi=word(hi, short))
 
 
 def _table(r: CostResult, lang: str) -> pd.DataFrame:
