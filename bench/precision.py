@@ -4,24 +4,28 @@ its quality against float32 (lab/precision.py: perplexity, KL, top-1 and greedy 
 
     .venv/bin/python bench/precision.py [--repeats 3] [--long 4096] [--skip-quality]
 
-TPOT and prefill are medians of interleaved repeats (each format once per round), from the
-engine's own token times with the memory probe off. "Read/step" is what the cost model says one
-decode step reads (weights, then the KV of the context); "reached" is that over the TPOT.
+Each format is timed beside float32 as the precision lab times it (lab/precision_timing.py): both
+decode the same prompt a step each in turn, and "÷ fp32" is the median of the paired step ratios with
+its 95 % interval and n; prefill likewise, runs of one prompt interleaved. A verdict (faster, slower)
+is stated only where the whole interval lies on one side of 1, else "not separable here": the page's
+rule. TPOT and prefill are the format's own medians, from the engine's step times with the memory
+probe off. "Read/step" is what the cost model says one decode step reads (weights, then the KV of the
+context), counted exactly; "reached" is that over the TPOT.
 """
 
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from bench.decode_parts import ours, prompt_ids  # noqa: E402
+from bench.decode_parts import prompt_ids  # noqa: E402
 from bench.record import recorded  # noqa: E402
 from engine import Engine, EngineConfig, SamplingParams, load_model  # noqa: E402
 from engine.observe.machine import describe_cpu  # noqa: E402
+from lab.pairing import GREATER, LESS, RatioInterval, compare  # noqa: E402
 from lab.precision import (  # noqa: E402
     GREEDY_TOKENS,
     PROMPTS,
@@ -31,6 +35,7 @@ from lab.precision import (  # noqa: E402
     text_agreement,
 )
 from lab.precision_formats import decode_step_cost, kv_token_bytes  # noqa: E402
+from lab.precision_timing import TimingPlan, time_against  # noqa: E402
 
 WEIGHTS = [
     ("float32", "native"),
@@ -49,18 +54,26 @@ def read_per_step(bundle, kv_token: int, context: int) -> float:
     return cost.weight_bytes + cost.kv_read_bytes
 
 
-def timed(bundles: dict, ids: list[int], new_tokens: int, repeats: int, kv: dict | None = None) -> dict:
-    """name -> (median prefill ms, median TPOT ms), interleaved repeats."""
-    runs: dict[str, list[tuple[float, float]]] = {name: [] for name in bundles}
-    for _ in range(repeats):
-        for name, bundle in bundles.items():
-            runs[name].append(ours(bundle, ids, new_tokens, kv_dtype=(kv or {}).get(name, "auto")))
-    return {
-        name: (statistics.median(r[0] for r in rs), statistics.median(r[1] for r in rs)) for name, rs in runs.items()
-    }
+def plan(args, prefill_len: int = 256) -> TimingPlan:
+    """The page's pairing, with the bench's repeats and no time budget cutting a slow format short."""
+    r = max(1, args.repeats)
+    return TimingPlan(16 * r, 6 * r, decode_budget_s=1e9, prefill_budget_s=1e9, prefill_len=prefill_len)
 
 
-def weights_table(args) -> dict:
+def ratio(r: RatioInterval | None) -> str:
+    """As the pages word it (ui/paired.py): the median of the paired ratios, its interval and n."""
+    return "1 (the base)" if r is None else f"{r.median:.2f}× [{r.low:.2f}–{r.high:.2f}], n = {r.n}"
+
+
+def verdict(r: RatioInterval | None) -> str:
+    """The page's rule: a side only where the whole interval lies there."""
+    if r is None:
+        return "the base"
+    side = compare(r)
+    return "faster" if side == LESS else "slower" if side == GREATER else "not separable here"
+
+
+def load_all() -> dict:
     bundles = {}
     for dtype, weights in WEIGHTS:
         start = time.perf_counter()
@@ -70,24 +83,29 @@ def weights_table(args) -> dict:
             f"  loaded {weights:>6} weights, {dtype:>8} activations in {time.perf_counter() - start:5.1f} s "
             f"(kernels: {', '.join(kernels)})"
         )
-    tok = next(iter(bundles.values())).tokenizer
-    short = timed(bundles, prompt_ids(tok, 16), args.new_tokens, args.repeats)
-    prefill = timed(bundles, prompt_ids(tok, 256), 2, args.repeats)
-    base = short["native / float32"][1]
+    return bundles
+
+
+def weights_table(args) -> dict:
+    bundles = load_all()
+    fp32 = bundles["native / float32"]
+    short = prompt_ids(fp32.tokenizer, 16)
+    timed = {name: time_against(fp32, b, "auto", short, plan(args)) for name, b in bundles.items() if b is not fp32}
+    base = next(iter(timed.values()))
     print("\nWeights (KV in the activations' dtype), decode at L = 16, batch 1; prefill at L = 256:\n")
-    row("weights / activations", "held MB", "read/step MB", "TPOT ms", "× fp32", "reached GB/s", "prefill L=256 ms")
-    print("|---|---|---|---|---|---|---|")
+    row("weights / activations", "held MB", "read/step MB", "TPOT ms", "÷ fp32", "decode", "reached GB/s", "prefill ms")
+    print("|---|---|---|---|---|---|---|---|")
     for name, b in bundles.items():
-        read = read_per_step(b, kv_token_bytes(b.model.config, "auto", b.model.dtype), 16 + args.new_tokens // 2)
-        tpot = short[name][1]
+        t = timed.get(name)
+        tpot, prefill = (t.tpot_ms, t.prefill_ms) if t else (base.ref_tpot_ms, base.ref_prefill_ms)
+        read = read_per_step(b, kv_token_bytes(b.model.config, "auto", b.model.dtype), round(base.context))
+        cells = (f"{tpot:.1f}", ratio(t and t.decode), verdict(t and t.decode), f"{read / tpot / 1e6:.1f}")
         row(
             name,
             f"{b.model.weight_bytes / 1e6:.0f}",
             f"{read / 1e6:.0f}",
-            f"{tpot:.1f}",
-            f"{tpot / base:.2f}",
-            f"{read / tpot / 1e6:.1f}",
-            f"{prefill[name][0]:,.0f}",
+            *cells,
+            f"{prefill:,.0f}" + (f" ({ratio(t.prefill)})" if t else ""),
         )
     return bundles
 
@@ -99,32 +117,20 @@ def row(*cells: str) -> None:
 
 def kv_table(fp32, args) -> None:
     ids = prompt_ids(fp32.tokenizer, args.long)
-    names = {kv: fp32 for kv in KV_DTYPES}
-    got = timed(names, ids, 16, max(1, args.repeats - 1), kv={kv: kv for kv in KV_DTYPES})
+    got = {kv: time_against(fp32, fp32, kv, ids, plan(args, 64)) for kv in KV_DTYPES[1:]}
+    base = next(iter(got.values()))
     print(f"\nKV cache dtype, float32 weights, decode at L = {args.long:,}, batch 1:\n")
-    row(
-        f"KV dtype (float32 weights, L = {args.long:,})",
-        "bytes/token",
-        "KV read/step MB",
-        "× fp32",
-        "TPOT ms",
-        "× fp32",
-    )
-    print("|---|---|---|---|---|---|")
-    base_kv = base_tpot = None
+    header = ("bytes/token", "KV read/step MB", "× fp32", "TPOT ms", "÷ fp32", "decode")
+    row(f"KV dtype (float32 weights, L = {args.long:,})", *header)
+    print("|---|---|---|---|---|---|---|")
+    base_kv = kv_token_bytes(fp32.model.config, "auto", fp32.model.dtype) * args.long
     for kv in KV_DTYPES:
         per_token = kv_token_bytes(fp32.model.config, kv, fp32.model.dtype)
+        t = got.get(kv)
         kv_read = per_token * args.long
-        tpot = got[kv][1]
-        base_kv, base_tpot = base_kv or kv_read, base_tpot or tpot
-        row(
-            kv,
-            f"{per_token:,}",
-            f"{kv_read / 1e6:.1f}",
-            f"{kv_read / base_kv:.2f}",
-            f"{tpot:.1f}",
-            f"{tpot / base_tpot:.2f}",
-        )
+        tpot = t.tpot_ms if t else base.ref_tpot_ms
+        cells = (f"{tpot:.1f}", ratio(t and t.decode), verdict(t and t.decode))
+        row(kv, f"{per_token:,}", f"{kv_read / 1e6:.1f}", f"{kv_read / base_kv:.2f}", *cells)
 
 
 def quality_table(fp32, bundles: dict) -> None:
@@ -168,8 +174,7 @@ def quality_table(fp32, bundles: dict) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--new-tokens", type=int, default=48)
+    parser.add_argument("--repeats", type=int, default=3, help="× the page's paired rounds per format")
     parser.add_argument("--long", type=int, default=4096)
     parser.add_argument("--skip-quality", action="store_true")
     args = parser.parse_args()

@@ -9,8 +9,13 @@ output in the prompt) and a free question (little to find). For each: TTFT and T
 ours with prompt lookup for each k, ours with the model's own int8 copy as a draft model (--draft-k),
 HF plain and HF with prompt lookup; the acceptance rate and the
 tokens per decode step; whether every output equals our plain greedy output token for token.
+Each repeat runs every system once, in an order that rotates and reverses from repeat to repeat
+(lab/pairing.round_order), and "÷ ours plain" is the median of the repeats' paired TPOT ratios with
+its 95 % interval and n; a verdict (faster, slower) only where the whole interval lies on one side
+of 1, else "not separable here": the speculative lab's rule.
 Then the verify-cost curve (lab/speculation.py): a verify step of k drafts against a plain decode
-step, at two context lengths, and the acceptance rate at which drafting k breaks even.
+step, at two context lengths, the lanes stepped in turn; each ratio with its interval and n, judged
+against 1.2×, and the acceptance rate at which drafting k breaks even.
 """
 
 from __future__ import annotations
@@ -30,7 +35,8 @@ from engine.core.draft_model import with_draft_model  # noqa: E402
 from engine.core.speculative import SpeculativeConfig  # noqa: E402
 from engine.loader.model_loader import convert_bundled  # noqa: E402
 from engine.observe.machine import describe_cpu  # noqa: E402
-from lab.speculation import FREE_PROMPT, REPEAT_PROMPT, verify_costs  # noqa: E402
+from lab.pairing import GREATER, LESS, RatioInterval, compare, ratio_interval, round_order  # noqa: E402
+from lab.speculation import FLAT_WITHIN, FREE_PROMPT, REPEAT_PROMPT, verify_costs  # noqa: E402
 
 REPEAT, FREE = REPEAT_PROMPT, FREE_PROMPT  # lab/speculation.py: the page uses the same two
 
@@ -75,7 +81,7 @@ def median_of(runs: list[dict], key: str) -> float | None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--repeats", type=int, default=5, help="5 is the fewest an interval judges by")
     ap.add_argument("--new-tokens", type=int, default=64)
     ap.add_argument("--k", type=int, nargs="+", default=[4, 8], help="tokens drafted per step")
     ap.add_argument("--device", default="cpu", help="cpu or cuda: both models run there")
@@ -104,45 +110,74 @@ def main() -> None:
     for label, text in (("repeat a given text", REPEAT), ("free question", FREE)):
         ids = bundle.tokenizer(text).input_ids
         ours(bundle, ids, 4, None)  # warm up
-        runs: dict[str, list[dict]] = {name: [] for name, _, _ in systems}
-        for _ in range(args.repeats):  # interleaved: a slow moment hits every system alike
-            for name, who, k in systems:
-                run = (
-                    ours(bundle, ids, args.new_tokens, k)
-                    if who == "ours"
-                    else hf(hf_model, ids, args.new_tokens, pad, k)
-                )
-                runs[name].append(run)
-        reference = runs["ours, plain"][0]["tokens"]
-        base = median_of(runs["ours, plain"], "tpot")
-        print(f"## {label} ({len(ids)} prompt tokens)\n")
-        print(
-            "| system | TTFT (ms) | TPOT (ms) | TPOT ÷ ours plain | tokens per decode step | drafts accepted | same tokens |"
-        )
-        print("|---|---|---|---|---|---|---|")
-        for name, _, _ in systems:
-            tpot, per_step = median_of(runs[name], "tpot"), median_of(runs[name], "per_step")
-            accepted = median_of(runs[name], "accepted")
-            same = all(r["tokens"] == reference for r in runs[name])
-            print(
-                f"| {name} | {median_of(runs[name], 'ttft'):.1f} | {tpot:.1f} | {tpot / base:.2f} | "
-                + (f"{per_step:.2f}" if per_step is not None else "–")
-                + " | "
-                + (f"{100 * accepted:.0f} %" if accepted is not None else "–")
-                + f" | {'yes' if same else 'NO'} |"
+
+        def run(who: str, k, ids: list[int] = ids) -> dict:
+            return (
+                ours(bundle, ids, args.new_tokens, k) if who == "ours" else hf(hf_model, ids, args.new_tokens, pad, k)
             )
-        print()
+
+        runs = timed_rounds(systems, run, args.repeats)
+        print(f"## {label} ({len(ids)} prompt tokens)\n")
+        table(systems, runs)
     verify_curve(bundle, args)
 
 
+def timed_rounds(systems: list, run, repeats: int) -> dict[str, list[dict]]:
+    """Every system once a round, the order rotating and reversing (lab/pairing.round_order): a slow
+    moment of the machine hits every system alike."""
+    runs: dict[str, list[dict]] = {name: [] for name, _, _ in systems}
+    by_name = {name: (who, k) for name, who, k in systems}
+    for r in range(repeats):
+        for name in round_order(list(by_name), r):
+            runs[name].append(run(*by_name[name]))
+    return runs
+
+
+def table(systems: list, runs: dict[str, list[dict]]) -> None:
+    reference = runs["ours, plain"][0]["tokens"]
+    base = [r["tpot"] for r in runs["ours, plain"]]
+    print(
+        "| system | TTFT (ms) | TPOT (ms) | TPOT ÷ ours plain | TPOT | tokens per decode step | drafts accepted "
+        "| same tokens |"
+    )
+    print("|---|---|---|---|---|---|---|---|")
+    for name, _, _ in systems:
+        tpot, per_step = median_of(runs[name], "tpot"), median_of(runs[name], "per_step")
+        accepted = median_of(runs[name], "accepted")
+        same = all(r["tokens"] == reference for r in runs[name])
+        paired = None if name == "ours, plain" else ratio_interval([r["tpot"] for r in runs[name]], base)
+        print(
+            f"| {name} | {median_of(runs[name], 'ttft'):.1f} | {tpot:.1f} | {ratio(paired)} | {verdict(paired)} | "
+            + (f"{per_step:.2f}" if per_step is not None else "–")
+            + " | "
+            + (f"{100 * accepted:.0f} %" if accepted is not None else "–")
+            + f" | {'yes' if same else 'NO'} |"
+        )
+    print()
+
+
+def ratio(r: RatioInterval | None) -> str:
+    """As the pages word it (ui/paired.py): the median of the paired ratios, its interval and n."""
+    return "1 (the base)" if r is None else f"{r.median:.2f}× [{r.low:.2f}–{r.high:.2f}], n = {r.n}"
+
+
+def verdict(r: RatioInterval | None, against: float = 1.0, less: str = "faster", greater: str = "slower") -> str:
+    """The pages' rule: a side only where the whole interval lies there (too few pairs: none)."""
+    if r is None:
+        return "the base"
+    side = compare(r, against)
+    return less if side == LESS else greater if side == GREATER else "not separable here"
+
+
 def verify_curve(bundle, args) -> None:
-    costs = verify_costs(bundle.model, bundle.tokenizer, args.contexts, [0, *args.verify_k])
-    print("## Verify cost: a step of k drafts against a plain decode step (median of 6 steps)\n")
-    print("| context | k | step (ms) | ÷ plain decode step | break-even acceptance |")
-    print("|---|---|---|---|---|")
+    costs = verify_costs(bundle.model, bundle.tokenizer, args.contexts, args.verify_k)
+    print("## Verify cost: a step of k drafts against a plain decode step (lanes stepped in turn)\n")
+    print(f"| context | k | step (ms) | ÷ plain decode step | against {FLAT_WITHIN}× | break-even acceptance |")
+    print("|---|---|---|---|---|---|")
     for c in costs:
         even = "always pays" if c.break_even == 0 else ("never pays" if c.break_even is None else f"{c.break_even:.0%}")
-        print(f"| {c.context} | {c.k} | {c.ms:.1f} | {c.ratio:.2f} | {even if c.k else '–'} |")
+        flat = verdict(c.interval, FLAT_WITHIN, f"at most {FLAT_WITHIN}×", f"above {FLAT_WITHIN}×") if c.k else "–"
+        print(f"| {c.context} | {c.k} | {c.ms:.1f} | {ratio(c.interval)} | {flat} | {even if c.k else '–'} |")
     print()
 
 

@@ -85,6 +85,68 @@ def scaled_theory(prompt_len: int, measured: list[float], power: int) -> Theory:
     return Theory(f"sum{power}", values, exponent(values, fit_steps(len(values))))
 
 
+@dataclass(frozen=True)
+class Exponent:
+    """A fitted exponent with a 95 % interval, from n measured steps."""
+
+    value: float
+    low: float
+    high: float
+    n: int
+
+
+BOOTSTRAP_DRAWS = 200
+
+
+MAX_PAIRS = 4000  # Theil–Sen over at most this many pairs of steps (a seeded sample of them past it)
+
+
+def _pairs(size: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    i, j = np.triu_indices(size, k=1)
+    if i.size > MAX_PAIRS:
+        keep = np.random.default_rng(seed).choice(i.size, MAX_PAIRS, replace=False)
+        i, j = i[keep], j[keep]
+    return i, j
+
+
+def _theil_sen(n: np.ndarray, y: np.ndarray, pairs: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """(intercept, slope) of the Theil–Sen line of each row of y against n: the median of the
+    pairwise slopes, so one slow step (a first touch, a burst of other work) cannot bend it."""
+    i, j = pairs
+    slope = np.median((y[..., j] - y[..., i]) / (n[j] - n[i]), axis=-1)
+    return np.median(y - slope[..., None] * n, axis=-1), slope
+
+
+def _cumulative_exponent(intercept: np.ndarray, slope: np.ndarray, n: np.ndarray, steps: list[int]) -> np.ndarray:
+    """The exponent `exponent` fits, of the cumulative time of straight-line steps."""
+    per_step = np.maximum(intercept[..., None] + slope[..., None] * n, 1e-6)
+    lx = np.log(np.asarray(steps, dtype=float))
+    ly = np.log(np.cumsum(per_step, axis=-1)[..., np.asarray(steps) - 1])
+    dx = lx - lx.mean()
+    return (dx * (ly - ly.mean(axis=-1, keepdims=True))).sum(axis=-1) / (dx**2).sum()
+
+
+def time_exponent(step_ms: list[float], draws: int = BOOTSTRAP_DRAWS, seed: int = 0) -> Exponent | None:
+    """The exponent of the cumulative decode time against n, fitted as `exponent` fits the counted
+    FLOPs', on a robust straight line through the step times (Theil–Sen: flat with the cache, growing
+    with the context without it), so that a few slow steps do not bend it; with a 95 % interval from a
+    residual bootstrap: the steps' own residuals redrawn, the line and the exponent refitted, `draws`
+    times (seeded: the same run gives the same interval)."""
+    steps = fit_steps(len(step_ms))
+    if len(steps) < 2:
+        return None
+    n = np.arange(1, len(step_ms) + 1, dtype=float)
+    y = np.asarray(step_ms, dtype=float)
+    pairs = _pairs(y.size, seed)
+    intercept, slope = _theil_sen(n, y, pairs)
+    value = float(_cumulative_exponent(intercept, slope, n, steps))
+    fitted = intercept + slope * n
+    rng = np.random.default_rng(seed)
+    samples = fitted + rng.choice(y - fitted, size=(draws, y.size))
+    low, high = np.percentile(_cumulative_exponent(*_theil_sen(n, samples, pairs), n, steps), [2.5, 97.5])
+    return Exponent(value, float(min(low, value)), float(max(high, value)), len(step_ms))
+
+
 def measured_exponents(run: CacheRun) -> tuple[float | None, float | None]:
     """(time, FLOPs) exponents of the cumulative cost against the number of decode steps."""
     steps = fit_steps(len(run.step_ms))

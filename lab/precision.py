@@ -15,7 +15,7 @@ held whole (2,456 tokens x 49,152 logits would be 480 MB).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -108,10 +108,20 @@ def text_agreement(
     """Perplexity of both, KL and top-1 over every position of `ids` that has a next token.
     `ref_logits` (from `chunk_logits(ref, ids)`) spares recomputing the reference when several
     formats are compared against it."""
+    theirs_chunks = ref_logits if ref_logits is not None else chunk_logits(ref, ids)
+    return chunks_agreement(chunk_logits(model, ids, kv_dtype), theirs_chunks, ids, progress)
+
+
+def chunks_agreement(
+    ours_chunks: Iterable[torch.Tensor],
+    theirs_chunks: Iterable[torch.Tensor],
+    ids: list[int],
+    progress: Callable[[float], None] | None = None,
+) -> Agreement:
+    """text_agreement's sum over logits already computed (float32 against itself: its own row)."""
     out = Agreement()
     pos = 0
-    theirs_chunks = ref_logits if ref_logits is not None else chunk_logits(ref, ids)
-    for ours, theirs in zip(chunk_logits(model, ids, kv_dtype), theirs_chunks, strict=True):
+    for ours, theirs in zip(ours_chunks, theirs_chunks, strict=True):
         n = ours.shape[0]
         keep = min(n, len(ids) - 1 - pos)  # the last position has no next token to score
         if keep > 0:
@@ -129,14 +139,22 @@ def greedy_agreement(
     model: LlamaModel,
     prompts: list[list[int]],
     kv_dtype: str = "auto",
+    ref_cache: dict[tuple[int, ...], torch.Tensor] | None = None,
 ) -> Agreement:
     """float32's greedy continuation of each prompt, fed to both; top-1 and KL at the continuation's
-    positions (teacher forcing: one early miss does not spoil the rest)."""
+    positions (teacher forcing: one early miss does not spoil the rest). `ref_cache` keeps float32's
+    logits of each prompt and continuation across the formats compared against it (pass a memoised
+    `ref_engine_generate` too: float32's continuations do not change either)."""
     out = Agreement()
     for prompt in prompts:
         ids = prompt + ref_engine_generate(prompt)
         first = len(prompt) - 1  # the position that predicts the first generated token
         ours = torch.cat(list(chunk_logits(model, ids, kv_dtype)))[first : len(ids) - 1]
-        theirs = torch.cat(list(chunk_logits(ref, ids)))[first : len(ids) - 1]
+        key = tuple(ids)
+        theirs = ref_cache.get(key) if ref_cache is not None else None
+        if theirs is None:
+            theirs = torch.cat(list(chunk_logits(ref, ids)))[first : len(ids) - 1]
+            if ref_cache is not None:
+                ref_cache[key] = theirs
         out.add(ours, theirs, None)
     return out

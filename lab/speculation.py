@@ -7,24 +7,37 @@ rises once the rows make the step compute-bound (past the roofline's ridge). Wit
 token accepted with probability a, independently, a verify step yields (1 − a^(k+1)) / (1 − a)
 tokens on average (the accepted prefix plus the model's own token), so drafting k pays when that
 exceeds the verify step's cost in decode steps.
+
+The curve is measured on a machine that is never quiet: at each context a plain decode lane and a
+lane per k step in turn (lab/lane_rounds.py), so all see the same load, and each k's cost is the
+median of its paired ratios to the plain step with its interval and n (lab/pairing.py). The claim
+that decode leaves compute idle is judged on those intervals: a k is "flat" where its whole interval
+lies at or below FLAT_WITHIN, "rises" where it lies wholly above, and is not separable otherwise.
 """
 
 from __future__ import annotations
 
 import statistics
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from engine import Engine, EngineConfig, SamplingParams
+from engine import EngineConfig, SamplingParams
 from engine.config import ModelConfig
 from engine.core.speculative import SpeculativeConfig
 from engine.errors import LabError
 from engine.observe.costmodel import SeqWork, step_cost
-from lab.verdicts import FAILS, HOLDS, ROUGHLY, Verdict
+from lab.interleaved import Lane
+from lab.lane_rounds import advance, finish, lane_rounds
+from lab.pairing import GREATER, LESS, RatioInterval, compare
+from lab.sweeps import PREFILL_TOKENS_PER_DECODE_STEP
+from lab.verdicts import FAILS, HOLDS, NOT_SEPARABLE, ROUGHLY, Verdict
 from lab.workload import text_tokens
 
 MAX_VERIFY_K = 64  # the verify-cost curve's longest draft (a run's own drafts stop at 32)
 FLAT_WITHIN = 1.2  # "about the cost of one decode step": a verify step within 1.2× of it
+ROUNDS = 12  # paired rounds per context: every lane's step, plain's and each k's
+WARM_STEPS = 2  # untimed: each lane's prefill and its first verify step (a new shape's one-off costs)
 # A prompt whose answer is in the prompt (prompt lookup finds most of it) and one whose answer is not.
 REPEAT_PROMPT = (
     "Repeat the text below exactly, word for word.\n\nText: The river rose slowly through the spring, and the town "
@@ -67,35 +80,52 @@ def break_even(cost_ratio: float, k: int) -> float | None:
     return hi
 
 
-def verify_step_ms(model, tokenizer, context: int, k: int, steps: int = 6) -> float:
-    """Median wall time of a decode step verifying k drafted tokens (k = 0: a plain decode step) after
-    a prompt of `context` tokens, from the engine's own step records (no memory probe)."""
+def _lane(model, tokenizer, context: int, k: int, steps: int) -> Lane:
+    """A lane verifying exactly k drafts a step (k = 0: plain decoding) after `context` prompt tokens,
+    with room for `steps` steps even if every draft is accepted, and no more KV than that (an
+    engine's default pool is 1 GiB)."""
     spec = FixedDraft(num_tokens=k) if k else None
-    engine = Engine(model, tokenizer, EngineConfig(probe_memory=False, speculative=spec))
-    room = (steps + 1) * (k + 1) + 1  # enough new tokens for `steps` full verifies even if all are accepted
-    engine.add_request(text_tokens(tokenizer, context), SamplingParams(max_new_tokens=room, ignore_eos=True))
-    times = []
-    for event in engine.stream():
-        seq = event.step.seqs[0]
-        if seq.phase == "decode" and seq.drafted == k:
-            times.append(event.step.ms)
-        if len(times) == steps:
-            break
-    if not times:
-        raise LabError(f"No verify step of {k} drafts ran after {context} tokens: the context is too long.")
-    return statistics.median(times)
+    room = steps * (k + 1) + 1  # the scheduler drafts only what the budget of new tokens allows
+    config = EngineConfig(probe_memory=False, speculative=spec, kv_cache_bytes=0, max_model_len=context + room + 1)
+    lane = Lane.of(model, tokenizer, config, f"k={k}")
+    lane.engine.add_request(text_tokens(tokenizer, context), SamplingParams(max_new_tokens=room, ignore_eos=True))
+    return lane
 
 
 @dataclass(frozen=True)
 class VerifyCost:
     context: int
     k: int
-    ms: float
-    ratio: float  # ms ÷ a plain decode step's at the same context
+    ms: float  # the median verify step (k = 0: the plain decode step)
+    interval: RatioInterval | None = None  # ÷ a plain decode step at the same context, paired; None for k = 0
+
+    @property
+    def ratio(self) -> float:
+        return self.interval.median if self.interval is not None else 1.0
 
     @property
     def break_even(self) -> float | None:
         return break_even(self.ratio, self.k)
+
+    @property
+    def break_even_range(self) -> tuple[float | None, float | None]:
+        """The break-even acceptance at the interval's two ends (None: never pays there)."""
+        if self.interval is None:
+            return self.break_even, self.break_even
+        return break_even(self.interval.low, self.k), break_even(self.interval.high, self.k)
+
+
+def round_work(ks: list[int]) -> float:
+    """One round at one context in decode-step units: a plain step and a verify step of each k (a
+    verify step feeds k + 1 tokens, which past a point cost what a prompt's tokens do)."""
+    return sum(max(1.0, (k + 1) / PREFILL_TOKENS_PER_DECODE_STEP) for k in [0, *ks])
+
+
+def curve_work(contexts: list[int], ks: list[int], rounds: int) -> list[float]:
+    """Each context's work in decode-step units: its lanes' prefills, then its steps."""
+    ks = [k for k in ks if k]
+    per_round = round_work(ks)
+    return [(1 + len(ks)) * c / PREFILL_TOKENS_PER_DECODE_STEP + (WARM_STEPS + rounds) * per_round for c in contexts]
 
 
 def verify_costs(
@@ -103,27 +133,28 @@ def verify_costs(
     tokenizer,
     contexts: list[int],
     ks: list[int],
-    steps: int = 6,
-    progress: Callable[[int, int], None] | None = None,
+    rounds: int = ROUNDS,
+    progress: Callable[[int, float], None] | None = None,
+    lock: threading.Lock | None = None,
 ) -> list[VerifyCost]:
-    """The verify-cost curve: for each context, a plain decode step and a verify step of each k.
-    progress(done, total) after each measurement (its weight: the k + 1 tokens of a verify)."""
-    work = [k + 1 for _ in contexts for k in [0, *[k for k in ks if k]]]
-    done, out = 0, []
+    """The verify-cost curve: at each context a plain decode lane and a lane verifying each k, a step
+    each in turn; each k's cost the median of its paired ratios to the plain step, with its interval
+    and n. progress(context index, fraction of that context done) after its warm-up and each round."""
+    ks = sorted({k for k in ks if k})
+    out: list[VerifyCost] = []
+    for i, context in enumerate(contexts):
+        lanes = {k: _lane(model, tokenizer, context, k, WARM_STEPS + rounds + rounds // 4) for k in [0, *ks]}
+        advance(lanes, WARM_STEPS, lock)
 
-    def measured(context: int, k: int) -> float:
-        nonlocal done
-        ms = verify_step_ms(model, tokenizer, context, k, steps)
-        done += k + 1
-        if progress:
-            progress(done, sum(work))
-        return ms
+        def kept(done: int, total: int, i: int = i) -> None:
+            if progress is not None:
+                progress(i, (WARM_STEPS + done) / (WARM_STEPS + total))
 
-    for context in contexts:
-        plain = measured(context, 0)
-        out += [
-            VerifyCost(context, k, ms, ms / plain) for k, ms in ((k, measured(context, k) if k else plain) for k in ks)
-        ]
+        kept(0, rounds)
+        got = lane_rounds(lanes, rounds, lock, rounds // 4, on_round=kept)
+        finish(lanes)
+        out.append(VerifyCost(context, 0, statistics.median(got.ms(0))))
+        out += [VerifyCost(context, k, statistics.median(got.ms(k)), got.ratio(k, 0)) for k in ks]
     return out
 
 
@@ -137,33 +168,46 @@ def ridge_tokens(c: ModelConfig, context: int, dtype_bytes: int, weight_bytes: f
     return None
 
 
-def flat_until(costs: list[VerifyCost], context: int, within: float = FLAT_WITHIN) -> int | None:
-    """The largest measured k up to which every verify step at `context` cost at most `within` plain
-    decode steps; None when even the smallest k cost more."""
+def flat_walk(costs: list[VerifyCost], context: int, within: float = FLAT_WITHIN) -> tuple[int | None, str]:
+    """At `context`, k by k: the largest k up to which every verify step's whole interval lies at or
+    below `within` (None: not even the smallest), and how the walk ended: "all" (every k measured is
+    flat), "rises" (the next k's interval lies wholly above) or "unclear" (it straddles `within`)."""
     best = None
     for c in sorted((c for c in costs if c.context == context and c.k), key=lambda c: c.k):
-        if c.ratio > within:
-            break
+        side = compare(c.interval, within)
+        if side != LESS:
+            return best, "rises" if side == GREATER else "unclear"
         best = c.k
-    return best
+    return best, "all"
+
+
+def flat_until(costs: list[VerifyCost], context: int, within: float = FLAT_WITHIN) -> int | None:
+    return flat_walk(costs, context, within)[0]
+
+
+def _flat_words(walks: dict[int, tuple[int | None, str]]) -> str:
+    words = []
+    for ctx, (k, end) in walks.items():
+        text = f"C = {ctx}: k ≤ {k}" if k else f"C = {ctx}: none"
+        words.append(text + (", then not separable" if end == "unclear" else ""))
+    return "; ".join(words)
 
 
 def verify_claim(costs: list[VerifyCost]) -> Verdict:
     """ "Decode leaves compute idle", measured: verifying k drafts costs ≤ FLAT_WITHIN × a decode step
-    up to which k, at each context. Holds with k ≥ 4 at every context, roughly with k ≥ 1 at some."""
+    up to which k, at each context. Holds with k ≥ 4 at every context; not separable where a context
+    short of that ends on an interval that straddles FLAT_WITHIN; else roughly with k ≥ 1 at some."""
     contexts = sorted({c.context for c in costs})
-    flat = {ctx: flat_until(costs, ctx) for ctx in contexts}
-    smallest = min((c for c in costs if c.k), key=lambda c: (c.k, c.ratio))
-    worst_first = max((c for c in costs if c.k == smallest.k), key=lambda c: c.ratio)
-    nums = dict(
-        within=FLAT_WITHIN,
-        flat="; ".join(f"C = {ctx}: k ≤ {k}" if k else f"C = {ctx}: none" for ctx, k in flat.items()),
-        k1=worst_first.k,
-        r1=worst_first.ratio,
-        ctx1=worst_first.context,
-    )
-    if all(k is not None and k >= 4 for k in flat.values()):
+    walks = {ctx: flat_walk(costs, ctx) for ctx in contexts}
+    smallest = min(c.k for c in costs if c.k)
+    worst = max((c for c in costs if c.k == smallest), key=lambda c: c.ratio)
+    r = worst.interval
+    nums = dict(within=FLAT_WITHIN, flat=_flat_words(walks), k1=worst.k, r1=worst.ratio, ctx1=worst.context)
+    nums |= dict(low=r.low, high=r.high, n=r.n)
+    if all(k is not None and k >= 4 for k, _ in walks.values()):
         return Verdict("SPEC", HOLDS, "why_spec_verify_holds", nums)
-    if any(k is not None for k in flat.values()):
+    if any(end == "unclear" and (k or 0) < 4 for k, end in walks.values()):
+        return Verdict("SPEC", NOT_SEPARABLE, "why_spec_verify_not_separable", nums)
+    if any(k is not None for k, _ in walks.values()):
         return Verdict("SPEC", ROUGHLY, "why_spec_verify_roughly", nums)
     return Verdict("SPEC", FAILS, "why_spec_verify_fails", nums)

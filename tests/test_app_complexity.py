@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -13,6 +14,7 @@ from tests.app_helpers import errors, table_with
 from tests.figure_checks import charts
 
 PAGE = page_file("complexity")
+RATIO = re.compile(r"\d[\d.,]*× \[[\d.,]+–[\d.,]+\], n = \d+")  # ui/paired.ratio_text
 EMB = "embedding [B, T, hidden]"
 KV = "KV cache [layers, 2, C, kv_heads, head_dim]"
 
@@ -77,10 +79,18 @@ def test_cache_on_off_comparison(app):
     assert not at.exception and not errors(at)
     result = at.session_state["cx_result"]
     assert result.tokens_match and result.num_steps == 15 and result.prompt_len == 8
+    race = result.race
+    assert race.contexts == list(range(9, 24)) and race.tokens_fed[True] == [1] * 15
+    assert race.tokens_fed[False] == race.contexts  # every step without the cache feeds its whole context
     shown = {m.label: m.value for m in at.metric}
     assert shown["same tokens both ways"] == "yes"
-    on, off = (sum(result.runs[kv].step_ms) for kv in (True, False))
-    assert shown["without / with"] == ("⚠ unreliable" if result.load.busy else f"{off / on:.1f}×")
+    assert shown["FLOPs per step, without ÷ with"] == f"{race.flops_ratio():.1f}×"
+    assert shown["tokens recomputed without the cache"] == f"{sum(c - 1 for c in race.contexts):,}"
+    line = next(m.value for m in at.markdown if m.value.startswith("**Per-step time, without ÷ with**"))
+    assert RATIO.search(line) and race.ratio.n == 15  # the i-th steps of both runs, paired
+    headline = next(i.value for i in at.info if i.value.startswith("**What these sizes show.**"))
+    assert re.search(r"n\^\d\.\d\d \[\d\.\d\d–\d\.\d\d\]", headline), headline  # the time's exponent, its interval
+    assert "no run of a minute can show them" in headline
     specs = charts(at)
     cum = specs["Cumulative counted FLOPs (log-log)"]
     assert cum["layout"]["xaxis"]["type"] == "log" and cum["layout"]["yaxis"]["type"] == "log"
@@ -92,18 +102,22 @@ def test_cache_on_off_comparison(app):
     step = specs["Time per decode step (measured)"]
     assert step["data"][0]["x"][0] == 9 and step["data"][1]["y"] == pytest.approx(result.runs[False].step_ms)
     assert "FLOPs per decode step, by term (counted)" in specs
+    ratio = specs["Each decode step without the cache ÷ the same step with it"]
+    assert ratio["data"][0]["name"] == "FLOPs (counted)" and len(ratio["data"][0]["y"]) == 15
+    assert ratio["data"][1]["error_y"]["array"]  # each bin of paired steps with its interval
     table = table_with(at, "slope: FLOPs")
     assert list(table["document's exponent"]) == ["2 (C14)", "3 (C13)"]
-    assert table["slope: FLOPs"][1] > table["slope: FLOPs"][0]  # recompute grows faster
-    reading = next(m.value for m in at.markdown if "**Measured here:**" in m.value)
-    assert f"of the counted FLOPs {table['slope: FLOPs'][0]:.2f} and {table['slope: FLOPs'][1]:.2f}" in reading
+    assert float(table["slope: FLOPs"][1]) > float(table["slope: FLOPs"][0])  # recompute grows faster
+    assert all(re.fullmatch(r"\d\.\d\d \[\d\.\d\d–\d\.\d\d\]", x) for x in table["slope: time (95 % interval)"])
+    assert f"n^{table['slope: FLOPs'][0]} with the cache and n^{table['slope: FLOPs'][1]} without" in headline
     status = at.get("status")[0]
     assert status.label.startswith("Done: 16 tokens after 8 prompt tokens") and status.proto.state == 2  # COMPLETE
     assert at.get("progress")[0].proto.value == 100
-    result.load = MachineLoad(2.0, 2, 1.0)  # as if other processes had kept both cores busy
+    race.ratio = replace(race.ratio, load=MachineLoad(2.0, 2, 1.0))  # as if other processes had kept both cores busy
     at = at.run()
-    assert {m.label: m.value for m in at.metric}["without / with"] == "⚠ unreliable"
-    assert any("total time not judged (busy machine) with the cache" in m.value for m in at.markdown)
+    line = next(m.value for m in at.markdown if m.value.startswith("**Per-step time, without ÷ with**"))
+    assert RATIO.search(line) and line.endswith("other work: 2.0 of 2 cores")  # beside the number, not instead
+    assert "⚠ unreliable" not in {m.value for m in at.metric} and not any("not judged" in m.value for m in at.markdown)
 
 
 @pytest.mark.parametrize("prompt_len, max_new, expected", [(500, 64, "exceed this model's context")])

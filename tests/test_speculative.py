@@ -229,43 +229,55 @@ def test_the_break_even_acceptance_solves_expected_tokens_for_the_cost():
 def test_the_verify_cost_curve_runs_each_k_on_the_engine(tiny):
     from lab.speculation import verify_costs
 
-    costs = verify_costs(tiny.model, tiny.tokenizer, [8], [0, 2, 5], steps=3)
+    costs = verify_costs(tiny.model, tiny.tokenizer, [8], [0, 2, 5], rounds=5)
     assert [(c.context, c.k) for c in costs] == [(8, 0), (8, 2), (8, 5)]
-    assert costs[0].ratio == 1.0 and all(c.ms > 0 for c in costs)
+    assert costs[0].ratio == 1.0 and costs[0].interval is None and all(c.ms > 0 for c in costs)
+    for c in costs[1:]:  # each k's steps paired with the plain lane's, a step each in turn
+        assert c.interval.n == 5 and c.interval.low <= c.ratio <= c.interval.high
 
 
-def test_the_verify_cost_curve_reports_its_progress_by_work(tiny):
+def test_the_verify_cost_curve_reports_its_progress_by_rounds(tiny):
     from lab.speculation import verify_costs
 
     seen = []
-    verify_costs(tiny.model, tiny.tokenizer, [8], [1, 4], steps=2, progress=lambda d, n: seen.append((d, n)))
-    assert seen == [(1, 8), (3, 8), (8, 8)]  # plain (1 token), k = 1 (2), k = 4 (5)
+    verify_costs(tiny.model, tiny.tokenizer, [8, 16], [1, 4], rounds=5, progress=lambda i, f: seen.append((i, f)))
+    assert seen == [(i, (2 + done) / 7) for i in (0, 1) for done in range(6)]  # the warm-up, then each round
 
 
-def _cost(context: int, k: int, ratio: float):
+def _cost(context: int, k: int, ratio: float, spread: float = 0.03):
+    from lab.pairing import RatioInterval
     from lab.speculation import VerifyCost
 
-    return VerifyCost(context, k, 10.0 * ratio, ratio)
+    interval = RatioInterval(ratio, ratio - spread, ratio + spread, 12, 0.96) if k else None
+    return VerifyCost(context, k, 10.0 * ratio, interval)
 
 
 @pytest.mark.parametrize(
-    "ratios, verdict, flat",
+    "ratios, spread, verdict, flat",
     [
-        ({1: 1.05, 2: 1.1, 4: 1.18, 8: 1.6}, "holds", "k ≤ 4"),  # flat to 4 at both contexts
-        ({1: 1.1, 2: 1.3, 4: 1.2, 8: 2.0}, "roughly", "k ≤ 1"),  # the first rise ends it, whatever follows
-        ({1: 1.44, 2: 1.8, 4: 1.9}, "does not hold", "none"),
+        ({1: 1.05, 2: 1.1, 4: 1.15, 8: 1.6}, 0.03, "holds", "k ≤ 4"),  # flat to 4 at both contexts
+        ({1: 1.1, 2: 1.3, 4: 1.15, 8: 2.0}, 0.03, "roughly", "k ≤ 1"),  # the first rise ends it, whatever follows
+        ({1: 1.44, 2: 1.8, 4: 1.9}, 0.03, "does not hold", "none"),
+        ({1: 1.1, 2: 1.19, 4: 1.3}, 0.05, "not separable here", "k ≤ 1"),  # k = 2's interval straddles 1.2
     ],
 )
-def test_the_claim_that_decode_leaves_compute_idle_is_judged_on_the_curve(ratios, verdict, flat):
+def test_the_claim_that_decode_leaves_compute_idle_is_judged_on_the_intervals(ratios, spread, verdict, flat):
     from lab.speculation import flat_until, verify_claim
     from lab.verdicts import explain
 
-    costs = [_cost(c, 0, 1.0) for c in (64, 512)] + [_cost(c, k, r) for c in (64, 512) for k, r in ratios.items()]
+    costs = [_cost(c, 0, 1.0) for c in (64, 512)] + [
+        _cost(c, k, r, spread) for c in (64, 512) for k, r in ratios.items()
+    ]
     v = verify_claim(costs)
     assert v.verdict == verdict and f"C = 64: {flat}" in v.numbers["flat"]
     assert flat_until(costs, 64) == (None if flat == "none" else int(flat.split()[-1]))
     text = explain(v, "en")
-    assert ("1.44× one decode step" in text) if flat == "none" else ("1.2×" in text)
+    if flat == "none":
+        assert "1.44× one decode step (1.41–1.47, n = 12" in text
+    elif verdict == "not separable here":
+        assert "then not separable" in text and "More rounds" in text
+    else:
+        assert "1.2×" in text
 
 
 def test_the_ridge_is_where_a_verify_steps_intensity_reaches_the_machines(tiny):

@@ -190,3 +190,35 @@ def test_gqa_and_no_cache_walkthrough():
 def test_worked_rows_reject_bad_input(args, message):
     with pytest.raises(ValueError, match=message):
         worked_rows(LLAMA, *args)
+
+
+def test_the_race_pairs_each_decode_step_and_counts_the_same_work(tiny, tiny_runs):
+    """Cache on and off raced a step each in turn: the same tokens and the same counted FLOPs as the
+    runs one after the other, every i-th decode step of one paired with the other's."""
+    from lab.complexity_race import race_cache
+
+    race = race_cache(tiny.model, tiny.tokenizer, prompt_of_length(tiny.tokenizer, 12), 20)
+    for kv in (True, False):
+        assert race.runs[kv].tokens == tiny_runs[kv].tokens
+        assert race.runs[kv].flops_linear == tiny_runs[kv].flops_linear
+        assert race.runs[kv].flops_attention == tiny_runs[kv].flops_attention
+    assert race.contexts == list(range(13, 32)) and race.ratio.n == 19
+    assert race.tokens_recomputed == sum(c - 1 for c in race.contexts)
+    bins = race.binned(8)
+    assert [(a, b) for a, b, _ in bins] == [(13, 20), (21, 28), (29, 31)] and all(r.n >= 2 for _, _, r in bins)
+    assert race.flops_ratio() > 1
+
+
+def test_a_time_exponent_comes_with_an_interval_that_covers_the_truth():
+    from lab.complexity_math import time_exponent
+
+    rng = np.random.default_rng(3)
+    n = np.arange(1, 128)
+    flat = 20 + rng.normal(0, 1.5, n.size)  # with the cache: every step costs the same
+    growing = 1.3 * (8 + n) + rng.normal(0, 4, n.size)  # without: a step costs its context
+    on, off = time_exponent(list(flat)), time_exponent(list(growing))
+    truth_off = exponent(list(np.cumsum(1.3 * (8 + n))), fit_steps(127))
+    assert on.low <= 1.0 <= on.high and off.low <= truth_off <= off.high and on.n == 127
+    assert on.high - on.low < 0.1 and off.value > on.value
+    assert time_exponent(list(growing)) == off  # seeded: the same run, the same interval
+    assert time_exponent([20.0, 21.0, 19.0]) is None  # too few steps to fit

@@ -21,6 +21,7 @@ from lab.complexity_math import (
     per_step_split,
     scaled_theory,
 )
+from lab.complexity_race import BIN_STEPS, CacheRace
 from ui.theme import log_axis, log_span, style
 
 CACHE_COLORS = {True: "#2563eb", False: "#dc2626"}
@@ -80,15 +81,18 @@ def step_flops_figure(runs: dict[bool, CacheRun], prompt_len: int, lang: str = "
     return fig
 
 
-def cumulative_figure(runs: dict[bool, CacheRun], prompt_len: int, kind: str, lang: str = "en") -> go.Figure:
-    """Cumulative cost against decode steps n, log-log, each with its fitted slope, and the
-    document's Σ(L+t) (with the cache) and Σ(L+t)² (without) scaled to meet it at the last step."""
+def cumulative_figure(
+    runs: dict[bool, CacheRun], prompt_len: int, kind: str, lang: str = "en", slopes: dict[bool, float] | None = None
+) -> go.Figure:
+    """Cumulative cost against decode steps n, log-log, each with its fitted slope (`slopes`: the
+    time's, fitted robustly elsewhere), and the document's Σ(L+t) (with the cache) and Σ(L+t)²
+    (without) scaled to meet it at the last step."""
     fig = go.Figure()
     for kv in (True, False):
         run = runs[kv]
         values = run.cumulative_ms if kind == "ms" else [v / GIGA for v in run.cumulative_flops]
         n = list(range(1, len(values) + 1))
-        slope = measured_exponents(run)[0 if kind == "ms" else 1]
+        slope = (slopes or {}).get(kv, measured_exponents(run)[0 if kind == "ms" else 1])
         fig.add_trace(
             go.Scatter(
                 x=n,
@@ -114,6 +118,42 @@ def cumulative_figure(runs: dict[bool, CacheRun], prompt_len: int, kind: str, la
     log_axis(fig, "x", *log_span(fig, "x"))
     log_axis(fig, "y", *log_span(fig, "y"))
     fig.update_layout(legend=dict(y=-0.25))
+    return fig
+
+
+def ratio_figure(race: CacheRace, lang: str = "en") -> go.Figure:
+    """Each decode step without the cache ÷ the same step with it: the counted FLOPs (exact, every
+    step) first, then the measured time, the median of each BIN_STEPS paired steps with its interval."""
+    on_f = np.add(race.runs[True].flops_linear, race.runs[True].flops_attention)
+    off_f = np.add(race.runs[False].flops_linear, race.runs[False].flops_attention)
+    fig = go.Figure()
+    fig.add_trace(
+        go.Scatter(
+            x=race.contexts,
+            y=list(off_f / on_f),
+            mode="lines",
+            line=dict(color=THEORY_COLOR),
+            name=t("cx_tr_flops_ratio", lang),
+        )
+    )
+    bins = race.binned()
+    fig.add_trace(
+        go.Scatter(
+            x=[(a + b) / 2 for a, b, _ in bins],
+            y=[r.median for _, _, r in bins],
+            error_y=dict(
+                type="data",
+                symmetric=False,
+                array=[r.high - r.median for _, _, r in bins],
+                arrayminus=[r.median - r.low for _, _, r in bins],
+            ),
+            mode="markers",
+            marker=dict(size=8, color=CACHE_COLORS[False]),
+            name=t("cx_tr_time_ratio", lang, n=BIN_STEPS),
+        )
+    )
+    style(fig, t("cx_fig_ratio", lang), t("cx_axis_context", lang), t("cx_axis_ratio", lang), height=420)
+    fig.update_yaxes(rangemode="tozero")
     return fig
 
 

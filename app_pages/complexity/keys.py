@@ -14,13 +14,13 @@ WE_MAX_NEW = "cx_we_max_new"
 WE_MODEL = "cx_we_model"
 WE_PROMPT = "cx_we_prompt"
 
-# run.py
+# run.py, result.py
 EXPONENTS = "cx_exponents"
+FIG_RATIO = "cx_fig_ratio"
 FIG_CUM_FLOPS = "cx_fig_cum_flops"
 FIG_CUM_MS = "cx_fig_cum_ms"
 FIG_STEP_FLOPS = "cx_fig_step_flops"
 FIG_STEP_MS = "cx_fig_step_ms"
-FIG_STEP_MS_SO_FAR = "cx_fig_step_ms_so_far"  # the cached run's steps, drawn while the uncached one runs
 L = "cx_L"
 N = "cx_N"
 RESULT = "cx_result"

@@ -5,7 +5,7 @@ import pandas  # noqa: F401  - before plotly (fresh-server import race)
 import streamlit as st
 
 from app_pages.complexity.panels import render_dominance_section, render_worked_section
-from app_pages.complexity.run import render_cache_section
+from app_pages.complexity.result import render_cache_section
 from app_pages.complexity.strings import t
 from ui.i18n import current_lang
 from ui.models import get_registry, load_for_page

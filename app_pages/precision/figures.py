@@ -1,6 +1,7 @@
-"""The precision lab's charts: measured TPOT against the bytes a decode step reads (one point per
-configuration, beside the line of float32's own rate), and those bytes against context length at
-the chosen batch (the cost model's formula), where the KV dtype takes over from the weights."""
+"""The precision lab's charts: per configuration, the bytes a decode step reads ÷ float32's (counted)
+beside its decode and prefill time ÷ float32's (measured in pairs, with their intervals); and those
+bytes against context length at the chosen batch (the cost model's formula), where the KV dtype
+takes over from the weights."""
 
 from __future__ import annotations
 
@@ -10,43 +11,65 @@ import plotly.express as px
 import plotly.graph_objects as go
 
 from app_pages.precision.strings import t
-from lab.precision_formats import PrecisionRun, read_bytes
-from ui.theme import EXTRA_COLORS, legend_below, style
+from lab.pairing import RatioInterval
+from lab.precision_formats import read_bytes
+from lab.precision_run import PrecisionRun
+from ui.theme import EXTRA_COLORS, legend_below, log_axis, style
 
 PALETTE = px.colors.qualitative.Safe
+BAR_COLORS = ("#64748b", "#0d9488", "#7c3aed")  # counted bytes, decode time, prefill time
 
 
-def tpot_figure(run: PrecisionRun, lang: str) -> go.Figure:
-    ctx = run.settings.prompt_len + run.settings.new_tokens // 2
+def _whiskers(ratios: list[RatioInterval | None]) -> dict:
+    """Error bars from each ratio's interval (none for float32's own row)."""
+    return dict(
+        type="data",
+        symmetric=False,
+        array=[r.high - r.median if r else 0 for r in ratios],
+        arrayminus=[r.median - r.low if r else 0 for r in ratios],
+        color=EXTRA_COLORS["line"],
+    )
+
+
+def ratio_figure(run: PrecisionRun, lang: str) -> go.Figure:
+    """Per configuration, ÷ float32: the bytes a decode step reads (counted, exact) first, then the
+    decode step's and the prefill's time (measured beside float32: the median of the paired ratios,
+    the whiskers its interval). A memory-bound decode step's time follows its bytes. Horizontal bars:
+    the configurations' names read level, however long."""
+    names = [r.config.name for r in run.results]
+    ctx = round(run.results[0].timing.context)
+    base = read_bytes(run.model, run.results[0], ctx, 1)
+    decode = [r.decode_ratio for r in run.results]
+    prefill = [r.prefill_ratio for r in run.results]
     fig = go.Figure()
-    points = [(r, read_bytes(run.model, r, ctx, 1) / 1e6) for r in run.results]
-    for i, (r, mb) in enumerate(points):
-        fig.add_trace(
-            go.Scatter(
-                x=[mb],
-                y=[r.tpot_ms],
-                mode="markers",
-                name=r.config.name,
-                marker=dict(size=13, color=PALETTE[i % len(PALETTE)]),
-                hovertemplate="%{x:.0f} MB, %{y:.1f} ms",
-            )
+    fig.add_bar(
+        y=names,
+        x=[read_bytes(run.model, r, round(r.timing.context), 1) / base for r in run.results],
+        name=t("pr_tr_bytes", lang),
+        marker_color=BAR_COLORS[0],
+        orientation="h",
+    )
+    for key, ratios, color in (("pr_tr_decode", decode, BAR_COLORS[1]), ("pr_tr_prefill", prefill, BAR_COLORS[2])):
+        fig.add_bar(
+            y=names,
+            x=[r.median if r else 1.0 for r in ratios],
+            error_x=_whiskers(ratios),
+            name=t(key, lang),
+            marker_color=color,
+            orientation="h",
         )
-    ref = next((p for p in points if p[0].config.is_reference), None)
-    if ref is not None and ref[1]:
-        top = max(mb for _, mb in points) * 1.1
-        fig.add_trace(
-            go.Scatter(
-                x=[0, top],
-                y=[0, top * ref[0].tpot_ms / ref[1]],
-                mode="lines",
-                line=dict(dash="dot", color=EXTRA_COLORS["line"]),
-                name=t("pr_fig_rate_line", lang),
-            )
-        )
-    style(fig, t("pr_fig_tpot_title", lang, L=ctx), t("pr_fig_tpot_x", lang), t("pr_fig_tpot_y", lang), height=440)
-    fig.update_xaxes(rangemode="tozero")
-    fig.update_yaxes(rangemode="tozero")
-    return legend_below(fig, 440, rows=1)
+    fig.add_vline(x=1, line=dict(dash="dot", color=EXTRA_COLORS["line"]))
+    height = 200 + 70 * len(names)
+    style(fig, t("pr_fig_ratio_title", lang, L=ctx), t("pr_fig_ratio_y", lang), t("pr_fig_ratio_x", lang), height)
+    values = (
+        [v for b in fig.data for v in b.x]
+        + [r.high for r in decode + prefill if r]
+        + [r.low for r in decode + prefill if r]
+    )
+    log_axis(fig, "x", min(values + [1.0]) / 1.2, max(values + [1.0]) * 1.2)
+    fig.update_layout(barmode="group", legend_traceorder="normal")
+    fig.update_yaxes(autorange="reversed")  # float32 on top, as in the table
+    return legend_below(fig, height, rows=3)
 
 
 def context_grid(max_context: int) -> list[int]:

@@ -12,9 +12,10 @@ RESULT = "pr_result"
 # page.py: the charts' context and batch (arithmetic only: no rerun of the measurement)
 CONTEXT = "pr_context"
 BATCH = "pr_batch"
-SPEED_TABLE = "pr_speed_table"
+WORK_TABLE = "pr_work_table"
+TIME_TABLE = "pr_time_table"
 QUALITY_TABLE = "pr_quality_table"
-FIG_TPOT = "pr_fig_tpot"
+FIG_RATIO = "pr_fig_ratio"
 FIG_BYTES = "pr_fig_bytes"
 
 # capacity.py

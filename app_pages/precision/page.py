@@ -1,18 +1,20 @@
-"""Precision lab (C19): weight formats and KV cache dtypes of the loaded model, each loaded, timed and
-scored against float32; the bytes a decode step reads at any context and batch; what fits on a GPU."""
+"""Precision lab (C19): weight formats and KV cache dtypes of the loaded model, each loaded, its work
+counted, timed beside float32 and scored against it; the bytes a decode step reads at any context and
+batch; what fits on a GPU."""
 
 import pandas  # noqa: F401  - before plotly (fresh-server import race)
 import streamlit as st
 
 from app_pages.precision import keys
 from app_pages.precision.capacity import render_capacity
-from app_pages.precision.figures import bytes_figure, tpot_figure
+from app_pages.precision.figures import bytes_figure, ratio_figure
+from app_pages.precision.notes import bf16_note
 from app_pages.precision.run import current, measure_formats, render_controls
 from app_pages.precision.strings import t
-from app_pages.precision.tables import quality_table, samples_table, speed_table
+from app_pages.precision.tables import quality_table, samples_table, time_table, work_table
 from ui.i18n import current_lang
-from ui.load_note import show_load
 from ui.models import get_registry, load_for_page
+from ui.paired import retaken_text
 from ui.queue_wait import take_turn
 from ui.sidebar import CHOICE_KEY
 from ui.text import md_literal
@@ -46,11 +48,21 @@ else:
         c1, t("pr_context", lang), 1, run.model.max_position, keys.CONTEXT, value=min(4096, run.model.max_position)
     )
     batch = whole_number_box(c2, t("pr_batch", lang), 1, 1024, keys.BATCH, value=1)
-    show_load(run.busiest, lang)
-    st.dataframe(speed_table(run, context, batch, lang), hide_index=True, key=keys.SPEED_TABLE)
+    st.markdown(f"**{t('pr_work_header', lang)}**")
+    st.dataframe(work_table(run, context, batch, lang), hide_index=True, key=keys.WORK_TABLE)
+    st.markdown(f"**{t('pr_time_header', lang)}**")
+    st.dataframe(time_table(run, lang), hide_index=True, key=keys.TIME_TABLE)
     s = run.settings
-    st.caption(t("pr_speed_caption", lang, n=s.new_tokens, L=s.prompt_len, r=s.repeats))
-    st.plotly_chart(tpot_figure(run, lang), key=keys.FIG_TPOT)
+    st.caption(t("pr_speed_caption", lang, L=run.prompt_len, P=s.timing_plan.prefill_len))
+    if run.retaken:
+        st.caption(retaken_text(run.retaken, lang))
+    with st.expander(t("pr_method", lang)):
+        st.markdown(t("pair_explain", lang))
+    note = bf16_note(run, lang)
+    chart, beside = st.columns([3, 1]) if note else (st.container(), None)
+    chart.plotly_chart(ratio_figure(run, lang), key=keys.FIG_RATIO)
+    if beside is not None:
+        beside.info(note, icon=":material/memory:")
     st.plotly_chart(bytes_figure(run, context, batch, lang), key=keys.FIG_BYTES)
     if any(r.text is not None or r.greedy is not None for r in run.results):
         st.subheader(t("pr_quality_header", lang))

@@ -1,6 +1,8 @@
 """The precision lab's controls and its measurement: which weights and KV dtypes to try, how much of
-the text to score, then each configuration loaded, timed and scored against float32 under the
-registry's step lock (a timing experiment), with progress and a Stop that keeps what was measured."""
+the text to score and how many repeats, then float32's row and each configuration loaded, timed
+beside float32 and scored (lab/precision_run.py) under the registry's step lock (a timing
+experiment), its rows landing in the status box as they are measured, with the time left and a
+Stop that keeps what was measured."""
 
 from __future__ import annotations
 
@@ -8,10 +10,13 @@ import streamlit as st
 
 from app_pages.precision import keys
 from app_pages.precision.strings import t
-from lab.precision_formats import KV_CHOICES, WEIGHT_CHOICES, FormatConfig, PrecisionRun, RunSettings, measure
-from ui.progress import PacedBar
+from app_pages.precision.tables import time_table, work_table
+from lab.precision_formats import KV_CHOICES, WEIGHT_CHOICES, FormatConfig
+from lab.precision_pace import PrecisionProgress
+from lab.precision_run import PrecisionRun, RunSettings, measure
 from ui.public_caps import cap_help, capped
 from ui.run_section import run_with_progress
+from ui.text import with_eta
 from ui.widget_state import KEEP
 from ui.widgets import whole_number, whole_number_box
 
@@ -42,7 +47,7 @@ def render_controls(lang: str) -> bool:
             most,
             keys.QUALITY_TOKENS,
             step=128,
-            value=min(512, most),
+            value=min(256, most),
             help=cap_help("max_step_tokens", lang, t("pr_quality_tokens_help", lang)),
         )
         whole_number_box(
@@ -51,8 +56,8 @@ def render_controls(lang: str) -> bool:
             1,
             capped("max_repeats", 5, keys.REPEATS),
             keys.REPEATS,
-            value=2,
-            help=cap_help("max_repeats", lang),
+            value=1,
+            help=cap_help("max_repeats", lang, t("pr_repeats_help", lang)),
         )
         return c3.form_submit_button(t("pr_run", lang), type="primary", icon=":material/speed:")
 
@@ -78,16 +83,28 @@ def measure_formats(spec: str, reference, registry, lang: str) -> None:
     s[keys.RESULT] = run  # fills as it goes: a Stop (a rerun) leaves what was measured
 
     def measure_each(box) -> PrecisionRun:
-        bar, n = PacedBar(st.progress(0.0), lang), len(settings.configs)
+        bar, n = box.progress(0.0), len(settings.configs)
+        rows = box.empty()
+        shown = [0.0]  # the bar never goes back when an estimate grows
 
-        def progress(stage: str, k: int, fraction: float) -> None:
-            what = t(f"pr_stage_{stage}", lang)
-            if 1 <= k <= n and stage != "done":
-                what = t("pr_progress", lang, k=k, n=n, name=settings.configs[k - 1].name, stage=what)
-            bar.progress(fraction, text=what)
+        def progress(p: PrecisionProgress) -> None:
+            what = t(f"pr_stage_{p.stage}", lang)
+            if 1 <= p.k <= n and p.stage != "done":
+                what = t("pr_progress", lang, k=p.k, n=n, name=settings.configs[p.k - 1].name, stage=what)
+            shown[0] = max(shown[0], min(p.fraction, 1.0))
+            bar.progress(shown[0], text=with_eta(what, p.seconds_left, lang))
+
+        def on_row(run: PrecisionRun) -> None:
+            """Each row as its configuration is timed, at the context and batch the page last showed."""
+            context = whole_number(s.get(keys.CONTEXT)) or min(4096, run.model.max_position)
+            batch = whole_number(s.get(keys.BATCH)) or 1
+            with rows.container():
+                st.caption(t("pr_rows_so_far", lang))
+                st.dataframe(work_table(run, context, batch, lang), hide_index=True)
+                st.dataframe(time_table(run, lang), hide_index=True)
 
         with registry.step_lock:
-            measure(settings, progress, run=run, reference=reference)
+            measure(settings, progress, run=run, reference=reference, on_row=on_row)
         return run
 
     run_with_progress(

@@ -1,49 +1,76 @@
-"""The precision lab's tables: speed and memory per configuration (bytes read per decode step at the
-chosen context and batch beside the measured TPOT), quality against float32, and the generations."""
+"""The precision lab's tables: per configuration, the work first (bytes of weights read per token and
+KV bytes per token, counted exactly; what a decode step reads at the chosen context and batch), then
+the time (TPOT and prefill, each with its ratio to float32 measured beside float32: the median of the
+paired ratios, its interval and n, ui/paired.py); then quality against float32, and the generations."""
 
 from __future__ import annotations
 
 import pandas as pd
 
 from app_pages.precision.strings import t
-from lab.precision_formats import FormatResult, PrecisionRun, format_cost, read_bytes
-from ui.load_note import ratio_label, was_busy
+from lab.precision_formats import FormatResult, format_cost, read_bytes
+from lab.precision_run import PrecisionRun
+from ui.paired import ratio_text, verdict_text
 
 
-def _ratio(x: float, base: float | None) -> float | None:
-    return round(x / base, 2) if base else None
+def _vs(r: FormatResult, ratio, lang: str) -> str:
+    """A ratio to float32 as every page words one; float32's own row says it is the base."""
+    return t("pr_is_reference", lang) if r.config.is_reference else ratio_text(ratio, lang)
 
 
-def speed_table(run: PrecisionRun, context: int, batch: int, lang: str) -> pd.DataFrame:
-    """One row per configuration. Timed on a busy machine, the TPOT ratio to float32 is left empty and
-    its column says why."""
+def _verdict(r: FormatResult, lang: str) -> str:
+    if r.config.is_reference:
+        return t("pr_is_reference", lang)
+    return verdict_text(r.decode_ratio, lang, t("pr_slower", lang), t("pr_faster", lang))
+
+
+def bytes_ratio(run: PrecisionRun, r: FormatResult, context: int, batch: int) -> float:
+    """Bytes a decode step reads, ÷ float32's (the first row), at this context and batch: counted."""
+    return read_bytes(run.model, r, context, batch) / read_bytes(run.model, run.results[0], context, batch)
+
+
+def work_table(run: PrecisionRun, context: int, batch: int, lang: str) -> pd.DataFrame:
+    """One row per configuration: what it reads, counted exactly (no load on the machine changes it)."""
     model, rows = run.model, []
-    base = run.results[0].tpot_ms if run.results and run.results[0].config.is_reference else None
-    busy = was_busy(run.busiest)
-    vs = ratio_label(t("pr_col_vs", lang), busy, lang)
-    measured_ctx = run.settings.prompt_len + run.settings.new_tokens // 2  # the timed decode's mean context
     for r in run.results:
-        at_run = read_bytes(model, r, measured_ctx, 1)
+        timed = format_cost(model, r, round(r.timing.context), 1)
         cost = format_cost(model, r, context, batch)
         rows.append(
             {
                 t("pr_col_config", lang): r.config.name,
-                t("pr_col_weights_mb", lang): round(r.weight_bytes / 1e6),
+                t("pr_col_weights_read", lang): round(timed.weight_bytes / 1e6, 1),
                 t("pr_col_kv_token", lang): r.kv_token_bytes,
                 t("pr_col_read", lang, L=context, B=batch): round((cost.weight_bytes + cost.kv_read_bytes) / 1e6, 1),
+                t("pr_col_read_vs", lang): f"{bytes_ratio(run, r, context, batch):.2f}×",
                 t("pr_col_intensity", lang): round(cost.intensity, 2),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def time_table(run: PrecisionRun, lang: str) -> pd.DataFrame:
+    """One row per configuration: its times, each with its ratio to float32 measured beside float32."""
+    model, rows = run.model, []
+    for r in run.results:
+        timed = format_cost(model, r, round(r.timing.context), 1)
+        rows.append(
+            {
+                t("pr_col_config", lang): r.config.name,
                 t("pr_col_tpot", lang): round(r.tpot_ms, 1),
-                vs: None if busy else _ratio(r.tpot_ms, base),
-                t("pr_col_gbs", lang): round(at_run / r.tpot_ms / 1e6, 1) if r.tpot_ms else None,
-                t("pr_col_prefill", lang, L=run.settings.prefill_len): round(r.prefill_ms),
+                t("pr_col_vs", lang): _vs(r, r.decode_ratio, lang),
+                t("pr_col_verdict", lang): _verdict(r, lang),
+                t("pr_col_prefill", lang, L=run.settings.timing_plan.prefill_len): round(r.prefill_ms, 1),
+                t("pr_col_prefill_vs", lang): _vs(r, r.prefill_ratio, lang),
+                t("pr_col_gbs", lang): round((timed.weight_bytes + timed.kv_read_bytes) / r.tpot_ms / 1e6, 1),
             }
         )
     return pd.DataFrame(rows)
 
 
 def quality_table(run: PrecisionRun, lang: str) -> pd.DataFrame:
+    """The configurations scored so far (float32's own row is scored last)."""
     rows = []
-    for r in run.results:
+    for r in (r for r in run.results if r.text is not None or r.greedy is not None):
         row = {t("pr_col_config", lang): r.config.name}
         if r.text is not None and r.text.tokens:
             row |= {
@@ -66,7 +93,3 @@ def samples_table(run: PrecisionRun, lang: str) -> pd.DataFrame:
         if not r.config.is_reference
     ]
     return pd.DataFrame(rows)
-
-
-def reference(run: PrecisionRun) -> FormatResult | None:
-    return run.results[0] if run.results and run.results[0].config.is_reference else None

@@ -1,22 +1,27 @@
 """The same prompt decoded plainly and with speculation (prompt lookup or a draft model, whose drafting
-is inside the engine's step time), both timed bare, and what the comparison says: tokens per step,
-the cost of a step, the speed-up and where it comes from.
+is inside the engine's step time), both timed bare, in rounds (plain then speculative, then the other
+way round: lab/pairing.interleave), so both see the same load; and what the comparison says: tokens
+per step (counted), the cost of a step and the speed-up (plain ms per token ÷ speculative's, the
+median of the rounds' ratios with its interval and n).
 
 No Streamlit here: the run tab drives `run_both` and draws its progress."""
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 from engine.core.draft_model import with_draft_model
 from engine.core.speculative import SpeculativeConfig
 from engine.errors import LabError
-from lab.busy import MachineLoad
+from lab.pairing import RatioInterval, interleave
 from ui.run_driver import run_steps, start_run
 from ui.run_state import RunResult, RunSettings
 
 WARM_TOKENS = 4  # an untimed short run of each config first: new shapes pay one-off kernel set-up
+ROUNDS = 6  # plain and speculative runs, paired: the fewest an interval judges by, and one more
+ARMS = ("plain", "spec")
 
 
 @dataclass
@@ -26,16 +31,16 @@ class SpecComparison:
     spec: RunResult
     drafter: str = "prompt_lookup"  # or "int8": this model's int8 copy as the draft model
     adaptive: bool = False  # k followed the acceptance, starting at k
+    speedup: RatioInterval | None = None  # plain ms per decode token ÷ speculative's, round by round
+    tpot_ms: dict[str, list[float]] = field(default_factory=dict)  # "plain" / "spec": each kept round's TPOT
 
     @property
     def same_tokens(self) -> bool:
         return [t.token_id for t in self.plain.tokens] == [t.token_id for t in self.spec.tokens]
 
-    @property
-    def load(self) -> MachineLoad | None:
-        """The busier of the two runs' loads: a ratio of their timings is as reliable as the worse one."""
-        loads = [r.load for r in (self.plain, self.spec) if r.load is not None]
-        return max(loads, key=lambda m: (m.busy, m.other_cores or 0.0), default=None)
+    def median_tpot(self, arm: str) -> float | None:
+        values = [v for v in self.tpot_ms.get(arm, []) if v is not None]
+        return statistics.median(values) if values else None
 
 
 @dataclass(frozen=True)
@@ -67,6 +72,12 @@ class DecodeSummary:
     def acceptance(self) -> float | None:
         return self.accepted / self.drafted if self.drafted else None
 
+    def step_cost(self, speedup: RatioInterval) -> RatioInterval:
+        """A speculative step's cost in plain steps, with its interval: tokens per step (counted, the
+        same every round) ÷ the speed-up, so its ends are the speed-up's ends swapped."""
+        k = self.per_step
+        return replace(speedup, median=k / speedup.median, low=k / speedup.high, high=k / speedup.low)
+
 
 def _decode(result: RunResult) -> tuple[list, int]:
     steps = [s for s in result.steps if s.phase == "decode"]
@@ -97,35 +108,61 @@ def settings_for(prompt: str, max_new: int, k: int) -> RunSettings:
     return RunSettings(prompt=prompt, chat=False, max_new_tokens=max_new, probe_memory=False, speculative_k=k)
 
 
+def ms_per_token(result: RunResult) -> float:
+    """A run's decode time per token it decoded (the engine's own step times)."""
+    steps, tokens = _decode(result)
+    return sum(s.ms for s in steps) / tokens if tokens else 0.0
+
+
+def _drafter(bundle, k: int, draft_model, adaptive: bool) -> SpeculativeConfig | None:
+    if draft_model is not None:
+        config = SpeculativeConfig(method="draft_model", model=draft_model.name, num_tokens=k, adaptive=adaptive)
+        return with_draft_model(config, bundle.tokenizer, lambda _spec, _weights: draft_model)
+    return SpeculativeConfig(num_tokens=k, adaptive=adaptive) if adaptive else None
+
+
 def run_both(
     bundle,
     prompt: str,
     k: int,
     max_new: int,
     lock,
-    progress: Callable[[int, int], None],
+    progress: Callable[[int, str, int], None],
     draft_model=None,
     adaptive: bool = False,
+    rounds: int = ROUNDS,
 ) -> SpecComparison:
-    """Plain, then speculative; progress(run index 0 or 1, tokens so far) after each step. A bad
-    prompt or setting raises LabError before anything runs. draft_model: a loaded bundle with the
-    same tokenizer that drafts instead of prompt lookup (engine/core/draft_model.py); adaptive: k starts
-    at k and follows the acceptance (SpeculativeConfig.next_k)."""
+    """Plain and speculative runs in `rounds` interleaved rounds (the order alternating; a round taken
+    while other work kept the machine busy is run again, within a budget); progress(rounds kept, arm,
+    tokens so far) after each step. A bad prompt or setting raises LabError before anything runs.
+    draft_model: a loaded bundle with the same tokenizer that drafts instead of prompt lookup
+    (engine/core/draft_model.py); adaptive: k starts at k and follows the acceptance."""
     if not prompt.strip():
         raise LabError("The prompt is empty: type some text to run.")
-    spec = SpeculativeConfig(num_tokens=k, adaptive=adaptive) if adaptive else None
-    if draft_model is not None:
-        config = SpeculativeConfig(method="draft_model", model=draft_model.name, num_tokens=k, adaptive=adaptive)
-        spec = with_draft_model(config, bundle.tokenizer, lambda _spec, _weights: draft_model)
+    spec = _drafter(bundle, k, draft_model, adaptive)
     for kk in (0, k):  # untimed: both configs' shapes once
         engine, warm = start_run(bundle, settings_for(prompt, min(WARM_TOKENS, max_new), kk), spec if kk else None)
         for _ in run_steps(engine, warm, lock):
             pass
-    results = []
-    for i, kk in enumerate((0, k)):
-        engine, result = start_run(bundle, settings_for(prompt, max_new, kk), spec if kk else None)
-        for _ in run_steps(engine, result, lock):
-            progress(i, len(result.tokens))
-        results.append(result)
+    last: dict[str, RunResult] = {}
+    tpot: dict[str, list[float]] = {arm: [] for arm in ARMS}
+    kept_rounds = [0]
+
+    def arm(name: str, kk: int) -> Callable[[], float]:
+        def one() -> float:
+            engine, result = start_run(bundle, settings_for(prompt, max_new, kk), spec if kk else None)
+            for _ in run_steps(engine, result, lock):
+                progress(kept_rounds[0], name, len(result.tokens))
+            last[name] = result
+            return ms_per_token(result)
+
+        return one
+
+    def kept(done: int, total: int) -> None:
+        kept_rounds[0] = done
+        for name in ARMS:
+            tpot[name].append(last[name].metrics.tpot_ms if last[name].metrics else None)
+
+    got = interleave({"plain": arm("plain", 0), "spec": arm("spec", k)}, rounds, rounds // 4, on_round=kept)
     drafter = "int8" if draft_model is not None else "prompt_lookup"
-    return SpecComparison(k, *results, drafter=drafter, adaptive=adaptive)
+    return SpecComparison(k, last["plain"], last["spec"], drafter, adaptive, got.ratio("plain", "spec"), tpot)

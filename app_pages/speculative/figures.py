@@ -12,6 +12,7 @@ from ui.theme import legend_below, log_axis, style
 
 ACCEPTED, OWN, REJECTED = "#2563eb", "#0d9488", "#dc2626"
 CONTEXT_COLORS = ["#7c3aed", "#ea580c", "#16a34a", "#db2777"]
+HEIGHT = 560  # the cost tab's charts: a half-width column, a legend of up to three rows under the plot
 
 
 def steps_figure(c: SpecComparison, lang: str = "en") -> go.Figure:
@@ -58,24 +59,30 @@ def kv_figure(c: SpecComparison, lang: str = "en") -> go.Figure:
     return style(fig, t("sp_fig_kv", lang), t("sp_fig_kv_x", lang), t("sp_fig_kv_y", lang))
 
 
-def _title(key: str, busy: bool, lang: str) -> str:
-    """A chart of timing ratios says in its title when they were measured on a busy machine."""
-    return t(key, lang) + (f" ({t('busy_ratio_mark', lang)})" if busy else "")
+def _whiskers(values: list[float | None], lows: list[float | None], highs: list[float | None]) -> dict:
+    """Error bars from each point's interval (a missing end: none drawn on that side)."""
+    return dict(
+        type="data",
+        symmetric=False,
+        array=[h - v if h is not None and v is not None else 0 for v, h in zip(values, highs)],
+        arrayminus=[v - lo if lo is not None and v is not None else 0 for v, lo in zip(values, lows)],
+        thickness=1.2,
+    )
 
 
-def cost_figure(
-    costs: list[VerifyCost], ridge_k: dict[int, int | None], lang: str = "en", busy: bool = False
-) -> go.Figure:
-    """Measured verify/decode cost ratio against k, one line per context, with the 'about one step'
-    target, the k + 1 line (never pays above it) and the cost model's ridge."""
+def cost_figure(costs: list[VerifyCost], ridge_k: dict[int, int | None], lang: str = "en") -> go.Figure:
+    """Measured verify/decode cost ratio against k, one line per context, each point the median of its
+    paired ratios with its interval as whiskers; the 'about one step' target, the k + 1 line (never
+    pays above it) and the cost model's ridge."""
     fig = go.Figure()
-    contexts = sorted({c.context for c in costs})
     ks = sorted({c.k for c in costs if c.k})
-    for i, ctx in enumerate(contexts):
+    for i, ctx in enumerate(sorted({c.context for c in costs})):
         mine = sorted((c for c in costs if c.context == ctx and c.k), key=lambda c: c.k)
+        y = [c.ratio for c in mine]
         fig.add_scatter(
             x=[c.k for c in mine],
-            y=[c.ratio for c in mine],
+            y=y,
+            error_y=_whiskers(y, [c.interval.low for c in mine], [c.interval.high for c in mine]),
             name=t("sp_tr_context", lang, C=ctx),
             mode="lines+markers",
             line=dict(color=CONTEXT_COLORS[i % len(CONTEXT_COLORS)]),
@@ -91,7 +98,8 @@ def cost_figure(
         x=ks, y=[k + 1 for k in ks], name=t("sp_tr_ideal", lang), mode="lines", line=dict(color="#94a3b8", dash="dot")
     )
     ridge = min((k for k in ridge_k.values() if k is not None), default=None)
-    top = max([c.ratio for c in costs] + [ks[-1] + 1 if ks else 2])
+    highs = [c.interval.high for c in costs if c.interval is not None]
+    top = max(highs + [ks[-1] + 1 if ks else 2])
     if ridge is not None:
         fig.add_scatter(
             x=[ridge, ridge],
@@ -100,28 +108,35 @@ def cost_figure(
             mode="lines",
             line=dict(color="#ea580c", dash="dashdot"),
         )
-    style(fig, _title("sp_fig_cost", busy, lang), t("sp_fig_cost_x", lang), t("sp_fig_cost_y", lang))
-    _k_axis(fig, sorted(set(ks) | ({ridge} if ridge is not None else set())))
-    log_axis(fig, "y", min([c.ratio for c in costs] + [1.0]), top)  # k + 1 reaches far above the measured ratios
-    return legend_below(fig, 480, rows=5)
+    style(fig, t("sp_fig_cost", lang), t("sp_fig_cost_x", lang), t("sp_fig_cost_y", lang))
+    _k_axis(fig, ks)  # the measured k only: the ridge's k has its own legend entry (14 beside 16 overlapped)
+    lows = [c.interval.low for c in costs if c.interval is not None]
+    log_axis(fig, "y", min(lows + [1.0]), top)  # k + 1 reaches far above the measured ratios
+    return legend_below(fig, HEIGHT, rows=3)
 
 
-def break_even_figure(costs: list[VerifyCost], lang: str = "en", busy: bool = False) -> go.Figure:
-    """The acceptance rate each k needs, from its measured cost (a gap where it can never pay)."""
+def break_even_figure(costs: list[VerifyCost], lang: str = "en") -> go.Figure:
+    """The acceptance rate each k needs, from its measured cost, with the range its interval allows
+    (a gap where it can never pay)."""
     fig = go.Figure()
     for i, ctx in enumerate(sorted({c.context for c in costs})):
         mine = sorted((c for c in costs if c.context == ctx and c.k), key=lambda c: c.k)
+        y = [None if c.break_even is None else 100 * c.break_even for c in mine]
+        ends = [c.break_even_range for c in mine]
+        lows = [None if lo is None else 100 * lo for lo, _ in ends]
+        highs = [100.0 if hi is None else 100 * hi for _, hi in ends]  # never pays at the top end: up to 100 %
         fig.add_scatter(
             x=[c.k for c in mine],
-            y=[None if c.break_even is None else 100 * c.break_even for c in mine],
+            y=y,
+            error_y=_whiskers(y, lows, highs),
             name=t("sp_tr_context", lang, C=ctx),
             mode="lines+markers",
             line=dict(color=CONTEXT_COLORS[i % len(CONTEXT_COLORS)]),
         )
     fig.update_yaxes(range=[0, 100])
-    style(fig, _title("sp_fig_break", busy, lang), t("sp_fig_cost_x", lang), t("sp_fig_break_y", lang))
+    style(fig, t("sp_fig_break", lang), t("sp_fig_cost_x", lang), t("sp_fig_break_y", lang))
     _k_axis(fig, sorted({c.k for c in costs if c.k}))
-    return fig
+    return legend_below(fig, HEIGHT, rows=3)
 
 
 def _k_axis(fig: go.Figure, ks: list[int]) -> None:

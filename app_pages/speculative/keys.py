@@ -11,6 +11,7 @@ MAX_NEW = "sp_max_new"
 PRESET = "sp_preset"
 PROMPT = "sp_prompt"
 RESULT = "sp_result"
+ROUNDS = "sp_rounds"
 RUN = "sp_run"
 
 # cost.py: the verify-cost curve

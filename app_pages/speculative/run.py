@@ -1,23 +1,28 @@
-"""The run tab: one prompt decoded plainly and with prompt lookup, side by side, and where the
-speed-up comes from. The two timed runs hold the registry's step lock, as the playground's do."""
+"""The run tab: one prompt decoded plainly and with a drafter, in interleaved rounds, side by side: the
+work counted first (tokens per step, drafts accepted), then the time measured beside it (TPOT both
+ways, the speed-up as a ratio with its interval and n, a verdict only where the interval allows), and
+where the speed-up comes from. The timed runs hold the registry's step lock, a step at a time."""
 
 from __future__ import annotations
+
+import time
 
 import streamlit as st
 
 from app_pages.speculative import keys
-from app_pages.speculative.compare import SpecComparison, decode_summary, run_both
+from app_pages.speculative.compare import ROUNDS, SpecComparison, decode_summary, run_both
 from app_pages.speculative.figures import kv_figure, steps_figure
 from app_pages.speculative.strings import t
 from engine import load_model
+from lab import eta
 from lab.speculation import FREE_PROMPT, REPEAT_PROMPT
 from ui.chips import chips_html, legend_html
-from ui.load_note import show_load, was_busy
-from ui.progress import PacedBar
+from ui.paired import ratio_text, retaken_text, verdict_text
 from ui.public_caps import capped, prompt_cap
 from ui.queue_wait import take_turn
 from ui.run_section import run_with_progress
 from ui.sidebar import CHOICE_KEY
+from ui.text import with_eta
 from ui.widget_state import KEEP, seed
 from ui.widgets import whole_number_box
 
@@ -34,7 +39,9 @@ DEFAULTS = {
     keys.MAX_NEW: 48,
     keys.DRAFTER: "prompt_lookup",
     keys.ADAPTIVE: False,
+    keys.ROUNDS: ROUNDS,
 }
+MAX_ROUNDS = 30
 DRAFTERS = ("prompt_lookup", "int8")
 MAX_NEW = 256
 
@@ -52,7 +59,7 @@ def int8_copy(spec: str, device: str):
     return load_model(spec, dtype="bfloat16", device=device, weights="int8")
 
 
-def _controls(max_position: int, lang: str) -> tuple[str, int, int, bool]:
+def _controls(max_position: int, lang: str) -> tuple[str, int, int, int, bool]:
     seed(DEFAULTS)
     st.selectbox(
         t("sp_preset", lang),
@@ -72,104 +79,123 @@ def _controls(max_position: int, lang: str) -> tuple[str, int, int, bool]:
         help=t("sp_drafter_help", lang),
         persist_state=KEEP,
     )
-    c1, c2, c3, c4 = st.columns([1, 1, 1, 1], vertical_alignment="bottom")
+    c1, c2, c3, c4, c5 = st.columns([1, 1, 1, 1, 1], vertical_alignment="bottom")
     k = whole_number_box(c1, t("sp_k", lang), 1, 32, keys.K, help=t("sp_k_help", lang))
     c2.toggle(t("sp_adaptive", lang), key=keys.ADAPTIVE, help=t("sp_adaptive_help", lang), persist_state=KEEP)
     most = capped("max_new_tokens", min(MAX_NEW, max_position - 1), keys.MAX_NEW, 2)
     max_new = whole_number_box(c3, t("sp_max_new", lang), 2, most, keys.MAX_NEW, step=8)
-    clicked = c4.button(t("sp_run", lang), type="primary", key=keys.RUN, icon=":material/bolt:")
-    return st.session_state[keys.PROMPT] or "", k, max_new, clicked
+    most_rounds = capped("max_repeats", MAX_ROUNDS, keys.ROUNDS, 5)
+    rounds = whole_number_box(c4, t("sp_rounds", lang), 5, most_rounds, keys.ROUNDS, help=t("sp_rounds_help", lang))
+    clicked = c5.button(t("sp_run", lang), type="primary", key=keys.RUN, icon=":material/bolt:")
+    return st.session_state[keys.PROMPT] or "", k, max_new, rounds, clicked
 
 
-def _run(bundle, registry, prompt: str, k: int, max_new: int, lang: str) -> None:
+def _run(bundle, registry, prompt: str, k: int, max_new: int, rounds: int, lang: str) -> None:
     def measure(box) -> SpecComparison:
-        bar = PacedBar(box.progress(0.0), lang)
+        bar = box.progress(0.0)
+        first_round_done: list[float] = []
+        done_in_round = {"plain": 0, "spec": 0, "round": 0}
 
-        def progress(run: int, done: int) -> None:
-            key = "sp_progress_plain" if run == 0 else "sp_progress_spec"
-            bar.progress((run * max_new + done) / (2 * max_new), t(key, lang, done=done, n=max_new))
+        def progress(kept: int, arm: str, done: int) -> None:
+            if kept != done_in_round["round"]:  # a new round: both arms start again
+                done_in_round.update(plain=0, spec=0, round=kept)
+                if kept == 1:
+                    first_round_done.append(time.perf_counter())
+            done_in_round[arm] = done
+            within = (done_in_round["plain"] + done_in_round["spec"]) / (2 * max_new)
+            since = time.perf_counter() - first_round_done[0] if first_round_done else 0.0
+            left = eta.seconds_left([1.0] * rounds, kept, since, min(within, 1.0))
+            what = t(f"sp_progress_{arm}", lang, r=min(kept + 1, rounds), rounds=rounds, done=done, n=max_new)
+            bar.progress(min((kept + within) / rounds, 1.0), text=with_eta(what, left, lang))
 
         draft = None
         if st.session_state[keys.DRAFTER] == "int8":
             box.write(t("sp_loading_draft", lang, name=bundle.name))
             draft = int8_copy(st.session_state[CHOICE_KEY].spec, str(bundle.model.device))
         adaptive = bool(st.session_state[keys.ADAPTIVE])
-        return run_both(bundle, prompt, k, max_new, registry.step_lock, progress, draft, adaptive)
+        return run_both(bundle, prompt, k, max_new, registry.step_lock, progress, draft, adaptive, rounds)
 
     run_with_progress(
         measure,
         lang,
-        running=t("sp_running", lang, k=k),
+        running=t("sp_running", lang, k=k, rounds=rounds),
         failed=t("sp_failed", lang),
-        done=lambda r: t("sp_done", lang, n=len(r.spec.tokens)),
+        done=lambda r: t("sp_done", lang, n=len(r.spec.tokens), rounds=r.speedup.n if r.speedup else 0),
         keep=keys.RESULT,
     )
 
 
-def _timing_metrics(c: SpecComparison, busy: bool, lang: str) -> None:
-    """TPOT and E2E both ways; the speculative one's difference from plain only on a quiet machine."""
-    plain, spec = c.plain.metrics, c.spec.metrics
-    if not (plain and spec):
-        return
+def _work_metrics(c: SpecComparison, lang: str) -> None:
+    """The counted side first: tokens per decode step, drafts accepted, TPOT both ways (medians)."""
+    s = decode_summary(c)
     cols = st.columns(4)
-    pairs = [("tpot", plain.tpot_ms, spec.tpot_ms, ".1f"), ("e2e", plain.e2e_ms, spec.e2e_ms, ".0f")]
-    for i, (name, a, b, fmt) in enumerate(pairs):
-        if a is None or b is None:
-            continue
-        cols[2 * i].metric(t(f"sp_m_{name}_plain", lang), f"{a:{fmt}} ms")
-        delta = None if busy else f"{b - a:+{fmt}} ms"
-        cols[2 * i + 1].metric(t(f"sp_m_{name}_spec", lang), f"{b:{fmt}} ms", delta=delta, delta_color="inverse")
-
-
-def _metrics(c: SpecComparison, lang: str) -> None:
-    s, busy = decode_summary(c), was_busy(c.load)
-    _timing_metrics(c, busy, lang)
     if s:
-        cols = st.columns(4)
-        cols[0].metric(t("sp_m_per_step", lang), f"{s.per_step:.2f}")
+        cols[0].metric(t("sp_m_per_step", lang), f"{s.per_step:.2f}", help=t("sp_m_per_step_help", lang))
         if s.acceptance is not None:
             cols[1].metric(
                 t("sp_m_accept", lang),
                 f"{s.acceptance:.0%}",
                 help=t("sp_m_accept_help", lang, accepted=s.accepted, drafted=s.drafted, steps=s.drafting_steps),
             )
-        speedup = t("busy_ratio_value", lang) if busy else f"{s.speedup:.2f}×"
-        cols[2].metric(t("sp_m_speedup", lang), speedup, help=t("busy_ratio_help", lang) if busy else None)
+    for i, arm in enumerate(("plain", "spec")):
+        tpot = c.median_tpot(arm)
+        if tpot is not None:
+            cols[2 + i].metric(t(f"sp_m_tpot_{arm}", lang), f"{tpot:.1f} ms", help=t("sp_m_tpot_help", lang))
+
+
+def _speedup(c: SpecComparison, lang: str) -> None:
+    """The measured side: the speed-up as a ratio with its interval and n, and its verdict."""
+    r = c.speedup
+    verdict = verdict_text(r, lang, t("sp_faster", lang), t("sp_slower", lang))
+    st.markdown(t("sp_speedup_line", lang, ratio=ratio_text(r, lang), verdict=verdict))
+    again = retaken_text(r.retaken if r else 0, lang)
+    if again:
+        st.caption(again)
+
+
+def _where(c: SpecComparison, lang: str) -> None:
+    s = decode_summary(c)
+    st.markdown(f"**{t('sp_where_header', lang)}**")
+    if s is None or c.speedup is None:
+        st.info(t("sp_where_none", lang))
+        return
+    cost = s.step_cost(c.speedup)
+    st.markdown(
+        t(
+            "sp_where",
+            lang,
+            steps=s.steps,
+            tokens=s.tokens,
+            per_step=s.per_step,
+            cost=ratio_text(cost, lang),
+            ratio=cost.median,
+            speedup=ratio_text(c.speedup, lang),
+            median=c.speedup.median,
+        )
+    )
+
+
+def _metrics(c: SpecComparison, lang: str) -> None:
+    _work_metrics(c, lang)
+    _speedup(c, lang)
     same = t("sp_yes" if c.same_tokens else "sp_no", lang)
     st.caption(t("sp_same_line", lang, same=same))
-    st.markdown(f"**{t('sp_where_header', lang)}**")
-    if s is None:
-        st.info(t("sp_where_none", lang))
-    elif busy:
-        st.warning(t("sp_where_busy", lang, per_step=s.per_step), icon=":material/speed:")
-    else:
-        st.markdown(
-            t(
-                "sp_where",
-                lang,
-                plain_ms=s.plain_ms_per_token,
-                steps=s.steps,
-                tokens=s.tokens,
-                per_step=s.per_step,
-                spec_ms=s.spec_ms_per_step,
-                ratio=s.ratio,
-                speedup=s.speedup,
-            )
-        )
+    _where(c, lang)
+    with st.expander(t("sp_method", lang)):
+        st.markdown(t("pair_explain", lang))
 
 
 def render_run_tab(bundle, registry, lang: str) -> None:
     st.markdown(t("sp_run_intro", lang))
-    prompt, k, max_new, clicked = _controls(bundle.model.config.max_position, lang)
+    prompt, k, max_new, rounds, clicked = _controls(bundle.model.config.max_position, lang)
     if clicked:
         with take_turn(lang) as go:
             if go:
-                _run(bundle, registry, prompt, k, max_new, lang)
+                _run(bundle, registry, prompt, k, max_new, rounds, lang)
     c = st.session_state.get(keys.RESULT)
     if c is None:
         st.info(t("sp_not_run", lang))
         return
-    show_load(c.load, lang)
     _metrics(c, lang)
     left, right = st.columns(2)
     left.markdown(f"**{t('sp_chips_plain', lang)}**")
