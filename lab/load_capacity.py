@@ -8,8 +8,10 @@ does (rate: an open loop, as users arrive). The search doubles the level from 1 
 the target, then bisects between the last level that met it and the first that did not, until they
 are neighbours. It stops early at the
 time budget (it does not start a load it expects to overrun it), at `max_load`, or when `stop()`
-says so, and keeps every load it measured. A load measured while other processes kept the machine
-busy (lab/busy.py) makes the answer unreliable, and the answer says so. Each load on a server is
+says so, and keeps every load it measured. Each load keeps how busy other processes kept the machine
+meanwhile (lab/busy.py); it is judged by lab/slo.slo_verdict: other work only slows a server down, so
+a load that held, held, and where the first load that missed ran beside other work, where the server
+breaks is "not separable here", and the answer says so with that work. Each load on a server is
 watched through its /metrics, and the first load that missed says why (lab/slo_cause.py).
 
 The answer is a code and its numbers (`Capacity.message()`); lab/catalogues.word says it in a language.
@@ -25,7 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from engine.errors import LabError
-from lab.busy import LoadMeter, local_server_pids
+from lab.busy import LoadMeter, MachineLoad, local_server_pids
 from lab.catalogues import Joined, Message
 from lab.remote_client import Endpoint, RemoteRequest
 from lab.remote_load import LoadPlan, LoadRun, watched_load
@@ -72,9 +74,13 @@ class Point:
     load: int  # the level: requests in flight, or the rate step's multiple (Scale)
     verdict: Goodput
     seconds: float
-    busy: bool = False  # other processes kept the machine busy meanwhile
+    machine: MachineLoad | None = None  # how busy other processes kept the machine meanwhile
     run: LoadRun | None = None  # the load itself, when it came from a server
     seen: MetricsWatch | None = None  # the server's /metrics over the load, when it came from a server
+
+    @property
+    def busy(self) -> bool:
+        return self.machine is not None and self.machine.busy
 
 
 @dataclass
@@ -95,6 +101,11 @@ class Capacity:
     @property
     def busy(self) -> bool:
         return any(p.busy for p in self.points.values())
+
+    @property
+    def separable(self) -> bool:
+        """Where it breaks is the server's own: the first load that missed ran on a quiet machine."""
+        return self.bad is None or not self.points[self.bad].busy
 
     @property
     def limiting(self) -> str | None:
@@ -140,8 +151,11 @@ class Capacity:
             stopped=Message("search_stop_" + self.stopped.replace(" ", "_")) if self.stopped else "",
             why=self.why(),
         )
-        answer = Message(f"search_answer_{kind}", values)
-        return Message("search_busy", {"answer": answer}) if self.busy else answer
+        if not self.separable:  # other work may have broken it: what held stands, where it breaks does not
+            kind = "busy_none" if self.good is None else "busy_miss"
+            machine = self.points[self.bad].machine
+            values |= dict(other=machine.other_cores, cores=machine.cores)
+        return Message(f"search_answer_{kind}", values)
 
 
 def search(
@@ -226,7 +240,7 @@ def server_measure(
             run, seen = LoadRun(plan, start=time.perf_counter()), MetricsWatch()
             asyncio.run(watched_load(endpoint, model, run, seen, stop))
         verdict = judge_run(slo, run, expected=plan.max_requests)
-        return Point(load, verdict, run.seconds, meter.load.busy, run, seen)
+        return Point(load, verdict, run.seconds, meter.load, run, seen)
 
     return measure
 
