@@ -11,6 +11,7 @@ import pytest
 from engine.errors import LabError
 from engine.observe.request_metrics import RequestMetrics
 from lab.busy import MachineLoad
+from lab.capacity_cli import point_line
 from lab.catalogues import word
 from lab.load_capacity import Capacity, Point, Scale, search, server_measure
 from lab.remote_client import Endpoint, RemoteRequest
@@ -109,6 +110,9 @@ def test_where_it_breaks_beside_other_work_is_not_separable():
     assert said.startswith("Holds a concurrency of 5 with TTFT ≤ 100 ms for 90 % of requests; at 6 it missed")
     assert "other work took 1.2 of 2 cores" in said and "not separable here" in said and "busy machine" not in said
     assert "无法区分" in word(result.message(), "zh")
+    at_6, at_8, at_1 = (point_line(result.points[n]) for n in (6, 8, 1))  # the CLI's line per load
+    assert at_6.endswith("not separable here · other work: 1.2 of 2 cores") and "busy machine" not in at_6
+    assert at_8.endswith("does not hold") and at_1.endswith("goodput 5.00 req/s, holds")
     none = search(synthetic(0, [], busy_at=1), SLO_TTFT)
     assert word(none.message()).startswith("Not separable here: even one request at a time missed")
 
