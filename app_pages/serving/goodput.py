@@ -8,7 +8,6 @@ beside it (lab/slo.slo_verdict)."""
 from __future__ import annotations
 
 import time
-from dataclasses import replace
 
 import plotly.graph_objects as go
 import streamlit as st
@@ -133,14 +132,14 @@ def run_every_policy(bundle, result: ServingResult, lang: str) -> None:
             bar.progress(progress.fraction, text=t("sv_gp_all_running", lang, parts=parts))
             last[0] = time.perf_counter()
 
-    settings = replace(result.settings, policy_a="continuous", policy_b="continuous")
     try:
-        kept, race = race_policies(bundle, result.specs, settings, policies, 1, get_registry().step_lock, on_step)
+        kept, race = race_policies(
+            bundle, result.specs, result.settings, policies, 1, get_registry().step_lock, on_step
+        )
     except Exception as exc:  # noqa: BLE001 - say what failed
         show_message(error_message(exc, lang))
         return
-    runs = {policy: run for policy, run in kept[0].items()}
-    st.session_state[keys.POLICY_RUNS] = {"runs": runs, "load": race.load, "at": time.time()}
+    st.session_state[keys.POLICY_RUNS] = {"runs": dict(kept[0]), "load": race.load, "at": time.time()}
 
 
 def all_policies_section(bundle, result: ServingResult, slo: SLO, lang: str) -> None:

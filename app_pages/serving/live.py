@@ -83,6 +83,7 @@ def run_comparison(bundle, specs: list[RequestSpec], settings: ServingSettings, 
             result.rounds, result.runs = kept, kept[0]
             result.retaken, result.loads, result.load = race.retaken, list(race.loads), busiest(race.loads)
             progress.round = min(len(kept) + 1, rounds)
+            progress.work = progress.total_work * len(kept) / rounds  # a round raced again counts once
             table = metrics_table(kept, ALL, lang, result.retaken, result.load)  # each round's answer as it lands
             so_far.dataframe(table, hide_index=True, key=keys.so_far(keys.METRICS_TABLE, len(kept)))
 
