@@ -18,7 +18,7 @@ from app_pages.disaggregation.strings import t
 from lab.disaggregation import SETUPS, Summary
 from lab.disaggregation_rounds import BASE, TPOT_FACTOR, TTFT_FACTOR, goodput_over_rounds, paired
 from lab.pairing import GREATER, compare
-from ui.paired import ratio_text, retaken_text, verdict_text
+from ui.paired import busy_beside, ratio_text, retaken_text, verdict_text
 from ui.slo_box import slo_text, verdict_row, verdict_table
 from ui.widget_state import KEEP
 
@@ -39,13 +39,14 @@ def _cell(r, lang: str, greater: str, less: str) -> str:
 
 
 def rounds_table(r: DisaggResult, lang: str) -> pd.DataFrame:
-    """Each set-up against the whole-prompt server, paired round by round (the base row names it)."""
-    sums, load, retaken = r.summaries(), r.rounds.load, r.rounds.retaken
+    """Each set-up against the whole-prompt server, paired round by round (the load other work put on
+    the machine is said once, beside the table's header: every pair ran beside the same reading)."""
+    sums, retaken = r.summaries(), r.rounds.retaken
     rows = []
     for name in (n for n in SETUPS if n != BASE and n in sums[0]):
         row = {t("dg_col_setup", lang): t(f"dg_setup_{name}", lang)}
         for what, (column, greater, less) in COMPARED_WORDS.items():
-            row[t(column, lang)] = _cell(paired(sums, name, what, BASE, retaken, load), lang, greater, less)
+            row[t(column, lang)] = _cell(paired(sums, name, what, BASE, retaken), lang, greater, less)
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -122,7 +123,8 @@ def _load_caption(r: DisaggResult, lang: str) -> None:
 def render_results(r: DisaggResult, lang: str) -> None:
     _load_caption(r, lang)
     _summary_table(r, lang)
-    st.markdown(f"**{t('dg_compare_header', lang, n=len(r.rounds.rounds))}**")
+    header = t("dg_compare_header", lang, n=len(r.rounds.rounds))
+    st.markdown(f"**{header}**{busy_beside(r.rounds.load, lang)}")
     st.dataframe(rounds_table(r, lang), hide_index=True, key=keys.COMPARE)
     with st.expander(t("dg_pair_header", lang)):
         st.markdown(t("pair_explain", lang))

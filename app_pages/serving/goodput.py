@@ -122,7 +122,8 @@ def run_every_policy(bundle, result: ServingResult, lang: str) -> None:
     policies = {policy: policy for policy in JUDGED_POLICIES}
     progress = Progress(rounds=1, total_work=len(policies) * workload_work(result.specs))
     done = dict.fromkeys(policies, 0)
-    bar, last = PacedBar(st.progress(0.0), lang), [0.0]
+    element, last = st.progress(0.0), [0.0]
+    bar = PacedBar(element, lang)
 
     def on_step(policy: str, event) -> None:
         progress.add(event)
@@ -139,6 +140,8 @@ def run_every_policy(bundle, result: ServingResult, lang: str) -> None:
     except Exception as exc:  # noqa: BLE001 - say what failed
         show_message(error_message(exc, lang))
         return
+    finally:
+        element.empty()
     st.session_state[keys.POLICY_RUNS] = {"runs": dict(kept[0]), "load": race.load, "at": time.time()}
 
 

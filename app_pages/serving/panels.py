@@ -21,6 +21,7 @@ from app_pages.serving.run_latencies import (
     median_of,
     metrics_figure,
     metrics_table,
+    ratio_column,
     request_table,
     round_values,
     run_name,
@@ -229,8 +230,12 @@ def metrics_panel(result: ServingResult, lang: str, bundle=None) -> None:
     if compared:
         c[-1].metric(t("sv_m_same", lang), f"{same} / {compared}", help=t("sv_m_same_help", lang))
     table = metrics_table(rounds, group, lang, result.retaken, result.load)
-    number = st.column_config.NumberColumn(format="%.1f")
-    config = {run_name(r, lang): number for r in runs}
+    number = st.column_config.NumberColumn(format="%.1f", width="small")
+    config = {run_name(r, lang): number for r in runs} | {
+        t("sv_col_metric", lang): st.column_config.TextColumn(width="small"),
+        t("sv_col_stat", lang): st.column_config.TextColumn(width="small"),
+        ratio_column(lang, result.load): st.column_config.TextColumn(width="large"),
+    }
     st.dataframe(
         table, hide_index=True, key=keys.METRICS_TABLE, column_config=config, height=35 * (len(table) + 1) + 3
     )  # every row at once: no scrolling inside the table

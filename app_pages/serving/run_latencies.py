@@ -19,7 +19,7 @@ from app_pages.serving.run import PolicyRun
 from app_pages.serving.strings import t
 from app_pages.serving.timeline import row_names
 from lab.pairing import RatioInterval, ratio_interval
-from ui.paired import ratio_text, verdict_text
+from ui.paired import busy_beside, ratio_text, verdict_text
 from ui.percentile_labels import shown_stats, stat_label
 from ui.theme import style
 
@@ -50,9 +50,11 @@ def run_name(run: PolicyRun, lang: str) -> str:
     return t("sv_run_name", lang, slot=run.slot.upper(), policy=t(f"sv_policy_{run.policy}", lang))
 
 
-def ratio_column(lang: str) -> str:
-    """The B ÷ A column's name: the median of the rounds' paired ratios, its interval and n."""
-    return t("sv_col_ratio", lang)
+def ratio_column(lang: str, load=None) -> str:
+    """The B ÷ A column's name: the median of the rounds' paired ratios, its interval and n, with the
+    load other work put on the machine beside it (said once for the whole column: every round's pairs
+    ran beside the same reading)."""
+    return t("sv_col_ratio", lang) + busy_beside(load, lang)
 
 
 def stat_of(summary: dict, metric: str, stat: str) -> float:
@@ -88,7 +90,8 @@ def metrics_table(
     rounds: list[dict[str, PolicyRun]], group: str, lang: str = "en", retaken: int = 0, load=None
 ) -> pd.DataFrame:
     """Rows: each metric at each percentile, then throughput; a column per run (the median over the
-    rounds) and, with both runs, B ÷ A paired round by round, with its interval, n and verdict."""
+    rounds) and, with both runs, B ÷ A paired round by round, with its interval, n and verdict (the load
+    beside them in the ratio column's name)."""
     slots = [s for s in ("a", "b") if s in rounds[0]]
     first = [rounds[0][s] for s in slots]
     names = [run_name(r, lang) for r in first]
@@ -101,8 +104,8 @@ def metrics_table(
             row = {t("sv_col_metric", lang): label, t("sv_col_stat", lang): stat_label(s, n, lang) if n else s}
             row |= {name: median_of(round_values(rounds, slot, group, m, s)) for name, slot in zip(names, slots)}
             if len(slots) == 2:
-                r = paired_ratio(rounds, group, m, s, retaken, load)
-                row[ratio_column(lang)] = ratio_text(r, lang)
+                r = paired_ratio(rounds, group, m, s, retaken)  # the load stands in the column's name
+                row[ratio_column(lang, load)] = ratio_text(r, lang)
                 row[t("sv_col_verdict", lang)] = verdict_text(r, lang, t("sv_b_higher", lang), t("sv_b_lower", lang))
             rows.append(row)
     return pd.DataFrame(rows)
