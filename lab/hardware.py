@@ -118,18 +118,18 @@ class DeviceCeilings:
 
     @property
     def machine(self) -> MachineLoad | None:
-        """Other work while these were measured; before that was kept, a load average of a task per core."""
-        cores = self.cores or os.cpu_count() or 1
-        if self.other_cores is not None:
-            return MachineLoad(self.other_cores, cores, 0.0)
-        if self.load_average is not None:
-            return MachineLoad(float(cores) if self.load_average >= cores else 0.0, cores, 0.0)
-        return None
+        """How busy other work kept the machine while these were measured (None before that was kept)."""
+        if self.other_cores is None:
+            return None
+        return MachineLoad(self.other_cores, self.cores or os.cpu_count() or 1, 0.0)
 
     @property
     def busy(self) -> bool:
-        """Measured while other work took a real share of the cores: every roof may read low."""
-        return self.machine is not None and self.machine.busy
+        """Measured while other work took a real share of the cores: every roof may read low. An entry
+        from before that was kept reads busy at a load average of a runnable task per core or more."""
+        if self.machine is not None:
+            return self.machine.busy
+        return self.load_average is not None and self.load_average >= (self.cores or os.cpu_count() or 1)
 
     def peak_flops(self, dtype: str) -> float:
         """The compute roof for `dtype`; a ValueError when it was not measurable here."""

@@ -177,7 +177,8 @@ def test_ceilings_measured_busy_are_marked_and_measured_again_when_quiet(tmp_pat
     fresh = hardware.machine_ceilings("cpu", refresh_busy=True)
     assert not fresh.busy and not hardware.cached_ceilings("cpu").busy  # measured again, and cached
     legacy = hardware.DeviceCeilings("cpu", "x", 1e10, {}, "k", 2, "t", load_average=5.2, cores=2)
-    assert legacy.busy and not hardware.DeviceCeilings("cpu", "x", 1e10, {}, "k", 2, "t", load_average=0.3).busy
+    assert legacy.busy and legacy.machine is None  # the load average, not a reading of other work
+    assert not hardware.DeviceCeilings("cpu", "x", 1e10, {}, "k", 2, "t", load_average=0.3, cores=2).busy
 
 
 def test_a_cached_read_roof_that_does_not_say_how_is_measured_again(tmp_path, monkeypatch):

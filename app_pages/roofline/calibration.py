@@ -7,12 +7,13 @@ load beside it (ui/paired.py), and ceilings measured busy are said to be so."""
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import pandas as pd
 import streamlit as st
 
 from app_pages.roofline import keys
+from app_pages.roofline.ceilings import busy_reading
 from app_pages.roofline.figures import calibration_figure
 from app_pages.roofline.strings import formula, t
 from engine.errors import LabError
@@ -20,7 +21,7 @@ from lab.calibration import CalibrationRow, calibrate
 from lab.complexity_math import prompt_of_length
 from lab.hardware import DeviceCeilings
 from ui.formula import show_formula
-from ui.paired import ratio_text, retaken_text
+from ui.paired import busy_beside, ratio_text, retaken_text
 from ui.public_caps import cap_help, capped
 from ui.queue_wait import take_turn
 from ui.run_section import run_with_progress
@@ -115,7 +116,15 @@ def ratio_range(ratios: list[float]) -> str:
     return f"{min(ratios):.3g}–{max(ratios):.3g}×"
 
 
+def _interval_text(row: CalibrationRow, with_overhead: bool, lang: str) -> str:
+    """The ratio, its interval and n; the load is said once, in the column's name."""
+    return ratio_text(replace(row.interval(with_overhead), load=None), lang)
+
+
 def calibration_table(r: CalibrationResult, lang: str) -> pd.DataFrame:
+    """Each length and metric: predicted, measured (the median of the rounds) and measured ÷ predicted
+    over the rounds, the load other work put on the machine beside the ratio columns' names."""
+    beside = busy_beside(r.rows[0].load if r.rows else None, lang)
     return pd.DataFrame(
         [
             {
@@ -124,8 +133,8 @@ def calibration_table(r: CalibrationResult, lang: str) -> pd.DataFrame:
                 t("rf_col_predicted", lang): round(row.predicted_ms, 2),
                 t("rf_col_overhead", lang): round(row.overhead_ms, 2),
                 t("rf_col_measured", lang): round(row.measured_ms, 2),
-                t("rf_col_ratio", lang): ratio_text(row.interval(), lang),
-                t("rf_col_ratio_oh", lang): ratio_text(row.interval(with_overhead=True), lang),
+                t("rf_col_ratio", lang) + beside: _interval_text(row, False, lang),
+                t("rf_col_ratio_oh", lang) + beside: _interval_text(row, True, lang),
             }
             for row in r.rows
         ]
@@ -189,11 +198,10 @@ def render_calibration_section(bundle, registry, ceilings: DeviceCeilings, lang:
             B=r.ceilings.read_bytes_per_s / 1e9,
             op=1e6 * (r.ceilings.op_overhead_s or 0.0),
         ),
-        retaken_text(r.rows[0].retaken if r.rows else 0, lang),
     ]
     if r.ceilings.busy:  # the predictions stand on these roofs: low roofs, low ratios
-        m = r.ceilings.machine
-        notes.append(t("rf_ceilings_were_busy", lang, other=m.other_cores, cores=m.cores))
+        notes.append(t("rf_ceilings_were_busy", lang, reading=busy_reading(r.ceilings, lang)))
+    notes.append(retaken_text(r.rows[0].retaken if r.rows else 0, lang))
     st.caption(" ".join(n for n in notes if n))
     with st.expander(t("rf_pair_header", lang)):
         st.markdown(t("pair_explain", lang))

@@ -64,12 +64,18 @@ def current_ceilings(device: str, lang: str) -> DeviceCeilings | None:
 OFF = {"delta_color": "off", "delta_arrow": "off"}  # a note beside the number, not a change of it
 
 
-def busy_mark(c: DeviceCeilings, lang: str) -> str | None:
-    """'measured beside other work: 1.2 of 2 cores' for ceilings measured busy, else None."""
-    if not c.busy:
-        return None
+def busy_reading(c: DeviceCeilings, lang: str) -> str:
+    """What the machine was doing while busy ceilings were measured: other work's cores, or for an entry
+    from before that was kept, the load average."""
     m = c.machine
-    return t("rf_ceil_busy_mark", lang, other=m.other_cores, cores=m.cores)
+    if m is not None:
+        return t("rf_ceil_reading_other", lang, other=m.other_cores, cores=m.cores)
+    return t("rf_ceil_reading_load", lang, load=c.load_average, cores=c.cores or os.cpu_count() or 1)
+
+
+def busy_mark(c: DeviceCeilings, lang: str) -> str | None:
+    """'measured beside other work on 1.2 of 2 cores' for ceilings measured busy, else None."""
+    return t("rf_ceil_busy_mark", lang, reading=busy_reading(c, lang)) if c.busy else None
 
 
 def ceilings_table(c: DeviceCeilings, lang: str) -> pd.DataFrame:
@@ -101,8 +107,7 @@ def render_ceilings_section(device: str, lang: str) -> DeviceCeilings | None:
     c2.metric(t("rf_m_fp32", lang), f"{fp32 / 1e9:.0f} GFLOP/s" if fp32 else "–", delta=busy, **OFF)
     c3.metric(t("rf_m_ridge", lang), f"{ceilings.ridge_point('float32'):.1f} FLOP/B" if fp32 else "–")
     if ceilings.busy:
-        m = ceilings.machine
-        st.caption(t("rf_ceil_busy", lang, other=m.other_cores, cores=m.cores))
+        st.caption(t("rf_ceil_busy", lang, reading=busy_reading(ceilings, lang)))
     st.dataframe(ceilings_table(ceilings, lang), hide_index=True, key=keys.CEIL_TABLE)
     when = dt.datetime.fromtimestamp(ceilings.measured_at, dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     st.caption(

@@ -11,6 +11,7 @@ import pandas as pd
 import streamlit as st
 
 from app_pages.roofline import keys
+from app_pages.roofline.ceilings import busy_reading
 from app_pages.roofline.figures import nvml_figure, roofline_figure
 from app_pages.roofline.strings import formula, t
 from engine.observe.costmodel import ridge_intensity
@@ -164,8 +165,7 @@ def _load_caption(r: RooflineResult, lang: str) -> None:
             t("rf_run_load", lang, other=r.load.other_cores, cores=r.load.cores) if known else t("load_unknown", lang)
         )
     if r.ceilings.busy:
-        m = r.ceilings.machine
-        said.append(t("rf_ceilings_were_busy", lang, other=m.other_cores, cores=m.cores))
+        said.append(t("rf_ceilings_were_busy", lang, reading=busy_reading(r.ceilings, lang)))
     if said:
         st.caption(" ".join(said))
 
@@ -183,14 +183,9 @@ def render_result(r: RooflineResult, lang: str) -> None:
         cols[1].metric(t("rf_m_decode_bw", lang, B=first), f"{100 * dec1.bytes_per_s / bw:.0f} %")
         cols[2].metric(t("rf_m_decode_compute", lang, B=first), f"{100 * dec1.flops_per_s / peak:.1f} %")
     if dec_n and dec1 and last != first:
+        cols[3].metric(t("rf_m_decode_compute", lang, B=last), f"{100 * dec_n.flops_per_s / peak:.1f} %")
         paired = rate_ratio(r.points, last, first, load=r.load)  # the steps raced: the i-th pair saw one load
-        cols[3].metric(
-            t("rf_m_decode_compute", lang, B=last),
-            f"{100 * dec_n.flops_per_s / peak:.1f} %",
-            delta=t("rf_m_rate_ratio", lang, B=first, ratio=ratio_text(paired, lang)),
-            delta_color="off",
-            help=t("rf_m_rate_ratio_help", lang, B=last, b=first),
-        )
+        st.caption(t("rf_rate_ratio", lang, B=last, b=first, ratio=ratio_text(paired, lang)))
     roofs = {d: v for d, v in r.ceilings.gemm_flops_per_s.items() if v}
     st.plotly_chart(roofline_figure(r.points, r.summary, roofs, bw, r.dtype, lang), key=keys.FIG_ROOFLINE)
     st.caption(
