@@ -4,13 +4,13 @@ sequential `generate` and its own continuous batching, on the same workload, in 
     .venv/bin/python bench/serving.py [--requests 32] [--batch 8] [--budget 128] [--repeats 3] [--device cuda]
 
 1. Throughput: N requests (prompts 32-512 tokens, outputs 16-128) all queued at t = 0.
-2. Head-of-line: 8 chats decoding when a 2048-token prompt arrives; chunked prefill vs whole.
+2. Head-of-line: 8 chats decoding when a 2048-token prompt arrives; chunked prefill vs whole, raced a
+   step each in turn (lab/serving_race.py), chunked ÷ whole paired round by round with its interval.
 """
 
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -18,10 +18,13 @@ from pathlib import Path
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from bench.pair_words import ratio_text, verdict_text  # noqa: E402
 from bench.record import recorded  # noqa: E402
 from engine import EngineConfig, load_model  # noqa: E402
 from engine.loader.model_loader import convert_bundled  # noqa: E402
 from engine.observe.machine import describe_cpu  # noqa: E402
+from lab.pairing import ratio_interval  # noqa: E402
+from lab.serving_race import race_rounds  # noqa: E402
 from lab.workload import RequestSpec, head_of_line, random_mix, run_workload, summarize  # noqa: E402
 
 
@@ -154,33 +157,44 @@ def step_counts(trace) -> tuple[int, float, float]:
 
 
 def head_of_line_table(bundle, args) -> None:
+    """Whole prompts against chunked prefill, raced a step each in turn over the same workload (each on
+    its own clock, lab/serving_race.py), round after round: chunked ÷ whole paired round by round."""
     specs = head_of_line(bundle.tokenizer)
-    print(f"\n## Head-of-line: 8 chats decoding, a 2048-token prompt arrives at 0.4 s; budget {args.budget}\n")
+    print(
+        f"\n## Head-of-line: 8 chats decoding, a 2048-token prompt arrives at 0.4 s; budget {args.budget}; "
+        f"the two raced a step each in turn, {args.repeats} rounds\n"
+    )
     print("| prefill | short streams ITL P50 / P99 (ms) | long prompt TTFT (ms) | throughput (tok/s) |")
     print("|---|---|---|---|")
+    base = dict(probe_memory=False)
     configs = {
-        "whole (no chunking)": dict(),
-        f"chunked, {args.budget}-token budget": dict(chunked_prefill=True, max_num_batched_tokens=args.budget),
+        "whole (no chunking)": EngineConfig(**base),
+        f"chunked, {args.budget}-token budget": EngineConfig(
+            **base, chunked_prefill=True, max_num_batched_tokens=args.budget
+        ),
     }
-    rows: dict[str, list[tuple[float, float]]] = {name: [] for name in configs}
-    for _ in range(args.repeats):  # alternate the two, so a noisy moment hits both alike
-        for name, cfg in configs.items():
-            r = ours(bundle, specs, **cfg)
-            short = {sid for sid, label in r["labels"].items() if label.startswith("chat")}
-            longest = [sid for sid, label in r["labels"].items() if label == "long prompt"]
-            s_short, s_long = summarize(r["trace"], short), summarize(r["trace"], set(longest))
-            rows[name].append((s_short["itl_ms"]["p99"], r["summary"]["throughput_tok_s"]))
+    stats: dict[str, list[tuple[float, float, float]]] = {name: [] for name in configs}
+
+    def landed(race) -> None:
+        for name in configs:
+            run = race.runs[name][-1]
+            short = {sid for sid, label in run.labels.items() if label.startswith("chat")}
+            longest = {sid for sid, label in run.labels.items() if label == "long prompt"}
+            s_short, s_long, s_all = summarize(run.trace, short), summarize(run.trace, longest), summarize(run.trace)
+            stats[name].append((s_short["itl_ms"]["p99"], s_long["ttft_ms"]["p50"], s_all["throughput_tok_s"]))
             print(
                 f"| {name} | {s_short['itl_ms']['p50']:.0f} / {s_short['itl_ms']['p99']:.0f} | "
-                f"{s_long['ttft_ms']['p50']:.0f} | {r['summary']['throughput_tok_s']:.1f} |"
+                f"{s_long['ttft_ms']['p50']:.0f} | {s_all['throughput_tok_s']:.1f} |",
+                flush=True,
             )
-    (whole, chunked) = rows.values()
-    p99 = [c[0] / w[0] for w, c in zip(whole, chunked)]
-    tput = [c[1] / w[1] for w, c in zip(whole, chunked)]
-    print(f"\n| chunked / whole, over {args.repeats} alternating repeats | median | lowest | highest |")
-    print("|---|---|---|---|")
-    for label, values in (("short streams' P99 ITL", p99), ("throughput", tput)):
-        print(f"| {label} | {statistics.median(values):.2f} | {min(values):.2f} | {max(values):.2f} |")
+
+    race = race_rounds(bundle.model, bundle.tokenizer, specs, configs, args.repeats, on_round=landed)
+    whole, chunked = stats.values()
+    print(f"\n| chunked ÷ whole, paired over {race.num_rounds} rounds ({race.retaken} raced again) | ratio | verdict |")
+    print("|---|---|---|")
+    for i, label in enumerate(("short streams' P99 ITL", "long prompt's TTFT", "throughput")):
+        r = ratio_interval([c[i] for c in chunked], [w[i] for w in whole], race.retaken, race.load)
+        print(f"| {label} | {ratio_text(r)} | {verdict_text(r, 'chunked higher', 'chunked lower')} |")
 
 
 def main() -> None:
@@ -189,7 +203,7 @@ def main() -> None:
     ap.add_argument("--batch", type=int, default=8)
     ap.add_argument("--budget", type=int, default=128)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--repeats", type=int, default=3, help="head-of-line runs of each mode (medians reported)")
+    ap.add_argument("--repeats", type=int, default=5, help="head-of-line rounds (5: the fewest pairs to judge by)")
     ap.add_argument("--device", default="cpu", help="cpu or cuda: our engine and the HF model both run there")
     ap.add_argument("--skip", choices=["throughput", "hol"], default=None)
     args = ap.parse_args()

@@ -6,20 +6,28 @@ TPOT the engine really shows here, on the loaded model.
 
 A second prediction adds the third regime the two roofs leave out, overhead: each step's op count
 (counted with a TorchDispatchMode, not timed) x the measured cost of one tiny op.
+
+The measured side is timed in rounds, one run per prompt length each, the lengths' order alternating
+(lab/pairing.round_order); a round run while other work took the machine is run again, within a budget.
+Each ratio is the median of the rounds' measured ÷ predicted with an order-statistics interval and n
+(lab/pairing.ratio_interval), the busiest round's load beside it.
 """
 
 from __future__ import annotations
 
 import statistics
+import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from engine.core.llm_engine import Engine, EngineConfig
 from engine.errors import LabError
 from engine.sampling_params import SamplingParams
+from lab.busy import LoadMeter, MachineLoad, busiest
 from lab.hardware import DeviceCeilings
+from lab.pairing import RatioInterval, ratio_interval, round_order
 from lab.projection import predict_tpot, predict_ttft
 
 DTYPE_BYTES = {"float32": 4, "bfloat16": 2, "float16": 2}
@@ -30,8 +38,11 @@ class CalibrationRow:
     metric: str  # "TTFT" or "TPOT"
     prompt_len: int
     predicted_ms: float  # the two roofs alone
-    measured_ms: float
+    measured_ms: float  # the median of the rounds
     overhead_ms: float = 0.0  # + ops in the step x measured per-op overhead
+    runs: list[float] = field(default_factory=list)  # every round's measurement (ms)
+    retaken: int = 0  # rounds run again because other work took the machine meanwhile
+    load: MachineLoad | None = None  # the busiest round's
 
     @property
     def ratio(self) -> float:
@@ -40,6 +51,12 @@ class CalibrationRow:
     @property
     def ratio_with_overhead(self) -> float:
         return self.measured_ms / (self.predicted_ms + self.overhead_ms)
+
+    def interval(self, with_overhead: bool = False) -> RatioInterval:
+        """measured ÷ predicted over the rounds: median, interval, n (the busiest load beside it)."""
+        runs = self.runs or [self.measured_ms]
+        predicted = self.predicted_ms + (self.overhead_ms if with_overhead else 0.0)
+        return ratio_interval(runs, [predicted] * len(runs), self.retaken, self.load)
 
 
 class _OpCounter(TorchDispatchMode):
@@ -89,16 +106,57 @@ def measured_ms(model, tokenizer, prompt_ids: list[int], new_tokens: int) -> tup
     return m.ttft_ms, m.tpot_ms
 
 
+@dataclass
+class MeasuredRounds:
+    """Every kept round's (TTFT, TPOT) per prompt length, and how busy the machine was."""
+
+    runs: dict[int, list[tuple[float, float]]]
+    loads: list[MachineLoad] = field(default_factory=list)
+    retaken: int = 0
+
+
+def measure_rounds(
+    model,
+    tokenizer,
+    prompts: dict[int, list[int]],
+    new_tokens: int,
+    repeats: int,
+    progress: Callable[[int, int], None] | None = None,
+    deadline: float | None = None,
+) -> MeasuredRounds:
+    """`repeats` rounds of one run per length, in lab.pairing.round_order; a busy round is run again at
+    most repeats // 2 times and not past `deadline` (a time.perf_counter() value)."""
+    lengths = list(prompts)
+    out, done, total = MeasuredRounds({L: [] for L in lengths}), 0, len(lengths) * repeats
+    while len(out.loads) < repeats:
+        meter, got = LoadMeter().start(), {}
+        for L in round_order(lengths, len(out.loads) + out.retaken):
+            got[L] = measured_ms(model, tokenizer, prompts[L], new_tokens)
+        load = meter.stop()
+        in_time = deadline is None or time.perf_counter() < deadline
+        if load.busy and out.retaken < repeats // 2 and in_time:
+            out.retaken += 1
+            continue
+        for L in lengths:
+            out.runs[L].append(got[L])
+        out.loads.append(load)
+        done += len(lengths)
+        if progress:
+            progress(done, total)
+    return out
+
+
 def calibrate(
     model,
     tokenizer,
     ceilings: DeviceCeilings,
     prompts: dict[int, list[int]],
     new_tokens: int = 16,
-    repeats: int = 3,
+    repeats: int = 5,
     progress: Callable[[int, int], None] | None = None,
+    deadline: float | None = None,
 ) -> list[CalibrationRow]:
-    """Predicted vs measured TTFT and TPOT per prompt length (medians of `repeats` runs)."""
+    """Predicted vs measured TTFT and TPOT per prompt length (medians of `repeats` rounds, with them)."""
     if new_tokens < 2:
         raise LabError("TPOT needs at least 2 generated tokens.")
     if repeats < 1:
@@ -106,16 +164,18 @@ def calibrate(
     dtype = str(model.dtype).removeprefix("torch.")
     c = model.config
     measured_ms(model, tokenizer, next(iter(prompts.values()))[:4], 2)  # one-off costs of a fresh process
-    rows, total, done = [], len(prompts) * repeats, 0
+    got = measure_rounds(model, tokenizer, prompts, new_tokens, repeats, progress, deadline)
+    load, rows = busiest(got.loads), []
     for length, ids in prompts.items():
-        runs = []
-        for _ in range(repeats):
-            runs.append(measured_ms(model, tokenizer, ids, new_tokens))
-            done += 1
-            if progress:
-                progress(done, total)
+        runs = got.runs[length]
         p_ttft, p_tpot = predicted_ms(c, dtype, ceilings, len(ids), new_tokens)
         o_ttft, o_tpot = predicted_ms(c, dtype, ceilings, len(ids), new_tokens, ops_per_step(model, tokenizer, ids))
-        rows.append(CalibrationRow("TTFT", length, p_ttft, statistics.median(r[0] for r in runs), o_ttft - p_ttft))
-        rows.append(CalibrationRow("TPOT", length, p_tpot, statistics.median(r[1] for r in runs), o_tpot - p_tpot))
+        for metric, i, predicted, with_ops in (("TTFT", 0, p_ttft, o_ttft), ("TPOT", 1, p_tpot, o_tpot)):
+            values = [r[i] for r in runs]
+            rows.append(
+                CalibrationRow(
+                    metric, length, predicted, statistics.median(values), with_ops - predicted, values,
+                    got.retaken, load,
+                )
+            )  # fmt: skip
     return rows

@@ -22,12 +22,12 @@ import sys
 from pathlib import Path
 
 from engine.errors import LabError
-from lab.catalogues import word
+from lab.catalogues import say, word
 from lab.load_capacity import CONCURRENCY, SCALES, Point, Scale, search, server_measure
 from lab.remote_client import Endpoint, RemoteError, RemoteRequest, list_models
 from lab.remote_metrics import MetricsWatch
 from lab.remote_trace import Saved, dump_saved
-from lab.slo import DEFAULT_TARGET, SLO
+from lab.slo import DEFAULT_TARGET, SLO, slo_verdict
 
 DEFAULT_PROMPT = "Explain, in a few sentences, why the sky is blue."
 
@@ -52,8 +52,9 @@ def parser() -> argparse.ArgumentParser:
 
 
 def point_line(point: Point, scale: Scale = CONCURRENCY) -> str:
-    g = point.verdict
-    busy = " (busy machine)" if point.busy else ""
+    """One load's line: its goodput and its verdict by lab/slo.slo_verdict, other work beside it."""
+    g, m = point.verdict, point.machine
+    busy = f" · {say('pair_busy', other=m.other_cores, cores=m.cores)}" if point.busy else ""
     load = f"load {point.load:>3}" if scale.by == "concurrency" else f"rate {scale.value(point.load):g} req/s"
     if point.failure is not None:  # nothing got through: no SLO verdict over it
         return f"{load}: {word(point.failure)}"
@@ -61,7 +62,7 @@ def point_line(point: Point, scale: Scale = CONCURRENCY) -> str:
         return f"{load}: cut short by the time budget, not judged"
     return (
         f"{load}: {g.met}/{g.requests} met the SLO ({100 * g.attainment:.0f} %), "
-        f"goodput {g.goodput:.2f} req/s, {'holds' if g.holds else 'does not hold'}{busy}"
+        f"goodput {g.goodput:.2f} req/s, {slo_verdict(g, m)}{busy}"
     )
 
 

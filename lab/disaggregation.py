@@ -12,6 +12,10 @@ and read back per request: what the client saw (TTFT, TPOT, every gap between tw
 the pair, the router's hand-off record on one wall clock (queue and prefill on the prefill worker,
 transfer, queue on the decode worker, decode). The disaggregation page and bench/disaggregation.py
 both run it.
+
+The set-ups are processes, so they cannot step in turn: they run whole workloads in rounds, their
+order alternating (lab/pairing.round_order), and each of a set-up's numbers is compared with the
+same number of the colocated whole-prompt server in the same round (lab/disaggregation_rounds.py).
 """
 
 from __future__ import annotations
@@ -21,7 +25,6 @@ import json
 import statistics
 import time
 import urllib.request
-from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -204,18 +207,3 @@ def summarize(sr: SetupRun, slo: SLO) -> Summary:
         handoff_bytes=long_rows[0]["handoff_bytes"] if long_rows else None,
         goodput=judged(sr, slo),
     )
-
-
-def run_all(
-    urls: dict[str, str],
-    specs: list[RequestSpec],
-    tokenizer,
-    model: str,
-    progress: Callable[[str], None] = lambda _s: None,
-) -> dict[str, SetupRun]:
-    """The workload on each set-up in turn (one at a time: they share the machine's cores)."""
-    out = {}
-    for name, url in urls.items():
-        progress(name)
-        out[name] = run_setup(name, url, specs, tokenizer, model)
-    return out

@@ -7,6 +7,10 @@ The floors in bench/ and the roofline come from these: a decode step cannot beat
 set the roofline page uses: GEMM rate per dtype and read bandwidth, on the CPU or a CUDA device,
 measured once and cached as JSON under ~/.cache/prefill-decode-lab/, keyed by the machine
 (CPU model, threads, torch version, device) so a different machine or torch never reuses it.
+
+Other work on the cores lowers every roof. A measurement keeps how busy other processes kept the
+machine meanwhile (lab/busy.py), and one measured busy is marked so wherever it is shown; the next time
+it is asked for while the machine reads quiet (`quiet_now`), it is measured again and replaces the cache.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from engine.kernels import native
 from engine.layers.linear import pack, run_kernel
 from engine.observe.machine import device_name, machine_key, read_cache, write_cache
 from engine.paths import cache_dir
+from lab.busy import LoadMeter, MachineLoad
 
 
 @dataclass
@@ -108,6 +113,23 @@ class DeviceCeilings:
     load_average: float | None = None  # 1-minute load when measured: other jobs on the cores lower every roof
     op_overhead_s: float | None = None  # fixed cost of one tiny op (dispatch + launch), the "overhead" regime
     read_how: str = ""  # what reached the read rate (measure_read); empty in entries measured before it was kept
+    other_cores: float | None = None  # cores other processes kept busy while measured (lab/busy.py)
+    cores: int | None = None
+
+    @property
+    def machine(self) -> MachineLoad | None:
+        """How busy other work kept the machine while these were measured (None before that was kept)."""
+        if self.other_cores is None:
+            return None
+        return MachineLoad(self.other_cores, self.cores or os.cpu_count() or 1, 0.0)
+
+    @property
+    def busy(self) -> bool:
+        """Measured while other work took a real share of the cores: every roof may read low. An entry
+        from before that was kept reads busy at a load average of a runnable task per core or more."""
+        if self.machine is not None:
+            return self.machine.busy
+        return self.load_average is not None and self.load_average >= (self.cores or os.cpu_count() or 1)
 
     def peak_flops(self, dtype: str) -> float:
         """The compute roof for `dtype`; a ValueError when it was not measurable here."""
@@ -222,6 +244,7 @@ def measure_device_ceilings(device: str = "cpu", progress: ProgressFn | None = N
     progress = progress or (lambda stage, frac: None)
     steps = 1 + len(GEMM_DTYPES)
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
+    meter = LoadMeter().start()
     progress("read bandwidth", 0.0)
     bandwidth, read_how = measure_read(device)
     rates: dict[str, float | None] = {}
@@ -232,6 +255,7 @@ def measure_device_ceilings(device: str = "cpu", progress: ProgressFn | None = N
         kernels.append(f"{dtype}: {kernel}")
     progress("per-op overhead", 0.95)
     overhead = measure_op_overhead(device)
+    other = meter.stop()
     progress("done", 1.0)
     return DeviceCeilings(
         device=device,
@@ -245,6 +269,8 @@ def measure_device_ceilings(device: str = "cpu", progress: ProgressFn | None = N
         key=machine_key(device),
         load_average=load,
         op_overhead_s=overhead,
+        other_cores=other.other_cores,
+        cores=other.cores,
     )
 
 
@@ -259,13 +285,21 @@ def cached_ceilings(device: str = "cpu") -> DeviceCeilings | None:
         return None
 
 
+def quiet_now(seconds: float = 0.5) -> bool:
+    """Whether other processes leave the machine quiet now: a short reading of the load meter."""
+    with LoadMeter() as meter:
+        time.sleep(seconds)
+    return meter.load.other_cores is not None and not meter.load.busy
+
+
 def machine_ceilings(
-    device: str = "cpu", remeasure: bool = False, progress: ProgressFn | None = None
+    device: str = "cpu", remeasure: bool = False, progress: ProgressFn | None = None, refresh_busy: bool = False
 ) -> DeviceCeilings:
-    """The cached ceilings of this machine's `device`, measuring (and caching) them when missing or asked."""
+    """The cached ceilings of this machine's `device`, measuring (and caching) them when missing or asked;
+    `refresh_busy`: also when they were measured busy and the machine reads quiet now."""
     if not remeasure:
         cached = cached_ceilings(device)
-        if cached is not None:
+        if cached is not None and not (refresh_busy and cached.busy and quiet_now()):
             return cached
     ceilings = measure_device_ceilings(device, progress)
     path = cache_path()

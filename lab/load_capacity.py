@@ -11,8 +11,10 @@ it, and a server's load ends where the budget does: a load cut short is not judg
 or when `stop()` says so, and keeps every load it measured. A load whose requests all failed stops
 it too: the answer says "all N requests failed" with the server's status and words, and judges
 nothing against the SLO (nor does a load whose replies all came back without a token: nothing was
-timed). A load measured while other processes kept the machine busy (lab/busy.py) makes the answer
-unreliable, and the answer says so. Each load on a server is
+timed). Each load keeps how busy other processes kept the machine meanwhile (lab/busy.py); it is
+judged by lab/slo.slo_verdict: other work only slows a server down, so a load that held, held, and
+where the first load that missed ran beside other work, where the server breaks is "not separable
+here", and the answer says so with that work. Each load on a server is
 watched through its /metrics, and the first load that missed says why (lab/slo_cause.py).
 
 The answer is a code and its numbers (`Capacity.message()`); lab/catalogues.word says it in a language.
@@ -28,7 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from engine.errors import LabError
-from lab.busy import LoadMeter, local_server_pids
+from lab.busy import LoadMeter, MachineLoad, local_server_pids
 from lab.catalogues import Joined, Message
 from lab.remote_client import Endpoint, RemoteRequest
 from lab.remote_load import LoadPlan, LoadRun, watched_load
@@ -75,12 +77,16 @@ class Point:
     load: int  # the level: requests in flight, or the rate step's multiple (Scale)
     verdict: Goodput
     seconds: float
-    busy: bool = False  # other processes kept the machine busy meanwhile
+    machine: MachineLoad | None = None  # how busy other processes kept the machine meanwhile
     run: LoadRun | None = None  # the load itself, when it came from a server
     seen: MetricsWatch | None = None  # the server's /metrics over the load, when it came from a server
     # every request failed ("all N requests failed: …"), or none got a token: nothing to judge
     failure: Message | None = None
     cut: bool = False  # ended early (the budget or a stop) before its requests were done: not judged
+
+    @property
+    def busy(self) -> bool:
+        return self.machine is not None and self.machine.busy
 
 
 @dataclass
@@ -102,6 +108,11 @@ class Capacity:
     @property
     def busy(self) -> bool:
         return any(p.busy for p in self.points.values())
+
+    @property
+    def separable(self) -> bool:
+        """Where it breaks is the server's own: the first load that missed ran on a quiet machine."""
+        return self.bad is None or not self.points[self.bad].busy
 
     @property
     def limiting(self) -> str | None:
@@ -155,8 +166,11 @@ class Capacity:
             stopped=Message("search_stop_" + self.stopped.replace(" ", "_")) if self.stopped else "",
             why=self.why(),
         )
-        answer = Message(f"search_answer_{kind}", values)
-        return Message("search_busy", {"answer": answer}) if self.busy else answer
+        if not self.separable:  # other work may have broken it: what held stands, where it breaks does not
+            kind = "busy_none" if self.good is None else "busy_miss"
+            machine = self.points[self.bad].machine
+            values |= dict(other=machine.other_cores, cores=machine.cores)
+        return Message(f"search_answer_{kind}", values)
 
 
 def search(
@@ -273,7 +287,7 @@ def server_measure(
         verdict = judge_run(slo, run, expected=plan.max_requests)
         cut = run.stopped and limit < max_duration_s  # the budget ended it, not the load's own limit
         untimed = None if cut else run.nothing_timed()
-        return Point(load, verdict, run.seconds, meter.load.busy, run, seen, untimed, cut)
+        return Point(load, verdict, run.seconds, meter.load, run, seen, untimed, cut)
 
     return measure
 

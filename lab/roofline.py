@@ -6,6 +6,10 @@ bytes beside the measured wall time.
   achieved    = FLOPs / measured step time          (FLOP/s)
 A decode step of B sequences reads the weights once for all B, so its intensity grows ~B-fold and
 it climbs the bandwidth slope toward the compute roof; a prefill of L tokens starts far right.
+
+The batch sizes race (lab/interleaved.py): one engine per batch size, a step each in turn, so the i-th
+decode step of every batch size runs through the same seconds of the machine and pairs with the others'
+(`rate_ratio`: how much faster B sequences compute than one, with its interval and n).
 """
 
 from __future__ import annotations
@@ -19,6 +23,9 @@ from dataclasses import dataclass
 from engine.core.llm_engine import Engine, EngineConfig
 from engine.errors import LabError
 from engine.sampling_params import SamplingParams
+from lab.busy import MachineLoad
+from lab.interleaved import Lane, race
+from lab.pairing import RatioInterval, ratio_interval
 
 MAX_BATCH = 64
 
@@ -54,11 +61,13 @@ class RooflinePoint(_Rates):
     ms: float
 
 
-def _engine(model, tokenizer, batch: int) -> Engine:
+def _config(batch: int) -> EngineConfig:
     # no memory probe: it runs Python on every op and would be timed with the step
-    return Engine(
-        model, tokenizer, EngineConfig(probe_memory=False, max_num_seqs=max(batch, 1), max_num_batched_tokens=1 << 16)
-    )
+    return EngineConfig(probe_memory=False, max_num_seqs=max(batch, 1), max_num_batched_tokens=1 << 16)
+
+
+def _engine(model, tokenizer, batch: int) -> Engine:
+    return Engine(model, tokenizer, _config(batch))
 
 
 def run_batch(model, tokenizer, prompt_ids: list[int], batch: int, decode_steps: int) -> list[RooflinePoint]:
@@ -98,18 +107,47 @@ def run_roofline(
     decode_steps: int,
     progress: Callable[[int, int], None] | None = None,
     lock: threading.Lock | None = None,
-) -> list[RooflinePoint]:
-    """Every step of a run per batch size, smallest first; progress(done, total) after each run."""
+) -> tuple[list[RooflinePoint], MachineLoad]:
+    """Every step of every batch size's run, raced a step each in turn (smallest batch first in the
+    points); progress(steps done, steps in all) after each step. Returns the points and the load other
+    processes put on the machine meanwhile."""
     check_settings(len(prompt_ids), batch_sizes, decode_steps, model.config.max_position)
     sizes = sorted(set(batch_sizes))
-    points: list[RooflinePoint] = []
-    with lock or nullcontext():  # a timing experiment: no other session's steps in between
-        for i, batch in enumerate(sizes):
-            run_batch(model, tokenizer, prompt_ids[:4], batch, 1)  # new shapes pay one-off costs: not timed
-            points += run_batch(model, tokenizer, prompt_ids, batch, decode_steps)
-            if progress:
-                progress(i + 1, len(sizes))
-    return points
+    with lock or nullcontext():  # new shapes pay one-off costs: not timed
+        for batch in sizes:
+            run_batch(model, tokenizer, prompt_ids[:4], batch, 1)
+    params = SamplingParams(max_new_tokens=decode_steps + 1, ignore_eos=True)
+    lanes = {batch: Lane.of(model, tokenizer, _config(batch), f"B={batch}") for batch in sizes}
+    for batch, lane in lanes.items():
+        for _ in range(batch):
+            lane.engine.add_request(list(prompt_ids), params)
+    total, done = len(sizes) * (decode_steps + 1), [0]
+
+    def on_step(_name, _event) -> None:
+        done[0] += 1
+        if progress:
+            progress(min(done[0], total), total)
+
+    load = race(lanes, on_step, lock)
+    points = [
+        RooflinePoint(batch, s.phase, s.step, s.num_tokens, s.flops, s.bytes_moved, s.ms)
+        for batch, lane in lanes.items()
+        for s in lane.steps
+    ]
+    return points, load
+
+
+def rate_ratio(
+    points: list[RooflinePoint], batch: int, base: int, phase: str = "decode", load: MachineLoad | None = None
+) -> RatioInterval | None:
+    """FLOP/s of `batch`'s i-th step of `phase` ÷ `base`'s i-th, as far as both went (the steps raced
+    in turn, so each pair saw the same load); None without a pair."""
+    mine = [p for p in points if p.batch == batch and p.phase == phase]
+    theirs = [p for p in points if p.batch == base and p.phase == phase]
+    n = min(len(mine), len(theirs))
+    if n == 0:
+        return None
+    return ratio_interval([p.flops_per_s for p in mine[:n]], [p.flops_per_s for p in theirs[:n]], 0, load)
 
 
 @dataclass

@@ -11,6 +11,12 @@ every request sent, failed ones included; the SLO holds when attainment reaches 
     slo = SLO.parse("ttft=500,tpot=100", target=0.9)
     verdict = judge(slo, [r.metrics for r in finished], seconds=run_seconds, failed=2)
     verdict.goodput, verdict.attainment, verdict.holds, verdict.missed
+    slo_verdict(verdict, load)   # holds / does not hold / not separable here, by the load beside it
+
+Other work on the machine only slows a server down. So a target met while it was busy was met, and a
+target missed while it was busy is not separable from that work ("not separable here", with the load
+beside it): never the opposite of what a quiet machine would say (lab/pairing.py's rule, for a
+verdict against a threshold rather than a paired ratio).
 """
 
 from __future__ import annotations
@@ -21,6 +27,8 @@ from dataclasses import dataclass, field
 
 from engine.errors import LabError
 from engine.observe.request_metrics import RequestMetrics
+from lab.busy import MachineLoad
+from lab.verdicts import FAILS, HOLDS, NOT_SEPARABLE
 
 METRICS = ("ttft", "tpot", "itl", "e2e")
 ALIASES = {"e2el": "e2e"}  # vLLM's spelling of end-to-end latency
@@ -134,3 +142,29 @@ def judge_load(slo: SLO, finished: list[RequestMetrics], seconds: float, expecte
     """A load's goodput: its finished requests over its wall time; every other request it was meant to
     serve (`expected` in all) missed. The serving lab's runs and every remote load are judged so."""
     return judge(slo, finished, seconds, failed=max(0, expected - len(finished)))
+
+
+def slo_verdict(g: Goodput, load: MachineLoad | None = None) -> str:
+    """HOLDS where the target was met; FAILS where it was missed on a quiet machine; NOT_SEPARABLE
+    where it was missed while other processes kept the machine busy (they can only have slowed it)."""
+    if g.holds:
+        return HOLDS
+    return NOT_SEPARABLE if load is not None and load.busy else FAILS
+
+
+def merged(goodputs: list[Goodput]) -> Goodput:
+    """Several runs of one set-up judged as one: their requests, met, seconds and misses added up."""
+    if not goodputs:
+        raise LabError("No runs to judge together.")
+    missed: dict[str, int] = {}
+    for g in goodputs:
+        for name, n in g.missed.items():
+            missed[name] = missed.get(name, 0) + n
+    return Goodput(
+        goodputs[0].slo,
+        sum(g.requests for g in goodputs),
+        sum(g.met for g in goodputs),
+        sum(g.seconds for g in goodputs),
+        missed,
+        sum(g.finished for g in goodputs),
+    )

@@ -33,6 +33,7 @@ OUT = ROOT / "docs" / "screenshots"
 TAB_PANEL = '[data-testid="stTabPanel"]:visible'
 # A tab panel's box ends at its last element's border: a little room below keeps a last button whole.
 SHOT_CSS = '[data-testid="stTabPanel"] { padding-bottom: 12px; }'
+LONG_MS = 3_600_000  # a page's whole default run on a machine other work shares: many times the quiet minute
 
 
 def settle(page) -> None:
@@ -137,16 +138,17 @@ def speculative(page, port: int) -> None:
 
 
 def disaggregation(page, port: int) -> None:
-    """The disaggregation lab: its default workload on the three set-ups (the first run starts four
-    servers), then the transfer calculator at its defaults; the servers stopped after. The viewport
+    """The disaggregation lab: its default workload on the three set-ups, five rounds after a calibrated
+    SLO (the first run starts four servers), then the transfer calculator at its defaults; the servers
+    stopped after. The viewport
     holds the whole tab: a chart below it is drawn at a stub's size until scrolled to."""
     page.set_viewport_size({"width": 1280, "height": 3600})
     goto(page, f"http://127.0.0.1:{port}/disaggregation")
     run = page.get_by_role("button", name="Run the three set-ups")
     run.wait_for(timeout=120_000)
-    click_and_wait(page, run, 900_000)
+    click_and_wait(page, run, LONG_MS)
     wait_text(page, "Goodput at the SLO")
-    page.get_by_text("decode worker · long prompt 2").first.wait_for(timeout=30_000)  # the last chart drawn
+    page.get_by_text("decode worker · long prompt 1").first.wait_for(timeout=30_000)  # the last chart drawn
     page.wait_for_timeout(1000)
     shoot_tab(page, "Three set-ups, one workload", "disaggregation.png")
     click_and_wait(page, page.get_by_role("button", name="Stop the servers"))
@@ -156,14 +158,15 @@ def disaggregation(page, port: int) -> None:
 
 
 def memory(page, port: int) -> None:
-    """The memory lab: a sweep up to L = 2048 (eager, sdpa, 512-token chunks), then each tab."""
+    """The memory lab: a sweep up to L = 2048 (eager, sdpa, 512-token chunks) and eager against sdpa timed
+    at its default length, then each tab."""
     page.set_viewport_size({"width": 1280, "height": 2600})
     goto(page, f"http://127.0.0.1:{port}/memory")
     lengths = page.get_by_role("textbox", name="Prompt lengths L")
     lengths.wait_for(timeout=120_000)
     lengths.fill("64, 256, 1024, 2048")
-    click_and_wait(page, page.get_by_role("button", name="Run sweep"), 600_000)
-    wait_text(page, "prefills in")
+    click_and_wait(page, page.get_by_role("button", name="Run sweep"), LONG_MS)
+    wait_text(page, "timed eager against sdpa at L =")  # the memory points, then the timed length
     shoot_tab(page, "Measured sweep", "memory.png")
     shoot_tab(page, "Will it fit? (C20)", "memory-fit.png")
     open_tab(page, "Attention heatmaps")
@@ -171,7 +174,7 @@ def memory(page, port: int) -> None:
     click_and_wait(page, page.get_by_text("every layer", exact=True))
     shoot_tab(page, "Attention heatmaps", "memory-heat.png")
     open_tab(page, "KV leak (C16)")
-    click_and_wait(page, page.get_by_role("button", name="Run both loops"), 600_000)
+    click_and_wait(page, page.get_by_role("button", name="Run both loops"), LONG_MS)
     wait_text(page, "Both loops ran")
     shoot_tab(page, "KV leak (C16)", "memory-leak.png")
 
@@ -186,7 +189,7 @@ def serving(page, port: int) -> None:
     goto(page, f"http://127.0.0.1:{port}/serving")
     run = page.get_by_role("button", name="Run both policies")
     run.wait_for(timeout=120_000)
-    click_and_wait(page, run, 600_000)
+    click_and_wait(page, run, LONG_MS)
     wait_text(page, "under both policies")
     click_and_wait(page, page.get_by_text("B: continuous + chunked prefill", exact=True).first)
     panel = page.locator(TAB_PANEL)
@@ -201,12 +204,12 @@ def serving(page, port: int) -> None:
     shoot_tab(page, "Metrics A vs B", "serving-metrics.png")
     tables = page.locator(TAB_PANEL).locator('[data-testid="stDataFrame"]')
     before = tables.count()
-    click_and_wait(page, page.get_by_role("button", name="Judge all four policies at this SLO"), 600_000)
+    click_and_wait(page, page.get_by_role("button", name="Judge all four policies at this SLO"), LONG_MS)
     for _ in range(600):  # the four policies' table: one more dataframe (a dataframe takes no key class)
         if tables.count() > before:
             break
         page.wait_for_timeout(1000)
-    wait_idle(page, 600_000)
+    wait_idle(page, LONG_MS)
     shoot_tab(page, "Metrics A vs B", "serving-goodput.png")
 
 
@@ -242,8 +245,8 @@ def roofline(page, port: int) -> None:
     ceilings_measured(page)
     shoot_tab(page, "This machine's ceilings", "roofline-ceilings.png")
     open_tab(page, "Roofline of the loaded model")
-    click_and_wait(page, page.get_by_role("button", name="Run the roofline"), 600_000)
-    page.get_by_text("Done: ").first.wait_for(timeout=600_000)
+    click_and_wait(page, page.get_by_role("button", name="Run the roofline"), LONG_MS)
+    page.get_by_text("Done: ").first.wait_for(timeout=LONG_MS)
     shoot_tab(page, "Roofline of the loaded model", "roofline.png")
     shoot_tab(page, "Projection to GPUs", "roofline-projection.png")
     open_tab(page, "Calibration here")
@@ -251,8 +254,8 @@ def roofline(page, port: int) -> None:
     box.click()
     click_and_wait(page, page.get_by_role("option", name="512", exact=True))
     page.keyboard.press("Escape")
-    click_and_wait(page, page.get_by_role("button", name="Run the calibration"), 600_000)
-    page.get_by_text("Calibration done").first.wait_for(timeout=600_000)
+    click_and_wait(page, page.get_by_role("button", name="Run the calibration"), LONG_MS)
+    page.get_by_text("Calibration done").first.wait_for(timeout=LONG_MS)
     shoot_tab(page, "Calibration here", "roofline-calibration.png")
 
 

@@ -44,6 +44,9 @@ def test_three_set_ups_run_and_the_pair_draws_its_hand_offs(app, stopped_servers
     at = app.button(key="dg_run").click().run(timeout=600)
     assert not at.exception and not errors(at), errors(at)
     r = at.session_state["dg_result"]
+    assert len(r.rounds.rounds) == 5 and r.calibration is not None  # the defaults: five rounds, a calibrated SLO
+    assert r.slo.ttft_ms == round(4 * r.calibration.solo_ttft_ms) and r.slo.tpot_ms > 0
+    assert any("SLO calibrated on this machine: TTFT ≤ 4 ×" in c.value for c in at.caption)
     assert set(r.runs) == {"whole", "chunked", "pd"}
     for sr in r.runs.values():
         assert [x.error for x in sr.run.results] == [None] * 3 and sr.run.results[0].num_output_tokens == 8
@@ -56,6 +59,16 @@ def test_three_set_ups_run_and_the_pair_draws_its_hand_offs(app, stopped_servers
         "1 prefill + 1 decode worker",
     ]
     assert summary["hand-off transfer, median (ms)"].notna().tolist() == [False, False, True]
+    # each set-up against the whole-prompt server, paired round by round: ratio [interval], n, verdict
+    versus = table_with(at, "chats' longest gap ÷ whole's")
+    assert list(versus["set-up"]) == ["colocated, chunked prefill", "1 prefill + 1 decode worker"]
+    cells = [c for column in versus.columns[1:] for c in versus[column]]
+    assert all(", n = 5" in c and c.endswith(("longer", "shorter", "more", "less", "not separable here")) or
+               c.startswith("not measured") for c in cells), cells  # fmt: skip
+    verdicts = table_with(at, "goodput (req/s)")["verdict"]
+    assert not any("busy machine" in v for v in verdicts)  # a miss beside other work: not separable here
+    said = " ".join(m.value for m in at.markdown)
+    assert "served the most within" in said or "is separable from every other's here" in said
     drawn = charts(at)
     gantt = drawn["Each request on each worker: 1 prefill + 1 decode worker"]
     lanes = dict(zip(gantt["layout"]["yaxis"]["ticktext"], gantt["layout"]["yaxis"]["tickvals"]))

@@ -18,7 +18,7 @@ from lab.busy import MachineLoad
 from scripts.docs_pages import docs_links, filled_markdown, filled_page, readme_as_home, records_page, script_of
 
 ROOT = Path(__file__).resolve().parent.parent
-HELPERS = {"record.py", "decode_parts.py"}  # imported by the benches, not run
+HELPERS = {"record.py", "decode_parts.py", "pair_words.py"}  # imported by the benches, not run
 
 
 def test_every_bench_script_writes_a_record():

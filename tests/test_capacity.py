@@ -10,6 +10,8 @@ import pytest
 
 from engine.errors import LabError
 from engine.observe.request_metrics import RequestMetrics
+from lab.busy import MachineLoad
+from lab.capacity_cli import point_line
 from lab.catalogues import word
 from lab.load_capacity import Capacity, Point, Scale, search, server_measure
 from lab.remote_client import Endpoint, RemoteRequest
@@ -18,6 +20,7 @@ from lab.slo import SLO, judge
 from lab.slo_cause import explain
 
 SLO_TTFT = SLO(ttft_ms=100, target=0.9)
+BUSY, QUIET = MachineLoad(1.2, 2, 2.0), MachineLoad(0.1, 2, 2.0)
 
 
 def synthetic(limit: int, seen: list[int], busy_at: int | None = None):
@@ -27,7 +30,7 @@ def synthetic(limit: int, seen: list[int], busy_at: int | None = None):
         seen.append(load)
         ttft = 50.0 if load <= limit else 400.0
         verdict = judge(SLO_TTFT, [RequestMetrics(ttft, 20.0, [20.0] * 3, ttft + 60, 4)] * 10, 2.0)
-        return Point(load, verdict, 2.0, busy=load == busy_at)
+        return Point(load, verdict, 2.0, machine=BUSY if load == busy_at else QUIET)
 
     return measure
 
@@ -89,9 +92,29 @@ def test_every_stop_keeps_what_was_measured():
     assert word(Capacity(SLO_TTFT).message()).startswith("Nothing was measured")
 
 
-def test_a_busy_machine_makes_the_answer_unreliable():
+def test_a_load_that_held_beside_other_work_held():
+    """Other work only slows a server down: a load that met the target while it ran stands."""
     result = search(synthetic(5, [], busy_at=4), SLO_TTFT)
-    assert result.busy and word(result.message()).startswith("Unreliable, the machine was busy during the search:")
+    assert result.busy and result.separable
+    assert word(result.message()) == (
+        "Holds a concurrency of 5 with TTFT ≤ 100 ms for 90 % of requests; at 6, TTFT breaks first."
+    )
+
+
+def test_where_it_breaks_beside_other_work_is_not_separable():
+    """The first load that missed ran beside other work: what held is said, where it breaks is not
+    separable here, with that work beside it (never "holds (busy machine)")."""
+    result = search(synthetic(5, [], busy_at=6), SLO_TTFT)
+    assert not result.separable and (result.good, result.bad) == (5, 6)
+    said = word(result.message())
+    assert said.startswith("Holds a concurrency of 5 with TTFT ≤ 100 ms for 90 % of requests; at 6 it missed")
+    assert "other work took 1.2 of 2 cores" in said and "not separable here" in said and "busy machine" not in said
+    assert "无法区分" in word(result.message(), "zh")
+    at_6, at_8, at_1 = (point_line(result.points[n]) for n in (6, 8, 1))  # the CLI's line per load
+    assert at_6.endswith("not separable here · other work: 1.2 of 2 cores") and "busy machine" not in at_6
+    assert at_8.endswith("does not hold") and at_1.endswith("goodput 5.00 req/s, holds")
+    none = search(synthetic(0, [], busy_at=1), SLO_TTFT)
+    assert word(none.message()).startswith("Not separable here: even one request at a time missed")
 
 
 def test_a_search_on_our_server_brackets_a_limit_that_holds_when_measured_again(servers, tiny_dirs):
@@ -103,9 +126,9 @@ def test_a_search_on_our_server_brackets_a_limit_that_holds_when_measured_again(
         requests = [RemoteRequest("Count: one two three", 64, chat=False, ignore_eos=True)]
         measure = server_measure(endpoint, tiny_dirs["llama"].name, requests, SLO_TTFT)
         result = search(measure, SLO_TTFT, budget_s=120, max_load=8)
-        if result.busy:
-            assert word(result.message()).startswith("Unreliable")
-            pytest.skip("the machine was busy: the search says its answer is unreliable, as it should")
+        if not result.separable:
+            assert "not separable here" in word(result.message())
+            pytest.skip("the first load that missed ran beside other work: where it breaks is not separable here")
         assert (result.good, result.bad, result.limiting) == (2, 3, "ttft"), word(result.message())
         # the third request waited for a free slot: the server's own histograms say queue, not prefill
         cause = result.cause

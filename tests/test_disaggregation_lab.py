@@ -1,14 +1,19 @@
 """lab/disaggregation.py's reading of a run, on a run made by hand: results matched to their
-requests whatever order they came back in, each hand-off phase on the run's clock, the summary."""
+requests whatever order they came back in, each hand-off phase on the run's clock, the summary; and
+lab/disaggregation_rounds.py's rounds, pairs and calibrated SLO, on planted numbers."""
 
 from __future__ import annotations
 
 import pytest
 
-from lab.disaggregation import SetupRun, chat_gaps, long_windows, pairs, phases, summarize
+from lab import disaggregation_rounds as rounds_lab
+from lab.busy import MachineLoad
+from lab.disaggregation import SetupRun, Summary, chat_gaps, long_windows, pairs, phases, summarize
+from lab.disaggregation_rounds import paired
+from lab.pairing import LESS, NOT_SEPARABLE, compare
 from lab.remote_client import RemoteRequest, RemoteResult
 from lab.remote_load import LoadPlan, LoadRun
-from lab.slo import SLO
+from lab.slo import SLO, Goodput
 from lab.workload import RequestSpec
 
 
@@ -45,3 +50,71 @@ def test_the_summary_names_the_worst_stall_and_the_hand_offs_transfer():
     assert s.chat_ttft_ms == pytest.approx(100.0) and s.long_ttft_ms == pytest.approx(1000.0)
     assert s.transfer_ms == pytest.approx(100.0) and s.handoff_bytes == 4096
     assert s.goodput.met == 1 and s.goodput.requests == 2  # the long prompt missed TTFT ≤ 500 ms
+
+
+# --- the set-ups compared by the lab's one rule (lab/disaggregation_rounds.py) ---------------------------
+
+
+def planted(gap: float, goodput_met: int) -> Summary:
+    slo = SLO(ttft_ms=500, target=0.5)
+    return Summary(40.0, gap, 100.0, 800.0, None, None, Goodput(slo, 5, goodput_met, 2.0, {}, 5))
+
+
+def test_a_set_up_is_paired_with_the_whole_prompt_server_round_by_round():
+    """Chunked's stall is 0.4 × whole's in every round: 0.4 [0.4–0.4], n = 5, shorter; pd's goodput
+    swings either way of whole's: not separable."""
+    sums = [
+        {
+            "whole": planted(1000.0 + 50 * i, 3),
+            "chunked": planted(400.0 + 20 * i, 3),
+            "pd": planted(900.0, 2 + 2 * (i % 2)),
+        }
+        for i in range(5)
+    ]
+    gap = paired(sums, "chunked", "chat_gap_ms")
+    assert (round(gap.median, 6), gap.n, compare(gap)) == (0.4, 5, LESS)
+    good = paired(sums, "pd", "goodput")
+    assert good.n == 5 and compare(good) == NOT_SEPARABLE
+    assert paired(sums[:1], "chunked", "chat_gap_ms").judgeable is False  # one round: too few pairs
+    none_met = [{"whole": planted(1.0, 0), "pd": planted(1.0, 3)}]
+    assert paired(none_met, "pd", "goodput") is None  # the base met nothing: no ratio, never "None" shown
+
+
+class PlantedMeter:
+    def __init__(self, busy: int):
+        self.left = busy
+
+    def __call__(self, ours=()):
+        meter = self
+
+        class Reading:
+            def start(self):
+                return self
+
+            def stop(self):
+                meter.left -= 1
+                return MachineLoad(1.5 if meter.left >= 0 else 0.0, 2, 1.0)
+
+        return Reading()
+
+
+def test_rounds_alternate_their_order_and_a_busy_one_is_run_again(monkeypatch):
+    order = []
+    monkeypatch.setattr(rounds_lab, "run_setup", lambda name, url, specs, tok, model: order.append(name) or name)
+    monkeypatch.setattr(rounds_lab, "LoadMeter", PlantedMeter(busy=1))
+    landed = []
+    urls = {"whole": "w", "chunked": "c", "pd": "p"}
+    got = rounds_lab.run_rounds(urls, [], None, "m", 2, on_round=lambda r: landed.append(len(r.rounds)))
+    assert got.retaken == 1 and len(got.rounds) == 2 and landed == [1, 2]
+    assert order[:3] == ["whole", "chunked", "pd"] and order[3:6] == ["pd", "chunked", "whole"]  # the busy one
+    assert got.rounds[0] == {"whole": "whole", "chunked": "chunked", "pd": "pd"} and not got.load.busy
+
+
+def test_a_calibrated_slo_is_a_multiple_of_the_solo_latencies(monkeypatch):
+    runs = iter([hand_made_run(), hand_made_run()])
+    monkeypatch.setattr(rounds_lab, "run_setup", lambda *a: next(runs))
+    specs = [RequestSpec(0.0, [1, 2], 3, "chat 1"), RequestSpec(0.5, [1] * 8, 2, "long prompt 1")]
+    c = rounds_lab.calibrate("url", specs, None, "m")
+    first = hand_made_run().run.timed[0].metrics  # the hand-made run's first timed request stands in for both
+    assert c.solo_ttft_ms == pytest.approx(first.ttft_ms) and c.slo.ttft_ms == round(4 * first.ttft_ms)
+    assert c.slo.tpot_ms == pytest.approx(round(2 * (first.tpot_ms or 0.0), 1))

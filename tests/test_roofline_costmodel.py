@@ -152,6 +152,35 @@ def test_hardware_cache_is_keyed_by_machine(tmp_path, monkeypatch):
     assert hardware.cached_ceilings("cpu") is None  # another machine never reuses this measurement
 
 
+def test_ceilings_measured_busy_are_marked_and_measured_again_when_quiet(tmp_path, monkeypatch):
+    """A cached entry measured while other work took the cores (or, before that was kept, at a load
+    average of a task per core) is marked busy; the roofline page's call measures it again once the
+    machine reads quiet, and not while it is still busy; other callers keep the cache."""
+    from lab import hardware
+
+    monkeypatch.setenv(hardware.CACHE_ENV, str(tmp_path / "hw.json"))
+    other = iter([1.2, 0.0])
+
+    def fake_measure(device, progress=None):
+        return hardware.DeviceCeilings(
+            device, "test CPU", 1e10, {"float32": 1e11}, "k", 2, "t", key=hardware.machine_key(device),
+            read_how="a fake read", other_cores=next(other), cores=2,
+        )  # fmt: skip
+
+    monkeypatch.setattr(hardware, "measure_device_ceilings", fake_measure)
+    first = hardware.machine_ceilings("cpu")
+    assert first.busy and first.machine.other_cores == 1.2
+    monkeypatch.setattr(hardware, "quiet_now", lambda seconds=0.5: False)
+    assert hardware.machine_ceilings("cpu", refresh_busy=True).busy  # still busy now: kept
+    monkeypatch.setattr(hardware, "quiet_now", lambda seconds=0.5: True)
+    assert hardware.machine_ceilings("cpu").busy  # only the page that asks refreshes it
+    fresh = hardware.machine_ceilings("cpu", refresh_busy=True)
+    assert not fresh.busy and not hardware.cached_ceilings("cpu").busy  # measured again, and cached
+    legacy = hardware.DeviceCeilings("cpu", "x", 1e10, {}, "k", 2, "t", load_average=5.2, cores=2)
+    assert legacy.busy and legacy.machine is None  # the load average, not a reading of other work
+    assert not hardware.DeviceCeilings("cpu", "x", 1e10, {}, "k", 2, "t", load_average=0.3, cores=2).busy
+
+
 def test_a_cached_read_roof_that_does_not_say_how_is_measured_again(tmp_path, monkeypatch):
     """Entries from before the read roof named its method measured torch.sum alone, which a decode on
     the C kernel can outrun: they are not reused."""
@@ -179,9 +208,9 @@ def test_the_read_roof_is_the_faster_of_torch_sum_and_the_c_kernel(monkeypatch):
 
 
 def test_engine_roofline_run_on_tiny(tiny):
-    from lab.roofline import run_roofline, summarise
+    from lab.roofline import rate_ratio, run_roofline, summarise
 
-    points = run_roofline(tiny.model, tiny.tokenizer, list(range(10, 22)), [1, 2], 3)
+    points, load = run_roofline(tiny.model, tiny.tokenizer, list(range(10, 22)), [1, 2], 3)
     assert [(p.batch, p.phase) for p in points] == [(1, "prefill")] + [(1, "decode")] * 3 + [(2, "prefill")] + [
         (2, "decode")
     ] * 3
@@ -193,5 +222,7 @@ def test_engine_roofline_run_on_tiny(tiny):
         ("decode", 1, 3),
         ("decode", 2, 3),
     ]
+    r = rate_ratio(points, 2, 1, load=load)  # the batch sizes raced a step each in turn: decode steps pair
+    assert r.n == 3 and r.load is load and rate_ratio(points, 4, 1) is None
     with pytest.raises(ValueError, match="context"):
         run_roofline(tiny.model, tiny.tokenizer, list(range(500)), [1], 20)

@@ -44,6 +44,7 @@ from app_pages.memory.sweep import (
     parse_lengths,
     peak_slopes,
     run_sweep,
+    seconds_left,
 )
 from engine import load_model
 from engine.config import PRESETS
@@ -133,6 +134,17 @@ def sweep(tiny_long):
     done = list(run_sweep(tiny_long, result))
     assert done == list(range(len(result.plan.points()) + 1)) and result.status == SweepStatus.DONE
     return result
+
+
+def test_a_timed_length_lands_after_the_memory_points(tiny_long):
+    """The sweep times eager against sdpa at the lengths asked, after its memory points: each one's
+    median and eager ÷ sdpa paired over the rounds, one more item done, and its seconds."""
+    result = new_result(tiny_long, SweepPlan([64], ["eager", "sdpa"], [], timed=[64], rounds=5))
+    done = list(run_sweep(tiny_long, result))
+    assert done == [0, 1, 2, 3] and result.status == SweepStatus.DONE and len(result.seconds) == 3
+    (timing,) = result.timings
+    assert timing.L == 64 and timing.ratio.n == 5 and timing.eager_ms > 0 and timing.sdpa_ms > 0
+    assert seconds_left(result) is None or seconds_left(result) == 0  # nothing left
 
 
 def test_sweep_comparison_at_2048_agrees_with_the_formula(sweep, tiny_long):

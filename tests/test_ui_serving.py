@@ -5,14 +5,24 @@ figures built from them (their JSON)."""
 from __future__ import annotations
 
 import math
+import statistics
+from dataclasses import replace
 
 import pytest
 
 from app_pages.serving.blocks import owner_grid, pool_figure, sampled_steps, waste_series, waste_share
 from app_pages.serving.figures import composition_figure, gantt_figure, mark_step
 from app_pages.serving.notes import here_sentence
-from app_pages.serving.run import ServingSettings, run_policy
-from app_pages.serving.run_latencies import groups, ids_in, label_group, metrics_table, request_table, same_outputs
+from app_pages.serving.run import ServingSettings, race_policies, run_policy
+from app_pages.serving.run_latencies import (
+    groups,
+    ids_in,
+    label_group,
+    metrics_table,
+    paired_ratio,
+    request_table,
+    same_outputs,
+)
 from app_pages.serving.timeline import batch_rows, request_segments, step_totals
 from app_pages.serving.workload import (
     CUSTOM_ROWS,
@@ -24,6 +34,8 @@ from app_pages.serving.workload import (
     pool_needs,
 )
 from engine import Engine
+from lab.busy import MachineLoad
+from lab.pairing import ratio_interval
 from lab.workload import summarize
 
 HOL = dict(num_streams=3, long_prompt=160, stream_output=10, long_arrival_s=0.0)
@@ -35,10 +47,17 @@ def hol_specs(tokenizer):
 
 
 @pytest.fixture(scope="module")
-def hol_runs(tiny):
+def hol_rounds(tiny):
+    """Continuous against chunked, raced five rounds (a step each in turn)."""
     specs = hol_specs(tiny.tokenizer)
     settings = ServingSettings("continuous", "chunked", chunk_budget=32)
-    return [run_policy(tiny, specs, settings, slot) for slot in "ab"]
+    kept, _ = race_policies(tiny, specs, settings, settings.policies, 5)
+    return kept
+
+
+@pytest.fixture(scope="module")
+def hol_runs(hol_rounds):
+    return [hol_rounds[0]["a"], hol_rounds[0]["b"]]
 
 
 # --- workloads ---------------------------------------------------------------------------------
@@ -263,45 +282,74 @@ def test_a_small_pool_preempts_and_the_timeline_shows_the_wait(tiny):
 
 
 # --- metrics -----------------------------------------------------------------------------------
-def test_metrics_table_is_summarize(hol_runs):
-    table = metrics_table(hol_runs, "chat")
-    a, b = hol_runs
-    chats = [{sid for sid, lb in r.labels.items() if lb.startswith("chat")} for r in hol_runs]
-    sa, sb = summarize(a.trace, chats[0]), summarize(b.trace, chats[1])
-    n = sa["itl_ms"]["n"]
-    assert n == sb["itl_ms"]["n"] and n > 10
+def test_metrics_table_is_summarize(hol_rounds):
+    """Each policy's number is the median of its rounds' summaries; B ÷ A the rounds' paired ratios,
+    median [interval], n, as ui/paired words them, with a verdict only where the interval allows."""
+    table = metrics_table(hol_rounds, "chat")
+    per_round = {
+        slot: [summarize(r[slot].trace, ids_in(r[slot], "chat"))["itl_ms"] for r in hol_rounds] for slot in ("a", "b")
+    }
+    n = per_round["a"][0]["n"]
+    assert n == per_round["b"][0]["n"] and n > 10
     p99 = "P99 of" if n >= 100 else "max of"
     row = table[(table["metric"] == "ITL (ms)") & (table["percentile"] == f"{p99} {n}")]
-    assert row["A: continuous batching"].item() == pytest.approx(sa["itl_ms"]["p99"])
-    assert row["B: continuous + chunked prefill"].item() == pytest.approx(sb["itl_ms"]["p99"])
-    assert row["B / A"].item() == pytest.approx(sb["itl_ms"]["p99"] / sa["itl_ms"]["p99"])
+    a, b = ([s["p99"] for s in per_round[slot]] for slot in ("a", "b"))
+    assert row["A: continuous batching"].item() == pytest.approx(statistics.median(a))
+    assert row["B: continuous + chunked prefill"].item() == pytest.approx(statistics.median(b))
+    r = ratio_interval(b, a)
+    assert r.n == 5 and row["B ÷ A [95 % interval], n"].item().startswith(f"{r.median:.3g}× [{r.low:.3g}–")
+    assert row["B against A"].item() in ("B higher", "B lower", "not separable here")
     # three chats: a P50 of 3, then their maximum once (a P90 or P99 of 3 claims a tail never seen)
     ttft = table[table["metric"] == "TTFT (ms)"]
     assert list(ttft["percentile"]) == ["P50 of 3", "max of 3"]
-    assert ttft["A: continuous batching"].iloc[1] == pytest.approx(max(r.metrics.ttft_ms for r in a.trace.requests
-                                                                        if r.seq_id in chats[0]))  # fmt: skip
     assert not math.isnan(table.iloc[-1]["A: continuous batching"])
+    assert "None" not in table.to_string()
 
 
-def test_a_busy_run_gives_no_b_over_a(hol_runs):
-    busy = metrics_table(hol_runs, "chat", busy=True)
-    assert "B / A" not in busy.columns and busy["B / A ⚠ unreliable: busy machine"].isna().all()
-    assert list(busy["A: continuous batching"]) == list(metrics_table(hol_runs, "chat")["A: continuous batching"])
+def test_one_round_is_too_few_pairs_to_judge(hol_rounds):
+    table = metrics_table(hol_rounds[:1], "chat")
+    assert all(x.endswith("too few pairs to judge (5 needed)") for x in table["B ÷ A [95 % interval], n"])
+    assert set(table["B against A"]) == {"not separable here"}
 
 
-def test_the_caption_gives_what_this_run_showed(hol_runs):
-    """The preset's note says what to expect; the sentence after it is computed from the run: B ÷ A of
-    the long prompt's TTFT and of the chats' ITL, whichever way they went."""
-    a, b = (r.summary(ids_in(r, "long prompt"))["ttft_ms"] for r in hol_runs)
-    chats = [r.summary(ids_in(r, "chat"))["itl_ms"] for r in hol_runs]
-    here = here_sentence("head-of-line", hol_runs, "en")
-    itl_p90 = "P90 of" if chats[0]["n"] >= 10 else "max of"
-    assert here == (
-        f"Here, B ÷ A: the long prompt's TTFT (max of 1) {b['p50'] / a['p50']:.2f}×; "
-        f"the chats' ITL ({itl_p90} {chats[0]['n']}) {chats[1]['p90'] / chats[0]['p90']:.2f}×."
+def test_other_work_stands_beside_each_ratio_never_instead_of_it(hol_rounds):
+    """The old rule blanked B / A on a busy machine; now the ratio stays, its interval and n with it,
+    and the load other work put on the machine is said beside it."""
+    busy = MachineLoad(1.2, 2, 5.0)
+    table = metrics_table(hol_rounds, "chat", load=busy)
+    quiet = metrics_table(hol_rounds, "chat")
+    column = "B ÷ A [95 % interval], n"
+    assert list(table[column + " · other work: 1.2 of 2 cores"]) == list(quiet[column])  # said beside, once
+    assert (
+        "None" not in table.to_string() and table[column + " · other work: 1.2 of 2 cores"].str.contains("n = 5").all()
     )
-    assert here_sentence("head-of-line", hol_runs, "en", busy=True).startswith("Here: not judged, the machine was busy")
-    assert here_sentence("custom", hol_runs, "en") == here_sentence("head-of-line", hol_runs[:1], "en") == ""
+    assert list(table["B against A"]) == list(quiet["B against A"])  # the verdict follows the interval alone
+
+
+def test_the_same_run_against_itself_is_not_separable(hol_rounds):
+    """B = A in every round: each ratio is 1 [1–1], n = 5, and no verdict either way."""
+    same = [{"a": r["a"], "b": replace(r["a"], slot="b")} for r in hol_rounds]
+    r = paired_ratio(same, "chat", "itl_ms", "p50")
+    assert (r.median, r.low, r.high, r.n) == (1.0, 1.0, 1.0, 5)
+    table = metrics_table(same, "chat")
+    assert set(table["B against A"]) == {"not separable here"}
+    assert paired_ratio(hol_rounds[:0], "chat", "itl_ms", "p50") is None
+
+
+def test_the_caption_gives_what_this_run_showed(hol_rounds):
+    """The preset's note says what to expect; the sentence after it is computed from the rounds: B ÷ A
+    of the long prompt's TTFT and of the chats' ITL, paired round by round, whichever way they went."""
+    here = here_sentence("head-of-line", hol_rounds, "en")
+    long_ttft = paired_ratio(hol_rounds, "long prompt", "ttft_ms", "p50")
+    chats_itl = paired_ratio(hol_rounds, "chat", "itl_ms", "p90")
+    n = hol_rounds[0]["a"].summary(ids_in(hol_rounds[0]["a"], "chat"))["itl_ms"]["n"]
+    itl_p90 = "P90 of" if n >= 10 else "max of"
+    assert here.startswith(
+        f"Here, B ÷ A: the long prompt's TTFT (max of 1) {long_ttft.median:.3g}× [{long_ttft.low:.3g}–"
+    )
+    assert f"the chats' ITL ({itl_p90} {n}) {chats_itl.median:.3g}× [" in here and ", n = 5: " in here
+    assert here_sentence("custom", hol_rounds, "en") == ""
+    assert here_sentence("head-of-line", [{"a": hol_rounds[0]["a"]}], "en") == ""
 
 
 def test_groups_outputs_and_request_table(hol_runs):

@@ -8,9 +8,12 @@ import pandas as pd
 import streamlit as st
 
 from engine.errors import LabError
-from lab.slo import SLO, Goodput
+from lab.busy import MachineLoad
+from lab.slo import SLO, Goodput, slo_verdict
+from lab.verdicts import FAILS, HOLDS
 from ui.errors import show_error
 from ui.i18n import t
+from ui.paired import busy_beside
 from ui.widgets import whole_number_box
 
 OBJECTIVES = ("ttft", "tpot", "itl")
@@ -46,16 +49,23 @@ def slo_text(slo: SLO, lang: str) -> str:
     return t("slo_and", lang).join(f"{name.upper()} ≤ {limit:g} ms" for name, limit in slo.thresholds.items())
 
 
-def verdict_row(first: dict, g: Goodput, lang: str, busy: bool = False) -> dict:
+def verdict_word(g: Goodput, lang: str, load: MachineLoad | None = None) -> str:
+    """holds / does not hold, or "not separable here" for a target missed while other work kept the
+    machine busy (lab/slo.slo_verdict), with that work beside it."""
+    verdict = slo_verdict(g, load)
+    word = t("slo_holds" if verdict == HOLDS else "slo_fails" if verdict == FAILS else "pair_not_separable", lang)
+    return word + busy_beside(load, lang)
+
+
+def verdict_row(first: dict, g: Goodput, lang: str, load: MachineLoad | None = None) -> dict:
     """One judged load as a table row after `first` (its name column): met, attainment, goodput,
-    throughput, verdict (marked when the machine was busy), the objective that broke first."""
+    throughput, verdict (by lab/slo.slo_verdict, other work beside it), the objective that broke first."""
     return first | {
         t("slo_col_met", lang): f"{g.met} / {g.requests}",
         t("slo_col_attainment", lang): 100 * g.attainment,
         t("slo_col_goodput", lang): g.goodput,
         t("slo_col_throughput", lang): g.throughput,
-        t("slo_col_verdict", lang): t("slo_holds" if g.holds else "slo_fails", lang)
-        + (t("slo_busy_mark", lang) if busy else ""),
+        t("slo_col_verdict", lang): verdict_word(g, lang, load),
         t("slo_col_limiting", lang): (
             t("slo_limit", lang, name=g.limiting.upper(), n=g.missed[g.limiting]) if g.limiting else "—"
         ),

@@ -2,6 +2,7 @@
 page's modules use these names, so a key is renamed in one place."""
 
 # run.py: the three set-ups
+CALIBRATE = "dg_calibrate"
 CHATS = "dg_chats"
 CHAT_TOKENS = "dg_chat_tokens"
 CHUNK = "dg_chunk"
@@ -12,11 +13,16 @@ GANTT_SETUP = "dg_gantt_setup"
 LONG = "dg_long"
 LONGS = "dg_longs"
 RESULT = "dg_result"
+ROUNDS = "dg_rounds"
 RUN = "dg_run"
 SLO_PREFIX = "dg"
 STOP = "dg_stop"
 SUMMARY = "dg_summary"
 GOODPUT = "dg_goodput"
+
+# results.py: what each set-up gave
+COMPARE = "dg_compare"
+
 
 # transfer.py: the calculator
 CALC_GPU = "dg_calc_gpu"
@@ -29,3 +35,8 @@ FIG_CALC = "dg_fig_calc"
 # Widgets whose option labels change with the language or the model: app.py hands them their value
 # again after such a change (ui/widget_state.py says why).
 TRANSLATED: tuple[str, ...] = (GANTT_SETUP,)
+
+
+def so_far(n: int) -> str:
+    """The comparison drawn again as each round lands: a key of its own per redraw."""
+    return f"{COMPARE}_so_far_{n}"

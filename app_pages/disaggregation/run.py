@@ -1,6 +1,6 @@
 """The run tab: one workload (chats decoding while long prompts arrive) on three set-ups of real
-servers, one after another, and what each gave: TTFT and TPOT of every request, goodput at the SLO,
-the chats' stalls while a prompt prefills, and each request on each worker."""
+servers, in rounds whose order alternates, optionally after calibrating the SLO on this machine; then
+what each gave (app_pages/disaggregation/results.py)."""
 
 from __future__ import annotations
 
@@ -8,134 +8,125 @@ import os
 import time
 from dataclasses import dataclass
 
-import pandas as pd
 import streamlit as st
 
 from app_pages.disaggregation import keys
-from app_pages.disaggregation.figures import distribution_figure, gantt_figure, interference_figure
+from app_pages.disaggregation.results import render_results, rounds_table
 from app_pages.disaggregation.servers import setup_servers
 from app_pages.disaggregation.strings import t
-from lab.busy import LoadMeter, MachineLoad
-from lab.disaggregation import SETUPS, SetupRun, Summary, run_setup, summarize, workload
+from lab.disaggregation import SETUPS, SetupRun, Summary, summarize, workload
+from lab.disaggregation_rounds import Calibration, SetupRounds, calibrate, run_rounds
 from lab.slo import SLO
-from ui.load_note import show_load, was_busy
 from ui.progress import PacedBar
 from ui.public import public_settings
 from ui.queue_wait import take_turn
 from ui.run_section import run_with_progress
 from ui.sidebar import CHOICE_KEY
-from ui.slo_box import slo_box, slo_text, verdict_row, verdict_table
+from ui.slo_box import slo_box
 from ui.widget_state import KEEP, seed
 from ui.widgets import whole_number_box
 
-DEFAULTS = {keys.CHATS: 4, keys.CHAT_TOKENS: 32, keys.LONG: 512, keys.LONGS: 2, keys.CHUNK: 128}
+# One long prompt: a round of the three set-ups is then about 6 s on 2 quiet cores (4 chats of 32 tokens
+# ~1 s; a 512-token prefill ~0.7 s on both cores, ~1.4 s on the prefill worker's one), so five rounds,
+# the fewest pairs to judge by, take ~30 s, and the first run's server start-up ~10-20 s more.
+DEFAULTS = {
+    keys.CHATS: 4, keys.CHAT_TOKENS: 32, keys.LONG: 512, keys.LONGS: 1, keys.CHUNK: 128, keys.ROUNDS: 5,
+    keys.CALIBRATE: True,
+}  # fmt: skip
 SLO_DEFAULTS = {"ttft": 3000, "tpot": 100, "itl": 0, "target": 90}
+MAX_ROUNDS = 20
+RETAKE_BUDGET_S = 60.0  # busy rounds are run again while the run is inside this (per 5 rounds)
 
 
 @dataclass
 class DisaggResult:
-    runs: dict[str, SetupRun]
+    rounds: SetupRounds
     slo: SLO
-    load: MachineLoad
     seconds: float
+    calibration: Calibration | None = None
 
-    def summaries(self) -> dict[str, Summary]:
-        return {name: summarize(sr, self.slo) for name, sr in self.runs.items()}
+    @property
+    def runs(self) -> dict[str, SetupRun]:
+        """The first round: the runs the figures draw."""
+        return self.rounds.rounds[0]
+
+    def summaries(self) -> list[dict[str, Summary]]:
+        return [{name: summarize(sr, self.slo) for name, sr in r.items()} for r in self.rounds.rounds]
 
 
 def _controls(max_position: int, lang: str) -> tuple[dict, SLO | None, bool]:
     seed(DEFAULTS)
-    c = st.columns(5)
+    c = st.columns(6)
     chats = whole_number_box(c[0], t("dg_chats", lang), 1, 8, keys.CHATS, help=t("dg_chats_help", lang))
     chat_tokens = whole_number_box(c[1], t("dg_chat_tokens", lang), 2, 256, keys.CHAT_TOKENS, step=8)
     long_cap = max(16, min(4096, max_position - 32))
     long = whole_number_box(c[2], t("dg_long", lang), 16, long_cap, keys.LONG, step=128, help=t("dg_long_help", lang))
     longs = whole_number_box(c[3], t("dg_longs", lang), 1, 4, keys.LONGS)
     chunk = whole_number_box(c[4], t("dg_chunk", lang), 16, 4096, keys.CHUNK, step=64, help=t("dg_chunk_help", lang))
+    rounds = whole_number_box(c[5], t("dg_rounds", lang), 1, MAX_ROUNDS, keys.ROUNDS, help=t("dg_rounds_help", lang))
     st.markdown(f"**{t('dg_slo_header', lang)}**")
-    slo = slo_box(lang, keys.SLO_PREFIX, SLO_DEFAULTS)
+    calibrated = st.toggle(
+        t("dg_calibrate", lang), key=keys.CALIBRATE, help=t("dg_calibrate_help", lang), persist_state=KEEP
+    )
+    slo = None if calibrated else slo_box(lang, keys.SLO_PREFIX, SLO_DEFAULTS)
     b1, b2 = st.columns([1, 1])
     clicked = b1.button(t("dg_run", lang), type="primary", key=keys.RUN, icon=":material/call_split:")
     if b2.button(t("dg_stop_servers", lang), key=keys.STOP, icon=":material/stop_circle:"):
         with setup_servers().lock:
             setup_servers().stop()
         st.toast(t("dg_stopped", lang))
-    shape = dict(chats=chats, chat_tokens=chat_tokens, long_tokens=long, longs=longs, chunk=chunk)
-    return shape, slo, clicked and None not in shape.values()
+    shape = dict(chats=chats, chat_tokens=chat_tokens, long_tokens=long, longs=longs, chunk=chunk, rounds=rounds)
+    ready = clicked and None not in shape.values() and (calibrated or slo is not None)
+    return shape, slo, ready
 
 
-def _run(bundle, registry, shape: dict, slo: SLO, lang: str) -> None:
-    chunk = shape.pop("chunk")
+def _run(bundle, registry, shape: dict, slo: SLO | None, lang: str) -> None:
+    chunk, rounds = shape.pop("chunk"), shape.pop("rounds")
     specs = workload(bundle.tokenizer, **shape)
     servers = setup_servers()
 
     def measure(box) -> DisaggResult:
-        bar = PacedBar(box.progress(0.0), lang)
+        steps = len(SETUPS) * rounds + (2 if slo is None else 0)  # set-up runs, and the two solo ones
+        bar, live, done = PacedBar(box.progress(0.0), lang), box.empty(), [0]
         started = time.perf_counter()
         with servers.lock, registry.step_lock:  # the app's own engine stays idle while the servers are timed
             spec = st.session_state[CHOICE_KEY].spec
             if not servers.running(spec, chunk):
                 box.write(t("dg_starting", lang, name=bundle.name))
             procs = servers.ensure(spec, chunk)
-            runs, meter = {}, LoadMeter(ours=procs.pids).start()
-            for i, name in enumerate(SETUPS):
-                bar.progress(i / len(SETUPS), t("dg_progress", lang, setup=t(f"dg_setup_{name}", lang), n=len(specs)))
-                runs[name] = run_setup(name, procs.urls[name], specs, bundle.tokenizer, servers.model)
-            load = meter.stop()
-        return DisaggResult(runs, slo, load, time.perf_counter() - started)
+            calibration = None
+            if slo is None:
+                bar.progress(0.0, t("dg_calibrating", lang))
+                calibration = calibrate(procs.urls["whole"], specs, bundle.tokenizer, servers.model)
+                done[0] = 2
+            judged_by = slo or calibration.slo
+
+            def on_setup(i: int, name: str) -> None:
+                what = t(
+                    "dg_progress", lang, round=i + 1, rounds=rounds, setup=t(f"dg_setup_{name}", lang), n=len(specs)
+                )
+                bar.progress(done[0] / steps, what)
+                done[0] += 1
+
+            def on_round(so_far: SetupRounds) -> None:  # each round's comparison as it lands
+                partial = DisaggResult(so_far, judged_by, time.perf_counter() - started, calibration)
+                live.dataframe(rounds_table(partial, lang), hide_index=True, key=keys.so_far(len(so_far.rounds)))
+
+            deadline = started + RETAKE_BUDGET_S * max(1.0, rounds / 5)
+            got = run_rounds(
+                procs.urls, specs, bundle.tokenizer, servers.model, rounds, procs.pids, on_setup, on_round, deadline
+            )  # fmt: skip
+        live.empty()  # the page draws the whole result below
+        return DisaggResult(got, judged_by, time.perf_counter() - started, calibration)
 
     run_with_progress(
         measure,
         lang,
-        running=t("dg_running", lang),
+        running=t("dg_running", lang, rounds=rounds),
         failed=t("dg_failed", lang),
-        done=lambda r: t("dg_done", lang, s=r.seconds),
+        done=lambda r: t("dg_done", lang, n=len(r.rounds.rounds), s=r.seconds),
         keep=keys.RESULT,
     )
-
-
-def _summary_table(r: DisaggResult, lang: str) -> dict[str, Summary]:
-    sums = r.summaries()
-    rows = []
-    for name, s in sums.items():
-        rows.append(
-            {
-                t("dg_col_setup", lang): t(f"dg_setup_{name}", lang),
-                t("dg_col_chat_tpot", lang): round(s.chat_tpot_ms, 1),
-                t("dg_col_chat_gap", lang): round(s.chat_gap_ms),
-                t("dg_col_chat_ttft", lang): round(s.chat_ttft_ms),
-                t("dg_col_long_ttft", lang): round(s.long_ttft_ms),
-                t("dg_col_transfer", lang): None if s.transfer_ms is None else round(s.transfer_ms),
-                t("dg_col_handoff", lang): None if s.handoff_bytes is None else round(s.handoff_bytes / 2**20, 1),
-            }
-        )
-    st.markdown(f"**{t('dg_summary_header', lang)}**")
-    st.dataframe(pd.DataFrame(rows), hide_index=True, key=keys.SUMMARY)
-    busy = was_busy(r.load)
-    st.markdown(f"**{t('dg_goodput_header', lang)}** ({slo_text(r.slo, lang)})")
-    judged = [
-        verdict_row({t("dg_col_setup", lang): t(f"dg_setup_{n}", lang)}, s.goodput, lang, busy) for n, s in sums.items()
-    ]
-    verdict_table(judged, keys.GOODPUT, lang)
-    return sums
-
-
-def _verdict(r: DisaggResult, sums: dict[str, Summary], lang: str) -> None:
-    """Which set-up gave the most goodput here, with the stalls and TTFTs that explain it."""
-    if was_busy(r.load):
-        st.warning(t("dg_busy_verdict", lang), icon=":material/speed:")
-        return
-    name = {n: t(f"dg_setup_{n}", lang) for n in sums}
-    gaps = ", ".join(f"{name[n]} {s.chat_gap_ms:.0f} ms" for n, s in sums.items())
-    ttfts = ", ".join(f"{name[n]} {s.long_ttft_ms:.0f} ms" for n, s in sums.items())
-    best = max(sums, key=lambda n: sums[n].goodput.goodput)
-    top = sums[best].goodput.goodput
-    tied = sum(abs(s.goodput.goodput - top) < 1e-9 for s in sums.values()) > 1
-    key = "dg_tie" if tied else "dg_winner"
-    st.markdown(t(key, lang, best=name[best], goodput=top, slo=slo_text(r.slo, lang), gaps=gaps, ttfts=ttfts))
-    pd_sum = sums.get("pd")
-    if pd_sum and pd_sum.transfer_ms is not None and pd_sum.handoff_bytes:
-        st.markdown(t("dg_why_pd", lang, mib=pd_sum.handoff_bytes / 2**20, ms=pd_sum.transfer_ms))
 
 
 def render_run_tab(bundle, registry, lang: str) -> None:
@@ -145,29 +136,12 @@ def render_run_tab(bundle, registry, lang: str) -> None:
         st.info(t("dg_public_off", lang), icon=":material/lock:")
         return
     shape, slo, clicked = _controls(bundle.model.config.max_position, lang)
-    if clicked and slo is not None:
+    if clicked:
         with take_turn(lang) as go:
             if go:
                 _run(bundle, registry, shape, slo, lang)
     r: DisaggResult | None = st.session_state.get(keys.RESULT)
-    if r is None:
+    if r is None or not r.rounds.rounds:
         st.info(t("dg_not_run", lang))
         return
-    show_load(r.load, lang)
-    sums = _summary_table(r, lang)
-    _verdict(r, sums, lang)
-    st.plotly_chart(distribution_figure(r.runs, lang), key=keys.FIG_DIST)
-    st.plotly_chart(interference_figure(r.runs, lang), key=keys.FIG_INTERFERENCE)
-    st.caption(t("dg_interference_caption", lang))
-    if st.session_state.get(keys.GANTT_SETUP) not in r.runs:
-        st.session_state[keys.GANTT_SETUP] = "pd" if "pd" in r.runs else next(iter(r.runs))
-    which = st.radio(
-        t("dg_gantt_setup", lang),
-        list(r.runs),
-        format_func=lambda n: t(f"dg_setup_{n}", lang),
-        key=keys.GANTT_SETUP,
-        horizontal=True,
-        persist_state=KEEP,
-    )
-    st.plotly_chart(gantt_figure(r.runs[which], lang), key=keys.FIG_GANTT)
-    st.caption(t("dg_gantt_caption", lang))
+    render_results(r, lang)

@@ -16,9 +16,8 @@ from engine.errors import LabError
 from lab.busy import LoadMeter
 from lab.claims_scaling import c16_check
 from lab.memory_lab import HF_STEP_COST
-from lab.verdicts import Verdict, explain, unreliable_when_busy
+from lab.verdicts import Verdict, explain
 from ui.errors import show_error
-from ui.load_note import show_load
 from ui.memory_leak import MAX_NEW_TOKENS, MAX_REQUESTS, LeakResult, check_settings, hf_model, run_engine, run_naive
 from ui.models import get_registry
 from ui.progress import PacedBar
@@ -102,14 +101,23 @@ def _median_ms(points) -> float:
 
 
 def _verdict(result: LeakResult) -> Verdict:
-    """C16's check on this run's own numbers (the one the claims page runs), "not judged" for the timing
-    when the machine was busy."""
-    v = c16_check(
+    """C16's check on this run's own numbers (the one the claims page runs): the leak is counted bytes;
+    the load stands beside the ms per token it touched (_load_caption), never instead of the verdict."""
+    return c16_check(
         [p.cache_bytes for p in result.naive],
         [p.ms_per_token for p in result.naive],
         [p.cache_bytes for p in result.engine],
     )
-    return unreliable_when_busy({"C16": v}, result.load, ("C16",))["C16"]
+
+
+def _load_caption(result: LeakResult, lang: str) -> None:
+    load = result.load
+    if load is None:
+        return
+    if load.other_cores is None:
+        st.caption(t("load_unknown", lang))
+    else:
+        st.caption(t("mem_leak_load", lang, other=load.other_cores, cores=load.cores))
 
 
 def _show(result: LeakResult, lang: str) -> None:
@@ -128,7 +136,7 @@ def _show(result: LeakResult, lang: str) -> None:
         f"{_median_ms(naive):.0f} / {_median_ms(ours):.0f}",
         help=t("mem_leak_m_ms_help", lang),
     )
-    show_load(result.load, lang)  # the ms per token are timings; the memory is not
+    _load_caption(result, lang)  # the ms per token are timings; the memory is not
     c1, c2 = st.columns(2)
     c1.plotly_chart(leak_memory_figure(naive, ours, lang), key=keys.FIG_LEAK_MEM)
     c2.plotly_chart(leak_speed_figure(naive, ours, lang), key=keys.FIG_LEAK_SPEED)

@@ -1,6 +1,8 @@
 """The memory lab's first tab: a measured sweep of prefill peaks over prompt length, eager vs sdpa
 vs chunked, against the score-matrix formula (C20). Each point is a real prefill through the
-engine with the CPU tensor tracker (or CUDA's counters); progress is shown point by point."""
+engine with the CPU tensor tracker (or CUDA's counters); progress is shown point by point. Then what
+the scores cost in time: the same prefill each way, interleaved, eager ÷ sdpa with its interval and n
+(ui/paired.py) beside the bytes eager writes (counted, whatever the load)."""
 
 from __future__ import annotations
 
@@ -9,8 +11,11 @@ import streamlit as st
 
 from app_pages.memory import keys
 from app_pages.memory.figures import breakdown_figure, difference_figure, sweep_peak_figure
+from app_pages.memory.panel_timing import timing_download, timing_table
 from app_pages.memory.strings import t
 from app_pages.memory.sweep import (
+    DEFAULT_ROUNDS,
+    MAX_ROUNDS,
     SweepPlan,
     SweepResult,
     SweepStatus,
@@ -19,6 +24,7 @@ from app_pages.memory.sweep import (
     new_result,
     parse_chunks,
     parse_lengths,
+    parse_timed,
     peak_slopes,
     run_sweep,
     seconds_left,
@@ -26,12 +32,16 @@ from app_pages.memory.sweep import (
 from engine.errors import LabError
 from ui.errors import error_message, show_error, show_message
 from ui.models import get_registry
+from ui.paired import ratio_text
 from ui.queue_wait import take_turn
 from ui.text import download_name, with_eta
 from ui.theme import MIB, fmt_bytes
 from ui.widget_state import KEEP, seed
+from ui.widgets import whole_number, whole_number_box
 
-# About 20 s on the bundled model on 2 quiet AVX2 cores (docs/memory.md); 2048 would add about 40 s more
+# About 20 s on the bundled model on 2 quiet AVX2 cores (docs/memory.md); 2048 would add about 40 s more.
+# The timing, five rounds of an uninstrumented 1024-token prefill each way (~1.5 s each on 2 quiet cores,
+# eager a little more), about 15 s: the default sweep within a minute.
 DEFAULT_LENGTHS = (64, 128, 256, 512, 1024)
 
 
@@ -43,6 +53,8 @@ def _init_defaults(max_len: int) -> None:
             keys.BACKENDS: ["eager", "sdpa"],
             keys.CHUNKS: "512",
             keys.WITH_WEIGHTS: False,
+            keys.TIMED: str(lengths[-1]),  # the longest: where the scores weigh most
+            keys.ROUNDS: DEFAULT_ROUNDS,
         }
     )
 
@@ -62,6 +74,9 @@ def _controls(max_len: int, lang: str) -> bool:
             persist_state=KEEP,
         )
         c3.text_input(t("mem_chunks", lang), key=keys.CHUNKS, help=t("mem_chunks_help", lang), persist_state=KEEP)
+        c4, c5, _ = st.columns([2.2, 1.4, 1])
+        c4.text_input(t("mem_timed", lang), key=keys.TIMED, help=t("mem_timed_help", lang), persist_state=KEEP)
+        whole_number_box(c5, t("mem_rounds", lang), 1, MAX_ROUNDS, keys.ROUNDS, help=t("mem_rounds_help", lang))
         return st.form_submit_button(
             t("mem_run_sweep", lang), type="primary", icon=":material/play_arrow:", key=keys.RUN_SWEEP
         )
@@ -71,12 +86,23 @@ def _plan(max_len: int, lang: str) -> SweepPlan:
     s = st.session_state
     if not s[keys.BACKENDS]:
         raise LabError(t("mem_err_no_backend", lang))
+    rounds = whole_number(s[keys.ROUNDS])
+    if rounds is None:
+        raise LabError(t("mem_err_no_rounds", lang))
     return SweepPlan(
-        parse_lengths(s[keys.LENGTHS], max_len, lang), list(s[keys.BACKENDS]), parse_chunks(s[keys.CHUNKS], lang)
+        parse_lengths(s[keys.LENGTHS], max_len, lang),
+        list(s[keys.BACKENDS]),
+        parse_chunks(s[keys.CHUNKS], lang),
+        parse_timed(s[keys.TIMED], max_len, lang),
+        rounds,
     )
 
 
-def _point_line(result: SweepResult, i: int, lang: str) -> str:
+def _line(result: SweepResult, i: int, lang: str) -> str:
+    """What item i measured: a memory point, or (after them) a timing."""
+    if i >= len(result.points):
+        timing = result.timings[i - len(result.points)]
+        return t("mem_timing_done", lang, L=timing.L, ratio=ratio_text(timing.ratio, lang), s=result.seconds[i])
     p, seconds = result.points[i], result.seconds[i]
     return t(
         "mem_point_done",
@@ -97,28 +123,44 @@ def _run(bundle, max_len: int, lang: str) -> None:
         return
     result = new_result(bundle, plan)
     st.session_state[keys.SWEEP] = result
-    points = plan.points()
-    with st.status(t("mem_sweep_running", lang, n=len(points)), expanded=True) as box:
+    points, n = plan.points(), plan.num_items
+    at = ", ".join(map(str, plan.timed))
+    running = (
+        t("mem_sweep_running_timed", lang, n=len(points), at=at) if at else t("mem_sweep_running", lang, n=len(points))
+    )
+    with st.status(running, expanded=True) as box:
         bar = st.progress(0.0)
         chart, lines = st.empty(), st.empty()
         try:
             for done in run_sweep(bundle, result, get_registry().step_lock):
-                if done:  # memory is not timed: the chart can grow with every point
+                if done and done <= len(points):  # memory is not timed: the chart can grow with every point
                     chart.plotly_chart(sweep_peak_figure(result, lang), key=keys.so_far(keys.FIG_PEAK, done))
-                    lines.caption("  \n".join(_point_line(result, i, lang) for i in range(done)))
-                if done < len(points):
-                    L, v = points[done]
-                    what = t("mem_sweep_progress", lang, L=L, variant=v.label(lang), i=done + 1, n=len(points))
-                    bar.progress(done / len(points), text=with_eta(what, seconds_left(result), lang))
+                if done:
+                    lines.caption("  \n".join(_line(result, i, lang) for i in range(done)))
+                if done < n:
+                    bar.progress(done / n, text=with_eta(_next(plan, done, lang), seconds_left(result), lang))
         except Exception as exc:  # noqa: BLE001 - keep the points measured so far, say what failed
             result.status, result.error = SweepStatus.FAILED, error_message(exc, lang)
             box.update(label=t("mem_sweep_failed", lang), state="error")
             return
         chart.empty()  # the page draws the full result below
-        bar.progress(1.0, text=t("mem_sweep_done", lang, n=len(points), s=sum(result.seconds)))
-        box.update(
-            label=t("mem_sweep_done", lang, n=len(points), s=sum(result.seconds)), state="complete", expanded=False
+        s = sum(result.seconds)
+        said = (
+            t("mem_sweep_done_timed", lang, n=len(points), at=at, s=s)
+            if at
+            else t("mem_sweep_done", lang, n=len(points), s=s)
         )
+        bar.progress(1.0, text=said)
+        box.update(label=said, state="complete", expanded=False)
+
+
+def _next(plan: SweepPlan, done: int, lang: str) -> str:
+    """What the sweep measures next: a memory point, or a timed length."""
+    points, n = plan.points(), plan.num_items
+    if done < len(points):
+        L, v = points[done]
+        return t("mem_sweep_progress", lang, L=L, variant=v.label(lang), i=done + 1, n=n)
+    return t("mem_timing_progress", lang, L=plan.timed[done - len(points)], rounds=plan.rounds, i=done + 1, n=n)
 
 
 def _comparison_table(result: SweepResult, lang: str) -> None:
@@ -217,6 +259,7 @@ def _show(result: SweepResult, lang: str) -> None:
     st.caption(t("mem_peak_caption", lang))
     _measured_slopes(result, lang)
     _comparison_table(result, lang)
+    timing_table(result, lang)
     st.subheader(t("mem_breakdown_header", lang))
     with_weights = st.toggle(
         t("mem_with_weights", lang),
@@ -235,6 +278,7 @@ def _show(result: SweepResult, lang: str) -> None:
         key=keys.SWEEP_CSV,
         icon=":material/download:",
     )
+    timing_download(result, lang)
 
 
 def sweep_panel(bundle, lang: str) -> None:

@@ -1,6 +1,7 @@
 """The measured prefill-memory sweep of the memory lab (C20): which prompt lengths and variants
 (eager / sdpa, whole prompt or chunked) to measure, running them one point at a time, and
-comparing the eager-minus-sdpa peak with the score-matrix formula.
+comparing the eager-minus-sdpa peak with the score-matrix formula; then, at the lengths asked, what
+the scores cost in time: the same prefill with eager and with sdpa, interleaved (lab/prefill_timing.py).
 
 No Streamlit here: the panel drives `run_sweep` and redraws its progress after each point.
 """
@@ -22,9 +23,13 @@ from engine.errors import LabError
 from engine.observe.memory import ATTENTION, MLP
 from lab import eta
 from lab.memory_lab import PrefillMemory, measure_prefill_memory
+from lab.pairing import RatioInterval
+from lab.prefill_timing import time_prefills
 
 MAX_POINTS = 12  # prompt lengths per sweep: each point is a real prefill, seconds each on a CPU
 AGREE_WITHIN = 0.10  # the issue's tolerance: eager - sdpa within 10 % of the formula
+DEFAULT_ROUNDS, MAX_ROUNDS = 5, 30  # timed rounds of eager and sdpa: five pairs are the fewest to judge by
+RETAKE_BUDGET_S = 60.0  # a busy timed round is measured again while the sweep is inside this
 
 
 class SweepStatus(str, Enum):
@@ -68,6 +73,16 @@ def parse_lengths(text: str, max_len: int, lang: str = "en") -> list[int]:
     return lengths
 
 
+def parse_timed(text: str, max_len: int, lang: str = "en") -> list[int]:
+    """The lengths to time eager against sdpa at; an empty field times none."""
+    lengths = _parse_ints(text, t("mem_what_timed", lang), lang)
+    if len(lengths) > 4:
+        raise LabError(t("mem_err_too_many_timed", lang, n=len(lengths)))
+    if lengths and lengths[-1] > max_len:
+        raise LabError(t("mem_err_too_long", lang, L=lengths[-1], max=max_len))
+    return lengths
+
+
 def parse_chunks(text: str, lang: str = "en") -> list[int]:
     """Chunk sizes for chunked prefill; an empty field means none."""
     chunks = _parse_ints(text, t("mem_what_chunks", lang), lang)
@@ -81,6 +96,8 @@ class SweepPlan:
     lengths: list[int]
     backends: list[str]
     chunks: list[int]
+    timed: list[int] = field(default_factory=list)  # lengths to time eager against sdpa at
+    rounds: int = DEFAULT_ROUNDS  # timed rounds at each of them
 
     def __post_init__(self):
         if not self.backends:
@@ -94,6 +111,22 @@ class SweepPlan:
         """Every (L, variant) to measure; a chunk as long as the prompt is the whole prompt: skipped."""
         return [(L, v) for L in self.lengths for v in self.variants if v.chunk is None or v.chunk < L]
 
+    @property
+    def num_items(self) -> int:
+        """What the sweep measures in all: its memory points, then one timing per timed length."""
+        return len(self.points()) + len(self.timed)
+
+
+@dataclass(frozen=True)
+class Timing:
+    """One prompt length's prefill timed eager against sdpa, interleaved: each one's median (ms) and
+    eager ÷ sdpa paired round by round (its interval, n, re-takes and the busiest load beside)."""
+
+    L: int
+    eager_ms: float
+    sdpa_ms: float
+    ratio: RatioInterval
+
 
 @dataclass
 class SweepResult:
@@ -105,9 +138,11 @@ class SweepResult:
     elem_bytes: int
     num_heads: int
     weight_bytes: int
+    num_layers: int = 0
     labelled: bool = True  # the CPU tracker tags attention scores; CUDA's counters give totals only
     points: list[PrefillMemory] = field(default_factory=list)
-    seconds: list[float] = field(default_factory=list)  # wall time of each point
+    seconds: list[float] = field(default_factory=list)  # wall time of each point, then of each timing
+    timings: list[Timing] = field(default_factory=list)
     status: SweepStatus = SweepStatus.RUNNING
     error: str | None = None
 
@@ -127,14 +162,15 @@ def new_result(bundle, plan: SweepPlan) -> SweepResult:
         elem_bytes=torch.empty((), dtype=model.dtype).element_size(),
         num_heads=c.num_heads,
         weight_bytes=model.weight_bytes,
+        num_layers=c.num_layers,
         labelled=str(model.device).startswith("cpu"),
     )
 
 
 def run_sweep(bundle, result: SweepResult, lock: threading.Lock | None = None) -> Iterator[int]:
-    """Measure each point in turn, appending to `result`. Yields how many points are done: 0
-    before the first, then after each one (so the page can say what runs next, and what ran).
-    The lock serialises with other sessions' engine steps (shared weights, two cores)."""
+    """Measure each point in turn, appending to `result`, then time each timed length. Yields how many
+    items are done: 0 before the first, then after each one (so the page can say what runs next, and
+    what ran). The lock serialises with other sessions' engine steps (shared weights, two cores)."""
     yield 0
     for L, variant in result.plan.points():
         start = time.perf_counter()
@@ -142,9 +178,19 @@ def run_sweep(bundle, result: SweepResult, lock: threading.Lock | None = None) -
             point = measure_prefill_memory(bundle.model, bundle.tokenizer, L, variant.backend, variant.chunk)
         result.points.append(point)
         result.seconds.append(time.perf_counter() - start)
-        if len(result.points) == len(result.plan.points()):
-            result.status = SweepStatus.DONE
-        yield len(result.points)
+        yield len(result.seconds)
+    deadline = time.perf_counter() + RETAKE_BUDGET_S
+    swept = set(result.plan.lengths) if {"eager", "sdpa"} <= set(result.plan.backends) else set()
+    for L in result.plan.timed:
+        start = time.perf_counter()
+        rounds = time_prefills(
+            bundle.model, bundle.tokenizer, L, result.plan.rounds, lock, deadline, warm=L not in swept
+        )  # a length the sweep ran is warm already
+        ratio = rounds.ratio("eager", "sdpa")
+        result.timings.append(Timing(L, rounds.median("eager"), rounds.median("sdpa"), ratio))
+        result.seconds.append(time.perf_counter() - start)
+        yield len(result.seconds)
+    result.status = SweepStatus.DONE
 
 
 def point_work(L: int) -> float:
@@ -153,10 +199,17 @@ def point_work(L: int) -> float:
     return 128 + L + L * L / 1024
 
 
+def timing_work(L: int, rounds: int) -> float:
+    """A timed length's cost in point_work's units: `rounds` uninstrumented prefills each way (no probe's
+    fixed part, and less of the L² for sdpa, which never writes the scores out)."""
+    return rounds * 2 * (16 + L + L * L / 2048)
+
+
 def seconds_left(result: SweepResult) -> float | None:
-    """The rest of the sweep at the pace of the points measured after the first; None before that."""
-    work = [point_work(L) for L, _ in result.plan.points()]
-    return eta.seconds_left(work, len(result.points), sum(result.seconds[1:]))
+    """The rest of the sweep at the pace of the items measured after the first; None before that."""
+    plan = result.plan
+    work = [point_work(L) for L, _ in plan.points()] + [timing_work(L, plan.rounds) for L in plan.timed]
+    return eta.seconds_left(work, len(result.seconds), sum(result.seconds[1:]))
 
 
 # (eager's peak, sdpa's peak) -> why eager - sdpa is not the score matrix

@@ -110,7 +110,7 @@ def _scale_text(result: Capacity, name: str, lang: str) -> str:
 def point_rows(result: Capacity, lang: str) -> list[dict]:
     column = _scale_text(result, "rm_cap_col", lang)
     return [
-        verdict_row({column: result.scale.value(n)}, result.points[n].verdict, lang, busy=result.points[n].busy)
+        verdict_row({column: result.scale.value(n)}, result.points[n].verdict, lang, result.points[n].machine)
         for n in sorted(result.points)
     ]
 
@@ -234,7 +234,7 @@ def render_capacity(conn: Connection, lang: str) -> None:
     if not result.points:  # the budget ended the first load: nothing was judged
         st.warning(word(result.message(), lang), icon=":material/speed:")
         return
-    (st.warning if result.busy or not result.bracketed else st.success)(
+    (st.warning if not result.separable or not result.bracketed else st.success)(
         word(result.message(), lang), icon=":material/speed:"
     )
     verdict_table(point_rows(result, lang), keys.CAP_TABLE, lang)

@@ -11,6 +11,7 @@ CAL_TABLE = "rf_cal_table"
 FIG_CAL = "rf_fig_cal"
 
 # ceilings.py
+CEIL_CHECKED = "rf_ceil_checked"  # when the page last looked whether busy ceilings can be measured again
 CEILINGS = "rf_ceilings"
 CEIL_TABLE = "rf_ceil_table"
 REMEASURE = "rf_remeasure"

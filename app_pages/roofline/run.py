@@ -1,5 +1,7 @@
-"""The roofline section: run the loaded model through the engine at several batch sizes, place every
-prefill and decode step on the measured roofline, and show each phase's share of both ceilings."""
+"""The roofline section: run the loaded model through the engine at several batch sizes, raced a step
+each in turn (lab/roofline.py), place every prefill and decode step on the measured roofline, and show
+each phase's share of both ceilings, the largest batch's decode rate against B = 1's paired step by step
+(ui/paired.py), and how busy other work kept the machine beside them."""
 
 from __future__ import annotations
 
@@ -9,16 +11,17 @@ import pandas as pd
 import streamlit as st
 
 from app_pages.roofline import keys
+from app_pages.roofline.ceilings import busy_reading
 from app_pages.roofline.figures import nvml_figure, roofline_figure
 from app_pages.roofline.strings import formula, t
 from engine.observe.costmodel import ridge_intensity
-from lab.busy import LoadMeter, MachineLoad
+from lab.busy import MachineLoad
 from lab.complexity_math import prompt_of_length
 from lab.hardware import DeviceCeilings
 from lab.nvml import NvmlSampler, NvmlSamples, nvml_status
-from lab.roofline import PhaseSummary, RooflinePoint, run_roofline, summarise
+from lab.roofline import PhaseSummary, RooflinePoint, rate_ratio, run_roofline, summarise
 from ui.formula import show_formula
-from ui.load_note import show_load, was_busy
+from ui.paired import busy_beside, ratio_text
 from ui.public_caps import cap_help, capped
 from ui.queue_wait import take_turn
 from ui.run_section import run_with_progress
@@ -82,7 +85,7 @@ def measure_roofline(
     st.session_state.pop(keys.RESULT, None)
 
     def measure(box) -> RooflineResult:
-        bar = box.progress(0.0, text=t("rf_progress", lang, done=0, total=len(batches)))
+        bar = box.progress(0.0, text=t("rf_progress", lang, done=0, total=len(batches) * (steps + 1)))
 
         def progress(done: int, total: int) -> None:
             bar.progress(done / total, text=t("rf_progress", lang, done=done, total=total))
@@ -91,12 +94,12 @@ def measure_roofline(
         ceilings.peak_flops(dtype)  # a clear message before the run if this dtype has no measured roof
         ids = prompt_of_length(bundle.tokenizer, prompt_len)
         device = str(bundle.model.device)
-        with NvmlSampler(device) as sampler, LoadMeter() as meter:
-            points = run_roofline(bundle.model, bundle.tokenizer, ids, batches, steps, progress, registry.step_lock)
+        with NvmlSampler(device) as sampler:
+            points, load = run_roofline(
+                bundle.model, bundle.tokenizer, ids, batches, steps, progress, registry.step_lock
+            )
         samples = sampler.samples if sampler.samples.times else None
-        return RooflineResult(
-            bundle.name, dtype, prompt_len, steps, points, summarise(points), ceilings, samples, meter.load
-        )
+        return RooflineResult(bundle.name, dtype, prompt_len, steps, points, summarise(points), ceilings, samples, load)
 
     run_with_progress(
         measure,
@@ -137,9 +140,8 @@ def _share(r: RooflineResult, phase: str, batch: int) -> PhaseSummary | None:
 
 
 def _roof_shares(r: RooflineResult, lang: str) -> str:
-    """How much of its own roof each phase's median step reached, from this run's numbers."""
-    if was_busy(r.load):
-        return t("rf_reading_busy", lang)
+    """How much of its own roof each phase's median step reached, from this run's numbers, with the
+    other work that shared the machine beside them."""
     peak, bw = r.ceilings.peak_flops(r.dtype), r.ceilings.read_bytes_per_s
     shares = ", ".join(
         t(
@@ -151,12 +153,25 @@ def _roof_shares(r: RooflineResult, lang: str) -> str:
         )
         for s in r.summary
     )
-    return t("rf_reading_measured", lang, shares=shares)
+    return t("rf_reading_measured", lang, shares=shares + busy_beside(r.load, lang))
+
+
+def _load_caption(r: RooflineResult, lang: str) -> None:
+    """How busy other work kept the machine while the steps raced, and the ceilings' own reading."""
+    said = []
+    if r.load is not None:
+        known = r.load.other_cores is not None
+        said.append(
+            t("rf_run_load", lang, other=r.load.other_cores, cores=r.load.cores) if known else t("load_unknown", lang)
+        )
+    if r.ceilings.busy:
+        said.append(t("rf_ceilings_were_busy", lang, reading=busy_reading(r.ceilings, lang)))
+    if said:
+        st.caption(" ".join(said))
 
 
 def render_result(r: RooflineResult, lang: str) -> None:
-    show_load(r.load, lang)
-    busy = was_busy(r.load)
+    _load_caption(r, lang)
     peak, bw = r.ceilings.peak_flops(r.dtype), r.ceilings.read_bytes_per_s
     first = min(s.batch for s in r.summary)
     last = max(s.batch for s in r.summary)
@@ -168,12 +183,9 @@ def render_result(r: RooflineResult, lang: str) -> None:
         cols[1].metric(t("rf_m_decode_bw", lang, B=first), f"{100 * dec1.bytes_per_s / bw:.0f} %")
         cols[2].metric(t("rf_m_decode_compute", lang, B=first), f"{100 * dec1.flops_per_s / peak:.1f} %")
     if dec_n and dec1 and last != first:
-        cols[3].metric(
-            t("rf_m_decode_compute", lang, B=last),
-            f"{100 * dec_n.flops_per_s / peak:.1f} %",
-            delta=None if busy else f"×{dec_n.flops_per_s / dec1.flops_per_s:.1f}",  # a ratio of two timings
-            help=t("busy_ratio_help", lang) if busy else None,
-        )
+        cols[3].metric(t("rf_m_decode_compute", lang, B=last), f"{100 * dec_n.flops_per_s / peak:.1f} %")
+        paired = rate_ratio(r.points, last, first, load=r.load)  # the steps raced: the i-th pair saw one load
+        st.caption(t("rf_rate_ratio", lang, B=last, b=first, ratio=ratio_text(paired, lang)))
     roofs = {d: v for d, v in r.ceilings.gemm_flops_per_s.items() if v}
     st.plotly_chart(roofline_figure(r.points, r.summary, roofs, bw, r.dtype, lang), key=keys.FIG_ROOFLINE)
     st.caption(

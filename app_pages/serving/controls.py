@@ -11,7 +11,9 @@ from app_pages.serving import keys
 from app_pages.serving.run import (
     DEFAULT_BATCH,
     DEFAULT_BUDGET,
+    DEFAULT_ROUNDS,
     FULL_BUDGET,
+    MAX_ROUNDS,
     POLICIES,
     PRESET_BATCH,
     PRESET_POLICIES,
@@ -60,7 +62,7 @@ def init_defaults(max_position: int) -> None:
     long_key = keys.param("head-of-line", "long_prompt")
     s[long_key] = min(s[long_key], max(1, max_position // 2))  # small models: leave room for the output
     s.update(_policy_defaults(PRESETS[0]))
-    s.update({keys.BLOCK: 16, keys.POOL: None})
+    s.update({keys.BLOCK: 16, keys.POOL: None, keys.ROUNDS: DEFAULT_ROUNDS})
     s[keys.CUSTOM_BASE] = pd.DataFrame(CUSTOM_ROWS)
 
 
@@ -203,7 +205,7 @@ def policy_controls(specs: list[RequestSpec] | None, lang: str) -> ServingSettin
             help=t("sv_policy_help", lang),
             persist_state=KEEP,
         )
-    c = st.columns(4)
+    c = st.columns(5)
     whole_number_box(
         c[0],
         t("sv_batch", lang),
@@ -226,6 +228,10 @@ def policy_controls(specs: list[RequestSpec] | None, lang: str) -> ServingSettin
         placeholder=t("sv_pool_auto", lang),
         help=t("sv_pool_help", lang),
     )
+    most = capped("max_repeats", MAX_ROUNDS, keys.ROUNDS)
+    whole_number_box(
+        c[4], t("sv_rounds", lang), 1, most, keys.ROUNDS, help=cap_help("max_repeats", lang, t("sv_rounds_help", lang))
+    )
     s = st.session_state
     try:
         settings = ServingSettings(
@@ -235,6 +241,7 @@ def policy_controls(specs: list[RequestSpec] | None, lang: str) -> ServingSettin
             chunk_budget=whole_number(s[keys.BUDGET]),
             block_size=int(s[keys.BLOCK]),
             pool_blocks=whole_number(s[keys.POOL]),
+            rounds=whole_number(s.get(keys.ROUNDS, DEFAULT_ROUNDS)),
         )
         if specs:
             check_count("max_requests", len(specs), t("public_what_requests", lang))  # a custom table too

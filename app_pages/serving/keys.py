@@ -13,6 +13,7 @@ POLICY_A = "sv_policy_a"
 POLICY_B = "sv_policy_b"
 POOL = "sv_pool"
 PRESET = "sv_preset"
+ROUNDS = "sv_rounds"
 SMALL = "sv_small"
 SPEC_TABLE = "sv_spec_table"
 
@@ -61,3 +62,8 @@ def param(preset_name: str, name: str) -> str:
 # Widgets whose option labels change with the language or the model: app.py hands them their value
 # again after such a change (ui/widget_state.py says why).
 TRANSLATED: tuple[str, ...] = (PRESET, POLICY_A, POLICY_B, TL_RUN, BK_RUN, MX_GROUP)
+
+
+def so_far(key: str, n: int) -> str:
+    """A table drawn again as each round lands: a key of its own per redraw."""
+    return f"{key}_so_far_{n}"

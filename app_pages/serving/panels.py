@@ -16,17 +16,19 @@ from app_pages.serving.notes import here_sentence
 from app_pages.serving.run import POLICIES, PolicyRun, ServingResult
 from app_pages.serving.run_latencies import (
     ALL,
+    THROUGHPUT,
     groups,
+    median_of,
     metrics_figure,
     metrics_table,
     ratio_column,
     request_table,
+    round_values,
     run_name,
     same_outputs,
 )
 from app_pages.serving.strings import t
 from app_pages.serving.timeline import batch_rows, step_window
-from ui.load_note import was_busy
 from ui.theme import fmt_bytes
 from ui.widget_state import KEEP
 
@@ -216,29 +218,33 @@ def metrics_panel(result: ServingResult, lang: str, bundle=None) -> None:
         format_func=lambda g: t("sv_group_all", lang) if g == ALL else g,
         persist_state=KEEP,
     )
+    rounds = result.rounds or [result.runs]
     c = st.columns(len(runs) + 1)
     for col, run in zip(c, runs):
-        summary = run.summary(None)
         col.metric(
             t("sv_m_throughput_run", lang, slot=run.slot.upper()),
-            f"{summary['throughput_tok_s']:.1f} tok/s",
-            help=t("sv_m_throughput_help", lang, name=run_name(run, lang)),
+            f"{median_of(round_values(rounds, run.slot, ALL, THROUGHPUT, '')):.1f} tok/s",
+            help=t("sv_m_throughput_help", lang, name=run_name(run, lang), n=len(rounds)),
         )
     same, compared = same_outputs(runs)
     if compared:
         c[-1].metric(t("sv_m_same", lang), f"{same} / {compared}", help=t("sv_m_same_help", lang))
-    busy = was_busy(result.load)
-    table = metrics_table(runs, group, lang, busy)
-    number = st.column_config.NumberColumn(format="%.1f")
+    table = metrics_table(rounds, group, lang, result.retaken, result.load)
+    number = st.column_config.NumberColumn(format="%.1f", width="small")
     config = {run_name(r, lang): number for r in runs} | {
-        ratio_column(lang, busy): st.column_config.NumberColumn(format="%.2f×")
+        t("sv_col_metric", lang): st.column_config.TextColumn(width="small"),
+        t("sv_col_stat", lang): st.column_config.TextColumn(width="small"),
+        ratio_column(lang, result.load): st.column_config.TextColumn(width="large"),
     }
     st.dataframe(
         table, hide_index=True, key=keys.METRICS_TABLE, column_config=config, height=35 * (len(table) + 1) + 3
     )  # every row at once: no scrolling inside the table
-    st.plotly_chart(metrics_figure(runs, group, lang), key=keys.FIG_METRICS)
-    notes = [t("sv_metrics_caption", lang), t(f"sv_metrics_note_{result.preset}", lang)]
-    st.caption(" ".join(notes + [here_sentence(result.preset, runs, lang, busy)]).strip())
+    st.plotly_chart(metrics_figure(rounds, group, lang), key=keys.FIG_METRICS)
+    notes = [t("sv_metrics_caption", lang, n=len(rounds)), t(f"sv_metrics_note_{result.preset}", lang)]
+    here = here_sentence(result.preset, rounds, lang, result.retaken, result.load)
+    st.caption(" ".join(notes + [here]).strip())
+    with st.expander(t("sv_pair_header", lang)):
+        st.markdown(t("pair_explain", lang))
     st.subheader(t("sv_gp_header", lang))
     goodput_panel(result, runs, lang, bundle)
     with st.expander(t("sv_requests_header", lang)):

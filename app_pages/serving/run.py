@@ -1,15 +1,16 @@
-"""Run one workload under a scheduling policy on the real engine, and what the page keeps of it.
-No Streamlit here: the page passes a progress callback and stores the result in session state.
+"""Run one workload under the scheduling policies the page compares, on the real engine, and what
+the page keeps of it. No Streamlit here: the page passes its callbacks and stores the result in
+session state.
 
-Each run holds the registry's step lock from its first step to its last: it is a timing
-experiment (TTFT, ITL, throughput), and another session's steps interleaved with it would show
-up as latency that no policy caused.
+The policies race (lab/serving_race.py): each policy's engine a lane over the same requests, a step
+each in turn, every lane on its own clock, so both see the same seconds of the machine; rounds repeat
+the race and pair the policies' statistics round by round. Each step holds the registry's step lock:
+another session's step never runs inside one of ours (and its time is off every lane's clock).
 """
 
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
@@ -17,9 +18,10 @@ from enum import Enum
 from app_pages.serving.workload import pool_needs
 from engine import EngineConfig, EngineEvent
 from engine.errors import LabError
-from engine.observe.trace import Trace
+from engine.observe.trace import StepRecord, Trace
 from lab.busy import MachineLoad
-from lab.workload import RequestSpec, run_workload, summarize
+from lab.serving_race import LaneRun, RaceRounds, race_rounds
+from lab.workload import RequestSpec, summarize
 
 JUDGED_POLICIES = ("sequential", "static", "continuous", "chunked")  # the four the SLO table compares
 
@@ -41,6 +43,11 @@ PRESET_POLICIES = {
 }
 PRESET_BATCH = {"random-mix": 4}  # fewer slots than requests, so static and continuous differ
 DEFAULT_BATCH, DEFAULT_BUDGET, FULL_BUDGET = 8, 64, 128
+# Five rounds: the fewest pairs whose interval can exclude 1 (lab/pairing.py). The small head-of-line
+# workload is about 80 decode steps and 670 prompt tokens a policy, ~2 s on 2 quiet cores: five
+# rounds of two policies ~20 s, the busiest small preset (random-mix) ~35 s.
+DEFAULT_ROUNDS, MAX_ROUNDS = 5, 50
+PROMPT_TOKENS_PER_STEP = 20  # a decode step costs about as much as 20 prompt tokens (lab/claims_pace.py)
 WHOLE_PROMPT_BUDGET = 8192  # the engine's default step budget, for policies that do not chunk
 
 
@@ -52,6 +59,7 @@ class ServingSettings:
     chunk_budget: int = DEFAULT_BUDGET  # tokens per step, with chunked prefill
     block_size: int = 16
     pool_blocks: int | None = None  # None: enough blocks for every request at full length at once
+    rounds: int = DEFAULT_ROUNDS  # races of the policies over the workload: the pairs behind each ratio
 
     def __post_init__(self):
         for p in (self.policy_a, self.policy_b):
@@ -67,6 +75,8 @@ class ServingSettings:
             raise LabError("The block size must be at least 1 token.")
         if self.pool_blocks is not None and self.pool_blocks < 1:
             raise LabError("The KV pool needs at least 1 block (leave it empty for automatic).")
+        if self.rounds is None or not 1 <= self.rounds <= MAX_ROUNDS:
+            raise LabError(f"Race the policies between 1 and {MAX_ROUNDS} times, not {self.rounds}.")
 
     @property
     def policies(self) -> dict[str, str]:
@@ -134,7 +144,9 @@ class ServingStatus(str, Enum):
 
 @dataclass
 class ServingResult:
-    """What the page keeps in session state: plain records only."""
+    """What the page keeps in session state: plain records only. `runs` is the first round, the runs
+    the timeline, blocks and goodput show; `rounds` every round kept, the first included, whose
+    statistics pair round by round."""
 
     model: str
     preset: str
@@ -144,59 +156,100 @@ class ServingResult:
     runs: dict[str, PolicyRun] = field(default_factory=dict)
     status: ServingStatus = ServingStatus.RUNNING
     error: str | None = None
-    load: MachineLoad | None = None  # other processes' CPU use while the policies ran
+    load: MachineLoad | None = None  # the busiest round: other processes' CPU use while the policies raced
     specs: list[RequestSpec] = field(default_factory=list)  # the workload, for judging every policy on it
+    rounds: list[dict[str, PolicyRun]] = field(default_factory=list)
+    loads: list[MachineLoad] = field(default_factory=list)  # each kept round's, in order
+    retaken: int = 0  # rounds raced again because other work took the machine meanwhile
+
+
+def step_work(step: StepRecord | None) -> float:
+    """A step's work in decode steps: a decoded token is one, a prompt token 1/PROMPT_TOKENS_PER_STEP."""
+    if step is None:
+        return 0.0
+    return sum(q.num_tokens / PROMPT_TOKENS_PER_STEP if q.phase == "prefill" else q.num_tokens for q in step.seqs)
+
+
+def workload_work(specs: list[RequestSpec]) -> float:
+    """One policy's work over the workload, in decode steps (step_work's units; prefix hits make it less)."""
+    return sum(len(s.prompt_ids) / PROMPT_TOKENS_PER_STEP + s.max_new_tokens for s in specs)
 
 
 @dataclass
 class Progress:
-    """How far one run is, for the progress bar."""
+    """How far a race is, for the progress bar: its work done against all its rounds' work."""
 
+    rounds: int
+    total_work: float
+    round: int = 1
+    work: float = 0.0
     steps: int = 0
-    finished: int = 0
-    tokens: int = 0
-    total_requests: int = 0
-    total_tokens: int = 0
+
+    def add(self, event: EngineEvent) -> None:
+        self.steps += 1
+        self.work += step_work(event.step)
 
     @property
     def fraction(self) -> float:
-        return min(1.0, self.tokens / self.total_tokens) if self.total_tokens else 0.0
+        return min(1.0, self.work / self.total_work) if self.total_work else 0.0
 
 
-def run_policy(
-    bundle,
-    specs: list[RequestSpec],
-    settings: ServingSettings,
-    slot: str,
-    lock: threading.Lock | None = None,
-    on_progress: Callable[[Progress], None] | None = None,
-) -> PolicyRun:
-    """Run the workload under the policy in `slot` ("a" or "b"), arrivals in real time."""
-    policy = settings.policies[slot]
-    elem_bytes = bundle.model.dtype.itemsize
-    config = settings.engine_config(policy, specs, bundle.model.config.kv_bytes_per_token(elem_bytes))
-    progress = Progress(total_requests=len(specs), total_tokens=sum(s.max_new_tokens for s in specs))
+def lane_configs(bundle, specs: list[RequestSpec], settings: ServingSettings, policies: dict[str, str]):
+    """The engine settings of each lane ({lane: policy}) on this workload."""
+    per_token = bundle.model.config.kv_bytes_per_token(bundle.model.dtype.itemsize)
+    return {lane: settings.engine_config(policy, specs, per_token) for lane, policy in policies.items()}
 
-    def on_event(event: EngineEvent) -> None:
-        progress.steps += 1
-        progress.finished += len(event.finished)
-        progress.tokens += len(event.tokens)
-        if on_progress:
-            on_progress(progress)
 
-    with lock or threading.Lock():
-        start = time.perf_counter()
-        trace, labels = run_workload(bundle.model, bundle.tokenizer, specs, config, on_event=on_event)
-        seconds = time.perf_counter() - start
+def policy_run(bundle, specs, settings: ServingSettings, slot: str, policy: str, lane: LaneRun) -> PolicyRun:
+    """One lane's round as the page keeps it."""
+    config = lane_configs(bundle, specs, settings, {slot: policy})[slot]
     return PolicyRun(
         slot=slot,
         policy=policy,
-        trace=trace,
-        labels=labels,
-        seconds=seconds,
+        trace=lane.trace,
+        labels=lane.labels,
+        seconds=lane.seconds,
         num_blocks=settings.pool(specs)[0],
         block_size=settings.block_size,
         step_budget=config.max_num_batched_tokens,
         chunked=config.chunked_prefill,
         context_len=bundle.model.config.max_position,
     )
+
+
+def race_policies(
+    bundle,
+    specs: list[RequestSpec],
+    settings: ServingSettings,
+    policies: dict[str, str],
+    rounds: int,
+    lock: threading.Lock | None = None,
+    on_step: Callable[[str, EngineEvent], None] | None = None,
+    on_round: Callable[[list[dict[str, PolicyRun]], RaceRounds], None] | None = None,
+    deadline: float | None = None,
+) -> tuple[list[dict[str, PolicyRun]], RaceRounds]:
+    """The workload under every policy ({lane: policy}), raced `rounds` times; on_round(rounds so far,
+    the race's record) after each kept round. Returns every round's runs and the race's record."""
+    kept: list[dict[str, PolicyRun]] = []
+
+    def landed(race: RaceRounds) -> None:
+        i = len(kept)
+        kept.append(
+            {lane: policy_run(bundle, specs, settings, lane, p, race.runs[lane][i]) for lane, p in policies.items()}
+        )
+        if on_round is not None:
+            on_round(kept, race)
+
+    configs = lane_configs(bundle, specs, settings, policies)
+    race = race_rounds(
+        bundle.model, bundle.tokenizer, specs, configs, rounds, on_step, landed, lock, deadline
+    )  # fmt: skip
+    return kept, race
+
+
+def run_policy(
+    bundle, specs: list[RequestSpec], settings: ServingSettings, slot: str, lock: threading.Lock | None = None
+) -> PolicyRun:
+    """The workload under the policy in `slot` ("a" or "b") alone, once."""
+    kept, _ = race_policies(bundle, specs, settings, {slot: settings.policies[slot]}, 1, lock)
+    return kept[0][slot]

@@ -1,12 +1,15 @@
-"""Latency and throughput of the two runs side by side (C21, C22): TTFT, TPOT, ITL and E2E at
-P50 / P90 / P99 and output tokens per second, all from lab.workload.summarize over the run's
-own trace, for every request or one group of them (e.g. only the short chats). Each percentile
+"""Latency and throughput of the two policies side by side (C21, C22): TTFT, TPOT, ITL and E2E at
+P50 / P90 / P99 and output tokens per second, all from lab.workload.summarize over each run's own
+trace, for every request or one group of them (e.g. only the short chats). Each policy's number is
+the median over the rounds it raced in; B ÷ A pairs the rounds (lab/pairing.py) and is worded by
+ui/paired.py: its interval and n, a verdict only where the interval allows one. Each percentile
 names its n; one that n cannot resolve is shown once, as "max of n" (ui/percentile_labels.py)."""
 
 from __future__ import annotations
 
 import math
 import re
+import statistics
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -15,11 +18,13 @@ from plotly.subplots import make_subplots
 from app_pages.serving.run import PolicyRun
 from app_pages.serving.strings import t
 from app_pages.serving.timeline import row_names
-from ui.load_note import ratio_label
+from lab.pairing import RatioInterval, ratio_interval
+from ui.paired import busy_beside, ratio_text, verdict_text
 from ui.percentile_labels import shown_stats, stat_label
 from ui.theme import style
 
 METRICS = ("ttft_ms", "tpot_ms", "itl_ms", "e2e_ms")
+THROUGHPUT = "throughput_tok_s"
 STATS = ("p50", "p90", "p99")
 ALL = "*"  # the group of every request
 RUN_COLORS = {"a": "#64748b", "b": "#2563eb"}
@@ -45,52 +50,82 @@ def run_name(run: PolicyRun, lang: str) -> str:
     return t("sv_run_name", lang, slot=run.slot.upper(), policy=t(f"sv_policy_{run.policy}", lang))
 
 
-def ratio_column(lang: str, busy: bool = False) -> str:
-    """The B / A column's name; timed on a busy machine it says its ratios are not given."""
-    return ratio_label(t("sv_col_ratio", lang), busy, lang)
+def ratio_column(lang: str, load=None) -> str:
+    """The B ÷ A column's name: the median of the rounds' paired ratios, its interval and n, with the
+    load other work put on the machine beside it (said once for the whole column: every round's pairs
+    ran beside the same reading)."""
+    return t("sv_col_ratio", lang) + busy_beside(load, lang)
 
 
-def metrics_table(runs: list[PolicyRun], group: str, lang: str = "en", busy: bool = False) -> pd.DataFrame:
-    """Rows: each metric at each percentile, then throughput; a column per run (and B / A, left
-    empty when the runs were timed on a busy machine)."""
-    summaries = [r.summary(ids_in(r, group)) for r in runs]
-    names = [run_name(r, lang) for r in runs]
+def stat_of(summary: dict, metric: str, stat: str) -> float:
+    """One number of lab.workload.summarize: a metric's percentile, or the throughput itself."""
+    return summary[metric] if metric == THROUGHPUT else summary[metric][stat]
+
+
+def round_values(rounds: list[dict[str, PolicyRun]], slot: str, group: str, metric: str, stat: str) -> list[float]:
+    """The statistic of `slot`'s run in each round, for one group of requests."""
+    return [stat_of(r[slot].summary(ids_in(r[slot], group)), metric, stat) for r in rounds if slot in r]
+
+
+def paired_ratio(
+    rounds: list[dict[str, PolicyRun]], group: str, metric: str, stat: str, retaken: int = 0, load=None
+) -> RatioInterval | None:
+    """B ÷ A of one statistic, paired round by round (both raced through the same seconds), as a
+    median with its interval and n; None where no round has both (or no pair has a value)."""
+    both = [r for r in rounds if "a" in r and "b" in r]
+    if not both:
+        return None
+    a, b = (round_values(both, slot, group, metric, stat) for slot in ("a", "b"))
+    if not any(x > 0 and y >= 0 for x, y in zip(a, b)):  # NaN (no value) compares False: no pair
+        return None
+    return ratio_interval(b, a, retaken, load)
+
+
+def median_of(values: list[float]) -> float:
+    known = [v for v in values if not math.isnan(v)]
+    return statistics.median(known) if known else float("nan")
+
+
+def metrics_table(
+    rounds: list[dict[str, PolicyRun]], group: str, lang: str = "en", retaken: int = 0, load=None
+) -> pd.DataFrame:
+    """Rows: each metric at each percentile, then throughput; a column per run (the median over the
+    rounds) and, with both runs, B ÷ A paired round by round, with its interval, n and verdict (the load
+    beside them in the ratio column's name)."""
+    slots = [s for s in ("a", "b") if s in rounds[0]]
+    first = [rounds[0][s] for s in slots]
+    names = [run_name(r, lang) for r in first]
+    summaries = [r.summary(ids_in(r, group)) for r in first]  # n: how many values are behind a percentile
     rows = []
-    for m in METRICS:
-        n = min(x[m]["n"] for x in summaries)
-        for s in shown_stats(STATS, n):
-            rows.append(
-                _row(t(f"sv_m_{m}", lang), stat_label(s, n, lang), [x[m][s] for x in summaries], names, lang, busy)
-            )
-    rows.append(_row(t("sv_m_throughput", lang), "—", [x["throughput_tok_s"] for x in summaries], names, lang, busy))
+    for m in (*METRICS, THROUGHPUT):
+        n = min(x[m]["n"] for x in summaries) if m != THROUGHPUT else 0
+        for s in shown_stats(STATS, n) if m != THROUGHPUT else ("—",):
+            label = t(f"sv_m_{m}", lang) if m != THROUGHPUT else t("sv_m_throughput", lang)
+            row = {t("sv_col_metric", lang): label, t("sv_col_stat", lang): stat_label(s, n, lang) if n else s}
+            row |= {name: median_of(round_values(rounds, slot, group, m, s)) for name, slot in zip(names, slots)}
+            if len(slots) == 2:
+                r = paired_ratio(rounds, group, m, s, retaken)  # the load stands in the column's name
+                row[ratio_column(lang, load)] = ratio_text(r, lang)
+                row[t("sv_col_verdict", lang)] = verdict_text(r, lang, t("sv_b_higher", lang), t("sv_b_lower", lang))
+            rows.append(row)
     return pd.DataFrame(rows)
 
 
-def b_over_a(a: float, b: float) -> float:
-    return b / a if a and not math.isnan(a) and not math.isnan(b) else float("nan")
-
-
-def _row(metric: str, stat: str, values: list[float], names: list[str], lang: str, busy: bool) -> dict:
-    row = {t("sv_col_metric", lang): metric, t("sv_col_stat", lang): stat}
-    row.update(dict(zip(names, values)))
-    if len(values) == 2:
-        row[ratio_column(lang, busy)] = float("nan") if busy else b_over_a(*values)
-    return row
-
-
-def metrics_figure(runs: list[PolicyRun], group: str, lang: str = "en") -> go.Figure:
-    """One panel per metric, P50 / P90 / P99 bars of each run side by side (each with its n)."""
+def metrics_figure(rounds: list[dict[str, PolicyRun]], group: str, lang: str = "en") -> go.Figure:
+    """One panel per metric, P50 / P90 / P99 bars of each run side by side (each with its n), the
+    median over the rounds."""
     titles = [t(f"sv_m_{m}", lang) for m in METRICS]
     fig = make_subplots(rows=1, cols=len(METRICS), subplot_titles=titles, horizontal_spacing=0.06)
+    runs = [rounds[0][s] for s in ("a", "b") if s in rounds[0]]
     summaries = [run.summary(ids_in(run, group)) for run in runs]
     counts = {m: min(x[m]["n"] for x in summaries) for m in METRICS}
-    for run, summary in zip(runs, summaries):
+    for run in runs:
         for col, m in enumerate(METRICS, start=1):
             stats = shown_stats(STATS, counts[m])
             fig.add_trace(
                 go.Bar(
                     x=[stat_label(s, counts[m], lang) for s in stats],
-                    y=[summary[m][s] for s in stats],
+                    y=[median_of(round_values(rounds, run.slot, group, m, s)) for s in stats],
                     name=run_name(run, lang),
                     legendgroup=run.slot,
                     showlegend=col == 1,
