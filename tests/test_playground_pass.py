@@ -130,3 +130,15 @@ def test_a_queued_pass_has_no_estimate_until_its_turn():
     job = _job([10.0, 10.0])
     job.waiting = True
     assert job.seconds_left() is None
+
+
+def test_a_loaded_trace_calls_off_the_pass_of_the_run_it_replaces(app, gate, saved_run):
+    from tests.app_helpers import upload_trace
+
+    at = start_run(app, max_new=5)
+    job = at.session_state["pg_pass_job"]
+    threading.Thread(target=lambda: job.cancelled.wait(60) and gate.set(), daemon=True).start()
+    at = upload_trace(at, saved_run[2])
+    assert job.cancelled.is_set() and not job.running and not errors(at)
+    assert at.session_state["pg_result"].loaded_from == "trace.json"
+    assert not any(p.text.startswith("Timed run done.") for p in at.get("progress"))
