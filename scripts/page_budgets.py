@@ -10,11 +10,11 @@ tabs ≤ 1 s after its timed run, except Memory (its untimed pass follows). Take
 machine: the record says how much other work shared it (bench/record.py), and a busy one is no record.
 
 Each page's markers are one row of PAGES below, so a page that changes needs only its row: the button
-that starts its default action (its widget key, or its label's catalogue key where it has no key), the
-first result (elements matching FIRST outnumbering those on the page before the click, or a page's own
-selector) and the end (the app's script idle, with background work the page shows gone, as
-scripts/app_browser.wait_idle waits for; or a page's own selector). Times come from a MutationObserver
-in the page (performance.now() since the click), so polling costs nothing on the measured machine.
+that starts its default action (its widget key, or its label's catalogue key where it has no key),
+the first result (an element matching FIRST that was not on the page before the click, or a page's
+own selector; the record says which element it was) and the end (the app's script idle with no
+background work shown, as scripts/app_browser.wait_idle waits for; or a page's own selector). Times
+come from a MutationObserver in the page (performance.now() since the click): nothing polls.
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ class PageBudget:
 
     page: str  # its folder and url path (app_pages.PAGES)
     button: str  # the widget key of the button that starts it ("label:<catalogue key>" where it has none)
-    first: str = FIRST  # CSS selector of its results: the first one beyond those already there
+    first: str = FIRST  # CSS selector of its results: the first one that was not there before the click
     done: str | None = None  # CSS selector present once it is complete (None: the script idle)
     what: str = ""  # a name where a page has more than one timed action
 
@@ -97,16 +97,28 @@ PLAYGROUND_TABS: tuple[tuple[str, str], ...] = (
 )
 TIMED_RUN_END = ".pd-live"  # the playground's live view: gone when its timed run ends
 
-# Installed just before the click: ms since the click of the first result beyond `baseline`, of each
-# marker's first appearance after the live view ended, of the live view's end, and of every change of
-# the script's state to idle.
-OBSERVER_JS = """([first, baseline, done, markers, live, background]) => {
-  const w = {t0: performance.now(), first: null, done: null, live_seen: false, live_end: null,
-             marks: {}, idle: [], background_end: null, background_seen: false};
+# Installed just before the click: ms since the click of the first result element that was not on
+# the page before it (and is not a stale one of the last run, which Streamlit keeps until redrawn),
+# with what it was; of each marker's first appearance after the live view ended; of the live view's
+# end; of the background work's end; and of every change of the script's state to idle.
+OBSERVER_JS = """([first, done, markers, live, background]) => {
+  const w = {t0: performance.now(), first: null, first_what: null, done: null, live_seen: false,
+             live_end: null, marks: {}, idle: [], background_end: null, background_seen: false};
+  const before = new Set(document.querySelectorAll(first));
   const now = () => performance.now() - w.t0;
+  const what = el => {
+    const keyed = el.closest('[class*="st-key-"]');
+    const key = keyed ? [...keyed.classList].find(c => c.startsWith('st-key-')) : '';
+    return [el.dataset.testid || el.className, key].filter(Boolean).join(' ');
+  };
   const look = () => {
     const t = now();
-    if (w.first === null && document.querySelectorAll(first).length > baseline) w.first = t;
+    if (w.first === null) {
+      for (const el of document.querySelectorAll(first)) {
+        if (before.has(el) || el.closest('[data-stale="true"]')) continue;
+        w.first = t; w.first_what = what(el); break;
+      }
+    }
     if (done && w.done === null && document.querySelector(done)) w.done = t;
     const liveNow = !!document.querySelector(live);
     if (liveNow) w.live_seen = true;
@@ -123,7 +135,7 @@ OBSERVER_JS = """([first, baseline, done, markers, live, background]) => {
   };
   const obs = new MutationObserver(look);
   obs.observe(document.body, {childList: true, subtree: true, characterData: true, attributes: true,
-                              attributeFilter: ['data-test-script-state']});
+                              attributeFilter: ['data-test-script-state', 'data-stale']});
   look();
   window.__budget = w;
 }"""
@@ -143,9 +155,8 @@ def time_page(page, port: int, spec: PageBudget) -> dict:
     target = button(page, spec)
     target.wait_for(state="visible", timeout=300_000)
     wait_idle(page, 300_000)
-    baseline = page.locator(spec.first).count()
     markers = [list(m) for m in PLAYGROUND_TABS] if spec.page == "playground" else []
-    page.evaluate(OBSERVER_JS, [spec.first, baseline, spec.done, markers, TIMED_RUN_END, BACKGROUND])
+    page.evaluate(OBSERVER_JS, [spec.first, spec.done, markers, TIMED_RUN_END, BACKGROUND])
     target.click()
     page.wait_for_function(f"() => ({SCRIPT_STATE})() !== 'notRunning'", timeout=30_000)
     wait_idle(page, RUN_TIMEOUT_MS)
@@ -153,6 +164,7 @@ def time_page(page, port: int, spec: PageBudget) -> dict:
     seconds = {k: w[k] / 1e3 if w[k] is not None else None for k in ("first", "done", "live_end", "background_end")}
     seconds["marks"] = {k: v / 1e3 for k, v in w["marks"].items()}
     seconds["complete"] = seconds["done"] if spec.done else (w["idle"][-1] / 1e3 if w["idle"] else None)
+    seconds["first_what"] = w["first_what"]  # which element counted as the first result
     return seconds
 
 
@@ -168,14 +180,18 @@ def fmt(value: float | None) -> str:
 
 def print_tables(times: dict[str, dict]) -> None:
     print(
-        f"\n| page (default action) | first result s | complete s | first ≤ {FIRST_S:g} s | complete ≤ {DONE_S:g} s |"
+        f"\n| page (default action) | first result s | complete s | first ≤ {FIRST_S:g} s | complete ≤ {DONE_S:g} s "
+        "| the first result |"
     )
-    print("|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|")
     for name, w in times.items():
         first, done = w.get("first"), w.get("complete")
-        print(f"| {name} | {fmt(first)} | {fmt(done)} | {verdict(first, FIRST_S)} | {verdict(done, DONE_S)} |")
+        print(
+            f"| {name} | {fmt(first)} | {fmt(done)} | {verdict(first, FIRST_S)} | {verdict(done, DONE_S)} "
+            f"| {w.get('first_what') or '—'} |"
+        )
     for page, reason in SKIPPED.items():
-        print(f"| {page} | — | — | skipped: {reason} | |")
+        print(f"| {page} | — | — | skipped: {reason} | | |")
     play = next((w for name, w in times.items() if name.startswith("playground")), None)
     if play is None or play.get("live_end") is None:
         return
