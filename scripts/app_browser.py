@@ -74,13 +74,17 @@ def open_app(page, port: int, timeout_ms: int = 120_000) -> None:
 
 
 SCRIPT_STATE = "() => document.querySelector('[data-testid=\"stApp\"]')?.dataset.testScriptState"
+# Work a page goes on with after its script has ended (the playground's memory pass), shown in a
+# container whose key ends in "_background" (Streamlit gives a keyed container the class st-key-<key>).
+BACKGROUND = '[class*="st-key-"][class*="_background"]'
 
 
 def wait_idle(page, timeout_ms: int = 60_000, settle_ms: int = 250) -> None:
-    """Wait until the app's script is not running (Streamlit marks the state on the app root) and stays
-    so for settle_ms: a second rerun may follow the first at once (a widget the first run changed), and
-    a page read in the gap between the two shows half of the second one."""
-    idle = f"() => ({SCRIPT_STATE})() === 'notRunning'"
+    """Wait until the app's script is not running (Streamlit marks the state on the app root) and no
+    background work is shown, and it stays so for settle_ms: a second rerun may follow the first at
+    once (a widget the first run changed), and a page read in the gap between the two shows half of
+    the second one."""
+    idle = f"() => ({SCRIPT_STATE})() === 'notRunning' && !document.querySelector('{BACKGROUND}')"
     for _ in range(5):
         page.wait_for_function(idle, timeout=timeout_ms)
         page.wait_for_timeout(settle_ms)

@@ -76,7 +76,7 @@ def main_run(page) -> None:
     box = page.locator(".pd-live").bounding_box()  # the element is redrawn while we look: clip the page
     page.screenshot(path=str(OUT / "playground-live.png"), clip=box)
     page.wait_for_function("() => !document.querySelector('.pd-live')", timeout=120_000)
-    click_and_wait(page, page.get_by_role("tab", name="Tokens & replay"))  # settle
+    click_and_wait(page, page.get_by_role("tab", name="Tokens & replay"), 600_000)  # settle: the memory pass too
     settle(page)
     # The block container is as tall as its content (stMain fills the whole, very tall, viewport).
     page.locator('[data-testid="stMainBlockContainer"]').screenshot(path=str(OUT / "playground.png"))

@@ -38,12 +38,27 @@ def count_chips(body: str, *classes: str) -> int:
 
 
 def run_playground(at, prompt: str, **settings):
-    """Run `prompt` on the playground with the chat template off and these pg_ settings."""
+    """Run `prompt` on the playground with the chat template off and these pg_ settings, and draw the
+    page again once its second pass (memory, captured attention) has ended."""
     at.session_state["pg_prompt"] = prompt
     at.session_state["pg_chat"] = False
     for key, value in settings.items():
         at.session_state[f"pg_{key}"] = value
-    at.button(key="pg_run").click()
+    return click_run(at)
+
+
+def click_run(at):
+    """Click the playground's Run and return the page as it is once the run's second pass has ended."""
+    return after_second_pass(at.button(key="pg_run").click().run())
+
+
+def after_second_pass(at, timeout_s: float = 120):
+    """The playground's second pass runs in a thread of its own after the timed run (the page polls
+    it): wait for it to end, then draw the page again, as the page's poll does."""
+    job = at.session_state["pg_pass_job"] if "pg_pass_job" in at.session_state else None
+    if job is None:
+        return at
+    assert job.finished.wait(timeout_s), "the second pass did not end"
     return at.run()
 
 

@@ -8,7 +8,7 @@ import re
 import pytest
 
 from app_pages import page_file
-from tests.app_helpers import count_chips, errors, html_bodies, run_playground
+from tests.app_helpers import click_run, count_chips, errors, html_bodies, run_playground
 from tests.figure_checks import charts
 from ui.replay import step_caption
 from ui.run_state import RunStatus
@@ -189,7 +189,7 @@ def test_settings_and_result_survive_a_visit_to_another_page(app):
     app.toggle(key="pg_probe").set_value(False)
     app.number_input(key="pg_temperature").set_value(0.5)
     app.number_input(key="pg_seed").set_value(7)
-    at = app.button(key="pg_run").click().run()
+    at = click_run(app)
     result = at.session_state["pg_result"]
     at = at.select_slider(key="pg_speed").set_value(2).run()
     at = at.selectbox(key="pg_heat_head").set_value(1).run()

@@ -84,14 +84,18 @@ def test_report_in_chinese(eager_run):
 
 
 def test_the_report_says_how_busy_the_machine_was(eager_run):
-    """A busy run's report warns that its timings are unreliable; a quiet one says they are the model's
-    own; a run whose load was never recorded says so rather than reading as clean."""
+    """A busy run's report carries the machine's other work beside each timing and under the timed
+    charts' titles, as the page does, never as a verdict on the run; a quiet one adds nothing; a run
+    whose load was never recorded says so rather than reading as clean."""
     run = copy.copy(eager_run)
     run.load = MachineLoad(1.5, 2, 3.0)
-    assert '<p class="rp-banner rp-warn">Unreliable timings: the machine was busy' in report_html(run, "en")
+    busy = report_html(run, "en")
+    assert busy.count('<div class="rp-label rp-busy">other work: 1.5 of 2 cores</div>') == 5  # the 5 timed numbers
+    assert "Unreliable" not in busy and 'class="rp-banner rp-warn"' not in busy
+    assert busy.count("other work: 1.5 of 2 cores") >= 7  # and the latency and time-share charts' subtitles
     run.load = MachineLoad(0.1, 2, 3.0)
     quiet = report_html(run, "en")
-    assert "the timings are the model" in quiet and "rp-banner rp-warn" not in quiet
+    assert "other work" not in quiet and 'class="rp-banner rp-warn"' not in quiet
     run.load = None
     assert "does not say how busy the machine was" in report_html(run, "en")
 

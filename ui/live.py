@@ -23,7 +23,7 @@ from ui.live_html import live_html
 from ui.models import ModelRegistry
 from ui.prefill_pace import remember as remember_prefill
 from ui.replay import STEP_KEY as REPLAY_STEP_KEY
-from ui.run_driver import measure_pass, needs_pass, run_steps, start_run
+from ui.run_driver import needs_pass, run_steps, start_run
 from ui.run_state import RunResult, RunSettings, RunStatus
 
 RUN_KEY = "pg_result"
@@ -43,7 +43,8 @@ def redraw_interval() -> float:
 def run_live(bundle, settings: RunSettings, registry: ModelRegistry, slot, lang: str) -> RunResult | None:
     """Run one prompt, streaming into `slot`; the result lands in session state as it grows, so a
     Stop (which interrupts this script) leaves the partial run behind to show. The untimed second
-    pass is left to `measure_live` (result.pass_pending), so the results can show before it runs."""
+    pass is left to the page (result.pass_pending: it has one to run), so the results can show
+    before it runs (the playground runs it in a thread of its own)."""
     try:
         engine, result = start_run(bundle, settings)
     except Exception as exc:  # noqa: BLE001 - bad input: a clear message, nothing else
@@ -82,16 +83,3 @@ def scroll_here() -> None:
         '<script>document.getElementById("pd-run-top")?.scrollIntoView({block: "start"});</script>',
         unsafe_allow_javascript=True,
     )
-
-
-def measure_live(bundle, result: RunResult, registry: ModelRegistry, notes: list, lang: str) -> None:
-    """The untimed second pass (memory, captured attention) of a finished timed run, its progress in
-    each of `notes` (the places its readings will fill). A failure is the run's error, as in the
-    timed pass; an interruption leaves result.pass_pending for the next script run to notice."""
-    try:
-        for done, total in measure_pass(bundle, result, registry.step_lock):
-            for note in notes:
-                note.caption(t("live_measuring", lang, done=done, total=total))
-    except Exception as exc:  # noqa: BLE001 - keep the timed run, say what failed
-        result.status, result.error = RunStatus.FAILED, error_message(exc, lang)
-    result.pass_pending = False

@@ -4,7 +4,8 @@ Two passes (engine/core/memory_pass.py): `run_steps` is the timed run, bare (no 
 attention capture), so TTFT, TPOT and ITL are the engine's own; `measure_pass` then replays the
 same tokens with the probe and the capture on and adds their readings to the same steps.
 
-No Streamlit here: the page consumes the generators and redraws after each step. One process-wide
+No Streamlit here: the page consumes the generators and redraws after each step (the playground
+runs `measure_pass` in a thread of its own after the timed run: app_pages/playground/second_pass.py). One process-wide
 lock serialises engine steps across browser sessions: the weights are shared and read-only, and
 on a small CPU two forwards at once only fight over the same cores.
 """

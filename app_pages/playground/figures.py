@@ -8,7 +8,9 @@ import plotly.graph_objects as go
 from app_pages.playground.strings import t
 from engine.observe.request_metrics import RequestMetrics
 from engine.observe.trace import StepRecord, TokenEvent
+from lab.busy import MachineLoad
 from ui.figures_kv import kv_steps
+from ui.paired import SEPARATOR, busy_beside
 from ui.theme import EXTRA_COLORS, MIB, PHASE_COLORS, style
 
 
@@ -24,10 +26,15 @@ def engine_ms_per_token(tokens: list[TokenEvent], steps: list[StepRecord]) -> li
 
 
 def latency_figure(
-    tokens: list[TokenEvent], arrival: float, lang: str = "en", steps: list[StepRecord] | None = None
+    tokens: list[TokenEvent],
+    arrival: float,
+    lang: str = "en",
+    steps: list[StepRecord] | None = None,
+    busy: str = "",
 ) -> go.Figure:
     """Bar i: how long output token i took to appear (TTFT for the first, ITL after); with the steps,
-    a marker for the engine's own time behind it: the rest of the bar is the code around the engine."""
+    a marker for the engine's own time behind it: the rest of the bar is the code around the engine.
+    busy: other work on the machine meanwhile, worded (panels.busy_note), under the title."""
     times = [arrival] + [tok.time for tok in tokens]
     gaps = [(b - a) * 1e3 for a, b in zip(times, times[1:])]
     fig = go.Figure()
@@ -63,12 +70,28 @@ def latency_figure(
             )
         )
     style(fig, t("lat_title", lang), t("axis_output_token", lang), t("axis_ms", lang))
+    beside_title(fig, busy)
     fig.update_yaxes(rangemode="tozero")
     return fig
 
 
-def time_share_figure(metrics: RequestMetrics, lang: str = "en") -> go.Figure:
-    """One stacked bar: time to the first token (prefill) and the rest (decode) of E2E."""
+def busy_note(load: MachineLoad | None, lang: str) -> str:
+    """Other work on the machine while a run was timed, to stand beside each timing ("other work:
+    0.8 of 2 cores"); empty when it took less than a busy share (ui/paired.py, lab/busy.py)."""
+    return busy_beside(load, lang).removeprefix(SEPARATOR)
+
+
+def beside_title(fig: go.Figure, note: str) -> go.Figure:
+    """A short note under the chart's title (the machine's other work while it was timed), with the
+    room it needs above the plot; nothing for an empty note."""
+    if note:
+        fig.update_layout(title_subtitle_text=note, margin_t=fig.layout.margin.t + 20, height=fig.layout.height + 20)
+    return fig
+
+
+def time_share_figure(metrics: RequestMetrics, lang: str = "en", busy: str = "") -> go.Figure:
+    """One stacked bar: time to the first token (prefill) and the rest (decode) of E2E; busy: as
+    latency_figure's."""
     prefill, decode = metrics.ttft_ms, metrics.e2e_ms - metrics.ttft_ms
     fig = go.Figure()
     for name, value, phase in (
@@ -90,7 +113,7 @@ def time_share_figure(metrics: RequestMetrics, lang: str = "en") -> go.Figure:
     style(fig, t("share_title", lang), t("axis_ms", lang), t("share_row", lang), height=260)
     fig.update_yaxes(showticklabels=False)  # one bar: the axis title names it
     fig.update_layout(barmode="stack", legend=dict(y=-0.45, traceorder="normal"))  # clear of the axis title
-    return fig
+    return beside_title(fig, busy)
 
 
 def memory_figure(steps: list[StepRecord], block_size: int, bytes_per_token: int, lang: str = "en") -> go.Figure:

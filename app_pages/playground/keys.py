@@ -32,6 +32,12 @@ SHAPES_STEP = "pg_shapes_step"
 STEP_PAGE = "pg_step_page"  # a long run's step table, a page at a time
 STEP_TABLE = "pg_step_table"
 
+# pass_view.py: the second pass (memory, captured attention) after the timed run
+PASS_JOB = "pg_pass_job"  # this session's PassJob (app_pages/playground/second_pass.py)
+# The container of its progress while it runs. A key ending "_background" marks work a page goes on
+# with after its script has ended: scripts/app_browser.py's wait_idle waits for it too.
+PASS_PROGRESS = "pg_pass_background"
+
 # share.py
 DL_REPORT = "pg_dl_report"
 DL_TRACE = "pg_dl_trace"

@@ -10,12 +10,13 @@ import pandas  # noqa: F401  - before plotly (fresh-server import race)
 import streamlit as st
 
 from app_pages.playground.controls import render_controls
+from app_pages.playground.pass_view import begin, cancel_running, prepare
 from app_pages.playground.results import mark_interrupted, render_results
 from app_pages.playground.share import forget_link_notes, link_notes, share_link_control, upload_control
 from app_pages.playground.strings import t
 from ui.errors import show_message
 from ui.i18n import current_lang
-from ui.live import RUN_KEY, measure_live, run_live
+from ui.live import RUN_KEY, run_live
 from ui.models import get_registry, load_for_page
 from ui.public import public_settings
 from ui.queue_wait import take_turn
@@ -62,21 +63,17 @@ if bundle is not None:
     share_link_control(settings, choice.spec, choice.dtype, lang)
 upload_control(lang)  # a saved trace needs no model: offered even when none could be loaded
 live_slot, results_slot = st.empty(), st.empty()
-mark_interrupted()
-drawn = False
+mark_interrupted(lang)
 if run_clicked:
     forget_link_notes()
     results_slot.empty()
+    cancel_running()  # the last run's second pass: its probed steps would take turns with this run's
     with take_turn(lang, live_slot) as go:
         if go:
             result = run_live(bundle, settings, get_registry(), live_slot, lang)
-            if result is not None:  # the tabs now; what needs the second pass once it has run
-                with results_slot.container():
-                    pending = render_results(result, lang)
-                if pending is not None:
-                    measure_live(bundle, result, get_registry(), pending.notes, lang)
-                    pending.draw()
-                drawn = True
-if not drawn:
-    with results_slot.container():
-        render_results(st.session_state.get(RUN_KEY), lang)
+            if result is not None and result.pass_pending:
+                prepare(result)  # memory and the capture: after the tabs, in a thread of its own
+shown = st.session_state.get(RUN_KEY)
+with results_slot.container():
+    render_results(shown, lang)
+begin(bundle, shown)  # the tabs are drawn: the second pass may take the cores now

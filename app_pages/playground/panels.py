@@ -6,14 +6,13 @@ from __future__ import annotations
 import streamlit as st
 
 from app_pages.playground import keys
-from app_pages.playground.figures import latency_figure, memory_figure, time_share_figure
+from app_pages.playground.figures import busy_note, latency_figure, memory_figure, time_share_figure
 from app_pages.playground.step_table import produced_labels, step_table, worked_example_md
 from app_pages.playground.strings import t
 from app_pages.playground.thinned_charts import TABLE_ROWS, plot
 from ui.figures_attention import attention_heatmap, attention_matrix, shapes_figure
 from ui.figures_kv import kv_bytes_figure, kv_formula, kv_steps, kv_tokens_figure
 from ui.formula import show_formula
-from ui.load_note import show_load
 from ui.run_state import RunResult
 from ui.theme import fmt_bytes
 from ui.tokens import axis_labels
@@ -71,7 +70,8 @@ def attention_panel(result: RunResult, lang: str) -> None:
     st.plotly_chart(shapes_figure(steps, index, result.model.head_dim, lang), key=keys.FIG_SHAPES)
     st.subheader(t("heat_header", lang))
     if not result.has_attention:
-        st.info(t("heat_needs_eager", lang))
+        if not result.pass_pending:  # else the capture is on its way: its progress follows (results.py)
+            st.info(t("heat_needs_eager", lang))
         return
     layers = sorted({layer for captured in result.attention for layer in captured})
     c1, c2 = st.columns(2)
@@ -104,15 +104,17 @@ def timings_panel(result: RunResult, lang: str) -> None:
         f"{metrics.prefill_share:.0%} / {1 - metrics.prefill_share:.0%}",
         help=t("m_share_help", lang),
     )
-    show_load(result.load, lang)
+    busy = busy_note(result.load, lang)
+    if busy:  # right under the numbers it touched (a grey line under each was cut off in a narrow column)
+        st.caption(t("timed_beside", lang, busy=busy))
     if result.load is None and result.loaded_from:
         st.caption(t("load_unrecorded", lang))
     if result.settings.probe_memory or result.has_attention or result.pass_pending:
         st.caption(t("two_pass_note", lang))
-    plot(latency_figure(result.tokens, result.arrival, lang, result.steps), keys.FIG_LATENCY, lang)
+    plot(latency_figure(result.tokens, result.arrival, lang, result.steps, busy), keys.FIG_LATENCY, lang)
     st.caption(t("timings_caption", lang))
     c1, _ = st.columns(2)
-    c1.plotly_chart(time_share_figure(metrics, lang), key=keys.FIG_SHARE)
+    c1.plotly_chart(time_share_figure(metrics, lang, busy), key=keys.FIG_SHARE)
 
 
 def memory_panel(result: RunResult, lang: str) -> None:

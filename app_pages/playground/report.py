@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from app_pages.playground.figures import busy_note
 from app_pages.playground.report_figures import run_figures
 from app_pages.playground.report_replay import replay_html
 from app_pages.playground.strings import t
 from app_pages.playground.thinned_charts import MAX_POINTS, thin_figure
 from ui.chips import legend_html
 from ui.live_html import done_text
-from ui.load_note import load_text
 from ui.report_page import figures_html, html_document
 from ui.run_state import RunResult, RunStatus
 from ui.text import html_text
@@ -63,34 +63,39 @@ def _banner(result: RunResult, lang: str) -> str:
 
 
 def _metrics(result: RunResult, lang: str) -> str:
-    m = result.metrics
+    """The headline numbers; the timed ones with the machine's other work beside them, as on the page."""
+    m, busy = result.metrics, busy_note(result.load, lang)
     items = [
-        (t("m_ttft", lang), f"{m.ttft_ms:.1f} ms"),
-        (t("m_tpot", lang), "—" if m.tpot_ms is None else f"{m.tpot_ms:.1f} ms"),
-        (t("m_e2e", lang), f"{m.e2e_ms:.0f} ms"),
-        (t("m_tps", lang), "—" if not m.tpot_ms else f"{1000 / m.tpot_ms:.1f}"),
-        (t("m_share", lang), f"{m.prefill_share:.0%} / {1 - m.prefill_share:.0%}"),
-        (t("rp_prompt_tokens", lang), str(result.num_prompt_tokens)),
-        (t("rp_output_tokens", lang), str(len(result.tokens))),
-        (t("rp_steps", lang), str(len(result.steps))),
+        (t("m_ttft", lang), f"{m.ttft_ms:.1f} ms", busy),
+        (t("m_tpot", lang), "—" if m.tpot_ms is None else f"{m.tpot_ms:.1f} ms", busy),
+        (t("m_e2e", lang), f"{m.e2e_ms:.0f} ms", busy),
+        (t("m_tps", lang), "—" if not m.tpot_ms else f"{1000 / m.tpot_ms:.1f}", busy),
+        (t("m_share", lang), f"{m.prefill_share:.0%} / {1 - m.prefill_share:.0%}", busy),
+        (t("rp_prompt_tokens", lang), str(result.num_prompt_tokens), ""),
+        (t("rp_output_tokens", lang), str(len(result.tokens)), ""),
+        (t("rp_steps", lang), str(len(result.steps)), ""),
     ]
     return (
         '<div class="rp-metrics">'
         + "".join(
             f'<div class="rp-metric"><div class="rp-label">{html_text(k)}</div><div class="rp-value">{html_text(v)}'
-            "</div></div>"
-            for k, v in items
+            f"</div>{_beside(note)}</div>"
+            for k, v, note in items
         )
         + "</div>"
     )
 
 
+def _beside(note: str) -> str:
+    return f'<div class="rp-label rp-busy">{html_text(note)}</div>' if note else ""
+
+
 def _load(result: RunResult, lang: str) -> str:
-    """How busy the machine was while the run was timed: a warning when the timings are unreliable."""
+    """A saved run from before the machine's load was recorded says so (a recorded one carries it
+    beside its timings)."""
     if result.load is None:
         return f'<p class="rp-muted">{html_text(t("load_unrecorded", lang))}</p>'
-    text = html_text(load_text(result.load, lang))
-    return f'<p class="rp-banner rp-warn">{text}</p>' if result.load.busy else f'<p class="rp-muted">{text}</p>'
+    return ""
 
 
 def _charts(result: RunResult, lang: str) -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
-from app_pages.playground.figures import latency_figure, memory_figure, time_share_figure
+from app_pages.playground.figures import busy_note, latency_figure, memory_figure, time_share_figure
 from ui.figures_attention import attention_heatmap, attention_matrix, shapes_figure
 from ui.figures_kv import kv_bytes_figure, kv_tokens_figure
 from ui.run_state import RunResult
@@ -32,9 +32,10 @@ def run_figures(result: RunResult, lang: str = "en") -> dict[str, go.Figure]:
     m, steps = result.model, result.steps
     if not steps or not result.tokens:
         return {}
+    busy = busy_note(result.load, lang)  # the timed charts carry it under their titles, as on the page
     figs = {
-        "latency": latency_figure(result.tokens, result.arrival, lang, steps),
-        "time_share": time_share_figure(result.metrics, lang),
+        "latency": latency_figure(result.tokens, result.arrival, lang, steps, busy),
+        "time_share": time_share_figure(result.metrics, lang, busy),
         "kv_tokens": kv_tokens_figure(steps, result.block_size, lang),
         "kv_bytes": kv_bytes_figure(steps, result.block_size, m.num_layers, m.kv_bytes_per_token, lang),
         "memory": memory_figure(steps, result.block_size, m.kv_bytes_per_token, lang),

@@ -1,18 +1,17 @@
 """The finished (or stopped) run: output text, headline numbers and one tab per topic.
 
-The tabs show as soon as the timed run ends. What needs the untimed second pass's readings (the
-attention heatmaps, memory, the step table's peaks, and the downloads, which save them) holds its
-progress until the pass has run, then is drawn (`render_results` returns those places and the
-function that draws them)."""
+Every tab is drawn from the timed run as soon as it ends: tokens, KV cache, attention shapes,
+timings, the step table and the downloads. The untimed second pass (memory per step, the captured
+attention) then runs in a thread of its own (pass_view.py): the Memory tab, and the heatmap of an
+eager run, show its progress and time left until it ends and the page is drawn again with its
+readings (the step table's peaks and the downloads take them too)."""
 
 from __future__ import annotations
-
-from collections.abc import Callable
-from dataclasses import dataclass
 
 import streamlit as st
 
 from app_pages.playground.panels import attention_panel, kv_panel, memory_panel, steps_panel, timings_panel
+from app_pages.playground.pass_view import running_job, settle, show_progress
 from app_pages.playground.share import download_buttons, loaded_note
 from app_pages.playground.strings import t
 from ui.chips import output_html
@@ -23,22 +22,13 @@ from ui.replay import replay_panel
 from ui.run_state import RunResult, RunStatus
 
 
-def mark_interrupted() -> None:
-    """A run still 'running' at the start of a script run was cut short by Stop (or any rerun); a
-    second pass still pending was cut short too (the memory tab then says it did not finish)."""
+def mark_interrupted(lang: str) -> None:
+    """A run still 'running' at the start of a script run was cut short by Stop (or any rerun); its
+    second pass, running in its own thread, goes on (pass_view.settle says how one ended)."""
     result: RunResult | None = st.session_state.get(RUN_KEY)
     if result is not None and result.status == RunStatus.RUNNING:
         result.status = RunStatus.STOPPED
-    if result is not None:
-        result.pass_pending = False
-
-
-@dataclass
-class Pending:
-    """The places that wait for the second pass: `notes` for its progress, `draw` to fill them."""
-
-    notes: list
-    draw: Callable[[], None]
+    settle(result, lang)
 
 
 def _banner(result: RunResult, lang: str) -> None:
@@ -51,15 +41,18 @@ def _banner(result: RunResult, lang: str) -> None:
         st.success(done_text(result, lang), icon=":material/check_circle:")
 
 
-def render_results(result: RunResult | None, lang: str) -> Pending | None:
+def render_results(result: RunResult | None, lang: str) -> None:
     if result is None:
         st.info(t("no_run_yet", lang))
-        return None
+        return
     _banner(result, lang)
     loaded_note(result, lang)
     if not result.steps or not result.tokens:
-        return None
-    downloads = st.empty()
+        return
+    job = running_job(result)
+    download_buttons(result, lang)
+    if job is not None:
+        st.caption(t("pass_downloads_later", lang))
     st.markdown(f"**{t('output_text', lang)}**")
     st.html(output_html(result.text))
     if result.text.endswith("\ufffd"):  # byte-level tokens: the run ended inside a multi-byte character
@@ -68,22 +61,21 @@ def render_results(result: RunResult | None, lang: str) -> Pending | None:
     tabs = st.tabs([t(n, lang) for n in names])
     with tabs[0]:
         replay_panel(result, lang)
+    with tabs[5]:  # drawn second: the browser fetches the table's code on a page's first table (seconds)
+        steps_panel(result, lang)
+        if job is not None and result.settings.probe_memory:
+            st.caption(t("pass_peaks_later", lang))
     with tabs[1]:
         kv_panel(result, lang)
+    heat_slot = None
+    with tabs[2]:
+        attention_panel(result, lang)
+        if job is not None and result.settings.attention == "eager":  # the heatmap waits for the capture
+            heat_slot = st.empty()
     with tabs[3]:
         timings_panel(result, lang)
-    later = [tabs[2].empty(), tabs[4].empty(), tabs[5].empty()]  # attention, memory, steps
-
-    def draw() -> None:
-        with downloads.container():
-            download_buttons(result, lang)
-        for box, panel in zip(later, (attention_panel, memory_panel, steps_panel)):
-            with box.container():
-                panel(result, lang)
-
-    if not result.pass_pending:
-        draw()
-        return None
-    for box in later:
-        box.caption(t("live_measuring_soon", lang))
-    return Pending(later, draw)
+    with tabs[4]:
+        if job is None:
+            memory_panel(result, lang)
+        else:
+            show_progress(job, lang, heat_slot)

@@ -8,6 +8,7 @@ import logging
 import streamlit as st
 
 from app_pages.playground import keys
+from app_pages.playground.pass_view import cancel_running
 from app_pages.playground.report import report_html
 from app_pages.playground.share_link import MAX_LINK_PROMPT, fit_to_model, link_params, link_url, shareable_model
 from app_pages.playground.strings import t
@@ -133,6 +134,7 @@ def _load(file) -> None:
     s.pop(keys.TRACE_UPLOAD_ERROR, None)
     result.loaded_from = file.name
     forget_stale_choices(result)
+    cancel_running()  # the run it replaces needs its memory pass no more
     s[RUN_KEY] = result
 
 
