@@ -116,7 +116,7 @@ def test_cache_on_off_comparison(app):
     race.ratio = replace(race.ratio, load=MachineLoad(2.0, 2, 1.0))  # as if other processes had kept both cores busy
     at = at.run()
     line = next(m.value for m in at.markdown if m.value.startswith("**Per-step time, without ÷ with**"))
-    assert RATIO.search(line) and line.endswith("other work: 2.0 of 2 cores")  # beside the number, not instead
+    assert RATIO.search(line) and line.endswith("⚠ 2.0/2 cores busy with other work")  # beside the number, not instead
     assert "⚠ unreliable" not in {m.value for m in at.metric} and not any("not judged" in m.value for m in at.markdown)
 
 

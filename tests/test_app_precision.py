@@ -104,6 +104,6 @@ def test_a_busy_machine_stands_beside_the_ratios_and_blanks_none(app):
     speed = table_with(at, "TPOT (ms)", partial=True)
     assert "TPOT ÷ float32" in speed.columns and not any("unreliable" in c for c in speed.columns)
     cell = speed["TPOT ÷ float32"][1]
-    assert RATIO.match(cell) and cell.endswith("· other work: 1.2 of 2 cores"), cell
+    assert RATIO.match(cell) and cell.endswith("· ⚠ 1.2/2 cores busy with other work"), cell
     assert not speed.isna().any().any() and "None" not in speed.to_string()
     assert not any("⚠" in w.value or "Unreliable" in w.value for w in at.warning)

@@ -83,9 +83,9 @@ def test_roofline_points_for_both_phases(app):
     result.load = MachineLoad(2.0, 2, 1.0)
     at = at.run()
     paired = next(c.value for c in at.caption if c.value.startswith("Decode FLOP/s at B = 4 ÷ at B = 1"))
-    assert paired.endswith(" · other work: 2.0 of 2 cores.")  # beside the ratio, never instead of it
+    assert paired.endswith(" · ⚠ 2.0/2 cores busy with other work.")  # beside the ratio, never instead of it
     reading = next(m.value for m in at.markdown if "Left of the ridge point" in m.value)
-    assert "other work: 2.0 of 2 cores" in reading and "is not judged" not in reading
+    assert "⚠ 2.0/2 cores busy with other work" in reading and "is not judged" not in reading
     assert any("other processes kept 2.0 of this machine's 2 cores busy" in c.value for c in at.caption)
 
 

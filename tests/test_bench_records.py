@@ -131,7 +131,7 @@ def test_every_record_marker_of_the_docs_names_a_script_that_writes_it():
         for bench, *_ in re.findall(r"^<!-- record: (\w+) (\d+)( \w+)? -->$", template.read_text(), re.MULTILINE):
             script = ROOT / script_of(bench)
             assert script.exists(), (template.name, bench)
-            assert f'recorded("{bench}")' in script.read_text(), (script.name, bench)
+            assert f'recorded("{bench}"' in script.read_text(), (script.name, bench)
     assert script_of("decode") == "bench/decode.py" and script_of("soak_app") == "scripts/soak_app.py"
     assert script_of("ci_time") == "scripts/suite_times.py"
 

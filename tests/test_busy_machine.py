@@ -165,7 +165,7 @@ def test_every_timed_page_shows_the_load_of_its_run(new_app, tiny_dirs, monkeypa
 
     monkeypatch.setattr(ui.run_driver, "LoadMeter", BusyMeter)
     at = run_playground(at, "Hello there", max_new=3)
-    assert "The timings above shared the machine — other work: 1.2 of 2 cores." in [c.value for c in at.caption]
+    assert "The timings above shared the machine — ⚠ 1.2/2 cores busy with other work." in [c.value for c in at.caption]
     titles = [c.proto.spec for c in at.get("plotly_chart")]
-    assert sum("other work: 1.2 of 2 cores" in spec for spec in titles) == 2  # latency and time share, under the title
+    assert sum("2 cores busy with other work" in spec for spec in titles) == 2  # latency and time share, under the title
     assert not any("Unreliable" in w.value for w in at.warning)

@@ -111,7 +111,7 @@ def test_where_it_breaks_beside_other_work_is_not_separable():
     assert "other work took 1.2 of 2 cores" in said and "not separable here" in said and "busy machine" not in said
     assert "无法区分" in word(result.message(), "zh")
     at_6, at_8, at_1 = (point_line(result.points[n]) for n in (6, 8, 1))  # the CLI's line per load
-    assert at_6.endswith("not separable here · other work: 1.2 of 2 cores") and "busy machine" not in at_6
+    assert at_6.endswith("not separable here · ⚠ 1.2/2 cores busy with other work") and "busy machine" not in at_6
     assert at_8.endswith("does not hold") and at_1.endswith("goodput 5.00 req/s, holds")
     none = search(synthetic(0, [], busy_at=1), SLO_TTFT)
     assert word(none.message()).startswith("Not separable here: even one request at a time missed")

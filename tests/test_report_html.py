@@ -90,9 +90,9 @@ def test_the_report_says_how_busy_the_machine_was(eager_run):
     run = copy.copy(eager_run)
     run.load = MachineLoad(1.5, 2, 3.0)
     busy = report_html(run, "en")
-    assert busy.count('<div class="rp-label rp-busy">other work: 1.5 of 2 cores</div>') == 5  # the 5 timed numbers
+    assert busy.count('<div class="rp-label rp-busy">⚠ 1.5/2 cores busy with other work</div>') == 5  # the 5 timed numbers
     assert "Unreliable" not in busy and 'class="rp-banner rp-warn"' not in busy
-    assert busy.count("other work: 1.5 of 2 cores") >= 7  # and the latency and time-share charts' subtitles
+    assert busy.count("2 cores busy with other work") >= 7  # and the latency and time-share charts' subtitles
     run.load = MachineLoad(0.1, 2, 3.0)
     quiet = report_html(run, "en")
     assert "other work" not in quiet and 'class="rp-banner rp-warn"' not in quiet
