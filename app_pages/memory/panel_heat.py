@@ -22,6 +22,7 @@ from app_pages.memory.strings import t
 from ui.errors import error_message, show_error, show_message
 from ui.figures_attention import attention_heatmap, attention_matrix
 from ui.models import get_registry
+from ui.public_caps import prompt_cap
 from ui.queue_wait import take_turn
 from ui.run_driver import measure_pass, run_steps, start_run
 from ui.run_state import RunResult, RunSettings, RunStatus
@@ -40,7 +41,7 @@ DEFAULTS = {
 def _controls(lang: str) -> bool:
     seed(DEFAULTS)
     with st.form(keys.HEAT_FORM):
-        st.text_area(t("prompt", lang), key=keys.HEAT_PROMPT, height=80, persist_state=KEEP)
+        st.text_area(t("prompt", lang), key=keys.HEAT_PROMPT, height=80, max_chars=prompt_cap(), persist_state=KEEP)
         c1, c2 = st.columns(2)
         whole_number_box(c1, t("max_new_tokens", lang), 1, 64, keys.HEAT_NEW)
         c2.toggle(t("chat_template", lang), key=keys.HEAT_CHAT, help=t("chat_template_help", lang), persist_state=KEEP)
