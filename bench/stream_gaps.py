@@ -78,7 +78,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--prompt-tokens", type=int, default=7800)
     ap.add_argument("--stop-chars", type=int, default=200_000)
-    ap.add_argument("--stream-tokens", type=int, default=600)
+    ap.add_argument("--stream-tokens", type=int, default=1500)  # outlasts the long prompt
     args = ap.parse_args()
     log = ROOT / "test-artifacts" / "stream_gaps_server.log"
     log.parent.mkdir(exist_ok=True)
