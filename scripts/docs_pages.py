@@ -10,6 +10,8 @@
     <!-- source -->                the source document's sections and claims, in the lab's words: the
                                    app's Source page (app_pages/source/), in English (docs/source.md)
     <!-- readme -->                the README, its links made the site's own: the home page (docs/index.md)
+    <!-- gallery -->               every page's screenshots at each width and in each language, those
+                                   taken so far (docs/gallery.md; scripts/shot_gallery.py)
 
 A marker's next line, when it is an italic line, is what a reader of the Markdown sees instead (on a
 forge, say "filled in from bench/results/ when the site is built"); the build replaces both.
@@ -27,12 +29,14 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.record import RESULTS  # noqa: E402
+from scripts.shot_gallery import gallery_page  # noqa: E402
 
 PLACEHOLDER = r"(?:\n\*(?!\*)[^\n]+\*)?$"  # the italic line a forge shows where the build puts the data
 MARK = re.compile(r"^<!-- record: (\w+) (\d+)(?: (\w+))? -->" + PLACEHOLDER, re.MULTILINE)
 RECORDS_MARK = re.compile(r"^<!-- records -->" + PLACEHOLDER, re.MULTILINE)
 SOURCE_MARK = re.compile(r"^<!-- source -->" + PLACEHOLDER, re.MULTILINE)
 README_MARK = re.compile(r"^<!-- readme -->" + PLACEHOLDER, re.MULTILINE)
+GALLERY_MARK = re.compile(r"^<!-- gallery -->" + PLACEHOLDER, re.MULTILINE)
 
 
 def _cell(text: str) -> str:
@@ -193,6 +197,7 @@ def filled_markdown(markdown: str, results: Path = RESULTS) -> str:
     markdown = filled_page(markdown, results)
     markdown = RECORDS_MARK.sub(lambda _: records_page(results).rstrip(), markdown)
     markdown = README_MARK.sub(lambda _: readme_as_home((ROOT / "README.md").read_text(encoding="utf-8")), markdown)
+    markdown = GALLERY_MARK.sub(lambda _: gallery_page().rstrip(), markdown)
     return SOURCE_MARK.sub(lambda _: source_page().rstrip(), markdown)  # its strings load only where asked
 
 

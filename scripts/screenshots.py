@@ -1,8 +1,13 @@
 """Screenshots of the real app for the docs: starts `streamlit run app.py` on the bundled model,
 drives the system Chromium with Playwright, and writes PNGs to docs/screenshots/.
 
-Usage: .venv/bin/python scripts/screenshots.py  (needs /usr/bin/chromium; CJK fonts such as
-fonts-noto-cjk for the Chinese screenshot)
+Each page is run once, and its gallery shot (docs/gallery.md) taken after the run at each width
+and in each language (scripts/shot_plan.py names them); most pages add the docs' shots of their other
+tabs and runs, in English at the desktop width.
+
+Usage: .venv/bin/python scripts/screenshots.py [--pages compare,memory] [--widths 1400,390]
+       [--langs en,zh] [--gallery-only]
+(needs /usr/bin/chromium; CJK fonts such as fonts-noto-cjk for the Chinese shots)
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from app_pages import PAGES
 from engine.entrypoints.launch import free_port
 from scripts.app_browser import (
     RUN_BUTTON,
@@ -28,6 +34,8 @@ from scripts.app_browser import (
     wait_healthy,
     wait_idle,
 )
+from scripts.shot_plan import DESKTOP, LANGS, WIDTHS, parse_list, plan
+from scripts.shot_taker import ShotTaker
 
 OUT = ROOT / "docs" / "screenshots"
 TAB_PANEL = '[data-testid="stTabPanel"]:visible'
@@ -55,7 +63,7 @@ def wait_text(page, text: str) -> None:
     wait_idle(page, 600_000)
 
 
-def shoot_tab(page, tab: str, name: str) -> None:
+def shoot_tab(page, tab: str, name: str, shots: ShotTaker) -> None:
     open_tab(page, tab)
     panel = page.locator(TAB_PANEL)
     if panel.locator('[data-testid="stPlotlyChart"]').count():
@@ -63,10 +71,10 @@ def shoot_tab(page, tab: str, name: str) -> None:
         page.wait_for_timeout(300)  # let Plotly finish its transitions
     settle(page)
     panel.screenshot(path=str(OUT / name))
-    print("wrote", OUT / name)
+    shots.extra(OUT / name)
 
 
-def main_run(page) -> None:
+def main_run(page, port: int, shots: ShotTaker) -> None:
     """A chat prompt on eager attention (so the heatmap exists), caught live and then tab by tab."""
     set_prompt(page, "Why is the sky blue? Answer in two sentences.")
     set_number(page, "max_new_tokens", 48)
@@ -77,9 +85,9 @@ def main_run(page) -> None:
     page.screenshot(path=str(OUT / "playground-live.png"), clip=box)
     page.wait_for_function("() => !document.querySelector('.pd-live')", timeout=120_000)
     click_and_wait(page, page.get_by_role("tab", name="Tokens & replay"), 600_000)  # settle: the memory pass too
-    settle(page)
-    # The block container is as tall as its content (stMain fills the whole, very tall, viewport).
-    page.locator('[data-testid="stMainBlockContainer"]').screenshot(path=str(OUT / "playground.png"))
+    shots.page(page, "playground")
+    if not shots.extras:
+        return
     for tab, name in [
         ("Tokens & replay", "tab-tokens.png"),
         ("KV cache", "tab-kv-cache.png"),
@@ -87,62 +95,58 @@ def main_run(page) -> None:
         ("Timings", "tab-timings.png"),
         ("Memory", "tab-memory.png"),
     ]:
-        shoot_tab(page, tab, name)
+        shoot_tab(page, tab, name, shots)
 
 
-def worked_example(page) -> None:
+def worked_example(page, port: int, shots: ShotTaker) -> None:
     click_and_wait(page, page.get_by_role("button", name="Load the worked example: 今天天气"))
     click_and_wait(page, page.locator(RUN_BUTTON).first, 120_000)
-    shoot_tab(page, "Step table (C12)", "tab-step-table.png")
-    shoot_tab(page, "Tokens & replay", "worked-example-chips.png")  # byte tokens boxed under 今, 天, 气
+    shoot_tab(page, "Step table (C12)", "tab-step-table.png", shots)
+    shoot_tab(page, "Tokens & replay", "worked-example-chips.png", shots)  # byte tokens boxed under 今, 天, 气
 
 
-def chinese(page) -> None:
-    click_and_wait(page, page.get_by_text("简体中文", exact=True))
-    page.get_by_role("tab", name="Token 与回放").click()
-    page.wait_for_timeout(500)
-    page.screenshot(path=str(OUT / "playground-zh.png"))
-    print("wrote", OUT / "playground-zh.png")
-
-
-def complexity(page, port: int) -> None:
+def complexity(page, port: int, shots: ShotTaker) -> None:
     """The complexity lab: a cache on/off comparison (L = 32, N = 64), then each tab."""
-    page.set_viewport_size({"width": 1280, "height": 2600})
+    page.set_viewport_size({"width": DESKTOP, "height": 2600})
     goto(page, f"http://127.0.0.1:{port}/complexity")
     page.get_by_role("spinbutton", name="generated tokens N").wait_for(timeout=120_000)
     page.get_by_role("spinbutton", name="generated tokens N").fill("64")
     page.keyboard.press("Tab")
     click_and_wait(page, page.get_by_role("button", name="Run cache on vs off"), 600_000)
     wait_text(page, "Done: 64 tokens after")
+    shots.page(page, "complexity")
+    if not shots.extras:
+        return
     for tab, name in [
-        ("Cache on vs off (C13, C14)", "complexity.png"),
         ("Which term dominates (C15)", "complexity-dominance.png"),
         ("Worked example (C12)", "complexity-worked.png"),
     ]:
-        shoot_tab(page, tab, name)
+        shoot_tab(page, tab, name, shots)
 
 
-def speculative(page, port: int) -> None:
+def speculative(page, port: int, shots: ShotTaker) -> None:
     """The speculative decoding lab: the repeat prompt both ways (48 tokens, k = 4), then the
     verify-cost curve at its defaults."""
-    page.set_viewport_size({"width": 1280, "height": 2600})
+    page.set_viewport_size({"width": DESKTOP, "height": 2600})
     goto(page, f"http://127.0.0.1:{port}/speculative")
     page.get_by_role("button", name="Run both").wait_for(timeout=120_000)
     click_and_wait(page, page.get_by_role("button", name="Run both"), 600_000)
     wait_text(page, "tokens both ways")
-    shoot_tab(page, "A run, with and without", "speculative.png")
+    shots.page(page, "speculative")
+    if not shots.extras:
+        return
     open_tab(page, "What a verify step costs")
     click_and_wait(page, page.get_by_role("button", name="Measure"), 600_000)
     wait_text(page, "draft lengths at")  # the run's closing label ("measured" is in other tabs' words too)
-    shoot_tab(page, "What a verify step costs", "speculative-cost.png")
+    shoot_tab(page, "What a verify step costs", "speculative-cost.png", shots)
 
 
-def disaggregation(page, port: int) -> None:
+def disaggregation(page, port: int, shots: ShotTaker) -> None:
     """The disaggregation lab: its default workload on the three set-ups, five rounds after a calibrated
     SLO (the first run starts four servers), then the transfer calculator at its defaults; the servers
     stopped after. The viewport
     holds the whole tab: a chart below it is drawn at a stub's size until scrolled to."""
-    page.set_viewport_size({"width": 1280, "height": 3600})
+    page.set_viewport_size({"width": DESKTOP, "height": 3600})
     goto(page, f"http://127.0.0.1:{port}/disaggregation")
     run = page.get_by_role("button", name="Run the three set-ups")
     run.wait_for(timeout=120_000)
@@ -150,42 +154,46 @@ def disaggregation(page, port: int) -> None:
     wait_text(page, "Goodput at the SLO")
     page.get_by_text("decode worker · long prompt 1").first.wait_for(timeout=30_000)  # the last chart drawn
     page.wait_for_timeout(1000)
-    shoot_tab(page, "Three set-ups, one workload", "disaggregation.png")
+    shots.page(page, "disaggregation")
     click_and_wait(page, page.get_by_role("button", name="Stop the servers"))
+    if not shots.extras:
+        return
     open_tab(page, "The transfer on real hardware")
     wait_text(page, "KV to hand over")
-    shoot_tab(page, "The transfer on real hardware", "disaggregation-transfer.png")
+    shoot_tab(page, "The transfer on real hardware", "disaggregation-transfer.png", shots)
 
 
-def memory(page, port: int) -> None:
+def memory(page, port: int, shots: ShotTaker) -> None:
     """The memory lab: a sweep up to L = 2048 (eager, sdpa, 512-token chunks) and eager against sdpa timed
     at its default length, then each tab."""
-    page.set_viewport_size({"width": 1280, "height": 2600})
+    page.set_viewport_size({"width": DESKTOP, "height": 2600})
     goto(page, f"http://127.0.0.1:{port}/memory")
     lengths = page.get_by_role("textbox", name="Prompt lengths L")
     lengths.wait_for(timeout=120_000)
     lengths.fill("64, 256, 1024, 2048")
     click_and_wait(page, page.get_by_role("button", name="Run sweep"), LONG_MS)
     wait_text(page, "timed eager against sdpa at L =")  # the memory points, then the timed length
-    shoot_tab(page, "Measured sweep", "memory.png")
-    shoot_tab(page, "Will it fit? (C20)", "memory-fit.png")
+    shots.page(page, "memory")
+    if not shots.extras:
+        return
+    shoot_tab(page, "Will it fit? (C20)", "memory-fit.png", shots)
     open_tab(page, "Attention heatmaps")
     click_and_wait(page, page.get_by_role("button", name="Run and capture"), 120_000)
     click_and_wait(page, page.get_by_text("every layer", exact=True))
-    shoot_tab(page, "Attention heatmaps", "memory-heat.png")
+    shoot_tab(page, "Attention heatmaps", "memory-heat.png", shots)
     open_tab(page, "KV leak (C16)")
     click_and_wait(page, page.get_by_role("button", name="Run both loops"), LONG_MS)
     wait_text(page, "Both loops ran")
-    shoot_tab(page, "KV leak (C16)", "memory-leak.png")
+    shoot_tab(page, "KV leak (C16)", "memory-leak.png", shots)
 
 
-def serving(page, port: int) -> None:
+def serving(page, port: int, shots: ShotTaker) -> None:
     """The serving lab: the head-of-line preset at its interactive size, continuous batching against
     continuous + chunked prefill; the timeline stopped at a step where a chunk of the long prompt
     shares the batch with the chats' decodes, then the block pool and the metrics."""
     import re
 
-    page.set_viewport_size({"width": 1280, "height": 2600})
+    page.set_viewport_size({"width": DESKTOP, "height": 2600})
     goto(page, f"http://127.0.0.1:{port}/serving")
     run = page.get_by_role("button", name="Run both policies")
     run.wait_for(timeout=120_000)
@@ -199,9 +207,11 @@ def serving(page, port: int) -> None:
         if m and int(m[1]) >= 4 and int(m[2]) > 0:  # all four chats decode: the prefill is the long prompt's
             break
         click_and_wait(page, panel.get_by_role("button", name="Next"))
-    shoot_tab(page, "Timeline", "serving.png")
-    shoot_tab(page, "KV blocks", "serving-blocks.png")
-    shoot_tab(page, "Metrics A vs B", "serving-metrics.png")
+    shots.page(page, "serving")
+    if not shots.extras:
+        return
+    shoot_tab(page, "KV blocks", "serving-blocks.png", shots)
+    shoot_tab(page, "Metrics A vs B", "serving-metrics.png", shots)
     tables = page.locator(TAB_PANEL).locator('[data-testid="stDataFrame"]')
     before = tables.count()
     click_and_wait(page, page.get_by_role("button", name="Judge all four policies at this SLO"), LONG_MS)
@@ -210,12 +220,12 @@ def serving(page, port: int) -> None:
             break
         page.wait_for_timeout(1000)
     wait_idle(page, LONG_MS)
-    shoot_tab(page, "Metrics A vs B", "serving-goodput.png")
+    shoot_tab(page, "Metrics A vs B", "serving-goodput.png", shots)
 
 
-def compare(page, port: int) -> None:
+def compare(page, port: int, shots: ShotTaker) -> None:
     """The compare page: its default comparison (one prompt, KV cache on against off), 24 new tokens."""
-    page.set_viewport_size({"width": 1280, "height": 6400})  # the table is a canvas: drawn only when in view
+    page.set_viewport_size({"width": DESKTOP, "height": 6400})  # the table is a canvas: drawn only when in view
     goto(page, f"http://127.0.0.1:{port}/compare")
     run = page.get_by_role("button", name="Run all")
     run.wait_for(timeout=120_000)
@@ -224,9 +234,7 @@ def compare(page, port: int) -> None:
     click_and_wait(page, run, 600_000)
     wait_text(page, "columns finished")
     page.locator('[data-testid="stPlotlyChart"] .main-svg').first.wait_for(timeout=20_000)
-    settle(page)
-    page.locator('[data-testid="stMainBlockContainer"]').screenshot(path=str(OUT / "compare.png"))
-    print("wrote", OUT / "compare.png")
+    shots.page(page, "compare")
 
 
 def ceilings_measured(page) -> None:
@@ -237,18 +245,21 @@ def ceilings_measured(page) -> None:
     wait_idle(page, 240_000)
 
 
-def roofline(page, port: int) -> None:
+def roofline(page, port: int, shots: ShotTaker) -> None:
     """The roofline lab: the ceilings, a roofline run at its defaults (L = 32, B = 1..16), the
     projection at its defaults and a calibration at L = 16, 128 and 512."""
-    page.set_viewport_size({"width": 1280, "height": 2600})
+    page.set_viewport_size({"width": DESKTOP, "height": 2600})
     goto(page, f"http://127.0.0.1:{port}/roofline")
     ceilings_measured(page)
-    shoot_tab(page, "This machine's ceilings", "roofline-ceilings.png")
+    if shots.extras:
+        shoot_tab(page, "This machine's ceilings", "roofline-ceilings.png", shots)
     open_tab(page, "Roofline of the loaded model")
     click_and_wait(page, page.get_by_role("button", name="Run the roofline"), LONG_MS)
     page.get_by_text("Done: ").first.wait_for(timeout=LONG_MS)
-    shoot_tab(page, "Roofline of the loaded model", "roofline.png")
-    shoot_tab(page, "Projection to GPUs", "roofline-projection.png")
+    shots.page(page, "roofline")
+    if not shots.extras:
+        return
+    shoot_tab(page, "Projection to GPUs", "roofline-projection.png", shots)
     open_tab(page, "Calibration here")
     box = page.locator(".st-key-rf_cal_lengths input")
     box.click()
@@ -256,15 +267,15 @@ def roofline(page, port: int) -> None:
     page.keyboard.press("Escape")
     click_and_wait(page, page.get_by_role("button", name="Run the calibration"), LONG_MS)
     page.get_by_text("Calibration done").first.wait_for(timeout=LONG_MS)
-    shoot_tab(page, "Calibration here", "roofline-calibration.png")
+    shoot_tab(page, "Calibration here", "roofline-calibration.png", shots)
 
 
-def sharing(page, port: int) -> None:
+def sharing(page, port: int, shots: ShotTaker) -> None:
     """Sharing a run: a short eager run's HTML report opened from disk (top and replay), and the
     run's trace uploaded into a fresh session, replayed with no model run."""
     import tempfile
 
-    page.set_viewport_size({"width": 1280, "height": 1300})
+    page.set_viewport_size({"width": DESKTOP, "height": 1300})
     goto(page, f"http://127.0.0.1:{port}/")
     page.locator("textarea").first.wait_for(timeout=120_000)
     set_prompt(page, "Why is the sky blue? Answer in one sentence.")
@@ -286,9 +297,9 @@ def sharing(page, port: int) -> None:
         report.keyboard.press("Home" if i == 0 else "ArrowRight")
     settle(report)
     report.screenshot(path=str(OUT / "share-report.png"))
-    print("wrote", OUT / "share-report.png")
+    shots.extra(OUT / "share-report.png")
     report.close()
-    page.set_viewport_size({"width": 1280, "height": 2600})  # the block container is as tall as the viewport
+    page.set_viewport_size({"width": DESKTOP, "height": 2600})  # the block container is as tall as the viewport
     goto(page, f"http://127.0.0.1:{port}/")
     page.locator("textarea").first.wait_for(timeout=120_000)
     page.get_by_text("Load a saved trace (JSON)").click()
@@ -296,56 +307,42 @@ def sharing(page, port: int) -> None:
     act_and_wait(page, lambda: uploader.set_input_files(str(files["trace.json"])), 60_000)
     settle(page)
     page.locator('[data-testid="stMainBlockContainer"]').screenshot(path=str(OUT / "share-uploaded.png"))
-    print("wrote", OUT / "share-uploaded.png")
+    shots.extra(OUT / "share-uploaded.png")
     click_and_wait(page, page.locator(".st-key-pg_share button").first)
     settle(page)
     page.locator(".st-key-pg_share_box").screenshot(path=str(OUT / "share-link.png"))
-    print("wrote", OUT / "share-link.png")
+    shots.extra(OUT / "share-link.png")
 
 
-def sweeps(page, port: int) -> None:
+def sweeps(page, port: int, shots: ShotTaker) -> None:
     """The sweeps page at its defaults (7 prompt lengths, 4 output lengths, 3 repeats): verdicts and charts."""
-    page.set_viewport_size({"width": 1280, "height": 2600})
+    page.set_viewport_size({"width": DESKTOP, "height": 2600})
     goto(page, f"http://127.0.0.1:{port}/sweeps")
     page.get_by_role("button", name="Run sweeps").wait_for(timeout=240_000)
     click_and_wait(page, page.get_by_role("button", name="Run sweeps"), 900_000)
     page.locator(".js-plotly-plot .main-svg").first.wait_for(timeout=20_000)
-    settle(page)
-    page.locator('[data-testid="stMainBlockContainer"]').screenshot(path=str(OUT / "sweeps.png"))
-    print("wrote", OUT / "sweeps.png")
+    shots.page(page, "sweeps")
 
 
-def claims(page, port: int) -> None:
+def claims(page, port: int, shots: ShotTaker) -> None:
     """The claims page after a full check: the summary and the table's first claims (the first 2600
     pixels: headless Chromium leaves what lies below its viewport blank)."""
-    page.set_viewport_size({"width": 1280, "height": 2600})
+    page.set_viewport_size({"width": DESKTOP, "height": 2600})
     goto(page, f"http://127.0.0.1:{port}/claims")
     page.get_by_role("button", name="Check all claims").wait_for(timeout=240_000)
     click_and_wait(page, page.get_by_role("button", name="Check all claims"), 900_000)
     page.get_by_text("Checked 24 claims").first.wait_for(timeout=60_000)
-    settle(page)
-    box = page.locator('[data-testid="stMainBlockContainer"]').bounding_box()
-    clip = {"x": box["x"], "y": box["y"], "width": box["width"], "height": min(box["height"], 2600 - box["y"])}
-    page.screenshot(path=str(OUT / "claims.png"), clip=clip)
-    print("wrote", OUT / "claims.png")
+    shots.page(page, "claims")
 
 
-def ceilings(page, port: int) -> None:
-    """The roofline lab's first tab only: the ceilings and the kernel each layer runs."""
-    page.set_viewport_size({"width": 1280, "height": 2600})
-    goto(page, f"http://127.0.0.1:{port}/roofline")
-    ceilings_measured(page)
-    shoot_tab(page, "This machine's ceilings", "roofline-ceilings.png")
-
-
-def remote_pools(page, port: int) -> None:
+def remote_pools(page, port: int, shots: ShotTaker) -> None:
     """The remote page against a disaggregated pair of the bundled model (`serve --role prefill` and
     `--role decode` behind `router`): a concurrent load of 8, with both workers' /metrics read as pools."""
     from contextlib import ExitStack
 
     from lab.disaggregation import start_setups
 
-    page.set_viewport_size({"width": 1280, "height": 3200})
+    page.set_viewport_size({"width": DESKTOP, "height": 3200})
     with ExitStack() as stack:
         servers = start_setups(stack, "bundled", 128, OUT.parent.parent / "test-artifacts", setups=("pd",))
         router = servers.urls["pd"]
@@ -366,16 +363,16 @@ def remote_pools(page, port: int) -> None:
         page.get_by_text("requests finished").first.wait_for(timeout=600_000)
         page.get_by_text("Each pool's gauges").first.wait_for(timeout=60_000)
         page.wait_for_timeout(1000)
-        shoot_tab(page, "Load", "remote-pools.png")
+        shoot_tab(page, "Load", "remote-pools.png", shots)
 
 
-def remote(page, port: int) -> None:
+def remote(page, port: int, shots: ShotTaker) -> None:
     """The remote-server page against our own `python -m engine serve` (the bundled model): one prompt,
     then a concurrent load of 8 synthetic 128-token prompts, then a capacity search up to 4 in flight
     (and the rate form beside it, to look at: remote-capacity-rate.png)."""
     from engine.entrypoints.launch import engine_server
 
-    page.set_viewport_size({"width": 1280, "height": 2400})
+    page.set_viewport_size({"width": DESKTOP, "height": 2400})
     with engine_server("bundled", OUT.parent.parent / "test-artifacts" / "screenshot-engine-serve.log") as url:
         goto(page, f"http://127.0.0.1:{port}/remote")
         box = page.get_by_label("Base URL", exact=True)
@@ -385,7 +382,9 @@ def remote(page, port: int) -> None:
         page.get_by_text("Connected to").first.wait_for(timeout=60_000)
         click_and_wait(page, page.get_by_role("button", name="Send"), 300_000)
         page.get_by_text("When each chunk arrived").first.wait_for(timeout=300_000)
-        shoot_tab(page, "One prompt", "remote-one.png")
+        shots.page(page, "remote")
+        if not shots.extras:
+            return
         open_tab(page, "Load")
         panel = page.locator(TAB_PANEL)
         panel.locator('label:has-text("concurrent: a fixed number in flight")').click()
@@ -395,7 +394,7 @@ def remote(page, port: int) -> None:
         panel.get_by_label("Prompt tokens", exact=True).fill("128")
         click_and_wait(page, panel.get_by_role("button", name="Run the load"), 600_000)
         page.get_by_text("requests finished").first.wait_for(timeout=600_000)
-        shoot_tab(page, "Load", "remote-load.png")
+        shoot_tab(page, "Load", "remote-load.png", shots)
         open_tab(page, "Capacity at an SLO")
         panel = page.locator(TAB_PANEL)
         panel.get_by_label("most requests in flight", exact=True).fill("4")
@@ -406,17 +405,17 @@ def remote(page, port: int) -> None:
                 break
             page.wait_for_timeout(1000)
         wait_idle(page, 900_000)
-        shoot_tab(page, "Capacity at an SLO", "remote-capacity.png")
+        shoot_tab(page, "Capacity at an SLO", "remote-capacity.png", shots)
         panel.locator('label:has-text("request rate")').click()
         panel.get_by_label("highest rate (requests/s)", exact=True).wait_for(timeout=60_000)
         wait_idle(page, 60_000)
         page.screenshot(path=str(OUT.parent.parent / "test-artifacts" / "remote-capacity-rate.png"), full_page=True)
 
 
-def precision(page, port: int) -> None:
+def precision(page, port: int, shots: ShotTaker) -> None:
     """The precision lab on the bundled model at its defaults (float32, bfloat16, int8 + bfloat16, w8a8 and
     an int8 KV cache; 512 text tokens) and the GGUF's own Q4_1 blocks, the context set to 4,096 at batch 8."""
-    page.set_viewport_size({"width": 1280, "height": 4200})  # all of it: a table below the fold is not painted
+    page.set_viewport_size({"width": DESKTOP, "height": 4200})  # all of it: a table below the fold is not painted
     goto(page, f"http://127.0.0.1:{port}/precision")
     page.get_by_role("button", name="Measure").wait_for(timeout=240_000)
     weights = page.locator('[data-testid="stMultiSelect"]').first.locator("input")
@@ -430,56 +429,74 @@ def precision(page, port: int) -> None:
     batch.fill("8")
     click_and_wait(page, page.get_by_text("Speed and memory").first)  # blur: the number is sent
     page.locator(".js-plotly-plot .main-svg").first.wait_for(timeout=20_000)
-    settle(page)
-    page.locator('[data-testid="stMainBlockContainer"]').screenshot(path=str(OUT / "precision.png"))
-    print("wrote", OUT / "precision.png")
+    shots.page(page, "precision")
 
 
-def source(page, port: int) -> None:
-    """The page about the source document, in English and in Chinese (opened from the sidebar)."""
-    page.set_viewport_size({"width": 1280, "height": 2400})
-    for lang, nav, name in (("English", "The source", "source.png"), ("简体中文", "原文", "source-zh.png")):
-        goto(page, f"http://127.0.0.1:{port}/")
-        page.locator("textarea").first.wait_for(timeout=120_000)
-        click_and_wait(page, page.get_by_text(lang, exact=True))
-        click_and_wait(page, page.locator('[data-testid="stSidebarNav"]').get_by_text(nav, exact=True))
-        settle(page)
-        page.locator('[data-testid="stMainBlockContainer"]').screenshot(path=str(OUT / name))
-        print("wrote", OUT / name)
+def source(page, port: int, shots: ShotTaker) -> None:
+    """The page about the source document: nothing to run, it is all text (the gallery's shots switch
+    its language)."""
+    page.set_viewport_size({"width": DESKTOP, "height": 2400})
+    goto(page, f"http://127.0.0.1:{port}/source")
+    page.locator("h1").first.wait_for(timeout=120_000)
+    wait_idle(page, 120_000)
+    shots.page(page, "source")
 
 
-PLAYGROUND = ("main_run", "worked_example", "chinese")  # these run on the first page, in this order
-SHOTS = {
-    "main_run": main_run,
-    "worked_example": worked_example,
-    "chinese": chinese,
-    "complexity": complexity,
-    "memory": memory,
-    "serving": serving,
-    "compare": compare,
-    "sharing": sharing,
-    "roofline": roofline,
-    "sweeps": sweeps,
-    "claims": claims,
-    "ceilings": ceilings,
-    "remote": remote,
-    "remote_pools": remote_pools,
-    "precision": precision,
-    "speculative": speculative,
-    "disaggregation": disaggregation,
-    "source": source,
+# Each page's runs, in order: the first is its default run, after which the gallery's shots are taken;
+# the playground's run on the app's first page. A run taking only other shots is in EXTRA_RUNS.
+RUNS = {
+    "playground": (main_run, worked_example, sharing),
+    "memory": (memory,),
+    "complexity": (complexity,),
+    "serving": (serving,),
+    "compare": (compare,),
+    "roofline": (roofline,),
+    "sweeps": (sweeps,),
+    "claims": (claims,),
+    "remote": (remote, remote_pools),
+    "precision": (precision,),
+    "speculative": (speculative,),
+    "disaggregation": (disaggregation,),
+    "source": (source,),
 }
-DEFAULT = [name for name in SHOTS if name != "ceilings"]  # roofline takes the ceilings too
+EXTRA_RUNS = (worked_example, sharing, remote_pools)
+
+
+def parse_args(argv: list[str] | None = None):
+    import argparse
+
+    ap = argparse.ArgumentParser(description="Screenshots of the real app for the docs and the gallery.")
+    choices = {
+        "pages": (tuple(p.name for p in PAGES), "page"),
+        "widths": (WIDTHS, "width"),
+        "langs": (LANGS, "language"),
+    }
+    for flag, (allowed, kind) in choices.items():
+        ap.add_argument(
+            f"--{flag}",
+            type=lambda text, allowed=allowed, kind=kind: _choice(text, allowed, kind),
+            default=allowed,
+            help=f"comma-separated, among {','.join(map(str, allowed))} (default: all)",
+        )
+    ap.add_argument("--gallery-only", action="store_true", help="only the gallery's shots: no other tabs or runs")
+    return ap.parse_args(argv)
+
+
+def _choice(text: str, allowed: tuple, kind: str) -> tuple:
+    import argparse
+
+    try:
+        return parse_list(text, allowed, kind)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
 
 
 def main() -> int:
-    import argparse
-
     from playwright.sync_api import sync_playwright
 
-    ap = argparse.ArgumentParser(description="Screenshots of the real app for the docs.")
-    ap.add_argument("--only", nargs="+", choices=list(SHOTS), default=DEFAULT, help="take only these")
-    names = ap.parse_args().only
+    args = parse_args()
+    shots = ShotTaker(OUT, plan(args.pages, args.widths, args.langs), extras=not args.gallery_only)
+    runs = [run for name in args.pages for run in RUNS[name] if shots.extras or run not in EXTRA_RUNS]
     OUT.mkdir(parents=True, exist_ok=True)
     port = free_port()
     proc = start_app(port, env={"PDLAB_MODEL": "bundled"})
@@ -487,15 +504,11 @@ def main() -> int:
         wait_healthy(port, proc)
         with sync_playwright() as p:
             browser = launch_chromium(p)
-            page = browser.new_page(viewport={"width": 1280, "height": 2600})
-            open_app(page, port, timeout_ms=300_000)
+            page = browser.new_page(viewport={"width": DESKTOP, "height": 2600})
+            open_app(page, port, timeout_ms=300_000)  # the playground's runs start here
             page.add_style_tag(content=SHOT_CSS)
-            for name in [n for n in PLAYGROUND if n in names]:
-                if name == "chinese":
-                    page.set_viewport_size({"width": 1280, "height": 1300})
-                SHOTS[name](page)
-            for name in [n for n in SHOTS if n in names and n not in PLAYGROUND]:
-                SHOTS[name](page, port)
+            for run in runs:
+                run(page, port, shots)
             browser.close()
     finally:
         stop_app(proc)
