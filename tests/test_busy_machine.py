@@ -167,5 +167,7 @@ def test_every_timed_page_shows_the_load_of_its_run(new_app, tiny_dirs, monkeypa
     at = run_playground(at, "Hello there", max_new=3)
     assert "The timings above shared the machine — ⚠ 1.2/2 cores busy with other work." in [c.value for c in at.caption]
     titles = [c.proto.spec for c in at.get("plotly_chart")]
-    assert sum("2 cores busy with other work" in spec for spec in titles) == 2  # latency and time share, under the title
+    assert (
+        sum("2 cores busy with other work" in spec for spec in titles) == 2
+    )  # latency and time share, under the title
     assert not any("Unreliable" in w.value for w in at.warning)

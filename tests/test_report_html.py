@@ -90,7 +90,9 @@ def test_the_report_says_how_busy_the_machine_was(eager_run):
     run = copy.copy(eager_run)
     run.load = MachineLoad(1.5, 2, 3.0)
     busy = report_html(run, "en")
-    assert busy.count('<div class="rp-label rp-busy">⚠ 1.5/2 cores busy with other work</div>') == 5  # the 5 timed numbers
+    assert (
+        busy.count('<div class="rp-label rp-busy">⚠ 1.5/2 cores busy with other work</div>') == 5
+    )  # the 5 timed numbers
     assert "Unreliable" not in busy and 'class="rp-banner rp-warn"' not in busy
     assert busy.count("2 cores busy with other work") >= 7  # and the latency and time-share charts' subtitles
     run.load = MachineLoad(0.1, 2, 3.0)

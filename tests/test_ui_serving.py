@@ -321,7 +321,8 @@ def test_other_work_stands_beside_each_ratio_never_instead_of_it(hol_rounds):
     column = "B ÷ A [95 % interval], n"
     assert list(table[column + " · ⚠ 1.2/2 cores busy with other work"]) == list(quiet[column])  # said beside, once
     assert (
-        "None" not in table.to_string() and table[column + " · ⚠ 1.2/2 cores busy with other work"].str.contains("n = 5").all()
+        "None" not in table.to_string()
+        and table[column + " · ⚠ 1.2/2 cores busy with other work"].str.contains("n = 5").all()
     )
     assert list(table["B against A"]) == list(quiet["B against A"])  # the verdict follows the interval alone
 
