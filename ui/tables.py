@@ -46,8 +46,9 @@ def short_label(text: str, cap: int = LABEL_CAP) -> str:
         if width > cap:
             break
         head += ch
-    at_space = head.rstrip().rfind(" ")
-    if at_space >= len(head) // 2:  # cut at a word when one ends in the second half
+    at_space = head.rfind(" ")
+    ends_a_word = text[len(head)] == " "
+    if not ends_a_word and at_space >= len(head) // 2:  # cut at a word when one ends in the second half
         head = head[:at_space]
     return head.rstrip(" ,;:([（，") + ELLIPSIS
 
