@@ -77,3 +77,33 @@ def run_sweep(at, Ls: str = "8, 32", Ns: str = "2, 6", repeats: int = 2):
     at.number_input(key="sw_out_L").set_value(8)
     at.number_input(key="sw_repeats").set_value(repeats)
     return at.button(key="sw_run").click().run()
+
+
+def table_problems(at, allow_cut: bool = False) -> list[str]:
+    """Where the page's tables break the rule of ui/tables.py: a column label over the cap, a label
+    that shows less than its column's text without that text as help, a first column (or shown index)
+    not pinned, a static table's header over the cap; and, unless allow_cut, a label the fallback cut
+    (a page gives its long labels a short message at their source)."""
+    import json
+
+    from ui.tables import ELLIPSIS, INDEX, fits
+
+    problems = []
+    for frame in at.dataframe:
+        config = json.loads(frame.proto.columns or "{}")
+        index_shown = not config.get(INDEX, {}).get("hidden", False)
+        names = ([INDEX] if index_shown else []) + [str(c) for c in frame.value.columns]
+        for name in names:
+            cfg = config.get(name, {})
+            label, full = cfg.get("label", name), name if name != INDEX else cfg.get("help", "")
+            if not fits(label):
+                problems.append(f"label over the cap: {label!r}")
+            if name != INDEX and label != full and cfg.get("help") != full:
+                problems.append(f"label {label!r} without its full text {full!r} as help")
+            if not allow_cut and label.endswith(ELLIPSIS) and cfg.get("help"):
+                problems.append(f"label cut, not shortened at its source: {cfg['help']!r}")
+        if names and not config.get(names[0], {}).get("pinned"):
+            problems.append(f"first column not pinned: {names[0]!r} of {names}")
+    for table in at.table:
+        problems += [f"static table header over the cap: {c!r}" for c in table.value.columns if not fits(str(c))]
+    return problems

@@ -13,7 +13,7 @@ from streamlit.testing.v1 import AppTest
 
 from app_pages import page_file
 from app_pages.compare.column_summary import summarise
-from tests.app_helpers import errors, html_bodies
+from tests.app_helpers import errors, html_bodies, table_problems
 from tests.figure_checks import charts
 from ui.run_state import RunStatus
 from ui.theme import KIB, MIB
@@ -117,6 +117,7 @@ def test_two_columns_run_into_shared_charts_and_table(app):
 
     table = at.dataframe[0].value  # one column per run, one row per metric, every cell text
     assert list(table.columns) == names and "None" not in table.to_string()
+    assert not table_problems(at)  # the header says "Column 1", "Column 2": each name whole in its help
     on_col, off_col = table[names[0]], table[names[1]]
     assert on_col["output tokens"] == off_col["output tokens"] == "6"
     assert on_col["prompt tokens"] == str(on.num_prompt_tokens)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from app_pages import page_file
-from tests.app_helpers import errors, table_with
+from tests.app_helpers import errors, table_problems, table_with
 from tests.figure_checks import charts
 
 PAGE = page_file("disaggregation")
@@ -53,6 +53,7 @@ def test_three_set_ups_run_and_the_pair_draws_its_hand_offs(app, stopped_servers
     pd_run = r.runs["pd"]
     assert len(pd_run.records) >= 3  # the router's record of each request
     summary = table_with(at, "set-up")
+    assert not table_problems(at)  # "hand-off transfer, median (ms)" whole in its help, not cut
     assert list(summary["set-up"]) == [
         "colocated, whole prompts",
         "colocated, chunked prefill",

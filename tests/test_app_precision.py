@@ -13,7 +13,7 @@ from dataclasses import replace
 from app_pages import page_file
 from engine.config import PRESETS
 from lab.busy import MachineLoad
-from tests.app_helpers import table_with
+from tests.app_helpers import table_problems, table_with
 from tests.figure_checks import charts
 
 PAGE = page_file("precision")
@@ -49,6 +49,7 @@ def test_measure_three_configurations(app):
     assert any("Measured 4 configurations" in s.value for s in at.success)
     speed = table_with(at, "TPOT (ms)", partial=True)  # the time, beside float32
     work = table_with(at, "read/step", partial=True)  # the work, counted
+    assert not table_problems(at)  # every header short, "read/step at L=…, B=… (MB)" whole in its help
     assert list(speed["configuration"]) == ["float32", "int8 + float32", "bfloat16", "float32, KV int8"]
     assert list(work["configuration"]) == list(speed["configuration"])
     run = at.session_state["pr_result"]

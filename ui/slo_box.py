@@ -14,6 +14,7 @@ from lab.verdicts import FAILS, HOLDS
 from ui.errors import show_error
 from ui.i18n import t
 from ui.paired import busy_beside
+from ui.tables import show_table
 from ui.widgets import whole_number_box
 
 OBJECTIVES = ("ttft", "tpot", "itl")
@@ -72,11 +73,9 @@ def verdict_row(first: dict, g: Goodput, lang: str, load: MachineLoad | None = N
     }
 
 
-def verdict_table(rows: list[dict], key: str, lang: str) -> None:
+def verdict_table(rows: list[dict], key: str, lang: str, short: dict[str, str] | None = None) -> None:
     """Rows of verdict_row as a table: shares in %, rates to two decimals."""
     percent = st.column_config.NumberColumn(format="%.0f %%")
     rate = st.column_config.NumberColumn(format="%.2f")
     config = {t("slo_col_attainment", lang): percent, t("slo_col_goodput", lang): rate}
-    st.dataframe(
-        pd.DataFrame(rows), hide_index=True, key=key, column_config=config | {t("slo_col_throughput", lang): rate}
-    )
+    show_table(pd.DataFrame(rows), key=key, short=short, column_config=config | {t("slo_col_throughput", lang): rate})

@@ -13,6 +13,7 @@ from lab.claims import CLAIM_IDS, CLAIM_PAGES
 from lab.verdicts import FAILS, HOLDS, NOT_SEPARABLE, ROUGHLY, SHOWN, UNMEASURABLE, Verdict
 from ui.claims_verdicts import verdict_label, verdict_numbers
 from ui.paired import retaken_text
+from ui.tables import show_static_table
 from ui.text import md_literal
 
 
@@ -36,7 +37,7 @@ def claims_table(lang: str) -> pd.DataFrame:
 
 
 def render_claims_list(lang: str) -> None:
-    st.table(claims_table(lang), hide_index=True)  # a static table wraps its sentences: none is cut
+    show_static_table(claims_table(lang))  # a static table wraps its sentences: none is cut
 
 
 def verdict_table(verdicts: dict[str, Verdict], lang: str, missing: str = "cl_not_checked") -> pd.DataFrame:
@@ -123,7 +124,7 @@ def render_linked_claim(claim: str, verdicts: dict[str, Verdict] | None, lang: s
 def render_result(model: str, verdicts: dict[str, Verdict], lang: str, retaken: int = 0) -> None:
     render_summary(model, verdicts, lang, retaken)
     st.subheader(t("cl_table_header", lang))
-    st.table(verdict_table(verdicts, lang), hide_index=True)  # wraps the long cells, at any width
+    show_static_table(verdict_table(verdicts, lang))  # wraps the long cells, at any width
     st.caption(t("cl_table_note", lang))
     st.subheader(t("cl_details_header", lang))
     for claim in CLAIM_IDS:

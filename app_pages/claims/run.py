@@ -21,6 +21,7 @@ from lab.claims_run import ClaimsCheck
 from lab.verdicts import Verdict
 from ui.errors import error_message, show_message
 from ui.run_section import run_with_progress
+from ui.tables import show_static_table
 from ui.text import with_eta
 
 REDRAW_S = 0.5  # at most two progress redraws a second within a part: each takes CPU from the steps timed
@@ -101,7 +102,7 @@ def run_checks(bundle, registry, lang: str, settings: ClaimSettings) -> None:
         with registry.step_lock:
             for verdict in run.verdicts(progress):
                 result.verdicts[verdict.claim] = verdict
-                table.table(live_table(result.verdicts, lang), hide_index=True)  # between parts: nothing is timed
+                show_static_table(live_table(result.verdicts, lang), where=table)  # between parts: nothing is timed
         result.seconds, result.complete = time.perf_counter() - start, True
         result.step_s = result.seconds / sum(part_work(p, settings) for p in run.parts)
         return result

@@ -34,6 +34,7 @@ from ui.errors import show_message
 from ui.live_html import done_text
 from ui.paired import ratio_text, retaken_text
 from ui.run_state import RunStatus
+from ui.tables import show_table
 from ui.text import md_escape
 from ui.theme import KIB, MIB
 
@@ -160,11 +161,13 @@ def render_comparison(result: CompareResult | None, lang: str) -> None:
     _charts([Series(name, c.settings.color, c.result) for name, c in zip(names, done)], summaries, lang)
     st.subheader(t("cmp_table_header", lang))
     table = summary_table(summaries, names, lang)
-    st.dataframe(
+    show_table(
         table,
         key=keys.TABLE,
+        hide_index=False,
         height=35 * (len(table) + 1) + 3,  # every row, no inner scrolling
-        column_config={  # the longest label whole; a ratio with its interval and busy reading whole, 2 columns
+        short={name: t("cmp_column", lang, n=c.settings.index + 1) for name, c in zip(names, done)},  # the name: help
+        column_config={  # the longest row label whole; a ratio with its interval and busy reading whole, 2 columns
             "_index": st.column_config.TextColumn(width="large"),
             **{name: st.column_config.TextColumn(width="large" if len(names) <= 2 else "medium") for name in names},
         },

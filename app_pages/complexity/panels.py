@@ -24,6 +24,7 @@ from engine.config import PRESETS, ModelConfig
 from lab.complexity_math import crossover_rows, first_n_above
 from ui.errors import shown_errors
 from ui.formula import show_formula
+from ui.tables import show_table
 from ui.text import md_literal, quoted
 from ui.tokens import piece_text, pieces_for
 from ui.widget_state import KEEP, seed
@@ -89,9 +90,8 @@ def render_dominance_section(bundle, lang: str) -> None:
         show_formula(formula)
     st.caption(t("cx_formula_caption", lang))
     names = list(model_options(bundle))
-    st.dataframe(
+    show_table(
         crossover_frame(named_configs(bundle, names, lang), lang),
-        hide_index=True,
         key=keys.CROSSOVER_TABLE,
         column_config={t("cx_col_model", lang): st.column_config.TextColumn(width="medium")},
     )
@@ -180,7 +180,7 @@ def render_worked_section(bundle, lang: str) -> None:
     with shown_errors(lang):
         rows = worked_rows(c, prompt_length(bundle, key, prompt, lang), max_new, kv_cache)
         table = shape_frame(rows, lang)
-        st.dataframe(table, hide_index=True, key=keys.SHAPE_TABLE, height=ROW_PX * (len(table) + 1) + 3)
+        show_table(table, key=keys.SHAPE_TABLE, height=ROW_PX * (len(table) + 1) + 3)
         st.markdown(walkthrough_md(c, rows, kv_cache, lang))
         if kv_cache and matches_document(c, rows):
             st.success(t("cx_we_matches", lang), icon=":material/check_circle:")

@@ -20,7 +20,11 @@ from app_pages.complexity.strings import t
 from lab.complexity_math import Exponent, measured_exponents, scaled_theory
 from ui.paired import ratio_text
 from ui.queue_wait import take_turn
+from ui.tables import short_labels, show_table
 from ui.text import md_literal
+
+# The columns whose labels have a short message beside them (the long one is the column's help).
+SHORT = ("cx_col_slope_ms", "cx_col_slope_doc_range")
 
 
 def _exp(e: Exponent | None, lang: str) -> str:
@@ -97,7 +101,7 @@ def render_result(r: Comparison, lang: str) -> None:
             last=r.prompt_len + r.num_steps,
         )
     )
-    st.dataframe(exponent_table(r, lang), hide_index=True, key=keys.EXPONENTS)
+    show_table(exponent_table(r, lang), key=keys.EXPONENTS, short=short_labels(t, lang, *SHORT))
     last = r.prompt_len + r.num_steps
     st.markdown(
         t(

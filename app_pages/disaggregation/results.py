@@ -20,6 +20,7 @@ from lab.disaggregation_rounds import BASE, TPOT_FACTOR, TTFT_FACTOR, goodput_ov
 from lab.pairing import GREATER, compare
 from ui.paired import busy_beside, ratio_text, retaken_text, verdict_text
 from ui.slo_box import slo_text, verdict_row, verdict_table
+from ui.tables import short_labels, show_table
 from ui.widget_state import KEEP
 
 if TYPE_CHECKING:
@@ -32,6 +33,9 @@ COMPARED_WORDS = {
     "long_ttft_ms": ("dg_col_vs_long", "dg_longer", "dg_shorter"),
     "goodput": ("dg_col_vs_goodput", "dg_more", "dg_less"),
 }
+
+# The columns whose labels have a short message beside them (the long one is the column's help).
+SHORT = ("dg_col_long_ttft", "dg_col_transfer", "dg_col_vs_gap", "dg_col_vs_long", "dg_col_vs_tpot")
 
 
 def _cell(r, lang: str, greater: str, less: str) -> str:
@@ -74,7 +78,7 @@ def _summary_table(r: DisaggResult, lang: str) -> None:
             }
         )
     st.markdown(f"**{t('dg_summary_header', lang, n=len(sums))}**")
-    st.dataframe(pd.DataFrame(rows), hide_index=True, key=keys.SUMMARY)
+    show_table(pd.DataFrame(rows), key=keys.SUMMARY, short=short_labels(t, lang, *SHORT))
 
 
 def _winner(r: DisaggResult, lang: str) -> None:
@@ -125,7 +129,7 @@ def render_results(r: DisaggResult, lang: str) -> None:
     _summary_table(r, lang)
     header = t("dg_compare_header", lang, n=len(r.rounds.rounds))
     st.markdown(f"**{header}**{busy_beside(r.rounds.load, lang)}")
-    st.dataframe(rounds_table(r, lang), hide_index=True, key=keys.COMPARE)
+    show_table(rounds_table(r, lang), key=keys.COMPARE, short=short_labels(t, lang, *SHORT))
     with st.expander(t("dg_pair_header", lang)):
         st.markdown(t("pair_explain", lang))
     _goodput(r, lang)

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from app_pages.disaggregation import keys
-from app_pages.disaggregation.results import render_results, rounds_table
+from app_pages.disaggregation.results import SHORT, render_results, rounds_table
 from app_pages.disaggregation.servers import setup_servers
 from app_pages.disaggregation.strings import t
 from lab.disaggregation import SETUPS, SetupRun, Summary, summarize, workload
@@ -23,6 +23,7 @@ from ui.queue_wait import take_turn
 from ui.run_section import run_with_progress
 from ui.sidebar import CHOICE_KEY
 from ui.slo_box import slo_box
+from ui.tables import short_labels, show_table
 from ui.widget_state import KEEP, seed
 from ui.widgets import whole_number_box
 
@@ -110,7 +111,12 @@ def _run(bundle, registry, shape: dict, slo: SLO | None, lang: str) -> None:
 
             def on_round(so_far: SetupRounds) -> None:  # each round's comparison as it lands
                 partial = DisaggResult(so_far, judged_by, time.perf_counter() - started, calibration)
-                live.dataframe(rounds_table(partial, lang), hide_index=True, key=keys.so_far(len(so_far.rounds)))
+                show_table(
+                    rounds_table(partial, lang),
+                    key=keys.so_far(len(so_far.rounds)),
+                    short=short_labels(t, lang, *SHORT),
+                    where=live,
+                )
 
             deadline = started + RETAKE_BUDGET_S * max(1.0, rounds / 5)
             got = run_rounds(

@@ -13,6 +13,7 @@ from engine.errors import LabError
 from lab.pd_transfer import KV_ELEMENT_BYTES, calculator, calculator_models
 from lab.projection import GPU_PRESETS
 from ui.errors import show_error
+from ui.tables import show_table
 from ui.theme import fmt_bytes
 from ui.widget_state import KEEP, seed
 from ui.widgets import whole_number_box
@@ -50,6 +51,6 @@ def render_transfer_tab(lang: str) -> None:
             extra = 1e3 * (seconds - prefill_s)
             row[t("dg_col_hides", lang)] = t("dg_hides_yes", lang) if extra <= 0 else t("dg_hides_no", lang, ms=extra)
         table.append(row)
-    st.dataframe(pd.DataFrame(table), hide_index=True, key=keys.CALC_TABLE)
+    show_table(pd.DataFrame(table), key=keys.CALC_TABLE)
     label = t("dg_calc_prefill", lang, gpu=gpu)
     st.plotly_chart(calculator_figure(links, prefill_s, label, lang), key=keys.FIG_CALC)

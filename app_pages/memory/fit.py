@@ -16,6 +16,7 @@ from app_pages.memory.figures import TERM_COLORS
 from app_pages.memory.strings import t
 from engine.config import ModelConfig
 from lab.memory_lab import GPU_SIZES_GB, FitReport, kv_bytes, predict_fit, score_bytes
+from ui.tables import short_labels
 from ui.theme import style
 
 DTYPE_BYTES = {"float32": 4, "bfloat16": 2, "float16": 2}
@@ -40,6 +41,11 @@ class FitVariant:
 
     def label(self, lang: str = "en") -> str:
         return t(f"mem_fit_{self.key}", lang, chunk=self.chunk)
+
+
+def fit_short(chunk: int, lang: str = "en") -> dict[str, str]:
+    """The variants' short column labels (their long names are the columns' help)."""
+    return short_labels(t, lang, "mem_fit_eager", "mem_fit_fused", chunk=chunk)
 
 
 def fit_variants(chunk: int) -> list[FitVariant]:

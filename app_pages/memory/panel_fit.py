@@ -11,6 +11,7 @@ from app_pages.memory import keys
 from app_pages.memory.fit import (
     DTYPE_BYTES,
     fit_figure,
+    fit_short,
     fit_table,
     fit_variants,
     fmt_si,
@@ -24,6 +25,7 @@ from app_pages.memory.strings import t
 from engine.config import PRESETS, ModelConfig
 from lab.memory_lab import GPU_SIZES_GB
 from ui.errors import shown_errors
+from ui.tables import show_table
 from ui.text import md_escape
 from ui.widget_state import KEEP, seed
 from ui.widgets import whole_number_box
@@ -132,13 +134,13 @@ def fit_panel(bundle, lang: str) -> None:
         _verdict(c, L, nbytes, chunk, batch, lang)
         st.plotly_chart(fit_figure(c, L, nbytes, chunk, batch, lang), key=keys.FIG_FIT)
         st.markdown(t("mem_fit_table_header", lang, L=f"{L:,}"))
-        st.dataframe(fit_table(c, L, nbytes, chunk, batch, lang), hide_index=True, key=keys.FIT_TABLE)
+        show_table(fit_table(c, L, nbytes, chunk, batch, lang), key=keys.FIT_TABLE, short=fit_short(chunk, lang))
         st.markdown(t("mem_max_table_header", lang))
         longest = max_length_table(c, nbytes, chunk, batch, lang)
-        st.dataframe(
+        show_table(
             longest,
-            hide_index=True,
             key=keys.MAX_TABLE,
+            short=fit_short(chunk, lang),
             column_config={col: st.column_config.NumberColumn(format="localized") for col in longest.columns[1:]},
         )
         st.caption(t("mem_fit_table_caption", lang, dtype=dtype))

@@ -23,6 +23,7 @@ from ui.models import get_registry
 from ui.progress import PacedBar
 from ui.public_caps import cap_help, capped
 from ui.queue_wait import take_turn
+from ui.tables import show_table
 from ui.theme import MIB, fmt_bytes
 from ui.widget_state import seed
 from ui.widgets import whole_number, whole_number_box
@@ -149,9 +150,8 @@ def _show(result: LeakResult, lang: str) -> None:
         )
     )
     table = _table(result, lang)
-    st.dataframe(
+    show_table(
         table,
-        hide_index=True,
         key=keys.LEAK_TABLE,
         column_config={col: st.column_config.NumberColumn(format="%.2f") for col in table.columns[[1, 3, 4, 6]]},
     )

@@ -34,6 +34,7 @@ from ui.errors import error_message, show_error, show_message
 from ui.models import get_registry
 from ui.paired import ratio_text
 from ui.queue_wait import take_turn
+from ui.tables import short_labels, show_table
 from ui.text import download_name, with_eta
 from ui.theme import MIB, fmt_bytes
 from ui.widget_state import KEEP, seed
@@ -181,10 +182,10 @@ def _comparison_table(result: SweepResult, lang: str) -> None:
             t("mem_col_scores", lang): [r.eager_scores / MIB for r in rows],
         }
     )
-    st.dataframe(
+    show_table(
         table,
-        hide_index=True,
         key=keys.CMP_TABLE,
+        short=short_labels(t, lang, "mem_col_scores"),
         column_config={  # three decimals: a short prompt's difference is a few KiB, not "0.00"
             c: st.column_config.NumberColumn(format="%.3f") for c in table.columns[1:5].tolist() + [table.columns[6]]
         },

@@ -14,6 +14,7 @@ from app_pages.memory import keys
 from app_pages.memory.strings import t
 from app_pages.memory.sweep import SweepResult
 from ui.paired import ratio_text, retaken_text, verdict_text
+from ui.tables import short_labels, show_table
 from ui.text import download_name
 from ui.theme import MIB
 
@@ -40,7 +41,8 @@ def timing_table(result: SweepResult, lang: str) -> None:
     )
     number = st.column_config.NumberColumn(format="%.1f")
     config = {c: number for c in table.columns[1:4]}
-    st.dataframe(table, hide_index=True, key=keys.TIME_TABLE, column_config=config)
+    short = short_labels(t, lang, "mem_col_scores_written", "mem_col_eager_ms", "mem_col_sdpa_ms", "mem_col_time_ratio")
+    show_table(table, key=keys.TIME_TABLE, short=short, column_config=config)
     retaken = sum(x.ratio.retaken for x in result.timings)
     st.caption(" ".join(x for x in (t("mem_time_caption", lang), retaken_text(retaken, lang)) if x))
     with st.expander(t("mem_pair_header", lang)):

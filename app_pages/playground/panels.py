@@ -14,6 +14,7 @@ from ui.figures_attention import attention_heatmap, attention_matrix, shapes_fig
 from ui.figures_kv import kv_bytes_figure, kv_formula, kv_steps, kv_tokens_figure
 from ui.formula import show_formula
 from ui.run_state import RunResult
+from ui.tables import show_table
 from ui.theme import fmt_bytes
 from ui.tokens import axis_labels
 from ui.widget_state import KEEP
@@ -153,5 +154,5 @@ def steps_panel(result: RunResult, lang: str) -> None:
         )
         st.caption(t("table_paged", lang, total=len(steps), rows=TABLE_ROWS))
         shown = steps[start : start + TABLE_ROWS]
-    st.dataframe(step_table(shown, produced_labels(result), lang), hide_index=True, key=keys.STEP_TABLE)
+    show_table(step_table(shown, produced_labels(result), lang), key=keys.STEP_TABLE)
     st.caption(t("tbl_shapes", lang))  # the dimension names here: in the headers they were cut off

@@ -13,6 +13,7 @@ from app_pages.precision.strings import t
 from engine.config import PRESETS, ModelConfig
 from lab.precision_formats import capacity, kv_token_bytes, mha_twin
 from lab.projection import GPU_PRESETS
+from ui.tables import show_table
 from ui.widget_state import KEEP
 from ui.widgets import whole_number_box
 
@@ -67,7 +68,7 @@ def render_capacity(loaded: ModelConfig | None, lang: str) -> None:
     budget = gpu.memory_bytes * share / 100
     rows = capacity_rows(model, budget, context, lang)
     counts = {c: st.column_config.NumberColumn(format="localized") for c in rows.columns[-3:]}  # 3,113,323
-    st.dataframe(rows, hide_index=True, key=keys.CAP_TABLE, column_config=counts)
+    show_table(rows, key=keys.CAP_TABLE, column_config=counts)
     group = model.num_heads // model.num_kv_heads
     st.caption(
         t(

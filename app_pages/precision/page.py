@@ -11,12 +11,13 @@ from app_pages.precision.figures import bytes_figure, ratio_figure
 from app_pages.precision.notes import bf16_note
 from app_pages.precision.run import current, measure_formats, render_controls
 from app_pages.precision.strings import t
-from app_pages.precision.tables import quality_table, samples_table, time_table, work_table
+from app_pages.precision.tables import quality_table, samples_table, time_table, work_short, work_table
 from ui.i18n import current_lang
 from ui.models import get_registry, load_for_page
 from ui.paired import retaken_text
 from ui.queue_wait import take_turn
 from ui.sidebar import CHOICE_KEY
+from ui.tables import show_static_table, show_table
 from ui.text import md_literal
 from ui.widgets import whole_number_box
 
@@ -49,9 +50,9 @@ else:
     )
     batch = whole_number_box(c2, t("pr_batch", lang), 1, 1024, keys.BATCH, value=1)
     st.markdown(f"**{t('pr_work_header', lang)}**")
-    st.dataframe(work_table(run, context, batch, lang), hide_index=True, key=keys.WORK_TABLE)
+    show_table(work_table(run, context, batch, lang), key=keys.WORK_TABLE, short=work_short(context, batch, lang))
     st.markdown(f"**{t('pr_time_header', lang)}**")
-    st.dataframe(time_table(run, lang), hide_index=True, key=keys.TIME_TABLE)
+    show_table(time_table(run, lang), key=keys.TIME_TABLE)
     s = run.settings
     st.caption(t("pr_speed_caption", lang, L=run.prompt_len, P=s.timing_plan.prefill_len))
     if run.retaken:
@@ -66,7 +67,7 @@ else:
     st.plotly_chart(bytes_figure(run, context, batch, lang), key=keys.FIG_BYTES)
     if any(r.text is not None or r.greedy is not None for r in run.results):
         st.subheader(t("pr_quality_header", lang))
-        st.dataframe(quality_table(run, lang), hide_index=True, key=keys.QUALITY_TABLE)
+        show_table(quality_table(run, lang), key=keys.QUALITY_TABLE)
         st.caption(
             t(
                 "pr_quality_caption",
@@ -77,6 +78,6 @@ else:
             )
         )
         st.subheader(t("pr_samples_header", lang))
-        st.table(samples_table(run, lang), hide_index=True)
+        show_static_table(samples_table(run, lang))
 
 render_capacity(bundle.model.config if bundle is not None else None, lang)

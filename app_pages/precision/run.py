@@ -10,12 +10,13 @@ import streamlit as st
 
 from app_pages.precision import keys
 from app_pages.precision.strings import t
-from app_pages.precision.tables import time_table, work_table
+from app_pages.precision.tables import time_table, work_short, work_table
 from lab.precision_formats import KV_CHOICES, WEIGHT_CHOICES, FormatConfig
 from lab.precision_pace import PrecisionProgress
 from lab.precision_run import PrecisionRun, RunSettings, measure
 from ui.public_caps import cap_help, capped
 from ui.run_section import run_with_progress
+from ui.tables import show_table
 from ui.text import with_eta
 from ui.widget_state import KEEP
 from ui.widgets import whole_number, whole_number_box
@@ -100,8 +101,8 @@ def measure_formats(spec: str, reference, registry, lang: str) -> None:
             batch = whole_number(s.get(keys.BATCH)) or 1
             with rows.container():
                 st.caption(t("pr_rows_so_far", lang))
-                st.dataframe(work_table(run, context, batch, lang), hide_index=True)
-                st.dataframe(time_table(run, lang), hide_index=True)
+                show_table(work_table(run, context, batch, lang), short=work_short(context, batch, lang))
+                show_table(time_table(run, lang))
 
         with registry.step_lock:
             measure(settings, progress, run=run, reference=reference, on_row=on_row)

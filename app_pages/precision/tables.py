@@ -11,6 +11,7 @@ from app_pages.precision.strings import t
 from lab.precision_formats import FormatResult, format_cost, read_bytes
 from lab.precision_run import PrecisionRun
 from ui.paired import ratio_text, verdict_text
+from ui.tables import short_labels
 
 
 def _vs(r: FormatResult, ratio, lang: str) -> str:
@@ -27,6 +28,11 @@ def _verdict(r: FormatResult, lang: str) -> str:
 def bytes_ratio(run: PrecisionRun, r: FormatResult, context: int, batch: int) -> float:
     """Bytes a decode step reads, ÷ float32's (the first row), at this context and batch: counted."""
     return read_bytes(run.model, r, context, batch) / read_bytes(run.model, run.results[0], context, batch)
+
+
+def work_short(context: int, batch: int, lang: str) -> dict[str, str]:
+    """The work table's short labels (the long ones, with L and B, are the columns' help)."""
+    return short_labels(t, lang, "pr_col_weights_read") | short_labels(t, lang, "pr_col_read", L=context, B=batch)
 
 
 def work_table(run: PrecisionRun, context: int, batch: int, lang: str) -> pd.DataFrame:

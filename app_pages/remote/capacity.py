@@ -29,6 +29,7 @@ from ui.public import public_settings
 from ui.public_caps import cap_help, capped
 from ui.queue_wait import take_turn
 from ui.slo_box import slo_box, slo_text, verdict_row, verdict_table
+from ui.tables import show_table
 from ui.theme import EXTRA_COLORS, PHASE_COLORS, style
 from ui.widget_state import KEEP
 from ui.widgets import whole_number, whole_number_box
@@ -203,7 +204,7 @@ def _run(conn: Connection, slo, scale: Scale, max_load: int, lang: str) -> None:
                 ),
             )
             if partial.points:
-                table.dataframe(pd.DataFrame(point_rows(partial, lang)), hide_index=True)
+                show_table(pd.DataFrame(point_rows(partial, lang)), where=table)
 
         result = search(measure, slo, budget_s=budget, max_load=max_load, on_point=on_point, scale=scale)
         s[keys.CAP_RESULT] = result

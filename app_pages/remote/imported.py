@@ -13,6 +13,7 @@ from app_pages.remote.strings import t
 from lab.remote_metrics import MetricsWatch
 from lab.report_import import Imported, ImportedRun
 from ui.percentile_labels import stat_cell
+from ui.tables import show_table
 from ui.text import md_literal
 from ui.widget_state import KEEP
 
@@ -60,12 +61,12 @@ def render_imported(name: str, imported: Imported, lang: str) -> None:
         )
     chosen = imported.runs[pick]
     st.markdown(t("rm_imported_ours", lang))
-    st.dataframe(summary_table(chosen.run, lang), hide_index=True, key=prefix + keys.SUMMARY_TABLE)
+    show_table(summary_table(chosen.run, lang), key=prefix + keys.SUMMARY_TABLE)
     if not imported.per_token_times:
         st.caption(t("rm_imported_no_itl", lang))
     if chosen.theirs:
         st.markdown(t("rm_imported_theirs", lang, tool=imported.tool))
-        st.dataframe(theirs_table(chosen, lang), hide_index=True, key=prefix + keys.IMPORTED_THEIRS)
+        show_table(theirs_table(chosen, lang), key=prefix + keys.IMPORTED_THEIRS)
     if imported.send_times:
         st.plotly_chart(gantt_figure(chosen.run, lang), key=prefix + keys.FIG_GANTT)
     else:

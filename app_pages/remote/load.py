@@ -35,6 +35,7 @@ from ui.percentile_labels import stat_cell
 from ui.public import CappedError, public_settings
 from ui.queue_wait import take_turn
 from ui.slo_box import slo_box, verdict_row, verdict_table
+from ui.tables import short_labels, show_table
 from ui.text import md_escape
 from ui.widgets import whole_number
 
@@ -150,7 +151,7 @@ def render_goodput(kept: list[tuple[LoadRun, MetricsWatch]], lang: str, prefix: 
         first = {t("rm_gp_col_load", lang): load_name(run, lang)}
         rows.append(verdict_row(first, g, lang) | {t("rm_gp_col_why", lang): why_cell(run, seen, g, lang)})
     if rows:
-        verdict_table(rows, prefix + keys.LOAD_GOODPUT_TABLE, lang)
+        verdict_table(rows, prefix + keys.LOAD_GOODPUT_TABLE, lang, short_labels(t, lang, "rm_gp_col_why"))
 
 
 def summary_table(run: LoadRun, lang: str) -> pd.DataFrame:
@@ -179,7 +180,7 @@ def render_run(run: LoadRun, seen: MetricsWatch, lang: str, prefix: str = "") ->
     if len(prompts) < len(run.results):
         st.caption(t("rm_prompts_repeat", lang, n=len(run.results), k=len(prompts)))
     if run.timed:
-        st.dataframe(summary_table(run, lang), hide_index=True, key=prefix + keys.SUMMARY_TABLE)
+        show_table(summary_table(run, lang), key=prefix + keys.SUMMARY_TABLE)
         st.caption(t("rm_throughput", lang, rps=summary["requests_per_s"], tps=summary["output_tokens_per_s"]))
     st.plotly_chart(gantt_figure(run, lang), key=prefix + keys.FIG_GANTT)
     if seen.snapshots:
@@ -212,6 +213,6 @@ def sweep_table(runs: list[LoadRun], lang: str) -> pd.DataFrame:
 
 def render_sweep(runs: list[LoadRun], lang: str, prefix: str = "") -> None:
     st.subheader(t("rm_sweep_header", lang))
-    st.dataframe(sweep_table(runs, lang), hide_index=True, key=prefix + keys.SWEEP_TABLE)
+    show_table(sweep_table(runs, lang), key=prefix + keys.SWEEP_TABLE)
     st.plotly_chart(sweep_figure(runs, lang), key=prefix + keys.FIG_SWEEP)
     st.caption(t("rm_sweep_caption", lang))

@@ -24,6 +24,7 @@ from ui.models import get_registry, load_for_page
 from ui.public_caps import cap_help, capped
 from ui.queue_wait import take_turn
 from ui.sidebar import CHOICE_KEY
+from ui.tables import show_table
 from ui.widgets import whole_number, whole_number_box
 
 METRICS = (("ttft_ms", "TTFT P50 (ms)"), ("tpot_ms", "TPOT P50 (ms)"), ("e2e_ms", "E2E P50 (ms)"))
@@ -138,5 +139,5 @@ def render_beside(conn: Connection, lang: str) -> None:
         render_outcome(b.run, lang, with_finished=bool(b.failed))  # the reasons where the failures show
     if not b.remote["ttft_ms"]["n"]:
         return  # nothing timed on the server: nothing to compare
-    st.dataframe(beside_table(b, lang), hide_index=True, key=keys.BESIDE_TABLE)
+    show_table(beside_table(b, lang), key=keys.BESIDE_TABLE)
     st.caption(t("rm_beside_caption", lang, model=b.local_model))

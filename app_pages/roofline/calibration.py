@@ -25,6 +25,7 @@ from ui.paired import busy_beside, ratio_text, retaken_text
 from ui.public_caps import cap_help, capped
 from ui.queue_wait import take_turn
 from ui.run_section import run_with_progress
+from ui.tables import show_table
 from ui.text import md_literal
 from ui.widget_state import KEEP, seed
 from ui.widgets import whole_number_box
@@ -185,7 +186,7 @@ def render_calibration_section(bundle, registry, ceilings: DeviceCeilings, lang:
         calibration_figure(labels, [row.predicted_ms for row in r.rows], [row.measured_ms for row in r.rows], lang),
         key=keys.FIG_CAL,
     )
-    st.dataframe(calibration_table(r, lang), hide_index=True, key=keys.CAL_TABLE)
+    show_table(calibration_table(r, lang), key=keys.CAL_TABLE)
     notes = [
         t(
             "rf_cal_caption",

@@ -18,6 +18,7 @@ from lab.hardware import DeviceCeilings, cache_path, cached_ceilings, machine_ce
 from ui.formula import show_formula
 from ui.public import shown_path
 from ui.run_section import run_with_progress
+from ui.tables import show_table
 from ui.text import md_literal
 
 
@@ -108,7 +109,7 @@ def render_ceilings_section(device: str, lang: str) -> DeviceCeilings | None:
     c3.metric(t("rf_m_ridge", lang), f"{ceilings.ridge_point('float32'):.1f} FLOP/B" if fp32 else "–")
     if ceilings.busy:
         st.caption(t("rf_ceil_busy", lang, reading=busy_reading(ceilings, lang)))
-    st.dataframe(ceilings_table(ceilings, lang), hide_index=True, key=keys.CEIL_TABLE)
+    show_table(ceilings_table(ceilings, lang), key=keys.CEIL_TABLE)
     when = dt.datetime.fromtimestamp(ceilings.measured_at, dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     st.caption(
         t(

@@ -14,6 +14,7 @@ from engine.kernels import native
 from engine.layers.kernel_plan import PREFILL_ROWS
 from engine.observe.machine import cpu_capability, cpu_model
 from ui.formula import show_formula
+from ui.tables import show_table
 from ui.text import md_literal
 
 
@@ -43,6 +44,20 @@ def kernel_table(model, lang: str) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def kernel_short(model, lang: str) -> dict[str, str]:
+    """Short labels of the timing columns: their headers name every candidate kernel, which the
+    column's help keeps."""
+    short = {}
+    for choice in model.kernel_plan.choices.values():
+        for key, ms, rows in (
+            ("rf_k_decode_us", choice.decode_ms, 1),
+            ("rf_k_prefill_ms", choice.prefill_ms, PREFILL_ROWS),
+        ):
+            kernels = " · ".join(ms)
+            short[t(key, lang, rows=rows, kernels=kernels)] = t(key + "_short", lang, rows=rows, kernels=kernels)
+    return short
+
+
 def _times(ms: dict[str, float], scale: float, digits: int) -> str:
     """Each candidate's time, in the order the column header names them."""
     return " · ".join(f"{v * scale:.{digits}f}" for v in ms.values())
@@ -68,7 +83,7 @@ def render_kernels_section(bundle, lang: str) -> None:
     plan = bundle.model.kernel_plan
     table = kernel_table(bundle.model, lang)
     widths = {c: st.column_config.Column(width=150 if "(" in c else 80) for c in table.columns}
-    st.dataframe(table, hide_index=True, key=keys.KERNEL_TABLE, column_config=widths)
+    show_table(table, key=keys.KERNEL_TABLE, short=kernel_short(bundle.model, lang), column_config=widths)
     cpu = t("rf_cpu", lang, cpu=cpu_model(), isa=cpu_capability(), n=torch.get_num_threads(), torch=torch.__version__)
     st.caption(t(f"rf_k_source_{plan.source}", lang, cpu=md_literal(cpu), forced=plan.forced or ""))
     st.caption(step_path_text(bundle.model, lang))

@@ -13,6 +13,7 @@ from app_pages.roofline.strings import formula, t
 from engine.config import PRESETS
 from lab.projection import GPU_PRESETS, KV_DTYPE_BYTES, PUBLISHED, kv_capacity, predict_tpot, predict_ttft
 from ui.formula import show_formula
+from ui.tables import show_table
 from ui.widget_state import KEEP, seed
 from ui.widgets import whole_number_box
 
@@ -129,9 +130,9 @@ def render_projection_section(lang: str) -> None:
     st.markdown(t("rf_pj_intro", lang))
     models, gpu, eff_c, eff_b, context, batch, kv = render_controls(lang)
     with st.expander(t("rf_pj_gpus", lang)):
-        st.dataframe(gpu_table(lang), hide_index=True, key=keys.PJ_GPU_TABLE)
+        show_table(gpu_table(lang), key=keys.PJ_GPU_TABLE)
     st.markdown(t("rf_pj_published", lang))
-    st.dataframe(published_table(eff_c, eff_b, lang), hide_index=True, key=keys.PJ_PUBLISHED_TABLE)
+    show_table(published_table(eff_c, eff_b, lang), key=keys.PJ_PUBLISHED_TABLE)
     if not models:
         st.info(t("rf_pj_pick", lang))
         return
@@ -196,4 +197,4 @@ def render_projection_section(lang: str) -> None:
     c1, c2 = st.columns([3, 2])
     c1.plotly_chart(kv_capacity_figure(models, by_dtype, gpu, context, lang), key=keys.FIG_KV)
     c2.markdown(t("rf_pj_kv_reading", lang))
-    st.dataframe(table, hide_index=True, key=keys.PJ_KV_TABLE)
+    show_table(table, key=keys.PJ_KV_TABLE)

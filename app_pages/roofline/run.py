@@ -25,6 +25,7 @@ from ui.paired import busy_beside, ratio_text
 from ui.public_caps import cap_help, capped
 from ui.queue_wait import take_turn
 from ui.run_section import run_with_progress
+from ui.tables import show_table
 from ui.text import md_literal
 from ui.widget_state import KEEP, seed
 from ui.widgets import whole_number_box
@@ -207,7 +208,7 @@ def render_result(r: RooflineResult, lang: str) -> None:
             lang,
         )
     )
-    st.dataframe(utilisation_table(r, lang), hide_index=True, key=keys.UTIL_TABLE)
+    show_table(utilisation_table(r, lang), key=keys.UTIL_TABLE)
     st.markdown(t("rf_reading", lang, ridge=ridge_intensity(peak, bw), measured=_roof_shares(r, lang)))
     render_nvml(r, lang)
 

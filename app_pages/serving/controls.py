@@ -34,6 +34,7 @@ from engine.errors import LabError
 from lab.workload import RequestSpec
 from ui.errors import show_error
 from ui.public_caps import cap_help, capped, check_count
+from ui.tables import edit_table, show_table
 from ui.widget_state import KEEP
 from ui.widgets import whole_number, whole_number_box
 
@@ -128,10 +129,9 @@ def _custom_table(lang: str) -> list[dict]:
     if keys.CUSTOM not in s and keys.CUSTOM_KEPT in s:
         s[keys.CUSTOM_BASE] = s[keys.CUSTOM_KEPT]
     cfg = st.column_config
-    edited = st.data_editor(
+    edited = edit_table(
         s[keys.CUSTOM_BASE],
         num_rows="dynamic",
-        hide_index=True,
         key=keys.CUSTOM,
         column_config={
             "label": cfg.TextColumn(t("sv_col_request", lang), max_chars=40),
@@ -184,9 +184,8 @@ def workload_controls(bundle, lang: str) -> list[RequestSpec] | None:
     prompt, output = sum(len(s.prompt_ids) for s in specs), sum(s.max_new_tokens for s in specs)
     span = max(s.arrival_s for s in specs)
     with st.expander(t("sv_workload_summary", lang, n=len(specs), prompt=prompt, output=output, span=span)):
-        st.dataframe(
+        show_table(
             _spec_frame(specs, bundle.tokenizer, lang),
-            hide_index=True,
             key=keys.SPEC_TABLE,
             column_config={t("sv_col_arrival", lang): st.column_config.NumberColumn(format="%.2f")},
         )

@@ -28,6 +28,7 @@ from ui.errors import error_message, show_message
 from ui.models import get_registry
 from ui.paired import retaken_text
 from ui.progress import PacedBar
+from ui.tables import show_table
 
 # What a new run resets: the inspectors' choices, and the cached timelines (keyed by the id of a
 # trace, which a new trace could reuse once the old one is gone)
@@ -85,7 +86,7 @@ def run_comparison(bundle, specs: list[RequestSpec], settings: ServingSettings, 
             progress.round = min(len(kept) + 1, rounds)
             progress.work = progress.total_work * len(kept) / rounds  # a round raced again counts once
             table = metrics_table(kept, ALL, lang, result.retaken, result.load)  # each round's answer as it lands
-            so_far.dataframe(table, hide_index=True, key=keys.so_far(keys.METRICS_TABLE, len(kept)))
+            show_table(table, key=keys.so_far(keys.METRICS_TABLE, len(kept)), where=so_far)
 
         deadline = time.perf_counter() + RETAKE_BUDGET_S * max(1.0, rounds / 5)
         try:

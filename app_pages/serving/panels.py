@@ -29,6 +29,7 @@ from app_pages.serving.run_latencies import (
 )
 from app_pages.serving.strings import t
 from app_pages.serving.timeline import batch_rows, step_window
+from ui.tables import show_table
 from ui.theme import fmt_bytes
 from ui.widget_state import KEEP
 
@@ -149,7 +150,7 @@ def timeline_panel(result: ServingResult, lang: str) -> None:
     index = _step_navigator(len(run.trace.steps), lang)
     st.plotly_chart(mark_step(_gantt(run, x_max, lang), run.trace, index, lang), key=keys.FIG_GANTT)
     st.markdown(_step_caption(run, index, lang))
-    st.dataframe(_batch_frame(run, index, lang), hide_index=True, key=keys.BATCH_TABLE)
+    show_table(_batch_frame(run, index, lang), key=keys.BATCH_TABLE)
     st.plotly_chart(
         composition_figure(run.trace, run.step_budget if run.chunked else None, lang, highlight=index),
         key=keys.FIG_COMP,
@@ -236,8 +237,8 @@ def metrics_panel(result: ServingResult, lang: str, bundle=None) -> None:
         t("sv_col_stat", lang): st.column_config.TextColumn(width="small"),
         ratio_column(lang, result.load): st.column_config.TextColumn(width="large"),
     }
-    st.dataframe(
-        table, hide_index=True, key=keys.METRICS_TABLE, column_config=config, height=35 * (len(table) + 1) + 3
+    show_table(
+        table, key=keys.METRICS_TABLE, column_config=config, height=35 * (len(table) + 1) + 3
     )  # every row at once: no scrolling inside the table
     st.plotly_chart(metrics_figure(rounds, group, lang), key=keys.FIG_METRICS)
     notes = [t("sv_metrics_caption", lang, n=len(rounds)), t(f"sv_metrics_note_{result.preset}", lang)]
@@ -248,4 +249,4 @@ def metrics_panel(result: ServingResult, lang: str, bundle=None) -> None:
     st.subheader(t("sv_gp_header", lang))
     goodput_panel(result, runs, lang, bundle)
     with st.expander(t("sv_requests_header", lang)):
-        st.dataframe(request_table(runs, lang), hide_index=True, key=keys.REQUEST_TABLE)
+        show_table(request_table(runs, lang), key=keys.REQUEST_TABLE)

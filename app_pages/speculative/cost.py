@@ -34,6 +34,7 @@ from ui.paired import ratio_text, retaken_text, verdict_text
 from ui.public import check_run_work
 from ui.queue_wait import take_turn
 from ui.run_section import run_with_progress
+from ui.tables import short_labels, show_table
 from ui.text import with_eta
 from ui.widget_state import KEEP, seed
 
@@ -196,6 +197,6 @@ def render_cost_tab(bundle, registry, lang: str) -> None:
     st.caption(t("sp_cost_caption", lang, ridge=r.ridge))
     if r.retaken:
         st.caption(retaken_text(r.retaken, lang))
-    st.dataframe(_table(r, lang), hide_index=True, key=keys.COST_TABLE)
+    show_table(_table(r, lang), key=keys.COST_TABLE, short=short_labels(t, lang, "sp_col_ratio"))
     with st.expander(t("sp_method", lang)):
         st.markdown(t("pair_explain", lang))

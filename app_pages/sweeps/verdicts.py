@@ -12,6 +12,7 @@ from lab.sweep_verdicts import sweep_verdicts
 from lab.sweeps import SweepResult
 from ui.claims_verdicts import sweep_frame
 from ui.paired import retaken_text
+from ui.tables import show_static_table
 
 
 def render_verdicts(result: SweepResult, lang: str) -> None:
@@ -20,6 +21,6 @@ def render_verdicts(result: SweepResult, lang: str) -> None:
     except LabError as exc:
         st.info(str(exc))
         return
-    st.table(sweep_frame(verdicts, lang), hide_index=True)  # a table: the sentences wrap
+    show_static_table(sweep_frame(verdicts, lang))  # a table: the sentences wrap
     notes = [t("pair_explain", lang)] + ([retaken_text(result.retaken, lang)] if result.retaken else [])
     st.caption(" ".join(notes))
