@@ -135,7 +135,7 @@ def test_two_columns_run_into_shared_charts_and_table(app):
     # column 2's times over column 1's: paired ratios with their interval and n, busy or not
     tpot = result.columns[1].vs_base["tpot"]
     assert tpot.n == 5 * 5  # five decode steps a run, paired step for step, in each of five repeats
-    tpot_row = "TPOT ÷ base, paired per decode step [95 % interval]"
+    tpot_row = "TPOT ÷ base [95 %]"
     assert off_col[tpot_row].startswith(f"{tpot.median:.3g}× [") and f"n = {tpot.n}" in off_col[tpot_row]
     assert on_col[tpot_row] == "base"
     busy = any(r.load is not None and r.load.busy for c in result.columns for r in c.runs)

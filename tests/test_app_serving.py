@@ -329,5 +329,5 @@ def test_the_four_policies_are_judged_at_one_slo(app):
     at.number_input(key="sv_slo_ttft").set_value(1)  # a new SLO re-judges the kept runs, without running them again
     at = at.run()
     load = at.session_state["sv_policy_runs"]["load"]
-    missed = "not separable here · other work" if load.busy else "does not hold"  # other work can only slow it
+    missed = "not separable here · ⚠" if load.busy else "does not hold"  # other work can only slow it
     assert all(v.startswith(missed) for v in table_with(at, "policy")["verdict"])

@@ -161,10 +161,10 @@ def test_time_ratios_are_paired_intervals_with_the_busy_reading_beside_and_never
         summary(1, ttft_ms=300.0, peak_bytes=1500, vs_base={"ttft": paired(3.0, load=busy), "e2e": paired(1.0, 0.4)}),
     ]
     table = summary_table(summaries, ["a", "b"], "en")
-    ttft = "TTFT ÷ base, paired per repeat [95 % interval]"
+    ttft = "TTFT ÷ base [95 %]"
     assert table.loc[ttft, "b"].startswith("3× [2.85–3.15], n = 8") and "1.2/2 cores busy" in table.loc[ttft, "b"]
     assert table.loc[ttft, "a"] == "base"
-    assert table.loc["TPOT ÷ base, paired per decode step [95 % interval]", "b"] == "not measured"
+    assert table.loc["TPOT ÷ base [95 %]", "b"] == "not measured"
     assert table.loc["peak memory ÷ base (×)", "b"] == "1.50"
     assert table.loc["other work while timed", "a"] == "1.2 of 2 cores"
     assert not table.isin(["None", None]).any().any() and "None" not in table.to_string()

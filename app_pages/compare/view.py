@@ -38,6 +38,8 @@ from ui.tables import show_table
 from ui.text import md_escape
 from ui.theme import KIB, MIB
 
+INDEX_PX, COLUMNS_PX = 270, 660  # the summary table's widths: label, and all columns together
+
 
 def _outcome(c: ColumnOutcome, lang: str) -> None:
     """One column's header: its settings, how it went, its text."""
@@ -167,9 +169,9 @@ def render_comparison(result: CompareResult | None, lang: str) -> None:
         hide_index=False,
         height=35 * (len(table) + 1) + 3,  # every row, no inner scrolling
         short={name: t("cmp_column", lang, n=c.settings.index + 1) for name, c in zip(names, done)},  # the name: help
-        column_config={  # the longest row label whole; a ratio with its interval and busy reading whole, 2 columns
-            "_index": st.column_config.TextColumn(width="large"),
-            **{name: st.column_config.TextColumn(width="large" if len(names) <= 2 else "medium") for name in names},
+        column_config={  # the row labels whole, the columns sharing the rest of a 1400 px page's ~940 px
+            "_index": st.column_config.TextColumn(width=INDEX_PX),
+            **{name: st.column_config.TextColumn(width=max(120, COLUMNS_PX // len(names))) for name in names},
         },
     )
     if base.index != 0:
