@@ -129,7 +129,7 @@ def test_the_page_says_how_busy_the_machine_was_beside_the_ratios(app):
     result.load = MachineLoad(1.3, 2, 4.0)
     at = at.run()
     table = table_with(at, "percentile")
-    ratios = table["B ÷ A [95 % interval], n · ⚠ 1.3/2 cores busy with other work"]
+    ratios = table["B ÷ A [95 %], n · ⚠ 1.3/2 cores busy with other work"]
     assert ratios.str.contains(r"\], n = 5").all()  # every ratio kept, with its interval and n
     assert not any("unreliable" in c.value.lower() for c in at.caption)
     assert any("other processes kept up to 1.3 of this machine's 2 cores busy" in c.value for c in at.caption)

@@ -138,3 +138,13 @@ def test_every_page_draws_its_tables_by_the_rule(new_app, tiny_dirs, monkeypatch
             found[page.name] = problems
     assert not found, found
     assert tables >= 8, "the walk met fewer tables than the pages draw at their defaults"
+
+
+def test_a_header_with_the_machines_load_keeps_its_mark_in_sight():
+    """A ratio column named with the load beside it ("… · ⚠ 1.2/2 cores busy with other work") is cut
+    to fit, but its ⚠ stays in the label and the reading in the help."""
+    name = "B ÷ A [95 % interval], n · ⚠ 1.2/2 cores busy with other work"
+    label = short_label(name)
+    assert label.endswith(" ⚠") and fits(label) and label.startswith("B ÷ A")
+    config = table_config(pd.DataFrame({name: ["1.0×"]}))
+    assert config[name]["label"] == label and config[name]["help"] == name

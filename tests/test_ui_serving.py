@@ -297,7 +297,7 @@ def test_metrics_table_is_summarize(hol_rounds):
     assert row["A: continuous batching"].item() == pytest.approx(statistics.median(a))
     assert row["B: continuous + chunked prefill"].item() == pytest.approx(statistics.median(b))
     r = ratio_interval(b, a)
-    assert r.n == 5 and row["B ÷ A [95 % interval], n"].item().startswith(f"{r.median:.3g}× [{r.low:.3g}–")
+    assert r.n == 5 and row["B ÷ A [95 %], n"].item().startswith(f"{r.median:.3g}× [{r.low:.3g}–")
     assert row["B against A"].item() in ("B higher", "B lower", "not separable here")
     # three chats: a P50 of 3, then their maximum once (a P90 or P99 of 3 claims a tail never seen)
     ttft = table[table["metric"] == "TTFT (ms)"]
@@ -308,7 +308,7 @@ def test_metrics_table_is_summarize(hol_rounds):
 
 def test_one_round_is_too_few_pairs_to_judge(hol_rounds):
     table = metrics_table(hol_rounds[:1], "chat")
-    assert all(x.endswith("too few pairs to judge (5 needed)") for x in table["B ÷ A [95 % interval], n"])
+    assert all(x.endswith("too few pairs to judge (5 needed)") for x in table["B ÷ A [95 %], n"])
     assert set(table["B against A"]) == {"not separable here"}
 
 
@@ -318,7 +318,7 @@ def test_other_work_stands_beside_each_ratio_never_instead_of_it(hol_rounds):
     busy = MachineLoad(1.2, 2, 5.0)
     table = metrics_table(hol_rounds, "chat", load=busy)
     quiet = metrics_table(hol_rounds, "chat")
-    column = "B ÷ A [95 % interval], n"
+    column = "B ÷ A [95 %], n"
     assert list(table[column + " · ⚠ 1.2/2 cores busy with other work"]) == list(quiet[column])  # said beside, once
     assert (
         "None" not in table.to_string()

@@ -23,6 +23,7 @@ import streamlit as st
 LABEL_CAP = 24  # display characters: "ITL P99 (ms)" fits; a header that wraps or pushes its column does not
 INDEX = "_index"  # Streamlit's name for a frame's index in a column config
 ELLIPSIS = "…"
+BUSY_MARK = "⚠"  # how ui/paired.busy_beside begins the machine's load beside a number
 
 
 def display_width(text: str) -> int:
@@ -40,6 +41,8 @@ def short_label(text: str, cap: int = LABEL_CAP) -> str:
     the cap, with "…": the fallback for a label no page wrote short, such as a prompt."""
     if fits(text, cap):
         return text
+    if BUSY_MARK in text:  # a header carrying the machine's load keeps its mark in sight; the reading is the help
+        return short_label(text.split(BUSY_MARK)[0].rstrip(" ·"), cap - 2) + " " + BUSY_MARK
     head, width = "", display_width(ELLIPSIS)
     for ch in text:
         width += display_width(ch)
