@@ -60,19 +60,34 @@ class ShotTaker:
         page.set_viewport_size({"width": shot.width, "height": height})
         target = show_target(page, shot.page)
         box = target.bounding_box()
-        if shot.max_height and box["y"] + shot.max_height > height:
-            # headless Chromium paints nothing below the viewport: make room for the part kept
-            page.set_viewport_size({"width": shot.width, "height": int(box["y"]) + shot.max_height + 100})
-            target = show_target(page, shot.page)
-            box = target.bounding_box()
         path = self.out / shot.file
-        if shot.max_height:
-            clip = {**box, "height": min(box["height"], shot.max_height)}
-            page.screenshot(path=str(path), clip=clip)
-        else:
+        if not shot.max_height:
             target.screenshot(path=str(path))
+        else:
+            top = results_top(target, box)
+            if top + shot.max_height > height:
+                # headless Chromium paints nothing below the viewport: make room for the part kept
+                page.set_viewport_size({"width": shot.width, "height": int(top) + shot.max_height + 100})
+                target = show_target(page, shot.page)
+                box = target.bounding_box()
+                top = results_top(target, box)
+            clip = {**box, "y": top, "height": min(box["y"] + box["height"] - top, shot.max_height)}
+            page.screenshot(path=str(path), clip=clip)
         shrink(path)
         self._wrote(path, shot)
+
+
+RESULTS = '[data-testid="stPlotlyChart"], [data-testid="stDataFrame"], [data-testid="stMetric"]'
+
+
+def results_top(target, box: dict) -> float:
+    """Where a tall narrow shot starts: the page's top, or just above its first result where the
+    controls alone would fill the shot (a phone reads the controls, then scrolls to the answer)."""
+    found = target.locator(RESULTS).first.bounding_box() if target.locator(RESULTS).count() else None
+    if found is None:
+        return box["y"]
+    y = found["y"] - 60
+    return y if y > box["y"] + 800 else box["y"]
 
 
 def switch_language(page, lang: str, height: int) -> str:
