@@ -6,12 +6,13 @@ and in each language (scripts/shot_plan.py names them); most pages add the docs'
 tabs and runs, in English at the desktop width.
 
 Usage: .venv/bin/python scripts/screenshots.py [--pages compare,memory] [--widths 1400,390]
-       [--langs en,zh] [--gallery-only]
+       [--langs en,zh] [--gallery-only] [--busy-core]
 (needs /usr/bin/chromium; CJK fonts such as fonts-noto-cjk for the Chinese shots)
 """
 
 from __future__ import annotations
 
+import subprocess
 import sys
 from pathlib import Path
 
@@ -35,12 +36,13 @@ from scripts.app_browser import (
     wait_idle,
 )
 from scripts.shot_plan import DESKTOP, LANGS, WIDTHS, parse_list, plan
-from scripts.shot_taker import ShotTaker
+from scripts.shot_taker import MAIN_BLOCK, ShotTaker
 
 OUT = ROOT / "docs" / "screenshots"
 TAB_PANEL = '[data-testid="stTabPanel"]:visible'
 # A tab panel's box ends at its last element's border: a little room below keeps a last button whole.
 SHOT_CSS = '[data-testid="stTabPanel"] { padding-bottom: 12px; }'
+BUSY_SHOT_PX = 2600  # the busy shots keep the top of the page: the charts and the first table
 LONG_MS = 3_600_000  # a page's whole default run on a machine other work shares: many times the quiet minute
 
 
@@ -225,6 +227,11 @@ def serving(page, port: int, shots: ShotTaker) -> None:
 
 def compare(page, port: int, shots: ShotTaker) -> None:
     """The compare page: its default comparison (one prompt, KV cache on against off), 24 new tokens."""
+    compare_run(page, port)
+    shots.page(page, "compare")
+
+
+def compare_run(page, port: int) -> None:
     page.set_viewport_size({"width": DESKTOP, "height": 6400})  # the table is a canvas: drawn only when in view
     goto(page, f"http://127.0.0.1:{port}/compare")
     run = page.get_by_role("button", name="Run all")
@@ -234,7 +241,6 @@ def compare(page, port: int, shots: ShotTaker) -> None:
     click_and_wait(page, run, 600_000)
     wait_text(page, "columns finished")
     page.locator('[data-testid="stPlotlyChart"] .main-svg').first.wait_for(timeout=20_000)
-    shots.page(page, "compare")
 
 
 def ceilings_measured(page) -> None:
@@ -327,12 +333,33 @@ def sweeps(page, port: int, shots: ShotTaker) -> None:
 def claims(page, port: int, shots: ShotTaker) -> None:
     """The claims page after a full check: the summary and the table's first claims (the first 2600
     pixels: headless Chromium leaves what lies below its viewport blank)."""
+    claims_run(page, port)
+    shots.page(page, "claims")
+
+
+def claims_run(page, port: int) -> None:
     page.set_viewport_size({"width": DESKTOP, "height": 2600})
     goto(page, f"http://127.0.0.1:{port}/claims")
     page.get_by_role("button", name="Check all claims").wait_for(timeout=240_000)
     click_and_wait(page, page.get_by_role("button", name="Check all claims"), 900_000)
     page.get_by_text("Checked 24 claims").first.wait_for(timeout=60_000)
-    shots.page(page, "claims")
+
+
+def busy_core(page, port: int, shots: ShotTaker) -> None:
+    """Compare's default and the claims check again beside one core of other work (a spinning process
+    this script starts and stops), as a laptop with a browser open runs them: what the pages say then
+    (compare-busy.png, claims-busy.png)."""
+    spinner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        for run, name in ((compare_run, "compare-busy.png"), (claims_run, "claims-busy.png")):
+            run(page, port)
+            main = page.locator(MAIN_BLOCK)
+            box = main.bounding_box()
+            page.screenshot(path=str(OUT / name), clip={**box, "height": min(box["height"], BUSY_SHOT_PX)})
+            shots.extra(OUT / name)
+    finally:
+        spinner.kill()
+        spinner.wait(timeout=10)
 
 
 def remote_pools(page, port: int, shots: ShotTaker) -> None:
@@ -479,6 +506,9 @@ def parse_args(argv: list[str] | None = None):
             help=f"comma-separated, among {','.join(map(str, allowed))} (default: all)",
         )
     ap.add_argument("--gallery-only", action="store_true", help="only the gallery's shots: no other tabs or runs")
+    ap.add_argument(
+        "--busy-core", action="store_true", help="only Compare and Claims beside one busy core (compare-busy.png, …)"
+    )
     return ap.parse_args(argv)
 
 
@@ -497,6 +527,8 @@ def main() -> int:
     args = parse_args()
     shots = ShotTaker(OUT, plan(args.pages, args.widths, args.langs), extras=not args.gallery_only)
     runs = [run for name in args.pages for run in RUNS[name] if shots.extras or run not in EXTRA_RUNS]
+    if args.busy_core:
+        runs = [busy_core]
     OUT.mkdir(parents=True, exist_ok=True)
     port = free_port()
     proc = start_app(port, env={"PDLAB_MODEL": "bundled"})
