@@ -190,7 +190,7 @@ def test_how_a_roof_was_measured_is_worded_in_each_language():
     assert read_words("our C gemv, one row over 1 GiB", "en") == "our C gemv, one row over 1 GiB"
     assert (
         read_words("our C gemv, one row over 1 GiB, 2 threads", "zh")
-        == "我们的 C gemv（单行输入），读取 1 GiB，2 个线程"
+        == "我们的 C gemv（单行输入），缓冲区 1 GiB，2 个线程"
     )
     assert (
         gemm_words(kernels, "zh")
