@@ -79,7 +79,8 @@ def test_sweep_shows_progress_and_matches_the_formula(app):
     assert bars["y"][-1] == pytest.approx(formula["y"][-1], rel=0.10)  # within 10 % at L = 2048
     table = table_with(at, "eager − sdpa (MiB)")
     assert list(table["L"]) == [64, 1024, 2048]
-    assert any("L = 2048" in m.value and "within 10 %" in m.value for m in at.markdown)
+    why = next(m.value for m in at.markdown if "L = 2048" in m.value and "within 10 %" in m.value)
+    assert why.startswith("In words: each percentage below is how much more memory eager needed")  # then the arithmetic
     assert chart(at, "Memory at the prefill peak")["layout"]["barmode"] == "stack"
     slopes = [c.value for c in at.caption if c.value.startswith("**Measured here**")]
     assert len(slopes) == 1 and "eager grew as L^" in slopes[0] and "(L = 1,024 → 2,048)" in slopes[0]

@@ -65,7 +65,7 @@ def test_connect_stream_one_prompt_and_run_a_load(app, served, tiny_dirs):
     assert any("The server's own clock" in c.value for c in at.caption), [c.value for c in at.caption]
     assert {b.proto.label for b in at.get("download_button")} == {"Download trace (JSON)", "Download report (HTML)"}
 
-    at.radio(key="rm_mode").set_value("concurrent")
+    at = at.radio(key="rm_mode").set_value("concurrent").run()
     at.number_input(key="rm_requests").set_value(6)
     at.number_input(key="rm_concurrency").set_value(3)
     at.number_input(key="rm_load_tokens").set_value(8)
@@ -97,9 +97,35 @@ def test_connect_stream_one_prompt_and_run_a_load(app, served, tiny_dirs):
     assert why.startswith(("requests waited in the server's queue", "prefill itself took the time")), why
 
 
+def test_a_box_the_mode_does_not_use_is_greyed_out(app, served):
+    """One at a time (the default) keeps nothing in flight and sends at no rate: Concurrency and Rate
+    are disabled, with the reason as their help; each mode leaves on exactly the boxes it reads."""
+    at = connect(app, served)
+    boxes = ("rm_concurrency", "rm_rate", "rm_requests", "rm_load_tokens")
+
+    def enabled() -> set[str]:
+        shown = {key: not at.number_input(key=key).disabled for key in boxes}
+        shown["rm_rates"] = not at.text_input(key="rm_rates").disabled
+        shown["rm_preset"] = not at.selectbox(key="rm_preset").disabled
+        return {key for key, on in shown.items() if on}
+
+    assert at.radio(key="rm_mode").value == "synchronous"
+    assert enabled() == {"rm_requests", "rm_load_tokens"}
+    assert "Not used in this mode (synchronous: one at a time)" in at.number_input(key="rm_concurrency").help
+    expected = {
+        "concurrent": {"rm_requests", "rm_load_tokens", "rm_concurrency"},
+        "poisson": {"rm_requests", "rm_load_tokens", "rm_rate"},
+        "sweep": {"rm_requests", "rm_load_tokens", "rm_rates"},
+        "workload": {"rm_preset"},
+    }
+    for mode, on in expected.items():
+        at = at.radio(key="rm_mode").set_value(mode).run()
+        assert enabled() == on, mode
+
+
 def test_a_sweep_and_a_workload(app, served):
     at = connect(app, served)
-    at.radio(key="rm_mode").set_value("sweep")
+    at = at.radio(key="rm_mode").set_value("sweep").run()
     at.text_input(key="rm_rates").set_value("8, 2")
     at.number_input(key="rm_requests").set_value(3)
     at.number_input(key="rm_load_tokens").set_value(4)
@@ -114,18 +140,18 @@ def test_a_sweep_and_a_workload(app, served):
     assert len(set(prompts)) == 6 and sorted(p.split(")")[0] for p in prompts) == [f"({i}" for i in range(1, 7)]
     assert not any("different prompts" in c.value for c in at.caption)  # unique starts: no prefix to reuse
 
+    at = at.radio(key="rm_mode").set_value("synchronous").run()
     at.toggle(key="rm_unique").set_value(False)
-    at.radio(key="rm_mode").set_value("synchronous")
     at.number_input(key="rm_requests").set_value(12)  # more than there are questions: they repeat
     at = submit(at, "Run the load")
     assert any("12 requests shared 8 different prompts" in c.value for c in at.caption), [c.value for c in at.caption]
 
-    at.radio(key="rm_mode").set_value("sweep")
+    at = at.radio(key="rm_mode").set_value("sweep").run()
     at.text_input(key="rm_rates").set_value("fast, faster")
     at = submit(at, "Run the load")
     assert any("is not a list of" in e.value and "faster" in e.value for e in at.error)
 
-    at.radio(key="rm_mode").set_value("workload")
+    at = at.radio(key="rm_mode").set_value("workload").run()
     at.selectbox(key="rm_preset").set_value("shared-prefix")
     at = submit(at, "Run the load")
     assert not at.exception, [e.value for e in at.exception]
@@ -170,7 +196,7 @@ def test_what_other_servers_do_is_said(app):
         ]
 
         at = connect(at, f"{base}/interrupt")
-        at.radio(key="rm_mode").set_value("concurrent")
+        at = at.radio(key="rm_mode").set_value("concurrent").run()
         at.number_input(key="rm_requests").set_value(4)
         at.number_input(key="rm_concurrency").set_value(4)
         at = submit(at, "Run the load")
@@ -194,7 +220,7 @@ def test_a_saved_run_opens_without_a_server(new_app, app, served, tiny_dirs):
     """A load saved as the page saves it, opened in a fresh session that never connected: the same
     table and charts; a bad file gets one sentence and the page keeps serving."""
     at = connect(app, served)
-    at.radio(key="rm_mode").set_value("concurrent")
+    at = at.radio(key="rm_mode").set_value("concurrent").run()
     at.number_input(key="rm_requests").set_value(4)
     at.number_input(key="rm_load_tokens").set_value(5)
     at = submit(at, "Run the load")
@@ -276,7 +302,7 @@ def test_a_capacity_search_by_request_rate_says_its_rates(app, served):
 
 def test_a_load_of_synthetic_prompts_says_their_length_beside_the_servers_count(app, served):
     at = connect(app, served)
-    at.radio(key="rm_mode").set_value("concurrent")
+    at = at.radio(key="rm_mode").set_value("concurrent").run()
     at.number_input(key="rm_requests").set_value(4)
     at.number_input(key="rm_load_tokens").set_value(4)
     at.selectbox(key="rm_prompts").set_value("synthetic")
@@ -299,7 +325,7 @@ def test_a_load_of_synthetic_prompts_says_their_length_beside_the_servers_count(
 
 def test_pools_are_read_beside_a_load_and_drawn_pool_by_pool(app, served):
     at = connect(app, served)
-    at.radio(key="rm_mode").set_value("concurrent")
+    at = at.radio(key="rm_mode").set_value("concurrent").run()
     at.number_input(key="rm_requests").set_value(3)
     at.number_input(key="rm_load_tokens").set_value(4)
     at.text_area(key="rm_pools").set_value("decode = http//nowhere")
@@ -321,7 +347,7 @@ def test_a_strict_server_and_a_refusing_one_as_the_page_says_them(app):
     tab or in the capacity search, but "all N requests failed" with its status and words."""
     with fault_server() as base:
         at = connect(app, f"{base}/strict")
-        at.radio(key="rm_mode").set_value("concurrent")
+        at = at.radio(key="rm_mode").set_value("concurrent").run()
         at.number_input(key="rm_requests").set_value(4)
         at = submit(at, "Run the load")
         assert not at.exception and any("4 of 4 requests finished" in s.value for s in at.success)

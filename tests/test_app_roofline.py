@@ -177,6 +177,30 @@ def test_page_in_chinese(app):
     assert not re.search(
         r"\\text\{[^}]*\b(ridge|peak|bandwidth|share|bytes|overhead|ratio|rows?|seqs|layers|head)\b", formulas
     )
+    # how each roof was measured, worded in Chinese (the kernels' own names, gemv and oneDNN, kept)
+    caption = next(c.value for c in at.caption if "读取：" in c.value)
+    assert "内核：" in caption and not re.search(r"our C|one row|packed linear| over [\d.]+ GiB|threads", caption)
+
+
+def test_how_a_roof_was_measured_is_worded_in_each_language():
+    """The phrases the hardware cache keeps, read back and worded; one it does not know, as it is."""
+    from app_pages.roofline.how_words import gemm_words, read_words, stage_words
+
+    kernels = "float32: oneDNN packed linear, 2048x2048; bfloat16: torch.mm, 768x768; float16: unsupported: no"
+    assert read_words("our C gemv, one row over 1 GiB", "en") == "our C gemv, one row over 1 GiB"
+    assert (
+        read_words("our C gemv, one row over 1 GiB, 2 threads", "zh")
+        == "我们的 C gemv（单行输入），缓冲区 1 GiB，2 个线程"
+    )
+    assert (
+        gemm_words(kernels, "zh")
+        == "float32：oneDNN 预打包权重的 linear，2048×2048；bfloat16：torch.mm，768×768；float16：不支持（no）"
+    )
+    assert gemm_words("float32: oneDNN packed linear, 2048x2048", "en") == "float32: oneDNN packed linear, 2048×2048"
+    assert (
+        read_words("something new", "zh") == "something new"
+        and stage_words("float16 matrix multiply", "zh") == "float16 矩阵乘法"
+    )
 
 
 def test_the_kernel_each_layer_runs_is_shown(app):

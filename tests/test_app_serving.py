@@ -150,7 +150,7 @@ def test_step_inspector_advances_one_iteration(app):
     assert any(m.value.startswith("**Step 1**") for m in at.markdown)
     gantt = charts(at)["Requests over time, B: continuous + chunked prefill"]
     marks = [s for s in gantt["layout"]["shapes"]]
-    assert len(marks) == 1 and marks[0]["x0"] == pytest.approx(step.start - min(r.arrival for r in run.trace.requests))
+    assert len(marks) == 2 and marks[0]["x0"] == pytest.approx(step.start - min(r.arrival for r in run.trace.requests))
     at = at.button(key="sv_prev").click().run()
     assert at.session_state["sv_tl_step"] == 0 and at.button(key="sv_prev").disabled
     comp = charts(at)["Batch composition per step"]

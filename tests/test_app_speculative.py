@@ -58,6 +58,11 @@ def test_a_run_side_by_side_says_where_the_speedup_comes_from(app):
     kept = next(d for d in kv["data"] if d["name"] == "speculative: kept after rollback")
     mid = [s for s in c.spec.steps[:-1] if s.phase == "decode"]  # before the last: the pool still holds them
     assert kept["y"][1 : len(mid) + 1] == [s.kv_tokens for s in mid]
+    for fig, last in ((steps, len(accepted["x"])), (kv, max(x for d in kv["data"] for x in d["x"]))):
+        axis = fig["layout"]["xaxis"]  # whole steps, a round step between ticks, never crowded
+        assert axis["tickformat"] == "d" and axis["dtick"] in (1, 2, 5, 10, 20, 50) and last / axis["dtick"] <= 8
+        title = fig["layout"]["title"]  # hung from the top: a wrapped title's lines stay above the plot
+        assert (title["yref"], title["y"], title["yanchor"]) == ("container", 1, "top")
     c.speedup = replace(c.speedup, load=MachineLoad(2.0, 2, 1.0))  # as if the machine had been busy
     at = at.run()
     line = next(m.value for m in at.markdown if m.value.startswith("**Decode speed-up**"))

@@ -34,6 +34,7 @@ def test_connect_and_run_a_concurrent_load(chromium, tiny_app_server, tiny_serve
         open_tab(page, "Load")
         panel = page.locator('[data-testid="stTabPanel"]:visible')  # other tabs have fields of the same names
         panel.locator('label:has-text("concurrent: a fixed number in flight")').click()
+        wait_idle(page)  # the mode redraws the form: Concurrency is greyed out until then
         panel.get_by_label("Requests", exact=True).fill("8")
         panel.get_by_label("Concurrency", exact=True).fill("4")
         panel.get_by_label("tokens per reply", exact=True).fill("12")
@@ -97,6 +98,7 @@ def test_an_empty_reply_and_failed_requests_are_said(chromium, tiny_app_server):
         open_tab(page, "Load")
         panel = page.locator('[data-testid="stTabPanel"]:visible')
         panel.locator('label:has-text("concurrent: a fixed number in flight")').click()
+        wait_idle(page)  # the mode redraws the form: Concurrency is greyed out until then
         panel.get_by_label("Requests", exact=True).fill("4")
         panel.get_by_label("Concurrency", exact=True).fill("4")
         click_and_wait(page, panel.get_by_role("button", name="Run the load"), 120_000)

@@ -45,3 +45,20 @@ def test_chinese_breaks_between_words_when_a_break_there_fits():
     assert wrap_title(title).replace("<br>", "") == title
     one_run = "预测的预填充峰值与解码步的瞬时显存占用对比及其随提示长度变化"  # no word boundary to find
     assert all(_columns(p) <= 40 for p in lines(one_run)) and len(lines(one_run)) == 2
+
+
+def test_the_plotly_toolbar_stays_off_titles_on_a_phone():
+    """At 390 px the toolbar stood over the top right of every chart, where a title that fills the
+    width runs: the shared stylesheet hides it at phone widths, and every title hangs from the top."""
+    import re
+    from pathlib import Path
+
+    import plotly.graph_objects as go
+
+    from ui.theme import style
+
+    css = (Path(__file__).resolve().parent.parent / "assets" / "style.css").read_text()
+    rule = re.search(r"@media \(max-width: (\d+)px\) \{[^}]*\.modebar-container \{ display: none", css)
+    assert rule and int(rule[1]) >= 390
+    title = style(go.Figure(), "A title long enough to wrap onto a second line on a phone", "x", "y").layout.title
+    assert (title.yref, title.y, title.yanchor) == ("container", 1, "top")

@@ -81,6 +81,7 @@ def test_the_remote_page_keeps_to_the_caps(new_app, public_lab, faulty):
     public_lab(url)
     at = remote(new_app, url)
     assert at.text_area(key="rm_prompt").max_chars == 40
+    at = at.radio(key="rm_mode").set_value("concurrent").run()  # the mode that reads Concurrency
     for key, cap in (("rm_max_tokens", 12), ("rm_load_tokens", 12), ("rm_concurrency", 2), ("rm_cap_tokens", 12)):
         box = at.number_input(key=key)
         assert box.max == cap and "public server" in box.help, (key, box.max, box.help)
@@ -90,7 +91,7 @@ def test_the_remote_page_keeps_to_the_caps(new_app, public_lab, faulty):
     assert not at.exception
     sent = at.session_state.get("rm_one_result")
     assert sent is None or len(sent.request.prompt) <= 40  # cut by the box, or refused: never sent whole
-    at.radio(key="rm_mode").set_value("workload")
+    at = at.radio(key="rm_mode").set_value("workload").run()
     at.selectbox(key="rm_preset").set_value("random-mix")
     at = run_load(at)  # the random-mix preset: 32 requests of up to 128 tokens, over the caps
     assert not at.exception and any("this public server takes at most 10" in m for m in unescaped(at.error))
@@ -103,7 +104,7 @@ def test_the_remote_pages_runs_count_against_the_per_minute_limit(new_app, publi
     at = remote(new_app, url)
     at = send(at)  # 1
     assert at.session_state["rm_one_result"].error is None
-    at.radio(key="rm_mode").set_value("concurrent")
+    at = at.radio(key="rm_mode").set_value("concurrent").run()
     at.number_input(key="rm_requests").set_value(2)
     at = run_load(at)  # 2
     assert not at.error and at.session_state["rm_load_result"][0][0].summary()["finished"] == 2
@@ -122,7 +123,7 @@ def test_the_remote_pages_runs_wait_for_the_place_another_holds(new_app, public_
     public_lab(url)
     at = remote(new_app, url)
     at.number_input(key="rm_cap_max_load").set_value(1)
-    at.radio(key="rm_mode").set_value("concurrent")
+    at = at.radio(key="rm_mode").set_value("concurrent").run()
     at.number_input(key="rm_requests").set_value(2)
     queue = get_registry().run_queue(1)
     for start in (send, run_load, lambda at: at.button(key="rm_cap_run").click().run()):

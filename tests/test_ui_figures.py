@@ -140,6 +140,9 @@ def test_a_long_prompts_shapes_leave_room_for_their_labels_and_count_from_zero()
     bottom, top = spec["layout"]["yaxis"]["range"]  # reversed: y grows downwards
     assert min(ys) == 0 and top < 0 and -top >= 0.05 * max(ys)
     assert bottom - max(ys) >= 0.1 * max(ys)
+    layout = spec["layout"]  # the legend a fixed 70 px under the plot: clear of the "elements" axis title
+    plot_px = layout["height"] - layout["margin"]["t"] - layout["margin"]["b"]
+    assert -layout["legend"]["y"] * plot_px >= 69 and layout["margin"]["b"] >= 110
 
 
 def test_attention_matrix_triangle_then_rows(eager_run):

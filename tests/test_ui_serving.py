@@ -198,16 +198,45 @@ def test_gantt_and_composition_figures(hol_runs):
     fig = gantt_figure(chunked.trace, chunked.labels, "t", highlight=2).to_plotly_json()
     assert fig["layout"]["barmode"] == "overlay" and fig["layout"]["xaxis"]["title"]["text"]
     assert list(fig["layout"]["yaxis"]["categoryarray"]) == ["chat 1", "chat 2", "chat 3", "long prompt"]
-    assert len(fig["layout"]["shapes"]) == 1
+    assert len(fig["layout"]["shapes"]) == 2  # the band behind, the outline in front
     base = gantt_figure(chunked.trace, chunked.labels, "t")
     marked = mark_step(base, chunked.trace, 3)
-    assert not base.layout.shapes and len(marked.layout.shapes) == 1  # the cached chart stays unmarked
+    assert not base.layout.shapes and len(marked.layout.shapes) == 2  # the cached chart stays unmarked
     first_arrival = min(r.arrival for r in chunked.trace.requests)
     assert marked.layout.shapes[0].x0 == pytest.approx(chunked.trace.steps[3].start - first_arrival)
     comp = composition_figure(chunked.trace, 32, highlight=0).to_plotly_json()
     names = [d["name"] for d in comp["data"]]
     assert names == ["decode tokens", "prefill tokens", "token budget (32)", "sequences in the batch (right axis)"]
     assert comp["layout"]["yaxis"]["title"]["text"] and comp["layout"]["yaxis2"]["title"]["text"]
+
+
+def test_the_step_mark_spans_its_step_and_tints_no_bar(hol_runs):
+    """Step 0 is all prefill: its mark must not lay its colour over the prefill bars. Whatever is drawn
+    in front of the traces is unfilled, the tinted band lies behind them, and both span the marked
+    step only (the Gantt's step window; the composition's one bar)."""
+    chunked = hol_runs[1]
+    first_arrival = min(r.arrival for r in chunked.trace.requests)
+    step = chunked.trace.steps[0]
+    window = (step.start - first_arrival, step.start + step.ms / 1e3 - first_arrival)
+    gantt = gantt_figure(chunked.trace, chunked.labels, "t", highlight=0).to_plotly_json()
+    comp = composition_figure(chunked.trace, 32, highlight=0).to_plotly_json()
+    for fig, span in ((gantt, window), (comp, (step.step - 0.5, step.step + 0.5))):
+        shapes = fig["layout"]["shapes"]
+        assert {s["layer"] for s in shapes} == {"below", "above"}
+        assert all(s["fillcolor"] == "rgba(0,0,0,0)" for s in shapes if s["layer"] == "above")
+        assert all((s["x0"], s["x1"]) == pytest.approx(span) for s in shapes)
+
+
+def test_the_timeline_keeps_its_rows_tall_on_a_phone(hol_runs):
+    """At 390 px the legend wraps into three rows; the height keeps room for them under a plot of at
+    least MIN_PLOT_PX, so the rows never shrink to a few pixels."""
+    from app_pages.serving.figures import MIN_PLOT_PX
+
+    chunked = hol_runs[1]
+    layout = gantt_figure(chunked.trace, chunked.labels, "t").to_plotly_json()["layout"]
+    legend_room = 70 + 40 + 30 * 2  # three rows of legend under the plot
+    assert layout["margin"]["b"] >= legend_room
+    assert layout["height"] - layout["margin"]["t"] - layout["margin"]["b"] >= MIN_PLOT_PX
 
 
 def test_labels_are_escaped_for_plotly(tiny):

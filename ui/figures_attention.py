@@ -97,6 +97,7 @@ def shapes_figure(steps: list[StepRecord], step_index: int, head_dim: int, lang:
     style(fig, t("shapes_title", lang), t("axis_elements", lang), t("axis_elements", lang), height=460)
     fig.update_annotations(font_size=12, selector=lambda a: a.text in titles)  # side by side on a phone too
     fig.update_layout(margin_t=fig.layout.margin.t + 40)  # room for them under the chart's title
+    legend_below(fig, 460)  # a fixed gap under the "elements" axis title (a fraction of the plot landed on it)
     for col in (1, 2):  # equal ranges and equal aspect: both panels share one scale
         fig.update_xaxes(range=[-GAP, x_max], constrain="domain", title_text=t("axis_elements", lang), row=1, col=col)
         fig.update_yaxes(

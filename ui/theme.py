@@ -97,7 +97,9 @@ def style(fig: go.Figure, title: str, x_title: str, y_title: str, height: int = 
     title = wrap_title(title)
     extra = 22 * title.count("<br>")  # a wrapped title's lines come on top: the plot keeps its size
     fig.update_layout(
-        title=dict(text=title, x=0, xanchor="left"),
+        # hung from the top: Plotly centres a title in the top margin, so a wrapped one's later lines
+        # ran down into the plot, over the y-axis title
+        title=dict(text=title, x=0, xanchor="left", yref="container", y=1, yanchor="top", pad=dict(t=14)),
         modebar=dict(orientation="v"),
         xaxis_title=x_title,
         yaxis_title=y_title,
@@ -115,7 +117,8 @@ def legend_below(fig: go.Figure, height: int, rows: int = 1, offset_px: int = 70
     style places it at a fraction of the plot's height, which collides with the axis title on short
     charts and leaves a wide gap under tall ones (a heatmap of a long prompt)."""
     bottom = offset_px + 40 + 30 * (rows - 1)  # generous: a legend that does not fit grows the margin
-    fig.update_layout(height=height, margin=dict(b=bottom), legend=dict(y=-offset_px / max(height - 60 - bottom, 60)))
+    top = fig.layout.margin.t if fig.layout.margin.t is not None else 60  # a wrapped title's, as set
+    fig.update_layout(height=height, margin=dict(b=bottom), legend=dict(y=-offset_px / max(height - top - bottom, 60)))
     return fig
 
 

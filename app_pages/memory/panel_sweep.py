@@ -202,7 +202,7 @@ def _comparison_table(result: SweepResult, lang: str) -> None:
         )
         for r in rows
     ]
-    st.markdown("\n".join(lines))
+    st.markdown(t("mem_why_lead", lang) + "\n\n" + "\n".join(lines))  # what the percentage means, then each
     st.plotly_chart(difference_figure(rows, lang), key=keys.FIG_DIFF)
 
 

@@ -27,6 +27,31 @@ from ui.widgets import whole_number, whole_number_box
 PAGE_MODES = (*MODES, "sweep")  # sweep: constant load at each rate in turn
 PROMPT_SETS = ("questions", "synthetic")
 
+# The boxes only some modes read (a mode's plan ignores the others, so they are greyed out for it)
+ONLY_IN = {
+    keys.CONCURRENCY: ("concurrent",),
+    keys.RATE: ("constant", "poisson"),
+    keys.RATES: ("sweep",),
+    keys.PRESET: ("workload",),
+}
+# A workload brings its own requests, prompts and reply lengths
+NOT_IN_WORKLOAD = (keys.REQUESTS, keys.LOAD_TOKENS, keys.UNIQUE, keys.PROMPTS, keys.PROMPT_TOKENS, keys.TOKENIZER)
+
+
+def unused(key: str, mode: str) -> bool:
+    """Whether the chosen mode's load ignores this box."""
+    if key in ONLY_IN:
+        return mode not in ONLY_IN[key]
+    return mode == "workload" and key in NOT_IN_WORKLOAD
+
+
+def _applies(key: str, lang: str, help_text: str | None = None) -> dict:
+    """A box's `disabled` and `help`: greyed out, with the reason as its help, when the mode ignores it."""
+    mode = st.session_state.get(keys.MODE, PAGE_MODES[0])
+    if unused(key, mode):
+        return {"disabled": True, "help": t("rm_not_used", lang, mode=t(f"rm_mode_{mode}", lang))}
+    return {"disabled": False, "help": help_text}
+
 
 @st.cache_resource(show_spinner=False)
 def workload_tokenizer():
@@ -50,24 +75,39 @@ def prompt_tokenizer() -> tuple[object, str]:
 
 
 def load_controls(lang: str) -> bool:
+    """The mode (outside the form: choosing one redraws the boxes it uses), then the form; True on Run."""
+    st.radio(
+        t("rm_mode", lang),
+        PAGE_MODES,
+        key=keys.MODE,
+        horizontal=True,
+        format_func=lambda m: t(f"rm_mode_{m}", lang),
+        persist_state=KEEP,
+    )
     with st.form(keys.RUN_LOAD + "_form", border=False):
-        st.radio(
-            t("rm_mode", lang),
-            PAGE_MODES,
-            key=keys.MODE,
-            horizontal=True,
-            format_func=lambda m: t(f"rm_mode_{m}", lang),
-            persist_state=KEEP,
-        )
         _size_boxes(lang)
         c1, c2, c3 = st.columns([2, 2, 1.4], vertical_alignment="bottom")
         c1.selectbox(
-            t("rm_preset", lang), PRESET_NAMES, key=keys.PRESET, help=t("rm_preset_help", lang), persist_state=KEEP
+            t("rm_preset", lang),
+            PRESET_NAMES,
+            key=keys.PRESET,
+            **_applies(keys.PRESET, lang, t("rm_preset_help", lang)),
+            persist_state=KEEP,
         )
         c2.text_input(
-            t("rm_rates", lang), "0.5, 1, 2, 4", key=keys.RATES, help=t("rm_rates_help", lang), persist_state=KEEP
+            t("rm_rates", lang),
+            "0.5, 1, 2, 4",
+            key=keys.RATES,
+            **_applies(keys.RATES, lang, t("rm_rates_help", lang)),
+            persist_state=KEEP,
         )
-        c3.toggle(t("rm_unique", lang), True, key=keys.UNIQUE, help=t("rm_unique_help", lang), persist_state=KEEP)
+        c3.toggle(
+            t("rm_unique", lang),
+            True,
+            key=keys.UNIQUE,
+            **_applies(keys.UNIQUE, lang, t("rm_unique_help", lang)),
+            persist_state=KEEP,
+        )
         _prompt_boxes(lang)
         pools_field(lang)
         return st.form_submit_button(t("rm_run_load", lang), type="primary", icon=":material/speed:")
@@ -78,19 +118,28 @@ def _size_boxes(lang: str) -> None:
     c = st.columns(5)
     most = capped("max_requests", 1000, keys.REQUESTS)
     help_requests = cap_help("max_requests", lang, t("rm_requests_help", lang))
-    whole_number_box(c[0], t("rm_requests", lang), 1, most, keys.REQUESTS, value=min(16, most), help=help_requests)
-    most = capped("max_batch", 256, keys.CONCURRENCY)
     whole_number_box(
-        c[1], t("rm_concurrency", lang), 1, most, keys.CONCURRENCY, value=min(4, most), help=cap_help("max_batch", lang)
+        c[0],
+        t("rm_requests", lang),
+        1,
+        most,
+        keys.REQUESTS,
+        value=min(16, most),
+        **_applies(keys.REQUESTS, lang, help_requests),
     )
-    c[2].number_input(t("rm_rate", lang), 0.1, 1000.0, 2.0, step=0.5, key=keys.RATE, persist_state=KEEP)
+    most = capped("max_batch", 256, keys.CONCURRENCY)
+    in_flight = _applies(keys.CONCURRENCY, lang, cap_help("max_batch", lang))
+    whole_number_box(c[1], t("rm_concurrency", lang), 1, most, keys.CONCURRENCY, value=min(4, most), **in_flight)
+    rate = _applies(keys.RATE, lang)
+    c[2].number_input(t("rm_rate", lang), 0.1, 1000.0, 2.0, step=0.5, key=keys.RATE, **rate, persist_state=KEEP)
     public = public_settings().enabled
     longest = PUBLIC_BUDGET_S if public else 3600  # a visitor's load, a sweep's loads together, end within it
     note = t("public_capped_help", lang, cap=longest) if public else None
     whole_number_box(c[3], t("rm_duration", lang), 1, longest, keys.DURATION, value=min(120, longest), help=note)
     most = capped("max_new_tokens", 4096, keys.LOAD_TOKENS)
     help_tokens = cap_help("max_new_tokens", lang, t("rm_load_tokens_help", lang))
-    whole_number_box(c[4], t("rm_load_tokens", lang), 1, most, keys.LOAD_TOKENS, value=min(32, most), help=help_tokens)
+    reply = _applies(keys.LOAD_TOKENS, lang, help_tokens)
+    whole_number_box(c[4], t("rm_load_tokens", lang), 1, most, keys.LOAD_TOKENS, value=min(32, most), **reply)
 
 
 def _prompt_boxes(lang: str) -> None:
@@ -101,7 +150,7 @@ def _prompt_boxes(lang: str) -> None:
         PROMPT_SETS,
         key=keys.PROMPTS,
         format_func=lambda p: t(f"rm_prompts_{p}", lang),
-        help=t("rm_prompts_help", lang),
+        **_applies(keys.PROMPTS, lang, t("rm_prompts_help", lang)),
         persist_state=KEEP,
     )
     most = capped("max_step_tokens", MAX_PROMPT_TOKENS, keys.PROMPT_TOKENS)
@@ -112,16 +161,17 @@ def _prompt_boxes(lang: str) -> None:
         most,
         keys.PROMPT_TOKENS,
         value=min(128, most),
-        help=cap_help("max_step_tokens", lang),
+        **_applies(keys.PROMPT_TOKENS, lang, cap_help("max_step_tokens", lang)),
     )
     public = public_settings().enabled
+    tokenizer = _applies(keys.TOKENIZER, lang, t("rm_tokenizer_public" if public else "rm_tokenizer_help", lang))
     p3.text_input(
         t("rm_tokenizer", lang),
         "",
         key=keys.TOKENIZER,
         placeholder=t("rm_tokenizer_bundled", lang, name=BUNDLED_NAME),
-        help=t("rm_tokenizer_public" if public else "rm_tokenizer_help", lang),
-        disabled=public,
+        help=tokenizer["help"],
+        disabled=public or tokenizer["disabled"],
         persist_state=KEEP,
     )
 

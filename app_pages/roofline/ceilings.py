@@ -13,6 +13,7 @@ import pandas as pd
 import streamlit as st
 
 from app_pages.roofline import keys
+from app_pages.roofline.how_words import gemm_words, read_words, stage_words
 from app_pages.roofline.strings import formula, t
 from lab.hardware import DeviceCeilings, cache_path, cached_ceilings, machine_ceilings, quiet_now
 from ui.formula import show_formula
@@ -27,7 +28,9 @@ def _measure(device: str, remeasure: bool, lang: str) -> DeviceCeilings | None:
         bar = box.progress(0.0, text=t("rf_measuring", lang))
 
         def progress(stage: str, fraction: float) -> None:
-            bar.progress(min(max(fraction, 0.0), 1.0), text=t("rf_measuring_stage", lang, stage=stage))
+            bar.progress(
+                min(max(fraction, 0.0), 1.0), text=t("rf_measuring_stage", lang, stage=stage_words(stage, lang))
+            )
 
         return machine_ceilings(device, remeasure=remeasure, progress=progress)
 
@@ -120,8 +123,8 @@ def render_ceilings_section(device: str, lang: str) -> DeviceCeilings | None:
             threads=ceilings.threads,
             torch=md_literal(ceilings.torch_version),
             when=when,
-            read=md_literal(ceilings.read_how),
-            kernel=md_literal(ceilings.gemm_kernel),
+            read=md_literal(read_words(ceilings.read_how, lang)),
+            kernel=md_literal(gemm_words(ceilings.gemm_kernel, lang)),
             path=md_literal(shown_path(cache_path())),
         )
     )

@@ -15,6 +15,19 @@ from ui.theme import EXTRA_COLORS, PHASE_COLORS, legend_below, style
 
 KIND_COLORS = {"waiting": PHASE_COLORS["pending"], "prefill": PHASE_COLORS["prefill"], "decode": PHASE_COLORS["decode"]}
 HIGHLIGHT = "#f59e0b"
+# Room for the legend's four entries in up to three rows: on a phone they wrap, and a legend that
+# needs more room than kept takes it from the plot (the rows were a few pixels high at 390 px)
+LEGEND_ROWS = 3
+ROW_PX, MIN_PLOT_PX = 28, 180  # each request's row, and the plot's least height however few rows
+
+
+def gantt_height(num_rows: int) -> int:
+    """The timeline's height: its rows at ROW_PX each (never under MIN_PLOT_PX), the title above and
+    the legend's LEGEND_ROWS below."""
+    legend = 70 + 40 + 30 * (LEGEND_ROWS - 1)  # as legend_below keeps it
+    return 60 + max(MIN_PLOT_PX, ROW_PX * num_rows) + legend
+
+
 TOKEN_COLOR = "#1e293b"
 
 
@@ -90,7 +103,7 @@ def gantt_figure(
     fig.add_trace(_token_marks(trace, names, lang))
     order = [html_text(names[r.seq_id]) for r in ordered_requests(trace)]
     style(fig, title, t("sv_axis_wall_s", lang), t("sv_axis_request", lang))
-    legend_below(fig, max(320, 160 + 26 * len(order)))
+    legend_below(fig, gantt_height(len(order)), rows=LEGEND_ROWS)
     fig.update_layout(barmode="overlay", bargap=0.1)
     fig.update_yaxes(categoryorder="array", categoryarray=order, autorange="reversed")
     fig.update_xaxes(rangemode="tozero", range=[0, x_max] if x_max else None)
@@ -103,17 +116,23 @@ def mark_step(fig: go.Figure, trace: Trace, index: int, lang: str = "en") -> go.
     full-size run responsive."""
     out = go.Figure(fig)
     x0, x1 = step_window(trace, index)
-    out.add_vrect(
+    return step_band(out, x0, x1, t("sv_step_mark", lang, step=trace.steps[index].step))
+
+
+def step_band(fig: go.Figure, x0: float, x1: float, label: str) -> go.Figure:
+    """Mark one step's span without recolouring the bars in it: a tinted band behind the traces (it
+    shows between the bars) and an unfilled outline in front (where the step starts and ends)."""
+    fig.add_vrect(x0=x0, x1=x1, fillcolor=HIGHLIGHT, opacity=0.25, line_width=0, layer="below")
+    fig.add_vrect(
         x0=x0,
         x1=x1,
-        fillcolor=HIGHLIGHT,
-        opacity=0.35,
-        line_width=1,
-        line_color=HIGHLIGHT,
-        annotation_text=t("sv_step_mark", lang, step=trace.steps[index].step),
+        fillcolor="rgba(0,0,0,0)",
+        line=dict(color=HIGHLIGHT, width=2),
+        layer="above",
+        annotation_text=label,
         annotation_position="outside top",
     )
-    return out
+    return fig
 
 
 def run_end_s(trace: Trace) -> float:
@@ -177,13 +196,5 @@ def composition_figure(trace: Trace, budget: int | None, lang: str = "en", highl
     fig.update_yaxes(rangemode="tozero", secondary_y=False)
     if highlight is not None and rows:
         step = rows[highlight].step
-        fig.add_vrect(
-            x0=step - 0.5,
-            x1=step + 0.5,
-            fillcolor=HIGHLIGHT,
-            opacity=0.35,
-            line_width=0,
-            annotation_text=t("sv_step_mark", lang, step=step),
-            annotation_position="outside top",
-        )
+        step_band(fig, step - 0.5, step + 0.5, t("sv_step_mark", lang, step=step))
     return fig

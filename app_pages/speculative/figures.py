@@ -28,7 +28,8 @@ def steps_figure(c: SpecComparison, lang: str = "en") -> go.Figure:
     ):
         fig.add_bar(x=x, y=y, name=t(name, lang), marker_color=color)
     fig.update_layout(barmode="stack")
-    return style(fig, t("sp_fig_steps", lang), t("sp_fig_step_x", lang), t("sp_fig_step_y", lang))
+    style(fig, t("sp_fig_steps", lang), t("sp_fig_step_x", lang), t("sp_fig_step_y", lang))
+    return whole_ticks(fig, len(seqs))
 
 
 def kv_figure(c: SpecComparison, lang: str = "en") -> go.Figure:
@@ -56,7 +57,16 @@ def kv_figure(c: SpecComparison, lang: str = "en") -> go.Figure:
         name=t("sp_tr_plain_kv", lang),
         line=dict(color="#64748b"),
     )
-    return style(fig, t("sp_fig_kv", lang), t("sp_fig_kv_x", lang), t("sp_fig_kv_y", lang))
+    style(fig, t("sp_fig_kv", lang), t("sp_fig_kv_x", lang), t("sp_fig_kv_y", lang))
+    return whole_ticks(fig, max([s.step for s in spec + c.plain.steps], default=0))
+
+
+def whole_ticks(fig: go.Figure, last: int, most: int = 8) -> go.Figure:
+    """Steps are whole numbers: ticks at a round whole step (1, 2, 5, 10, 20, ...) with at most `most`
+    of them, so a half-width chart never crowds two labels ("14" ran into "16")."""
+    dtick = next(d for d in (m * 10**e for e in range(6) for m in (1, 2, 5)) if last / d <= most)
+    fig.update_xaxes(tick0=0, dtick=dtick, tickformat="d")
+    return fig
 
 
 def _whiskers(values: list[float | None], lows: list[float | None], highs: list[float | None]) -> dict:
