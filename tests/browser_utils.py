@@ -78,8 +78,12 @@ def choose(page, key: str, label: str) -> None:
 
 
 def open_page(page, index: int, timeout_ms: int = 180_000) -> None:
-    """Open the index-th page of the sidebar's navigation (in the same session, as a user would)."""
-    click_and_wait(page, page.locator('[data-testid="stSidebarNavLink"]').nth(index), timeout_ms)
+    """Open app_pages.PAGES[index] from the sidebar's navigation (in the same session, as a user would),
+    where the navigation lists it: by section, then in the table's order."""
+    from app_pages import PAGES, by_section
+
+    in_nav = [p.name for pages in by_section().values() for p in pages].index(PAGES[index].name)
+    click_and_wait(page, page.locator('[data-testid="stSidebarNavLink"]').nth(in_nav), timeout_ms)
     page.locator("h1").first.wait_for(timeout=timeout_ms)
     wait_idle(page, timeout_ms)
 

@@ -126,7 +126,7 @@ def capped_public(tiny_dirs, tmp_path, monkeypatch):
 def test_every_count_widget_stops_at_its_cap_and_says_why(new_app, capped_public):
     at = new_app(180).run()
     pages = {
-        "sweeps": [("sw_repeats", 2), ("sw_new", 40)],
+        "sweeps": [("sw_repeats", 5), ("sw_new", 40)],  # rounds: never below the five a verdict needs
         "complexity": [("cx_N", 40)],
         "memory": [("mem_leak_n", 5)],
         "serving": [("sv_batch", 4)],

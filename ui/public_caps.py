@@ -34,12 +34,13 @@ def capped(kind: str, hi, key: str | None = None, lo=1):
     return type(hi)(cap)
 
 
-def cap_help(kind: str, lang: str, text: str | None = None) -> str | None:
-    """The widget's help, with the cap and its reason added on a public server."""
+def cap_help(kind: str, lang: str, text: str | None = None, lo=1) -> str | None:
+    """The widget's help, with the cap and its reason added on a public server (the cap as `capped`
+    applies it: never below the widget's minimum `lo`)."""
     cap = cap_of(kind)
     if cap is None:
         return text
-    note = t("public_capped_help", lang, cap=cap)
+    note = t("public_capped_help", lang, cap=max(cap, lo))
     return f"{text}\n\n{note}" if text else note
 
 

@@ -51,7 +51,7 @@ rounds = whole_number_box(  # more rounds for the patient: narrower intervals
     MIN_JUDGED_ROUNDS,
     capped("max_repeats", MAX_REPEATS, keys.ROUNDS, MIN_JUDGED_ROUNDS),
     keys.ROUNDS,
-    help=cap_help("max_repeats", lang, t("cl_rounds_help", lang)),
+    help=cap_help("max_repeats", lang, t("cl_rounds_help", lang), MIN_JUDGED_ROUNDS),
 )
 settings = (ClaimSettings.quick() if quick else ClaimSettings()).with_rounds(rounds or MIN_JUDGED_ROUNDS)
 estimate = st.empty()  # filled after a run, at the pace that run measured

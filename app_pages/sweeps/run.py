@@ -71,7 +71,7 @@ def render_controls(lang: str) -> tuple[str, str, int, int, int, bool]:
         1,
         capped("max_repeats", MAX_REPEATS, keys.REPEATS, MIN_JUDGED_ROUNDS),
         keys.REPEATS,
-        help=cap_help("max_repeats", lang, t("sw_repeats_help", lang)),
+        help=cap_help("max_repeats", lang, t("sw_repeats_help", lang), MIN_JUDGED_ROUNDS),
     )
     c1, c2, c3 = st.columns([3, 1, 1], vertical_alignment="bottom")
     Ns = c1.text_input(t("sw_output_lens", lang), key=keys.NS, persist_state=KEEP)
