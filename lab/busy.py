@@ -20,10 +20,7 @@ from dataclasses import dataclass
 import psutil
 
 from engine.observe.fields import Float, Int
-
-BUSY_SHARE = 0.25  # other processes on a quarter of the cores or more: timings are not the model's own
-BUSY_MIN_CORES = 0.5
-_NOT_BUSY = ("idle", "iowait", "guest", "guest_nice")  # waiting; guest time is already inside user
+from engine.observe.other_work import is_busy, machine_busy_s
 
 
 @dataclass(frozen=True)
@@ -35,7 +32,7 @@ class MachineLoad:
 
     @property
     def busy(self) -> bool:
-        return self.other_cores is not None and self.other_cores >= max(BUSY_MIN_CORES, BUSY_SHARE * self.cores)
+        return is_busy(self.other_cores, self.cores)
 
     def to_dict(self) -> dict:
         return {"other_cores": self.other_cores, "cores": self.cores, "seconds": self.seconds}
@@ -45,15 +42,6 @@ def busiest(loads: list[MachineLoad | None]) -> MachineLoad | None:
     """The load of the run timed on the busiest machine: one busy timing makes its comparisons unreliable."""
     known = [load for load in loads if load is not None]
     return max(known, key=lambda load: load.other_cores or 0.0, default=None)
-
-
-def _machine_busy_s() -> float | None:
-    """Seconds of CPU time the whole machine has spent busy since boot (all cores)."""
-    try:
-        times = psutil.cpu_times()
-    except (OSError, NotImplementedError):
-        return None
-    return sum(getattr(times, name) for name in times._fields if name not in _NOT_BUSY)
 
 
 def _own_s(also: tuple[int, ...] = (), children: bool = False) -> float:
@@ -111,14 +99,14 @@ class LoadMeter:
     def start(self) -> LoadMeter:
         if self.children:
             _adopt_orphans()
-        self._start = (_machine_busy_s(), _own_s(self.ours, self.children), time.perf_counter())
+        self._start = (machine_busy_s(), _own_s(self.ours, self.children), time.perf_counter())
         return self
 
     def stop(self) -> MachineLoad:
         if self.children:
             _reap_orphans()
         machine0, own0, wall0 = self._start
-        machine1, own1, wall = _machine_busy_s(), _own_s(self.ours, self.children), time.perf_counter() - wall0
+        machine1, own1, wall = machine_busy_s(), _own_s(self.ours, self.children), time.perf_counter() - wall0
         other = None
         if machine0 is not None and machine1 is not None and wall > 0:
             other = max(0.0, (machine1 - machine0) - (own1 - own0)) / wall

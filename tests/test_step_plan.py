@@ -6,6 +6,8 @@ cached with the plan."""
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 import torch
 
@@ -14,6 +16,7 @@ from engine.kernels import native
 from engine.layers.kernel_plan import ShapeChoice, StepChoice
 from engine.loader import kernel_timing, step_timing
 from engine.models.decode_path import STEP_PRODUCTS, use_path
+from engine.observe import other_work
 
 pytestmark = pytest.mark.skipif(native.library() is None, reason="the C kernels are not built here")
 
@@ -95,6 +98,23 @@ def test_the_choice_is_cached_with_the_plan(planted, monkeypatch, tiny_dirs):
     step = bundle.model.kernel_plan.step
     assert (step.path, step.source, step.fused_ms, step.layers_ms) == ("layers", "cached", 26.9, 20.6)
     assert bundle.model.fused is None and bundle.model.layers[0]["qkv"].weights["gemv"] is None
+
+
+def test_a_choice_timed_beside_other_work_is_used_but_not_kept(planted, monkeypatch, tiny_dirs):
+    """Timed while other processes kept the machine busy, the plan and the step's path serve this load
+    and are measured again at the next: a busy hour must not choose for every quiet one after it."""
+    readings = itertools.count(0.0, 1000.0)  # the machine busy 1000 s between two readings: other work
+    monkeypatch.setattr(other_work, "machine_busy_s", lambda: next(readings))
+    monkeypatch.setattr(step_timing, "time_paths", step_wins("layers"))
+    busy = load_model(str(tiny_dirs["llama"]))
+    assert busy.model.kernel_plan.step.path == "layers" and busy.model.fused is None  # used for this load
+    monkeypatch.setattr(other_work, "machine_busy_s", lambda: 0.0)  # quiet now
+    monkeypatch.setattr(step_timing, "time_paths", step_wins("fused"))
+    quiet = load_model(str(tiny_dirs["llama"]))
+    plan = quiet.model.kernel_plan
+    assert plan.source == "measured" and plan.step.path == "fused" and quiet.model.fused is not None
+    again = load_model(str(tiny_dirs["llama"])).model.kernel_plan  # and now it is kept
+    assert again.source == "cached" and again.step.source == "cached"
 
 
 def test_a_forced_kernel_asks_no_question(planted, monkeypatch, tiny_dirs):

@@ -34,6 +34,7 @@ from engine.layers.kernel_plan import PREFILL_ROWS, KernelPlan, ShapeChoice
 from engine.layers.linear import KERNELS, PREPARE, pack, run_kernel
 from engine.layers.quant import INT8_KERNELS, int8_kernel, pack_int8, quantize_int8
 from engine.observe.machine import machine_key, read_cache, write_cache
+from engine.observe.other_work import OtherWork
 
 FORCE_ENV = "PDLAB_KERNELS"
 STREAM_BYTES = 96 << 20  # decode timing reads at least this much per pass: beyond the caches
@@ -152,7 +153,7 @@ def plan_kernels(
     fmt: str = "native",
 ) -> KernelPlan:
     """The kernel of every shape: forced, cached for this machine in `cache`, or measured now (0.2-2.5 s
-    per shape on a 2-core CPU, up to 8 s for int8). `fmt`: the weight format (engine/layers/quant.py); w8a8
+    per shape on a 2-core CPU, up to 8 s for int8; kept only when other work left the machine alone). `fmt`: the weight format (engine/layers/quant.py); w8a8
     has one kernel."""
     if fmt == "w8a8":
         return KernelPlan("default", {}, "fbgemm")
@@ -164,19 +165,20 @@ def plan_kernels(
         return KernelPlan("default", {}, None if fmt == "native" else "dequant")
     stored, measured, choices = read_cache(cache) if cache else {}, False, {}
     here = runnable(dtype, fmt)
-    for shape in dict.fromkeys(tuple(s) for s in shapes):
-        entry = stored.get(_key(shape, dtype, fmt))
-        if entry and not here <= set(entry.get("decode_ms", {})):
-            entry = None  # measured before a candidate could run here (a new kernel, a compiler since)
-        try:
-            choices[shape] = ShapeChoice(**entry) if entry else None
-        except TypeError:  # an older cache format
-            choices[shape] = None
-        if choices[shape] is None:
-            choices[shape] = time_shape(*shape, dtype, fmt)
-            stored[_key(shape, dtype, fmt)] = asdict(choices[shape])
-            measured = True
-    if measured and cache:
+    with OtherWork() as work:  # timed beside other work, a choice is used now and measured again next load
+        for shape in dict.fromkeys(tuple(s) for s in shapes):
+            entry = stored.get(_key(shape, dtype, fmt))
+            if entry and not here <= set(entry.get("decode_ms", {})):
+                entry = None  # measured before a candidate could run here (a new kernel, a compiler since)
+            try:
+                choices[shape] = ShapeChoice(**entry) if entry else None
+            except TypeError:  # an older cache format
+                choices[shape] = None
+            if choices[shape] is None:
+                choices[shape] = time_shape(*shape, dtype, fmt)
+                stored[_key(shape, dtype, fmt)] = asdict(choices[shape])
+                measured = True
+    if measured and cache and not work.busy:
         write_cache(cache, stored)
     return KernelPlan("measured" if measured else "cached", choices)
 

@@ -300,11 +300,14 @@ def _ask_step_path(plan, config, dtype: torch.dtype, dev: torch.device, weights:
 def _settle_step_path(model, key: str, progress: ProgressFn) -> None:
     from engine.loader import step_timing
     from engine.models.decode_path import settle
+    from engine.observe.other_work import OtherWork
 
     progress("Timing a whole decode step both ways: one C call, or each layer's own kernel (once per machine)", 0.99)
-    choice = step_timing.time_paths(model)
+    with OtherWork() as work:
+        choice = step_timing.time_paths(model)
     settle(model, choice)
-    step_timing.store_choice(cache_dir() / "kernels.json", key, choice)
+    if not work.busy:  # timed beside other work: used for this load, measured again at the next
+        step_timing.store_choice(cache_dir() / "kernels.json", key, choice)
 
 
 def load_model(
