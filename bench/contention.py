@@ -11,7 +11,7 @@ separable here", never turn it over. So a verdict that flips (holds ↔ does not
 slower) is the failure this bench looks for; a retreat is allowed, within the share.
 
 What it calls, as the interfaces stand on this branch (each part's adapter is one function below):
-  claims     lab.claims_measure.measure_all(ClaimSettings.quick(), hf_model=, quantized=) and
+  claims     lab.claims_run.measure_all(ClaimSettings.quick(), hf_model=, quantized=) and
              lab.claims.check_all (bench/claims.py --quick, the same runs)
   compare    lab.interleaved.race over two lanes at Compare's default column settings (COMPARE_*),
              judged by lab.pairing.compare on lab.interleaved.step_ratio (decode steps, off ÷ on)
@@ -119,7 +119,8 @@ def summarise(quiet: dict[str, str], busy: dict[str, str]) -> PartSummary:
 def claims_verdicts(bundle, hf_model, quantized) -> dict[str, str]:
     """The claims page's quick check (as bench/claims.py --quick runs it): claim -> verdict."""
     from lab.claims import check_all
-    from lab.claims_measure import ClaimSettings, measure_all
+    from lab.claims_measure import ClaimSettings
+    from lab.claims_run import measure_all
 
     data = measure_all(
         bundle.model, bundle.tokenizer, ClaimSettings.quick(), bundle.name, hf_model=hf_model, quantized=quantized

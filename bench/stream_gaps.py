@@ -21,7 +21,7 @@ import threading
 import time
 from pathlib import Path
 
-import httpx
+import httpx2
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.record import recorded  # noqa: E402
@@ -35,7 +35,7 @@ LIMIT_S = 1.0
 def stream(url: str, tokens: int, times: list[float], stop: threading.Event) -> None:
     """A completion streamed to the end (or until `stop`), the arrival time of each content chunk kept."""
     body = {"model": "m", "prompt": "Tell me a long story.", "max_tokens": tokens, "stream": True, "ignore_eos": True}
-    with httpx.stream("POST", f"{url}/v1/completions", json=body, timeout=600) as r:
+    with httpx2.stream("POST", f"{url}/v1/completions", json=body, timeout=600) as r:
         for line in r.iter_lines():
             if line.startswith("data: ") and line != "data: [DONE]":
                 times.append(time.perf_counter())
@@ -47,8 +47,8 @@ def poll_health(url: str, latencies: list[float], stop: threading.Event) -> None
     while not stop.is_set():
         start = time.perf_counter()
         try:
-            httpx.get(f"{url}/health", timeout=60)
-        except httpx.HTTPError:
+            httpx2.get(f"{url}/health", timeout=60)
+        except httpx2.HTTPError:
             pass
         latencies.append(time.perf_counter() - start)
         time.sleep(0.1)
@@ -61,7 +61,7 @@ def stop_list(total_chars: int) -> list[str]:
 
 
 def send(url: str, body: dict) -> str:
-    r = httpx.post(f"{url}/v1/completions", json={"model": "m", **body}, timeout=600)
+    r = httpx2.post(f"{url}/v1/completions", json={"model": "m", **body}, timeout=600)
     if r.status_code == 200:
         return f"200, {r.json()['usage']['completion_tokens']} tokens"
     try:
