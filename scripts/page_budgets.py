@@ -76,7 +76,7 @@ PAGES: tuple[PageBudget, ...] = (
     PageBudget("memory", "mem_run_sweep", what="memory sweep"),
     PageBudget("complexity", "cx_run"),
     PageBudget("serving", "sv_run"),
-    PageBudget("compare", "cmp_run"),
+    PageBudget("compare", "cmp_run", first=".pd-live .pd-out"),  # its columns' first tokens, live
     PageBudget("roofline", "rf_run", tab=1),
     PageBudget("sweeps", "sw_run"),
     PageBudget("claims", "cl_run"),
