@@ -32,10 +32,11 @@ TEXT = "The history of computing is a story of ideas meeting machines. "
 LIMIT_S = 1.0
 
 
-def stream(url: str, tokens: int, times: list[float], stop: threading.Event) -> None:
+def stream(url: str, model: str, tokens: int, times: list[float], stop: threading.Event) -> None:
     """A completion streamed to the end (or until `stop`), the arrival time of each content chunk kept."""
-    body = {"model": "m", "prompt": "Tell me a long story.", "max_tokens": tokens, "stream": True, "ignore_eos": True}
+    body = {"model": model, "prompt": "Tell me a long story.", "max_tokens": tokens, "stream": True, "ignore_eos": True}
     with httpx2.stream("POST", f"{url}/v1/completions", json=body, timeout=600) as r:
+        r.raise_for_status()
         for line in r.iter_lines():
             if line.startswith("data: ") and line != "data: [DONE]":
                 times.append(time.perf_counter())
@@ -61,7 +62,7 @@ def stop_list(total_chars: int) -> list[str]:
 
 
 def send(url: str, body: dict) -> str:
-    r = httpx2.post(f"{url}/v1/completions", json={"model": "m", **body}, timeout=600)
+    r = httpx2.post(f"{url}/v1/completions", json=body, timeout=600)
     if r.status_code == 200:
         return f"200, {r.json()['usage']['completion_tokens']} tokens"
     try:
@@ -83,20 +84,29 @@ def main() -> None:
     log = ROOT / "test-artifacts" / "stream_gaps_server.log"
     log.parent.mkdir(exist_ok=True)
     with engine_server("bundled", log) as url:
-        send(url, {"prompt": "warm up", "max_tokens": 4})
+        model = httpx2.get(f"{url}/v1/models", timeout=60).json()["data"][0]["id"]
+        warm = send(url, {"model": model, "prompt": "warm up", "max_tokens": 4})
+        if not warm.startswith("200"):
+            raise SystemExit(f"the server refused a plain request: {warm}")
         times, latencies, stop = [], [], threading.Event()
         threads = [
-            threading.Thread(target=stream, args=(url, args.stream_tokens, times, stop)),
+            threading.Thread(target=stream, args=(url, model, args.stream_tokens, times, stop)),
             threading.Thread(target=poll_health, args=(url, latencies, stop)),
         ]
         for th in threads:
             th.start()
         while len(times) < 20:  # the stream is under way
+            if not threads[0].is_alive():
+                stop.set()
+                raise SystemExit("the stream ended before its 20th chunk")
             time.sleep(0.05)
         answers = {}
         for name, body in (
-            ("stop list", {"prompt": "Say hello.", "max_tokens": 2, "stop": stop_list(args.stop_chars)}),
-            ("long prompt", {"prompt": TEXT * (args.prompt_tokens // 11), "max_tokens": 2}),
+            (
+                "stop list",
+                {"model": model, "prompt": "Say hello.", "max_tokens": 2, "stop": stop_list(args.stop_chars)},
+            ),
+            ("long prompt", {"model": model, "prompt": TEXT * (args.prompt_tokens // 11), "max_tokens": 2}),
         ):
             mark = len(times)
             answers[name] = send(url, body)
