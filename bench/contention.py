@@ -193,26 +193,22 @@ def precision_models(spec: str) -> dict[str, tuple[object, str]]:
 
 
 def precision_verdicts(models: dict[str, tuple[object, str]]) -> dict[str, str]:
-    """Precision's default: each configuration's decode steps ÷ float32's, raced on its default prompt
-    and output lengths, as many times as its default repeats."""
-    from engine import EngineConfig, SamplingParams
-    from lab.interleaved import Lane
-    from lab.precision_formats import RunSettings
-    from lab.workload import text_tokens
+    """Precision's default: each configuration's decode steps and prefills ÷ float32's, timed as the page
+    times them (lab/precision_timing.time_against: beside float32, a step each in turn)."""
+    from lab.pairing import compare
+    from lab.precision import PROMPTS
+    from lab.precision_timing import TimingPlan, time_against
 
-    settings = RunSettings(spec="bundled", configs=[])
-
-    def make() -> dict:
-        lanes = {}
-        for name, (bundle, kv) in models.items():
-            config = EngineConfig(probe_memory=False, kv_dtype=kv, kv_cache_bytes=0)
-            lane = Lane.of(bundle.model, bundle.tokenizer, config, name)
-            ids = text_tokens(bundle.tokenizer, settings.prompt_len)
-            lane.engine.add_request(ids, SamplingParams(max_new_tokens=settings.new_tokens, ignore_eos=True))
-            lanes[name] = lane
-        return lanes
-
-    return raced_decode(make, "float32", settings.repeats)
+    ref = models["float32"][0]
+    prompt, plan = ref.tokenizer(PROMPTS[0]).input_ids, TimingPlan()
+    verdicts = {}
+    for name, (bundle, kv) in models.items():
+        if name == "float32":
+            continue
+        timing = time_against(ref, bundle, kv, prompt, plan)
+        verdicts[f"{name} TPOT ÷ float32"] = compare(timing.decode)
+        verdicts[f"{name} prefill ÷ float32"] = compare(timing.prefill)
+    return verdicts
 
 
 # --- the run -----------------------------------------------------------------------------------------

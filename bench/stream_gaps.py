@@ -28,7 +28,7 @@ from bench.record import recorded  # noqa: E402
 from engine.entrypoints.launch import engine_server  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
-TEXT = "The history of computing is a story of ideas meeting machines. "
+TEXT = "The history of computing is a story of ideas meeting machines. "  # 12 tokens
 LIMIT_S = 1.0
 
 
@@ -106,7 +106,7 @@ def main() -> None:
                 "stop list",
                 {"model": model, "prompt": "Say hello.", "max_tokens": 2, "stop": stop_list(args.stop_chars)},
             ),
-            ("long prompt", {"model": model, "prompt": TEXT * (args.prompt_tokens // 11), "max_tokens": 2}),
+            ("long prompt", {"model": model, "prompt": TEXT * (args.prompt_tokens // 12), "max_tokens": 2}),
         ):
             mark = len(times)
             answers[name] = send(url, body)
