@@ -82,7 +82,7 @@ PAGES: tuple[PageBudget, ...] = (
     PageBudget("claims", "cl_run"),
     PageBudget("precision", "label:pr_run"),
     PageBudget("speculative", "sp_run", what="plain vs drafted"),
-    PageBudget("speculative", "sp_cost_run", what="verify-cost curve"),
+    PageBudget("speculative", "sp_cost_run", what="verify-cost curve", tab=1),
     PageBudget("disaggregation", "dg_run"),
 )
 SKIPPED = {"remote": "needs a server to connect to", "source": "text only, no action"}
