@@ -30,11 +30,13 @@ def test_small_sweep_shows_progress_then_the_charts(page):
     seen = progress["texts"]
     # the progress moves while it runs (the browser may draw two quick updates as one, so no single
     # step is required), and says the time left once a pace is known
-    steps = {m.group(1) for s in seen for m in re.finditer(r"Measuring L = \d+, (?:eager|sdpa) \((\d)/4\)", s)}
-    assert len(steps) >= 2, seen
-    assert any(re.search(r"\([34]/4\)… · about \d+ s left", s) for s in seen), seen
+    steps = {m.group(1) for s in seen for m in re.finditer(r"\((\d)/\d\)…", s)}
+    assert len(steps) >= 2 and any("Measuring L = 256" in s for s in seen), seen
+    assert any(re.search(r"\(\d/\d\)… · about \d+ s left", s) for s in seen), seen
     assert progress["status_charts"] == 1, progress
-    assert page.get_by_text(re.compile(r"Measured 4 prefills in \d+ s")).first.is_visible()
+    assert page.get_by_text(
+        re.compile(r"Measured 4 prefills (in|and timed eager against sdpa at L = \d+ in) \d+ s")
+    ).first.is_visible()
     panel = page.locator('[data-testid="stTabPanel"]:visible')
     panel.locator(".js-plotly-plot .main-svg").first.wait_for(timeout=20_000)
     assert panel.locator('[data-testid="stPlotlyChart"]').count() == 3

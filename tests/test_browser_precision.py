@@ -23,7 +23,7 @@ def test_measure_and_read_the_tables(chromium, tiny_app_server):
         assert main.get_by_text("Bytes a decode step reads at batch 1").count() == 1
         assert main.locator('[data-testid="stDataFrame"]').count() == 4  # work, time, quality, capacity
         assert main.get_by_text("Quality against float32").count() == 1
-        assert main.get_by_text("On a GPU").count() == 1  # beside the bars: what bfloat16 would do there
+        assert main.get_by_text("On a GPU").count() >= 1  # beside each bfloat16 row: what it would do there
         assert main.locator('[data-testid="stTable"]').count() == 1  # the generations
         assert exception_boxes(page) == 0
         page.mouse.move(1, 1)

@@ -71,7 +71,7 @@ def test_connect_and_run_a_concurrent_load(chromium, tiny_app_server, tiny_serve
         opened.screenshot(path=str(ARTIFACTS / "remote_opened.png"))
 
         act_and_wait(page, lambda: uploader.set_input_files(str(GUIDELLM_REPORT)), 60_000)
-        page.get_by_text("a report of GuideLLM 0.8.0, 1 load(s)").wait_for(timeout=30_000)
+        page.get_by_text("a report of GuideLLM 0.8.0, 1 load, server").wait_for(timeout=30_000)
         report = page.locator('[data-testid="stExpander"]').filter(has_text="a report of GuideLLM")
         tables = report.locator('[data-testid="stDataFrame"]')
         assert tables.count() == 3  # ours, GuideLLM's own figures, the SLO verdict
