@@ -136,7 +136,7 @@ def test_serve_chunks_long_prompts_by_default():
     from engine.entrypoints.cli import SERVE_STEP_TOKENS, _parser
 
     args = _parser().parse_args(["serve"])
-    assert args.chunked_prefill and args.max_num_batched_tokens == SERVE_STEP_TOKENS == 512
+    assert args.chunked_prefill and args.max_num_batched_tokens == SERVE_STEP_TOKENS == 256
     assert not _parser().parse_args(["serve", "--no-chunked-prefill"]).chunked_prefill
     assert args.max_body_bytes == 4 << 20 and args.api_key is None
 
