@@ -108,7 +108,7 @@ def show_target(page, name: str):
         page.locator('[data-testid="stTabs"]').first.get_by_role("tab").nth(tab).click()
     target = page.locator(TAB_PANEL).first if tab is not None else page.locator(MAIN_BLOCK)
     wait_idle(page, SWITCH_MS)
-    charts = target.locator(".js-plotly-plot .main-svg")
+    charts = target.locator(".js-plotly-plot .main-svg >> visible=true")  # a hidden tab's wait for nothing
     if charts.count():
         charts.first.wait_for(timeout=20_000)
     page.mouse.move(1, 1)  # a hovered chart shows Plotly's toolbar
