@@ -7,7 +7,6 @@ from __future__ import annotations
 import pytest
 
 from lab import disaggregation_rounds as rounds_lab
-from lab.busy import MachineLoad
 from lab.disaggregation import SetupRun, Summary, chat_gaps, long_windows, pairs, phases, summarize
 from lab.disaggregation_rounds import paired
 from lab.pairing import LESS, NOT_SEPARABLE, compare
@@ -15,6 +14,7 @@ from lab.remote_client import RemoteRequest, RemoteResult
 from lab.remote_load import LoadPlan, LoadRun
 from lab.slo import SLO, Goodput
 from lab.workload import RequestSpec
+from tests.scripted_meter import busy_first
 
 
 def hand_made_run() -> SetupRun:
@@ -80,28 +80,10 @@ def test_a_set_up_is_paired_with_the_whole_prompt_server_round_by_round():
     assert paired(none_met, "pd", "goodput") is None  # the base met nothing: no ratio, never "None" shown
 
 
-class PlantedMeter:
-    def __init__(self, busy: int):
-        self.left = busy
-
-    def __call__(self, ours=()):
-        meter = self
-
-        class Reading:
-            def start(self):
-                return self
-
-            def stop(self):
-                meter.left -= 1
-                return MachineLoad(1.5 if meter.left >= 0 else 0.0, 2, 1.0)
-
-        return Reading()
-
-
 def test_rounds_alternate_their_order_and_a_busy_one_is_run_again(monkeypatch):
     order = []
     monkeypatch.setattr(rounds_lab, "run_setup", lambda name, url, specs, tok, model: order.append(name) or name)
-    monkeypatch.setattr(rounds_lab, "LoadMeter", PlantedMeter(busy=1))
+    monkeypatch.setattr(rounds_lab, "LoadMeter", busy_first(1))
     landed = []
     urls = {"whole": "w", "chunked": "c", "pd": "p"}
     got = rounds_lab.run_rounds(urls, [], None, "m", 2, on_round=lambda r: landed.append(len(r.rounds)))

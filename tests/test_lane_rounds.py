@@ -7,26 +7,10 @@ from __future__ import annotations
 import time
 
 from engine import EngineConfig, SamplingParams
-from lab.busy import MachineLoad
 from lab.interleaved import Lane
 from lab.lane_rounds import advance, finish, lane_rounds
 from lab.pairing import GREATER, compare
-
-
-class FakeMeter:
-    """A load meter whose readings are scripted: True = busy."""
-
-    def __init__(self, busy: list[bool]):
-        self.script = iter(busy)
-
-    def __call__(self):
-        return self
-
-    def start(self):
-        return self
-
-    def stop(self) -> MachineLoad:
-        return MachineLoad(1.5 if next(self.script, False) else 0.0, 2, 0.05)
+from tests.scripted_meter import ScriptedMeter
 
 
 def lanes_of(tiny, slow_ms: float = 0.0) -> dict[str, Lane]:
@@ -60,7 +44,7 @@ def test_a_slow_lane_shows_in_its_paired_ratio(tiny):
 def test_a_busy_round_is_stepped_again_and_left_out_of_the_pairing(tiny):
     lanes = lanes_of(tiny)
     advance(lanes, 1)
-    got = lane_rounds(lanes, 5, max_retakes=2, meter=FakeMeter([True, False, True, False, False, False, False]))
+    got = lane_rounds(lanes, 5, max_retakes=2, meter=ScriptedMeter([True, False, True, False, False, False, False]))
     r = got.ratio("b", "a")
     assert r.n == 5 and r.retaken == 2
     steps = [s for s in lanes["a"].steps if s.phase == "decode"]

@@ -23,23 +23,7 @@ from lab.pairing import (
     ratio_interval,
     round_order,
 )
-
-
-class FakeMeter:
-    """A load meter whose readings are scripted: True = busy."""
-
-    def __init__(self, busy: list[bool]):
-        self.script = iter(busy)
-
-    def __call__(self):
-        return self
-
-    def start(self):
-        return self
-
-    def stop(self) -> MachineLoad:
-        busy = next(self.script, False)
-        return MachineLoad(1.5 if busy else 0.0, 2, 0.05)
+from tests.scripted_meter import ScriptedMeter
 
 
 def test_the_interval_is_the_order_statistics_one():
@@ -101,7 +85,7 @@ def test_a_burst_over_the_first_half_flips_a_sequential_comparison_not_the_inter
     assert compare(ratio_interval(b, a)) == LESS  # sequential: b "faster", the opposite of the truth
 
     inter = SimulatedMachine(burst_until=n * 22 * 3 / 2)  # the first half of the same work interleaved
-    rounds = interleave({"a": inter.unit(10), "b": inter.unit(12)}, n, meter=FakeMeter([]))
+    rounds = interleave({"a": inter.unit(10), "b": inter.unit(12)}, n, meter=ScriptedMeter([]))
     r = rounds.ratio("b", "a")
     assert compare(r) == GREATER and r.median == pytest.approx(1.2) and r.n == n
 
@@ -109,9 +93,9 @@ def test_a_burst_over_the_first_half_flips_a_sequential_comparison_not_the_inter
 def test_busy_rounds_are_retaken_within_their_budget():
     calls = []
     arms = {"a": lambda: calls.append("a") or 1.0, "b": lambda: calls.append("b") or 2.0}
-    rounds = interleave(arms, 4, meter=FakeMeter([True, False, True, False, False, False]))
+    rounds = interleave(arms, 4, meter=ScriptedMeter([True, False, True, False, False, False]))
     assert rounds.retaken == 2 and len(rounds.values["a"]) == 4 and len(calls) == 12
-    capped = interleave(arms, 4, max_retakes=1, meter=FakeMeter([True, True, True, True, True, True]))
+    capped = interleave(arms, 4, max_retakes=1, meter=ScriptedMeter([True, True, True, True, True, True]))
     assert capped.retaken == 1 and len(capped.values["a"]) == 4
     r = capped.ratio("b", "a")
     assert r.retaken == 1 and r.load is not None and r.load.busy and r.median == 2.0

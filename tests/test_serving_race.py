@@ -12,9 +12,9 @@ import pytest
 from engine import EngineConfig
 from engine.errors import LabError
 from lab import serving_race
-from lab.busy import MachineLoad
 from lab.serving_race import IdleClock, WorkloadLane, race_rounds, race_workload
 from lab.workload import RequestSpec
+from tests.scripted_meter import busy_first
 
 CONFIG = EngineConfig(probe_memory=False)
 
@@ -77,38 +77,18 @@ def test_one_lanes_steps_are_off_the_others_clock(tiny):
     assert all(sorted(lanes[n].labels.values()) == ["early", "late"] for n in "ab")
 
 
-class PlantedMeter:
-    """Busy for the first `busy` rounds it measures, quiet after."""
-
-    def __init__(self, busy: int):
-        self.left = busy
-
-    def __call__(self):
-        meter = self
-
-        class Reading:
-            def start(self):
-                return self
-
-            def stop(self):
-                meter.left -= 1
-                return MachineLoad(1.5 if meter.left >= 0 else 0.0, 2, 1.0)
-
-        return Reading()
-
-
 def test_busy_rounds_are_raced_again_within_the_budget(tiny, monkeypatch):
-    monkeypatch.setattr(serving_race, "LoadMeter", PlantedMeter(busy=1))
+    monkeypatch.setattr(serving_race, "LoadMeter", busy_first(1))
     seen = []
     out = race_rounds(
         tiny.model, tiny.tokenizer, specs(tiny.tokenizer), {"a": CONFIG, "b": CONFIG}, 2, on_round=seen.append
     )
     assert out.retaken == 1 and out.num_rounds == 2 and len(out.runs["a"]) == len(out.runs["b"]) == 2
     assert not out.load.busy and len(seen) == 2  # each kept round landed as it was measured
-    monkeypatch.setattr(serving_race, "LoadMeter", PlantedMeter(busy=10))
+    monkeypatch.setattr(serving_race, "LoadMeter", busy_first(10))
     out = race_rounds(tiny.model, tiny.tokenizer, specs(tiny.tokenizer), {"a": CONFIG}, 2)
     assert out.retaken == 1 and out.num_rounds == 2 and out.load.busy  # budget spent: kept, and said beside
-    monkeypatch.setattr(serving_race, "LoadMeter", PlantedMeter(busy=10))
+    monkeypatch.setattr(serving_race, "LoadMeter", busy_first(10))
     out = race_rounds(tiny.model, tiny.tokenizer, specs(tiny.tokenizer), {"a": CONFIG}, 2, deadline=0.0)
     assert out.retaken == 0 and out.load.busy  # past the deadline: nothing raced again
 
