@@ -219,9 +219,24 @@ def test_the_remote_lab_reads_both_workers_pools_beside_a_load_through_the_route
         assert moved[-1] > moved[0]  # each side counted the four hand-offs' bytes
 
 
+def assert_gone(workers, what: str, within_s: float = 30.0) -> None:
+    """Every worker stops answering /health within `within_s` (it died with `what`)."""
+    import time
+
+    deadline = time.monotonic() + within_s
+    for worker in workers:
+        while time.monotonic() < deadline:
+            try:
+                urllib.request.urlopen(f"{worker}/health", timeout=2)
+            except OSError:
+                break  # gone
+            time.sleep(0.5)
+        else:
+            raise AssertionError(f"the worker at {worker} outlived {what}")
+
+
 def test_serve_disaggregate_starts_the_pair_behind_its_router_and_stops_it(servers, tiny_server, tiny_dirs):
     import re
-    import time
 
     from tests.conftest import ARTIFACTS
 
@@ -238,16 +253,7 @@ def test_serve_disaggregate_starts_the_pair_behind_its_router_and_stops_it(serve
                 assert r.status == 200
         proc.terminate()  # ours, by its handle: the router stops its workers by theirs
         proc.wait(timeout=60)
-    deadline = time.monotonic() + 30
-    for worker in workers:
-        while time.monotonic() < deadline:
-            try:
-                urllib.request.urlopen(f"{worker}/health", timeout=2)
-            except OSError:
-                break  # gone
-            time.sleep(0.5)
-        else:
-            raise AssertionError(f"the worker at {worker} outlived its router")
+    assert_gone(workers, "its router")
 
 
 def test_serve_disaggregate_keys_every_part_and_its_workers_die_with_it(servers, tiny_dirs):
@@ -255,7 +261,6 @@ def test_serve_disaggregate_keys_every_part_and_its_workers_die_with_it(servers,
     environment); SIGKILL of the parent leaves no worker listening (PR_SET_PDEATHSIG)."""
     import re
     import signal
-    import time
 
     from openai import AuthenticationError, OpenAI
 
@@ -272,13 +277,4 @@ def test_serve_disaggregate_keys_every_part_and_its_workers_die_with_it(servers,
         assert keyed.completions.create(model=model.name, prompt=PROMPT, max_tokens=4).usage.completion_tokens == 4
         proc.send_signal(signal.SIGKILL)  # ours, by its handle: nothing of it runs on the way out
         proc.wait(timeout=10)
-    deadline = time.monotonic() + 30
-    for worker in workers:
-        while time.monotonic() < deadline:
-            try:
-                urllib.request.urlopen(f"{worker}/health", timeout=2)
-            except OSError:
-                break  # gone
-            time.sleep(0.5)
-        else:
-            raise AssertionError(f"the worker at {worker} outlived its parent's SIGKILL")
+    assert_gone(workers, "its parent's SIGKILL")
