@@ -43,6 +43,16 @@ def live_record(page) -> dict:
     return page.evaluate("() => window.__live")
 
 
+def assert_shows(scope, text: str) -> None:
+    """`text` is visible in `scope` (a page or a locator); else the failure says what was there
+    instead (a run's error message, say), since a browser test's page is gone by the report."""
+    if scope.get_by_text(text).first.is_visible():
+        return
+    whole = scope.first.inner_text() if hasattr(scope, "first") else scope.inner_text("body")
+    shown = " ".join(whole.split())
+    raise AssertionError(f"{text!r} is not shown; the page shows: …{shown[-1500:]}")
+
+
 def final_chip_labels(page, kind: str = "pd-out") -> list[str]:
     """Chip labels in the replay panel (the finished run), by kind: pd-in (prompt) or pd-out."""
     return page.locator(f'[data-testid="stTabPanel"] .pd-chips .{kind} .pd-tok').all_inner_texts()

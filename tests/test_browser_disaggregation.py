@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from scripts.app_browser import ARTIFACTS, click_and_wait, exception_boxes, open_tab, set_number
-from tests.browser_utils import page_at
+from tests.browser_utils import assert_shows, page_at
 
 RUN = "Run the three set-ups"
 
@@ -26,9 +26,11 @@ def test_three_set_ups_run_and_the_pair_shows_two_lanes(lab):
     set_number(lab, "Long prompt tokens", 256)
     set_number(lab, "Long prompts", 1)
     click_and_wait(lab, lab.get_by_role("button", name=RUN), 400_000)
+    # the run's own end (done or failed), in case its start came after the idle page was read
+    lab.get_by_text("Three set-ups measured").or_(lab.get_by_text("The run failed")).first.wait_for(timeout=400_000)
     assert exception_boxes(lab) == 0
     panel = lab.locator('[data-testid="stTabPanel"]:visible')
-    assert panel.get_by_text("Goodput at the SLO").first.is_visible()
+    assert_shows(panel, "Goodput at the SLO")
     gantt = panel.locator('[data-testid="stPlotlyChart"]').nth(2)
     gantt.locator(".js-plotly-plot .main-svg").first.wait_for(timeout=20_000)
     svg = gantt.inner_text()

@@ -78,9 +78,10 @@ def test_two_visitors_take_turns_and_get_their_solo_output(chromium, server):
 
 def test_a_closed_browser_frees_the_engine_for_the_next_visitor(chromium, server):
     # 1,024 tokens (the model writes them all, no EOS): a's run outlasts b's clicks even on a loaded
-    # machine, where 256 could end before a's browser closed and b's short run came and went unseen
-    a = visitor(chromium, server, "Write a long story about a lighthouse keeper.", 1024)
-    b = visitor(chromium, server, "Hello", 4)
+    # machine. b's run is long enough to be seen: a run of a few tokens can start and end between two
+    # of the server's sends, and its live view then never reaches the browser.
+    story = "Write a long story about a lighthouse keeper."
+    a, b = visitor(chromium, server, story, 1024), visitor(chromium, server, story, 48)
     a.locator(RUN_BUTTON).first.click()
     a.locator(".pd-live .pd-out").first.wait_for(timeout=60_000)
     b.locator(RUN_BUTTON).first.click()
@@ -90,6 +91,7 @@ def test_a_closed_browser_frees_the_engine_for_the_next_visitor(chromium, server
     b.locator(RUN_BUTTON).first.click()  # and joins it again
     b.get_by_text(QUEUED).wait_for(timeout=30_000)
     assert a.locator(".pd-live").count() == 1, "a's run ended before its browser closed: nothing to test"
+    assert b.get_by_text(QUEUED).count() == 1, "b no longer waits for a: nothing to test"
     t0 = time.perf_counter()
     a.context.close()  # the visitor went away mid-run
     b.locator(".pd-live").first.wait_for(state="attached", timeout=30_000)

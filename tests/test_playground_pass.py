@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import re
 import threading
+import time
+from types import SimpleNamespace
 
 import pytest
 
@@ -14,6 +16,7 @@ import app_pages.playground.second_pass as second_pass
 from app_pages.playground.second_pass import PassJob
 from tests.app_helpers import after_second_pass, errors, run_playground
 from tests.figure_checks import charts
+from ui.run_queue import RunQueue
 from ui.run_state import RunStatus
 
 PROGRESS = re.compile(
@@ -130,6 +133,47 @@ def test_a_queued_pass_has_no_estimate_until_its_turn():
     job = _job([10.0, 10.0])
     job.waiting = True
     assert job.seconds_left() is None
+
+
+def _counted_pass(monkeypatch, steps: int) -> tuple[PassJob, threading.Event]:
+    """A pass of `steps` steps (no model: the replay is a stand-in that only counts them); the event
+    is set once a step has run."""
+    stepped = threading.Event()
+
+    def replay(_bundle, _result, _lock):
+        for done in range(1, steps + 1):
+            stepped.set()
+            yield done, steps
+
+    monkeypatch.setattr(second_pass, "measure_pass", replay)
+    job = PassJob(result=SimpleNamespace(pass_pending=True), work_ms=[1.0] * steps)  # type: ignore[arg-type]
+    return job, stepped
+
+
+def test_a_pass_whose_visitor_has_gone_gives_up_its_place_in_the_line(monkeypatch):
+    queue = RunQueue(1)
+    running = queue.join()
+    assert queue.wait(running, 0) == 0  # someone else's run holds the one place
+    here = threading.Event()
+    here.set()
+    job, stepped = _counted_pass(monkeypatch, 3)
+    second_pass.start_pass(job, None, None, queue, here.is_set)
+    deadline = time.monotonic() + 10
+    while not job.waiting and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert job.waiting and queue.counts() == (1, 1)
+    here.clear()  # the browser closed while the pass waited
+    assert job.finished.wait(10) and not stepped.is_set()
+    assert queue.counts() == (1, 0) and not job.result.pass_pending
+
+
+def test_a_running_pass_stops_between_steps_once_its_visitor_has_gone(monkeypatch):
+    answers = iter([True, False])  # still there after the first step; gone after the second
+    job, _ = _counted_pass(monkeypatch, 5)
+    queue = RunQueue(1)
+    second_pass.start_pass(job, None, None, queue, lambda: next(answers, False))
+    assert job.finished.wait(10)
+    assert job.done == 2 and queue.counts() == (0, 0)
 
 
 def test_a_loaded_trace_calls_off_the_pass_of_the_run_it_replaces(app, gate, saved_run):

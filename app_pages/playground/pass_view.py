@@ -14,6 +14,7 @@ from ui.errors import error_message
 from ui.models import get_registry
 from ui.public import public_settings
 from ui.run_state import RunResult, RunStatus
+from app_pages.playground.session_alive import this_session_alive
 from ui.text import with_eta
 
 
@@ -32,8 +33,10 @@ def begin(bundle, result: RunResult | None) -> None:
         return
     public = public_settings()
     registry = get_registry()
-    queue = registry.run_queue(public.max_active_runs) if public.enabled else None
-    start_pass(job, bundle, registry.step_lock, queue)
+    if public.enabled:
+        start_pass(job, bundle, registry.step_lock, registry.run_queue(public.max_active_runs), this_session_alive())
+    else:
+        start_pass(job, bundle, registry.step_lock)
 
 
 def cancel_running() -> None:

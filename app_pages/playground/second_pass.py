@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from engine.core.memory_pass import PROBE_STEP_COST
@@ -90,30 +91,31 @@ class PassJob:
         self.finished.wait(wait_s)
 
 
-def _take_turn(job: PassJob, queue: RunQueue) -> object | None:
-    """A place in the public run queue, waited for like any run's; None when called off meanwhile."""
+def _take_turn(job: PassJob, queue: RunQueue, present: Callable[[], bool]) -> object | None:
+    """A place in the public run queue, waited for like any run's; None when called off or its
+    visitor gone meanwhile."""
     ticket = queue.join()
     job.waiting = True
     while queue.wait(ticket, QUEUE_POLL_S):
-        if job.cancelled.is_set():
+        if job.cancelled.is_set() or not present():
             queue.leave(ticket)
             return None
     job.waiting = False
     return ticket
 
 
-def _work(job: PassJob, bundle, lock, queue: RunQueue | None) -> None:
+def _work(job: PassJob, bundle, lock, queue: RunQueue | None, present: Callable[[], bool]) -> None:
     ticket = None
     try:
         if queue is not None:
-            ticket = _take_turn(job, queue)
+            ticket = _take_turn(job, queue, present)
             if ticket is None:
                 return
         for done, _total in measure_pass(bundle, job.result, lock):
             job.done = done
             if done == 1:
                 job.first_done = time.perf_counter()
-            if job.cancelled.is_set():
+            if job.cancelled.is_set() or not present():
                 return  # the replay stops between steps; its readings are copied only at its end
     except Exception as exc:  # noqa: BLE001 - kept for the page to show, in its language
         job.error = exc
@@ -135,8 +137,12 @@ def prepare_pass(result: RunResult) -> PassJob | None:
     return PassJob(result, [s.ms for s in result.steps])
 
 
-def start_pass(job: PassJob, bundle, lock=None, queue: RunQueue | None = None) -> None:
+def start_pass(
+    job: PassJob, bundle, lock=None, queue: RunQueue | None = None, present: Callable[[], bool] = lambda: True
+) -> None:
     """Run the pass in a daemon thread. queue: a public server's run queue, where the pass waits for
-    its turn as a run would."""
+    its turn as a run would; present: whether its visitor is still there (a pass whose browser has
+    closed gives its place up, waiting or running, as the closed browser's run did)."""
     job.launched = True
-    threading.Thread(target=_work, args=(job, bundle, lock, queue), name="pdlab-second-pass", daemon=True).start()
+    args = (job, bundle, lock, queue, present)
+    threading.Thread(target=_work, args=args, name="pdlab-second-pass", daemon=True).start()
