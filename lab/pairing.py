@@ -11,7 +11,8 @@ otherwise the comparison is "not separable here", and says so with the interval 
 A unit is what each arm can do in turn: an engine step where both arms step through the same kind of
 work (a decode step at the same position), or a whole run otherwise. A round measured while other
 processes took a real share of the cores (lab/busy.py) is re-taken where the caller can re-take it
-(`interleave`), within a budget of re-takes, and the result says how many were.
+(`interleave`), within a budget of re-takes, and the result says how many were; a comparison whose
+warm-up ran beside other work may take more pairs (`pairs_beside`).
 
     rounds = interleave({"on": run_on, "off": run_off}, rounds=5)
     r = rounds.ratio("off", "on")        # off ÷ on, paired round by round
@@ -30,6 +31,9 @@ from engine.errors import LabError
 from lab.busy import LoadMeter, MachineLoad, busiest
 
 CONFIDENCE = 0.95  # the interval's target level
+# Beside other work each pair is noisier, so a comparison that can afford it takes this many times the
+# pairs (and the time): the meter sets how much is measured, never what is concluded.
+BUSY_PAIRS = 2
 MIN_COVERAGE = 0.90  # below it (fewer than 5 pairs) the interval is too wide to judge by: no verdict
 GREATER, LESS, NOT_SEPARABLE, WITHIN = "greater", "less", "not separable", "within"
 
@@ -127,6 +131,11 @@ def compare_band(r: RatioInterval, low: float, high: float) -> str:
     if r.high < low:
         return LESS
     return NOT_SEPARABLE
+
+
+def pairs_beside(load: MachineLoad | None) -> int:
+    """How many times its quiet pairs a comparison takes after a warm-up measured under `load`."""
+    return BUSY_PAIRS if load is not None and load.busy else 1
 
 
 def round_order(arms: Sequence[str], r: int) -> list[str]:

@@ -14,7 +14,8 @@ Rules (shown on the page next to the verdicts):
        an interval lies wholly below the roughly bound.
   C8   TPOT describes the stream a user sees: per request of the longest output, off = |median ITL /
        TPOT − 1| and tail = P90 ITL / TPOT. holds: off ≤ 15 % and tail ≤ 1.5; roughly: ≤ 30 % and ≤ 3;
-       does not hold where an interval lies wholly above the roughly bound.
+       does not hold where an interval lies wholly above the roughly bound. Beside other work (the
+       busy rule, lab/busy.py) only "holds" is stated: other processes can only spread the gaps.
   C9   decode share of the request's time at the longest output, per request:
        holds ≥ 0.8; roughly ≥ 0.6; does not hold below 0.6.
   C18  longer prompt: TTFT grows (≥ 1.5x) while TPOT(longest L) / TPOT(shortest L) stays within
@@ -30,6 +31,7 @@ from engine.errors import LabError
 from lab.pairing import RatioInterval, ratio_interval
 from lab.verdicts import (
     LESS,
+    NOT_SEPARABLE,
     Verdict,
     banded,
     combined,
@@ -37,6 +39,7 @@ from lab.verdicts import (
     named,
     reason,
     slope,
+    spread_beside_other_work,
     tiered,
     value_interval,
 )
@@ -71,6 +74,9 @@ def c8_verdict(requests: list[tuple[float, list[float]]], load=None) -> Verdict:
     word = combined(tiered(off, 0.15, 0.3, LESS), tiered(tail, 1.5, 3.0, LESS))
     tpot = statistics.median(t for t, _ in requests)
     nums = named(off, "off") | named(tail, "tail") | dict(tpot=tpot, rate=1000 / tpot, N=len(requests[0][1]) + 1)
+    if spread_beside_other_work(word, load):
+        nums |= dict(other=load.other_cores, cores=load.cores)
+        return Verdict("C8", NOT_SEPARABLE, "why_c8_not_separable_busy", nums, tail, load)
     return Verdict("C8", word, reason("C8", word), nums, tail, load)
 
 

@@ -211,6 +211,13 @@ def combined(*words: str) -> str:
     return HOLDS
 
 
+def spread_beside_other_work(word: str, load: MachineLoad | None) -> bool:
+    """Whether a verdict on a spread of times (gaps between tokens) cannot be stated: other processes
+    can only widen such a spread, never narrow it, so a spread within its bound beside them is within
+    it quiet too; one past its bound beside them cannot be told from their noise."""
+    return word != HOLDS and load is not None and load.busy
+
+
 def named(r: RatioInterval, name: str) -> dict[str, float | int]:
     """An interval's numbers under one name, for an explanation that quotes several: {name}, {name_lo},
     {name_hi}, {name_n}."""

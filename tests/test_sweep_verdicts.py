@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from lab.busy import MachineLoad
 from lab.pairing import ratio_interval
 from lab.sweep_verdicts import c4_verdict, c8_verdict, c9_verdict, c18_verdict, sweep_verdicts
 from lab.sweeps import SweepPoint, SweepResult, SweepSettings, run_sweep, sweep_plan
@@ -58,6 +59,16 @@ def test_c8_both_ways():
     with pytest.raises(ValueError):
         c8_verdict([(15.0, [])])
     assert c8_verdict([(15.2, even)] * 3).verdict == NOT_SEPARABLE  # too few requests to judge
+
+
+def test_beside_other_work_c8_states_only_that_it_holds():
+    even = [15.0 + 0.1 * (i % 3) for i in range(30)]
+    stalls = [10.0] * 24 + [60.0] * 6
+    busy, quiet = MachineLoad(other_cores=1.0, cores=2, seconds=5.0), MachineLoad(0.0, 2, 5.0)
+    assert c8_verdict([(sum(stalls) / len(stalls), stalls)] * 5, quiet).verdict == FAILS
+    stalled = c8_verdict([(sum(stalls) / len(stalls), stalls)] * 5, busy)  # other work spreads gaps
+    assert stalled.verdict == NOT_SEPARABLE and "1.0/2 cores busy" in explain(stalled)
+    assert c8_verdict([(15.2, even)] * 5, busy).verdict == HOLDS  # an even stream beside it is even quiet
 
 
 def test_c8_is_judged_per_request_and_a_burst_is_not_a_verdict():

@@ -9,12 +9,12 @@ import streamlit as st
 
 from app_pages.playground import keys
 from app_pages.playground.second_pass import POLL_S, PassJob, prepare_pass, start_pass
+from app_pages.playground.session_alive import this_session_alive
 from app_pages.playground.strings import t
 from ui.errors import error_message
 from ui.models import get_registry
 from ui.public import public_settings
 from ui.run_state import RunResult, RunStatus
-from app_pages.playground.session_alive import this_session_alive
 from ui.text import with_eta
 
 
