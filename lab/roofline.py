@@ -107,10 +107,12 @@ def run_roofline(
     decode_steps: int,
     progress: Callable[[int, int], None] | None = None,
     lock: threading.Lock | None = None,
+    on_round: Callable[[list[RooflinePoint]], None] | None = None,
 ) -> tuple[list[RooflinePoint], MachineLoad]:
     """Every step of every batch size's run, raced a step each in turn (smallest batch first in the
-    points); progress(steps done, steps in all) after each step. Returns the points and the load other
-    processes put on the machine meanwhile."""
+    points); progress(steps done, steps in all) after each step; on_round(the points so far) after
+    each round of one step per batch size, off every lane's clock. Returns the points and the load
+    other processes put on the machine meanwhile."""
     check_settings(len(prompt_ids), batch_sizes, decode_steps, model.config.max_position)
     sizes = sorted(set(batch_sizes))
     with lock or nullcontext():  # new shapes pay one-off costs: not timed
@@ -123,18 +125,22 @@ def run_roofline(
             lane.engine.add_request(list(prompt_ids), params)
     total, done = len(sizes) * (decode_steps + 1), [0]
 
+    def so_far() -> list[RooflinePoint]:
+        return [
+            RooflinePoint(batch, s.phase, s.step, s.num_tokens, s.flops, s.bytes_moved, s.ms)
+            for batch, lane in lanes.items()
+            for s in lane.steps
+        ]
+
     def on_step(_name, _event) -> None:
         done[0] += 1
         if progress:
             progress(min(done[0], total), total)
+        if on_round and done[0] % len(sizes) == 0:
+            on_round(so_far())
 
     load = race(lanes, on_step, lock)
-    points = [
-        RooflinePoint(batch, s.phase, s.step, s.num_tokens, s.flops, s.bytes_moved, s.ms)
-        for batch, lane in lanes.items()
-        for s in lane.steps
-    ]
-    return points, load
+    return so_far(), load
 
 
 def rate_ratio(

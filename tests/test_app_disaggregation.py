@@ -52,7 +52,12 @@ def test_three_set_ups_run_and_the_pair_draws_its_hand_offs(app, stopped_servers
         assert [x.error for x in sr.run.results] == [None] * 3 and sr.run.results[0].num_output_tokens == 8
     pd_run = r.runs["pd"]
     assert len(pd_run.records) >= 3  # the router's record of each request
-    summary = table_with(at, "set-up")
+    counted = table_with(at, "chats' steps it takes")  # the work, counted before anything was timed
+    assert list(counted["chats' steps it takes"]) == [1, 2, 0]  # 64 tokens: whole, in chunks of 32, elsewhere
+    handed = r.summaries()[0]["pd"].handoff_bytes
+    kv = r.work["pd"].handoff_bytes  # the KV counted; the hand-off sent it in one body with its framing
+    assert 0 < kv <= handed < kv + 4096
+    summary = table_with(at, "hand-off transfer, median (ms)")
     assert not table_problems(at)  # "hand-off transfer, median (ms)" whole in its help, not cut
     assert list(summary["set-up"]) == [
         "colocated, whole prompts",

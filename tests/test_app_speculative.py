@@ -147,3 +147,16 @@ def test_an_adaptive_run_says_so_and_varies_k(app):
     assert any("k = 2, adaptive" in m.value for m in at.markdown)
     ks = {s.seqs[0].drafted for s in c.spec.steps if s.seqs[0].drafted}
     assert len(ks) > 1, ks  # k moved with the acceptance
+
+
+def test_each_round_lands_with_its_counted_work_before_the_speedup(tiny):
+    from app_pages.speculative.compare import run_both as compare_both
+
+    landed = []
+    got = compare_both(
+        tiny, REPEATS, 4, 12, None, lambda *_: None, rounds=5, on_round=lambda c, r: landed.append((c, r))
+    )
+    assert [r for _, r in landed] == list(range(1, 6))
+    for c, r in landed:  # counted work and TPOTs so far; the speed-up is judged once, over every round
+        assert c.speedup is None and decode_summary(c) is not None and len(c.tpot_ms["spec"]) == r
+    assert got.speedup is not None and got.speedup.n == 5

@@ -13,9 +13,17 @@ from tests.figure_checks import charts
 PAGE = page_file("sweeps")
 
 
-def test_sweep_runs_and_shows_verdicts_and_charts(app):
+def test_sweep_runs_and_shows_verdicts_and_charts(app, monkeypatch):
+    import app_pages.sweeps.run as page_run
+
+    drawn = []  # round 1's requests on screen as they are measured, before the round's charts
+    draw = page_run.draw_first_round
+    monkeypatch.setattr(
+        page_run, "draw_first_round", lambda slot, pts, lang: drawn.append(len(pts)) or draw(slot, pts, lang)
+    )
     assert any("Not run yet" in i.value for i in app.info)
     at = run_sweep(app)
+    assert drawn and drawn[0] == 1
     assert not at.exception and not errors(at)
     result = at.session_state["sw_result"]
     assert result.complete and len(result.prompt_points) == 4 and len(result.output_points) == 4

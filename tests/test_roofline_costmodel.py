@@ -210,7 +210,9 @@ def test_the_read_roof_is_the_faster_of_torch_sum_and_the_c_kernel(monkeypatch):
 def test_engine_roofline_run_on_tiny(tiny):
     from lab.roofline import rate_ratio, run_roofline, summarise
 
-    points, load = run_roofline(tiny.model, tiny.tokenizer, list(range(10, 22)), [1, 2], 3)
+    landed = []
+    points, load = run_roofline(tiny.model, tiny.tokenizer, list(range(10, 22)), [1, 2], 3, on_round=landed.append)
+    assert [len(x) for x in landed] == [2, 4, 6, 8] and landed[-1] == points  # a step per batch size a round
     assert [(p.batch, p.phase) for p in points] == [(1, "prefill")] + [(1, "decode")] * 3 + [(2, "prefill")] + [
         (2, "decode")
     ] * 3

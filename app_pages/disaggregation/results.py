@@ -15,6 +15,7 @@ import streamlit as st
 from app_pages.disaggregation import keys
 from app_pages.disaggregation.figures import distribution_figure, gantt_figure, interference_figure
 from app_pages.disaggregation.strings import t
+from app_pages.disaggregation.work import show_work
 from lab.disaggregation import SETUPS, Summary
 from lab.disaggregation_rounds import BASE, TPOT_FACTOR, TTFT_FACTOR, goodput_over_rounds, paired
 from lab.pairing import GREATER, compare
@@ -126,6 +127,8 @@ def _load_caption(r: DisaggResult, lang: str) -> None:
 
 def render_results(r: DisaggResult, lang: str) -> None:
     _load_caption(r, lang)
+    if r.work:
+        show_work(r.work, r.long_tokens, lang)
     _summary_table(r, lang)
     header = t("dg_compare_header", lang, n=len(r.rounds.rounds))
     st.markdown(f"**{header}**{busy_beside(r.rounds.load, lang)}")

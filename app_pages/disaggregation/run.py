@@ -14,8 +14,10 @@ from app_pages.disaggregation import keys
 from app_pages.disaggregation.results import SHORT, render_results, rounds_table
 from app_pages.disaggregation.servers import setup_servers
 from app_pages.disaggregation.strings import t
+from app_pages.disaggregation.work import show_work, work_of
 from lab.disaggregation import SETUPS, SetupRun, Summary, summarize, workload
 from lab.disaggregation_rounds import Calibration, SetupRounds, calibrate, run_rounds
+from lab.disaggregation_work import SetupWork
 from lab.slo import SLO
 from ui.progress import PacedBar
 from ui.public import public_settings
@@ -45,6 +47,8 @@ class DisaggResult:
     slo: SLO
     seconds: float
     calibration: Calibration | None = None
+    work: dict[str, SetupWork] | None = None  # counted before the run (lab/disaggregation_work.py)
+    long_tokens: int = 0
 
     @property
     def runs(self) -> dict[str, SetupRun]:
@@ -85,9 +89,12 @@ def _run(bundle, registry, shape: dict, slo: SLO | None, lang: str) -> None:
     chunk, rounds = shape.pop("chunk"), shape.pop("rounds")
     specs = workload(bundle.tokenizer, **shape)
     servers = setup_servers()
+    long_tokens = shape["long_tokens"]
+    work = work_of(bundle.model, long_tokens, chunk)
 
     def measure(box) -> DisaggResult:
         steps = len(SETUPS) * rounds + (2 if slo is None else 0)  # set-up runs, and the two solo ones
+        show_work(work, long_tokens, lang, where=box)  # the first result: counted, while the servers start
         bar, live, done = PacedBar(box.progress(0.0), lang), box.empty(), [0]
         started = time.perf_counter()
         with servers.lock, registry.step_lock:  # the app's own engine stays idle while the servers are timed
@@ -110,7 +117,7 @@ def _run(bundle, registry, shape: dict, slo: SLO | None, lang: str) -> None:
                 done[0] += 1
 
             def on_round(so_far: SetupRounds) -> None:  # each round's comparison as it lands
-                partial = DisaggResult(so_far, judged_by, time.perf_counter() - started, calibration)
+                partial = DisaggResult(so_far, judged_by, time.perf_counter() - started, calibration, work, long_tokens)
                 show_table(
                     rounds_table(partial, lang),
                     key=keys.so_far(len(so_far.rounds)),
@@ -123,7 +130,7 @@ def _run(bundle, registry, shape: dict, slo: SLO | None, lang: str) -> None:
                 procs.urls, specs, bundle.tokenizer, servers.model, rounds, procs.pids, on_setup, on_round, deadline
             )  # fmt: skip
         live.empty()  # the page draws the whole result below
-        return DisaggResult(got, judged_by, time.perf_counter() - started, calibration)
+        return DisaggResult(got, judged_by, time.perf_counter() - started, calibration, work, long_tokens)
 
     run_with_progress(
         measure,

@@ -87,6 +87,7 @@ def measure_roofline(
 
     def measure(box) -> RooflineResult:
         bar = box.progress(0.0, text=t("rf_progress", lang, done=0, total=len(batches) * (steps + 1)))
+        live = box.empty()
 
         def progress(done: int, total: int) -> None:
             bar.progress(done / total, text=t("rf_progress", lang, done=done, total=total))
@@ -95,10 +96,18 @@ def measure_roofline(
         ceilings.peak_flops(dtype)  # a clear message before the run if this dtype has no measured roof
         ids = prompt_of_length(bundle.tokenizer, prompt_len)
         device = str(bundle.model.device)
+
+        def landed(points: list[RooflinePoint]) -> None:  # each round's steps on screen as they land
+            partial = RooflineResult(bundle.name, dtype, prompt_len, steps, points, summarise(points), ceilings, None)
+            with live.container():
+                st.caption(t("rf_so_far", lang, n=len(points)))
+                show_table(utilisation_table(partial, lang))
+
         with NvmlSampler(device) as sampler:
             points, load = run_roofline(
-                bundle.model, bundle.tokenizer, ids, batches, steps, progress, registry.step_lock
+                bundle.model, bundle.tokenizer, ids, batches, steps, progress, registry.step_lock, landed
             )
+        live.empty()  # the page draws the whole result below
         samples = sampler.samples if sampler.samples.times else None
         return RooflineResult(bundle.name, dtype, prompt_len, steps, points, summarise(points), ceilings, samples, load)
 

@@ -131,12 +131,15 @@ def run_both(
     draft_model=None,
     adaptive: bool = False,
     rounds: int = ROUNDS,
+    on_round: Callable[[SpecComparison, int], None] | None = None,
 ) -> SpecComparison:
     """Plain and speculative runs in `rounds` interleaved rounds (the order alternating; a round taken
     while other work kept the machine busy is run again, within a budget); progress(rounds kept, arm,
-    tokens so far) after each step. A bad prompt or setting raises LabError before anything runs.
-    draft_model: a loaded bundle with the same tokenizer that drafts instead of prompt lookup
-    (engine/core/draft_model.py); adaptive: k starts at k and follows the acceptance."""
+    tokens so far) after each step; on_round(the comparison so far, rounds kept) after each kept round,
+    its counted work and TPOTs filled in, its speed-up not yet (that is judged over all the rounds).
+    A bad prompt or setting raises LabError before anything runs. draft_model: a loaded bundle with
+    the same tokenizer that drafts instead of prompt lookup (engine/core/draft_model.py); adaptive: k
+    starts at k and follows the acceptance."""
     if not prompt.strip():
         raise LabError("The prompt is empty: type some text to run.")
     spec = _drafter(bundle, k, draft_model, adaptive)
@@ -158,11 +161,15 @@ def run_both(
 
         return one
 
+    drafter = "int8" if draft_model is not None else "prompt_lookup"
+
     def kept(done: int, total: int) -> None:
         kept_rounds[0] = done
         for name in ARMS:
             tpot[name].append(last[name].metrics.tpot_ms if last[name].metrics else None)
+        if on_round is not None:
+            so_far = {arm: list(v) for arm, v in tpot.items()}
+            on_round(SpecComparison(k, last["plain"], last["spec"], drafter, adaptive, None, so_far), done)
 
     got = interleave({"plain": arm("plain", 0), "spec": arm("spec", k)}, rounds, rounds // 4, on_round=kept)
-    drafter = "int8" if draft_model is not None else "prompt_lookup"
     return SpecComparison(k, last["plain"], last["spec"], drafter, adaptive, got.ratio("plain", "spec"), tpot)

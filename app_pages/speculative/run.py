@@ -92,7 +92,7 @@ def _controls(max_position: int, lang: str) -> tuple[str, int, int, int, bool]:
 
 def _run(bundle, registry, prompt: str, k: int, max_new: int, rounds: int, lang: str) -> None:
     def measure(box) -> SpecComparison:
-        bar = box.progress(0.0)
+        bar, live = box.progress(0.0), box.empty()
         first_round_done: list[float] = []
         done_in_round = {"plain": 0, "spec": 0, "round": 0}
 
@@ -113,7 +113,15 @@ def _run(bundle, registry, prompt: str, k: int, max_new: int, rounds: int, lang:
             box.write(t("sp_loading_draft", lang, name=bundle.name))
             draft = int8_copy(st.session_state[CHOICE_KEY].spec, str(bundle.model.device))
         adaptive = bool(st.session_state[keys.ADAPTIVE])
-        return run_both(bundle, prompt, k, max_new, registry.step_lock, progress, draft, adaptive, rounds)
+
+        def landed(so_far: SpecComparison, kept: int) -> None:  # each round's counted work as it lands
+            with live.container():
+                st.caption(t("sp_so_far", lang, r=kept, rounds=rounds))
+                _work_metrics(so_far, lang)
+
+        got = run_both(bundle, prompt, k, max_new, registry.step_lock, progress, draft, adaptive, rounds, landed)
+        live.empty()  # the page draws the whole result below
+        return got
 
     run_with_progress(
         measure,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 
+import pandas as pd
 import streamlit as st
 
 from app_pages.sweeps import keys
@@ -17,9 +18,19 @@ from app_pages.sweeps.charts import render_charts
 from app_pages.sweeps.strings import t
 from app_pages.sweeps.verdicts import render_verdicts
 from engine.errors import LabError
-from lab.sweeps import MAX_REPEATS, MIN_JUDGED_ROUNDS, SweepResult, SweepSettings, run_sweep, seconds_left, sweep_plan
+from lab.sweeps import (
+    MAX_REPEATS,
+    MIN_JUDGED_ROUNDS,
+    SweepPoint,
+    SweepResult,
+    SweepSettings,
+    run_sweep,
+    seconds_left,
+    sweep_plan,
+)
 from ui.public_caps import cap_help, capped, check_count, check_size
 from ui.run_section import run_with_progress
+from ui.tables import show_table
 from ui.text import with_eta
 from ui.widget_state import KEEP, seed
 from ui.widgets import whole_number_box
@@ -112,6 +123,24 @@ def draw_so_far(slot, result: SweepResult, lang: str) -> None:
     time.sleep(SETTLE_S)
 
 
+def draw_first_round(slot, points: list[SweepPoint], lang: str) -> None:
+    """Round 1's requests as they are measured: the first numbers on screen within seconds (the
+    rounds' charts and verdicts replace them when the round ends)."""
+    rows = [
+        {
+            t("sw_col_L", lang): p.prompt_len,
+            t("sw_col_N", lang): p.max_new_tokens,
+            t("sw_col_gflop", lang): round(p.prefill_flops / 1e9, 2),
+            t("sw_col_ttft", lang): round(p.ttft_ms, 1),
+            t("sw_col_tpot", lang): round(p.tpot_ms, 1),
+        }
+        for p in points
+    ]
+    with slot.container():
+        st.caption(t("sw_first_round", lang))
+        show_table(pd.DataFrame(rows))
+
+
 def point_text(point, lang: str) -> str:
     """The request just measured, in a few words: the first numbers on screen within seconds."""
     return t("sw_point", lang, ttft=point.ttft_ms, tpot=point.tpot_ms)
@@ -126,15 +155,20 @@ def measure_sweep(bundle, registry, settings: SweepSettings, lang: str) -> None:
         bar = st.progress(0.0, text=t("sw_warming", lang))
         so_far = st.empty()
         last, first_done, plan, shown = [0.0], [None], sweep_plan(settings), [0, settings.num_runs, ""]
+        first_round: list[SweepPoint] = []
 
         def progress(done: int, total: int, what: str, point) -> None:
             now = time.perf_counter()
             shown[:] = done, total, what
             if done == 1:
                 first_done[0] = now  # the pace is measured from here: the warm-up and first request are slower
+            if point is not None and result.rounds == 0:
+                first_round.append(point)
             if 1 < done < total and now - last[0] < REDRAW_S:
                 return  # each redraw takes CPU from the timed requests
             last[0] = now
+            if first_round and result.rounds == 0:
+                draw_first_round(so_far, first_round, lang)
             plan_done = min(done, len(plan))
             left = seconds_left(plan, plan_done, now - first_done[0]) if first_done[0] else None
             if done == 0:
