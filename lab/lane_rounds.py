@@ -69,11 +69,14 @@ def lane_rounds(
     deadline: float | None = None,
     on_round: Callable[[int, int], None] | None = None,
     meter: Callable[[], LoadMeter] = LoadMeter,
+    kept: dict | None = None,
 ) -> LaneRounds:
     """`rounds` kept rounds of one step per lane, in lab.pairing.round_order; a busy round stepped
-    again (interleave's rule). on_round(done, total) after each kept round, off every lane's clock."""
+    again (interleave's rule). on_round(done, total) after each kept round, off every lane's clock;
+    kept: a dict the kept rounds' records go into as they land (for on_round to read), else a new one."""
     last: dict[str, StepRecord] = {}
-    kept: dict[str, list[StepRecord]] = {name: [] for name in lanes}
+    kept = {} if kept is None else kept
+    kept.update({name: [] for name in lanes})
 
     def arm(name: str) -> Callable[[], float]:
         def one() -> float:

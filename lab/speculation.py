@@ -136,22 +136,33 @@ def verify_costs(
     rounds: int = ROUNDS,
     progress: Callable[[int, float], None] | None = None,
     lock: threading.Lock | None = None,
+    on_round: Callable[[list[VerifyCost]], None] | None = None,
 ) -> list[VerifyCost]:
     """The verify-cost curve: at each context a plain decode lane and a lane verifying each k, a step
     each in turn; each k's cost the median of its paired ratios to the plain step, with its interval
-    and n. progress(context index, fraction of that context done) after its warm-up and each round."""
+    and n. progress(context index, fraction of that context done) after its warm-up and each round;
+    on_round(the curve so far) after each kept round: the contexts done, then this one's medians so
+    far (no interval yet: it is judged over all the rounds)."""
     ks = sorted({k for k in ks if k})
     out: list[VerifyCost] = []
+
+    def each_round(i: int, context: int, records: dict, before: list[VerifyCost]) -> Callable[[int, int], None]:
+        def kept(done: int, total: int) -> None:
+            if progress is not None:
+                progress(i, (WARM_STEPS + done) / (WARM_STEPS + total))
+            if on_round is not None and done:
+                medians = {k: statistics.median(r.ms for r in records[k]) for k in [0, *ks]}
+                on_round(before + [VerifyCost(context, k, ms) for k, ms in medians.items()])
+
+        return kept
+
     for i, context in enumerate(contexts):
         lanes = {k: _lane(model, tokenizer, context, k, WARM_STEPS + rounds + rounds // 4) for k in [0, *ks]}
         advance(lanes, WARM_STEPS, lock)
-
-        def kept(done: int, total: int, i: int = i) -> None:
-            if progress is not None:
-                progress(i, (WARM_STEPS + done) / (WARM_STEPS + total))
-
+        records: dict = {}
+        kept = each_round(i, context, records, list(out))
         kept(0, rounds)
-        got = lane_rounds(lanes, rounds, lock, rounds // 4, on_round=kept)
+        got = lane_rounds(lanes, rounds, lock, rounds // 4, on_round=kept, kept=records)
         finish(lanes)
         out.append(VerifyCost(context, 0, statistics.median(got.ms(0))))
         out += [VerifyCost(context, k, statistics.median(got.ms(k)), got.ratio(k, 0)) for k in ks]

@@ -67,8 +67,8 @@ def test_sweep_shows_progress_and_matches_the_formula(app):
     assert not at.exception and not errors(at)
     result = at.session_state["mem_sweep"]
     assert result.status == SweepStatus.DONE and len(result.points) == 3 * 2 + 2 * 2
-    assert any(s.label.startswith("Measured 10 prefills") for s in at.status)
-    assert any(p.proto.value == 100 for p in at.progress)  # the progress bar ran to the end
+    assert any(s.value.startswith("Measured 10 prefills") for s in at.success)  # the closing line, kept
+    assert not at.progress and not at.status  # the run's box and bar gone: the closing line says it ended
     peak = chart(at, "Prefill peak above baseline")
     eager = trace(peak, "measured peak: eager")
     measured = {p.prompt_len: p for p in result.points if p.backend == "eager" and p.chunk is None}
@@ -94,7 +94,7 @@ def test_sweep_shows_progress_and_matches_the_formula(app):
     assert timed["scores eager writes, all layers (MiB)"].item() == pytest.approx(written)
     assert timed["eager ÷ sdpa [95 % interval], n"].item().startswith(f"{timing.ratio.median:.3g}× [")
     assert timed["eager against sdpa"].item() in ("eager slower", "eager faster", "not separable here")
-    assert any(s.label.startswith("Measured 10 prefills and timed eager against sdpa at L = 1024") for s in at.status)
+    assert any(s.value.startswith("Measured 10 prefills and timed eager against sdpa at L = 1024") for s in at.success)
 
 
 @pytest.mark.parametrize(

@@ -239,9 +239,16 @@ def test_the_verify_cost_curve_runs_each_k_on_the_engine(tiny):
 def test_the_verify_cost_curve_reports_its_progress_by_rounds(tiny):
     from lab.speculation import verify_costs
 
-    seen = []
-    verify_costs(tiny.model, tiny.tokenizer, [8, 16], [1, 4], rounds=5, progress=lambda i, f: seen.append((i, f)))
+    seen, landed = [], []
+    costs = verify_costs(
+        tiny.model, tiny.tokenizer, [8, 16], [1, 4], rounds=5,
+        progress=lambda i, f: seen.append((i, f)), on_round=landed.append,
+    )  # fmt: skip
     assert seen == [(i, (2 + done) / 7) for i in (0, 1) for done in range(6)]  # the warm-up, then each round
+    assert [len(x) for x in landed] == [3] * 5 + [6] * 5  # each round: the contexts done, then this one's
+    assert all(c.interval is None for c in landed[4]) and [(c.context, c.k) for c in landed[-1]] == [
+        (c.context, c.k) for c in costs
+    ]  # the medians so far; the intervals come with the whole curve
 
 
 def _cost(context: int, k: int, ratio: float, spread: float = 0.03):

@@ -129,7 +129,8 @@ def _run(bundle, max_len: int, lang: str) -> None:
     running = (
         t("mem_sweep_running_timed", lang, n=len(points), at=at) if at else t("mem_sweep_running", lang, n=len(points))
     )
-    with st.status(running, expanded=True) as box:
+    slot = st.empty()  # the box goes when the sweep ends: its closing line is the result's (_show)
+    with slot.status(running, expanded=True) as box:
         bar = st.progress(0.0)
         chart, lines = st.empty(), st.empty()
         try:
@@ -145,14 +146,14 @@ def _run(bundle, max_len: int, lang: str) -> None:
             box.update(label=t("mem_sweep_failed", lang), state="error")
             return
         chart.empty()  # the page draws the full result below
-        s = sum(result.seconds)
-        said = (
-            t("mem_sweep_done_timed", lang, n=len(points), at=at, s=s)
-            if at
-            else t("mem_sweep_done", lang, n=len(points), s=s)
-        )
-        bar.progress(1.0, text=said)
-        box.update(label=said, state="complete", expanded=False)
+    slot.empty()
+
+
+def _done_text(result: SweepResult, lang: str) -> str:
+    """The closing line of a finished sweep, the same on every later visit and in either language."""
+    n, s = len(result.plan.points()), sum(result.seconds)
+    at = ", ".join(map(str, result.plan.timed))
+    return t("mem_sweep_done_timed", lang, n=n, at=at, s=s) if at else t("mem_sweep_done", lang, n=n, s=s)
 
 
 def _next(plan: SweepPlan, done: int, lang: str) -> str:
@@ -250,6 +251,8 @@ def _show(result: SweepResult, lang: str) -> None:
         st.warning(t("mem_sweep_stopped", lang, done=len(result.points), n=total), icon=":material/stop_circle:")
     elif result.status == SweepStatus.FAILED:
         show_message(result.error or t("err_unexpected", lang, kind="?"))
+    elif result.status == SweepStatus.DONE:
+        st.success(_done_text(result, lang), icon=":material/check_circle:")
     if not result.points:
         return
     over = [r for r in comparisons(result) if r.verdict == "mem_why_half"]

@@ -95,7 +95,15 @@ def _measure(bundle, registry, contexts: list[int], ks: list[int], lang: str) ->
             what = t("sp_cost_progress", lang, C=contexts[i], i=i + 1, m=len(contexts))
             bar.progress(min(done / sum(work), 1.0), text=with_eta(what, left, lang))
 
-        costs = verify_costs(m, bundle.tokenizer, contexts, ks, ROUNDS, progress, registry.step_lock)
+        live = box.empty()
+
+        def landed(so_far: list[VerifyCost]) -> None:  # each round's step times as they land
+            with live.container():
+                st.caption(t("sp_cost_so_far", lang))
+                show_table(_so_far_table(so_far, lang))
+
+        costs = verify_costs(m, bundle.tokenizer, contexts, ks, ROUNDS, progress, registry.step_lock, landed)
+        live.empty()  # the page draws the whole curve below
         ridge_k = {
             ctx: (T - 1 if T else None)
             for ctx in contexts
@@ -137,6 +145,22 @@ def _break_even(c: VerifyCost, lang: str) -> str:
         return word(c.break_even)
     short = "sp_break_never_short"
     return t("sp_break_range", lang, mid=word(c.break_even), lo=word(lo, short), hi=word(hi, short))
+
+
+def _so_far_table(costs: list[VerifyCost], lang: str) -> pd.DataFrame:
+    """The curve while it is measured: each step's median so far, and its ratio to the plain step's."""
+    plain = {c.context: c.ms for c in costs if not c.k}
+    return pd.DataFrame(
+        [
+            {
+                t("sp_col_context", lang): c.context,
+                t("sp_col_k", lang): c.k,
+                t("sp_col_ms", lang): round(c.ms, 1),
+                t("sp_col_ratio_so_far", lang): round(c.ms / plain[c.context], 2) if c.k else t("sp_is_base", lang),
+            }
+            for c in costs
+        ]
+    )
 
 
 def _table(r: CostResult, lang: str) -> pd.DataFrame:

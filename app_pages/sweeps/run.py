@@ -139,6 +139,7 @@ def draw_first_round(slot, points: list[SweepPoint], lang: str) -> None:
     with slot.container():
         st.caption(t("sw_first_round", lang))
         show_table(pd.DataFrame(rows))
+    time.sleep(SETTLE_S / 2)  # the browser draws it before the next request is timed
 
 
 def point_text(point, lang: str) -> str:
@@ -164,11 +165,14 @@ def measure_sweep(bundle, registry, settings: SweepSettings, lang: str) -> None:
                 first_done[0] = now  # the pace is measured from here: the warm-up and first request are slower
             if point is not None and result.rounds == 0:
                 first_round.append(point)
+                if len(first_round) & (len(first_round) - 1) == 0:  # the 1st, 2nd, 4th, ...: a few draws
+                    drawn = time.perf_counter()
+                    draw_first_round(so_far, first_round, lang)
+                    if first_done[0]:
+                        first_done[0] += time.perf_counter() - drawn  # the pace counts requests only
             if 1 < done < total and now - last[0] < REDRAW_S:
                 return  # each redraw takes CPU from the timed requests
             last[0] = now
-            if first_round and result.rounds == 0:
-                draw_first_round(so_far, first_round, lang)
             plan_done = min(done, len(plan))
             left = seconds_left(plan, plan_done, now - first_done[0]) if first_done[0] else None
             if done == 0:
