@@ -32,8 +32,9 @@ from lab.busy import LoadMeter, MachineLoad, busiest
 
 CONFIDENCE = 0.95  # the interval's target level
 # Beside other work each pair is noisier, so a comparison that can afford it takes this many times the
-# pairs (and the time): the meter sets how much is measured, never what is concluded.
-BUSY_PAIRS = 2
+# pairs, within this many times the time (a slow arm's pairs are bounded by time, a fast one's by
+# count): the meter sets how much is measured, never what is concluded.
+BUSY_PAIRS, BUSY_SECONDS = 3, 2
 MIN_COVERAGE = 0.90  # below it (fewer than 5 pairs) the interval is too wide to judge by: no verdict
 GREATER, LESS, NOT_SEPARABLE, WITHIN = "greater", "less", "not separable", "within"
 
@@ -133,9 +134,10 @@ def compare_band(r: RatioInterval, low: float, high: float) -> str:
     return NOT_SEPARABLE
 
 
-def pairs_beside(load: MachineLoad | None) -> int:
-    """How many times its quiet pairs a comparison takes after a warm-up measured under `load`."""
-    return BUSY_PAIRS if load is not None and load.busy else 1
+def pairs_beside(load: MachineLoad | None) -> tuple[int, int]:
+    """How many times its quiet pairs, and its quiet time for them, a comparison takes after a warm-up
+    measured under `load`."""
+    return (BUSY_PAIRS, BUSY_SECONDS) if load is not None and load.busy else (1, 1)
 
 
 def round_order(arms: Sequence[str], r: int) -> list[str]:

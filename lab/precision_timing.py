@@ -8,7 +8,8 @@ loaded, each measured beside the other in the same seconds, so both see the same
 
 A slow format gets fewer rounds (its decode within DECODE_BUDGET_S, never below MIN_ROUNDS): a
 bfloat16 step on a CPU without a fast bfloat16 kernel costs ten float32 steps. A configuration whose
-warm-up ran beside other work takes twice the rounds and the time (lab/pairing.pairs_beside). The float32 row
+warm-up ran beside other work takes three times the rounds within twice the time
+(lab/pairing.pairs_beside). The float32 row
 itself is timed alone (`time_reference`): its ratio to itself is 1 by definition.
 """
 
@@ -24,7 +25,7 @@ from engine import EngineConfig, SamplingParams
 from lab.busy import LoadMeter
 from lab.interleaved import Lane
 from lab.lane_rounds import advance, finish, lane_rounds, step
-from lab.pairing import BUSY_PAIRS, RatioInterval, Rounds, interleave, pairs_beside
+from lab.pairing import BUSY_PAIRS, BUSY_SECONDS, RatioInterval, Rounds, interleave, pairs_beside
 from lab.workload import text_tokens
 
 PREFILL_LEN = 64
@@ -54,13 +55,11 @@ class TimingPlan:
         r = max(1, int(repeats))
         return cls(DECODE_ROUNDS * r, PREFILL_ROUNDS * r, DECODE_BUDGET_S * r, PREFILL_BUDGET_S * r, prefill_len)
 
-    def times(self, k: int) -> TimingPlan:
-        """k times the pairs and the time (k = 1: this plan)."""
-        if k == 1:
-            return self
+    def times(self, pairs: int, seconds: int) -> TimingPlan:
+        """`pairs` times the pairs within `seconds` times the time."""
         return TimingPlan(
-            self.decode_rounds * k, self.prefill_rounds * k, self.decode_budget_s * k, self.prefill_budget_s * k,
-            self.prefill_len,
+            self.decode_rounds * pairs, self.prefill_rounds * pairs,
+            self.decode_budget_s * seconds, self.prefill_budget_s * seconds, self.prefill_len,
         )  # fmt: skip
 
     @property
@@ -155,14 +154,14 @@ def time_against(
     """This configuration (bundle, kv_dtype) beside float32 (ref): decode rounds, then prefill rounds.
     on_round(fraction of the decode rounds done) after each kept round; sample_tokens: the format's
     continuation is taken on (untimed) to at least this many tokens."""
-    room = max(plan.times(BUSY_PAIRS).room, sample_tokens)  # room for the pairs a busy machine asks for
+    room = max(plan.times(BUSY_PAIRS, BUSY_SECONDS).room, sample_tokens)  # room for a busy machine's pairs
     lanes = {
         "float32": _lane(ref, "auto", prompt, room, plan, "float32"),
         "format": _lane(bundle, kv_dtype, prompt, room, plan, "format"),
     }
     watch = LoadMeter().start()
     warm = advance(lanes, WARM_STEPS, lock)
-    plan = plan.times(pairs_beside(watch.stop()))
+    plan = plan.times(*pairs_beside(watch.stop()))
     rounds = _rounds(plan.decode_budget_s, sum(w[-1].ms for w in warm.values()), plan.decode_rounds)
     deadline = time.perf_counter() + 2 * plan.decode_budget_s
 
