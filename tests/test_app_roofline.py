@@ -36,7 +36,7 @@ def test_ceilings_measured_once_and_cached(app, cache_file):
     assert entry["read_bytes_per_s"] > 1e8 and entry["gemm_flops_per_s"]["float32"] > 1e8
     table = table_with(app, "GEMM GFLOP/s")
     assert list(table["dtype"]) == ["float32", "bfloat16", "float16"]
-    assert table["GEMM GFLOP/s"][0] == pytest.approx(entry["gemm_flops_per_s"]["float32"] / 1e9, abs=0.1)
+    assert float(table["GEMM GFLOP/s"][0]) == pytest.approx(entry["gemm_flops_per_s"]["float32"] / 1e9, abs=0.1)
     shown = {m.label: m.value for m in app.metric}
     assert shown["read bandwidth"] == f"{entry['read_bytes_per_s'] / 1e9:.1f} GB/s"
     # re-measuring writes a new measurement (a later timestamp) under the same key, with progress

@@ -74,8 +74,9 @@ def _summary_table(r: DisaggResult, lang: str) -> None:
                 t("dg_col_chat_gap", lang): round(_median(sums, name, lambda s: s.chat_gap_ms)),
                 t("dg_col_chat_ttft", lang): round(_median(sums, name, lambda s: s.chat_ttft_ms)),
                 t("dg_col_long_ttft", lang): round(_median(sums, name, lambda s: s.long_ttft_ms)),
-                t("dg_col_transfer", lang): None if transfer is None else round(transfer),
-                t("dg_col_handoff", lang): None if handoff is None else round(handoff / 2**20, 1),
+                # a colocated server hands nothing over: a dash, never an empty cell
+                t("dg_col_transfer", lang): "—" if transfer is None else f"{transfer:.0f}",
+                t("dg_col_handoff", lang): "—" if handoff is None else f"{handoff / 2**20:.1f}",
             }
         )
     st.markdown(f"**{t('dg_summary_header', lang, n=len(sums))}**")

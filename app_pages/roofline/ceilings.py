@@ -88,8 +88,9 @@ def ceilings_table(c: DeviceCeilings, lang: str) -> pd.DataFrame:
         rows.append(
             {
                 t("rf_col_dtype", lang): dtype,
-                t("rf_col_gemm", lang): None if not rate else round(rate / 1e9, 1),
-                t("rf_col_ridge", lang): None if not rate else round(rate / c.read_bytes_per_s, 2),
+                # a dtype this device could not run: a dash, never an empty cell
+                t("rf_col_gemm", lang): "—" if not rate else f"{rate / 1e9:.1f}",
+                t("rf_col_ridge", lang): "—" if not rate else f"{rate / c.read_bytes_per_s:.2f}",
             }
         )
     return pd.DataFrame(rows)
