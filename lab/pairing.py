@@ -11,8 +11,9 @@ otherwise the comparison is "not separable here", and says so with the interval 
 A unit is what each arm can do in turn: an engine step where both arms step through the same kind of
 work (a decode step at the same position), or a whole run otherwise. A round measured while other
 processes took a real share of the cores (lab/busy.py) is re-taken where the caller can re-take it
-(`interleave`), within a budget of re-takes, and the result says how many were; a comparison whose
-warm-up ran beside other work may take more pairs (`pairs_beside`).
+(`interleave`), within a budget of re-takes, and the result says how many were. More pairs beside a
+steady load are no cure: they narrow the interval onto the ratio under that load, which can differ
+from the quiet one (bench/contention.py; docs/benchmarks.md).
 
     rounds = interleave({"on": run_on, "off": run_off}, rounds=5)
     r = rounds.ratio("off", "on")        # off ÷ on, paired round by round
@@ -31,10 +32,6 @@ from engine.errors import LabError
 from lab.busy import LoadMeter, MachineLoad, busiest
 
 CONFIDENCE = 0.95  # the interval's target level
-# Beside other work each pair is noisier, so a comparison that can afford it takes this many times the
-# pairs, within this many times the time (a slow arm's pairs are bounded by time, a fast one's by
-# count): the meter sets how much is measured, never what is concluded.
-BUSY_PAIRS, BUSY_SECONDS = 3, 2
 MIN_COVERAGE = 0.90  # below it (fewer than 5 pairs) the interval is too wide to judge by: no verdict
 GREATER, LESS, NOT_SEPARABLE, WITHIN = "greater", "less", "not separable", "within"
 
@@ -132,12 +129,6 @@ def compare_band(r: RatioInterval, low: float, high: float) -> str:
     if r.high < low:
         return LESS
     return NOT_SEPARABLE
-
-
-def pairs_beside(load: MachineLoad | None) -> tuple[int, int]:
-    """How many times its quiet pairs, and its quiet time for them, a comparison takes after a warm-up
-    measured under `load`."""
-    return (BUSY_PAIRS, BUSY_SECONDS) if load is not None and load.busy else (1, 1)
 
 
 def round_order(arms: Sequence[str], r: int) -> list[str]:

@@ -8,9 +8,7 @@ loaded, each measured beside the other in the same seconds, so both see the same
              each unit the faster of two back-to-back runs
 
 A slow format gets fewer rounds (its decode within DECODE_BUDGET_S, never below MIN_ROUNDS): a
-bfloat16 step on a CPU without a fast bfloat16 kernel costs ten float32 steps. A configuration whose
-warm-up ran beside other work takes three times the rounds within twice the time
-(lab/pairing.pairs_beside). The float32 row
+bfloat16 step on a CPU without a fast bfloat16 kernel costs ten float32 steps. The float32 row
 itself is timed alone (`time_reference`): its ratio to itself is 1 by definition.
 """
 
@@ -23,10 +21,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from engine import EngineConfig, SamplingParams
-from lab.busy import LoadMeter
 from lab.interleaved import Lane
 from lab.lane_rounds import advance, finish, lane_rounds, step
-from lab.pairing import BUSY_PAIRS, BUSY_SECONDS, RatioInterval, Rounds, interleave, pairs_beside
+from lab.pairing import RatioInterval, Rounds, interleave
 from lab.workload import text_tokens
 
 PREFILL_LEN = 64
@@ -56,13 +53,6 @@ class TimingPlan:
         """`repeats` times the pairs and the time: narrower intervals for the patient."""
         r = max(1, int(repeats))
         return cls(DECODE_ROUNDS * r, PREFILL_ROUNDS * r, DECODE_BUDGET_S * r, PREFILL_BUDGET_S * r, prefill_len)
-
-    def times(self, pairs: int, seconds: int) -> TimingPlan:
-        """`pairs` times the pairs within `seconds` times the time."""
-        return TimingPlan(
-            self.decode_rounds * pairs, self.prefill_rounds * pairs,
-            self.decode_budget_s * seconds, self.prefill_budget_s * seconds, self.prefill_len,
-        )  # fmt: skip
 
     @property
     def room(self) -> int:
@@ -163,14 +153,12 @@ def time_against(
     """This configuration (bundle, kv_dtype) beside float32 (ref): decode rounds, then prefill rounds.
     on_round(fraction of the decode rounds done) after each kept round; sample_tokens: the format's
     continuation is taken on (untimed) to at least this many tokens."""
-    room = max(plan.times(BUSY_PAIRS, BUSY_SECONDS).room, sample_tokens)  # room for a busy machine's pairs
+    room = max(plan.room, sample_tokens)
     lanes = {
         "float32": _lane(ref, "auto", prompt, room, plan, "float32"),
         "format": _lane(bundle, kv_dtype, prompt, room, plan, "format"),
     }
-    watch = LoadMeter().start()
     warm = advance(lanes, WARM_STEPS, lock)
-    plan = plan.times(*pairs_beside(watch.stop()))
     rounds = _rounds(plan.decode_budget_s, sum(w[-1].ms for w in warm.values()), plan.decode_rounds)
     deadline = time.perf_counter() + 2 * plan.decode_budget_s
 

@@ -12,7 +12,6 @@ import pytest
 import torch
 from transformers import AutoModelForCausalLM
 
-import lab.precision_timing as precision_timing
 from engine import load_model
 from engine.config import PRESETS
 from lab.precision import chunk_logits, read_text, text_agreement
@@ -27,7 +26,6 @@ from lab.precision_formats import (
 )
 from lab.precision_run import RunSettings, measure
 from lab.precision_timing import TimingPlan
-from tests.scripted_meter import ScriptedMeter
 
 SMALL = TimingPlan(decode_rounds=8, prefill_rounds=5, prefill_len=16)  # a tiny model's run, in seconds
 
@@ -131,15 +129,6 @@ def test_a_measurement_fills_every_row(tiny_dirs):
         ("done", 3),
     ]  # the page says "configuration k of 3" from these
     assert all(p.seconds_left is not None for p in seen[1:-1])  # an estimate once float32's row is timed
-
-
-@pytest.mark.parametrize("warm_busy, pairs", [(False, 1), (True, 3)])
-def test_a_warm_up_beside_other_work_takes_more_pairs(tiny_dirs, monkeypatch, warm_busy, pairs):
-    """The meter sets how much is measured (lab/pairing.pairs_beside), never what is concluded."""
-    monkeypatch.setattr(precision_timing, "LoadMeter", ScriptedMeter([warm_busy]))
-    model = load_model(str(tiny_dirs["llama"]))
-    timing = precision_timing.time_against(model, model, "int8", list(range(3, 11)), SMALL)
-    assert timing.decode.n == SMALL.decode_rounds * pairs and timing.prefill.n == SMALL.prefill_rounds * pairs
 
 
 def test_the_gguf_blocks_agree_with_float32_exactly(bundled_dir):
