@@ -33,16 +33,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.record import recorded  # noqa: E402
-from lab.pairing import GREATER, LESS, WITHIN  # noqa: E402
+from lab.pairing import GREATER, LESS  # noqa: E402
 from lab.pairing import NOT_SEPARABLE as PAIR_NOT_SEPARABLE  # noqa: E402
 from lab.verdicts import FAILS, HOLDS, NOT_SEPARABLE, ROUGHLY, UNRELIABLE  # noqa: E402
 
 GOAL_SHARE = 1 / 3  # at most this share of a part's verdicts may retreat to "not separable here"
 RETREATS = frozenset({NOT_SEPARABLE, PAIR_NOT_SEPARABLE, UNRELIABLE})  # no verdict, said as such
 # Verdicts that contradict each other: a busy machine must never turn one into the other.
-OPPOSITES = frozenset(
-    frozenset(pair) for pair in ((HOLDS, FAILS), (ROUGHLY, FAILS), (GREATER, LESS), (WITHIN, GREATER), (WITHIN, LESS))
-)
+OPPOSITES = frozenset(frozenset(pair) for pair in ((HOLDS, FAILS), (ROUGHLY, FAILS), (GREATER, LESS)))
 
 # Compare's default columns (app_pages/compare/controls.py and state.py, which bench/ may not import):
 # the same prompt, greedy, sdpa, chat template on, 32 new tokens, column 1 with the KV cache and

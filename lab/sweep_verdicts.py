@@ -28,9 +28,8 @@ from __future__ import annotations
 import statistics
 
 from engine.errors import LabError
-from lab.pairing import RatioInterval, ratio_interval
+from lab.pairing import LESS, RatioInterval, ratio_interval
 from lab.verdicts import (
-    LESS,
     NOT_SEPARABLE,
     Verdict,
     banded,

@@ -15,7 +15,7 @@ import numpy as np
 from engine.errors import LabError
 from lab.busy import MachineLoad, busiest
 from lab.catalogues import has, say
-from lab.pairing import GREATER, LESS, WITHIN, RatioInterval, compare, compare_band, median_interval
+from lab.pairing import GREATER, RatioInterval, median_interval
 
 HOLDS = "holds"
 ROUGHLY = "roughly"
@@ -70,26 +70,6 @@ def unreliable_when_busy(verdicts: dict[str, Verdict], load, timed: tuple[str, .
 def interval_numbers(r: RatioInterval) -> dict[str, float | int]:
     """A ratio's numbers as a verdict's explanation uses them: {ratio}, {low}, {high}, {n}."""
     return {"ratio": r.median, "low": r.low, "high": r.high, "n": r.n}
-
-
-def judged(
-    claim: str,
-    r: RatioInterval,
-    side: str,
-    reasons: tuple[str, str, str],
-    numbers: dict | None = None,
-    against: float = 1.0,
-    band: tuple[float, float] | None = None,
-) -> Verdict:
-    """The verdict of a claim that a ratio lies on `side` (GREATER or LESS than `against`, or WITHIN
-    `band`): HOLDS where the whole interval lies there, FAILS where it lies wholly on another side,
-    NOT_SEPARABLE otherwise (too few pairs included). reasons: the explanation keys of the three."""
-    found = compare_band(r, *band) if band else compare(r, against)
-    verdict, reason = (
-        (HOLDS, reasons[0]) if found == side else (NOT_SEPARABLE, reasons[2]) if found not in (GREATER, LESS, WITHIN)
-        else (FAILS, reasons[1])
-    )  # fmt: skip
-    return Verdict(claim, verdict, reason, (numbers or {}) | interval_numbers(r))
 
 
 def worst(*verdicts: str) -> str:

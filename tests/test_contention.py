@@ -18,7 +18,7 @@ from bench.contention import (
     raced_decode,
     summarise,
 )
-from lab.pairing import GREATER, LESS, WITHIN
+from lab.pairing import GREATER, LESS
 from lab.pairing import NOT_SEPARABLE as PAIR_NOT_SEPARABLE
 from lab.verdicts import FAILS, HOLDS, NOT_SEPARABLE, ROUGHLY, SHOWN, UNMEASURABLE, UNRELIABLE
 
@@ -36,7 +36,6 @@ from lab.verdicts import FAILS, HOLDS, NOT_SEPARABLE, ROUGHLY, SHOWN, UNMEASURAB
         (HOLDS, FAILS, OPPOSITE),
         (FAILS, ROUGHLY, OPPOSITE),
         (GREATER, LESS, OPPOSITE),
-        (WITHIN, GREATER, OPPOSITE),
         (HOLDS, ROUGHLY, SHIFTED),
         (HOLDS, UNMEASURABLE, SHIFTED),
         (SHOWN, SHOWN, SAME),

@@ -11,14 +11,14 @@ import pytest
 
 from lab.busy import MachineLoad
 from lab.pairing import (
+    BUSY_MARGIN,
     GREATER,
     LESS,
     NOT_SEPARABLE,
-    WITHIN,
     RatioInterval,
     compare,
-    compare_band,
     interleave,
+    margin,
     median_interval,
     ratio_interval,
     round_order,
@@ -49,8 +49,22 @@ def test_a_verdict_only_where_the_interval_excludes_the_alternative():
     assert compare(ratio_interval([0.9, 1.1, 0.95, 1.05, 1.2, 0.8], [1.0] * 6)) == NOT_SEPARABLE
     few = ratio_interval([3.0, 3.1, 2.9], [1.0] * 3)  # every ratio above 1, but n = 3: 75 % coverage
     assert compare(few) == NOT_SEPARABLE and not few.judgeable
-    assert compare_band(ratio_interval([1.02, 0.99, 1.01, 1.0, 1.03, 0.98], [1.0] * 6), 0.9, 1.1) == WITHIN
-    assert compare_band(ratio_interval([1.5, 1.6, 1.4, 1.5, 1.55, 1.45], [1.0] * 6), 0.9, 1.1) == GREATER
+
+
+def test_beside_other_work_a_verdict_must_clear_its_mark_by_the_margin():
+    """The case that needed it: a ratio 1.1x quiet read 0.80 [0.79-0.81] beside one spinning core. Beside
+    other work (a busy reading) that says nothing; 0.5 still says less, and a mark other than 1 moves too."""
+    busy, quiet = MachineLoad(0.85, 2, 1.0), MachineLoad(0.05, 2, 1.0)
+    near = [0.80, 0.79, 0.81, 0.80, 0.81, 0.79, 0.80, 0.80]
+    assert compare(ratio_interval(near, [1.0] * 8, load=quiet)) == LESS
+    assert compare(ratio_interval(near, [1.0] * 8, load=busy)) == NOT_SEPARABLE
+    assert compare(ratio_interval([0.5] * 8, [1.0] * 8, load=busy)) == LESS
+    assert compare(ratio_interval([1.25] * 8, [1.0] * 8, load=busy)) == NOT_SEPARABLE
+    assert compare(ratio_interval([1.35] * 8, [1.0] * 8, load=busy)) == GREATER
+    assert compare(ratio_interval([3.5] * 8, [1.0] * 8, load=busy), 3.0) == NOT_SEPARABLE
+    assert compare(ratio_interval([3.5] * 8, [1.0] * 8, load=quiet), 3.0) == GREATER
+    assert margin(ratio_interval(near, [1.0] * 8)) == 1.0 == margin(ratio_interval(near, [1.0] * 8, load=quiet))
+    assert margin(ratio_interval(near, [1.0] * 8, load=busy)) == BUSY_MARGIN
 
 
 def test_round_order_alternates_and_balances():

@@ -5,12 +5,13 @@ touched, worded the same everywhere (saved reports too: they call the same funct
     ratio_text(r, lang)        -> "3.12× [2.95–3.30], n = 32" (· ⚠ 0.8/2 cores busy with other work)
     verdict_text(r, lang, "faster", "slower")  -> the word for the side the interval lies on, or
                                   "not separable here"
+    explain_text(lang)         -> how to read all of it, the margin beside other work included
 """
 
 from __future__ import annotations
 
 from lab.busy import MachineLoad
-from lab.pairing import GREATER, LESS, WITHIN, RatioInterval, compare, compare_band
+from lab.pairing import BUSY_MARGIN, GREATER, LESS, RatioInterval, compare
 from ui.i18n import t
 
 SEPARATOR = " · "
@@ -48,12 +49,10 @@ def verdict_text(r: RatioInterval | None, lang: str, greater: str, less: str, ag
     return greater if side == GREATER else less if side == LESS else t("pair_not_separable", lang)
 
 
-def band_text(r: RatioInterval | None, lang: str, within: str, outside: str, low: float, high: float) -> str:
-    """`within` where the whole interval lies inside [low, high], `outside` where wholly outside it."""
-    if r is None:
-        return t("pair_unmeasured", lang)
-    side = compare_band(r, low, high)
-    return within if side == WITHIN else outside if side in (GREATER, LESS) else t("pair_not_separable", lang)
+def explain_text(lang: str) -> str:
+    """How a paired timing is read: interleaving, the interval, the verdict rule and its margin beside
+    other work (lab/pairing.BUSY_MARGIN)."""
+    return t("pair_explain", lang, margin=round((BUSY_MARGIN - 1) * 100))
 
 
 def retaken_text(retaken: int, lang: str) -> str:

@@ -12,7 +12,7 @@ from app_pages.claims.strings import t
 from lab.claims import CLAIM_IDS, CLAIM_PAGES
 from lab.verdicts import FAILS, HOLDS, NOT_SEPARABLE, ROUGHLY, SHOWN, UNMEASURABLE, Verdict
 from ui.claims_verdicts import verdict_label, verdict_numbers
-from ui.paired import retaken_text
+from ui.paired import explain_text, retaken_text
 from ui.tables import show_static_table
 from ui.text import md_literal
 
@@ -83,7 +83,7 @@ def summary_text(model: str, verdicts: dict[str, Verdict], lang: str) -> str:
 
 def render_summary(model: str, verdicts: dict[str, Verdict], lang: str, retaken: int = 0) -> None:
     st.markdown(summary_text(model, verdicts, lang))
-    notes = [t("pair_explain", lang)] + ([retaken_text(retaken, lang)] if retaken else [])
+    notes = [explain_text(lang)] + ([retaken_text(retaken, lang)] if retaken else [])
     st.caption(" ".join(notes))
 
 

@@ -32,7 +32,7 @@ from app_pages.compare.strings import t
 from ui.chips import output_html
 from ui.errors import show_message
 from ui.live_html import done_text
-from ui.paired import ratio_text, retaken_text
+from ui.paired import explain_text, ratio_text, retaken_text
 from ui.run_state import RunStatus
 from ui.tables import show_table
 from ui.text import md_escape
@@ -183,4 +183,4 @@ def render_comparison(result: CompareResult | None, lang: str) -> None:
         st.markdown("\n".join(f"- {md_escape(line)}" for line in lines))  # names quote model paths
     st.caption(t("cmp_table_caption", lang, n=base.index + 1))
     with st.expander(t("cmp_pairing_header", lang)):
-        st.markdown(t("pair_explain", lang))
+        st.markdown(explain_text(lang))

@@ -18,7 +18,7 @@ from app_pages.complexity.figures import (
 from app_pages.complexity.run import Comparison, measure_comparison, render_controls
 from app_pages.complexity.strings import t
 from lab.complexity_math import Exponent, measured_exponents, scaled_theory
-from ui.paired import ratio_text
+from ui.paired import explain_text, ratio_text
 from ui.queue_wait import take_turn
 from ui.tables import short_labels, show_table
 from ui.text import md_literal
@@ -123,7 +123,7 @@ def render_result(r: Comparison, lang: str) -> None:
     st.caption(t("cx_ratio_caption", lang))
     st.caption(t("cx_noise_note", lang))
     with st.expander(t("cx_method", lang)):
-        st.markdown(t("pair_explain", lang))
+        st.markdown(explain_text(lang))
     with st.expander(t("cx_text_header", lang)):
         st.text(r.text)  # st.text shows it literally: model output never becomes markup
 

@@ -19,7 +19,7 @@ from app_pages.disaggregation.work import show_work
 from lab.disaggregation import SETUPS, Summary
 from lab.disaggregation_rounds import BASE, TPOT_FACTOR, TTFT_FACTOR, goodput_over_rounds, paired
 from lab.pairing import GREATER, compare
-from ui.paired import busy_beside, ratio_text, retaken_text, verdict_text
+from ui.paired import busy_beside, explain_text, ratio_text, retaken_text, verdict_text
 from ui.slo_box import slo_text, verdict_row, verdict_table
 from ui.tables import short_labels, show_table
 from ui.widget_state import KEEP
@@ -135,7 +135,7 @@ def render_results(r: DisaggResult, lang: str) -> None:
     st.markdown(f"**{header}**{busy_beside(r.rounds.load, lang)}")
     show_table(rounds_table(r, lang), key=keys.COMPARE, short=short_labels(t, lang, *SHORT))
     with st.expander(t("dg_pair_header", lang)):
-        st.markdown(t("pair_explain", lang))
+        st.markdown(explain_text(lang))
     _goodput(r, lang)
     _winner(r, lang)
     pd_sum = r.summaries()[0].get("pd")

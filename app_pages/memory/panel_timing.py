@@ -13,7 +13,7 @@ import streamlit as st
 from app_pages.memory import keys
 from app_pages.memory.strings import t
 from app_pages.memory.sweep import SweepResult
-from ui.paired import ratio_text, retaken_text, verdict_text
+from ui.paired import explain_text, ratio_text, retaken_text, verdict_text
 from ui.tables import short_labels, show_table
 from ui.text import download_name
 from ui.theme import MIB
@@ -46,7 +46,7 @@ def timing_table(result: SweepResult, lang: str) -> None:
     retaken = sum(x.ratio.retaken for x in result.timings)
     st.caption(" ".join(x for x in (t("mem_time_caption", lang), retaken_text(retaken, lang)) if x))
     with st.expander(t("mem_pair_header", lang)):
-        st.markdown(t("pair_explain", lang))
+        st.markdown(explain_text(lang))
 
 
 def timings_json(result: SweepResult) -> str:

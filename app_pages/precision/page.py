@@ -14,7 +14,7 @@ from app_pages.precision.strings import t
 from app_pages.precision.tables import quality_table, samples_table, time_table, work_short, work_table
 from ui.i18n import current_lang
 from ui.models import get_registry, load_for_page
-from ui.paired import retaken_text
+from ui.paired import explain_text, retaken_text
 from ui.queue_wait import take_turn
 from ui.sidebar import CHOICE_KEY
 from ui.tables import show_static_table, show_table
@@ -58,7 +58,7 @@ else:
     if run.retaken:
         st.caption(retaken_text(run.retaken, lang))
     with st.expander(t("pr_method", lang)):
-        st.markdown(t("pair_explain", lang))
+        st.markdown(explain_text(lang))
     note = bf16_note(run, lang)
     chart, beside = st.columns([3, 1]) if note else (st.container(), None)
     chart.plotly_chart(ratio_figure(run, lang), key=keys.FIG_RATIO)

@@ -21,7 +21,7 @@ from lab.calibration import CalibrationRow, calibrate
 from lab.complexity_math import prompt_of_length
 from lab.hardware import DeviceCeilings
 from ui.formula import show_formula
-from ui.paired import busy_beside, ratio_text, retaken_text
+from ui.paired import busy_beside, explain_text, ratio_text, retaken_text
 from ui.public_caps import cap_help, capped
 from ui.queue_wait import take_turn
 from ui.run_section import run_with_progress
@@ -205,5 +205,5 @@ def render_calibration_section(bundle, registry, ceilings: DeviceCeilings, lang:
     notes.append(retaken_text(r.rows[0].retaken if r.rows else 0, lang))
     st.caption(" ".join(n for n in notes if n))
     with st.expander(t("rf_pair_header", lang)):
-        st.markdown(t("pair_explain", lang))
+        st.markdown(explain_text(lang))
     st.markdown(t("rf_cal_reading", lang))

@@ -29,6 +29,7 @@ from app_pages.serving.run_latencies import (
 )
 from app_pages.serving.strings import t
 from app_pages.serving.timeline import batch_rows, step_window
+from ui.paired import explain_text
 from ui.tables import show_table
 from ui.theme import fmt_bytes
 from ui.widget_state import KEEP
@@ -245,7 +246,7 @@ def metrics_panel(result: ServingResult, lang: str, bundle=None) -> None:
     here = here_sentence(result.preset, rounds, lang, result.retaken, result.load)
     st.caption(" ".join(notes + [here]).strip())
     with st.expander(t("sv_pair_header", lang)):
-        st.markdown(t("pair_explain", lang))
+        st.markdown(explain_text(lang))
     st.subheader(t("sv_gp_header", lang))
     goodput_panel(result, runs, lang, bundle)
     with st.expander(t("sv_requests_header", lang)):

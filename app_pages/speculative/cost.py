@@ -30,7 +30,7 @@ from lab.speculation import (
 from lab.verdicts import explain
 from ui.claims_verdicts import verdict_label
 from ui.errors import show_error
-from ui.paired import ratio_text, retaken_text, verdict_text
+from ui.paired import explain_text, ratio_text, retaken_text, verdict_text
 from ui.public import check_run_work
 from ui.queue_wait import take_turn
 from ui.run_section import run_with_progress
@@ -223,4 +223,4 @@ def render_cost_tab(bundle, registry, lang: str) -> None:
         st.caption(retaken_text(r.retaken, lang))
     show_table(_table(r, lang), key=keys.COST_TABLE, short=short_labels(t, lang, "sp_col_ratio"))
     with st.expander(t("sp_method", lang)):
-        st.markdown(t("pair_explain", lang))
+        st.markdown(explain_text(lang))

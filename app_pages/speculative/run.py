@@ -17,7 +17,7 @@ from engine import load_model
 from lab import eta
 from lab.speculation import FREE_PROMPT, REPEAT_PROMPT
 from ui.chips import chips_html, legend_html
-from ui.paired import ratio_text, retaken_text, verdict_text
+from ui.paired import explain_text, ratio_text, retaken_text, verdict_text
 from ui.public_caps import capped, prompt_cap
 from ui.queue_wait import take_turn
 from ui.run_section import run_with_progress
@@ -190,7 +190,7 @@ def _metrics(c: SpecComparison, lang: str) -> None:
     st.caption(t("sp_same_line", lang, same=same))
     _where(c, lang)
     with st.expander(t("sp_method", lang)):
-        st.markdown(t("pair_explain", lang))
+        st.markdown(explain_text(lang))
 
 
 def render_run_tab(bundle, registry, lang: str) -> None:

@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app_pages.sweeps.strings import t
 from engine.errors import LabError
 from lab.sweep_verdicts import sweep_verdicts
 from lab.sweeps import SweepResult
 from ui.claims_verdicts import sweep_frame
-from ui.paired import retaken_text
+from ui.paired import explain_text, retaken_text
 from ui.tables import show_static_table
 
 
@@ -22,5 +21,5 @@ def render_verdicts(result: SweepResult, lang: str) -> None:
         st.info(str(exc))
         return
     show_static_table(sweep_frame(verdicts, lang))  # a table: the sentences wrap
-    notes = [t("pair_explain", lang)] + ([retaken_text(result.retaken, lang)] if result.retaken else [])
+    notes = [explain_text(lang)] + ([retaken_text(result.retaken, lang)] if result.retaken else [])
     st.caption(" ".join(notes))
