@@ -40,6 +40,9 @@ def output_text(page) -> str:
 
 
 def test_run_streams_tokens_then_draws_charts(page):
+    code = page.locator(".st-key-pg_table_code")  # an empty table, hidden: the table code loads before a run
+    code.locator('[data-testid="stDataFrame"]').wait_for(state="attached", timeout=30_000)
+    assert not code.is_visible()
     watch_live(page)
     run_prompt(page, "What is the capital of France?", 12)
     live = live_record(page)
@@ -60,6 +63,7 @@ def test_run_streams_tokens_then_draws_charts(page):
     open_tab(page, "Timings")
     assert page.get_by_text("TTFT", exact=True).is_visible()
     assert exception_boxes(page) == 0
+    assert code.count() == 0  # the step table is the page's table now
 
 
 def _slider(page, label: str):

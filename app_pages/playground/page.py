@@ -14,6 +14,7 @@ from app_pages.playground.pass_view import begin, cancel_running, prepare
 from app_pages.playground.results import mark_interrupted, render_results
 from app_pages.playground.share import forget_link_notes, link_notes, share_link_control, upload_control
 from app_pages.playground.strings import t
+from app_pages.playground.table_code import load_table_code
 from ui.errors import show_message
 from ui.i18n import current_lang
 from ui.live import RUN_KEY, run_live
@@ -76,4 +77,6 @@ if run_clicked:
 shown = st.session_state.get(RUN_KEY)
 with results_slot.container():
     render_results(shown, lang)
+if shown is None:
+    load_table_code()  # before the first run: its step table then draws at once
 begin(bundle, shown)  # the tabs are drawn: the second pass may take the cores now

@@ -61,7 +61,7 @@ def render_results(result: RunResult | None, lang: str) -> None:
     tabs = st.tabs([t(n, lang) for n in names])
     with tabs[0]:
         replay_panel(result, lang)
-    with tabs[5]:  # drawn second: the browser fetches the table's code on a page's first table (seconds)
+    with tabs[5]:  # drawn second: its table code is loaded (table_code.py), its rows are not
         steps_panel(result, lang)
         if job is not None and result.settings.probe_memory:
             st.caption(t("pass_peaks_later", lang))
