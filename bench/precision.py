@@ -21,6 +21,8 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+import torch  # noqa: E402
+
 from bench.decode_parts import prompt_ids  # noqa: E402
 from bench.record import recorded  # noqa: E402
 from engine import Engine, EngineConfig, SamplingParams, load_model  # noqa: E402
@@ -65,6 +67,15 @@ def ratio(r: RatioInterval | None) -> str:
     return "1 (the base)" if r is None else f"{r.median:.2f}× [{r.low:.2f}–{r.high:.2f}], n = {r.n}"
 
 
+def on_threads(t) -> str:
+    """Beside other work a configuration's rounds run on the cores it leaves free: said beside its ratio."""
+    return (
+        f" (on {t.threads} of {torch.get_num_threads()} threads: other work held a core)"
+        if t and t.threads < torch.get_num_threads()
+        else ""
+    )
+
+
 def verdict(r: RatioInterval | None) -> str:
     """The page's rule: a side only where the whole interval lies there."""
     if r is None:
@@ -99,7 +110,12 @@ def weights_table(args) -> dict:
         t = timed.get(name)
         tpot, prefill = (t.tpot_ms, t.prefill_ms) if t else (base.ref_tpot_ms, base.ref_prefill_ms)
         read = read_per_step(b, kv_token_bytes(b.model.config, "auto", b.model.dtype), round(base.context))
-        cells = (f"{tpot:.1f}", ratio(t and t.decode), verdict(t and t.decode), f"{read / tpot / 1e6:.1f}")
+        cells = (
+            f"{tpot:.1f}",
+            ratio(t and t.decode) + on_threads(t),
+            verdict(t and t.decode),
+            f"{read / tpot / 1e6:.1f}",
+        )
         row(
             name,
             f"{b.model.weight_bytes / 1e6:.0f}",
@@ -129,7 +145,7 @@ def kv_table(fp32, args) -> None:
         t = got.get(kv)
         kv_read = per_token * args.long
         tpot = t.tpot_ms if t else base.ref_tpot_ms
-        cells = (f"{tpot:.1f}", ratio(t and t.decode), verdict(t and t.decode))
+        cells = (f"{tpot:.1f}", ratio(t and t.decode) + on_threads(t), verdict(t and t.decode))
         row(kv, f"{per_token:,}", f"{kv_read / 1e6:.1f}", f"{kv_read / base_kv:.2f}", *cells)
 
 

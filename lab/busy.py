@@ -13,6 +13,7 @@ cores says more about them than about the model: pages then call it unreliable i
 
 from __future__ import annotations
 
+import math
 import os
 import time
 from dataclasses import dataclass
@@ -36,6 +37,15 @@ class MachineLoad:
 
     def to_dict(self) -> dict:
         return {"other_cores": self.other_cores, "cores": self.cores, "seconds": self.seconds}
+
+
+def free_threads(load: MachineLoad | None, threads: int) -> int:
+    """The threads a timing can run on without sharing a core with other work: all of them where the
+    machine was not busy, else the cores the other work leaves free (at least one). Threads that share
+    a core with another process wait on it, each kernel in its own way, and the timing measures that."""
+    if load is None or not load.busy or load.other_cores is None:
+        return threads
+    return max(1, min(threads, load.cores - math.ceil(load.other_cores - 0.25)))
 
 
 def busiest(loads: list[MachineLoad | None]) -> MachineLoad | None:

@@ -62,6 +62,11 @@ class PrecisionRun:
     stopped: bool = False
 
     @property
+    def fewer_threads(self) -> list[FormatResult]:
+        """Rows timed on fewer threads than float32's own row: other work held a core meanwhile."""
+        return [r for r in self.results[1:] if self.results and r.timing.threads < self.results[0].timing.threads]
+
+    @property
     def retaken(self) -> int:
         """Rounds measured again because other work took the machine meanwhile, over every row."""
         return sum(r.timing.retaken for r in self.results)

@@ -7,6 +7,10 @@ loaded, each measured beside the other in the same seconds, so both see the same
     prefill  runs of one prompt of PREFILL_LEN tokens, format and float32 interleaved (A B, B A, ...),
              each unit the faster of two back-to-back runs
 
+Beside other work (LOOK_S idle or the warm-up steps metered busy) the rounds run on the cores it leaves free
+(lab/busy.free_threads): threads that share a core with another process wait on it, and each format's
+kernels lose a different share of their speed to that, which the ratio would measure instead.
+
 A slow format gets fewer rounds (its decode within DECODE_BUDGET_S, never below MIN_ROUNDS): a
 bfloat16 step on a CPU without a fast bfloat16 kernel costs ten float32 steps. The float32 row
 itself is timed alone (`time_reference`): its ratio to itself is 1 by definition.
@@ -17,10 +21,14 @@ from __future__ import annotations
 import statistics
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
+import torch
+
 from engine import EngineConfig, SamplingParams
+from lab.busy import LoadMeter, busiest, free_threads
 from lab.interleaved import Lane
 from lab.lane_rounds import advance, finish, lane_rounds, step
 from lab.pairing import RatioInterval, Rounds, interleave
@@ -35,6 +43,7 @@ DECODE_BUDGET_S = 3.0  # per configuration and repeat: a slow format's decode ro
 PREFILL_BUDGET_S = 3.0
 WARM_STEPS = 3  # untimed: the prefill and the first decode steps (a new shape pays one-off costs)
 REFERENCE_STEPS = 24  # float32's own row: decode steps timed alone
+LOOK_S = 0.2  # the machine watched idle before a configuration's warm-up: is other work on it?
 SAMPLE_TOKENS = 16  # each row's greedy continuation shown side by side (a slow format is taken on untimed)
 
 
@@ -56,8 +65,8 @@ class TimingPlan:
 
     @property
     def room(self) -> int:
-        """New tokens a lane needs: warm-up, the rounds and their re-takes."""
-        return WARM_STEPS + self.decode_rounds + self.decode_rounds // 4 + 2
+        """New tokens a lane needs: warm-up (and a step on the threads chosen), the rounds, their re-takes."""
+        return WARM_STEPS + 1 + self.decode_rounds + self.decode_rounds // 4 + 2
 
 
 @dataclass
@@ -72,6 +81,7 @@ class Timing:
     prefill: RatioInterval | None = None
     ref_tpot_ms: float | None = None  # float32's in the same rounds
     ref_prefill_ms: float | None = None
+    threads: int = 1  # the threads its rounds ran on (fewer than the machine's beside other work)
 
     @property
     def retaken(self) -> int:
@@ -85,6 +95,17 @@ def _lane(bundle, kv_dtype: str, prompt: list[int], room: int, plan: TimingPlan,
     lane = Lane.of(bundle.model, bundle.tokenizer, config, name)
     lane.engine.add_request(prompt, SamplingParams(max_new_tokens=room, ignore_eos=True))
     return lane
+
+
+@contextmanager
+def _on_threads(n: int) -> Iterator[None]:
+    """torch's (and so the C kernels') thread count set to n for the block, then put back."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(n)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
 
 
 def _rounds(budget_s: float, pair_ms: float, most: int) -> int:
@@ -128,6 +149,7 @@ def time_reference(ref, prompt: list[int], plan: TimingPlan, lock: threading.Loc
         statistics.median(prefills),
         statistics.fmean(r.seqs[0].context_len for r in timed),
         tokens,
+        threads=torch.get_num_threads(),
     )
 
 
@@ -158,21 +180,27 @@ def time_against(
         "float32": _lane(ref, "auto", prompt, room, plan, "float32"),
         "format": _lane(bundle, kv_dtype, prompt, room, plan, "format"),
     }
-    warm = advance(lanes, WARM_STEPS, lock)
-    rounds = _rounds(plan.decode_budget_s, sum(w[-1].ms for w in warm.values()), plan.decode_rounds)
-    deadline = time.perf_counter() + 2 * plan.decode_budget_s
+    with LoadMeter() as idle:  # what other work takes with none of ours running: the clearest reading
+        time.sleep(LOOK_S)
+    with LoadMeter() as warming:
+        advance(lanes, WARM_STEPS, lock)
+    threads = free_threads(busiest([idle.load, warming.load]), torch.get_num_threads())
+    with _on_threads(threads):
+        warm = advance(lanes, 1, lock)  # a step on these threads: what a round costs
+        rounds = _rounds(plan.decode_budget_s, sum(w[-1].ms for w in warm.values()), plan.decode_rounds)
+        deadline = time.perf_counter() + 2 * plan.decode_budget_s
 
-    def kept(done: int, total: int) -> None:
-        if on_round is not None:
-            on_round(done / total)
+        def kept(done: int, total: int) -> None:
+            if on_round is not None:
+                on_round(done / total)
 
-    got = lane_rounds(lanes, rounds, lock, rounds // 4, deadline, kept)
-    finish({"float32": lanes["float32"]})
-    while len(_output(lanes["format"])) < sample_tokens and lanes["format"].engine.has_unfinished:
-        step(lanes["format"], lock)
-    tokens = _output(lanes["format"])
-    finish(lanes)
-    prefills = _prefills(lanes, text_tokens(ref.tokenizer, plan.prefill_len), plan, lock)
+        got = lane_rounds(lanes, rounds, lock, rounds // 4, deadline, kept)
+        finish({"float32": lanes["float32"]})
+        while len(_output(lanes["format"])) < sample_tokens and lanes["format"].engine.has_unfinished:
+            step(lanes["format"], lock)
+        tokens = _output(lanes["format"])
+        finish(lanes)
+        prefills = _prefills(lanes, text_tokens(ref.tokenizer, plan.prefill_len), plan, lock)
     return Timing(
         statistics.median(got.ms("format")),
         statistics.median(prefills.values["format"]),
@@ -182,4 +210,5 @@ def time_against(
         prefills.ratio("format", "float32"),
         statistics.median(got.ms("float32")),
         statistics.median(prefills.values["float32"]),
+        threads,
     )

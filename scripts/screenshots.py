@@ -44,7 +44,9 @@ def parse_args(argv: list[str] | None = None):
         )
     ap.add_argument("--gallery-only", action="store_true", help="only the gallery's shots: no other tabs or runs")
     ap.add_argument(
-        "--busy-core", action="store_true", help="only Compare and Claims beside one busy core (compare-busy.png, …)"
+        "--busy-core",
+        action="store_true",
+        help="only Compare, Claims and Precision beside one busy core (compare-busy.png, …)",
     )
     return ap.parse_args(argv)
 

@@ -329,15 +329,16 @@ def claims_run(page, port: int) -> None:
 
 
 def busy_core(page, port: int, shots: ShotTaker) -> None:
-    """Compare's default and the claims check again beside one core of other work (a spinning process
-    this script starts and stops), as a laptop with a browser open runs them: what the pages say then
-    (compare-busy.png, claims-busy.png)."""
+    """Compare's default, the claims check and Precision's default again beside one core of other work (a
+    spinning process this script starts and stops), as a laptop with a browser open runs them: what the
+    pages say then (compare-busy.png, claims-busy.png, precision-busy.png)."""
     spinner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
     try:
         # from where each page's timed numbers start: Compare's shared charts and table, Claims' top
         for run, name, start in (
             (compare_run, "compare-busy.png", "Shared charts"),
             (claims_run, "claims-busy.png", None),
+            (precision_run, "precision-busy.png", "Speed and memory"),
         ):
             run(page, port)
             box = page.locator(MAIN_BLOCK).bounding_box()
@@ -425,6 +426,14 @@ def remote(page, port: int, shots: ShotTaker) -> None:
         panel.get_by_label("highest rate (requests/s)", exact=True).wait_for(timeout=60_000)
         wait_idle(page, 60_000)
         page.screenshot(path=str(OUT.parent.parent / "test-artifacts" / "remote-capacity-rate.png"), full_page=True)
+
+
+def precision_run(page, port: int) -> None:
+    """The precision lab's default configurations measured, as a first visit runs them."""
+    goto(page, f"http://127.0.0.1:{port}/precision")
+    page.get_by_role("button", name="Measure").wait_for(timeout=240_000)
+    click_and_wait(page, page.get_by_role("button", name="Measure"), 900_000)
+    wait_text(page, "Measured 5 configurations")
 
 
 def precision(page, port: int, shots: ShotTaker) -> None:

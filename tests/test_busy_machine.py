@@ -171,3 +171,14 @@ def test_every_timed_page_shows_the_load_of_its_run(new_app, tiny_dirs, monkeypa
         sum("2 cores busy with other work" in spec for spec in titles) == 2
     )  # latency and time share, under the title
     assert not any("Unreliable" in w.value for w in at.warning)
+
+
+def test_a_timing_beside_other_work_takes_only_the_cores_it_leaves_free():
+    from lab.busy import free_threads
+
+    assert free_threads(None, 2) == 2 and free_threads(MachineLoad(None, 2, 1.0), 2) == 2  # unknown: as is
+    assert free_threads(MachineLoad(0.1, 2, 1.0), 2) == 2  # quiet
+    assert free_threads(MachineLoad(0.85, 2, 1.0), 2) == 1  # one spinning core of two
+    assert free_threads(MachineLoad(1.9, 2, 1.0), 2) == 1  # never none
+    assert free_threads(MachineLoad(1.0, 8, 1.0), 8) == 8  # under a quarter of the cores: not busy
+    assert free_threads(MachineLoad(2.5, 8, 1.0), 8) == 5 and free_threads(MachineLoad(2.5, 8, 1.0), 4) == 4

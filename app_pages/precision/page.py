@@ -12,6 +12,7 @@ from app_pages.precision.notes import bf16_note
 from app_pages.precision.run import current, measure_formats, render_controls
 from app_pages.precision.strings import t
 from app_pages.precision.tables import quality_table, samples_table, time_table, work_short, work_table
+from lab.pairing import BUSY_MARGIN
 from ui.i18n import current_lang
 from ui.models import get_registry, load_for_page
 from ui.paired import explain_text, retaken_text
@@ -54,7 +55,10 @@ else:
     st.markdown(f"**{t('pr_time_header', lang)}**")
     show_table(time_table(run, lang), key=keys.TIME_TABLE)
     s = run.settings
-    st.caption(t("pr_speed_caption", lang, L=run.prompt_len, P=s.timing_plan.prefill_len))
+    st.caption(t("pr_speed_caption", lang, L=run.prompt_len, P=s.timing_plan.prefill_len, m=BUSY_MARGIN))
+    if run.fewer_threads:
+        n, rows = min(r.timing.threads for r in run.fewer_threads), ", ".join(r.config.name for r in run.fewer_threads)
+        st.caption(t("pr_threads_note", lang, n=n, of=run.results[0].timing.threads, rows=rows))
     if run.retaken:
         st.caption(retaken_text(run.retaken, lang))
     with st.expander(t("pr_method", lang)):
