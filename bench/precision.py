@@ -21,7 +21,6 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-import torch  # noqa: E402
 
 from bench.decode_parts import prompt_ids  # noqa: E402
 from bench.record import recorded  # noqa: E402
@@ -70,9 +69,7 @@ def ratio(r: RatioInterval | None) -> str:
 def on_threads(t) -> str:
     """Beside other work a configuration's rounds run on the cores it leaves free: said beside its ratio."""
     return (
-        f" (on {t.threads} of {torch.get_num_threads()} threads: other work held a core)"
-        if t and t.threads < torch.get_num_threads()
-        else ""
+        f" (on {t.threads} of {t.of_threads} threads: other work held a core)" if t and t.threads < t.of_threads else ""
     )
 
 

@@ -63,8 +63,8 @@ class PrecisionRun:
 
     @property
     def fewer_threads(self) -> list[FormatResult]:
-        """Rows timed on fewer threads than float32's own row: other work held a core meanwhile."""
-        return [r for r in self.results[1:] if self.results and r.timing.threads < self.results[0].timing.threads]
+        """Rows timed on fewer threads than a quiet machine gives: other work held a core meanwhile."""
+        return [r for r in self.results if r.timing.threads < r.timing.of_threads]
 
     @property
     def retaken(self) -> int:

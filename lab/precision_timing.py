@@ -81,7 +81,8 @@ class Timing:
     prefill: RatioInterval | None = None
     ref_tpot_ms: float | None = None  # float32's in the same rounds
     ref_prefill_ms: float | None = None
-    threads: int = 1  # the threads its rounds ran on (fewer than the machine's beside other work)
+    threads: int = 1  # the threads its rounds ran on: fewer than of_threads beside other work
+    of_threads: int = 1  # the threads a timing takes on this machine when it is quiet
 
     @property
     def retaken(self) -> int:
@@ -95,6 +96,17 @@ def _lane(bundle, kv_dtype: str, prompt: list[int], room: int, plan: TimingPlan,
     lane = Lane.of(bundle.model, bundle.tokenizer, config, name)
     lane.engine.add_request(prompt, SamplingParams(max_new_tokens=room, ignore_eos=True))
     return lane
+
+
+def _warm_up(lanes: dict[str, Lane], lock) -> int:
+    """The lanes' untimed first steps, and the threads their rounds may take: the machine watched idle
+    for LOOK_S (what other work takes with none of ours running: the clearest reading), then through
+    the warm-up (lab/busy.free_threads)."""
+    with LoadMeter() as idle:
+        time.sleep(LOOK_S)
+    with LoadMeter() as warming:
+        advance(lanes, WARM_STEPS, lock)
+    return free_threads(busiest([idle.load, warming.load]), torch.get_num_threads())
 
 
 @contextmanager
@@ -138,18 +150,21 @@ def _prefills(lanes: dict[str, Lane], ids: list[int], plan: TimingPlan, lock) ->
 def time_reference(ref, prompt: list[int], plan: TimingPlan, lock: threading.Lock | None = None) -> Timing:
     """float32 alone: REFERENCE_STEPS decode steps and a few prefills (the first row, in a second)."""
     lane = _lane(ref, "auto", prompt, WARM_STEPS + REFERENCE_STEPS, plan, "float32")
-    records = advance({"float32": lane}, WARM_STEPS + REFERENCE_STEPS, lock)["float32"]
-    timed = [r for r in records[WARM_STEPS:] if r.phase == "decode"]
-    tokens = _output(lane)
-    arm = _prefill_arm(lane, text_tokens(ref.tokenizer, plan.prefill_len), lock)
-    arm()  # untimed: the prefill shape's first call
-    prefills = [arm() for _ in range(3)]
+    threads = _warm_up({"float32": lane}, lock)
+    with _on_threads(threads):
+        records = advance({"float32": lane}, REFERENCE_STEPS, lock)["float32"]
+        timed = [r for r in records if r.phase == "decode"]
+        tokens = _output(lane)
+        arm = _prefill_arm(lane, text_tokens(ref.tokenizer, plan.prefill_len), lock)
+        arm()  # untimed: the prefill shape's first call
+        prefills = [arm() for _ in range(3)]
     return Timing(
         statistics.median(r.ms for r in timed),
         statistics.median(prefills),
         statistics.fmean(r.seqs[0].context_len for r in timed),
         tokens,
-        threads=torch.get_num_threads(),
+        threads=threads,
+        of_threads=torch.get_num_threads(),
     )
 
 
@@ -180,11 +195,7 @@ def time_against(
         "float32": _lane(ref, "auto", prompt, room, plan, "float32"),
         "format": _lane(bundle, kv_dtype, prompt, room, plan, "format"),
     }
-    with LoadMeter() as idle:  # what other work takes with none of ours running: the clearest reading
-        time.sleep(LOOK_S)
-    with LoadMeter() as warming:
-        advance(lanes, WARM_STEPS, lock)
-    threads = free_threads(busiest([idle.load, warming.load]), torch.get_num_threads())
+    threads = _warm_up(lanes, lock)
     with _on_threads(threads):
         warm = advance(lanes, 1, lock)  # a step on these threads: what a round costs
         rounds = _rounds(plan.decode_budget_s, sum(w[-1].ms for w in warm.values()), plan.decode_rounds)
@@ -211,4 +222,5 @@ def time_against(
         statistics.median(got.ms("float32")),
         statistics.median(prefills.values["float32"]),
         threads,
+        torch.get_num_threads(),
     )

@@ -228,4 +228,5 @@ def test_a_busy_core_leaves_the_defaults_verdicts_or_makes_them_not_separable(
             verdicts = {compare(quiet_r), compare(busy_r)}
             assert verdicts != {GREATER, LESS}, (q.config.name, quiet_r, busy_r)  # never the opposite
             assert busy_r.n >= 5 and busy_r.load is not None
-        assert b.timing.threads < torch.get_num_threads() == busy.results[0].timing.threads  # the free cores only
+        assert b.timing.threads < b.timing.of_threads == torch.get_num_threads()  # the free cores only
+    assert busy.results[0].timing.threads < busy.results[0].timing.of_threads  # float32's own row too
