@@ -111,7 +111,8 @@ def _warm_up(lanes: dict[str, Lane], lock) -> int:
 
 @contextmanager
 def _on_threads(n: int) -> Iterator[None]:
-    """torch's (and so the C kernels') thread count set to n for the block, then put back."""
+    """torch's (and so the C kernels') thread count set to n for the block, then put back. It is the
+    process's: a page's untimed work meanwhile shares the same threads (timed runs take turns)."""
     before = torch.get_num_threads()
     torch.set_num_threads(n)
     try:

@@ -8,10 +8,12 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from ui.tables import show_table
+
 HIDDEN_KEY = "pg_table_code"  # the container assets/style.css hides
 
 
 def load_table_code() -> None:
     """Draw the hidden empty table (after the results: the step table stays the page's first)."""
     with st.container(key=HIDDEN_KEY):
-        st.dataframe(pd.DataFrame({"": []}), height=40)
+        show_table(pd.DataFrame({"step": []}), height=40)
