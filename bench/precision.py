@@ -21,7 +21,6 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
 from bench.decode_parts import prompt_ids  # noqa: E402
 from bench.record import recorded  # noqa: E402
 from engine import Engine, EngineConfig, SamplingParams, load_model  # noqa: E402

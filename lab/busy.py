@@ -43,7 +43,7 @@ def free_threads(load: MachineLoad | None, threads: int) -> int:
     """The threads a timing can run on without sharing a core with other work: all of them where the
     machine was not busy, else the cores the other work leaves free (at least one). Threads that share
     a core with another process wait on it, each kernel in its own way, and the timing measures that."""
-    if load is None or not load.busy or load.other_cores is None:
+    if load is None or not load.busy:  # busy: other_cores was read
         return threads
     return max(1, min(threads, load.cores - math.ceil(load.other_cores - 0.25)))
 

@@ -56,9 +56,9 @@ else:
     show_table(time_table(run, lang), key=keys.TIME_TABLE)
     s = run.settings
     st.caption(t("pr_speed_caption", lang, L=run.prompt_len, P=s.timing_plan.prefill_len, m=BUSY_MARGIN))
-    if run.fewer_threads:
-        n, rows = min(r.timing.threads for r in run.fewer_threads), ", ".join(r.config.name for r in run.fewer_threads)
-        st.caption(t("pr_threads_note", lang, n=n, of=run.fewer_threads[0].timing.of_threads, rows=rows))
+    if fewer := run.fewer_threads:
+        n, rows = min(r.timing.threads for r in fewer), ", ".join(r.config.name for r in fewer)
+        st.caption(t("pr_threads_note", lang, n=n, of=fewer[0].timing.of_threads, rows=rows))
     if run.retaken:
         st.caption(retaken_text(run.retaken, lang))
     with st.expander(t("pr_method", lang)):
